@@ -1,0 +1,121 @@
+import type { Clock } from '../platform/clock.js';
+import type { IdGenerator } from '../platform/ids.js';
+import type { Db } from '../store/database.js';
+import type { AccountsTable } from '../store/schema.js';
+
+export const TIERS = ['trial', 'starter', 'standard', 'pro'] as const;
+export type Tier = (typeof TIERS)[number];
+
+export interface Account {
+  id: string;
+  email: string;
+  tier: Tier;
+  createdAt: number;
+}
+
+function toAccount(row: Pick<AccountsTable, 'id' | 'email' | 'tier' | 'created_at'>): Account {
+  return { id: row.id, email: row.email, tier: row.tier as Tier, createdAt: Number(row.created_at) };
+}
+
+/** Store queries for accounts and their sealed upstream keys. */
+export function createAccountsRepository({ db, clock, ids }: { db: Db; clock: Clock; ids: IdGenerator }) {
+  return {
+    async insert(input: { email: string; tier: Tier; passwordHash: string | null; apiKeyHash: string; apiKeyHint: string }) {
+      const now = clock.now();
+      const row = {
+        id: ids.next('acc'),
+        email: input.email,
+        tier: input.tier,
+        password_hash: input.passwordHash,
+        api_key_hash: input.apiKeyHash,
+        api_key_hint: input.apiKeyHint,
+        created_at: now,
+        updated_at: now,
+      };
+      await db.insertInto('accounts').values(row).execute();
+      return toAccount(row);
+    },
+
+    async findByApiKeyHash(hash: string): Promise<Account | undefined> {
+      const row = await db
+        .selectFrom('accounts')
+        .select(['id', 'email', 'tier', 'created_at'])
+        .where('api_key_hash', '=', hash)
+        .executeTakeFirst();
+      return row && toAccount(row);
+    },
+
+    async findByEmail(email: string) {
+      const row = await db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst();
+      return row && { account: toAccount(row), passwordHash: row.password_hash };
+    },
+
+    async findById(id: string): Promise<Account | undefined> {
+      const row = await db
+        .selectFrom('accounts')
+        .select(['id', 'email', 'tier', 'created_at'])
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row && toAccount(row);
+    },
+
+    async count(): Promise<number> {
+      const row = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
+    async list(): Promise<Array<Account & { apiKeyHint: string }>> {
+      const rows = await db.selectFrom('accounts').selectAll().orderBy('created_at').orderBy('id').execute();
+      return rows.map((row) => ({ ...toAccount(row), apiKeyHint: row.api_key_hint }));
+    },
+
+    async updateApiKey(id: string, apiKeyHash: string, apiKeyHint: string): Promise<void> {
+      await db
+        .updateTable('accounts')
+        .set({ api_key_hash: apiKeyHash, api_key_hint: apiKeyHint, updated_at: clock.now() })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async updateTier(id: string, tier: Tier): Promise<void> {
+      await db.updateTable('accounts').set({ tier, updated_at: clock.now() }).where('id', '=', id).execute();
+    },
+
+    async updatePasswordHash(id: string, passwordHash: string): Promise<void> {
+      await db
+        .updateTable('accounts')
+        .set({ password_hash: passwordHash, updated_at: clock.now() })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async putUpstreamKey(accountId: string, provider: string, ciphertext: string): Promise<void> {
+      await db
+        .insertInto('upstream_keys')
+        .values({ account_id: accountId, provider, ciphertext, created_at: clock.now() })
+        .onConflict((oc) => oc.columns(['account_id', 'provider']).doUpdateSet({ ciphertext, created_at: clock.now() }))
+        .execute();
+    },
+
+    async deleteUpstreamKey(accountId: string, provider: string): Promise<void> {
+      await db.deleteFrom('upstream_keys').where('account_id', '=', accountId).where('provider', '=', provider).execute();
+    },
+
+    async getUpstreamKey(accountId: string, provider: string): Promise<string | undefined> {
+      const row = await db
+        .selectFrom('upstream_keys')
+        .select('ciphertext')
+        .where('account_id', '=', accountId)
+        .where('provider', '=', provider)
+        .executeTakeFirst();
+      return row?.ciphertext;
+    },
+
+    async upstreamKeyProviders(accountId: string): Promise<string[]> {
+      const rows = await db.selectFrom('upstream_keys').select('provider').where('account_id', '=', accountId).execute();
+      return rows.map((r) => r.provider);
+    },
+  };
+}
+
+export type AccountsRepository = ReturnType<typeof createAccountsRepository>;

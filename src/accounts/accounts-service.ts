@@ -1,0 +1,115 @@
+import { ApiError } from '../http/errors.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import type { Account, AccountsRepository, Tier } from './accounts-repository.js';
+import { TIERS } from './accounts-repository.js';
+import { apiKeyHint, generateApiKey, hashApiKey, hashPassword, verifyPassword } from './credentials.js';
+
+const emailPattern = /^[^\s@]+@[^\s@]+$/;
+
+/** Normalises and checks an e-mail address (the account's login name). */
+export function normalizeEmail(email: string): string {
+  const value = email.trim().toLowerCase();
+  if (!emailPattern.test(value) || value.length > 254) throw new ApiError('invalid_request', `invalid email: ${email}`);
+  return value;
+}
+
+/** Checks a tier name against the spec's enum. */
+export function parseTier(tier: string): Tier {
+  if (!(TIERS as readonly string[]).includes(tier)) {
+    throw new ApiError('invalid_request', `tier must be one of ${TIERS.join(', ')}`);
+  }
+  return tier as Tier;
+}
+
+export interface UpstreamKeyResolver {
+  /** The key to use for this account and provider: its own, else the deployment's, else null. */
+  resolve(accountId: string, provider: string): Promise<string | null>;
+}
+
+/** Account use cases shared by the CLI, the API and the website. */
+export function createAccountsService({
+  accounts,
+  secrets,
+  deploymentKeys,
+}: {
+  accounts: AccountsRepository;
+  secrets: SecretBox;
+  /** Provider name → the deployment-wide key from the environment. */
+  deploymentKeys: Record<string, string | undefined>;
+}) {
+  async function create(input: { email: string; tier?: string; password?: string }) {
+    const email = normalizeEmail(input.email);
+    const tier = parseTier(input.tier ?? 'trial');
+    if (await accounts.findByEmail(email)) throw new ApiError('invalid_request', `an account with email ${email} exists`);
+    if (input.password !== undefined && input.password.length < 8) {
+      throw new ApiError('invalid_request', 'password must be at least 8 characters');
+    }
+    const apiKey = generateApiKey();
+    const account = await accounts.insert({
+      email,
+      tier,
+      passwordHash: input.password === undefined ? null : await hashPassword(input.password),
+      apiKeyHash: hashApiKey(apiKey),
+      apiKeyHint: apiKeyHint(apiKey),
+    });
+    return { account, apiKey };
+  }
+
+  async function requireByEmail(email: string): Promise<Account> {
+    const found = await accounts.findByEmail(normalizeEmail(email));
+    if (!found) throw new ApiError('not_found', `no account with email ${email}`);
+    return found.account;
+  }
+
+  const keyResolver: UpstreamKeyResolver = {
+    async resolve(accountId, provider) {
+      const sealed = await accounts.getUpstreamKey(accountId, provider);
+      if (sealed) return secrets.open(sealed);
+      return deploymentKeys[provider] ?? null;
+    },
+  };
+
+  return {
+    create,
+    requireByEmail,
+    keyResolver,
+    /** Bearer-key authentication: one indexed read by hash. */
+    authenticateApiKey: (apiKey: string) => accounts.findByApiKeyHash(hashApiKey(apiKey)),
+
+    /** Replaces the account's API key; the old one stops working at once. */
+    async rotateApiKey(accountId: string): Promise<string> {
+      const apiKey = generateApiKey();
+      await accounts.updateApiKey(accountId, hashApiKey(apiKey), apiKeyHint(apiKey));
+      return apiKey;
+    },
+
+    async setTier(accountId: string, tier: string): Promise<void> {
+      await accounts.updateTier(accountId, parseTier(tier));
+    },
+
+    async setPassword(accountId: string, password: string): Promise<void> {
+      if (password.length < 8) throw new ApiError('invalid_request', 'password must be at least 8 characters');
+      await accounts.updatePasswordHash(accountId, await hashPassword(password));
+    },
+
+    /** Checks email + password; the same undefined for an unknown email as for a wrong password. */
+    async verifyLogin(email: string, password: string): Promise<Account | undefined> {
+      const found = await accounts.findByEmail(email.trim().toLowerCase());
+      // Hash anyway for unknown emails, so the answer takes as long either way.
+      const ok = await verifyPassword(password, found?.passwordHash ?? 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAA');
+      return ok && found ? found.account : undefined;
+    },
+
+    /** Stores the account's own upstream key, sealed; an empty key removes it. */
+    async setUpstreamKey(accountId: string, provider: string, key: string): Promise<void> {
+      const trimmed = key.trim();
+      if (trimmed === '') return accounts.deleteUpstreamKey(accountId, provider);
+      if (trimmed.length > 4096) throw new ApiError('invalid_request', 'upstream key is too long');
+      await accounts.putUpstreamKey(accountId, provider, secrets.seal(trimmed));
+    },
+
+    upstreamKeyProviders: (accountId: string) => accounts.upstreamKeyProviders(accountId),
+  };
+}
+
+export type AccountsService = ReturnType<typeof createAccountsService>;

@@ -1,0 +1,48 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import { catalogRoutes } from './catalog/routes.js';
+import { accountRoutes } from './accounts/routes.js';
+import { assetRoutes } from './assets/routes.js';
+import { blobRoutes } from './blobs/routes.js';
+import type { Core } from './core.js';
+import { generationRoutes } from './generations/routes.js';
+import { bearerKeyResolver, requireAccount } from './http/authentication.js';
+import { installErrorHandling } from './http/error-handler.js';
+import { taskRoutes } from './tasks/routes.js';
+import { uploadRoutes } from './uploads/routes.js';
+
+export const JSON_BODY_LIMIT = 1024 * 1024;
+
+/** The /api/v1 surface: every route behind bearer authentication. */
+async function apiV1(app: FastifyInstance, { core }: { core: Core }) {
+  app.addHook('onRequest', requireAccount([bearerKeyResolver(core.accounts.authenticateApiKey)]));
+  await app.register(generationRoutes, { generations: core.generations });
+  await app.register(taskRoutes, { tasks: core.tasks });
+  await app.register(uploadRoutes, { uploads: core.uploads });
+  await app.register(accountRoutes, { catalog: core.catalog, providers: core.providers, keys: core.accounts.keyResolver });
+  await app.register(assetRoutes, { assets: core.assets });
+  await app.register(catalogRoutes, { catalog: core.catalog });
+}
+
+/** Builds the HTTP app over a core. The server file only adds listening and shutdown. */
+export async function buildApp(core: Core): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: core.logger as FastifyBaseLogger,
+    bodyLimit: JSON_BODY_LIMIT,
+    genReqId: () => `req_${randomBytes(9).toString('base64url')}`,
+    requestIdHeader: false,
+    trustProxy: true,
+    return503OnClosing: true,
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  installErrorHandling(app);
+
+  app.get('/healthz', async () => ({ ok: true }));
+  await app.register(blobRoutes, { blobs: core.blobs });
+  // The spec writes the poll path both as /api/v1/tasks/{id} and /v1/tasks/{id}: serve both.
+  await app.register(apiV1, { prefix: '/api/v1', core });
+  await app.register(apiV1, { prefix: '/v1', core });
+  return app;
+}

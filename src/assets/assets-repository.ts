@@ -1,0 +1,143 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../platform/clock.js';
+import type { IdGenerator } from '../platform/ids.js';
+import type { Db } from '../store/database.js';
+import type { AssetsTable } from '../store/schema.js';
+
+export type AssetKind = 'upload' | 'result';
+
+/** An asset as the API shows it. */
+export interface Asset {
+  id: string;
+  kind: AssetKind;
+  url: string;
+  contentType: string;
+  bytes: number;
+  width: number;
+  height: number;
+  sha256: string;
+  generationId: string | null;
+  taskId: string | null;
+  createdAt: number;
+}
+
+function toAsset(row: AssetsTable): Asset {
+  return {
+    id: row.id,
+    kind: row.kind as AssetKind,
+    url: row.url,
+    contentType: row.content_type,
+    bytes: Number(row.bytes),
+    width: row.width,
+    height: row.height,
+    sha256: row.sha256,
+    generationId: row.generation_id,
+    taskId: row.task_id,
+    createdAt: Number(row.created_at),
+  };
+}
+
+/** Store queries for the asset library: every upload and every result of an account. */
+export function createAssetsRepository({ db, clock, ids }: { db: Db; clock: Clock; ids: IdGenerator }) {
+  return {
+    /** Records an upload; the same bytes uploaded again by the same account reuse one record. */
+    async insertUpload(input: {
+      accountId: string;
+      blobKey: string;
+      url: string;
+      contentType: string;
+      bytes: number;
+      width: number;
+      height: number;
+      sha256: string;
+    }): Promise<Asset> {
+      const existing = await db
+        .selectFrom('assets')
+        .selectAll()
+        .where('account_id', '=', input.accountId)
+        .where('kind', '=', 'upload')
+        .where('sha256', '=', input.sha256)
+        .executeTakeFirst();
+      if (existing) return toAsset(existing);
+      const row: AssetsTable = {
+        id: ids.next('ast'),
+        account_id: input.accountId,
+        kind: 'upload',
+        blob_key: input.blobKey,
+        url: input.url,
+        content_type: input.contentType,
+        bytes: input.bytes,
+        width: input.width,
+        height: input.height,
+        sha256: input.sha256,
+        generation_id: null,
+        task_id: null,
+        created_at: clock.now(),
+      };
+      await db.insertInto('assets').values(row).execute();
+      return toAsset(row);
+    },
+
+    /** Records a task's result; idempotent per task (a retried rehost does not duplicate it). */
+    async insertResult(input: {
+      accountId: string;
+      generationId: string;
+      taskId: string;
+      blobKey: string;
+      url: string;
+      contentType: string;
+      bytes: Buffer;
+      width: number;
+      height: number;
+    }): Promise<void> {
+      const existing = await db.selectFrom('assets').select('id').where('task_id', '=', input.taskId).executeTakeFirst();
+      if (existing) return;
+      await db
+        .insertInto('assets')
+        .values({
+          id: ids.next('ast'),
+          account_id: input.accountId,
+          kind: 'result',
+          blob_key: input.blobKey,
+          url: input.url,
+          content_type: input.contentType,
+          bytes: input.bytes.length,
+          width: input.width,
+          height: input.height,
+          sha256: createHash('sha256').update(input.bytes).digest('hex'),
+          generation_id: input.generationId,
+          task_id: input.taskId,
+          created_at: clock.now(),
+        })
+        .execute();
+    },
+
+    /** One page of an account's assets, newest first, optionally of one kind. */
+    async page(accountId: string, options: { page: number; limit: number; kind?: AssetKind }) {
+      let base = db.selectFrom('assets').where('account_id', '=', accountId);
+      if (options.kind) base = base.where('kind', '=', options.kind);
+      const totalRow = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+      const rows = await base
+        .selectAll()
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(options.limit)
+        .offset((options.page - 1) * options.limit)
+        .execute();
+      return { items: rows.map(toAsset), total: Number(totalRow?.n ?? 0) };
+    },
+
+    /** The account's asset stored under a blob key, if the account owns one. */
+    async findByBlobKey(accountId: string, blobKey: string): Promise<Asset | undefined> {
+      const row = await db
+        .selectFrom('assets')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('blob_key', '=', blobKey)
+        .executeTakeFirst();
+      return row && toAsset(row);
+    },
+  };
+}
+
+export type AssetsRepository = ReturnType<typeof createAssetsRepository>;

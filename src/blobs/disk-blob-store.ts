@@ -1,0 +1,66 @@
+import { createReadStream } from 'node:fs';
+import { copyFile, mkdir, readFile, rename, rm, stat as statFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { type BlobStat, type BlobStore, contentTypeOfKey, isBlobKey } from './blob-store.js';
+
+/** Blobs as files under one directory; writes go to a temp name and are renamed into place. */
+export function createDiskBlobStore({ root }: { root: string }): BlobStore {
+  function pathOf(key: string): string {
+    // Security: keys come from URLs; only the strict key grammar ever reaches the file system.
+    if (!isBlobKey(key)) throw new Error(`invalid blob key ${JSON.stringify(key)}`);
+    return join(root, key);
+  }
+
+  async function stat(key: string): Promise<BlobStat | undefined> {
+    if (!isBlobKey(key)) return undefined;
+    try {
+      const s = await statFile(pathOf(key));
+      if (!s.isFile()) return undefined;
+      return {
+        bytes: s.size,
+        contentType: contentTypeOfKey(key),
+        etag: `"${s.size.toString(36)}-${Math.floor(s.mtimeMs).toString(36)}"`,
+        modifiedAt: s.mtimeMs,
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  return {
+    async put(key, source) {
+      const target = pathOf(key);
+      await mkdir(dirname(target), { recursive: true });
+      const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+      try {
+        if (Buffer.isBuffer(source)) await writeFile(temp, source);
+        else await copyFile(source.path, temp);
+        await rename(temp, target);
+      } catch (error) {
+        await rm(temp, { force: true });
+        throw error;
+      }
+    },
+    async get(key) {
+      if (!isBlobKey(key)) return undefined;
+      try {
+        return await readFile(pathOf(key));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw error;
+      }
+    },
+    async open(key) {
+      const s = await stat(key);
+      if (!s) return undefined;
+      return { stream: createReadStream(pathOf(key)), stat: s };
+    },
+    stat,
+    async delete(key) {
+      if (!isBlobKey(key)) return;
+      await rm(pathOf(key), { force: true });
+    },
+  };
+}

@@ -1,0 +1,124 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import type { GenerationMode, ImageSize } from '../providers/provider.js';
+
+/** The spec's listed ratios plus 4:5 and 5:4 (DESIGN.md §2). */
+export const DEFAULT_ASPECTS = ['1:1', '2:3', '3:2', '3:4', '4:3', '9:16', '16:9', '21:9', '4:5', '5:4'] as const;
+export const ALL_SIZES: readonly ImageSize[] = ['1K', '2K', '4K'];
+export const DEFAULT_MODEL_ID = 'base-image-2';
+export const DEFAULT_MAX_COUNT = 4;
+
+const aspectPattern = /^([1-9][0-9]{0,2}):([1-9][0-9]{0,2})$/;
+
+const catalogEntrySchema = z
+  .object({
+    id: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'model id: lowercase letters, digits, ".", "_" or "-"'),
+    displayName: z.string().min(1).max(100).optional(),
+    provider: z.string().min(1),
+    upstreamModel: z.string().min(1),
+    modes: z.array(z.enum(['text', 'edit', 'fusion'])).min(1),
+    aspects: z.array(z.string().regex(aspectPattern, 'aspect must look like W:H')).min(1).default([...DEFAULT_ASPECTS]),
+    sizes: z.array(z.enum(['1K', '2K', '4K'])).min(1).default([...ALL_SIZES]),
+    maxCount: z.number().int().min(1).max(16).default(DEFAULT_MAX_COUNT),
+    /** Most references a fusion request may carry (edit always takes exactly one). */
+    maxReferences: z.number().int().min(2).max(16).default(4),
+  })
+  .strict();
+
+const catalogFileSchema = z
+  .object({
+    models: z.array(catalogEntrySchema).min(1),
+  })
+  .strict()
+  .superRefine((catalog, ctx) => {
+    const seen = new Set<string>();
+    for (const [i, model] of catalog.models.entries()) {
+      if (seen.has(model.id)) {
+        ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `duplicate model id ${model.id}` });
+      }
+      seen.add(model.id);
+    }
+    if (!seen.has(DEFAULT_MODEL_ID)) {
+      ctx.addIssue({ code: 'custom', path: ['models'], message: `the catalog must define ${DEFAULT_MODEL_ID}` });
+    }
+  });
+
+export type CatalogEntry = z.infer<typeof catalogEntrySchema>;
+export type CatalogFile = z.input<typeof catalogFileSchema>;
+
+/** The built-in catalog: the spec's four models (text and edit, no fusion), all on the offline renderer. */
+export const DEFAULT_CATALOG: CatalogFile = {
+  models: [
+    { id: 'base-image-2', displayName: 'Base Image 2', provider: 'local', upstreamModel: 'local-v1', modes: ['text', 'edit'] },
+    { id: 'pro', displayName: 'Pro', provider: 'local', upstreamModel: 'local-v1', modes: ['text', 'edit'] },
+    { id: 'flash2', displayName: 'Flash 2', provider: 'local', upstreamModel: 'local-v1', modes: ['text', 'edit'] },
+    { id: 'flash', displayName: 'Flash', provider: 'local', upstreamModel: 'local-v1', modes: ['text', 'edit'] },
+  ],
+};
+
+export interface Catalog {
+  readonly models: readonly CatalogEntry[];
+  get(id: string): CatalogEntry | undefined;
+  /** Names of the providers the catalog uses. */
+  providers(): string[];
+}
+
+/** Validates a catalog document; throws an Error naming every problem. */
+export function parseCatalog(input: unknown, knownProviders: readonly string[], source = 'catalog'): Catalog {
+  const parsed = catalogFileSchema.safeParse(input);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new Error(`${source} is invalid:\n  ${problems.join('\n  ')}`);
+  }
+  const unknown = parsed.data.models.filter((m) => !knownProviders.includes(m.provider));
+  if (unknown.length > 0) {
+    throw new Error(
+      `${source} is invalid:\n  ${unknown
+        .map((m) => `model ${m.id}: unknown provider "${m.provider}" (known: ${knownProviders.join(', ')})`)
+        .join('\n  ')}`,
+    );
+  }
+  const models = parsed.data.models;
+  const byId = new Map(models.map((m) => [m.id, m]));
+  return {
+    models,
+    get: (id) => byId.get(id),
+    providers: () => [...new Set(models.map((m) => m.provider))],
+  };
+}
+
+/** Loads the catalog from `ATELIER_CATALOG` (a JSON file path) or the built-in default. */
+export function loadCatalog(path: string | undefined, knownProviders: readonly string[]): Catalog {
+  if (!path) return parseCatalog(DEFAULT_CATALOG, knownProviders, 'built-in catalog');
+  let raw: string;
+  try {
+    raw = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`ATELIER_CATALOG: cannot read ${path}: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    throw new Error(`ATELIER_CATALOG: ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  return parseCatalog(json, knownProviders, `ATELIER_CATALOG (${path})`);
+}
+
+/** Pixel size for an aspect and size: ≈1, 4 or 16 megapixels, sides rounded to multiples of 16. */
+export function pixelSize(aspect: string, imageSize: ImageSize): { width: number; height: number } {
+  const match = aspectPattern.exec(aspect);
+  if (!match) throw new Error(`bad aspect ${aspect}`);
+  const w = Number(match[1]);
+  const h = Number(match[2]);
+  const side = imageSize === '1K' ? 1024 : imageSize === '2K' ? 2048 : 4096;
+  const area = side * side;
+  const width = Math.sqrt((area * w) / h);
+  const height = width * (h / w);
+  const round16 = (v: number) => Math.max(16, Math.round(v / 16) * 16);
+  return { width: round16(width), height: round16(height) };
+}
+
+export type { GenerationMode, ImageSize };

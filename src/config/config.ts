@@ -1,0 +1,127 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveMs = z.coerce.number().int().min(0).max(24 * 60 * 60 * 1000);
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+/** Every environment variable Atelier reads, with its default. Documented in the README. */
+const envSchema = z.object({
+  PORT: port.default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ATELIER_DATA_DIR: z.string().min(1).default('./data'),
+  ATELIER_DATABASE_URL: optionalText,
+  ATELIER_STORAGE: z
+    .string()
+    .default('file')
+    .refine((v) => v === 'file', 'only "file" storage is available in this build (S3 is planned)'),
+  ATELIER_PUBLIC_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  ATELIER_UPLOAD_ALLOWED_HOSTS: z.string().default(''),
+  ATELIER_CATALOG: optionalText,
+  ATELIER_MASTER_KEY: optionalText,
+  ATELIER_ROLES: z
+    .string()
+    .default('api,worker')
+    .transform((v) => v.split(',').map((r) => r.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(['api', 'worker'])).min(1)),
+  ATELIER_LOCAL_LATENCY_MS: positiveMs.default(4000),
+  ATELIER_TASK_DEADLINE_MS: positiveMs.pipe(z.number().min(1000)).default(20 * 60 * 1000),
+  ATELIER_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  ATELIER_SUBMIT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(6),
+  ATELIER_UPSTREAM_TIMEOUT_MS: positiveMs.pipe(z.number().min(1000)).default(5 * 60 * 1000),
+  ATELIER_GEMINI_API_KEY: optionalText,
+  ATELIER_GEMINI_BASE_URL: optionalText,
+  ATELIER_OPENAI_API_KEY: optionalText,
+  ATELIER_OPENAI_BASE_URL: optionalText,
+  ATELIER_REPLICATE_API_TOKEN: optionalText,
+  ATELIER_REPLICATE_BASE_URL: optionalText,
+  ATELIER_DEMO_ACCOUNT: z.enum(['true', 'false']).default('true'),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  logLevel: Env['LOG_LEVEL'];
+  dataDir: string;
+  /** SQLite file path (or `:memory:`); a `postgres://` URL is reserved for the PostgreSQL dialect. */
+  databaseUrl: string;
+  storage: 'file';
+  /** Where blobs live on disk. */
+  blobDir: string;
+  /** Base of every URL Atelier hands out, without a trailing slash. */
+  publicBaseUrl: string;
+  uploadAllowedHosts: string[];
+  catalogPath: string | undefined;
+  masterKey: string | undefined;
+  roles: { api: boolean; worker: boolean };
+  localLatencyMs: number;
+  taskDeadlineMs: number;
+  workerConcurrency: number;
+  submitMaxAttempts: number;
+  upstreamTimeoutMs: number;
+  providers: {
+    gemini: { apiKey: string | undefined; baseUrl: string | undefined };
+    openai: { apiKey: string | undefined; baseUrl: string | undefined };
+    replicate: { apiKey: string | undefined; baseUrl: string | undefined };
+  };
+  createDemoAccount: boolean;
+}
+
+/** Parses the environment once; throws an Error that names every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.ATELIER_DATA_DIR);
+  const databaseUrl = e.ATELIER_DATABASE_URL ?? resolve(dataDir, 'atelier.db');
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new Error(
+      'Invalid configuration:\n  ATELIER_DATABASE_URL: PostgreSQL is not available in this build yet; use a SQLite file path',
+    );
+  }
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    logLevel: e.LOG_LEVEL,
+    dataDir,
+    databaseUrl,
+    storage: 'file',
+    blobDir: resolve(dataDir, 'blobs'),
+    publicBaseUrl: (e.ATELIER_PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    uploadAllowedHosts: e.ATELIER_UPLOAD_ALLOWED_HOSTS.split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+    catalogPath: e.ATELIER_CATALOG,
+    masterKey: e.ATELIER_MASTER_KEY,
+    roles: { api: e.ATELIER_ROLES.includes('api'), worker: e.ATELIER_ROLES.includes('worker') },
+    localLatencyMs: e.ATELIER_LOCAL_LATENCY_MS,
+    taskDeadlineMs: e.ATELIER_TASK_DEADLINE_MS,
+    workerConcurrency: e.ATELIER_WORKER_CONCURRENCY,
+    submitMaxAttempts: e.ATELIER_SUBMIT_MAX_ATTEMPTS,
+    upstreamTimeoutMs: e.ATELIER_UPSTREAM_TIMEOUT_MS,
+    providers: {
+      gemini: { apiKey: e.ATELIER_GEMINI_API_KEY, baseUrl: e.ATELIER_GEMINI_BASE_URL },
+      openai: { apiKey: e.ATELIER_OPENAI_API_KEY, baseUrl: e.ATELIER_OPENAI_BASE_URL },
+      replicate: { apiKey: e.ATELIER_REPLICATE_API_TOKEN, baseUrl: e.ATELIER_REPLICATE_BASE_URL },
+    },
+    createDemoAccount: e.ATELIER_DEMO_ACCOUNT === 'true',
+  };
+}
+
+/** Loads `.env` from the working directory into process.env (existing variables win). */
+export function loadDotEnv(path = '.env'): void {
+  try {
+    process.loadEnvFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}

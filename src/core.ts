@@ -1,0 +1,138 @@
+import { readFile } from 'node:fs/promises';
+import pino, { type Logger } from 'pino';
+import { createAccountsRepository } from './accounts/accounts-repository.js';
+import { createAccountsService } from './accounts/accounts-service.js';
+import { createAssetsRepository } from './assets/assets-repository.js';
+import { createDiskBlobStore } from './blobs/disk-blob-store.js';
+import type { BlobStore } from './blobs/blob-store.js';
+import { isBlobKey } from './blobs/blob-store.js';
+import { loadCatalog } from './catalog/catalog.js';
+import type { Config } from './config/config.js';
+import { createGenerationsRepository } from './generations/generations-repository.js';
+import { createGenerationsService } from './generations/generations-service.js';
+import { type Clock, systemClock } from './platform/clock.js';
+import { type IdGenerator, randomIds } from './platform/ids.js';
+import { createProviderRegistry, type ProviderRegistry } from './providers/provider-registry.js';
+import { createSecretBox, loadOrCreateMasterKey } from './secrets/secret-box.js';
+import { type Db, openDatabase } from './store/database.js';
+import { createTaskEngine } from './tasks/task-engine.js';
+import { createTasksRepository } from './tasks/tasks-repository.js';
+import { createSafeFetcher, type SafeFetchOptions } from './uploads/safe-fetch.js';
+import { createUploadsService } from './uploads/uploads-service.js';
+
+export const LEASE_MS = 30_000;
+
+/** Side effects a test may replace; everything else is built from the config. */
+export interface CoreOverrides {
+  clock?: Clock;
+  ids?: IdGenerator;
+  logger?: Logger;
+  db?: Db;
+  blobs?: BlobStore;
+  providers?: ProviderRegistry;
+  /** The safe fetcher's resolver (tests map fake public names to loopback servers). */
+  lookup?: SafeFetchOptions['lookup'];
+  idlePollMs?: number;
+}
+
+/** Builds every capability from the config: the composition root shared by the server and the CLI. */
+export async function createCore(config: Config, overrides: CoreOverrides = {}) {
+  const clock = overrides.clock ?? systemClock;
+  const ids = overrides.ids ?? randomIds;
+  const logger =
+    overrides.logger ??
+    pino({
+      level: config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.apiKey', '*.password'], censor: '[redacted]' },
+    });
+  const db = overrides.db ?? (await openDatabase(config.databaseUrl));
+  const blobs = overrides.blobs ?? createDiskBlobStore({ root: config.blobDir });
+  const secrets = createSecretBox(loadOrCreateMasterKey(config.dataDir, config.masterKey));
+  const providers = overrides.providers ?? createProviderRegistry({ config, clock });
+  const catalog = loadCatalog(config.catalogPath, providers.names());
+
+  const filesPrefix = `${config.publicBaseUrl}/files/`;
+  const blobUrl = (key: string) => `${filesPrefix}${key}`;
+  const blobKeyOfUrl = (url: string) => {
+    if (!url.startsWith(filesPrefix)) return undefined;
+    const key = url.slice(filesPrefix.length);
+    return isBlobKey(key) ? key : undefined;
+  };
+
+  const accountsRepository = createAccountsRepository({ db, clock, ids });
+  const accounts = createAccountsService({ accounts: accountsRepository, secrets, deploymentKeys: providers.deploymentKeys });
+  const assets = createAssetsRepository({ db, clock, ids });
+  const tasks = createTasksRepository({ db, clock });
+  const generationsRepository = createGenerationsRepository({ db, clock, ids });
+  const fetcher = createSafeFetcher({
+    allowedHosts: config.uploadAllowedHosts,
+    ...(overrides.lookup ? { lookup: overrides.lookup } : {}),
+  });
+  const uploads = createUploadsService({ fetcher, blobs, assets, blobUrl });
+
+  const engine = createTaskEngine({
+    tasks,
+    assets,
+    providers,
+    keys: accounts.keyResolver,
+    blobs,
+    clock,
+    ids,
+    logger: logger.child({ component: 'task-engine' }),
+    blobUrl,
+    async downloadImage(url) {
+      const file = await fetcher.fetchToFile(url);
+      try {
+        return await readFile(file.path);
+      } finally {
+        await file.cleanup();
+      }
+    },
+    options: {
+      concurrency: config.workerConcurrency,
+      leaseMs: LEASE_MS,
+      idlePollMs: overrides.idlePollMs ?? 1000,
+      maxAttempts: config.submitMaxAttempts,
+      upstreamTimeoutMs: config.upstreamTimeoutMs,
+      taskDeadlineMs: config.taskDeadlineMs,
+    },
+  });
+
+  const generations = createGenerationsService({
+    catalog,
+    providers,
+    keys: accounts.keyResolver,
+    generations: generationsRepository,
+    tasks,
+    uploads,
+    blobs,
+    engine,
+    blobKeyOfUrl,
+    taskDeadlineMs: config.taskDeadlineMs,
+    leaseMs: LEASE_MS,
+  });
+
+  return {
+    config,
+    clock,
+    logger,
+    db,
+    blobs,
+    catalog,
+    providers,
+    accounts,
+    accountsRepository,
+    assets,
+    tasks,
+    uploads,
+    generations,
+    engine,
+    /** Stops the engine (if running) and closes the database. */
+    async close(graceMs?: number) {
+      await engine.stop(graceMs);
+      await db.destroy();
+    },
+  };
+}
+
+export type Core = Awaited<ReturnType<typeof createCore>>;

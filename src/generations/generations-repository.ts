@@ -1,0 +1,96 @@
+import type { Clock } from '../platform/clock.js';
+import type { IdGenerator } from '../platform/ids.js';
+import type { Db } from '../store/database.js';
+import type { GenerationsTable, TasksTable } from '../store/schema.js';
+import type { GenerateRequest } from './generate-request.js';
+
+/** Store queries for generations (one per generate request) and the creation of their tasks. */
+export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock: Clock; ids: IdGenerator }) {
+  return {
+    /**
+     * Writes the generation and one queued task per image in one transaction, before anything is
+     * sent upstream. `leaseOwner` pre-leases the tasks to the engine that submits them inline.
+     */
+    async create(input: {
+      accountId: string;
+      source: 'api' | 'web';
+      request: GenerateRequest;
+      refKeys: string[];
+      deadlineMs: number;
+      leaseOwner: string | null;
+      leaseMs: number;
+    }): Promise<{ generationId: string; taskIds: string[] }> {
+      const now = clock.now();
+      const { request } = input;
+      const generation: GenerationsTable = {
+        id: ids.next('gen'),
+        account_id: input.accountId,
+        source: input.source,
+        prompt: request.prompt,
+        model: request.model.id,
+        mode: request.mode,
+        aspect: request.aspect,
+        image_size: request.imageSize,
+        image_count: request.count,
+        refs_json: JSON.stringify(request.imageUrls),
+        ref_keys_json: JSON.stringify(input.refKeys),
+        rejected: 0,
+        created_at: now,
+      };
+      const tasks: TasksTable[] = Array.from({ length: request.count }, (_, idx) => ({
+        id: ids.next('tsk'),
+        generation_id: generation.id,
+        account_id: input.accountId,
+        idx,
+        provider: request.model.provider,
+        upstream_model: request.model.upstreamModel,
+        status: 'queued',
+        progress: 0,
+        error: null,
+        image_url: null,
+        blob_key: null,
+        width: null,
+        height: null,
+        content_type: null,
+        bytes: null,
+        upstream_id: null,
+        attempts: 0,
+        polls: 0,
+        next_run_at: now,
+        lease_owner: input.leaseOwner,
+        lease_expires_at: input.leaseOwner ? now + input.leaseMs : null,
+        deadline_at: now + input.deadlineMs,
+        started_at: null,
+        finished_at: null,
+        created_at: now,
+        updated_at: now,
+      }));
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('generations').values(generation).execute();
+        await trx.insertInto('tasks').values(tasks).execute();
+      });
+      return { generationId: generation.id, taskIds: tasks.map((t) => t.id) };
+    },
+
+    /** Marks a generation whose every task the upstream refused at submit (kept, left out of history). */
+    async markRejected(generationId: string): Promise<void> {
+      await db.updateTable('generations').set({ rejected: 1 }).where('id', '=', generationId).execute();
+    },
+
+    /** One page of an account's generations, newest first (ties broken by id). */
+    async page(accountId: string, page: number, limit: number) {
+      const base = db.selectFrom('generations').where('account_id', '=', accountId).where('rejected', '=', 0);
+      const totalRow = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+      const rows = await base
+        .selectAll()
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .offset((page - 1) * limit)
+        .execute();
+      return { rows, total: Number(totalRow?.n ?? 0) };
+    },
+  };
+}
+
+export type GenerationsRepository = ReturnType<typeof createGenerationsRepository>;

@@ -1,0 +1,140 @@
+import type { Account } from '../accounts/accounts-repository.js';
+import type { UpstreamKeyResolver } from '../accounts/accounts-service.js';
+import type { BlobStore } from '../blobs/blob-store.js';
+import type { Catalog } from '../catalog/catalog.js';
+import { ApiError } from '../http/errors.js';
+import type { ProviderRegistry } from '../providers/provider-registry.js';
+import type { TaskEngine } from '../tasks/task-engine.js';
+import type { TasksRepository } from '../tasks/tasks-repository.js';
+import type { UploadsService } from '../uploads/uploads-service.js';
+import { parseGenerateRequest } from './generate-request.js';
+import type { GenerationsRepository } from './generations-repository.js';
+
+/** A history item (spec §2.6). */
+export interface HistoryItem {
+  id: string;
+  prompt: string;
+  model: string;
+  mode: string;
+  aspect: string;
+  imageSize: string;
+  imageCount: number;
+  images: string[];
+  refs: string[];
+  createdAt: number;
+}
+
+export interface HistoryPage {
+  items: HistoryItem[];
+  total: number;
+  page: number;
+  limit: number;
+  total_pages: number;
+}
+
+/** The generate use case and the history listing. */
+export function createGenerationsService(deps: {
+  catalog: Catalog;
+  providers: ProviderRegistry;
+  keys: UpstreamKeyResolver;
+  generations: GenerationsRepository;
+  tasks: TasksRepository;
+  uploads: UploadsService;
+  blobs: BlobStore;
+  engine: TaskEngine;
+  /** Maps one of Atelier's own file URLs to its blob key; undefined for foreign URLs. */
+  blobKeyOfUrl(url: string): string | undefined;
+  taskDeadlineMs: number;
+  leaseMs: number;
+}) {
+  /** Turns the request's imageUrls into stored blob keys: own URLs are looked up, others fetched safely. */
+  async function storeReferences(account: Account, urls: string[]): Promise<string[]> {
+    const keys: string[] = [];
+    for (const [i, url] of urls.entries()) {
+      const ownKey = deps.blobKeyOfUrl(url);
+      if (ownKey !== undefined) {
+        if (!(await deps.blobs.stat(ownKey))) throw new ApiError('invalid_request', `imageUrls[${i}]: no such file on this server`);
+        keys.push(ownKey);
+        continue;
+      }
+      try {
+        const uploaded = await deps.uploads.ingestUrl(account.id, url);
+        keys.push(uploaded.blobKey);
+      } catch (error) {
+        if (error instanceof ApiError) throw new ApiError(error.type, `imageUrls[${i}]: ${error.message}`);
+        throw error;
+      }
+    }
+    return keys;
+  }
+
+  return {
+    async generate(account: Account, body: unknown, source: 'api' | 'web' = 'api') {
+      const request = parseGenerateRequest(body, deps.catalog);
+      const provider = deps.providers.get(request.model.provider);
+      if (!provider) throw new ApiError('internal_error', `provider ${request.model.provider} is not configured`);
+      if (provider.available && !provider.available()) {
+        throw new ApiError('upstream_error', `Upstream provider ${provider.name} is unavailable; try again shortly`);
+      }
+      if (provider.requiresKey && !(await deps.keys.resolve(account.id, provider.name))) {
+        throw new ApiError(
+          'upstream_key_missing',
+          `No upstream key for provider ${provider.name}: set one on the account page or with "atelier accounts set-upstream-key"`,
+        );
+      }
+      const refKeys = await storeReferences(account, request.imageUrls);
+      const { generationId, taskIds } = await deps.generations.create({
+        accountId: account.id,
+        source,
+        request,
+        refKeys,
+        deadlineMs: deps.taskDeadlineMs,
+        leaseOwner: provider.submitsInline ? deps.engine.owner : null,
+        leaseMs: deps.leaseMs,
+      });
+      if (provider.submitsInline) {
+        const results = await deps.engine.submitInline(taskIds);
+        const failures = results.filter((r) => r.kind === 'failed');
+        if (failures.length === taskIds.length && failures[0]?.kind === 'failed') {
+          await deps.generations.markRejected(generationId);
+          throw new ApiError('upstream_error', `Upstream provider error: ${failures[0].message}`);
+        }
+      } else {
+        deps.engine.wake();
+      }
+      return { task_ids: taskIds, email: account.email };
+    },
+
+    async history(account: Account, page: number, limit: number): Promise<HistoryPage> {
+      const { rows, total } = await deps.generations.page(account.id, page, limit);
+      const tasks = await deps.tasks.findByGenerations(rows.map((r) => r.id));
+      const images = new Map<string, string[]>();
+      for (const task of tasks) {
+        if (task.status !== 'completed' || !task.image_url) continue;
+        const list = images.get(task.generation_id) ?? [];
+        list.push(task.image_url);
+        images.set(task.generation_id, list);
+      }
+      return {
+        items: rows.map((row) => ({
+          id: row.id,
+          prompt: row.prompt,
+          model: row.model,
+          mode: row.mode,
+          aspect: row.aspect,
+          imageSize: row.image_size,
+          imageCount: row.image_count,
+          images: images.get(row.id) ?? [],
+          refs: JSON.parse(row.refs_json) as string[],
+          createdAt: Number(row.created_at),
+        })),
+        total,
+        page,
+        limit,
+        total_pages: Math.ceil(total / limit),
+      };
+    },
+  };
+}
+
+export type GenerationsService = ReturnType<typeof createGenerationsService>;

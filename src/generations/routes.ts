@@ -1,0 +1,17 @@
+import type { FastifyInstance } from 'fastify';
+import { accountOf } from '../http/authentication.js';
+import { integerParam } from '../http/query.js';
+import type { GenerationsService } from './generations-service.js';
+
+export const MAX_HISTORY_LIMIT = 50;
+
+/** POST /generate and GET /history. */
+export async function generationRoutes(app: FastifyInstance, { generations }: { generations: GenerationsService }) {
+  app.post('/generate', async (request) => generations.generate(accountOf(request), request.body, 'api'));
+
+  app.get<{ Querystring: Record<string, unknown> }>('/history', async (request) => {
+    const page = integerParam(request.query, 'page', { default: 1, min: 1 });
+    const limit = integerParam(request.query, 'limit', { default: 20, min: 1, max: MAX_HISTORY_LIMIT });
+    return generations.history(accountOf(request), page, limit);
+  });
+}

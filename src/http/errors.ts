@@ -1,0 +1,40 @@
+/** The closed list of error types Atelier answers with, and their HTTP statuses. */
+export const errorStatus = {
+  invalid_request: 400,
+  upstream_key_missing: 400,
+  unauthorized: 401,
+  invalid_api_key: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  idempotency_in_progress: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  invalid_image: 422,
+  idempotency_mismatch: 422,
+  too_many_requests: 429,
+  internal_error: 500,
+  upstream_error: 500,
+  fetch_failed: 502,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorType = keyof typeof errorStatus;
+
+/** An error meant for the caller: its message is safe to show. */
+export class ApiError extends Error {
+  readonly type: ErrorType;
+  readonly status: number;
+
+  constructor(type: ErrorType, message: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.type = type;
+    this.status = errorStatus[type];
+  }
+}
+
+/** The wire shape of every error body. */
+export function errorBody(type: ErrorType, message: string): { error: { type: ErrorType; message: string } } {
+  return { error: { type, message } };
+}

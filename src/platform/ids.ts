@@ -1,0 +1,10 @@
+import { randomBytes } from 'node:crypto';
+
+/** Makes opaque, URL-safe, unguessable ids (128 random bits) with a type prefix. */
+export interface IdGenerator {
+  next(prefix: 'acc' | 'gen' | 'tsk' | 'ast' | 'req' | 'wrk'): string;
+}
+
+export const randomIds: IdGenerator = {
+  next: (prefix) => `${prefix}_${randomBytes(16).toString('base64url')}`,
+};

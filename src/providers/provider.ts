@@ -1,0 +1,123 @@
+/**
+ * The upstream provider port. A provider turns one task (one image) into one image.
+ *
+ * Two shapes of upstream fit behind it:
+ * - asynchronous upstreams (Replicate, the `local` renderer): `submit` is quick and returns
+ *   `pending` with the upstream's own id; the engine then calls `poll` until it ends.
+ * - synchronous upstreams (Gemini, OpenAI): `submit` does the whole call and returns `done`.
+ *
+ * Expected outcomes (refusals, quota, timeouts) are data, never exceptions: a thrown error
+ * is a bug and the engine treats it as a retryable failure.
+ */
+
+export type GenerationMode = 'text' | 'edit' | 'fusion';
+export type ImageSize = '1K' | '2K' | '4K';
+
+/** A reference image, already fetched, checked and stored by Atelier. */
+export interface ReferenceImage {
+  bytes: Buffer;
+  contentType: string;
+  width: number;
+  height: number;
+}
+
+/** What one task asks of its provider. */
+export interface ProviderRequest {
+  /** Atelier's task id: stable across retries, usable as an idempotency key upstream. */
+  taskId: string;
+  /** The catalog's `upstreamModel` for the public model id. */
+  upstreamModel: string;
+  mode: GenerationMode;
+  prompt: string;
+  /** `W:H`, e.g. `16:9`. */
+  aspect: string;
+  imageSize: ImageSize;
+  /** Target pixel size that `aspect` × `imageSize` give (sides multiples of 16). */
+  width: number;
+  height: number;
+  /** Position of this image inside its generation (0-based); lets a renderer vary per image. */
+  index: number;
+  references: ReferenceImage[];
+  /** The account's or the deployment's upstream key; null for providers that need none. */
+  apiKey: string | null;
+  /** Aborted when the engine gives up on the call (timeout, shutdown, cancel). */
+  signal: AbortSignal;
+  /**
+   * Set by the engine on a submit that follows a failure with `maybeAccepted: true`: an
+   * asynchronous provider must first look for the job that earlier attempt may have started
+   * (and adopt it) instead of starting a second one. Synchronous providers ignore it.
+   */
+  reconcile?: boolean;
+}
+
+/** An image produced upstream: inline bytes, or a URL that the engine copies at once. */
+export type ProviderImage = { bytes: Buffer; contentType?: string } | { url: string };
+
+/**
+ * Why an upstream call failed. The circuit breaker counts only the causes that say the upstream
+ * itself is unwell (`upstream_error`, `network`, `timeout`, `bad_response`), not one account's bad
+ * key or quota, a refused prompt, or the engine's own abort.
+ */
+export type FailureCause =
+  | 'rate_limited'
+  | 'upstream_error'
+  | 'network'
+  | 'timeout'
+  | 'bad_response'
+  | 'unauthorized'
+  | 'blocked'
+  | 'invalid_request'
+  | 'canceled'
+  | 'circuit_open';
+
+export interface ProviderFailure {
+  kind: 'failed';
+  /** Human-readable, includes the upstream's own message. */
+  message: string;
+  /** true for 429, 5xx, network faults: the engine retries with backoff. */
+  retryable: boolean;
+  /** From `Retry-After` when the upstream sent it. */
+  retryAfterMs?: number;
+  /**
+   * true when the request may have reached the upstream and been accepted (a timeout after the
+   * body was sent): the engine must not resubmit blindly.
+   */
+  maybeAccepted?: boolean;
+  cause?: FailureCause;
+}
+
+export type SubmitOutcome =
+  | { kind: 'done'; image: ProviderImage }
+  | { kind: 'pending'; upstreamId: string; progress?: number }
+  | ProviderFailure;
+
+export type PollOutcome =
+  | { kind: 'done'; image: ProviderImage }
+  | { kind: 'pending'; status: 'queued' | 'in_progress'; progress?: number }
+  | ProviderFailure;
+
+export interface ImageProvider {
+  /** The provider name used in the catalog: `local`, `gemini`, `openai`, `replicate`. */
+  readonly name: string;
+  /** false for providers that need no key (the local renderer). */
+  readonly requiresKey: boolean;
+  /**
+   * true when `submit` is quick (it only enqueues upstream), so the generate request may call
+   * it inline and report an upstream refusal as 500 `upstream_error` at once.
+   */
+  readonly submitsInline: boolean;
+  /** How often the engine polls a pending job (default: backoff from 1 s to 5 s). */
+  readonly pollIntervalMs?: number;
+  /** Expected duration of one image, for progress estimates while a synchronous call runs. */
+  expectedDurationMs(request: Pick<ProviderRequest, 'upstreamModel' | 'imageSize'>): number;
+  submit(request: ProviderRequest): Promise<SubmitOutcome>;
+  /** Only called for tasks whose submit answered `pending`. */
+  poll(request: ProviderRequest & { upstreamId: string }): Promise<PollOutcome>;
+  /**
+   * false while the provider's circuit breaker is open: the generate route answers 500
+   * `upstream_error` "provider X unavailable" at once. Absent means always available.
+   */
+  available?(): boolean;
+  /** Best-effort cancel of an upstream job, where the provider supports it. */
+  cancel?(request: { upstreamId: string; apiKey: string | null; signal: AbortSignal }): Promise<void>;
+}

@@ -1,0 +1,53 @@
+import { demoBanner, ensureDemoAccount } from './accounts/demo-account.js';
+import { buildApp } from './app.js';
+import { loadConfig, loadDotEnv } from './config/config.js';
+import { createCore } from './core.js';
+
+/** Starts Atelier: config from the environment, the HTTP API and/or the worker, graceful shutdown. */
+async function main(): Promise<void> {
+  loadDotEnv();
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(1);
+  }
+  const core = await createCore(config);
+  const app = await buildApp(core);
+
+  if (config.createDemoAccount) {
+    const demo = await ensureDemoAccount(core.accountsRepository, core.accounts);
+    if (demo) process.stdout.write(`${demoBanner(demo, config.publicBaseUrl)}\n`);
+  }
+
+  if (config.roles.worker) core.engine.start();
+  if (config.roles.api) {
+    await app.listen({ port: config.port, host: config.host });
+  }
+  core.logger.info({ roles: config.roles, publicBaseUrl: config.publicBaseUrl }, 'atelier is ready');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    core.logger.info({ signal }, 'shutting down');
+    const forceExit = setTimeout(() => process.exit(1), 15_000);
+    forceExit.unref();
+    try {
+      await app.close(); // in-flight requests finish; new ones get 503
+      await core.close(5000); // the engine stops leasing and gives its leases back; the database closes
+      process.exit(0);
+    } catch (error) {
+      core.logger.error({ err: error }, 'error during shutdown');
+      process.exit(1);
+    }
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((error) => {
+  process.stderr.write(`atelier failed to start: ${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});

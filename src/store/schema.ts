@@ -1,0 +1,97 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Table shapes. Timestamps are integer milliseconds since the epoch, booleans are integers
+ * (0/1) and JSON is text, so the same queries run on SQLite and PostgreSQL.
+ */
+export interface AccountsTable {
+  id: string;
+  email: string;
+  tier: string;
+  password_hash: string | null;
+  api_key_hash: string;
+  api_key_hint: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface UpstreamKeysTable {
+  account_id: string;
+  provider: string;
+  ciphertext: string;
+  created_at: number;
+}
+
+export interface GenerationsTable {
+  id: string;
+  account_id: string;
+  source: string;
+  prompt: string;
+  model: string;
+  mode: string;
+  aspect: string;
+  image_size: string;
+  image_count: number;
+  /** The request's imageUrls as given (JSON array). */
+  refs_json: string;
+  /** Blob keys of the stored reference images, in order (JSON array). */
+  ref_keys_json: string;
+  /** 1 when generate answered upstream_error: kept for the record, left out of history. */
+  rejected: number;
+  created_at: number;
+}
+
+export interface TasksTable {
+  id: string;
+  generation_id: string;
+  account_id: string;
+  idx: number;
+  provider: string;
+  upstream_model: string;
+  status: string;
+  progress: number;
+  error: string | null;
+  image_url: string | null;
+  blob_key: string | null;
+  width: number | null;
+  height: number | null;
+  content_type: string | null;
+  bytes: number | null;
+  upstream_id: string | null;
+  attempts: number;
+  polls: number;
+  next_run_at: number;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  deadline_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AssetsTable {
+  id: string;
+  account_id: string;
+  kind: string;
+  blob_key: string;
+  url: string;
+  content_type: string;
+  bytes: number;
+  width: number;
+  height: number;
+  sha256: string;
+  generation_id: string | null;
+  task_id: string | null;
+  created_at: number;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  upstream_keys: UpstreamKeysTable;
+  generations: GenerationsTable;
+  tasks: TasksTable;
+  assets: AssetsTable;
+  /** Kysely's own bookkeeping tables are created by the migrator. */
+  _placeholder?: { id: Generated<number> };
+}

@@ -1,0 +1,44 @@
+import type { TasksTable } from '../store/schema.js';
+
+export const TASK_STATUSES = ['queued', 'in_progress', 'completed', 'failed'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+export const FINAL_STATUSES: readonly TaskStatus[] = ['completed', 'failed'];
+
+/** The task status record of spec §2.4, plus result metadata on completed tasks. */
+export interface TaskRecord {
+  task_id: string;
+  status: TaskStatus;
+  progress: number;
+  imageUrl?: string;
+  error?: string;
+  width?: number;
+  height?: number;
+  contentType?: string;
+  bytes?: number;
+}
+
+export const TASK_NOT_FOUND = 'Task not found';
+
+/** Maps a stored task row to its wire record: imageUrl only when completed, error only when failed. */
+export function toTaskRecord(
+  row: Pick<TasksTable, 'id' | 'status' | 'progress' | 'image_url' | 'error' | 'width' | 'height' | 'content_type' | 'bytes'>,
+): TaskRecord {
+  const status = row.status as TaskStatus;
+  const record: TaskRecord = { task_id: row.id, status, progress: row.progress };
+  if (status === 'completed') {
+    record.progress = 100;
+    record.imageUrl = row.image_url ?? '';
+    if (row.width !== null) record.width = row.width;
+    if (row.height !== null) record.height = row.height;
+    if (row.content_type !== null) record.contentType = row.content_type;
+    if (row.bytes !== null) record.bytes = row.bytes;
+  } else if (status === 'failed') {
+    record.error = row.error ?? 'Task failed';
+  }
+  return record;
+}
+
+/** The in-place answer for an unknown or foreign id in a batch (DESIGN.md §2). */
+export function notFoundRecord(taskId: string): TaskRecord {
+  return { task_id: taskId, status: 'failed', progress: 0, error: TASK_NOT_FOUND };
+}

@@ -1,0 +1,173 @@
+import { sql } from 'kysely';
+import type { Clock } from '../platform/clock.js';
+import type { Db } from '../store/database.js';
+import type { GenerationsTable, TasksTable } from '../store/schema.js';
+
+export type TaskRow = TasksTable;
+export type TaskPatch = Partial<
+  Pick<
+    TasksTable,
+    | 'status'
+    | 'progress'
+    | 'error'
+    | 'image_url'
+    | 'blob_key'
+    | 'width'
+    | 'height'
+    | 'content_type'
+    | 'bytes'
+    | 'upstream_id'
+    | 'attempts'
+    | 'polls'
+    | 'next_run_at'
+    | 'lease_owner'
+    | 'lease_expires_at'
+    | 'started_at'
+    | 'finished_at'
+  >
+>;
+
+/** A leased task with what the engine needs from its generation. */
+export interface LeasedTask {
+  task: TaskRow;
+  generation: Pick<GenerationsTable, 'id' | 'prompt' | 'mode' | 'aspect' | 'image_size' | 'ref_keys_json'>;
+}
+
+/** Store queries for tasks. Only the task engine calls the writing ones. */
+export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
+  const unfinished = ['queued', 'in_progress'];
+
+  return {
+    async findForAccount(accountId: string, taskId: string): Promise<TaskRow | undefined> {
+      return db
+        .selectFrom('tasks')
+        .selectAll()
+        .where('id', '=', taskId)
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+    },
+
+    async findManyForAccount(accountId: string, taskIds: readonly string[]): Promise<TaskRow[]> {
+      if (taskIds.length === 0) return [];
+      return db
+        .selectFrom('tasks')
+        .selectAll()
+        .where('id', 'in', [...new Set(taskIds)])
+        .where('account_id', '=', accountId)
+        .execute();
+    },
+
+    async findByGenerations(generationIds: readonly string[]): Promise<TaskRow[]> {
+      if (generationIds.length === 0) return [];
+      return db
+        .selectFrom('tasks')
+        .selectAll()
+        .where('generation_id', 'in', [...generationIds])
+        .orderBy('generation_id')
+        .orderBy('idx')
+        .execute();
+    },
+
+    async listUnfinishedForAccount(accountId: string): Promise<TaskRow[]> {
+      return db
+        .selectFrom('tasks')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('status', 'in', unfinished)
+        .orderBy('created_at')
+        .orderBy('idx')
+        .execute();
+    },
+
+    /**
+     * Leases up to `limit` due tasks for `owner`: unfinished, due, and not under someone else's
+     * live lease (an expired lease — a crashed worker's — is taken over).
+     */
+    async leaseDue(owner: string, leaseMs: number, limit: number): Promise<LeasedTask[]> {
+      const now = clock.now();
+      const due = db
+        .selectFrom('tasks')
+        .select('id')
+        .where('status', 'in', unfinished)
+        .where('next_run_at', '<=', now)
+        .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
+        .orderBy('next_run_at')
+        .limit(limit);
+      const tasks = await db
+        .updateTable('tasks')
+        .set({ lease_owner: owner, lease_expires_at: now + leaseMs })
+        .where('id', 'in', due)
+        .returningAll()
+        .execute();
+      return attachGenerations(tasks);
+    },
+
+    /** Leases specific tasks (fresh ones, for the inline submit of the generate request). */
+    async leaseIds(owner: string, leaseMs: number, taskIds: readonly string[]): Promise<LeasedTask[]> {
+      if (taskIds.length === 0) return [];
+      const now = clock.now();
+      const tasks = await db
+        .updateTable('tasks')
+        .set({ lease_owner: owner, lease_expires_at: now + leaseMs })
+        .where('id', 'in', [...taskIds])
+        .where('status', 'in', unfinished)
+        .where((eb) =>
+          eb.or([eb('lease_owner', '=', owner), eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]),
+        )
+        .returningAll()
+        .execute();
+      return attachGenerations(tasks);
+    },
+
+    /**
+     * Writes a leased task. Only the lease holder may write, and never to a finished task:
+     * this is what keeps final states final when a lease was lost to another worker.
+     */
+    async updateLeased(taskId: string, owner: string, patch: TaskPatch): Promise<boolean> {
+      const result = await db
+        .updateTable('tasks')
+        .set({ ...patch, updated_at: clock.now() })
+        .where('id', '=', taskId)
+        .where('lease_owner', '=', owner)
+        .where('status', 'in', unfinished)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /** Gives back every lease `owner` holds, so another worker can take the tasks at once. */
+    async releaseAll(owner: string): Promise<void> {
+      await db
+        .updateTable('tasks')
+        .set({ lease_owner: null, lease_expires_at: null })
+        .where('lease_owner', '=', owner)
+        .where('status', 'in', unfinished)
+        .execute();
+    },
+
+    /** Earliest due time among unfinished tasks, for the engine's idle sleep. */
+    async nextDueAt(): Promise<number | undefined> {
+      const row = await db
+        .selectFrom('tasks')
+        .select(sql<number | null>`min(next_run_at)`.as('due'))
+        .where('status', 'in', unfinished)
+        .executeTakeFirst();
+      return row?.due == null ? undefined : Number(row.due);
+    },
+  };
+
+  async function attachGenerations(tasks: TaskRow[]): Promise<LeasedTask[]> {
+    if (tasks.length === 0) return [];
+    const generations = await db
+      .selectFrom('generations')
+      .select(['id', 'prompt', 'mode', 'aspect', 'image_size', 'ref_keys_json'])
+      .where('id', 'in', [...new Set(tasks.map((t) => t.generation_id))])
+      .execute();
+    const byId = new Map(generations.map((g) => [g.id, g]));
+    return tasks.flatMap((task) => {
+      const generation = byId.get(task.generation_id);
+      return generation ? [{ task, generation }] : [];
+    });
+  }
+}
+
+export type TasksRepository = ReturnType<typeof createTasksRepository>;

@@ -1,0 +1,55 @@
+import type { Readable } from 'node:stream';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { accountOf } from '../http/authentication.js';
+import { ApiError } from '../http/errors.js';
+import { MAX_UPLOAD_BYTES, writeStreamToTempFile } from './temp-file.js';
+import type { UploadsService } from './uploads-service.js';
+
+/**
+ * POST /upload: JSON `{ source_url }` (spec §4.4), or a direct upload — multipart/form-data with a
+ * `file` field, or a raw `image/*` body — with the same limits and checks.
+ */
+export async function uploadRoutes(app: FastifyInstance, { uploads }: { uploads: UploadsService }) {
+  await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 5, parts: 6 } });
+  // Raw image bodies stay a stream: the handler writes them to disk with a byte cap.
+  app.addContentTypeParser(/^(image\/[a-z0-9.+-]+|application\/octet-stream)$/i, (_request, payload, done) =>
+    done(null, payload),
+  );
+
+  async function ingestStream(request: FastifyRequest, stream: Readable) {
+    const file = await writeStreamToTempFile(stream);
+    try {
+      if (file.bytes === 0) throw new ApiError('invalid_request', 'The uploaded file is empty');
+      const { blobKey: _key, ...result } = await uploads.ingestFile(accountOf(request).id, file.path);
+      return result;
+    } finally {
+      await file.cleanup();
+    }
+  }
+
+  app.post('/upload', { bodyLimit: MAX_UPLOAD_BYTES + 1024 * 1024 }, async (request) => {
+    const account = accountOf(request);
+    if (request.isMultipart()) {
+      const part = await request.file();
+      if (!part || part.fieldname !== 'file')
+        throw new ApiError('invalid_request', 'multipart upload needs a "file" field');
+      const result = await ingestStream(request, part.file);
+      if (part.file.truncated) throw new ApiError('payload_too_large', 'Image is larger than 25 MB');
+      return result;
+    }
+    const body = request.body;
+    if (body && typeof body === 'object' && 'pipe' in body) return ingestStream(request, body as Readable);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new ApiError('invalid_request', 'Request body must be a JSON object with source_url');
+    }
+    const sourceUrl = (body as Record<string, unknown>).source_url;
+    if (sourceUrl === undefined || sourceUrl === null)
+      throw new ApiError('invalid_request', 'source_url is required');
+    if (typeof sourceUrl !== 'string' || sourceUrl.trim() === '') {
+      throw new ApiError('invalid_request', 'source_url must be a non-empty string');
+    }
+    const { blobKey: _key, ...result } = await uploads.ingestUrl(account.id, sourceUrl.trim());
+    return result;
+  });
+}

@@ -1,0 +1,42 @@
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ApiError } from '../http/errors.js';
+
+export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
+
+/**
+ * Streams a request body to a temp file, counting bytes as they come and stopping at
+ * `maxBytes` + 1, so a large body never sits in memory. The file is removed on any failure.
+ */
+export async function writeStreamToTempFile(
+  source: Readable,
+  maxBytes = MAX_UPLOAD_BYTES,
+  dir = tmpdir(),
+): Promise<{ path: string; bytes: number; cleanup(): Promise<void> }> {
+  const path = join(dir, `atelier-upload-${randomBytes(8).toString('hex')}`);
+  const cleanup = () => rm(path, { force: true });
+  let bytes = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      bytes += chunk.length;
+      if (bytes > maxBytes) callback(new ApiError('payload_too_large', 'Image is larger than 25 MB'));
+      else callback(null, chunk);
+    },
+  });
+  try {
+    await pipeline(source, counter, createWriteStream(path, { mode: 0o600 }));
+  } catch (error) {
+    await cleanup();
+    if (error instanceof ApiError) throw error;
+    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
+      throw new ApiError('payload_too_large', 'Image is larger than 25 MB');
+    }
+    throw new ApiError('invalid_request', 'The upload was interrupted');
+  }
+  return { path, bytes, cleanup };
+}

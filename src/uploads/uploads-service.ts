@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import type { AssetsRepository } from '../assets/assets-repository.js';
+import type { BlobStore } from '../blobs/blob-store.js';
+import { inspectImageFile } from '../images/inspect-image.js';
+import type { SafeFetcher } from './safe-fetch.js';
+
+/** The upload result of spec §2.5, plus our blob key for internal use. */
+export interface UploadResult {
+  url: string;
+  filename: string;
+  content_type: string;
+  bytes: number;
+}
+
+async function sha256OfFile(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** Re-hosts reference images: checks the bytes, stores them content-addressed, records the asset. */
+export function createUploadsService(deps: {
+  fetcher: SafeFetcher;
+  blobs: BlobStore;
+  assets: AssetsRepository;
+  blobUrl(key: string): string;
+}) {
+  /** Checks and stores an image file already on disk (a download or a direct upload). */
+  async function ingestFile(accountId: string, path: string): Promise<UploadResult & { blobKey: string }> {
+    const info = await inspectImageFile(path);
+    const sha256 = await sha256OfFile(path);
+    const filename = `${sha256}.${info.extension}`;
+    const blobKey = `uploads/${filename}`;
+    const stat = await deps.blobs.stat(blobKey);
+    if (!stat) await deps.blobs.put(blobKey, { path }, info.contentType);
+    const bytes = stat?.bytes ?? (await deps.blobs.stat(blobKey))?.bytes ?? 0;
+    const url = deps.blobUrl(blobKey);
+    await deps.assets.insertUpload({
+      accountId,
+      blobKey,
+      url,
+      contentType: info.contentType,
+      bytes,
+      width: info.width,
+      height: info.height,
+      sha256,
+    });
+    return { url, filename, content_type: info.contentType, bytes, blobKey };
+  }
+
+  return {
+    ingestFile,
+
+    /** Fetches a caller-named URL through the SSRF-safe fetcher and ingests it. */
+    async ingestUrl(accountId: string, url: string): Promise<UploadResult & { blobKey: string }> {
+      const file = await deps.fetcher.fetchToFile(url);
+      try {
+        return await ingestFile(accountId, file.path);
+      } finally {
+        await file.cleanup();
+      }
+    },
+  };
+}
+
+export type UploadsService = ReturnType<typeof createUploadsService>;
