@@ -1,0 +1,125 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AtelierApiError, AtelierConnectionError, type TaskRecord } from '../client/atelier-client.js';
+import type { Thumbnailer } from './thumbnails.js';
+
+type ContentBlock = CallToolResult['content'][number];
+
+/** A failure detected by the MCP server itself, reported like an API error so agents see one shape. */
+export class LocalToolError extends Error {
+  readonly type: string;
+
+  constructor(type: string, message: string) {
+    super(message);
+    this.name = 'LocalToolError';
+    this.type = type;
+  }
+}
+
+/**
+ * A successful result: `structuredContent` mirrors the API's JSON and the first text block repeats it
+ * serialized (the MCP spec asks for that, for clients that ignore structured content).
+ */
+export function structuredResult(
+  structured: Record<string, unknown>,
+  extra: ContentBlock[] = [],
+): CallToolResult {
+  return {
+    structuredContent: structured,
+    content: [{ type: 'text', text: JSON.stringify(structured) }, ...extra],
+  };
+}
+
+// What an agent can do about each error type; worded so it does not retry what retrying cannot fix.
+const ERROR_ADVICE: Record<string, string> = {
+  invalid_request: 'Correct the arguments named in the message and call again.',
+  unauthorized:
+    'The MCP server was started without a usable ATELIER_API_KEY; the user must fix its configuration.',
+  invalid_api_key:
+    'ATELIER_API_KEY in the MCP server configuration is not a valid key; the user must replace it.',
+  upstream_key_missing:
+    'The account has no upstream provider key configured; the user or operator must add one. Retrying will not help.',
+  not_found: 'Check the id: task ids come from the task_ids that generate_image returned.',
+  payload_too_large: 'Images must be 25 MB or smaller.',
+  unsupported_media_type: 'Only png, jpeg, webp, gif and bmp images are accepted.',
+  invalid_image: 'The file is not a decodable image, or it has too many pixels.',
+  fetch_failed: 'Atelier could not download source_url; it must be a public http(s) URL of an image.',
+  upstream_error:
+    'The upstream image provider failed; retry once after a few seconds, maybe with another model.',
+  internal_error: 'Atelier failed unexpectedly; retry once after a few seconds.',
+  service_unavailable: 'Atelier is temporarily unavailable; retry after a few seconds.',
+  too_many_requests: 'Slow down: wait a few seconds before the next call.',
+};
+
+/** A tool error (`isError: true`) carrying the API's type and message, plus advice for the agent. */
+export function errorResult(error: unknown, log?: (message: string) => void): CallToolResult {
+  let text: string;
+  if (error instanceof AtelierApiError) {
+    text = `${error.type} (HTTP ${error.status}): ${error.message}`;
+    const advice = ERROR_ADVICE[error.type];
+    if (advice) text += `\n${advice}`;
+  } else if (error instanceof LocalToolError) {
+    text = `${error.type}: ${error.message}`;
+    const advice = ERROR_ADVICE[error.type];
+    if (advice) text += `\n${advice}`;
+  } else if (error instanceof AtelierConnectionError) {
+    text = `connection_failed: ${error.message}\nCheck that Atelier is running and that ATELIER_BASE_URL points to it.`;
+  } else {
+    // A bug of ours: say so without internals, and keep the details on stderr for the operator.
+    log?.(
+      `unexpected error in a tool: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    text = `internal_error: the Atelier MCP server failed unexpectedly (${error instanceof Error ? error.message : String(error)})`;
+  }
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+/**
+ * Content blocks that show finished images: per completed task a caption with its stable URL and a
+ * small thumbnail, so that multimodal agents can look at what they made.
+ */
+export async function taskImageBlocks(
+  tasks: readonly TaskRecord[],
+  thumbnailer: Thumbnailer,
+  signal?: AbortSignal,
+): Promise<ContentBlock[]> {
+  const seen = new Set<string>();
+  const completed = tasks.filter((task): task is TaskRecord & { imageUrl: string } => {
+    if (task.status !== 'completed' || typeof task.imageUrl !== 'string' || seen.has(task.task_id))
+      return false;
+    seen.add(task.task_id);
+    return true;
+  });
+  if (completed.length === 0) return [];
+  const outcomes = await thumbnailer.render(
+    completed.map((task) => task.imageUrl),
+    signal,
+  );
+  const blocks: ContentBlock[] = [];
+  completed.forEach((task, i) => {
+    const outcome = outcomes[i];
+    if (outcome?.ok) {
+      const { thumbnail } = outcome;
+      blocks.push({
+        type: 'text',
+        text: `Task ${task.task_id} completed: ${task.imageUrl} (thumbnail below, ${thumbnail.width}x${thumbnail.height}; use the URL for the full image)`,
+      });
+      blocks.push({ type: 'image', data: thumbnail.data, mimeType: thumbnail.mimeType });
+    } else {
+      blocks.push({
+        type: 'text',
+        text: `Task ${task.task_id} completed: ${task.imageUrl} (no thumbnail: ${outcome?.reason ?? 'unknown reason'})`,
+      });
+    }
+  });
+  return blocks;
+}
+
+/** Advice on what to call next for tasks that have not finished yet, or undefined when all have. */
+export function pollingHint(tasks: readonly Pick<TaskRecord, 'task_id' | 'status'>[]): string | undefined {
+  const pending = tasks.filter((task) => task.status !== 'completed' && task.status !== 'failed');
+  if (pending.length === 0) return undefined;
+  const ids = JSON.stringify(pending.map((task) => task.task_id));
+  return pending.length === 1
+    ? `Task ${pending[0]?.task_id} is still ${pending[0]?.status}; call get_task again in 2-5 seconds.`
+    : `${pending.length} tasks are not finished; call batch_get_tasks with task_ids ${ids} again in 2-5 seconds.`;
+}

@@ -1,0 +1,216 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import {
+  type AtelierClient,
+  GENERATION_MODES,
+  type GenerateRequest,
+  generateResponseSchema,
+  IMAGE_SIZES,
+  type TaskRecord,
+  taskRecordSchema,
+} from '../../client/atelier-client.js';
+import {
+  MIN_POLL_INTERVAL_MS,
+  overallProgress,
+  type PollingClock,
+  systemClock,
+  waitForTasks,
+} from '../task-polling.js';
+import type { Thumbnailer } from '../thumbnails.js';
+import { errorResult, pollingHint, structuredResult, taskImageBlocks } from '../tool-results.js';
+
+export const MAX_WAIT_SECONDS = 120;
+
+const inputSchema = {
+  prompt: z
+    .string()
+    .min(1)
+    .describe('What to draw, or in edit mode what to change. Must not be empty (at most 8000 characters).'),
+  model: z
+    .string()
+    .optional()
+    .describe(
+      'Model id. Default catalog: "base-image-2" (the default), "pro", "flash2", "flash"; each supports modes text ' +
+        'and edit, none supports fusion. Models differ in cost: get_account_status returns the plan tier ' +
+        '(trial < starter < standard < pro) as a hint of whether a high-cost model is affordable.',
+    ),
+  mode: z
+    .enum(GENERATION_MODES)
+    .optional()
+    .describe(
+      '"text" (default): text-to-image, imageUrls must be empty. "edit": change one image, imageUrls must hold ' +
+        'exactly one URL. "fusion": blend 2 or more images; only models whose catalog lists fusion accept it ' +
+        '(none in the default catalog, so it is refused with invalid_request).',
+    ),
+  aspect: z
+    .string()
+    .optional()
+    .describe(
+      'Width:height ratio, default "1:1". Accepted by default: 1:1, 2:3, 3:2, 3:4, 4:3, 9:16, 16:9, 21:9, 4:5, 5:4 ' +
+        '(an invalid_request error lists what the deployment accepts).',
+    ),
+  imageSize: z
+    .enum(IMAGE_SIZES)
+    .optional()
+    .describe(
+      'Output resolution: "1K" (about 1 megapixel), "2K" (about 4 MP, the default) or "4K" (about 16 MP).',
+    ),
+  count: z
+    .number()
+    .int()
+    .min(1)
+    // Atelier's catalog format caps a model at 16 images; the model's own cap is the server's to enforce.
+    .max(16)
+    .optional()
+    .describe(
+      'Number of images, default 1, capped per model (at most 4 in the default catalog). Each image is one task.',
+    ),
+  imageUrls: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Reference image URLs: none for text, exactly one for edit, 2 or more for fusion. For a local file or a ' +
+        'third-party link, call upload_reference_image first and pass the url it returns.',
+    ),
+  wait: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_WAIT_SECONDS)
+    .optional()
+    .describe(
+      `Seconds to wait for the images within this call (0-${MAX_WAIT_SECONDS}, default 0). With wait > 0 the tool ` +
+        'polls every 2 s and returns the finished tasks with image URLs and thumbnails; unfinished tasks after the ' +
+        'wait are returned as they are. With 0 it returns the task ids at once; then call batch_get_tasks (or ' +
+        'get_task) every 2-5 s. Many MCP clients end a tool call after 60 s, so prefer wait of 50 or less.',
+    ),
+};
+
+const outputSchema = generateResponseSchema.extend({
+  tasks: z
+    .array(taskRecordSchema)
+    .optional()
+    .describe('Latest record of each task, in task_ids order; present when wait > 0 and a poll succeeded'),
+  finished: z.boolean().describe('True when every task is completed or failed'),
+  hint: z.string().describe('What to do next'),
+});
+
+export interface GenerateImageOptions {
+  thumbnailer: Thumbnailer;
+  clock?: PollingClock;
+  /** Between polls while waiting; clamped to the spec's 2-5 s. */
+  pollIntervalMs?: number;
+}
+
+/** Registers `generate_image`: submit, and optionally wait for, image-generation tasks. */
+export function registerGenerateImage(
+  server: McpServer,
+  client: AtelierClient,
+  options: GenerateImageOptions,
+): void {
+  const clock = options.clock ?? systemClock();
+  const pollIntervalMs = options.pollIntervalMs ?? MIN_POLL_INTERVAL_MS;
+
+  server.registerTool(
+    'generate_image',
+    {
+      title: 'Generate images',
+      description:
+        'Create images with Atelier (text-to-image or edit of one reference image). Returns one task id per image ' +
+        'at once; set wait (seconds) to receive the finished images in the same call. Finished images come back ' +
+        'as stable URLs plus small thumbnails. Each image spends upstream credit: avoid needless large counts, 4K ' +
+        'or repeated calls, and check get_account_status when unsure.',
+      inputSchema,
+      outputSchema,
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    },
+    async (args, extra) => {
+      const { wait = 0, ...fields } = args;
+      const request: GenerateRequest = withoutUndefined(fields);
+      let submitted: z.infer<typeof generateResponseSchema>;
+      try {
+        submitted = await client.generate(request, { signal: extra.signal });
+      } catch (error) {
+        return errorResult(error);
+      }
+      const ids = submitted.task_ids;
+      const batchHint = `call batch_get_tasks with task_ids ${JSON.stringify(ids)} every 2-5 seconds until each is completed or failed.`;
+      if (wait === 0 || ids.length === 0) {
+        return structuredResult({
+          ...submitted,
+          finished: false,
+          hint: `Submitted ${ids.length} task(s); ${batchHint}`,
+        });
+      }
+
+      // From here on the tasks exist: whatever happens while waiting, the result must carry their ids
+      // rather than an error, or the agent would submit (and pay for) them again.
+      const progressToken = extra._meta?.progressToken;
+      let lastProgress = -1;
+      const reportProgress = async (progress: number, message: string) => {
+        // MCP requires progress to increase with every notification.
+        if (progressToken === undefined || progress <= lastProgress) return;
+        lastProgress = progress;
+        await extra
+          .sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken, progress, total: 100, message },
+          })
+          .catch(() => {
+            // A lost notification must not fail the generation.
+          });
+      };
+      await reportProgress(0, `Submitted ${ids.length} task(s)`);
+
+      const outcome = await waitForTasks(client, ids, {
+        waitMs: wait * 1000,
+        intervalMs: pollIntervalMs,
+        clock,
+        signal: extra.signal,
+        onPoll: (tasks) => reportProgress(overallProgress(tasks), describeProgress(tasks)),
+      });
+
+      const tasks = outcome.tasks;
+      let hint: string;
+      if (!tasks) {
+        const reason = outcome.lastError instanceof Error ? outcome.lastError.message : 'no answer';
+        hint = `Submitted ${ids.length} task(s), but polling failed (${reason}); ${batchHint}`;
+      } else if (outcome.finished) {
+        hint = summarize(tasks);
+      } else {
+        hint = `${summarize(tasks)} Still running after ${wait} s: ${pollingHint(tasks) ?? batchHint}`;
+      }
+      const structured = tasks
+        ? { ...submitted, tasks, finished: outcome.finished, hint }
+        : { ...submitted, finished: false, hint };
+      const images = tasks ? await taskImageBlocks(tasks, options.thumbnailer, extra.signal) : [];
+      return structuredResult(structured, images);
+    },
+  );
+}
+
+function summarize(tasks: readonly TaskRecord[]): string {
+  const completed = tasks.filter((task) => task.status === 'completed').length;
+  const failed = tasks.filter((task) => task.status === 'failed');
+  let text = `${completed} of ${tasks.length} task(s) completed`;
+  if (failed.length > 0) {
+    const reasons = [...new Set(failed.map((task) => task.error ?? 'unknown error'))].join('; ');
+    text += `, ${failed.length} failed (${reasons})`;
+  }
+  return `${text}.`;
+}
+
+function describeProgress(tasks: readonly TaskRecord[]): string {
+  const done = tasks.filter((task) => task.status === 'completed' || task.status === 'failed').length;
+  return `${done} of ${tasks.length} task(s) finished`;
+}
+
+function withoutUndefined<T extends object>(fields: T): T {
+  // Omitted fields must stay omitted so the deployment's own defaults apply.
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as T;
+}
