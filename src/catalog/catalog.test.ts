@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { DEFAULT_ASPECTS, loadCatalog, parseCatalog, pixelSize } from './catalog.js';
+
+test('the default catalog has the spec four models, text and edit, no fusion, cap 4', () => {
+  const catalog = loadCatalog(undefined, ['local']);
+  assert.deepEqual(
+    catalog.models.map((m) => m.id),
+    ['base-image-2', 'pro', 'flash2', 'flash'],
+  );
+  for (const model of catalog.models) {
+    assert.deepEqual(model.modes, ['text', 'edit']);
+    assert.equal(model.maxCount, 4);
+    assert.deepEqual(model.aspects, [...DEFAULT_ASPECTS]);
+    assert.equal(model.provider, 'local');
+  }
+});
+
+test('pixel sizes: 1K/2K/4K are about 1, 4, 16 MP, sides multiples of 16', () => {
+  assert.deepEqual(pixelSize('1:1', '1K'), { width: 1024, height: 1024 });
+  assert.deepEqual(pixelSize('1:1', '2K'), { width: 2048, height: 2048 });
+  assert.deepEqual(pixelSize('1:1', '4K'), { width: 4096, height: 4096 });
+  for (const aspect of DEFAULT_ASPECTS) {
+    for (const [size, mp] of [['1K', 1], ['2K', 4], ['4K', 16]] as const) {
+      const { width, height } = pixelSize(aspect, size);
+      assert.equal(width % 16, 0);
+      assert.equal(height % 16, 0);
+      const [w, h] = aspect.split(':').map(Number) as [number, number];
+      assert.ok(Math.abs(width / height - w / h) < 0.03, `${aspect} ${size} ratio`);
+      assert.ok(Math.abs((width * height) / (mp * 1024 * 1024) - 1) < 0.03, `${aspect} ${size} area`);
+    }
+  }
+});
+
+test('a catalog file is validated strictly, naming each problem', () => {
+  assert.throws(
+    () =>
+      parseCatalog(
+        { models: [{ id: 'x', provider: 'nope', upstreamModel: 'm', modes: ['text'] }] },
+        ['local'],
+      ),
+    /base-image-2/,
+  );
+  assert.throws(
+    () =>
+      parseCatalog(
+        {
+          models: [
+            { id: 'base-image-2', provider: 'nope', upstreamModel: 'm', modes: ['text'] },
+          ],
+        },
+        ['local'],
+      ),
+    /unknown provider "nope"/,
+  );
+  assert.throws(
+    () =>
+      parseCatalog(
+        { models: [{ id: 'base-image-2', provider: 'local', upstreamModel: 'm', modes: ['paint'], extra: 1 }] },
+        ['local'],
+      ),
+    /modes|extra/,
+  );
+  assert.throws(
+    () =>
+      parseCatalog(
+        { models: [{ id: 'base-image-2', provider: 'local', upstreamModel: 'm', modes: ['text'], aspects: ['wide'] }] },
+        ['local'],
+      ),
+    /aspect/,
+  );
+});
+
+test('ATELIER_CATALOG: a JSON file overrides the built-in catalog; unreadable or bad JSON fails fast', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'catalog-'));
+  const path = join(dir, 'catalog.json');
+  writeFileSync(
+    path,
+    JSON.stringify({
+      models: [
+        { id: 'base-image-2', provider: 'local', upstreamModel: 'local-v1', modes: ['text', 'edit', 'fusion'], maxCount: 2 },
+      ],
+    }),
+  );
+  const catalog = loadCatalog(path, ['local']);
+  assert.deepEqual(catalog.get('base-image-2')?.modes, ['text', 'edit', 'fusion']);
+  assert.equal(catalog.get('base-image-2')?.maxCount, 2);
+  assert.throws(() => loadCatalog(join(dir, 'missing.json'), ['local']), /cannot read/);
+  writeFileSync(path, '{nope');
+  assert.throws(() => loadCatalog(path, ['local']), /not valid JSON/);
+});
