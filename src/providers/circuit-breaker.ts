@@ -1,0 +1,165 @@
+/**
+ * A per-provider circuit breaker. After `failureThreshold` consecutive failures of the upstream
+ * itself, new submits fail fast for `openMs`; then one probe submit is let through (half-open):
+ * its success closes the circuit, its failure opens it again for another `openMs`.
+ *
+ * Only failures that say the upstream is unwell count (5xx, network, timeouts, garbage answers,
+ * a thrown bug). A refused prompt, one account's bad key or exhausted quota are answers from a
+ * working upstream, so they count as successes: one account's 401s must not shut the provider
+ * for everyone. The engine's own aborts say nothing either way.
+ */
+import type { FailureCause, ImageProvider, SubmitOutcome } from './provider.js';
+
+export type CircuitState = 'closed' | 'open' | 'half_open';
+
+export interface CircuitBreaker {
+  state(): CircuitState;
+  /** true when a submit would be let through now (closed, or a probe is due). */
+  canPass(): boolean;
+  /** Claims the right to make one call; false means fail fast. Half-open admits one probe at a time. */
+  tryAcquire(): boolean;
+  recordSuccess(): void;
+  recordFailure(): void;
+  /** Ends a claimed call that says nothing about the upstream's health (e.g. a refused prompt). */
+  recordNeutral(): void;
+  /** Time until a probe is due while open; 0 otherwise. */
+  msUntilProbe(): number;
+}
+
+export interface CircuitBreakerOptions {
+  now: () => number;
+  /** Consecutive upstream failures that open the circuit (default 5). */
+  failureThreshold?: number;
+  /** How long the circuit stays open before a probe (default 30 s). */
+  openMs?: number;
+  /**
+   * A probe that has not reported after this long is presumed lost and another one is allowed
+   * (default 15 minutes: longer than any adapter's own deadline).
+   */
+  probeTimeoutMs?: number;
+}
+
+/** Creates a closed circuit breaker. */
+export function createCircuitBreaker({
+  now,
+  failureThreshold = 5,
+  openMs = 30_000,
+  probeTimeoutMs = 15 * 60_000,
+}: CircuitBreakerOptions): CircuitBreaker {
+  if (failureThreshold < 1) throw new Error('failureThreshold must be at least 1');
+  let failures = 0;
+  let openedAt: number | null = null;
+  let probeStartedAt: number | null = null;
+
+  const probeInFlight = () => probeStartedAt !== null && now() - probeStartedAt < probeTimeoutMs;
+  const state = (): CircuitState => {
+    if (openedAt === null) return 'closed';
+    return now() - openedAt >= openMs ? 'half_open' : 'open';
+  };
+
+  return {
+    state,
+    canPass() {
+      const current = state();
+      return current === 'closed' || (current === 'half_open' && !probeInFlight());
+    },
+    tryAcquire() {
+      const current = state();
+      if (current === 'closed') return true;
+      if (current === 'open' || probeInFlight()) return false;
+      probeStartedAt = now();
+      return true;
+    },
+    recordSuccess() {
+      failures = 0;
+      openedAt = null;
+      probeStartedAt = null;
+    },
+    recordFailure() {
+      if (state() !== 'closed') {
+        // The probe failed (or a call admitted before the circuit opened did): stay open longer.
+        openedAt = now();
+        probeStartedAt = null;
+        return;
+      }
+      failures += 1;
+      if (failures >= failureThreshold) {
+        openedAt = now();
+        probeStartedAt = null;
+      }
+    },
+    recordNeutral() {
+      // A probe that proved nothing frees the slot for the next one.
+      if (state() === 'half_open') probeStartedAt = null;
+    },
+    msUntilProbe() {
+      return openedAt === null ? 0 : Math.max(0, openedAt + openMs - now());
+    },
+  };
+}
+
+const UNHEALTHY: ReadonlySet<FailureCause> = new Set([
+  'upstream_error',
+  'network',
+  'timeout',
+  'bad_response',
+]);
+const NEUTRAL: ReadonlySet<FailureCause> = new Set(['canceled', 'circuit_open']);
+
+function verdict(outcome: SubmitOutcome): 'success' | 'failure' | 'neutral' {
+  if (outcome.kind !== 'failed') return 'success';
+  if (outcome.cause === undefined) return outcome.retryable ? 'failure' : 'success';
+  if (UNHEALTHY.has(outcome.cause)) return 'failure';
+  if (NEUTRAL.has(outcome.cause)) return 'neutral';
+  return 'success';
+}
+
+/**
+ * Wraps a provider so that its submits go through `breaker`. Polls of jobs already running pass
+ * untouched: stopping them would lose work the upstream has accepted.
+ */
+export function withCircuitBreaker(
+  provider: ImageProvider,
+  breaker: CircuitBreaker,
+): ImageProvider & { available(): boolean } {
+  const wrapped: ImageProvider & { available(): boolean } = {
+    name: provider.name,
+    requiresKey: provider.requiresKey,
+    submitsInline: provider.submitsInline,
+    expectedDurationMs: (request) => provider.expectedDurationMs(request),
+    poll: (request) => provider.poll(request),
+    available: () => breaker.canPass() && (provider.available?.() ?? true),
+
+    async submit(request) {
+      if (!breaker.tryAcquire()) {
+        return {
+          kind: 'failed',
+          message: `provider ${provider.name} unavailable: too many upstream failures in a row, retrying later`,
+          retryable: true,
+          retryAfterMs: Math.max(1000, breaker.msUntilProbe()),
+          cause: 'circuit_open',
+        };
+      }
+      let outcome: SubmitOutcome;
+      try {
+        outcome = await provider.submit(request);
+      } catch (error) {
+        breaker.recordFailure();
+        throw error;
+      }
+      const result = verdict(outcome);
+      if (result === 'success') breaker.recordSuccess();
+      else if (result === 'failure') breaker.recordFailure();
+      else breaker.recordNeutral();
+      return outcome;
+    },
+  };
+  if (provider.pollIntervalMs !== undefined) {
+    Object.assign(wrapped, { pollIntervalMs: provider.pollIntervalMs });
+  }
+  if (provider.cancel) {
+    const cancel = provider.cancel.bind(provider);
+    wrapped.cancel = (request) => cancel(request);
+  }
+  return wrapped;
+}

@@ -1,0 +1,359 @@
+/**
+ * Gemini image models through the Generative Language API (`models/{model}:generateContent`),
+ * a synchronous upstream: `submit` makes the whole call and answers `done` with the image bytes.
+ *
+ * Wire format checked against (2026):
+ * - https://ai.google.dev/api/generate-content — request `contents[].parts[]` (`text`,
+ *   `inlineData{mimeType,data}`), `generationConfig.responseModalities`, response
+ *   `candidates[].content.parts[]`, `candidates[].finishReason`, `promptFeedback.blockReason`;
+ *   FinishReason / BlockedReason enums as in googleapis/js-genai `src/types.ts`.
+ * - https://ai.google.dev/gemini-api/docs/image-generation — `generationConfig.imageConfig`
+ *   `{aspectRatio, imageSize: "1K"|"2K"|"4K"}`; `imageSize` exists only on the Gemini 3 image
+ *   models, Gemini 2.x image models make ~1 MP images and take no size.
+ * - https://ai.google.dev/gemini-api/docs/troubleshooting and google.rpc `Status` — error body
+ *   `{error:{code,message,status,details[]}}`, `API_KEY_INVALID` in an `ErrorInfo` detail,
+ *   `RetryInfo.retryDelay` on 429.
+ * - Inline request limit: 20 MB historically, raised to 100 MB in Jan 2026
+ *   (blog.google "gemini-api-new-file-limits"); the default here stays at the safe 20 MB.
+ *
+ * Retry safety: generateContent is stateless (no job is kept upstream, nothing can be fetched
+ * later), so a call that died after it was sent has produced nothing we could recover. Sending it
+ * again is safe for correctness and costs at most one extra billed generation; such failures carry
+ * `maybeAccepted: true` and the engine retries them at most once.
+ */
+import type { Dispatcher } from 'undici';
+import type {
+  ImageProvider,
+  ImageSize,
+  ProviderFailure,
+  ProviderRequest,
+  SubmitOutcome,
+} from './provider.js';
+import {
+  assertNever,
+  callUpstream,
+  createUpstreamDispatcher,
+  fitReferences,
+  isRecord,
+  parseJson,
+  retryAfterMs,
+  safeMessage,
+  sniffImageType,
+  statusClass,
+  transportFailure,
+} from './upstream-http.js';
+
+export interface GeminiProviderOptions {
+  baseUrl?: string;
+  /** Deadline of one generateContent call; 4K images on the pro model take minutes. */
+  requestTimeoutMs?: number;
+  /** Expected duration of one image, for the engine's progress estimate. */
+  expectedDurationMs?: number | ((request: Pick<ProviderRequest, 'upstreamModel' | 'imageSize'>) => number);
+  /** Largest request body the API takes with inline images (default 20 MB). */
+  maxRequestBytes?: number;
+  /** Models that refuse `imageConfig.imageSize` (default: the Gemini 2.x family). */
+  refusesImageSize?: (upstreamModel: string) => boolean;
+  dispatcher?: Dispatcher;
+  now?: () => number;
+}
+
+/** Input types the API takes as `inlineData` for images. */
+const ACCEPTED_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/heic', 'image/heif'];
+
+/** Gemini 2.0/2.5 image models have no size control; Gemini 3 image models take 1K/2K/4K. */
+export function geminiRefusesImageSize(upstreamModel: string): boolean {
+  return /^(models\/)?gemini-2\./.test(upstreamModel);
+}
+
+function defaultExpectedDurationMs({
+  upstreamModel,
+  imageSize,
+}: Pick<ProviderRequest, 'upstreamModel' | 'imageSize'>) {
+  const base = /pro/.test(upstreamModel) ? 30_000 : 12_000;
+  const factor: Record<ImageSize, number> = { '1K': 1, '2K': 1.5, '4K': 2.5 };
+  return Math.round(base * factor[imageSize]);
+}
+
+const FINISH_REASONS = [
+  'FINISH_REASON_UNSPECIFIED',
+  'STOP',
+  'MAX_TOKENS',
+  'SAFETY',
+  'RECITATION',
+  'LANGUAGE',
+  'OTHER',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'MALFORMED_FUNCTION_CALL',
+  'IMAGE_SAFETY',
+  'IMAGE_PROHIBITED_CONTENT',
+  'IMAGE_RECITATION',
+  'IMAGE_OTHER',
+  'NO_IMAGE',
+  'UNEXPECTED_TOOL_CALL',
+  'TOO_MANY_TOOL_CALLS',
+] as const;
+type FinishReason = (typeof FINISH_REASONS)[number];
+
+const BLOCK_REASONS = [
+  'BLOCKED_REASON_UNSPECIFIED',
+  'SAFETY',
+  'OTHER',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'IMAGE_SAFETY',
+] as const;
+type BlockReason = (typeof BLOCK_REASONS)[number];
+
+function isOneOf<T extends string>(list: readonly T[], value: unknown): value is T {
+  return typeof value === 'string' && (list as readonly string[]).includes(value);
+}
+
+/** Why a candidate has no image, and whether that is a refusal (blocked) rather than a miss. */
+function explainFinish(reason: FinishReason): { text: string; blocked: boolean } {
+  switch (reason) {
+    case 'SAFETY':
+    case 'IMAGE_SAFETY':
+      return { text: 'the image was blocked by Gemini safety filters', blocked: true };
+    case 'PROHIBITED_CONTENT':
+    case 'IMAGE_PROHIBITED_CONTENT':
+      return { text: 'the request was blocked as prohibited content', blocked: true };
+    case 'BLOCKLIST':
+      return { text: 'the prompt contains blocked terms', blocked: true };
+    case 'SPII':
+      return { text: 'the output was blocked for sensitive personal information', blocked: true };
+    case 'RECITATION':
+    case 'IMAGE_RECITATION':
+      return { text: 'the output was blocked for reciting protected content', blocked: true };
+    case 'LANGUAGE':
+      return { text: 'the prompt language is not supported', blocked: false };
+    case 'MAX_TOKENS':
+      return { text: 'the model ran out of output tokens before producing an image', blocked: false };
+    case 'NO_IMAGE':
+    case 'IMAGE_OTHER':
+    case 'OTHER':
+    case 'STOP':
+    case 'FINISH_REASON_UNSPECIFIED':
+      return { text: 'the model returned no image', blocked: false };
+    case 'MALFORMED_FUNCTION_CALL':
+    case 'UNEXPECTED_TOOL_CALL':
+    case 'TOO_MANY_TOOL_CALLS':
+      return { text: 'the model answered with a tool call instead of an image', blocked: false };
+    default:
+      return assertNever(reason, 'finish reason');
+  }
+}
+
+function explainBlock(reason: BlockReason): string {
+  switch (reason) {
+    case 'SAFETY':
+    case 'IMAGE_SAFETY':
+      return 'the prompt was blocked by Gemini safety filters';
+    case 'PROHIBITED_CONTENT':
+      return 'the prompt was blocked as prohibited content';
+    case 'BLOCKLIST':
+      return 'the prompt contains blocked terms';
+    case 'OTHER':
+    case 'BLOCKED_REASON_UNSPECIFIED':
+      return 'the prompt was blocked';
+    default:
+      return assertNever(reason, 'block reason');
+  }
+}
+
+/** `"13s"` / `"0.5s"` from a google.rpc.RetryInfo detail. */
+function retryInfoMs(details: unknown): number | undefined {
+  if (!Array.isArray(details)) return undefined;
+  for (const detail of details) {
+    if (isRecord(detail) && typeof detail.retryDelay === 'string') {
+      const match = /^(\d+(?:\.\d+)?)s$/.exec(detail.retryDelay);
+      if (match) return Math.ceil(Number(match[1]) * 1000);
+    }
+  }
+  return undefined;
+}
+
+function hasReason(details: unknown, reason: string): boolean {
+  return Array.isArray(details) && details.some((d) => isRecord(d) && d.reason === reason);
+}
+
+/** Creates the Gemini adapter. */
+export function createGeminiProvider(options: GeminiProviderOptions = {}): ImageProvider {
+  const baseUrl = (options.baseUrl ?? 'https://generativelanguage.googleapis.com').replace(/\/+$/, '');
+  const requestTimeoutMs = options.requestTimeoutMs ?? 300_000;
+  const maxRequestBytes = options.maxRequestBytes ?? 20_000_000;
+  const refusesImageSize = options.refusesImageSize ?? geminiRefusesImageSize;
+  const dispatcher = options.dispatcher ?? createUpstreamDispatcher();
+  const now = options.now ?? Date.now;
+  const expected = options.expectedDurationMs ?? defaultExpectedDurationMs;
+
+  const fail = (message: string, fields: Omit<ProviderFailure, 'kind' | 'message'>): ProviderFailure => ({
+    kind: 'failed',
+    message: `Gemini: ${message}`,
+    ...fields,
+  });
+
+  function errorFailure(status: number, headers: Headers, body: Buffer, apiKey: string): ProviderFailure {
+    const json = parseJson(body);
+    const error = isRecord(json) && isRecord(json.error) ? json.error : undefined;
+    const upstreamStatus = typeof error?.status === 'string' ? error.status : undefined;
+    const upstreamText =
+      typeof error?.message === 'string' ? safeMessage(error.message, [apiKey]) : `HTTP ${status}`;
+    const label = `${upstreamText} (HTTP ${status}${upstreamStatus ? ` ${upstreamStatus}` : ''})`;
+    if (hasReason(error?.details, 'API_KEY_INVALID') || /API key not valid/i.test(upstreamText)) {
+      return fail(`the API key was rejected: ${label}`, { retryable: false, cause: 'unauthorized' });
+    }
+    const { retryable, cause } = statusClass(status);
+    const failure = fail(label, { retryable, cause });
+    if (status === 429 || status === 503) {
+      const wait = retryAfterMs(headers, now()) ?? retryInfoMs(error?.details);
+      if (wait !== undefined) failure.retryAfterMs = wait;
+    }
+    return failure;
+  }
+
+  function readImage(json: unknown): SubmitOutcome {
+    if (!isRecord(json)) {
+      return fail('the answer is not a JSON object', {
+        retryable: true,
+        maybeAccepted: true,
+        cause: 'bad_response',
+      });
+    }
+    const feedback = isRecord(json.promptFeedback) ? json.promptFeedback : undefined;
+    if (feedback && feedback.blockReason !== undefined) {
+      const reason = isOneOf(BLOCK_REASONS, feedback.blockReason) ? feedback.blockReason : 'OTHER';
+      const detail =
+        typeof feedback.blockReasonMessage === 'string'
+          ? `: ${safeMessage(feedback.blockReasonMessage)}`
+          : '';
+      return fail(`${explainBlock(reason)} (${String(feedback.blockReason)})${detail}`, {
+        retryable: false,
+        cause: 'blocked',
+      });
+    }
+    const candidates = Array.isArray(json.candidates) ? json.candidates.filter(isRecord) : [];
+    const texts: string[] = [];
+    for (const candidate of candidates) {
+      const parts =
+        isRecord(candidate.content) && Array.isArray(candidate.content.parts) ? candidate.content.parts : [];
+      // Gemini 3 models may stream "thought" images before the final one: keep the last real one.
+      let image: { data: string; mimeType?: string } | undefined;
+      for (const part of parts) {
+        if (!isRecord(part) || part.thought === true) continue;
+        const inline = isRecord(part.inlineData)
+          ? part.inlineData
+          : isRecord(part.inline_data)
+            ? part.inline_data
+            : undefined;
+        const mimeType = inline?.mimeType ?? inline?.mime_type;
+        if (
+          inline &&
+          typeof inline.data === 'string' &&
+          (typeof mimeType !== 'string' || mimeType.startsWith('image/'))
+        ) {
+          image = { data: inline.data, mimeType: typeof mimeType === 'string' ? mimeType : undefined };
+        } else if (typeof part.text === 'string' && part.text.trim() !== '') {
+          texts.push(part.text);
+        }
+      }
+      if (image) {
+        const bytes = Buffer.from(image.data, 'base64');
+        const sniffed = sniffImageType(bytes);
+        if (!sniffed) {
+          return fail('the image in the answer is not a readable PNG, JPEG or WebP', {
+            retryable: true,
+            maybeAccepted: true,
+            cause: 'bad_response',
+          });
+        }
+        return { kind: 'done', image: { bytes, contentType: sniffed } };
+      }
+    }
+    const first = candidates[0];
+    const reason = first && isOneOf(FINISH_REASONS, first.finishReason) ? first.finishReason : 'OTHER';
+    const { text, blocked } = explainFinish(reason);
+    const said = texts.length > 0 ? `; the model said: "${safeMessage(texts.join(' '), [], 300)}"` : '';
+    const raw = first && typeof first.finishReason === 'string' ? ` (${first.finishReason})` : '';
+    // A miss is final too: retrying an identical prompt mostly misses again, and each try is billed.
+    return fail(`${text}${raw}${said}`, { retryable: false, cause: blocked ? 'blocked' : 'invalid_request' });
+  }
+
+  return {
+    name: 'gemini',
+    requiresKey: true,
+    submitsInline: false,
+    expectedDurationMs: (request) => (typeof expected === 'number' ? expected : expected(request)),
+
+    async submit(request) {
+      if (!request.apiKey) {
+        return fail('no API key is configured for this account or deployment', {
+          retryable: false,
+          cause: 'unauthorized',
+        });
+      }
+      const model = request.upstreamModel.replace(/^models\//, '');
+      const sendsSize = !refusesImageSize(model);
+      if (!sendsSize && request.imageSize !== '1K') {
+        return fail(
+          `${model} has no size control and makes ~1K images; its catalog entry must list sizes ["1K"] only (asked for ${request.imageSize})`,
+          { retryable: false, cause: 'invalid_request' },
+        );
+      }
+      const prompt = { text: request.prompt };
+      const overhead = Buffer.byteLength(JSON.stringify(prompt)) + 4096;
+      const fitted = await fitReferences(request.references, {
+        acceptedTypes: ACCEPTED_TYPES,
+        budgetBytes: maxRequestBytes - overhead,
+      });
+      if ('error' in fitted) return fail(fitted.error, { retryable: false, cause: 'invalid_request' });
+      const body = JSON.stringify({
+        contents: [
+          {
+            role: 'user',
+            parts: [
+              prompt,
+              ...fitted.map((image) => ({
+                inlineData: { mimeType: image.contentType, data: image.bytes.toString('base64') },
+              })),
+            ],
+          },
+        ],
+        generationConfig: {
+          responseModalities: ['IMAGE'],
+          imageConfig: sendsSize
+            ? { aspectRatio: request.aspect, imageSize: request.imageSize }
+            : { aspectRatio: request.aspect },
+        },
+      });
+      const answer = await callUpstream({
+        url: `${baseUrl}/v1beta/models/${encodeURIComponent(model)}:generateContent`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-goog-api-key': request.apiKey },
+        body,
+        timeoutMs: requestTimeoutMs,
+        signal: request.signal,
+        dispatcher,
+      });
+      if (answer.kind === 'transport_error') return transportFailure('Gemini', answer);
+      if (answer.status < 200 || answer.status >= 300) {
+        return errorFailure(answer.status, answer.headers, answer.body, request.apiKey);
+      }
+      const json = parseJson(answer.body);
+      if (json === undefined) {
+        return fail('the answer is not valid JSON', {
+          retryable: true,
+          maybeAccepted: true,
+          cause: 'bad_response',
+        });
+      }
+      return readImage(json);
+    },
+
+    async poll() {
+      // Never pending: submit always ends the call.
+      return fail('poll called on a synchronous provider', { retryable: false, cause: 'invalid_request' });
+    },
+  };
+}

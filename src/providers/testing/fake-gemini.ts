@@ -1,0 +1,229 @@
+/**
+ * A loopback stand-in for the Generative Language API `generateContent` endpoint that checks
+ * requests the way the real one does: unknown fields, a wrong image type, an `imageSize` sent to
+ * a model that has none, a bad key or an oversized body are refused with the real error shapes.
+ * Answers are scripted per call; the default is a small PNG of the requested aspect.
+ */
+import sharp from 'sharp';
+import { z } from 'zod';
+import {
+  type FakeAnswer,
+  type FakeHttpServer,
+  type RecordedRequest,
+  smallSizeFor,
+  solidPng,
+  startFakeHttpServer,
+} from './fake-http.js';
+
+export type GeminiScript =
+  | { kind: 'image'; thoughtFirst?: boolean; text?: string }
+  | { kind: 'blocked'; blockReason: string }
+  | { kind: 'finish'; finishReason: string; text?: string }
+  | { kind: 'error'; status: number; json: unknown; headers?: Record<string, string> }
+  | { kind: 'hang' }
+  | { kind: 'malformed' };
+
+export interface GeminiCall {
+  model: string;
+  body: z.infer<typeof requestSchema>;
+  raw: RecordedRequest;
+}
+
+const ASPECTS = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9'] as const;
+
+const partSchema = z.union([
+  z.object({ text: z.string().min(1) }).strict(),
+  z
+    .object({
+      inlineData: z
+        .object({
+          mimeType: z.enum(['image/png', 'image/jpeg', 'image/webp', 'image/heic', 'image/heif']),
+          data: z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, 'inlineData.data must be base64'),
+        })
+        .strict(),
+    })
+    .strict(),
+]);
+
+const requestSchema = z
+  .object({
+    contents: z
+      .array(z.object({ role: z.enum(['user']).optional(), parts: z.array(partSchema).min(1) }).strict())
+      .min(1),
+    generationConfig: z
+      .object({
+        responseModalities: z
+          .array(z.enum(['TEXT', 'IMAGE']))
+          .min(1)
+          .refine((m) => m.includes('IMAGE'), 'responseModalities must include IMAGE'),
+        imageConfig: z
+          .object({
+            aspectRatio: z.enum(ASPECTS).optional(),
+            imageSize: z.enum(['1K', '2K', '4K']).optional(),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict(),
+  })
+  .strict();
+
+const invalidArgument = (message: string): FakeAnswer => ({
+  status: 400,
+  json: { error: { code: 400, message, status: 'INVALID_ARGUMENT' } },
+});
+
+export interface FakeGemini extends FakeHttpServer {
+  calls: GeminiCall[];
+  /** Answers for the next calls, in order; afterwards each call gets an image. */
+  script(...answers: GeminiScript[]): void;
+}
+
+/** Starts a fake Gemini API that accepts `apiKey`. */
+export async function startFakeGemini({
+  apiKey,
+  maxRequestBytes = 20_000_000,
+  sizelessModels = /^gemini-2\./,
+}: {
+  apiKey: string;
+  maxRequestBytes?: number;
+  sizelessModels?: RegExp;
+}): Promise<FakeGemini> {
+  const queue: GeminiScript[] = [];
+  const calls: GeminiCall[] = [];
+
+  async function handle(request: RecordedRequest): Promise<FakeAnswer> {
+    const match = /^\/v1beta\/models\/([^/:]+):generateContent$/.exec(request.path);
+    if (request.method !== 'POST' || !match?.[1]) {
+      return { status: 404, json: { error: { code: 404, message: 'Not found', status: 'NOT_FOUND' } } };
+    }
+    const model = decodeURIComponent(match[1]);
+    const key = request.headers['x-goog-api-key'];
+    if (key === undefined) {
+      return {
+        status: 403,
+        json: {
+          error: {
+            code: 403,
+            message: "Method doesn't allow unregistered callers",
+            status: 'PERMISSION_DENIED',
+          },
+        },
+      };
+    }
+    if (key !== apiKey) {
+      return {
+        status: 400,
+        json: {
+          error: {
+            code: 400,
+            message: 'API key not valid. Please pass a valid API key.',
+            status: 'INVALID_ARGUMENT',
+            details: [
+              {
+                '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+                reason: 'API_KEY_INVALID',
+                domain: 'googleapis.com',
+              },
+            ],
+          },
+        },
+      };
+    }
+    if (request.query.has('key'))
+      return invalidArgument('the key belongs in the x-goog-api-key header, not the URL');
+    if (!String(request.headers['content-type']).startsWith('application/json')) {
+      return invalidArgument('Content-Type must be application/json');
+    }
+    if (request.body.length > maxRequestBytes) {
+      return {
+        status: 413,
+        json: {
+          error: { code: 413, message: 'Request payload size exceeds the limit', status: 'INVALID_ARGUMENT' },
+        },
+      };
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(request.body.toString('utf8'));
+    } catch {
+      return invalidArgument('Invalid JSON payload received.');
+    }
+    const parsed = requestSchema.safeParse(json);
+    if (!parsed.success) {
+      return invalidArgument(
+        `Invalid JSON payload received. ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
+    }
+    const body = parsed.data;
+    if (sizelessModels.test(model) && body.generationConfig.imageConfig?.imageSize !== undefined) {
+      return invalidArgument(`imageSize is not supported by ${model}`);
+    }
+    for (const content of body.contents) {
+      for (const part of content.parts) {
+        if ('inlineData' in part) {
+          try {
+            await sharp(Buffer.from(part.inlineData.data, 'base64')).metadata();
+          } catch {
+            return invalidArgument('Unable to process input image.');
+          }
+        }
+      }
+    }
+    calls.push({ model, body, raw: request });
+    const next = queue.shift() ?? { kind: 'image' };
+    switch (next.kind) {
+      case 'hang':
+        return { hang: true };
+      case 'malformed':
+        return {
+          status: 200,
+          raw: '{"candidates": [{"content": {"parts": [{"inlineDa',
+          contentType: 'application/json',
+        };
+      case 'error':
+        return { status: next.status, json: next.json, headers: next.headers };
+      case 'blocked':
+        return {
+          status: 200,
+          json: { promptFeedback: { blockReason: next.blockReason }, modelVersion: model },
+        };
+      case 'finish':
+        return {
+          status: 200,
+          json: {
+            candidates: [
+              {
+                content: { role: 'model', parts: next.text ? [{ text: next.text }] : [] },
+                finishReason: next.finishReason,
+                index: 0,
+              },
+            ],
+            modelVersion: model,
+          },
+        };
+      case 'image': {
+        const { width, height } = smallSizeFor(body.generationConfig.imageConfig?.aspectRatio ?? '1:1');
+        const data = (await solidPng(width, height)).toString('base64');
+        const thought = (await solidPng(8, 8, '#999999')).toString('base64');
+        const parts: unknown[] = [];
+        if (next.thoughtFirst)
+          parts.push({ inlineData: { mimeType: 'image/png', data: thought }, thought: true });
+        if (next.text) parts.push({ text: next.text });
+        parts.push({ inlineData: { mimeType: 'image/png', data } });
+        return {
+          status: 200,
+          json: {
+            candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+            usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 1290, totalTokenCount: 1300 },
+            modelVersion: model,
+            responseId: `resp-${calls.length}`,
+          },
+        };
+      }
+    }
+  }
+
+  const server = await startFakeHttpServer(handle);
+  return { ...server, calls, script: (...answers) => queue.push(...answers) };
+}
