@@ -1,9 +1,9 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
-import { catalogRoutes } from './catalog/routes.js';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { accountRoutes } from './accounts/routes.js';
 import { assetRoutes } from './assets/routes.js';
 import { blobRoutes } from './blobs/routes.js';
+import { catalogRoutes } from './catalog/routes.js';
 import type { Core } from './core.js';
 import { generationRoutes } from './generations/routes.js';
 import { bearerKeyResolver, requireAccount } from './http/authentication.js';
@@ -19,7 +19,11 @@ async function apiV1(app: FastifyInstance, { core }: { core: Core }) {
   await app.register(generationRoutes, { generations: core.generations });
   await app.register(taskRoutes, { tasks: core.tasks });
   await app.register(uploadRoutes, { uploads: core.uploads });
-  await app.register(accountRoutes, { catalog: core.catalog, providers: core.providers, keys: core.accounts.keyResolver });
+  await app.register(accountRoutes, {
+    catalog: core.catalog,
+    providers: core.providers,
+    keys: core.accounts.keyResolver,
+  });
   await app.register(assetRoutes, { assets: core.assets });
   await app.register(catalogRoutes, { catalog: core.catalog });
 }

@@ -3,9 +3,9 @@ import pino, { type Logger } from 'pino';
 import { createAccountsRepository } from './accounts/accounts-repository.js';
 import { createAccountsService } from './accounts/accounts-service.js';
 import { createAssetsRepository } from './assets/assets-repository.js';
-import { createDiskBlobStore } from './blobs/disk-blob-store.js';
 import type { BlobStore } from './blobs/blob-store.js';
 import { isBlobKey } from './blobs/blob-store.js';
+import { createDiskBlobStore } from './blobs/disk-blob-store.js';
 import { loadCatalog } from './catalog/catalog.js';
 import type { Config } from './config/config.js';
 import { createGenerationsRepository } from './generations/generations-repository.js';
@@ -43,7 +43,10 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     overrides.logger ??
     pino({
       level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.apiKey', '*.password'], censor: '[redacted]' },
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers.cookie', '*.apiKey', '*.password'],
+        censor: '[redacted]',
+      },
     });
   const db = overrides.db ?? (await openDatabase(config.databaseUrl));
   const blobs = overrides.blobs ?? createDiskBlobStore({ root: config.blobDir });
@@ -60,7 +63,11 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   };
 
   const accountsRepository = createAccountsRepository({ db, clock, ids });
-  const accounts = createAccountsService({ accounts: accountsRepository, secrets, deploymentKeys: providers.deploymentKeys });
+  const accounts = createAccountsService({
+    accounts: accountsRepository,
+    secrets,
+    deploymentKeys: providers.deploymentKeys,
+  });
   const assets = createAssetsRepository({ db, clock, ids });
   const tasks = createTasksRepository({ db, clock });
   const generationsRepository = createGenerationsRepository({ db, clock, ids });

@@ -20,7 +20,13 @@ function toAccount(row: Pick<AccountsTable, 'id' | 'email' | 'tier' | 'created_a
 /** Store queries for accounts and their sealed upstream keys. */
 export function createAccountsRepository({ db, clock, ids }: { db: Db; clock: Clock; ids: IdGenerator }) {
   return {
-    async insert(input: { email: string; tier: Tier; passwordHash: string | null; apiKeyHash: string; apiKeyHint: string }) {
+    async insert(input: {
+      email: string;
+      tier: Tier;
+      passwordHash: string | null;
+      apiKeyHash: string;
+      apiKeyHint: string;
+    }) {
       const now = clock.now();
       const row = {
         id: ids.next('acc'),
@@ -60,7 +66,10 @@ export function createAccountsRepository({ db, clock, ids }: { db: Db; clock: Cl
     },
 
     async count(): Promise<number> {
-      const row = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+      const row = await db
+        .selectFrom('accounts')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirst();
       return Number(row?.n ?? 0);
     },
 
@@ -93,12 +102,18 @@ export function createAccountsRepository({ db, clock, ids }: { db: Db; clock: Cl
       await db
         .insertInto('upstream_keys')
         .values({ account_id: accountId, provider, ciphertext, created_at: clock.now() })
-        .onConflict((oc) => oc.columns(['account_id', 'provider']).doUpdateSet({ ciphertext, created_at: clock.now() }))
+        .onConflict((oc) =>
+          oc.columns(['account_id', 'provider']).doUpdateSet({ ciphertext, created_at: clock.now() }),
+        )
         .execute();
     },
 
     async deleteUpstreamKey(accountId: string, provider: string): Promise<void> {
-      await db.deleteFrom('upstream_keys').where('account_id', '=', accountId).where('provider', '=', provider).execute();
+      await db
+        .deleteFrom('upstream_keys')
+        .where('account_id', '=', accountId)
+        .where('provider', '=', provider)
+        .execute();
     },
 
     async getUpstreamKey(accountId: string, provider: string): Promise<string | undefined> {
@@ -112,7 +127,11 @@ export function createAccountsRepository({ db, clock, ids }: { db: Db; clock: Cl
     },
 
     async upstreamKeyProviders(accountId: string): Promise<string[]> {
-      const rows = await db.selectFrom('upstream_keys').select('provider').where('account_id', '=', accountId).execute();
+      const rows = await db
+        .selectFrom('upstream_keys')
+        .select('provider')
+        .where('account_id', '=', accountId)
+        .execute();
       return rows.map((r) => r.provider);
     },
   };

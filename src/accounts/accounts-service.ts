@@ -9,7 +9,8 @@ const emailPattern = /^[^\s@]+@[^\s@]+$/;
 /** Normalises and checks an e-mail address (the account's login name). */
 export function normalizeEmail(email: string): string {
   const value = email.trim().toLowerCase();
-  if (!emailPattern.test(value) || value.length > 254) throw new ApiError('invalid_request', `invalid email: ${email}`);
+  if (!emailPattern.test(value) || value.length > 254)
+    throw new ApiError('invalid_request', `invalid email: ${email}`);
   return value;
 }
 
@@ -40,7 +41,8 @@ export function createAccountsService({
   async function create(input: { email: string; tier?: string; password?: string }) {
     const email = normalizeEmail(input.email);
     const tier = parseTier(input.tier ?? 'trial');
-    if (await accounts.findByEmail(email)) throw new ApiError('invalid_request', `an account with email ${email} exists`);
+    if (await accounts.findByEmail(email))
+      throw new ApiError('invalid_request', `an account with email ${email} exists`);
     if (input.password !== undefined && input.password.length < 8) {
       throw new ApiError('invalid_request', 'password must be at least 8 characters');
     }
@@ -88,7 +90,8 @@ export function createAccountsService({
     },
 
     async setPassword(accountId: string, password: string): Promise<void> {
-      if (password.length < 8) throw new ApiError('invalid_request', 'password must be at least 8 characters');
+      if (password.length < 8)
+        throw new ApiError('invalid_request', 'password must be at least 8 characters');
       await accounts.updatePasswordHash(accountId, await hashPassword(password));
     },
 
@@ -96,7 +99,10 @@ export function createAccountsService({
     async verifyLogin(email: string, password: string): Promise<Account | undefined> {
       const found = await accounts.findByEmail(email.trim().toLowerCase());
       // Hash anyway for unknown emails, so the answer takes as long either way.
-      const ok = await verifyPassword(password, found?.passwordHash ?? 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAA');
+      const ok = await verifyPassword(
+        password,
+        found?.passwordHash ?? 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAA',
+      );
       return ok && found ? found.account : undefined;
     },
 

@@ -19,7 +19,10 @@ export async function ensureDemoAccount(
 }
 
 /** The first-start banner: credentials and a curl for a first generation. */
-export function demoBanner(credentials: { email: string; apiKey: string; password: string }, baseUrl: string): string {
+export function demoBanner(
+  credentials: { email: string; apiKey: string; password: string },
+  baseUrl: string,
+): string {
   return [
     '',
     '  Atelier created a demo account (shown once — keep it):',

@@ -90,7 +90,11 @@ export function createAssetsRepository({ db, clock, ids }: { db: Db; clock: Cloc
       width: number;
       height: number;
     }): Promise<void> {
-      const existing = await db.selectFrom('assets').select('id').where('task_id', '=', input.taskId).executeTakeFirst();
+      const existing = await db
+        .selectFrom('assets')
+        .select('id')
+        .where('task_id', '=', input.taskId)
+        .executeTakeFirst();
       if (existing) return;
       await db
         .insertInto('assets')

@@ -13,7 +13,11 @@ export async function assetRoutes(app: FastifyInstance, { assets }: { assets: As
     if (kind !== undefined && kind !== 'upload' && kind !== 'result') {
       throw new ApiError('invalid_request', 'kind must be upload or result');
     }
-    const { items, total } = await assets.page(accountOf(request).id, { page, limit, kind: kind as AssetKind | undefined });
+    const { items, total } = await assets.page(accountOf(request).id, {
+      page,
+      limit,
+      kind: kind as AssetKind | undefined,
+    });
     return { items, total, page, limit, total_pages: Math.ceil(total / limit) };
   });
 }

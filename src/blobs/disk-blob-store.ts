@@ -1,7 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { copyFile, mkdir, readFile, rename, rm, stat as statFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { type BlobStat, type BlobStore, contentTypeOfKey, isBlobKey } from './blob-store.js';
 
 /** Blobs as files under one directory; writes go to a temp name and are renamed into place. */

@@ -24,7 +24,11 @@ test('pixel sizes: 1K/2K/4K are about 1, 4, 16 MP, sides multiples of 16', () =>
   assert.deepEqual(pixelSize('1:1', '2K'), { width: 2048, height: 2048 });
   assert.deepEqual(pixelSize('1:1', '4K'), { width: 4096, height: 4096 });
   for (const aspect of DEFAULT_ASPECTS) {
-    for (const [size, mp] of [['1K', 1], ['2K', 4], ['4K', 16]] as const) {
+    for (const [size, mp] of [
+      ['1K', 1],
+      ['2K', 4],
+      ['4K', 16],
+    ] as const) {
       const { width, height } = pixelSize(aspect, size);
       assert.equal(width % 16, 0);
       assert.equal(height % 16, 0);
@@ -38,19 +42,16 @@ test('pixel sizes: 1K/2K/4K are about 1, 4, 16 MP, sides multiples of 16', () =>
 test('a catalog file is validated strictly, naming each problem', () => {
   assert.throws(
     () =>
-      parseCatalog(
-        { models: [{ id: 'x', provider: 'nope', upstreamModel: 'm', modes: ['text'] }] },
-        ['local'],
-      ),
+      parseCatalog({ models: [{ id: 'x', provider: 'nope', upstreamModel: 'm', modes: ['text'] }] }, [
+        'local',
+      ]),
     /base-image-2/,
   );
   assert.throws(
     () =>
       parseCatalog(
         {
-          models: [
-            { id: 'base-image-2', provider: 'nope', upstreamModel: 'm', modes: ['text'] },
-          ],
+          models: [{ id: 'base-image-2', provider: 'nope', upstreamModel: 'm', modes: ['text'] }],
         },
         ['local'],
       ),
@@ -59,7 +60,9 @@ test('a catalog file is validated strictly, naming each problem', () => {
   assert.throws(
     () =>
       parseCatalog(
-        { models: [{ id: 'base-image-2', provider: 'local', upstreamModel: 'm', modes: ['paint'], extra: 1 }] },
+        {
+          models: [{ id: 'base-image-2', provider: 'local', upstreamModel: 'm', modes: ['paint'], extra: 1 }],
+        },
         ['local'],
       ),
     /modes|extra/,
@@ -67,7 +70,11 @@ test('a catalog file is validated strictly, naming each problem', () => {
   assert.throws(
     () =>
       parseCatalog(
-        { models: [{ id: 'base-image-2', provider: 'local', upstreamModel: 'm', modes: ['text'], aspects: ['wide'] }] },
+        {
+          models: [
+            { id: 'base-image-2', provider: 'local', upstreamModel: 'm', modes: ['text'], aspects: ['wide'] },
+          ],
+        },
         ['local'],
       ),
     /aspect/,
@@ -81,7 +88,13 @@ test('ATELIER_CATALOG: a JSON file overrides the built-in catalog; unreadable or
     path,
     JSON.stringify({
       models: [
-        { id: 'base-image-2', provider: 'local', upstreamModel: 'local-v1', modes: ['text', 'edit', 'fusion'], maxCount: 2 },
+        {
+          id: 'base-image-2',
+          provider: 'local',
+          upstreamModel: 'local-v1',
+          modes: ['text', 'edit', 'fusion'],
+          maxCount: 2,
+        },
       ],
     }),
   );

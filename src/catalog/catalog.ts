@@ -3,7 +3,18 @@ import { z } from 'zod';
 import type { GenerationMode, ImageSize } from '../providers/provider.js';
 
 /** The spec's listed ratios plus 4:5 and 5:4 (DESIGN.md §2). */
-export const DEFAULT_ASPECTS = ['1:1', '2:3', '3:2', '3:4', '4:3', '9:16', '16:9', '21:9', '4:5', '5:4'] as const;
+export const DEFAULT_ASPECTS = [
+  '1:1',
+  '2:3',
+  '3:2',
+  '3:4',
+  '4:3',
+  '9:16',
+  '16:9',
+  '21:9',
+  '4:5',
+  '5:4',
+] as const;
 export const ALL_SIZES: readonly ImageSize[] = ['1K', '2K', '4K'];
 export const DEFAULT_MODEL_ID = 'base-image-2';
 export const DEFAULT_MAX_COUNT = 4;
@@ -19,8 +30,14 @@ const catalogEntrySchema = z
     provider: z.string().min(1),
     upstreamModel: z.string().min(1),
     modes: z.array(z.enum(['text', 'edit', 'fusion'])).min(1),
-    aspects: z.array(z.string().regex(aspectPattern, 'aspect must look like W:H')).min(1).default([...DEFAULT_ASPECTS]),
-    sizes: z.array(z.enum(['1K', '2K', '4K'])).min(1).default([...ALL_SIZES]),
+    aspects: z
+      .array(z.string().regex(aspectPattern, 'aspect must look like W:H'))
+      .min(1)
+      .default([...DEFAULT_ASPECTS]),
+    sizes: z
+      .array(z.enum(['1K', '2K', '4K']))
+      .min(1)
+      .default([...ALL_SIZES]),
     maxCount: z.number().int().min(1).max(16).default(DEFAULT_MAX_COUNT),
     /** Most references a fusion request may carry (edit always takes exactly one). */
     maxReferences: z.number().int().min(2).max(16).default(4),
@@ -36,12 +53,20 @@ const catalogFileSchema = z
     const seen = new Set<string>();
     for (const [i, model] of catalog.models.entries()) {
       if (seen.has(model.id)) {
-        ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `duplicate model id ${model.id}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['models', i, 'id'],
+          message: `duplicate model id ${model.id}`,
+        });
       }
       seen.add(model.id);
     }
     if (!seen.has(DEFAULT_MODEL_ID)) {
-      ctx.addIssue({ code: 'custom', path: ['models'], message: `the catalog must define ${DEFAULT_MODEL_ID}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['models'],
+        message: `the catalog must define ${DEFAULT_MODEL_ID}`,
+      });
     }
   });
 
@@ -51,10 +76,28 @@ export type CatalogFile = z.input<typeof catalogFileSchema>;
 /** The built-in catalog: the spec's four models (text and edit, no fusion), all on the offline renderer. */
 export const DEFAULT_CATALOG: CatalogFile = {
   models: [
-    { id: 'base-image-2', displayName: 'Base Image 2', provider: 'local', upstreamModel: 'local-v1', modes: ['text', 'edit'] },
+    {
+      id: 'base-image-2',
+      displayName: 'Base Image 2',
+      provider: 'local',
+      upstreamModel: 'local-v1',
+      modes: ['text', 'edit'],
+    },
     { id: 'pro', displayName: 'Pro', provider: 'local', upstreamModel: 'local-v1', modes: ['text', 'edit'] },
-    { id: 'flash2', displayName: 'Flash 2', provider: 'local', upstreamModel: 'local-v1', modes: ['text', 'edit'] },
-    { id: 'flash', displayName: 'Flash', provider: 'local', upstreamModel: 'local-v1', modes: ['text', 'edit'] },
+    {
+      id: 'flash2',
+      displayName: 'Flash 2',
+      provider: 'local',
+      upstreamModel: 'local-v1',
+      modes: ['text', 'edit'],
+    },
+    {
+      id: 'flash',
+      displayName: 'Flash',
+      provider: 'local',
+      upstreamModel: 'local-v1',
+      modes: ['text', 'edit'],
+    },
   ],
 };
 
@@ -69,7 +112,9 @@ export interface Catalog {
 export function parseCatalog(input: unknown, knownProviders: readonly string[], source = 'catalog'): Catalog {
   const parsed = catalogFileSchema.safeParse(input);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    const problems = parsed.error.issues.map(
+      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
+    );
     throw new Error(`${source} is invalid:\n  ${problems.join('\n  ')}`);
   }
   const unknown = parsed.data.models.filter((m) => !knownProviders.includes(m.provider));

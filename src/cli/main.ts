@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { TIERS } from '../accounts/accounts-repository.js';
+import { DEFAULT_MODEL_ID } from '../catalog/catalog.js';
 import { loadConfig, loadDotEnv } from '../config/config.js';
 import { createCore } from '../core.js';
-import { DEFAULT_MODEL_ID } from '../catalog/catalog.js';
 import { ApiError } from '../http/errors.js';
 
 const USAGE = `Usage: atelier <command>
@@ -48,7 +48,11 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').trim();
 }
 
-async function accountsCommand(sub: string | undefined, args: string[], out: (line: string) => void): Promise<void> {
+async function accountsCommand(
+  sub: string | undefined,
+  args: string[],
+  out: (line: string) => void,
+): Promise<void> {
   const opts = options(args);
   loadDotEnv();
   const core = await createCore(loadConfig(), {});
@@ -74,7 +78,11 @@ async function accountsCommand(sub: string | undefined, args: string[], out: (li
       case 'set-tier': {
         const account = await core.accounts.requireByEmail(required(opts.email, 'email'));
         await core.accounts.setTier(account.id, required(opts.tier, 'tier'));
-        out(opts.json ? JSON.stringify({ email: account.email, tier: opts.tier }) : `${account.email} is now on tier ${opts.tier}.`);
+        out(
+          opts.json
+            ? JSON.stringify({ email: account.email, tier: opts.tier })
+            : `${account.email} is now on tier ${opts.tier}.`,
+        );
         return;
       }
       case 'set-password': {
@@ -87,22 +95,40 @@ async function accountsCommand(sub: string | undefined, args: string[], out: (li
         const account = await core.accounts.requireByEmail(required(opts.email, 'email'));
         const provider = opts.provider ?? core.catalog.get(DEFAULT_MODEL_ID)?.provider ?? 'local';
         const known = core.providers.get(provider);
-        if (!known) throw new UsageError(`unknown provider ${provider} (known: ${core.providers.names().join(', ')})`);
+        if (!known)
+          throw new UsageError(`unknown provider ${provider} (known: ${core.providers.names().join(', ')})`);
         if (!known.requiresKey) {
-          throw new UsageError(`provider ${provider} needs no key; pass --provider with a provider that does`);
+          throw new UsageError(
+            `provider ${provider} needs no key; pass --provider with a provider that does`,
+          );
         }
-        if (opts.key === undefined) throw new UsageError('--key is required (use --key - to read it from stdin)');
+        if (opts.key === undefined)
+          throw new UsageError('--key is required (use --key - to read it from stdin)');
         const key = opts.key === '-' ? await readStdin() : opts.key;
         await core.accounts.setUpstreamKey(account.id, provider, key);
-        out(key.trim() === '' ? `Removed the ${provider} key of ${account.email}.` : `Stored the ${provider} key of ${account.email} (encrypted).`);
+        out(
+          key.trim() === ''
+            ? `Removed the ${provider} key of ${account.email}.`
+            : `Stored the ${provider} key of ${account.email} (encrypted).`,
+        );
         return;
       }
       case 'list': {
         const rows = await core.accountsRepository.list();
         if (opts.json) {
-          out(JSON.stringify(rows.map((r) => ({ email: r.email, tier: r.tier, api_key_hint: r.apiKeyHint, created_at: r.createdAt }))));
+          out(
+            JSON.stringify(
+              rows.map((r) => ({
+                email: r.email,
+                tier: r.tier,
+                api_key_hint: r.apiKeyHint,
+                created_at: r.createdAt,
+              })),
+            ),
+          );
         } else {
-          for (const r of rows) out(`${r.email}\t${r.tier}\t${r.apiKeyHint}\t${new Date(r.createdAt).toISOString()}`);
+          for (const r of rows)
+            out(`${r.email}\t${r.tier}\t${r.apiKeyHint}\t${new Date(r.createdAt).toISOString()}`);
         }
         return;
       }

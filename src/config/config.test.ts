@@ -32,7 +32,13 @@ test('reads every variable and trims lists', () => {
 
 test('names every bad variable at once', () => {
   assert.throws(
-    () => loadConfig({ PORT: 'eighty', ATELIER_ROLES: 'api,cook', ATELIER_PUBLIC_BASE_URL: 'ftp://x', LOG_LEVEL: 'loud' }),
+    () =>
+      loadConfig({
+        PORT: 'eighty',
+        ATELIER_ROLES: 'api,cook',
+        ATELIER_PUBLIC_BASE_URL: 'ftp://x',
+        LOG_LEVEL: 'loud',
+      }),
     (error: Error) => {
       for (const name of ['PORT', 'ATELIER_ROLES', 'ATELIER_PUBLIC_BASE_URL', 'LOG_LEVEL']) {
         assert.match(error.message, new RegExp(name));

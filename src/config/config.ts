@@ -2,7 +2,11 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65535);
-const positiveMs = z.coerce.number().int().min(0).max(24 * 60 * 60 * 1000);
+const positiveMs = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .max(24 * 60 * 60 * 1000);
 const optionalText = z
   .string()
   .optional()
@@ -26,7 +30,12 @@ const envSchema = z.object({
   ATELIER_ROLES: z
     .string()
     .default('api,worker')
-    .transform((v) => v.split(',').map((r) => r.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((r) => r.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.enum(['api', 'worker'])).min(1)),
   ATELIER_LOCAL_LATENCY_MS: positiveMs.default(4000),
   ATELIER_TASK_DEADLINE_MS: positiveMs.pipe(z.number().min(1000)).default(20 * 60 * 1000),

@@ -15,7 +15,9 @@ export type AccountResolver = (request: FastifyRequest) => Promise<Account | und
 const bearerPattern = /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i;
 
 /** Reads `Authorization: Bearer <key>` (spec §5): missing/not Bearer → unauthorized; unknown → invalid_api_key. */
-export function bearerKeyResolver(authenticate: (apiKey: string) => Promise<Account | undefined>): AccountResolver {
+export function bearerKeyResolver(
+  authenticate: (apiKey: string) => Promise<Account | undefined>,
+): AccountResolver {
   return async (request) => {
     const header = request.headers.authorization;
     if (header === undefined) return 'not-mine';
@@ -39,7 +41,10 @@ export function requireAccount(resolvers: AccountResolver[]) {
         return;
       }
     }
-    throw new ApiError('unauthorized', 'Missing Authorization header; send "Authorization: Bearer <API_KEY>"');
+    throw new ApiError(
+      'unauthorized',
+      'Missing Authorization header; send "Authorization: Bearer <API_KEY>"',
+    );
   };
 }
 

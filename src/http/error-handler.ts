@@ -2,7 +2,10 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { ApiError, type ErrorType, errorBody, errorStatus } from './errors.js';
 
 /** Maps a framework-level error (parsing, limits, routing) to our closed list of types. */
-function classifyFrameworkError(error: FastifyError, url: string): { type: ErrorType; message: string } | undefined {
+function classifyFrameworkError(
+  error: FastifyError,
+  url: string,
+): { type: ErrorType; message: string } | undefined {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return { type: 'invalid_request', message: 'Body is not valid JSON' };
@@ -56,6 +59,8 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(errorBody('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`)),
+    reply
+      .code(404)
+      .send(errorBody('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`)),
   );
 }

@@ -50,7 +50,9 @@ function compositionSvg(request: ProviderRequest, opacity = 1): string {
     const cy = random() * height;
     const r = (0.05 + random() * 0.3) * Math.min(width, height);
     if (random() < 0.6) {
-      shapes.push(`<circle cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="${r.toFixed(1)}" fill="${hsl(h, 70, 55)}" fill-opacity="${(0.35 + random() * 0.5).toFixed(2)}"/>`);
+      shapes.push(
+        `<circle cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="${r.toFixed(1)}" fill="${hsl(h, 70, 55)}" fill-opacity="${(0.35 + random() * 0.5).toFixed(2)}"/>`,
+      );
     } else {
       const angle = Math.round(random() * 180);
       shapes.push(
@@ -70,7 +72,10 @@ export async function renderLocalImage(request: ProviderRequest): Promise<Buffer
   const { width, height } = request;
   const overlay = Buffer.from(compositionSvg(request, request.mode === 'text' ? 1 : 0.45));
   if (request.mode === 'text' || request.references.length === 0) {
-    return sharp(overlay, { limitInputPixels: false }).resize(width, height).png({ compressionLevel: 6 }).toBuffer();
+    return sharp(overlay, { limitInputPixels: false })
+      .resize(width, height)
+      .png({ compressionLevel: 6 })
+      .toBuffer();
   }
   // edit: the reference, reframed to the target size and re-toned by the prompt;
   // fusion: every reference blended over the first.
@@ -99,7 +104,13 @@ export async function renderLocalImage(request: ProviderRequest): Promise<Buffer
  * Submit answers at once with an upstream id that carries the submit time, so progress
  * survives a restart; polls report rising progress until `latencyMs` has passed, then render.
  */
-export function createLocalProvider({ clock, latencyMs }: { clock: Clock; latencyMs: number }): ImageProvider {
+export function createLocalProvider({
+  clock,
+  latencyMs,
+}: {
+  clock: Clock;
+  latencyMs: number;
+}): ImageProvider {
   return {
     name: 'local',
     requiresKey: false,
@@ -116,7 +127,11 @@ export function createLocalProvider({ clock, latencyMs }: { clock: Clock; latenc
         };
       }
       if (request.mode !== 'text' && request.references.length === 0) {
-        return { kind: 'failed', retryable: false, message: 'local renderer: this mode needs a reference image' };
+        return {
+          kind: 'failed',
+          retryable: false,
+          message: 'local renderer: this mode needs a reference image',
+        };
       }
       return { kind: 'pending', upstreamId: `local-${clock.now().toString(36)}`, progress: 0 };
     },
@@ -124,7 +139,11 @@ export function createLocalProvider({ clock, latencyMs }: { clock: Clock; latenc
     async poll(request): Promise<PollOutcome> {
       const startedAt = Number.parseInt(request.upstreamId.replace(/^local-/, ''), 36);
       if (!Number.isFinite(startedAt)) {
-        return { kind: 'failed', retryable: false, message: `local renderer: unknown job ${request.upstreamId}` };
+        return {
+          kind: 'failed',
+          retryable: false,
+          message: `local renderer: unknown job ${request.upstreamId}`,
+        };
       }
       const elapsed = clock.now() - startedAt;
       if (request.prompt.includes(FAIL_MARKER) && elapsed >= latencyMs / 2) {
@@ -137,7 +156,11 @@ export function createLocalProvider({ clock, latencyMs }: { clock: Clock; latenc
       if (elapsed < latencyMs) {
         // The first tenth of the time is spent "in the upstream queue".
         if (elapsed < latencyMs / 10) return { kind: 'pending', status: 'queued', progress: 0 };
-        return { kind: 'pending', status: 'in_progress', progress: Math.min(95, Math.max(1, Math.floor((elapsed / latencyMs) * 100))) };
+        return {
+          kind: 'pending',
+          status: 'in_progress',
+          progress: Math.min(95, Math.max(1, Math.floor((elapsed / latencyMs) * 100))),
+        };
       }
       return { kind: 'done', image: { bytes: await renderLocalImage(request), contentType: 'image/png' } };
     },

@@ -11,7 +11,13 @@ export interface ProviderRegistry {
 }
 
 /** Builds every provider Atelier knows from configuration. A new upstream is one file plus a line here. */
-export function createProviderRegistry({ config, clock }: { config: Config; clock: Clock }): ProviderRegistry {
+export function createProviderRegistry({
+  config,
+  clock,
+}: {
+  config: Config;
+  clock: Clock;
+}): ProviderRegistry {
   const providers = new Map<string, ImageProvider>();
   const add = (provider: ImageProvider) => providers.set(provider.name, provider);
 

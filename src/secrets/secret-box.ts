@@ -19,14 +19,19 @@ export function createSecretBox(key: Buffer): SecretBox {
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
       const tag = cipher.getAuthTag();
-      return [VERSION, iv.toString('base64url'), tag.toString('base64url'), body.toString('base64url')].join('.');
+      return [VERSION, iv.toString('base64url'), tag.toString('base64url'), body.toString('base64url')].join(
+        '.',
+      );
     },
     open(sealed) {
       const [version, iv, tag, body] = sealed.split('.');
-      if (version !== VERSION || !iv || !tag || body === undefined) throw new Error('unknown sealed secret format');
+      if (version !== VERSION || !iv || !tag || body === undefined)
+        throw new Error('unknown sealed secret format');
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString(
+        'utf8',
+      );
     },
   };
 }
@@ -34,9 +39,13 @@ export function createSecretBox(key: Buffer): SecretBox {
 /** Decodes ATELIER_MASTER_KEY: 64 hex characters or base64 of 32 bytes. */
 export function decodeMasterKey(value: string): Buffer {
   const trimmed = value.trim();
-  const key = /^[0-9a-fA-F]{64}$/.test(trimmed) ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed, 'base64');
+  const key = /^[0-9a-fA-F]{64}$/.test(trimmed)
+    ? Buffer.from(trimmed, 'hex')
+    : Buffer.from(trimmed, 'base64');
   if (key.length !== 32) {
-    throw new Error('Invalid configuration:\n  ATELIER_MASTER_KEY: must be 32 bytes, as 64 hex characters or base64');
+    throw new Error(
+      'Invalid configuration:\n  ATELIER_MASTER_KEY: must be 32 bytes, as 64 hex characters or base64',
+    );
   }
   return key;
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOf } from '../http/authentication.js';
 import { ApiError } from '../http/errors.js';
-import { TASK_NOT_FOUND, notFoundRecord, toTaskRecord } from './task-record.js';
+import { notFoundRecord, TASK_NOT_FOUND, toTaskRecord } from './task-record.js';
 import type { TasksRepository } from './tasks-repository.js';
 
 export const MAX_BATCH_IDS = 20;
@@ -9,13 +9,15 @@ export const MAX_BATCH_IDS = 20;
 /** Splits `ids=a,b,c`: trimmed, empty entries dropped, 1–20 left (DESIGN.md §2). */
 export function parseBatchIds(raw: unknown): string[] {
   if (raw === undefined) throw new ApiError('invalid_request', 'ids query parameter is required');
-  if (typeof raw !== 'string') throw new ApiError('invalid_request', 'ids must be given once, as a comma-separated list');
+  if (typeof raw !== 'string')
+    throw new ApiError('invalid_request', 'ids must be given once, as a comma-separated list');
   const ids = raw
     .split(',')
     .map((id) => id.trim())
     .filter((id) => id !== '');
   if (ids.length === 0) throw new ApiError('invalid_request', 'ids must name at least one task id');
-  if (ids.length > MAX_BATCH_IDS) throw new ApiError('invalid_request', `at most ${MAX_BATCH_IDS} ids per request`);
+  if (ids.length > MAX_BATCH_IDS)
+    throw new ApiError('invalid_request', `at most ${MAX_BATCH_IDS} ids per request`);
   return ids;
 }
 

@@ -5,15 +5,20 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadConfig } from '../config/config.js';
 import { createCore } from '../core.js';
+import { systemClock } from '../platform/clock.js';
+import { createLocalProvider } from '../providers/local-provider.js';
 import type { ImageProvider, SubmitOutcome } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
-import { createLocalProvider } from '../providers/local-provider.js';
-import { systemClock } from '../platform/clock.js';
 import { pollDelayMs, retryDelayMs } from './task-engine.js';
 
 async function tempConfig(env: Record<string, string> = {}) {
   const dataDir = await mkdtemp(join(tmpdir(), 'engine-'));
-  return loadConfig({ ATELIER_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ATELIER_LOCAL_LATENCY_MS: '200', ...env });
+  return loadConfig({
+    ATELIER_DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    ATELIER_LOCAL_LATENCY_MS: '200',
+    ...env,
+  });
 }
 
 async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
@@ -27,11 +32,26 @@ async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs = 15_00
 }
 
 test('retry delays: exponential with full jitter, capped, never before Retry-After', () => {
-  assert.equal(retryDelayMs(1, undefined, () => 1), 2000);
-  assert.equal(retryDelayMs(3, undefined, () => 1), 8000);
-  assert.equal(retryDelayMs(30, undefined, () => 1), 60_000);
-  assert.equal(retryDelayMs(3, undefined, () => 0), 0);
-  assert.equal(retryDelayMs(1, 30_000, () => 0.5), 30_000);
+  assert.equal(
+    retryDelayMs(1, undefined, () => 1),
+    2000,
+  );
+  assert.equal(
+    retryDelayMs(3, undefined, () => 1),
+    8000,
+  );
+  assert.equal(
+    retryDelayMs(30, undefined, () => 1),
+    60_000,
+  );
+  assert.equal(
+    retryDelayMs(3, undefined, () => 0),
+    0,
+  );
+  assert.equal(
+    retryDelayMs(1, 30_000, () => 0.5),
+    30_000,
+  );
   assert.equal(pollDelayMs({ pollIntervalMs: 250 }, 9), 250);
   assert.ok(pollDelayMs({}, 0, () => 0.5) === 1000);
   assert.ok(pollDelayMs({}, 20, () => 0.5) === 5000);
@@ -42,7 +62,11 @@ test('a restart picks up every unfinished task: none lost, none stuck', async ()
   // First process: accepts the work (inline submit) but its worker never runs, then "crashes".
   const first = await createCore(config, { idlePollMs: 20 });
   const { account } = await first.accounts.create({ email: 'restart@example.test' });
-  const { task_ids } = await first.generations.generate(account, { prompt: 'survive a restart', count: 3, imageSize: '1K' });
+  const { task_ids } = await first.generations.generate(account, {
+    prompt: 'survive a restart',
+    count: 3,
+    imageSize: '1K',
+  });
   // Simulate a worker that crashed mid-poll holding a lease that has not expired yet.
   await first.db
     .updateTable('tasks')
@@ -107,7 +131,11 @@ function scriptedProvider(outcomes: SubmitOutcome[], calls: { n: number }): Imag
 
 async function coreWithProvider(provider: ImageProvider, env: Record<string, string> = {}) {
   const config = await tempConfig(env);
-  const providers: ProviderRegistry = { get: (n) => (n === 'local' ? provider : undefined), names: () => ['local'], deploymentKeys: {} };
+  const providers: ProviderRegistry = {
+    get: (n) => (n === 'local' ? provider : undefined),
+    names: () => ['local'],
+    deploymentKeys: {},
+  };
   const core = await createCore(config, { idlePollMs: 20, providers });
   return { core, config };
 }
@@ -134,7 +162,10 @@ test('retryable failures are retried (honouring Retry-After), then succeed; the 
     assert.equal(calls.n, 3);
     assert.equal(row.progress, 100);
     // The engine guards final states: a late write (e.g. from a worker that lost its lease) is refused.
-    const wrote = await core.tasks.updateLeased(id, row.lease_owner ?? 'anyone', { status: 'failed', error: 'late' });
+    const wrote = await core.tasks.updateLeased(id, row.lease_owner ?? 'anyone', {
+      status: 'failed',
+      error: 'late',
+    });
     assert.equal(wrote, false);
     const again = await core.tasks.findForAccount(account.id, id);
     assert.equal(again?.status, 'completed');
@@ -149,7 +180,12 @@ test('a final upstream failure fails the task with the upstream message; retries
   const provider = scriptedProvider(
     [
       { kind: 'failed', retryable: false, message: 'Blocked by safety filter: SAFETY' },
-      ...Array.from({ length: 10 }, () => ({ kind: 'failed' as const, retryable: true, message: 'still 500', retryAfterMs: 1 })),
+      ...Array.from({ length: 10 }, () => ({
+        kind: 'failed' as const,
+        retryable: true,
+        message: 'still 500',
+        retryAfterMs: 1,
+      })),
     ],
     calls,
   );
@@ -157,13 +193,15 @@ test('a final upstream failure fails the task with the upstream message; retries
   core.engine.start();
   try {
     const { account } = await core.accounts.create({ email: 'final@example.test' });
-    const first = (await core.generations.generate(account, { prompt: 'blocked', imageSize: '1K' })).task_ids[0] ?? '';
+    const first =
+      (await core.generations.generate(account, { prompt: 'blocked', imageSize: '1K' })).task_ids[0] ?? '';
     const blocked = await waitFor(async () => {
       const row = await core.tasks.findForAccount(account.id, first);
       return row?.status === 'failed' ? row : undefined;
     });
     assert.equal(blocked.error, 'Blocked by safety filter: SAFETY');
-    const second = (await core.generations.generate(account, { prompt: 'flaky', imageSize: '1K' })).task_ids[0] ?? '';
+    const second =
+      (await core.generations.generate(account, { prompt: 'flaky', imageSize: '1K' })).task_ids[0] ?? '';
     const exhausted = await waitFor(async () => {
       const row = await core.tasks.findForAccount(account.id, second);
       return row?.status === 'failed' ? row : undefined;
@@ -178,13 +216,20 @@ test('a final upstream failure fails the task with the upstream message; retries
 
 test('a sync call that may have been accepted upstream is retried at most once', async () => {
   const calls = { n: 0 };
-  const maybe = { kind: 'failed' as const, retryable: true, maybeAccepted: true, message: 'connection reset after send', retryAfterMs: 1 };
+  const maybe = {
+    kind: 'failed' as const,
+    retryable: true,
+    maybeAccepted: true,
+    message: 'connection reset after send',
+    retryAfterMs: 1,
+  };
   const provider = scriptedProvider([maybe, maybe, maybe], calls);
   const { core, config } = await coreWithProvider(provider);
   core.engine.start();
   try {
     const { account } = await core.accounts.create({ email: 'maybe@example.test' });
-    const id = (await core.generations.generate(account, { prompt: 'maybe', imageSize: '1K' })).task_ids[0] ?? '';
+    const id =
+      (await core.generations.generate(account, { prompt: 'maybe', imageSize: '1K' })).task_ids[0] ?? '';
     const row = await waitFor(async () => {
       const row = await core.tasks.findForAccount(account.id, id);
       return row?.status === 'failed' ? row : undefined;

@@ -4,12 +4,13 @@ import type { UpstreamKeyResolver } from '../accounts/accounts-service.js';
 import type { AssetsRepository } from '../assets/assets-repository.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import { extensionOf } from '../blobs/blob-store.js';
+import { pixelSize } from '../catalog/catalog.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import type {
+  GenerationMode,
   ImageProvider,
   ImageSize,
-  GenerationMode,
   PollOutcome,
   ProviderImage,
   ProviderRequest,
@@ -17,7 +18,6 @@ import type {
   SubmitOutcome,
 } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
-import { pixelSize } from '../catalog/catalog.js';
 import type { LeasedTask, TaskPatch, TaskRow, TasksRepository } from './tasks-repository.js';
 
 export interface TaskEngineOptions {
@@ -63,13 +63,21 @@ const RETRY_BASE_MS = 1000;
 const RETRY_CAP_MS = 60_000;
 
 /** Exponential backoff with full jitter, never sooner than the upstream's Retry-After. */
-export function retryDelayMs(attempt: number, retryAfterMs: number | undefined, random = Math.random): number {
+export function retryDelayMs(
+  attempt: number,
+  retryAfterMs: number | undefined,
+  random = Math.random,
+): number {
   const ceiling = Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** attempt);
   return Math.max(retryAfterMs ?? 0, Math.round(random() * ceiling));
 }
 
 /** How long to wait before polling a pending upstream job again. */
-export function pollDelayMs(provider: Pick<ImageProvider, 'pollIntervalMs'>, polls: number, random = Math.random): number {
+export function pollDelayMs(
+  provider: Pick<ImageProvider, 'pollIntervalMs'>,
+  polls: number,
+  random = Math.random,
+): number {
   if (provider.pollIntervalMs !== undefined) return provider.pollIntervalMs;
   const base = Math.min(5000, 1000 * 1.5 ** polls);
   return Math.round(base * (0.8 + random() * 0.4));
@@ -139,7 +147,10 @@ export function createTaskEngine(deps: TaskEngineDeps) {
     const meta = await sharp(bytes, { limitInputPixels: false }).metadata();
     const contentType = contentTypeOfFormat[meta.format ?? ''];
     if (!contentType || !meta.width || !meta.height) {
-      await fail(task, `The upstream returned a result that is not an image (${meta.format ?? 'unknown format'})`);
+      await fail(
+        task,
+        `The upstream returned a result that is not an image (${meta.format ?? 'unknown format'})`,
+      );
       return;
     }
     const key = `results/${task.id}.${extensionOf(contentType)}`;
@@ -209,7 +220,9 @@ export function createTaskEngine(deps: TaskEngineDeps) {
         const attempts = task.attempts + 1;
         // A sync call that may have been accepted upstream is retried at most once (never a blind loop).
         const mayRetry =
-          outcome.retryable && attempts < options.maxAttempts && !(outcome.maybeAccepted && task.attempts >= 1);
+          outcome.retryable &&
+          attempts < options.maxAttempts &&
+          !(outcome.maybeAccepted && task.attempts >= 1);
         if (!mayRetry) {
           await fail(task, outcome.message);
           return;
@@ -260,7 +273,10 @@ export function createTaskEngine(deps: TaskEngineDeps) {
     const { task } = leased;
     try {
       if (clock.now() >= task.deadline_at) {
-        await fail(task, `Task timed out: no result within ${Math.round(options.taskDeadlineMs / 60000)} minutes`);
+        await fail(
+          task,
+          `Task timed out: no result within ${Math.round(options.taskDeadlineMs / 60000)} minutes`,
+        );
         return;
       }
       const provider = providers.get(task.provider);
@@ -303,7 +319,10 @@ export function createTaskEngine(deps: TaskEngineDeps) {
             lease_expires_at: null,
           });
       } catch (writeError) {
-        logger.error({ err: writeError, taskId: task.id }, 'could not record the failure; the lease will expire');
+        logger.error(
+          { err: writeError, taskId: task.id },
+          'could not record the failure; the lease will expire',
+        );
       }
     }
   }
@@ -320,7 +339,11 @@ export function createTaskEngine(deps: TaskEngineDeps) {
     const { task } = leased;
     const startedAt = clock.now();
     let progress = task.progress;
-    await write(task, { status: 'in_progress', started_at: task.started_at ?? startedAt, lease_expires_at: startedAt + options.leaseMs });
+    await write(task, {
+      status: 'in_progress',
+      started_at: task.started_at ?? startedAt,
+      lease_expires_at: startedAt + options.leaseMs,
+    });
     task.status = 'in_progress';
     const expected = Math.max(1000, provider.expectedDurationMs(request));
     const heartbeat = setInterval(
@@ -359,7 +382,10 @@ export function createTaskEngine(deps: TaskEngineDeps) {
           if (leased.length > 0 && leased.length === capacity) continue;
         }
         const nextDue = await tasks.nextDueAt();
-        const wait = nextDue === undefined ? options.idlePollMs : Math.max(10, Math.min(options.idlePollMs, nextDue - clock.now()));
+        const wait =
+          nextDue === undefined
+            ? options.idlePollMs
+            : Math.max(10, Math.min(options.idlePollMs, nextDue - clock.now()));
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, wait);
           wakeUp = () => {
@@ -405,7 +431,8 @@ export function createTaskEngine(deps: TaskEngineDeps) {
         }
         await track(item);
         const after = await tasks.findForAccount(item.task.account_id, item.task.id);
-        if (after?.status === 'failed') results.push({ taskId: item.task.id, kind: 'failed', message: after.error ?? '' });
+        if (after?.status === 'failed')
+          results.push({ taskId: item.task.id, kind: 'failed', message: after.error ?? '' });
         else results.push({ taskId: item.task.id, kind: 'accepted' });
       }
       wake();

@@ -21,7 +21,10 @@ export const TASK_NOT_FOUND = 'Task not found';
 
 /** Maps a stored task row to its wire record: imageUrl only when completed, error only when failed. */
 export function toTaskRecord(
-  row: Pick<TasksTable, 'id' | 'status' | 'progress' | 'image_url' | 'error' | 'width' | 'height' | 'content_type' | 'bytes'>,
+  row: Pick<
+    TasksTable,
+    'id' | 'status' | 'progress' | 'image_url' | 'error' | 'width' | 'height' | 'content_type' | 'bytes'
+  >,
 ): TaskRecord {
   const status = row.status as TaskStatus;
   const record: TaskRecord = { task_id: row.id, status, progress: row.progress };

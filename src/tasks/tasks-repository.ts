@@ -112,7 +112,11 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
         .where('id', 'in', [...taskIds])
         .where('status', 'in', unfinished)
         .where((eb) =>
-          eb.or([eb('lease_owner', '=', owner), eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]),
+          eb.or([
+            eb('lease_owner', '=', owner),
+            eb('lease_expires_at', 'is', null),
+            eb('lease_expires_at', '<=', now),
+          ]),
         )
         .returningAll()
         .execute();

@@ -32,7 +32,7 @@ export async function uploadRoutes(app: FastifyInstance, { uploads }: { uploads:
     const account = accountOf(request);
     if (request.isMultipart()) {
       const part = await request.file();
-      if (!part || part.fieldname !== 'file')
+      if (part?.fieldname !== 'file')
         throw new ApiError('invalid_request', 'multipart upload needs a "file" field');
       const result = await ingestStream(request, part.file);
       if (part.file.truncated) throw new ApiError('payload_too_large', 'Image is larger than 25 MB');

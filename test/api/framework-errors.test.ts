@@ -20,12 +20,26 @@ describe('framework-level errors keep the error shape', () => {
 
   test('unknown routes are 404 not_found, inside and outside /api/v1', async () => {
     assertError(await t.app.inject({ method: 'GET', url: '/nothing-here' }), 404, 'not_found');
-    assertError(await t.app.inject({ method: 'GET', url: '/api/v1/nothing', headers: bearer(apiKey) }), 404, 'not_found');
-    assertError(await t.app.inject({ method: 'DELETE', url: '/api/v1/generate', headers: bearer(apiKey) }), 404, 'not_found');
+    assertError(
+      await t.app.inject({ method: 'GET', url: '/api/v1/nothing', headers: bearer(apiKey) }),
+      404,
+      'not_found',
+    );
+    assertError(
+      await t.app.inject({ method: 'DELETE', url: '/api/v1/generate', headers: bearer(apiKey) }),
+      404,
+      'not_found',
+    );
   });
 
   test('files: unknown keys and traversal attempts are 404 in the error shape', async () => {
-    for (const url of ['/files/results/none.png', '/files/../atelier.db', '/files/%2e%2e/master.key', '/files/master.key', '/files/']) {
+    for (const url of [
+      '/files/results/none.png',
+      '/files/../atelier.db',
+      '/files/%2e%2e/master.key',
+      '/files/master.key',
+      '/files/',
+    ]) {
       assertError(await t.app.inject({ method: 'GET', url }), 404, 'not_found');
     }
   });

@@ -51,7 +51,13 @@ describe('POST /api/v1/generate', () => {
   });
 
   test('happy: count 3 gives three tasks and one history item; size and aspect give the exact pixel size', async () => {
-    const response = await generate({ prompt: 'three moons', count: 3, aspect: '16:9', imageSize: '1K', model: 'flash' });
+    const response = await generate({
+      prompt: 'three moons',
+      count: 3,
+      aspect: '16:9',
+      imageSize: '1K',
+      model: 'flash',
+    });
     assert.equal(response.statusCode, 200);
     const ids: string[] = response.json().task_ids;
     assert.equal(ids.length, 3);
@@ -70,7 +76,11 @@ describe('POST /api/v1/generate', () => {
     }
     // each image of a generation differs
     assert.notDeepEqual(images[0], images[1]);
-    const history = await t.app.inject({ method: 'GET', url: '/api/v1/history?limit=1', headers: bearer(apiKey) });
+    const history = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/history?limit=1',
+      headers: bearer(apiKey),
+    });
     const item = history.json().items[0];
     assert.equal(item.prompt, 'three moons');
     assert.equal(item.imageCount, 3);
@@ -106,11 +116,21 @@ describe('POST /api/v1/generate', () => {
     });
     assert.equal(upload.statusCode, 200, upload.body);
     const url = upload.json().url;
-    const response = await generate({ prompt: 'make it dusk', mode: 'edit', imageUrls: [url], imageSize: '1K', aspect: '3:2' });
+    const response = await generate({
+      prompt: 'make it dusk',
+      mode: 'edit',
+      imageUrls: [url],
+      imageSize: '1K',
+      aspect: '3:2',
+    });
     assert.equal(response.statusCode, 200, response.body);
     const { final } = await pollUntilFinal(t.app, apiKey, response.json().task_ids[0]);
     assert.equal(final.status, 'completed');
-    const history = await t.app.inject({ method: 'GET', url: '/api/v1/history?limit=1', headers: bearer(apiKey) });
+    const history = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/history?limit=1',
+      headers: bearer(apiKey),
+    });
     assert.deepEqual(history.json().items[0].refs, [url]);
     assert.equal(history.json().items[0].mode, 'edit');
   });
@@ -125,10 +145,14 @@ describe('POST /api/v1/generate', () => {
   });
 
   test('test marker [[upstream_error]]: 500 upstream_error whose message carries the upstream message', async () => {
-    const before = (await t.app.inject({ method: 'GET', url: '/api/v1/history', headers: bearer(apiKey) })).json().total;
+    const before = (
+      await t.app.inject({ method: 'GET', url: '/api/v1/history', headers: bearer(apiKey) })
+    ).json().total;
     const message = assertError(await generate({ prompt: 'boom [[upstream_error]]' }), 500, 'upstream_error');
     assert.match(message, /simulated upstream error/);
-    const afterTotal = (await t.app.inject({ method: 'GET', url: '/api/v1/history', headers: bearer(apiKey) })).json().total;
+    const afterTotal = (
+      await t.app.inject({ method: 'GET', url: '/api/v1/history', headers: bearer(apiKey) })
+    ).json().total;
     assert.equal(afterTotal, before, 'a refused request does not appear in history');
   });
 
@@ -143,7 +167,13 @@ describe('POST /api/v1/generate', () => {
   });
 
   test('unknown body fields are ignored; null optional fields take their defaults', async () => {
-    const response = await generate({ prompt: 'extra', future: { x: 1 }, model: null, count: null, imageSize: '1K' });
+    const response = await generate({
+      prompt: 'extra',
+      future: { x: 1 },
+      model: null,
+      count: null,
+      imageSize: '1K',
+    });
     assert.equal(response.statusCode, 200, response.body);
   });
 
@@ -156,7 +186,16 @@ describe('POST /api/v1/generate', () => {
       ['prompt too long', { prompt: 'x'.repeat(8001) }, /8000/],
       ['unknown model', { prompt: 'p', model: 'dall-e-9' }, /Unknown model "dall-e-9".*base-image-2/],
       ['model not a string', { prompt: 'p', model: 5 }, /model must be a string/],
-      ['mode the model does not support', { prompt: 'p', model: 'flash', mode: 'fusion', imageUrls: ['https://a.example/1.png', 'https://a.example/2.png'] }, /model flash does not support mode fusion/],
+      [
+        'mode the model does not support',
+        {
+          prompt: 'p',
+          model: 'flash',
+          mode: 'fusion',
+          imageUrls: ['https://a.example/1.png', 'https://a.example/2.png'],
+        },
+        /model flash does not support mode fusion/,
+      ],
       ['unknown mode', { prompt: 'p', mode: 'paint' }, /mode must be one of/],
       ['unlisted aspect', { prompt: 'p', aspect: '7:3' }, /accepted: 1:1, 2:3/],
       ['malformed aspect', { prompt: 'p', aspect: 'wide' }, /aspect/],
@@ -165,13 +204,37 @@ describe('POST /api/v1/generate', () => {
       ['count over the cap', { prompt: 'p', count: 5 }, /count must be between 1 and 4/],
       ['count fractional', { prompt: 'p', count: 1.5 }, /count must be an integer/],
       ['count as a string', { prompt: 'p', count: '2' }, /count must be an integer/],
-      ['imageUrls in text mode', { prompt: 'p', imageUrls: ['https://a.example/x.png'] }, /mode text takes no imageUrls/],
+      [
+        'imageUrls in text mode',
+        { prompt: 'p', imageUrls: ['https://a.example/x.png'] },
+        /mode text takes no imageUrls/,
+      ],
       ['edit without a reference', { prompt: 'p', mode: 'edit' }, /exactly one/],
-      ['edit with two references', { prompt: 'p', mode: 'edit', imageUrls: ['https://a.example/1.png', 'https://a.example/2.png'] }, /exactly one/],
-      ['imageUrls not an array', { prompt: 'p', mode: 'edit', imageUrls: 'https://a.example/1.png' }, /imageUrls must be an array/],
-      ['imageUrls entry not a URL', { prompt: 'p', mode: 'edit', imageUrls: ['not a url'] }, /imageUrls\[0\]/],
-      ['imageUrls entry not http', { prompt: 'p', mode: 'edit', imageUrls: ['file:///etc/passwd'] }, /imageUrls\[0\] must be an http/],
-      ['own URL that does not exist', { prompt: 'p', mode: 'edit', imageUrls: ['http://127.0.0.1:8080/files/uploads/nothing.png'] }, /no such file/],
+      [
+        'edit with two references',
+        { prompt: 'p', mode: 'edit', imageUrls: ['https://a.example/1.png', 'https://a.example/2.png'] },
+        /exactly one/,
+      ],
+      [
+        'imageUrls not an array',
+        { prompt: 'p', mode: 'edit', imageUrls: 'https://a.example/1.png' },
+        /imageUrls must be an array/,
+      ],
+      [
+        'imageUrls entry not a URL',
+        { prompt: 'p', mode: 'edit', imageUrls: ['not a url'] },
+        /imageUrls\[0\]/,
+      ],
+      [
+        'imageUrls entry not http',
+        { prompt: 'p', mode: 'edit', imageUrls: ['file:///etc/passwd'] },
+        /imageUrls\[0\] must be an http/,
+      ],
+      [
+        'own URL that does not exist',
+        { prompt: 'p', mode: 'edit', imageUrls: ['http://127.0.0.1:8080/files/uploads/nothing.png'] },
+        /no such file/,
+      ],
       ['body is an array', [1, 2], /JSON object/],
     ];
     for (const [name, payload, pattern] of cases) {
@@ -202,7 +265,11 @@ describe('POST /api/v1/generate', () => {
     });
 
     test('no body at all', async () => {
-      const response = await t.app.inject({ method: 'POST', url: '/api/v1/generate', headers: bearer(apiKey) });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/generate',
+        headers: bearer(apiKey),
+      });
       assertError(response, 400, 'invalid_request');
     });
   });
@@ -213,10 +280,14 @@ describe('POST /api/v1/generate', () => {
   });
 
   test('nothing is created by a rejected request', async () => {
-    const before = (await t.app.inject({ method: 'GET', url: '/api/v1/history', headers: bearer(apiKey) })).json().total;
+    const before = (
+      await t.app.inject({ method: 'GET', url: '/api/v1/history', headers: bearer(apiKey) })
+    ).json().total;
     await generate({ prompt: '' });
     await generate({ prompt: 'p', count: 9 });
-    const afterTotal = (await t.app.inject({ method: 'GET', url: '/api/v1/history', headers: bearer(apiKey) })).json().total;
+    const afterTotal = (
+      await t.app.inject({ method: 'GET', url: '/api/v1/history', headers: bearer(apiKey) })
+    ).json().total;
     assert.equal(afterTotal, before);
   });
 });

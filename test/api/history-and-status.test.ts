@@ -25,7 +25,8 @@ describe('GET /api/v1/history and GET /api/v1/user/status', () => {
   });
   after(() => t.close());
 
-  const history = (query = '', key = apiKey) => t.app.inject({ method: 'GET', url: `/api/v1/history${query}`, headers: bearer(key) });
+  const history = (query = '', key = apiKey) =>
+    t.app.inject({ method: 'GET', url: `/api/v1/history${query}`, headers: bearer(key) });
 
   test('defaults page 1, limit 20; newest first; every item field', async () => {
     const response = await history();
@@ -83,7 +84,15 @@ describe('GET /api/v1/history and GET /api/v1/user/status', () => {
   });
 
   test('400 for bad page or limit', async () => {
-    for (const query of ['?page=0', '?page=-1', '?page=abc', '?limit=0', '?limit=51', '?limit=2.5', '?page=1&page=2']) {
+    for (const query of [
+      '?page=0',
+      '?page=-1',
+      '?page=abc',
+      '?limit=0',
+      '?limit=51',
+      '?limit=2.5',
+      '?page=1&page=2',
+    ]) {
       assertError(await history(query), 400, 'invalid_request');
     }
   });
@@ -100,7 +109,11 @@ describe('GET /api/v1/history and GET /api/v1/user/status', () => {
   });
 
   test('user/status: email, tier, has_key (the local renderer needs no key)', async () => {
-    const response = await t.app.inject({ method: 'GET', url: '/api/v1/user/status', headers: bearer(apiKey) });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/user/status',
+      headers: bearer(apiKey),
+    });
     assert.equal(response.statusCode, 200);
     assert.deepEqual(response.json(), { email, tier: 'starter', has_key: true });
     await t.core.accounts.setTier(accountId, 'pro');
@@ -108,7 +121,11 @@ describe('GET /api/v1/history and GET /api/v1/user/status', () => {
     assert.equal(after.json().tier, 'pro');
     assertError(await t.app.inject({ method: 'GET', url: '/api/v1/user/status' }), 401, 'unauthorized');
     assertError(
-      await t.app.inject({ method: 'GET', url: '/api/v1/user/status', headers: { authorization: 'Bearer atl_nope' } }),
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/user/status',
+        headers: { authorization: 'Bearer atl_nope' },
+      }),
       401,
       'invalid_api_key',
     );

@@ -79,15 +79,36 @@ describe('security: isolation between accounts, upstream keys, secrets out of lo
   after(() => t.close());
 
   test("another account's task, history and assets are invisible", async () => {
-    assertError(await t.app.inject({ method: 'GET', url: `/api/v1/tasks/${aliceTask}`, headers: bearer(bob.apiKey) }), 404, 'not_found');
-    const batch = await t.app.inject({ method: 'GET', url: `/api/v1/tasks?ids=${aliceTask}`, headers: bearer(bob.apiKey) });
-    assert.deepEqual(batch.json().tasks[0], { task_id: aliceTask, status: 'failed', progress: 0, error: 'Task not found' });
-    const history = await t.app.inject({ method: 'GET', url: '/api/v1/history', headers: bearer(bob.apiKey) });
+    assertError(
+      await t.app.inject({ method: 'GET', url: `/api/v1/tasks/${aliceTask}`, headers: bearer(bob.apiKey) }),
+      404,
+      'not_found',
+    );
+    const batch = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/tasks?ids=${aliceTask}`,
+      headers: bearer(bob.apiKey),
+    });
+    assert.deepEqual(batch.json().tasks[0], {
+      task_id: aliceTask,
+      status: 'failed',
+      progress: 0,
+      error: 'Task not found',
+    });
+    const history = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/history',
+      headers: bearer(bob.apiKey),
+    });
     assert.equal(history.json().total, 0);
     assert.ok(!history.body.includes('alice private prompt'));
     const assets = await t.app.inject({ method: 'GET', url: '/api/v1/assets', headers: bearer(bob.apiKey) });
     assert.equal(assets.json().total, 0);
-    const aliceAssets = await t.app.inject({ method: 'GET', url: '/api/v1/assets', headers: bearer(alice.apiKey) });
+    const aliceAssets = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/assets',
+      headers: bearer(alice.apiKey),
+    });
     assert.equal(aliceAssets.json().total, 1);
     assert.equal(aliceAssets.json().items[0].kind, 'result');
   });
@@ -105,21 +126,34 @@ describe('security: isolation between accounts, upstream keys, secrets out of lo
   });
 
   test('400 upstream_key_missing when the model needs a key nobody supplied; nothing is created', async () => {
-    const before = (await t.app.inject({ method: 'GET', url: '/api/v1/history', headers: bearer(bob.apiKey) })).json().total;
+    const before = (
+      await t.app.inject({ method: 'GET', url: '/api/v1/history', headers: bearer(bob.apiKey) })
+    ).json().total;
     const message = assertError(
-      await t.app.inject({ method: 'POST', url: '/api/v1/generate', headers: bearer(bob.apiKey), payload: { prompt: 'x', model: 'pro' } }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/generate',
+        headers: bearer(bob.apiKey),
+        payload: { prompt: 'x', model: 'pro' },
+      }),
       400,
       'upstream_key_missing',
     );
     assert.match(message, /gemini/);
-    const afterTotal = (await t.app.inject({ method: 'GET', url: '/api/v1/history', headers: bearer(bob.apiKey) })).json().total;
+    const afterTotal = (
+      await t.app.inject({ method: 'GET', url: '/api/v1/history', headers: bearer(bob.apiKey) })
+    ).json().total;
     assert.equal(afterTotal, before);
   });
 
   test("with the account's own key (sealed at rest) the task reaches the provider with that key", async () => {
     const upstreamKey = 'sk-bob-upstream-secret-123';
     await t.core.accounts.setUpstreamKey(bob.id, 'gemini', upstreamKey);
-    const row = await t.core.db.selectFrom('upstream_keys').selectAll().where('account_id', '=', bob.id).executeTakeFirst();
+    const row = await t.core.db
+      .selectFrom('upstream_keys')
+      .selectAll()
+      .where('account_id', '=', bob.id)
+      .executeTakeFirst();
     assert.ok(row && !row.ciphertext.includes(upstreamKey), 'stored encrypted');
     const response = await t.app.inject({
       method: 'POST',
@@ -136,20 +170,39 @@ describe('security: isolation between accounts, upstream keys, secrets out of lo
   test('upload works for each account separately: the same bytes give the same URL, two asset records', async () => {
     const png = await makePng(9, 9);
     const up = (key: string) =>
-      t.app.inject({ method: 'POST', url: '/api/v1/upload', headers: { ...bearer(key), 'content-type': 'image/png' }, payload: png });
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v1/upload',
+        headers: { ...bearer(key), 'content-type': 'image/png' },
+        payload: png,
+      });
     const a = await up(alice.apiKey);
     const b = await up(bob.apiKey);
     assert.equal(a.json().url, b.json().url);
-    const bobUploads = await t.app.inject({ method: 'GET', url: '/api/v1/assets?kind=upload', headers: bearer(bob.apiKey) });
+    const bobUploads = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/assets?kind=upload',
+      headers: bearer(bob.apiKey),
+    });
     assert.equal(bobUploads.json().total, 1);
   });
 
   test('no API key, upstream key or password ever appears in a log line', async () => {
     await t.app.inject({ method: 'GET', url: '/api/v1/user/status', headers: bearer(alice.apiKey) });
-    await t.app.inject({ method: 'GET', url: '/api/v1/user/status', headers: bearer('atl_wrong_key_for_log_check') });
+    await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/user/status',
+      headers: bearer('atl_wrong_key_for_log_check'),
+    });
     const logs = logLines.join('\n');
     assert.ok(logs.length > 0, 'logs were captured');
-    for (const secret of [alice.apiKey, bob.apiKey, 'atl_wrong_key_for_log_check', 'sk-bob-upstream-secret-123', 'alice-password-1']) {
+    for (const secret of [
+      alice.apiKey,
+      bob.apiKey,
+      'atl_wrong_key_for_log_check',
+      'sk-bob-upstream-secret-123',
+      'alice-password-1',
+    ]) {
       assert.ok(!logs.includes(secret), `secret leaked into logs: ${secret.slice(0, 8)}…`);
     }
   });

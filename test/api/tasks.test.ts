@@ -27,12 +27,20 @@ describe('task polling: GET /api/v1/tasks/{id} and GET /api/v1/tasks?ids=', () =
     done = await gen(apiKey, 'done');
     failed = await gen(apiKey, '[[fail]] please');
     foreign = await gen(otherKey, 'someone else');
-    await Promise.all([pollUntilFinal(t.app, apiKey, done), pollUntilFinal(t.app, apiKey, failed), pollUntilFinal(t.app, otherKey, foreign)]);
+    await Promise.all([
+      pollUntilFinal(t.app, apiKey, done),
+      pollUntilFinal(t.app, apiKey, failed),
+      pollUntilFinal(t.app, otherKey, foreign),
+    ]);
   });
   after(() => t.close());
 
   test('a completed record has exactly the spec fields plus result metadata', async () => {
-    const response = await t.app.inject({ method: 'GET', url: `/api/v1/tasks/${done}`, headers: bearer(apiKey) });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/tasks/${done}`,
+      headers: bearer(apiKey),
+    });
     assert.equal(response.statusCode, 200);
     const record = response.json();
     assert.equal(record.task_id, done);
@@ -45,7 +53,9 @@ describe('task polling: GET /api/v1/tasks/{id} and GET /api/v1/tasks?ids=', () =
   });
 
   test('a failed record carries error, not imageUrl', async () => {
-    const record = (await t.app.inject({ method: 'GET', url: `/api/v1/tasks/${failed}`, headers: bearer(apiKey) })).json();
+    const record = (
+      await t.app.inject({ method: 'GET', url: `/api/v1/tasks/${failed}`, headers: bearer(apiKey) })
+    ).json();
     assert.equal(record.status, 'failed');
     assert.equal(typeof record.error, 'string');
     assert.equal('imageUrl' in record, false);
@@ -58,16 +68,28 @@ describe('task polling: GET /api/v1/tasks/{id} and GET /api/v1/tasks?ids=', () =
     assert.deepEqual(b.json(), a.json());
   });
 
-  test('unknown id → 404 not_found; another account\'s task is indistinguishable', async () => {
-    const unknown = await t.app.inject({ method: 'GET', url: '/api/v1/tasks/tsk_doesnotexist', headers: bearer(apiKey) });
-    const theirs = await t.app.inject({ method: 'GET', url: `/api/v1/tasks/${foreign}`, headers: bearer(apiKey) });
+  test("unknown id → 404 not_found; another account's task is indistinguishable", async () => {
+    const unknown = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/tasks/tsk_doesnotexist',
+      headers: bearer(apiKey),
+    });
+    const theirs = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/tasks/${foreign}`,
+      headers: bearer(apiKey),
+    });
     assert.equal(assertError(unknown, 404, 'not_found'), 'Task not found');
     assert.equal(assertError(theirs, 404, 'not_found'), 'Task not found');
   });
 
   test('batch: strict input order, duplicates in place, unknown and foreign ids as failed "Task not found"', async () => {
     const ids = [failed, 'tsk_unknown', done, foreign, done];
-    const response = await t.app.inject({ method: 'GET', url: `/api/v1/tasks?ids=${ids.join(',')}`, headers: bearer(apiKey) });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/tasks?ids=${ids.join(',')}`,
+      headers: bearer(apiKey),
+    });
     assert.equal(response.statusCode, 200);
     const { tasks } = response.json();
     assert.deepEqual(
@@ -75,7 +97,12 @@ describe('task polling: GET /api/v1/tasks/{id} and GET /api/v1/tasks?ids=', () =
       ids,
     );
     assert.equal(tasks[0].status, 'failed');
-    assert.deepEqual(tasks[1], { task_id: 'tsk_unknown', status: 'failed', progress: 0, error: 'Task not found' });
+    assert.deepEqual(tasks[1], {
+      task_id: 'tsk_unknown',
+      status: 'failed',
+      progress: 0,
+      error: 'Task not found',
+    });
     assert.equal(tasks[2].status, 'completed');
     assert.deepEqual(tasks[3], { task_id: foreign, status: 'failed', progress: 0, error: 'Task not found' });
     assert.deepEqual(tasks[4], tasks[2]);
@@ -95,24 +122,49 @@ describe('task polling: GET /api/v1/tasks/{id} and GET /api/v1/tasks?ids=', () =
 
   test('batch: exactly 20 ids is fine; 21 is 400', async () => {
     const twenty = Array.from({ length: 20 }, (_, i) => `tsk_${i}`).join(',');
-    const ok = await t.app.inject({ method: 'GET', url: `/api/v1/tasks?ids=${twenty}`, headers: bearer(apiKey) });
+    const ok = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/tasks?ids=${twenty}`,
+      headers: bearer(apiKey),
+    });
     assert.equal(ok.statusCode, 200);
     assert.equal(ok.json().tasks.length, 20);
-    const tooMany = await t.app.inject({ method: 'GET', url: `/api/v1/tasks?ids=${twenty},tsk_21`, headers: bearer(apiKey) });
+    const tooMany = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/tasks?ids=${twenty},tsk_21`,
+      headers: bearer(apiKey),
+    });
     assert.match(assertError(tooMany, 400, 'invalid_request'), /at most 20/);
   });
 
   test('batch: missing, empty, or repeated ids parameter is 400', async () => {
-    for (const url of ['/api/v1/tasks', '/api/v1/tasks?ids=', '/api/v1/tasks?ids=,,', '/api/v1/tasks?ids=a&ids=b']) {
-      assertError(await t.app.inject({ method: 'GET', url, headers: bearer(apiKey) }), 400, 'invalid_request');
+    for (const url of [
+      '/api/v1/tasks',
+      '/api/v1/tasks?ids=',
+      '/api/v1/tasks?ids=,,',
+      '/api/v1/tasks?ids=a&ids=b',
+    ]) {
+      assertError(
+        await t.app.inject({ method: 'GET', url, headers: bearer(apiKey) }),
+        400,
+        'invalid_request',
+      );
     }
   });
 
   test('401 on both polling endpoints: missing header, not Bearer, unknown key', async () => {
     for (const url of [`/api/v1/tasks/${done}`, `/api/v1/tasks?ids=${done}`]) {
       assertError(await t.app.inject({ method: 'GET', url }), 401, 'unauthorized');
-      assertError(await t.app.inject({ method: 'GET', url, headers: { authorization: `Basic ${apiKey}` } }), 401, 'unauthorized');
-      assertError(await t.app.inject({ method: 'GET', url, headers: { authorization: 'Bearer' } }), 401, 'unauthorized');
+      assertError(
+        await t.app.inject({ method: 'GET', url, headers: { authorization: `Basic ${apiKey}` } }),
+        401,
+        'unauthorized',
+      );
+      assertError(
+        await t.app.inject({ method: 'GET', url, headers: { authorization: 'Bearer' } }),
+        401,
+        'unauthorized',
+      );
       const message = assertError(
         await t.app.inject({ method: 'GET', url, headers: { authorization: 'Bearer atl_not_a_real_key' } }),
         401,

@@ -58,7 +58,11 @@ describe('POST /api/v1/upload', () => {
     // the same image again: stored once, same URL, one asset
     const again = await upload({ source_url: `${originUrl}/cat.png` });
     assert.equal(again.json().url, body.url);
-    const assets = await t.app.inject({ method: 'GET', url: '/api/v1/assets?kind=upload', headers: bearer(apiKey) });
+    const assets = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/assets?kind=upload',
+      headers: bearer(apiKey),
+    });
     assert.equal(assets.json().total, 1);
     assert.equal(assets.json().items[0].width, 120);
   });
@@ -76,7 +80,9 @@ describe('POST /api/v1/upload', () => {
     const boundary = '----atelier';
     const jpeg = await makePng(20, 20).then((b) => b);
     const body = Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="../../etc/x.png"\r\nContent-Type: image/png\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="../../etc/x.png"\r\nContent-Type: image/png\r\n\r\n`,
+      ),
       jpeg,
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
@@ -95,7 +101,11 @@ describe('POST /api/v1/upload', () => {
     assertError(await upload({ source_url: 42 }), 400, 'invalid_request');
     assertError(await upload({ source_url: 'not a url' }), 400, 'invalid_request');
     assertError(await upload({ source_url: 'file:///etc/passwd' }), 400, 'invalid_request');
-    assertError(await upload({ source_url: 'http://169.254.169.254/latest/meta-data/' }), 400, 'invalid_request');
+    assertError(
+      await upload({ source_url: 'http://169.254.169.254/latest/meta-data/' }),
+      400,
+      'invalid_request',
+    );
     assertError(await upload({ source_url: 'http://10.0.0.1/x.png' }), 400, 'invalid_request');
   });
 
@@ -138,7 +148,11 @@ describe('POST /api/v1/upload', () => {
   });
 
   test('401 without a key', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/api/v1/upload', payload: { source_url: `${originUrl}/cat.png` } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/upload',
+      payload: { source_url: `${originUrl}/cat.png` },
+    });
     assertError(response, 401, 'unauthorized');
   });
 });

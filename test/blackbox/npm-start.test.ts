@@ -33,7 +33,12 @@ describe('black box: npm start + bin/atelier', () => {
       LOG_LEVEL: 'warn',
     };
     // Its own process group, so the test can send SIGINT like Ctrl-C in a terminal.
-    server = spawn('npm', ['start', '--silent'], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    server = spawn('npm', ['start', '--silent'], {
+      cwd: root,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     server.stdout?.on('data', (chunk) => {
       stdout += chunk.toString();
     });
@@ -68,7 +73,10 @@ describe('black box: npm start + bin/atelier', () => {
   async function waitUntilDown(base: string) {
     const until = Date.now() + 15_000;
     while (Date.now() < until) {
-      const up = await fetch(`${base}/healthz`).then(() => true, () => false);
+      const up = await fetch(`${base}/healthz`).then(
+        () => true,
+        () => false,
+      );
       if (!up) return;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -84,7 +92,15 @@ describe('black box: npm start + bin/atelier', () => {
   });
 
   test('CLI account → generate → poll to completed → fetch the image → rotate key → graceful stop', async () => {
-    const created = await cli('accounts', 'create', '--email', 'blackbox@example.test', '--tier', 'pro', '--json');
+    const created = await cli(
+      'accounts',
+      'create',
+      '--email',
+      'blackbox@example.test',
+      '--tier',
+      'pro',
+      '--json',
+    );
     const lines = created.stdout.trim().split('\n');
     assert.equal(lines.length, 1, 'exactly one JSON object on stdout');
     const account = JSON.parse(lines[0] ?? '');
@@ -104,7 +120,9 @@ describe('black box: npm start + bin/atelier', () => {
     const until = Date.now() + 30_000;
     while (record.status !== 'completed' && record.status !== 'failed' && Date.now() < until) {
       await new Promise((r) => setTimeout(r, 200));
-      record = (await (await fetch(`${base}/api/v1/tasks/${task_ids[0]}`, { headers: auth })).json()) as typeof record;
+      record = (await (
+        await fetch(`${base}/api/v1/tasks/${task_ids[0]}`, { headers: auth })
+      ).json()) as typeof record;
     }
     assert.equal(record.status, 'completed');
     const image = await fetch(record.imageUrl ?? '');
@@ -117,10 +135,14 @@ describe('black box: npm start + bin/atelier', () => {
     const emails = (JSON.parse(listed.stdout) as Array<{ email: string }>).map((a) => a.email);
     assert.deepEqual(emails.sort(), ['blackbox@example.test', 'demo@localhost']);
 
-    const rotated = JSON.parse((await cli('accounts', 'rotate-key', '--email', 'blackbox@example.test', '--json')).stdout);
+    const rotated = JSON.parse(
+      (await cli('accounts', 'rotate-key', '--email', 'blackbox@example.test', '--json')).stdout,
+    );
     const old = await fetch(`${base}/api/v1/user/status`, { headers: auth });
     assert.equal(old.status, 401);
-    const fresh = await fetch(`${base}/api/v1/user/status`, { headers: { authorization: `Bearer ${rotated.api_key}` } });
+    const fresh = await fetch(`${base}/api/v1/user/status`, {
+      headers: { authorization: `Bearer ${rotated.api_key}` },
+    });
     assert.deepEqual(await fresh.json(), { email: 'blackbox@example.test', tier: 'pro', has_key: true });
 
     // Ctrl-C: npm itself dies of the signal; the server below it must stop gracefully too.
@@ -132,7 +154,11 @@ describe('black box: npm start + bin/atelier', () => {
 
   test('a second start on the same data dir keeps the data, prints no new demo account, and exits 0 on SIGINT', async () => {
     let output = '';
-    const again = spawn(process.execPath, ['dist/src/server.js'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const again = spawn(process.execPath, ['dist/src/server.js'], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     again.stdout?.on('data', (chunk) => {
       output += chunk.toString();
     });
@@ -140,7 +166,10 @@ describe('black box: npm start + bin/atelier', () => {
     const until = Date.now() + 30_000;
     let healthy = false;
     while (!healthy && Date.now() < until) {
-      healthy = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+      healthy = await fetch(`${base}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (!healthy) await new Promise((r) => setTimeout(r, 100));
     }
     assert.ok(healthy, 'restarted server is healthy');
@@ -158,11 +187,17 @@ describe('black box: npm start + bin/atelier', () => {
       assert.match(error.stderr, /--email is required/);
       return true;
     });
-    await assert.rejects(cli('accounts', 'set-tier', '--email', 'nobody@example.test', '--tier', 'pro'), (error: { code: number; stderr: string }) => {
-      assert.equal(error.code, 1);
-      assert.match(error.stderr, /no account/);
-      return true;
-    });
-    await assert.rejects(cli('accounts', 'create', '--email', 'x@example.test', '--tier', 'gold'), /tier must be one of/);
+    await assert.rejects(
+      cli('accounts', 'set-tier', '--email', 'nobody@example.test', '--tier', 'pro'),
+      (error: { code: number; stderr: string }) => {
+        assert.equal(error.code, 1);
+        assert.match(error.stderr, /no account/);
+        return true;
+      },
+    );
+    await assert.rejects(
+      cli('accounts', 'create', '--email', 'x@example.test', '--tier', 'gold'),
+      /tier must be one of/,
+    );
   });
 });

@@ -40,7 +40,11 @@ export async function pollUntilFinal(
   const seen: TaskRecord[] = [];
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
-    const response = await app.inject({ method: 'GET', url: `/api/v1/tasks/${taskId}`, headers: bearer(apiKey) });
+    const response = await app.inject({
+      method: 'GET',
+      url: `/api/v1/tasks/${taskId}`,
+      headers: bearer(apiKey),
+    });
     assert.equal(response.statusCode, 200, response.body);
     const record = response.json() as TaskRecord;
     const last = seen.at(-1);
@@ -53,5 +57,7 @@ export async function pollUntilFinal(
 
 /** A small PNG made with sharp. */
 export function makePng(width = 64, height = 48, color = { r: 200, g: 80, b: 40 }): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: color } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: color } })
+    .png()
+    .toBuffer();
 }

@@ -26,7 +26,10 @@ export interface TestApp {
   baseUrl: string;
   dataDir: string;
   /** Creates an account and returns its API key. */
-  createAccount(email?: string, options?: { tier?: string; password?: string }): Promise<{ email: string; apiKey: string; id: string }>;
+  createAccount(
+    email?: string,
+    options?: { tier?: string; password?: string },
+  ): Promise<{ email: string; apiKey: string; id: string }>;
   close(): Promise<void>;
 }
 
@@ -37,7 +40,12 @@ let counter = 0;
  * With `listen: true` it serves on a free loopback port; otherwise use `app.inject`.
  */
 export async function createTestApp(
-  options: { env?: Record<string, string>; listen?: boolean; startEngine?: boolean; overrides?: CoreOverrides } = {},
+  options: {
+    env?: Record<string, string>;
+    listen?: boolean;
+    startEngine?: boolean;
+    overrides?: CoreOverrides;
+  } = {},
 ): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'atelier-test-'));
   const port = options.listen ? await freePort() : 8080;
@@ -78,9 +86,19 @@ export async function createTestApp(
 /** The real server on a free port with one account: what end-to-end clients (MCP, browser) need. */
 export async function startTestServer(
   options: { env?: Record<string, string>; tier?: string; password?: string } = {},
-): Promise<{ baseUrl: string; apiKey: string; email: string; password: string; testApp: TestApp; close(): Promise<void> }> {
+): Promise<{
+  baseUrl: string;
+  apiKey: string;
+  email: string;
+  password: string;
+  testApp: TestApp;
+  close(): Promise<void>;
+}> {
   const testApp = await createTestApp({ listen: true, ...(options.env ? { env: options.env } : {}) });
   const password = options.password ?? 'correct horse battery';
-  const { apiKey, email } = await testApp.createAccount(undefined, { tier: options.tier ?? 'standard', password });
+  const { apiKey, email } = await testApp.createAccount(undefined, {
+    tier: options.tier ?? 'standard',
+    password,
+  });
   return { baseUrl: testApp.baseUrl, apiKey, email, password, testApp, close: () => testApp.close() };
 }
