@@ -16,6 +16,7 @@ import { createProviderRegistry, type ProviderRegistry } from './providers/provi
 import { createSecretBox, loadOrCreateMasterKey } from './secrets/secret-box.js';
 import { type Db, openDatabase } from './store/database.js';
 import { createTaskEngine } from './tasks/task-engine.js';
+import { createTaskEvents } from './tasks/task-events.js';
 import { createTasksRepository } from './tasks/tasks-repository.js';
 import { createSafeFetcher, type SafeFetchOptions } from './uploads/safe-fetch.js';
 import { createUploadsService } from './uploads/uploads-service.js';
@@ -77,7 +78,9 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   });
   const uploads = createUploadsService({ fetcher, blobs, assets, blobUrl });
 
+  const taskEvents = createTaskEvents();
   const engine = createTaskEngine({
+    onTaskChanged: (change) => taskEvents.publish(change),
     tasks,
     assets,
     providers,
@@ -131,6 +134,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     accountsRepository,
     assets,
     tasks,
+    taskEvents,
     uploads,
     generations,
     engine,

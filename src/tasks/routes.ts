@@ -1,10 +1,18 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { accountOf } from '../http/authentication.js';
 import { ApiError } from '../http/errors.js';
-import { notFoundRecord, TASK_NOT_FOUND, toTaskRecord } from './task-record.js';
+import { integerParam } from '../http/query.js';
+import { CANCELED, type TaskEngine } from './task-engine.js';
+import type { TaskEvents } from './task-events.js';
+import { notFoundRecord, TASK_NOT_FOUND, type TaskRecord, toTaskRecord } from './task-record.js';
 import type { TasksRepository } from './tasks-repository.js';
 
 export const MAX_BATCH_IDS = 20;
+/** Longest long-poll, in seconds. */
+export const MAX_WAIT_SECONDS = 60;
+/** How often waiting requests re-read the store, to see writes made by other processes. */
+const STORE_RECHECK_MS = 2000;
+const SSE_HEARTBEAT_MS = 15_000;
 
 /** Splits `ids=a,b,c`: trimmed, empty entries dropped, 1–20 left (DESIGN.md §2). */
 export function parseBatchIds(raw: unknown): string[] {
@@ -21,23 +29,151 @@ export function parseBatchIds(raw: unknown): string[] {
   return ids;
 }
 
-/** The polling endpoints: they read the store only, never the upstream. */
-export async function taskRoutes(app: FastifyInstance, { tasks }: { tasks: TasksRepository }) {
-  app.get<{ Params: { task_id: string } }>('/tasks/:task_id', async (request) => {
-    const row = await tasks.findForAccount(accountOf(request).id, request.params.task_id);
-    if (!row) throw new ApiError('not_found', TASK_NOT_FOUND);
-    return toTaskRecord(row);
+const isFinal = (record: TaskRecord) => record.status === 'completed' || record.status === 'failed';
+const statusRank = { queued: 0, in_progress: 1, completed: 2, failed: 2 } as const;
+/** True when `next` is a later state of the task than `previous`. */
+const isNewer = (previous: TaskRecord | undefined, next: TaskRecord) =>
+  previous === undefined ||
+  (!isFinal(previous) &&
+    (statusRank[next.status] > statusRank[previous.status] ||
+      (next.status === previous.status && next.progress > previous.progress)));
+const sameState = (a: TaskRecord | undefined, b: TaskRecord) =>
+  a !== undefined && a.status === b.status && a.progress === b.progress;
+
+/** The polling endpoints, long-poll, the event stream and cancel: they read the store, never the upstream. */
+export async function taskRoutes(
+  app: FastifyInstance,
+  { tasks, events, engine }: { tasks: TasksRepository; events: TaskEvents; engine: TaskEngine },
+) {
+  /** Current records for ids, in input order, with not-found records in place. */
+  async function readRecords(accountId: string, ids: readonly string[]): Promise<TaskRecord[]> {
+    const rows = await tasks.findManyForAccount(accountId, ids);
+    const byId = new Map(rows.map((row) => [row.id, toTaskRecord(row)]));
+    return ids.map((id) => byId.get(id) ?? notFoundRecord(id));
+  }
+
+  /**
+   * Long-poll: resolves when one of `ids` changes (a change notification, or a store re-read that
+   * differs from `initial`), when `seconds` pass, or when the caller goes away.
+   */
+  function waitForChange(request: FastifyRequest, accountId: string, initial: TaskRecord[], seconds: number) {
+    const watched = new Set(initial.filter((r) => !isFinal(r)).map((r) => r.task_id));
+    if (watched.size === 0 || seconds === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const finish = () => {
+        unsubscribe();
+        clearTimeout(timeout);
+        clearInterval(recheck);
+        request.raw.off('close', finish);
+        resolve();
+      };
+      const unsubscribe = events.subscribe(accountId, (change) => {
+        if (watched.has(change.record.task_id)) finish();
+      });
+      const timeout = setTimeout(finish, seconds * 1000);
+      const recheck = setInterval(() => {
+        readRecords(accountId, [...watched]).then(
+          (now) => {
+            const before = new Map(initial.map((r) => [r.task_id, r]));
+            if (now.some((r) => !sameState(before.get(r.task_id), r))) finish();
+          },
+          () => undefined,
+        );
+      }, STORE_RECHECK_MS);
+      request.raw.on('close', finish);
+    });
+  }
+
+  const waitParam = (query: Record<string, unknown>) =>
+    integerParam(query, 'wait', { default: 0, min: 0, max: MAX_WAIT_SECONDS });
+
+  app.get<{ Querystring: Record<string, unknown> }>('/tasks/events', async (request, reply) => {
+    const accountId = accountOf(request).id;
+    const ids = parseBatchIds(request.query.ids);
+    const watched = new Set(ids);
+    const lastSent = new Map<string, TaskRecord>();
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      'x-request-id': request.id,
+    });
+    raw.write('retry: 3000\n\n');
+    let closed = false;
+
+    const send = (record: TaskRecord) => {
+      // Notifications and store re-reads can arrive out of order: only ever move a task forward.
+      if (closed || !isNewer(lastSent.get(record.task_id), record)) return;
+      lastSent.set(record.task_id, record);
+      raw.write(`event: task\ndata: ${JSON.stringify(record)}\n\n`);
+      const allFinal = ids.every((id) => {
+        const sent = lastSent.get(id);
+        return sent !== undefined && isFinal(sent);
+      });
+      if (allFinal) {
+        raw.write('event: end\ndata: {}\n\n');
+        close();
+      }
+    };
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      unsubscribe();
+      clearInterval(heartbeat);
+      clearInterval(recheck);
+      raw.end();
+    };
+    // Subscribe before the first read, so no change between the two is missed.
+    const unsubscribe = events.subscribe(accountId, (change) => {
+      if (watched.has(change.record.task_id)) send(change.record);
+    });
+    const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), SSE_HEARTBEAT_MS);
+    const recheck = setInterval(() => {
+      readRecords(accountId, ids).then(
+        (records) => records.forEach(send),
+        () => undefined,
+      );
+    }, STORE_RECHECK_MS);
+    request.raw.on('close', close);
+    for (const record of await readRecords(accountId, [...watched])) send(record);
   });
 
+  app.get<{ Params: { task_id: string }; Querystring: Record<string, unknown> }>(
+    '/tasks/:task_id',
+    async (request) => {
+      const accountId = accountOf(request).id;
+      const wait = waitParam(request.query);
+      const row = await tasks.findForAccount(accountId, request.params.task_id);
+      if (!row) throw new ApiError('not_found', TASK_NOT_FOUND);
+      if (wait === 0) return toTaskRecord(row);
+      await waitForChange(request, accountId, [toTaskRecord(row)], wait);
+      const after = await tasks.findForAccount(accountId, request.params.task_id);
+      return toTaskRecord(after ?? row);
+    },
+  );
+
   app.get<{ Querystring: Record<string, unknown> }>('/tasks', async (request) => {
+    const accountId = accountOf(request).id;
     const ids = parseBatchIds(request.query.ids);
-    const rows = await tasks.findManyForAccount(accountOf(request).id, ids);
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    return {
-      tasks: ids.map((id) => {
-        const row = byId.get(id);
-        return row ? toTaskRecord(row) : notFoundRecord(id);
-      }),
-    };
+    const wait = waitParam(request.query);
+    const records = await readRecords(accountId, ids);
+    if (wait === 0) return { tasks: records };
+    await waitForChange(request, accountId, records, wait);
+    return { tasks: await readRecords(accountId, ids) };
+  });
+
+  app.post<{ Params: { task_id: string } }>('/tasks/:task_id/cancel', async (request) => {
+    const row = await engine.cancel(accountOf(request).id, request.params.task_id);
+    if (!row) throw new ApiError('not_found', TASK_NOT_FOUND);
+    const record = toTaskRecord(row);
+    if (record.status === 'completed')
+      throw new ApiError('conflict', 'Task already completed; it cannot be canceled');
+    if (record.status === 'failed' && record.error !== CANCELED) {
+      throw new ApiError('conflict', `Task already failed (${record.error}); it cannot be canceled`);
+    }
+    return record;
   });
 }

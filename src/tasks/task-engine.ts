@@ -18,6 +18,8 @@ import type {
   SubmitOutcome,
 } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
+import type { TaskChange } from './task-events.js';
+import { toTaskRecord } from './task-record.js';
 import type { LeasedTask, TaskPatch, TaskRow, TasksRepository } from './tasks-repository.js';
 
 export interface TaskEngineOptions {
@@ -48,8 +50,8 @@ export interface TaskEngineDeps {
   downloadImage(url: string, signal: AbortSignal): Promise<Buffer>;
   /** Public URL of a blob key. */
   blobUrl(key: string): string;
-  /** Called after every task write, so listeners (event stream, long-poll) can react. */
-  onTaskChanged?(task: { id: string; accountId: string }): void;
+  /** Called after every task write with the new record, so listeners (event stream, long-poll) can react. */
+  onTaskChanged?(change: TaskChange): void;
   options: TaskEngineOptions;
 }
 
@@ -58,6 +60,9 @@ export type InlineSubmitResult =
   | { taskId: string; kind: 'accepted' }
   | { taskId: string; kind: 'deferred' }
   | { taskId: string; kind: 'failed'; message: string };
+
+/** The error of a canceled task. */
+export const CANCELED = 'Canceled';
 
 const RETRY_BASE_MS = 1000;
 const RETRY_CAP_MS = 60_000;
@@ -109,8 +114,10 @@ export function createTaskEngine(deps: TaskEngineDeps) {
 
   async function write(task: TaskRow, patch: TaskPatch): Promise<boolean> {
     const ok = await tasks.updateLeased(task.id, owner, patch);
-    if (ok) deps.onTaskChanged?.({ id: task.id, accountId: task.account_id });
-    else logger.warn({ taskId: task.id }, 'lease lost; write skipped');
+    if (ok) {
+      Object.assign(task, patch);
+      deps.onTaskChanged?.({ accountId: task.account_id, record: toTaskRecord(task) });
+    } else logger.warn({ taskId: task.id }, 'lease lost, or the task was canceled; write skipped');
     return ok;
   }
 
@@ -437,6 +444,33 @@ export function createTaskEngine(deps: TaskEngineDeps) {
       }
       wake();
       return results;
+    },
+
+    /**
+     * Cancels an unfinished task: it ends `failed` with error "Canceled" (the spec's states stay the
+     * only ones), an in-flight step in this process is aborted, and the upstream job is canceled
+     * where the provider supports it. Returns the task as it now is, or undefined when the account
+     * has no such task. A finished task is returned unchanged.
+     */
+    async cancel(accountId: string, taskId: string): Promise<TaskRow | undefined> {
+      const row = await tasks.findForAccount(accountId, taskId);
+      if (!row) return undefined;
+      if (row.status === 'completed' || row.status === 'failed') return row;
+      const canceled = await tasks.cancelUnfinished(taskId, CANCELED);
+      inFlight.get(taskId)?.controller.abort(new Error('canceled'));
+      const after = (await tasks.findForAccount(accountId, taskId)) ?? row;
+      if (canceled) {
+        deps.onTaskChanged?.({ accountId, record: toTaskRecord(after) });
+        const provider = providers.get(row.provider);
+        if (row.upstream_id && provider?.cancel) {
+          const upstreamId = row.upstream_id;
+          void (async () => {
+            const apiKey = provider.requiresKey ? await deps.keys.resolve(accountId, provider.name) : null;
+            await provider.cancel?.({ upstreamId, apiKey, signal: AbortSignal.timeout(30_000) });
+          })().catch((error) => logger.warn({ err: error, taskId }, 'upstream cancel failed'));
+        }
+      }
+      return after;
     },
 
     /**

@@ -138,6 +138,28 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
       return Number(result.numUpdatedRows) === 1;
     },
 
+    /**
+     * Ends an unfinished task as failed with `error`, whoever holds its lease (cancel). The lease
+     * holder's later writes are then refused by the status guard of `updateLeased`.
+     */
+    async cancelUnfinished(taskId: string, error: string): Promise<boolean> {
+      const now = clock.now();
+      const result = await db
+        .updateTable('tasks')
+        .set({
+          status: 'failed',
+          error,
+          finished_at: now,
+          updated_at: now,
+          lease_owner: null,
+          lease_expires_at: null,
+        })
+        .where('id', '=', taskId)
+        .where('status', 'in', unfinished)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
     /** Gives back every lease `owner` holds, so another worker can take the tasks at once. */
     async releaseAll(owner: string): Promise<void> {
       await db
