@@ -8,6 +8,7 @@ import { isBlobKey } from './blobs/blob-store.js';
 import { createDiskBlobStore } from './blobs/disk-blob-store.js';
 import { loadCatalog } from './catalog/catalog.js';
 import type { Config } from './config/config.js';
+import { createIdempotencyRepository } from './idempotency/idempotency-repository.js';
 import { createGenerationsRepository } from './generations/generations-repository.js';
 import { createGenerationsService } from './generations/generations-service.js';
 import { type Clock, systemClock } from './platform/clock.js';
@@ -71,6 +72,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   });
   const assets = createAssetsRepository({ db, clock, ids });
   const tasks = createTasksRepository({ db, clock });
+  const idempotency = createIdempotencyRepository({ db, clock });
   const generationsRepository = createGenerationsRepository({ db, clock, ids });
   const fetcher = createSafeFetcher({
     allowedHosts: config.uploadAllowedHosts,
@@ -135,6 +137,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     assets,
     tasks,
     taskEvents,
+    idempotency,
     uploads,
     generations,
     engine,

@@ -50,7 +50,9 @@ const migrations: Record<string, Migration> = {
       await db.schema
         .createTable('tasks')
         .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('generation_id', 'text', (c) => c.notNull().references('generations.id').onDelete('cascade'))
+        .addColumn('generation_id', 'text', (c) =>
+          c.notNull().references('generations.id').onDelete('cascade'),
+        )
         .addColumn('account_id', 'text', (c) => c.notNull())
         .addColumn('idx', 'integer', (c) => c.notNull())
         .addColumn('provider', 'text', (c) => c.notNull())
@@ -77,7 +79,11 @@ const migrations: Record<string, Migration> = {
         .addColumn('updated_at', 'bigint', (c) => c.notNull())
         .execute();
       await db.schema.createIndex('tasks_generation').on('tasks').columns(['generation_id', 'idx']).execute();
-      await db.schema.createIndex('tasks_account_status').on('tasks').columns(['account_id', 'status']).execute();
+      await db.schema
+        .createIndex('tasks_account_status')
+        .on('tasks')
+        .columns(['account_id', 'status'])
+        .execute();
       // The engine's due-queue: only unfinished tasks are indexed.
       await db.schema
         .createIndex('tasks_due')
@@ -114,6 +120,44 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0002_web': {
+    async up(db: Kysely<unknown>) {
+      // Website sessions live in the database so that several nodes share them; the cookie carries
+      // a random token and only its SHA-256 is stored.
+      await db.schema
+        .createTable('sessions')
+        .addColumn('id_hash', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('sessions_account').on('sessions').columns(['account_id']).execute();
+      await db.schema.createIndex('sessions_expires').on('sessions').columns(['expires_at']).execute();
+
+      // Deleting a saved work hides it from the gallery; history keeps the row, marked removed.
+      await db.schema.alterTable('generations').addColumn('deleted_at', 'bigint').execute();
+    },
+  },
+  '0003_idempotency': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('idempotency_keys')
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('request_hash', 'text', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('status_code', 'integer')
+        .addColumn('response_body', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('idempotency_keys_pk', ['account_id', 'key'])
+        .execute();
+      await db.schema
+        .createIndex('idempotency_keys_created')
+        .on('idempotency_keys')
+        .columns(['created_at'])
+        .execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -124,6 +168,8 @@ export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
-    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error)?.message ?? error}`);
+    throw new Error(
+      `database migration ${failed?.migrationName ?? ''} failed: ${(error as Error)?.message ?? error}`,
+    );
   }
 }

@@ -39,6 +39,8 @@ export interface GenerationsTable {
   /** 1 when generate answered upstream_error: kept for the record, left out of history. */
   rejected: number;
   created_at: number;
+  /** Set when the owner deleted it from saved works: hidden from the gallery, marked removed in history. */
+  deleted_at: number | null;
 }
 
 export interface TasksTable {
@@ -86,12 +88,32 @@ export interface AssetsTable {
   created_at: number;
 }
 
+/** A website session: the cookie holds a random token, this table its SHA-256 (hex). */
+export interface SessionsTable {
+  id_hash: string;
+  account_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface IdempotencyKeysTable {
+  account_id: string;
+  key: string;
+  request_hash: string;
+  state: string;
+  status_code: number | null;
+  response_body: string | null;
+  created_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   upstream_keys: UpstreamKeysTable;
   generations: GenerationsTable;
   tasks: TasksTable;
   assets: AssetsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  sessions: SessionsTable;
   /** Kysely's own bookkeeping tables are created by the migrator. */
   _placeholder?: { id: Generated<number> };
 }

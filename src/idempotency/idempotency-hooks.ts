@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { accountOf } from '../http/authentication.js';
+import { ApiError } from '../http/errors.js';
+import type { IdempotencyRepository } from './idempotency-repository.js';
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set when this request claimed an Idempotency-Key and its response must be recorded. */
+    idempotencyClaim?: { accountId: string; key: string };
+  }
+}
+
+/** JSON with object keys sorted, so the same body always hashes the same. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function requestHash(request: FastifyRequest): string {
+  const path = (request.routeOptions.url ?? request.url).replace(/^\/v1\//, '/api/v1/');
+  return createHash('sha256')
+    .update(`${request.method} ${path}\n${request.url.split('?')[0]}\n${canonicalJson(request.body ?? null)}`)
+    .digest('hex');
+}
+
+/**
+ * Idempotency-Key on POST requests with a JSON body (generate, upload by URL): the same key and
+ * body within 24 h replay the first response and submit nothing new; the same key with another body
+ * is 422 idempotency_mismatch; while the first is still running, 409 idempotency_in_progress.
+ * Keys are scoped per account. Direct (binary) uploads are content-addressed, so a repeat is
+ * harmless and the header is not needed there.
+ */
+export function installIdempotency(
+  app: FastifyInstance,
+  { repository }: { repository: IdempotencyRepository },
+) {
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method !== 'POST') return;
+    const header = request.headers[IDEMPOTENCY_HEADER];
+    if (header === undefined) return;
+    if (typeof header !== 'string' || header.length === 0 || header.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+      throw new ApiError(
+        'invalid_request',
+        `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, given once`,
+      );
+    }
+    const contentType = request.headers['content-type'];
+    if (contentType !== undefined && !/^application\/json\b/i.test(contentType)) return;
+    const account = accountOf(request);
+    const claim = await repository.claim(account.id, header, requestHash(request));
+    if (claim.kind === 'claimed') {
+      request.idempotencyClaim = { accountId: account.id, key: header };
+      return;
+    }
+    const { row } = claim;
+    if (row.request_hash !== requestHash(request)) {
+      throw new ApiError(
+        'idempotency_mismatch',
+        'This Idempotency-Key was used with a different request body',
+      );
+    }
+    if (row.state !== 'done' || row.status_code === null) {
+      throw new ApiError(
+        'idempotency_in_progress',
+        'A request with this Idempotency-Key is still being processed; retry shortly',
+      );
+    }
+    reply
+      .code(row.status_code)
+      .header('idempotent-replayed', 'true')
+      .type('application/json; charset=utf-8')
+      .send(row.response_body);
+    return reply;
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const claim = request.idempotencyClaim;
+    if (!claim) return payload;
+    request.idempotencyClaim = undefined;
+    // 5xx is our failure (or the upstream refused): let the caller retry with the same key.
+    if (reply.statusCode >= 500 || typeof payload !== 'string')
+      await repository.release(claim.accountId, claim.key);
+    else await repository.complete(claim.accountId, claim.key, reply.statusCode, payload);
+    return payload;
+  });
+}
