@@ -1,0 +1,443 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import type { PollOutcome, ProviderFailure, ProviderRequest, SubmitOutcome } from './provider.js';
+import { createReplicateProvider, seedForTask } from './replicate-provider.js';
+import { solidGif } from './testing/fake-http.js';
+import { type FakeModel, type FakeReplicate, startFakeReplicate } from './testing/fake-replicate.js';
+import { providerRequest, referenceImage } from './testing/provider-request.js';
+
+const TOKEN = 'r8_testToken0123456789abcdefghij';
+const ASPECTS = [
+  'match_input_image',
+  '1:1',
+  '2:3',
+  '3:2',
+  '3:4',
+  '4:3',
+  '4:5',
+  '5:4',
+  '9:16',
+  '16:9',
+  '21:9',
+];
+const PINNED = 'a'.repeat(64);
+
+const MODELS: FakeModel[] = [
+  {
+    name: 'google/nano-banana-pro',
+    version: 'b'.repeat(64),
+    inputs: {
+      prompt: { type: 'string' },
+      image_input: { type: 'array', maxItems: 14 },
+      aspect_ratio: { type: 'string', enum: ASPECTS },
+      resolution: { type: 'string', enum: ['1K', '2K', '4K'] },
+      output_format: { type: 'string', enum: ['jpg', 'png'] },
+    },
+  },
+  {
+    name: 'black-forest-labs/flux-kontext-pro',
+    version: 'c'.repeat(64),
+    inputs: {
+      prompt: { type: 'string' },
+      input_image: { type: 'string', format: 'uri' },
+      aspect_ratio: { type: 'string', enum: ASPECTS },
+      seed: { type: 'integer' },
+      safety_tolerance: { type: 'integer', minimum: 0, maximum: 6 },
+    },
+  },
+  {
+    name: 'acme/seeded-fusion',
+    version: 'd'.repeat(64),
+    inputs: {
+      prompt: { type: 'string' },
+      image_input: { type: 'array' },
+      aspect_ratio: { type: 'string', enum: ['1:1', '16:9'] },
+      seed: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+    },
+  },
+  {
+    name: 'acme/pinned',
+    version: PINNED,
+    inputs: { prompt: { type: 'string' }, aspect_ratio: { type: 'string', enum: ['1:1'] } },
+  },
+];
+
+function assertFailed(outcome: SubmitOutcome | PollOutcome): asserts outcome is ProviderFailure {
+  assert.equal(outcome.kind, 'failed', `expected a failure, got ${JSON.stringify(outcome).slice(0, 300)}`);
+}
+
+function assertPending(
+  outcome: SubmitOutcome,
+): asserts outcome is Extract<SubmitOutcome, { kind: 'pending' }> {
+  assert.equal(outcome.kind, 'pending', `expected pending, got ${JSON.stringify(outcome).slice(0, 300)}`);
+}
+
+describe('replicate provider', () => {
+  let fake: FakeReplicate;
+  before(async () => {
+    fake = await startFakeReplicate({ token: TOKEN, models: MODELS });
+  });
+  after(() => fake.close());
+  beforeEach(() => {
+    fake.predictions.length = 0;
+    fake.creates.length = 0;
+  });
+
+  const provider = (options: Parameters<typeof createReplicateProvider>[0] = {}) =>
+    createReplicateProvider({ baseUrl: fake.baseUrl, requestTimeoutMs: 10_000, ...options });
+  const request = (overrides: Partial<ProviderRequest> = {}) =>
+    providerRequest({ upstreamModel: 'google/nano-banana-pro', apiKey: TOKEN, ...overrides });
+  const poll = (p: ReturnType<typeof provider>, req: ProviderRequest, upstreamId: string) =>
+    p.poll({ ...req, upstreamId });
+
+  test('text: starting → processing → succeeded, with the output handed over as a URL', async () => {
+    const p = provider();
+    const req = request({ aspect: '16:9', imageSize: '2K' });
+    const submitted = await p.submit(req);
+    assertPending(submitted);
+    assert.deepEqual(fake.creates[0], {
+      path: '/v1/models/google/nano-banana-pro/predictions',
+      body: { input: { prompt: 'a lighthouse at dawn', aspect_ratio: '16:9', resolution: '2K' } },
+    });
+    assert.equal(fake.predictions[0]?.id, submitted.upstreamId);
+
+    const processing = await poll(p, req, submitted.upstreamId);
+    assert.equal(processing.kind, 'pending');
+    assert.ok(processing.kind === 'pending' && processing.status === 'in_progress');
+
+    const done = await poll(p, req, submitted.upstreamId);
+    assert.equal(done.kind, 'done');
+    assert.ok(done.kind === 'done' && 'url' in done.image);
+    const response = await fetch(done.image.url);
+    assert.equal(response.headers.get('content-type'), 'image/png');
+  });
+
+  test('starting is reported as queued; logs with a percentage give progress', async () => {
+    fake.scriptLifecycle({
+      statuses: ['starting', 'starting', 'processing'],
+      logs: 'loading\n 10%|█ \n 42%|████ ',
+    });
+    const p = provider();
+    const req = request();
+    const submitted = await p.submit(req);
+    assertPending(submitted);
+    assert.deepEqual(await poll(p, req, submitted.upstreamId), { kind: 'pending', status: 'queued' });
+    assert.deepEqual(await poll(p, req, submitted.upstreamId), {
+      kind: 'pending',
+      status: 'in_progress',
+      progress: 42,
+    });
+  });
+
+  test('edit on a single-image model: input_image as a data URL, and a seed derived from the task', async () => {
+    const reference = await referenceImage();
+    const req = request({
+      upstreamModel: 'black-forest-labs/flux-kontext-pro',
+      mode: 'edit',
+      references: [reference],
+    });
+    assertPending(await provider().submit(req));
+    const input = fake.creates[0]?.body.input as Record<string, unknown>;
+    assert.equal(input.input_image, `data:image/png;base64,${reference.bytes.toString('base64')}`);
+    assert.equal(input.seed, seedForTask(req.taskId));
+    assert.equal(input.aspect_ratio, '1:1');
+    assert.deepEqual(Object.keys(input).sort(), ['aspect_ratio', 'input_image', 'prompt', 'seed']);
+  });
+
+  test('fusion: image_input array, a GIF converted to PNG', async () => {
+    const gif = { bytes: await solidGif(30, 30), contentType: 'image/gif', width: 30, height: 30 };
+    const req = request({ mode: 'fusion', references: [await referenceImage(), gif] });
+    assertPending(await provider().submit(req));
+    const input = fake.creates[0]?.body.input as Record<string, unknown> | undefined;
+    const images = input?.image_input as string[];
+    assert.equal(images.length, 2);
+    assert.ok(images.every((url) => url.startsWith('data:image/png;base64,')));
+  });
+
+  test('a pinned version goes to POST /v1/predictions with the version', async () => {
+    assertPending(await provider().submit(request({ upstreamModel: `acme/pinned:${PINNED}` })));
+    assert.deepEqual(fake.creates[0], {
+      path: '/v1/predictions',
+      body: { version: PINNED, input: { prompt: 'a lighthouse at dawn', aspect_ratio: '1:1' } },
+    });
+  });
+
+  test('requests the model cannot express fail before any create, naming the catalog fix', async () => {
+    const cases: Array<[Partial<ProviderRequest>, RegExp]> = [
+      [{ upstreamModel: 'black-forest-labs/flux-kontext-pro', imageSize: '2K' }, /sizes \["1K"\]/],
+      [{ upstreamModel: 'acme/seeded-fusion', aspect: '3:2' }, /does not take aspect 3:2/],
+      [{ upstreamModel: 'black-forest-labs/flux-kontext-pro', mode: 'fusion' }, /cannot do fusion/],
+      [{ upstreamModel: `acme/pinned:${PINNED}`, mode: 'edit' }, /cannot edit/],
+      [{ upstreamModel: 'not a model' }, /not a model reference/],
+    ];
+    for (const [overrides, message] of cases) {
+      const references = overrides.mode ? [await referenceImage(), await referenceImage()] : [];
+      const outcome = await provider().submit(request({ references, ...overrides }));
+      assertFailed(outcome);
+      assert.equal(outcome.retryable, false);
+      assert.match(outcome.message, message);
+    }
+    assert.equal(fake.creates.length, 0);
+  });
+
+  test('an unknown model is a final failure', async () => {
+    const outcome = await provider().submit(request({ upstreamModel: 'nobody/nothing' }));
+    assertFailed(outcome);
+    assert.equal(outcome.retryable, false);
+    assert.match(outcome.message, /not found/);
+  });
+
+  test('a prediction that fails for safety is a final, blocked failure with the upstream message', async () => {
+    fake.scriptLifecycle({
+      statuses: ['starting', 'failed'],
+      error: 'NSFW content detected. Try a different prompt.',
+    });
+    const p = provider();
+    const req = request();
+    const submitted = await p.submit(req);
+    assertPending(submitted);
+    const outcome = await poll(p, req, submitted.upstreamId);
+    assertFailed(outcome);
+    assert.equal(outcome.retryable, false);
+    assert.equal(outcome.cause, 'blocked');
+    assert.match(outcome.message, /NSFW content detected/);
+  });
+
+  test('canceled, aborted and data_removed predictions end the task', async () => {
+    fake.scriptLifecycle(
+      { statuses: ['starting', 'canceled'] },
+      { statuses: ['starting', 'aborted'] },
+      {
+        statuses: ['starting', 'succeeded'],
+        dataRemoved: true,
+      },
+    );
+    const p = provider();
+    for (const pattern of [/canceled upstream/, /deadline/, /already deleted/]) {
+      const req = request();
+      const submitted = await p.submit(req);
+      assertPending(submitted);
+      const outcome = await poll(p, req, submitted.upstreamId);
+      assertFailed(outcome);
+      assert.equal(outcome.retryable, false);
+      assert.match(outcome.message, pattern);
+    }
+  });
+
+  test('a multi-output model: the first URL of the list is the result', async () => {
+    fake.scriptLifecycle({ statuses: ['starting', 'succeeded'], outputShape: 'list' });
+    const p = provider();
+    const req = request();
+    const submitted = await p.submit(req);
+    assertPending(submitted);
+    const done = await poll(p, req, submitted.upstreamId);
+    assert.ok(
+      done.kind === 'done' && 'url' in done.image && done.image.url.endsWith(`${submitted.upstreamId}.png`),
+    );
+  });
+
+  test('a bad token is a final failure and never echoed', async () => {
+    const wrong = 'r8_wrongToken9876543210zyxwvu';
+    const outcome = await provider().submit(request({ apiKey: wrong }));
+    assertFailed(outcome);
+    assert.equal(outcome.retryable, false);
+    assert.equal(outcome.cause, 'unauthorized');
+    assert.ok(!outcome.message.includes(wrong));
+  });
+
+  test('429 on create is retryable with Retry-After', async () => {
+    fake.scriptCreate({
+      kind: 'error',
+      status: 429,
+      headers: { 'retry-after': '2' },
+      json: { detail: 'Request was throttled. Expected available in 2 seconds.', status: 429 },
+    });
+    const outcome = await provider().submit(request());
+    assertFailed(outcome);
+    assert.equal(outcome.retryable, true);
+    assert.equal(outcome.retryAfterMs, 2000);
+    assert.equal(outcome.cause, 'rate_limited');
+    assert.match(outcome.message, /throttled/);
+  });
+
+  test('402 (spend limit) is final', async () => {
+    fake.scriptCreate({
+      kind: 'error',
+      status: 402,
+      json: { detail: 'Monthly spend limit reached', status: 402 },
+    });
+    const outcome = await provider().submit(request());
+    assertFailed(outcome);
+    assert.equal(outcome.retryable, false);
+  });
+
+  test('500 is a retryable failure, and the next submit succeeds', async () => {
+    fake.scriptCreate({ kind: 'error', status: 500, json: { detail: 'Internal server error', status: 500 } });
+    const p = provider();
+    const first = await p.submit(request());
+    assertFailed(first);
+    assert.equal(first.retryable, true);
+    assert.ok(!first.maybeAccepted);
+    assertPending(await p.submit(request()));
+    assert.equal(fake.predictions.length, 1);
+  });
+
+  test('poll errors are retryable and never limit retries as "maybe accepted"', async () => {
+    const p = provider({ requestTimeoutMs: 200 });
+    const req = request();
+    const submitted = await p.submit(req);
+    assertPending(submitted);
+    fake.scriptPoll(
+      { kind: 'hang' },
+      { kind: 'malformed' },
+      { kind: 'error', status: 503, json: { detail: 'busy' } },
+    );
+    for (const cause of ['timeout', 'bad_response', 'upstream_error']) {
+      const outcome = await poll(p, req, submitted.upstreamId);
+      assertFailed(outcome);
+      assert.equal(outcome.retryable, true);
+      assert.equal(outcome.cause, cause);
+      assert.ok(!outcome.maybeAccepted);
+    }
+    assert.equal((await poll(p, req, submitted.upstreamId)).kind, 'pending');
+  });
+
+  test('cancel asks Replicate to cancel the prediction', async () => {
+    const p = provider();
+    const req = request();
+    const submitted = await p.submit(req);
+    assertPending(submitted);
+    await p.cancel?.({
+      upstreamId: submitted.upstreamId,
+      apiKey: TOKEN,
+      signal: new AbortController().signal,
+    });
+    assert.equal(fake.predictions[0]?.canceled, true);
+  });
+});
+
+describe('replicate reconciliation: never a second prediction for one task', () => {
+  let fake: FakeReplicate;
+  before(async () => {
+    fake = await startFakeReplicate({ token: TOKEN, models: MODELS, pageSize: 2 });
+  });
+  after(() => fake.close());
+  beforeEach(() => {
+    fake.predictions.length = 0;
+    fake.creates.length = 0;
+  });
+
+  const provider = () => createReplicateProvider({ baseUrl: fake.baseUrl, requestTimeoutMs: 300 });
+  const request = (overrides: Partial<ProviderRequest> = {}) =>
+    providerRequest({ upstreamModel: 'acme/seeded-fusion', apiKey: TOKEN, ...overrides });
+
+  test('a create whose answer was lost is maybe-accepted; the next submit (reconcile) adopts it', async () => {
+    fake.scriptCreate({ kind: 'hang-after-create' });
+    const req = request({
+      mode: 'fusion',
+      references: [await referenceImage(), await referenceImage(20, 20)],
+    });
+    const first = await provider().submit(req);
+    assertFailed(first);
+    assert.equal(first.retryable, true);
+    assert.equal(first.maybeAccepted, true);
+    assert.equal(first.cause, 'timeout');
+    assert.equal(fake.predictions.length, 1, 'the upstream did create it');
+
+    // Another worker (a fresh adapter, no memory) picks the task up, flagged by the engine.
+    const second = await provider().submit({ ...req, reconcile: true });
+    assertPending(second);
+    assert.equal(second.upstreamId, fake.predictions[0]?.id);
+    assert.equal(fake.predictions.length, 1, 'no second prediction');
+  });
+
+  test('the same process remembers a lost create even without the engine flag', async () => {
+    fake.scriptCreate({ kind: 'malformed-after-create' });
+    const p = provider();
+    const req = request();
+    const first = await p.submit(req);
+    assertFailed(first);
+    assert.equal(first.maybeAccepted, true);
+    const second = await p.submit(req);
+    assertPending(second);
+    assert.equal(second.upstreamId, fake.predictions[0]?.id);
+    assert.equal(fake.predictions.length, 1);
+  });
+
+  test('siblings with the same prompt are not adopted (the seed tells them apart); pages are followed', async () => {
+    const req = request();
+    // Other tasks' predictions with the same prompt, plus unrelated ones, spread over several pages.
+    for (let i = 0; i < 3; i++) {
+      fake.seedPrediction({
+        model: 'acme/seeded-fusion',
+        input: {
+          prompt: req.prompt,
+          aspect_ratio: '1:1',
+          seed: seedForTask(`tsk_sibling${i}`, { minimum: 0, maximum: 1_000_000 }),
+        },
+      });
+    }
+    fake.scriptCreate({ kind: 'hang-after-create' });
+    assertFailed(await provider().submit(req));
+    for (let i = 0; i < 3; i++)
+      fake.seedPrediction({ model: 'google/nano-banana-pro', input: { prompt: `other ${i}` } });
+    const lost = fake.predictions[3];
+    const second = await provider().submit({ ...req, reconcile: true });
+    assertPending(second);
+    assert.equal(second.upstreamId, lost?.id);
+    assert.equal(fake.predictions.length, 7, 'nothing created');
+  });
+
+  test('nothing to find: reconcile creates the prediction after all', async () => {
+    const req = request();
+    const outcome = await provider().submit({ ...req, reconcile: true });
+    assertPending(outcome);
+    assert.equal(fake.predictions.length, 1);
+  });
+
+  test('duplicates already made for the task: the oldest is adopted and the others canceled', async () => {
+    const req = request();
+    const seed = seedForTask(req.taskId, { minimum: 0, maximum: 1_000_000 });
+    const older = fake.seedPrediction({
+      model: 'acme/seeded-fusion',
+      input: { prompt: req.prompt, aspect_ratio: '1:1', seed },
+    });
+    const newer = fake.seedPrediction({
+      model: 'acme/seeded-fusion',
+      input: { prompt: req.prompt, aspect_ratio: '1:1', seed },
+    });
+    const outcome = await provider().submit({ ...req, reconcile: true });
+    assertPending(outcome);
+    assert.equal(outcome.upstreamId, older.id);
+    assert.equal(newer.canceled, true);
+    assert.equal(older.canceled, false);
+  });
+
+  test('when the list cannot be read, nothing is created and the failure stays maybe-accepted', async () => {
+    const p = createReplicateProvider({ baseUrl: fake.baseUrl, requestTimeoutMs: 300 });
+    fake.scriptCreate({ kind: 'hang-after-create' });
+    const req = request();
+    assertFailed(await p.submit(req));
+    fake.scriptPoll({ kind: 'error', status: 500, json: { detail: 'list unavailable' } });
+    const outcome = await p.submit({ ...req, reconcile: true });
+    assertFailed(outcome);
+    assert.equal(outcome.retryable, true);
+    assert.equal(outcome.maybeAccepted, true);
+    assert.equal(fake.predictions.length, 1);
+    const third = await p.submit({ ...req, reconcile: true });
+    assertPending(third);
+    assert.equal(fake.predictions.length, 1);
+  });
+
+  test('a website prediction with the same input is never adopted', async () => {
+    const req = request({ upstreamModel: `acme/pinned:${PINNED}` });
+    fake.seedPrediction({
+      model: 'acme/pinned',
+      input: { prompt: req.prompt, aspect_ratio: '1:1' },
+      source: 'web',
+    });
+    const outcome = await provider().submit({ ...req, reconcile: true });
+    assertPending(outcome);
+    assert.equal(fake.predictions.length, 2);
+  });
+});
