@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
-import { createGeminiProvider } from './gemini-provider.js';
+import { parseCatalog } from '../catalog/catalog.js';
+import { createGeminiProvider, geminiRefusesImageSize } from './gemini-provider.js';
 import type { ProviderFailure, SubmitOutcome } from './provider.js';
 import { type FakeGemini, startFakeGemini } from './testing/fake-gemini.js';
 import { noisePng, solidGif } from './testing/fake-http.js';
@@ -308,5 +310,18 @@ describe('gemini provider request size', () => {
     assertFailed(outcome);
     assert.equal(outcome.retryable, false);
     assert.match(outcome.message, /do not fit/);
+  });
+});
+
+describe('catalogs/gemini.json', () => {
+  test('parses, and lists only 1K for models without a size control', () => {
+    const json = JSON.parse(readFileSync(new URL('../../catalogs/gemini.json', import.meta.url), 'utf8'));
+    const catalog = parseCatalog(json, ['local', 'gemini', 'openai', 'replicate']);
+    assert.deepEqual(catalog.models.map((m) => m.id).sort(), ['base-image-2', 'flash', 'flash2', 'pro']);
+    for (const model of catalog.models) {
+      assert.equal(model.provider, 'gemini');
+      if (geminiRefusesImageSize(model.upstreamModel)) assert.deepEqual(model.sizes, ['1K'], model.id);
+    }
+    assert.ok(catalog.get('pro')?.modes.includes('fusion'));
   });
 });

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
-import { createOpenAIProvider, nearestSize } from './openai-provider.js';
+import { parseCatalog } from '../catalog/catalog.js';
+import { createOpenAIProvider, nearestSize, openAISizes } from './openai-provider.js';
 import type { ProviderFailure, SubmitOutcome } from './provider.js';
 import { solidGif } from './testing/fake-http.js';
 import { type FakeOpenAI, startFakeOpenAI } from './testing/fake-openai.js';
@@ -251,5 +253,28 @@ describe('openai provider', () => {
     assertFailed(outcome);
     assert.equal(outcome.cause, 'unauthorized');
     assert.equal(fake.requests.length, before);
+  });
+});
+
+describe('catalogs/openai.json', () => {
+  test('parses; every size is one the model makes and every aspect maps to an exact size', () => {
+    const json = JSON.parse(readFileSync(new URL('../../catalogs/openai.json', import.meta.url), 'utf8'));
+    const catalog = parseCatalog(json, ['local', 'gemini', 'openai', 'replicate']);
+    for (const model of catalog.models) {
+      assert.equal(model.provider, 'openai');
+      const table = openAISizes(model.upstreamModel);
+      for (const size of model.sizes) {
+        const sizes = table[size];
+        assert.ok(sizes, `${model.id}: ${size}`);
+        for (const aspect of model.aspects) {
+          const [w, h] = aspect.split(':').map(Number);
+          const [sw, sh] = nearestSize(aspect, sizes).split('x').map(Number);
+          assert.ok(
+            Math.abs((w ?? 1) / (h ?? 1) - (sw ?? 1) / (sh ?? 1)) < 0.01,
+            `${model.id}: ${aspect} is not approximated`,
+          );
+        }
+      }
+    }
   });
 });

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { parseCatalog } from '../catalog/catalog.js';
 import type { PollOutcome, ProviderFailure, ProviderRequest, SubmitOutcome } from './provider.js';
 import { createReplicateProvider, seedForTask } from './replicate-provider.js';
 import { solidGif } from './testing/fake-http.js';
@@ -439,5 +441,17 @@ describe('replicate reconciliation: never a second prediction for one task', () 
     const outcome = await provider().submit({ ...req, reconcile: true });
     assertPending(outcome);
     assert.equal(fake.predictions.length, 2);
+  });
+});
+
+describe('catalogs/replicate.json', () => {
+  test('parses, with owner/name model references', () => {
+    const json = JSON.parse(readFileSync(new URL('../../catalogs/replicate.json', import.meta.url), 'utf8'));
+    const catalog = parseCatalog(json, ['local', 'gemini', 'openai', 'replicate']);
+    for (const model of catalog.models) {
+      assert.equal(model.provider, 'replicate');
+      assert.match(model.upstreamModel, /^[a-z0-9-]+\/[a-z0-9.-]+$/);
+    }
+    assert.ok(catalog.get('pro')?.modes.includes('fusion'));
   });
 });
