@@ -1,6 +1,8 @@
 import type { Catalog, CatalogEntry } from '../catalog/catalog.js';
 import { DEFAULT_MODEL_ID } from '../catalog/catalog.js';
 import { ApiError } from '../http/errors.js';
+import { parseWith } from '../http/validation.js';
+import { generateBodySchema } from './generate-body-schema.js';
 import type { GenerationMode, ImageSize } from '../providers/provider.js';
 
 export const MAX_PROMPT_LENGTH = 8000;
@@ -35,18 +37,22 @@ export function parseGenerateRequest(body: unknown, catalog: Catalog): GenerateR
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw invalid('Request body must be a JSON object');
   }
+  parseWith(generateBodySchema, body);
   const input = body as Record<string, unknown>;
 
   if (input.prompt === undefined || input.prompt === null) throw invalid('prompt is required');
   if (typeof input.prompt !== 'string') throw invalid('prompt must be a string');
   const prompt = input.prompt.trim();
   if (prompt === '') throw invalid('prompt must not be empty');
-  if (prompt.length > MAX_PROMPT_LENGTH) throw invalid(`prompt must be at most ${MAX_PROMPT_LENGTH} characters`);
+  if (prompt.length > MAX_PROMPT_LENGTH)
+    throw invalid(`prompt must be at most ${MAX_PROMPT_LENGTH} characters`);
 
   const modelId = optionalString(input, 'model') ?? DEFAULT_MODEL_ID;
   const model = catalog.get(modelId);
   if (!model) {
-    throw invalid(`Unknown model "${modelId}"; available models: ${catalog.models.map((m) => m.id).join(', ')}`);
+    throw invalid(
+      `Unknown model "${modelId}"; available models: ${catalog.models.map((m) => m.id).join(', ')}`,
+    );
   }
 
   const mode = (optionalString(input, 'mode') ?? 'text') as GenerationMode;
@@ -57,18 +63,23 @@ export function parseGenerateRequest(body: unknown, catalog: Catalog): GenerateR
 
   const aspect = optionalString(input, 'aspect') ?? '1:1';
   if (!model.aspects.includes(aspect)) {
-    throw invalid(`aspect "${aspect}" is not supported by model ${model.id}; accepted: ${model.aspects.join(', ')}`);
+    throw invalid(
+      `aspect "${aspect}" is not supported by model ${model.id}; accepted: ${model.aspects.join(', ')}`,
+    );
   }
 
   const imageSize = (optionalString(input, 'imageSize') ?? '2K') as ImageSize;
   if (!SIZES.includes(imageSize)) throw invalid(`imageSize must be one of ${SIZES.join(', ')}`);
   if (!model.sizes.includes(imageSize)) {
-    throw invalid(`imageSize ${imageSize} is not supported by model ${model.id}; accepted: ${model.sizes.join(', ')}`);
+    throw invalid(
+      `imageSize ${imageSize} is not supported by model ${model.id}; accepted: ${model.sizes.join(', ')}`,
+    );
   }
 
   let count = 1;
   if (input.count !== undefined && input.count !== null) {
-    if (typeof input.count !== 'number' || !Number.isInteger(input.count)) throw invalid('count must be an integer');
+    if (typeof input.count !== 'number' || !Number.isInteger(input.count))
+      throw invalid('count must be an integer');
     if (input.count < 1 || input.count > model.maxCount) {
       throw invalid(`count must be between 1 and ${model.maxCount} for model ${model.id}`);
     }
@@ -86,14 +97,16 @@ export function parseGenerateRequest(body: unknown, catalog: Catalog): GenerateR
       } catch {
         throw invalid(`imageUrls[${i}] is not an absolute URL`);
       }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid(`imageUrls[${i}] must be an http(s) URL`);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        throw invalid(`imageUrls[${i}] must be an http(s) URL`);
       return value;
     });
   }
   if (mode === 'text' && imageUrls.length > 0) {
     throw invalid('mode text takes no imageUrls; use mode edit with one reference image');
   }
-  if (mode === 'edit' && imageUrls.length !== 1) throw invalid('mode edit needs exactly one URL in imageUrls');
+  if (mode === 'edit' && imageUrls.length !== 1)
+    throw invalid('mode edit needs exactly one URL in imageUrls');
   if (mode === 'fusion' && (imageUrls.length < 2 || imageUrls.length > model.maxReferences)) {
     throw invalid(`mode fusion needs between 2 and ${model.maxReferences} URLs in imageUrls`);
   }

@@ -3,7 +3,9 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { accountOf } from '../http/authentication.js';
 import { ApiError } from '../http/errors.js';
+import { parseWith } from '../http/validation.js';
 import { MAX_UPLOAD_BYTES, writeStreamToTempFile } from './temp-file.js';
+import { uploadBodySchema } from './upload-body-schema.js';
 import type { UploadsService } from './uploads-service.js';
 
 /**
@@ -40,15 +42,7 @@ export async function uploadRoutes(app: FastifyInstance, { uploads }: { uploads:
     }
     const body = request.body;
     if (body && typeof body === 'object' && 'pipe' in body) return ingestStream(request, body as Readable);
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw new ApiError('invalid_request', 'Request body must be a JSON object with source_url');
-    }
-    const sourceUrl = (body as Record<string, unknown>).source_url;
-    if (sourceUrl === undefined || sourceUrl === null)
-      throw new ApiError('invalid_request', 'source_url is required');
-    if (typeof sourceUrl !== 'string' || sourceUrl.trim() === '') {
-      throw new ApiError('invalid_request', 'source_url must be a non-empty string');
-    }
+    const { source_url: sourceUrl } = parseWith(uploadBodySchema, body);
     const { blobKey: _key, ...result } = await uploads.ingestUrl(account.id, sourceUrl.trim());
     return result;
   });

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { fieldError } from '../http/validation.js';
+
+/**
+ * The shape of a generate body (spec §2.1). It validates every request and the OpenAPI document
+ * is generated from it. Catalog rules (which model takes which mode, aspect, size, count) are
+ * checked after it, in `parseGenerateRequest`. `null` means "use the default"; unknown fields are
+ * ignored, for forward compatibility.
+ */
+export const generateBodySchema = z
+  .looseObject({
+    prompt: z
+      .string({ error: fieldError('must be a string') })
+      .describe('Generation prompt; non-empty after trimming, at most 8,000 characters'),
+    model: z
+      .string({ error: 'must be a string' })
+      .nullish()
+      .describe('Model id (GET /api/v1/models lists them); default base-image-2'),
+    mode: z
+      .enum(['text', 'edit', 'fusion'], { error: 'must be one of text, edit, fusion' })
+      .nullish()
+      .describe(
+        'text: no references; edit: exactly one imageUrl; fusion: 2 or more (only models that list it). Default text',
+      ),
+    aspect: z
+      .string({ error: 'must be a string' })
+      .nullish()
+      .describe(
+        "Ratio W:H from the model's list (default list: 1:1 2:3 3:2 3:4 4:3 9:16 16:9 21:9 4:5 5:4); default 1:1",
+      ),
+    imageSize: z
+      .enum(['1K', '2K', '4K'], { error: 'must be one of 1K, 2K, 4K' })
+      .nullish()
+      .describe('About 1, 4 or 16 megapixels at the requested ratio; default 2K'),
+    count: z
+      .number({ error: 'must be an integer' })
+      .int({ error: 'must be an integer' })
+      .nullish()
+      .describe("Images to make, 1 to the model's cap (default cap 4); one task per image. Default 1"),
+    imageUrls: z
+      .array(z.string({ error: 'must be a string' }), { error: 'must be an array of URLs' })
+      .nullish()
+      .describe(
+        'Reference image URLs (absolute http/https): URLs from /upload, or public URLs Atelier fetches safely',
+      ),
+    callbackUrl: z
+      .string({ error: 'must be a string' })
+      .nullish()
+      .describe('Optional webhook URL: receives the signed task record when each task ends'),
+  })
+  .describe('Generation request');
+
+export type GenerateBody = z.output<typeof generateBodySchema>;
