@@ -5,6 +5,7 @@ import type { AssetsRepository } from '../assets/assets-repository.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import { extensionOf } from '../blobs/blob-store.js';
 import { pixelSize } from '../catalog/catalog.js';
+import { toDecodableImage } from '../images/decodable-image.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import type {
@@ -137,13 +138,7 @@ export function createTaskEngine(deps: TaskEngineDeps) {
     for (const key of refKeys) {
       const bytes = await deps.blobs.get(key);
       if (!bytes) return `Reference image ${key} is no longer stored`;
-      const meta = await sharp(bytes, { limitInputPixels: false }).metadata();
-      references.push({
-        bytes,
-        contentType: contentTypeOfFormat[meta.format ?? ''] ?? 'image/bmp',
-        width: meta.width ?? 0,
-        height: meta.pageHeight ?? meta.height ?? 0,
-      });
+      references.push(await toDecodableImage(bytes));
     }
     return references;
   }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
+import { bmpOfSize } from '../../src/images/testing/image-fixtures.js';
 import { assertError, bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 
@@ -133,6 +134,25 @@ describe('POST /api/v1/generate', () => {
     });
     assert.deepEqual(history.json().items[0].refs, [url]);
     assert.equal(history.json().items[0].mode, 'edit');
+  });
+
+  test('edit with a BMP reference: stored as uploaded, decoded for the renderer', async () => {
+    const upload = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/upload',
+      headers: { ...bearer(apiKey), 'content-type': 'application/octet-stream' },
+      payload: bmpOfSize(120, 90),
+    });
+    assert.equal(upload.statusCode, 200, upload.body);
+    assert.equal(upload.json().content_type, 'image/bmp');
+    const response = await generate({
+      prompt: 'from a bitmap',
+      mode: 'edit',
+      imageUrls: [upload.json().url],
+      imageSize: '1K',
+    });
+    const { final } = await pollUntilFinal(t.app, apiKey, response.json().task_ids[0]);
+    assert.equal(final.status, 'completed', final.error);
   });
 
   test('test marker [[fail]]: the task ends failed with an error message and no imageUrl', async () => {
