@@ -93,10 +93,14 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
         .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
         .orderBy('next_run_at')
         .limit(limit);
+      // The lease condition is repeated on the UPDATE itself: on a database with row locks
+      // (PostgreSQL), a worker that waited for another's lock re-checks it and skips the row.
       const tasks = await db
         .updateTable('tasks')
         .set({ lease_owner: owner, lease_expires_at: now + leaseMs })
         .where('id', 'in', due)
+        .where('status', 'in', unfinished)
+        .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
         .returningAll()
         .execute();
       return attachGenerations(tasks);

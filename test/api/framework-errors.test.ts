@@ -68,3 +68,31 @@ describe('framework-level errors keep the error shape', () => {
     assert.match(String(response.headers['x-request-id']), /^req_/);
   });
 });
+
+describe('an unexpected failure', () => {
+  test('is 500 internal_error with the request id and no internals; the process keeps serving', async () => {
+    const { createDiskBlobStore } = await import('../../src/blobs/disk-blob-store.js');
+    const { tmpdir } = await import('node:os');
+    const disk = createDiskBlobStore({ root: tmpdir() });
+    const t = await createTestApp({
+      overrides: {
+        blobs: {
+          ...disk,
+          open: async () => {
+            throw new Error('EIO: secret internal path /var/lib/atelier/blobs');
+          },
+        },
+      },
+    });
+    try {
+      const response = await t.app.inject({ method: 'GET', url: '/files/results/x.png' });
+      const message = assertError(response, 500, 'internal_error');
+      assert.doesNotMatch(message, /EIO|\/var\/lib/);
+      assert.match(message, new RegExp(String(response.headers['x-request-id'])));
+      const health = await t.app.inject({ method: 'GET', url: '/healthz' });
+      assert.equal(health.statusCode, 200);
+    } finally {
+      await t.close();
+    }
+  });
+});
