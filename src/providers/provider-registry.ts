@@ -1,7 +1,11 @@
 import type { Config } from '../config/config.js';
 import type { Clock } from '../platform/clock.js';
+import { createCircuitBreaker, withCircuitBreaker } from './circuit-breaker.js';
+import { createGeminiProvider } from './gemini-provider.js';
 import { createLocalProvider } from './local-provider.js';
+import { createOpenAIProvider } from './openai-provider.js';
 import type { ImageProvider } from './provider.js';
+import { createReplicateProvider } from './replicate-provider.js';
 
 export interface ProviderRegistry {
   get(name: string): ImageProvider | undefined;
@@ -22,6 +26,14 @@ export function createProviderRegistry({
   const add = (provider: ImageProvider) => providers.set(provider.name, provider);
 
   add(createLocalProvider({ clock, latencyMs: config.localLatencyMs }));
+  // Real upstreams: each behind its own circuit breaker (5 faults in a row → 30 s fail-fast, then a probe).
+  const now = () => clock.now();
+  const guarded = (provider: ImageProvider) => withCircuitBreaker(provider, createCircuitBreaker({ now }));
+  const { gemini, openai, replicate } = config.providers;
+  const requestTimeoutMs = config.upstreamTimeoutMs;
+  add(guarded(createGeminiProvider({ baseUrl: gemini.baseUrl, requestTimeoutMs, now })));
+  add(guarded(createOpenAIProvider({ baseUrl: openai.baseUrl, requestTimeoutMs, now })));
+  add(guarded(createReplicateProvider({ baseUrl: replicate.baseUrl, now })));
 
   return {
     get: (name) => providers.get(name),
