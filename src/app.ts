@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { accountRoutes } from './accounts/routes.js';
 import { assetRoutes } from './assets/routes.js';
@@ -6,16 +7,20 @@ import { blobRoutes } from './blobs/routes.js';
 import { catalogRoutes } from './catalog/routes.js';
 import type { Core } from './core.js';
 import { generationRoutes } from './generations/routes.js';
-import { bearerKeyResolver, requireAccount } from './http/authentication.js';
+import { type AccountResolver, bearerKeyResolver, requireAccount } from './http/authentication.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { taskRoutes } from './tasks/routes.js';
 import { uploadRoutes } from './uploads/routes.js';
+import { createWebsite } from './web/website.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
-/** The /api/v1 surface: every route behind bearer authentication. */
-async function apiV1(app: FastifyInstance, { core }: { core: Core }) {
-  app.addHook('onRequest', requireAccount([bearerKeyResolver(core.accounts.authenticateApiKey)]));
+/** The /api/v1 surface: every route behind authentication (bearer key, or the website's session). */
+async function apiV1(
+  app: FastifyInstance,
+  { core, resolvers }: { core: Core; resolvers: AccountResolver[] },
+) {
+  app.addHook('onRequest', requireAccount(resolvers));
   await app.register(generationRoutes, { generations: core.generations });
   await app.register(taskRoutes, { tasks: core.tasks });
   await app.register(uploadRoutes, { uploads: core.uploads });
@@ -44,9 +49,15 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
   installErrorHandling(app);
 
   app.get('/healthz', async () => ({ ok: true }));
+  await app.register(fastifyCookie);
   await app.register(blobRoutes, { blobs: core.blobs });
+  const website = createWebsite(core);
+  // Bearer first: an API call is never judged by a cookie. The session resolver lets the website
+  // call /api/v1 same-origin, with its CSRF check on state-changing requests.
+  const resolvers = [bearerKeyResolver(core.accounts.authenticateApiKey), website.sessionResolver];
   // The spec writes the poll path both as /api/v1/tasks/{id} and /v1/tasks/{id}: serve both.
-  await app.register(apiV1, { prefix: '/api/v1', core });
-  await app.register(apiV1, { prefix: '/v1', core });
+  await app.register(apiV1, { prefix: '/api/v1', core, resolvers });
+  await app.register(apiV1, { prefix: '/v1', core, resolvers });
+  await app.register(website.plugin);
   return app;
 }

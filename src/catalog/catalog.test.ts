@@ -105,3 +105,27 @@ test('ATELIER_CATALOG: a JSON file overrides the built-in catalog; unreadable or
   writeFileSync(path, '{nope');
   assert.throws(() => loadCatalog(path, ['local']), /not valid JSON/);
 });
+
+test('omitted aspect and imageSize default to 1:1 and 2K where the model offers them, else its first choice', async () => {
+  const { parseGenerateRequest } = await import('../generations/generate-request.js');
+  const catalog = parseCatalog(
+    {
+      models: [
+        { id: 'base-image-2', provider: 'local', upstreamModel: 'm', modes: ['text'] },
+        {
+          id: 'small',
+          provider: 'local',
+          upstreamModel: 'm',
+          modes: ['text'],
+          sizes: ['1K'],
+          aspects: ['3:2', '2:3'],
+        },
+      ],
+    },
+    ['local'],
+  );
+  const standard = parseGenerateRequest({ prompt: 'p' }, catalog);
+  assert.deepEqual([standard.aspect, standard.imageSize], ['1:1', '2K']);
+  const small = parseGenerateRequest({ prompt: 'p', model: 'small' }, catalog);
+  assert.deepEqual([small.aspect, small.imageSize], ['3:2', '1K']);
+});

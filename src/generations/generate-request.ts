@@ -2,8 +2,8 @@ import type { Catalog, CatalogEntry } from '../catalog/catalog.js';
 import { DEFAULT_MODEL_ID } from '../catalog/catalog.js';
 import { ApiError } from '../http/errors.js';
 import { parseWith } from '../http/validation.js';
-import { generateBodySchema } from './generate-body-schema.js';
 import type { GenerationMode, ImageSize } from '../providers/provider.js';
+import { generateBodySchema } from './generate-body-schema.js';
 
 export const MAX_PROMPT_LENGTH = 8000;
 const MODES: readonly GenerationMode[] = ['text', 'edit', 'fusion'];
@@ -18,7 +18,13 @@ export interface GenerateRequest {
   imageSize: ImageSize;
   count: number;
   imageUrls: string[];
+  /** Where the task records are POSTed when each task ends (webhooks); its address is checked later, with DNS. */
+  callbackUrl?: string;
 }
+
+/** `wanted` when the list has it, else the list's first entry. */
+const preferred = <T extends string>(list: readonly T[], wanted: T): T =>
+  list.includes(wanted) ? wanted : (list[0] ?? wanted);
 
 const invalid = (message: string) => new ApiError('invalid_request', message);
 
@@ -61,14 +67,16 @@ export function parseGenerateRequest(body: unknown, catalog: Catalog): GenerateR
     throw invalid(`model ${model.id} does not support mode ${mode} (supported: ${model.modes.join(', ')})`);
   }
 
-  const aspect = optionalString(input, 'aspect') ?? '1:1';
+  // Defaults are the spec's (1:1, 2K) where the model offers them, else the model's first choice,
+  // so a request that names only a prompt works on every model of the catalog.
+  const aspect = optionalString(input, 'aspect') ?? preferred(model.aspects, '1:1');
   if (!model.aspects.includes(aspect)) {
     throw invalid(
       `aspect "${aspect}" is not supported by model ${model.id}; accepted: ${model.aspects.join(', ')}`,
     );
   }
 
-  const imageSize = (optionalString(input, 'imageSize') ?? '2K') as ImageSize;
+  const imageSize = (optionalString(input, 'imageSize') ?? preferred(model.sizes, '2K')) as ImageSize;
   if (!SIZES.includes(imageSize)) throw invalid(`imageSize must be one of ${SIZES.join(', ')}`);
   if (!model.sizes.includes(imageSize)) {
     throw invalid(
@@ -111,5 +119,27 @@ export function parseGenerateRequest(body: unknown, catalog: Catalog): GenerateR
     throw invalid(`mode fusion needs between 2 and ${model.maxReferences} URLs in imageUrls`);
   }
 
-  return { prompt, model, mode, aspect, imageSize, count, imageUrls };
+  const callbackUrl = optionalString(input, 'callbackUrl');
+  if (callbackUrl !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(callbackUrl);
+    } catch {
+      throw invalid('callbackUrl is not an absolute URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw invalid('callbackUrl must be an http(s) URL');
+    if (url.username !== '' || url.password !== '') throw invalid('callbackUrl must not contain credentials');
+  }
+
+  return {
+    prompt,
+    model,
+    mode,
+    aspect,
+    imageSize,
+    count,
+    imageUrls,
+    ...(callbackUrl !== undefined ? { callbackUrl } : {}),
+  };
 }

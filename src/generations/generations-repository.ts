@@ -2,6 +2,7 @@ import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import type { Db } from '../store/database.js';
 import type { GenerationsTable, TasksTable } from '../store/schema.js';
+import { recordCallback } from '../webhooks/webhooks-repository.js';
 import type { GenerateRequest } from './generate-request.js';
 
 /** Store queries for generations (one per generate request) and the creation of their tasks. */
@@ -36,6 +37,7 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
         ref_keys_json: JSON.stringify(input.refKeys),
         rejected: 0,
         created_at: now,
+        deleted_at: null,
       };
       const tasks: TasksTable[] = Array.from({ length: request.count }, (_, idx) => ({
         id: ids.next('tsk'),
@@ -55,6 +57,7 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
         bytes: null,
         upstream_id: null,
         attempts: 0,
+        needs_reconcile: 0,
         polls: 0,
         next_run_at: now,
         lease_owner: input.leaseOwner,
@@ -68,6 +71,14 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
       await db.transaction().execute(async (trx) => {
         await trx.insertInto('generations').values(generation).execute();
         await trx.insertInto('tasks').values(tasks).execute();
+        if (request.callbackUrl !== undefined) {
+          await recordCallback(trx, {
+            generation_id: generation.id,
+            account_id: input.accountId,
+            url: request.callbackUrl,
+            created_at: now,
+          });
+        }
       });
       return { generationId: generation.id, taskIds: tasks.map((t) => t.id) };
     },
@@ -77,9 +88,13 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
       await db.updateTable('generations').set({ rejected: 1 }).where('id', '=', generationId).execute();
     },
 
-    /** One page of an account's generations, newest first (ties broken by id). */
-    async page(accountId: string, page: number, limit: number) {
-      const base = db.selectFrom('generations').where('account_id', '=', accountId).where('rejected', '=', 0);
+    /**
+     * One page of an account's generations, newest first (ties broken by id). History includes the
+     * ones deleted from saved works (`deleted_at` set); the gallery passes `includeRemoved: false`.
+     */
+    async page(accountId: string, page: number, limit: number, options: { includeRemoved?: boolean } = {}) {
+      let base = db.selectFrom('generations').where('account_id', '=', accountId).where('rejected', '=', 0);
+      if (options.includeRemoved === false) base = base.where('deleted_at', 'is', null);
       const totalRow = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
       const rows = await base
         .selectAll()
@@ -89,6 +104,29 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
         .offset((page - 1) * limit)
         .execute();
       return { rows, total: Number(totalRow?.n ?? 0) };
+    },
+
+    /**
+     * Marks an account's generation deleted from saved works; the row, its tasks and its files stay.
+     * Returns false when the account has no such generation (a foreign id looks the same).
+     */
+    async markRemoved(accountId: string, generationId: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('generations')
+        .select(['id', 'deleted_at'])
+        .where('id', '=', generationId)
+        .where('account_id', '=', accountId)
+        .where('rejected', '=', 0)
+        .executeTakeFirst();
+      if (!row) return false;
+      if (row.deleted_at === null) {
+        await db
+          .updateTable('generations')
+          .set({ deleted_at: clock.now() })
+          .where('id', '=', generationId)
+          .execute();
+      }
+      return true;
     },
   };
 }

@@ -5,6 +5,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import { ApiError } from '../http/errors.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { TaskEngine } from '../tasks/task-engine.js';
+import { type TaskRecord, toTaskRecord } from '../tasks/task-record.js';
 import type { TasksRepository } from '../tasks/tasks-repository.js';
 import type { UploadsService } from '../uploads/uploads-service.js';
 import { parseGenerateRequest } from './generate-request.js';
@@ -22,6 +23,14 @@ export interface HistoryItem {
   images: string[];
   refs: string[];
   createdAt: number;
+  /** Beyond the spec: present (and true) only when the owner deleted it from saved works. */
+  removed?: true;
+}
+
+/** A saved work (the website's gallery): a generation not deleted, with every task's state. */
+export interface SavedWork extends Omit<HistoryItem, 'images' | 'removed'> {
+  source: 'api' | 'web';
+  tasks: TaskRecord[];
 }
 
 export interface HistoryPage {
@@ -116,23 +125,59 @@ export function createGenerationsService(deps: {
         images.set(task.generation_id, list);
       }
       return {
-        items: rows.map((row) => ({
-          id: row.id,
-          prompt: row.prompt,
-          model: row.model,
-          mode: row.mode,
-          aspect: row.aspect,
-          imageSize: row.image_size,
-          imageCount: row.image_count,
-          images: images.get(row.id) ?? [],
-          refs: JSON.parse(row.refs_json) as string[],
-          createdAt: Number(row.created_at),
-        })),
+        items: rows.map((row) => {
+          const item: HistoryItem = {
+            id: row.id,
+            prompt: row.prompt,
+            model: row.model,
+            mode: row.mode,
+            aspect: row.aspect,
+            imageSize: row.image_size,
+            imageCount: row.image_count,
+            images: images.get(row.id) ?? [],
+            refs: JSON.parse(row.refs_json) as string[],
+            createdAt: Number(row.created_at),
+          };
+          if (row.deleted_at !== null) item.removed = true;
+          return item;
+        }),
         total,
         page,
         limit,
         total_pages: Math.ceil(total / limit),
       };
+    },
+    /** The gallery: the account's generations not deleted, newest first, each with its tasks' records. */
+    async savedWorks(account: Account, page: number, limit: number) {
+      const { rows, total } = await deps.generations.page(account.id, page, limit, { includeRemoved: false });
+      const tasks = await deps.tasks.findByGenerations(rows.map((r) => r.id));
+      const byGeneration = new Map<string, TaskRecord[]>();
+      for (const task of tasks) {
+        const list = byGeneration.get(task.generation_id) ?? [];
+        list.push(toTaskRecord(task));
+        byGeneration.set(task.generation_id, list);
+      }
+      const items: SavedWork[] = rows.map((row) => ({
+        id: row.id,
+        source: row.source === 'web' ? 'web' : 'api',
+        prompt: row.prompt,
+        model: row.model,
+        mode: row.mode,
+        aspect: row.aspect,
+        imageSize: row.image_size,
+        imageCount: row.image_count,
+        refs: JSON.parse(row.refs_json) as string[],
+        createdAt: Number(row.created_at),
+        tasks: byGeneration.get(row.id) ?? [],
+      }));
+      return { items, total, page, limit, total_pages: Math.ceil(total / limit) };
+    },
+
+    /** Deletes a generation from saved works: history keeps it, marked `removed`. 404 when not the account's. */
+    async remove(account: Account, generationId: string): Promise<void> {
+      if (!(await deps.generations.markRemoved(account.id, generationId))) {
+        throw new ApiError('not_found', 'Generation not found');
+      }
     },
   };
 }

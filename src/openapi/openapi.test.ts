@@ -132,7 +132,7 @@ describe('OpenAPI 3.1 document', () => {
         );
       }
       for (const [field, spec] of Object.entries(client.properties ?? {})) {
-        const serverSpec = documented.properties?.[field];
+        const serverSpec: { type?: unknown } | undefined = documented.properties?.[field];
         assert.ok(serverSpec, `${name}.${field}: the client reads a documented field`);
         if (spec.type !== undefined && serverSpec.type !== undefined) {
           const norm = (t: unknown) => (t === 'integer' ? 'number' : t);

@@ -61,6 +61,8 @@ export interface TasksTable {
   bytes: number | null;
   upstream_id: string | null;
   attempts: number;
+  /** 1 after a submit that may have reached the upstream: the next submit must reconcile. */
+  needs_reconcile: number;
   polls: number;
   next_run_at: number;
   lease_owner: string | null;
@@ -106,6 +108,45 @@ export interface IdempotencyKeysTable {
   created_at: number;
 }
 
+/** An account's Standard Webhooks signing secret (`whsec_…`), sealed with the master key. */
+export interface WebhookSecretsTable {
+  account_id: string;
+  ciphertext: string;
+  created_at: number;
+}
+
+/** The callbackUrl given with a generate request: every task of the generation reports there. */
+export interface WebhookCallbacksTable {
+  generation_id: string;
+  account_id: string;
+  url: string;
+  created_at: number;
+}
+
+/** One webhook message (`msg_…`) for a task's final state, and where its delivery stands. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  account_id: string;
+  task_id: string;
+  url: string;
+  type: string;
+  /** The exact JSON body that is signed and sent, the same on every attempt. */
+  payload: string;
+  /** pending | succeeded | failed */
+  state: string;
+  /** Attempts made in the current series (a redeliver starts a new series). */
+  attempts: number;
+  /** When the next attempt is due; null unless pending. */
+  next_attempt_at: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+  delivered_at: number | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   upstream_keys: UpstreamKeysTable;
@@ -114,6 +155,9 @@ export interface Database {
   assets: AssetsTable;
   idempotency_keys: IdempotencyKeysTable;
   sessions: SessionsTable;
+  webhook_secrets: WebhookSecretsTable;
+  webhook_callbacks: WebhookCallbacksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   /** Kysely's own bookkeeping tables are created by the migrator. */
   _placeholder?: { id: Generated<number> };
 }

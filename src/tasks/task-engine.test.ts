@@ -241,3 +241,41 @@ test('a sync call that may have been accepted upstream is retried at most once',
     await rm(config.dataDir, { recursive: true, force: true });
   }
 });
+
+test('an async submit that may have been accepted is resubmitted with reconcile set, not blindly, and not capped at one retry', async () => {
+  const seen: boolean[] = [];
+  const local = createLocalProvider({ clock: systemClock, latencyMs: 10 });
+  const lost = {
+    kind: 'failed' as const,
+    retryable: true,
+    maybeAccepted: true,
+    message: 'create timed out',
+    retryAfterMs: 1,
+  };
+  const provider: ImageProvider = {
+    ...local,
+    submitsInline: true,
+    async submit(request) {
+      seen.push(request.reconcile === true);
+      if (seen.length <= 2) return lost;
+      return local.submit(request);
+    },
+  };
+  const { core, config } = await coreWithProvider(provider);
+  core.engine.start();
+  try {
+    const { account } = await core.accounts.create({ email: 'reconcile@example.test' });
+    const id =
+      (await core.generations.generate(account, { prompt: 'lost create', imageSize: '1K' })).task_ids[0] ??
+      '';
+    const row = await waitFor(async () => {
+      const row = await core.tasks.findForAccount(account.id, id);
+      return row?.status === 'completed' ? row : undefined;
+    });
+    assert.deepEqual(seen, [false, true, true]);
+    assert.equal(row.needs_reconcile, 0);
+  } finally {
+    await core.close(500);
+    await rm(config.dataDir, { recursive: true, force: true });
+  }
+});

@@ -208,6 +208,7 @@ export function createTaskEngine(deps: TaskEngineDeps) {
           status,
           progress,
           attempts: 0,
+          needs_reconcile: 0,
           polls: task.polls + 1,
           next_run_at: now + pollDelayMs(provider, task.polls),
           lease_owner: null,
@@ -220,11 +221,13 @@ export function createTaskEngine(deps: TaskEngineDeps) {
       }
       case 'failed': {
         const attempts = task.attempts + 1;
-        // A sync call that may have been accepted upstream is retried at most once (never a blind loop).
+        // A sync call that may have been accepted upstream is retried at most once (never a blind
+        // loop). An async provider's resubmit reconciles (finds the job it may have created) instead
+        // of creating another, so it keeps the ordinary retry budget.
         const mayRetry =
           outcome.retryable &&
           attempts < options.maxAttempts &&
-          !(outcome.maybeAccepted && task.attempts >= 1);
+          !(outcome.maybeAccepted && !provider.submitsInline && task.attempts >= 1);
         if (!mayRetry) {
           await fail(task, outcome.message);
           return;
@@ -232,6 +235,8 @@ export function createTaskEngine(deps: TaskEngineDeps) {
         logger.info({ taskId: task.id, attempts, phase }, 'retryable upstream failure; retrying later');
         await write(task, {
           attempts,
+          // Remembered durably, so whichever worker retries asks the provider to reconcile.
+          ...(phase === 'submit' && outcome.maybeAccepted ? { needs_reconcile: 1 } : {}),
           next_run_at: now + retryDelayMs(attempts, outcome.retryAfterMs),
           lease_owner: null,
           lease_expires_at: null,
@@ -267,6 +272,7 @@ export function createTaskEngine(deps: TaskEngineDeps) {
       references,
       apiKey,
       signal,
+      reconcile: task.needs_reconcile === 1,
     };
   }
 

@@ -18,6 +18,7 @@ export type TaskPatch = Partial<
     | 'bytes'
     | 'upstream_id'
     | 'attempts'
+    | 'needs_reconcile'
     | 'polls'
     | 'next_run_at'
     | 'lease_owner'

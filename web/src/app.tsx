@@ -1,0 +1,134 @@
+import { lazy, Suspense, useEffect, useState } from 'react';
+import { Logo } from './components/icons';
+import { api, onSignedOut } from './lib/api';
+import { draftStore } from './lib/draft';
+import { Link, navigate, useLocation } from './lib/router';
+import { tasksStore } from './lib/tasks';
+import type { SessionInfo } from './lib/types';
+import CreatePage from './pages/create';
+import SignInPage from './pages/sign-in';
+
+// Create is the landing view and ships in the main bundle; the other pages load when first visited.
+const WorksPage = lazy(() => import('./pages/works'));
+const LibraryPage = lazy(() => import('./pages/library'));
+const AccountPage = lazy(() => import('./pages/account'));
+
+const PAGES = [
+  { path: '/', label: 'Create', title: 'Create' },
+  { path: '/works', label: 'Saved works', title: 'Saved works' },
+  { path: '/library', label: 'Library', title: 'Library' },
+  { path: '/account', label: 'Account', title: 'Account' },
+];
+
+function Page({ path }: { path: string }) {
+  switch (path) {
+    case '/':
+    case '/create':
+      return <CreatePage />;
+    case '/works':
+      return <WorksPage />;
+    case '/library':
+      return <LibraryPage />;
+    case '/account':
+      return <AccountPage />;
+    default:
+      return (
+        <div className="page">
+          <h1 className="page-title">Page not found</h1>
+          <p>
+            There is no page at <code>{path}</code>. <Link href="/">Go to Create</Link>.
+          </p>
+        </div>
+      );
+  }
+}
+
+/** The shell: session check, header and navigation, and the current page. */
+export function App() {
+  const { path, search } = useLocation();
+  const [session, setSession] = useState<SessionInfo | null>();
+  const [signingOut, setSigningOut] = useState(false);
+
+  useEffect(() => {
+    api.get<SessionInfo>('/web/api/session').then(setSession, () => setSession(null));
+    return onSignedOut(() => setSession(null));
+  }, []);
+
+  // Signed out → the sign-in page, remembering where the person was going.
+  useEffect(() => {
+    if (session === null && path !== '/sign-in') {
+      navigate(`/sign-in${path === '/' ? '' : `?next=${encodeURIComponent(path)}`}`, { replace: true });
+    }
+    if (session && path === '/sign-in') {
+      const next = search.get('next');
+      navigate(next?.startsWith('/') && !next.startsWith('//') ? next : '/', { replace: true });
+    }
+  }, [session, path, search]);
+
+  const current = PAGES.find((p) => p.path === path || (p.path === '/' && path === '/create'));
+  useEffect(() => {
+    if (session) document.title = current ? `${current.title} · Atelier` : 'Atelier';
+  }, [session, current]);
+
+  const signOut = async () => {
+    setSigningOut(true);
+    try {
+      await api.delete('/web/api/session');
+    } catch {
+      // The cookie may already be gone; signing out locally is what matters to the person.
+    }
+    tasksStore.set({ cards: [], dismissed: [] });
+    draftStore.set((draft) => ({ ...draft, prompt: '', references: [] }));
+    setSigningOut(false);
+    setSession(null);
+  };
+
+  if (session === undefined) {
+    return (
+      <div className="boot" aria-busy="true">
+        <Logo />
+      </div>
+    );
+  }
+  if (session === null) return <SignInPage onSignedIn={setSession} />;
+
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="site-header">
+        <div className="header-inner">
+          <Link href="/" className="brand" aria-label="Atelier — Create">
+            <Logo />
+            <span>Atelier</span>
+          </Link>
+          <nav aria-label="Main" className="main-nav">
+            <ul>
+              {PAGES.map((page) => (
+                <li key={page.path}>
+                  <Link href={page.path} aria-current={current?.path === page.path ? 'page' : undefined}>
+                    {page.label}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <div className="account-menu">
+            <span className="muted small account-email" title={session.email}>
+              {session.email}
+            </span>
+            <button type="button" className="button small ghost" onClick={signOut} disabled={signingOut}>
+              Sign out
+            </button>
+          </div>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Suspense fallback={<p className="page muted">Loading…</p>}>
+          <Page path={path} />
+        </Suspense>
+      </main>
+    </>
+  );
+}

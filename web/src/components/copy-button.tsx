@@ -1,0 +1,38 @@
+import { useEffect, useState } from 'react';
+import { CheckIcon, CopyIcon } from './icons';
+
+/** Copies text to the clipboard; says so for a moment (visibly and to screen readers). */
+export function CopyButton({
+  text,
+  label = 'Copy',
+  className = 'button',
+}: {
+  text: string;
+  label?: string;
+  className?: string;
+}) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  useEffect(() => {
+    if (state === 'idle') return;
+    const timer = setTimeout(() => setState('idle'), 2000);
+    return () => clearTimeout(timer);
+  }, [state]);
+
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      setState('copied');
+    } catch {
+      setState('failed');
+    }
+  };
+
+  return (
+    <button type="button" className={className} onClick={copy}>
+      {state === 'copied' ? <CheckIcon /> : <CopyIcon />}
+      <span aria-live="polite">
+        {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed — select and copy' : label}
+      </span>
+    </button>
+  );
+}

@@ -1,0 +1,43 @@
+/** Display helpers. */
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(bytes < 10 * 1024 ? 1 : 0)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+
+/** "3 minutes ago" for recent times, a date otherwise. */
+export function formatWhen(ms: number, now = Date.now()): string {
+  const seconds = Math.round((ms - now) / 1000);
+  if (Math.abs(seconds) < 60) return 'just now';
+  if (Math.abs(seconds) < 3600) return relative.format(Math.round(seconds / 60), 'minute');
+  if (Math.abs(seconds) < 86_400) return relative.format(Math.round(seconds / 3600), 'hour');
+  return dateFormat.format(ms);
+}
+
+export function formatDate(ms: number): string {
+  return dateFormat.format(ms);
+}
+
+/** `16:9` → `16 / 9` for CSS aspect-ratio (falls back to square). */
+export function cssAspect(aspect: string): string {
+  const match = /^(\d+):(\d+)$/.exec(aspect);
+  return match ? `${match[1]} / ${match[2]}` : '1 / 1';
+}
+
+export const MODE_LABELS: Record<string, string> = { text: 'Text to image', edit: 'Edit', fusion: 'Fusion' };
+export const SIZE_HINTS: Record<string, string> = { '1K': '≈1 MP', '2K': '≈4 MP', '4K': '≈16 MP' };
+
+/** A file name for downloading a result: the prompt's first words plus the id. */
+export function downloadName(prompt: string, id: string, url: string): string {
+  const extension = /\.([a-z0-9]+)(?:$|\?)/i.exec(url)?.[1] ?? 'png';
+  const words = prompt
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
+  return `${words || 'atelier'}-${id.slice(-6)}.${extension}`;
+}

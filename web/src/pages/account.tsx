@@ -1,0 +1,335 @@
+import { type FormEvent, useEffect, useId, useState } from 'react';
+import { CopyButton } from '../components/copy-button';
+import { ConfirmDialog } from '../components/dialog';
+import { api, messageOf } from '../lib/api';
+import type { AccountInfo } from '../lib/types';
+
+const PROVIDER_NAMES: Record<string, string> = {
+  gemini: 'Google Gemini',
+  openai: 'OpenAI',
+  replicate: 'Replicate',
+  local: 'Local renderer',
+};
+const providerName = (name: string) => PROVIDER_NAMES[name] ?? name;
+
+function UpstreamKeyForm({ account, onSaved }: { account: AccountInfo; onSaved: () => void }) {
+  const { upstream } = account;
+  const preferred =
+    upstream.providers.find((p) => p.name === upstream.default_provider)?.name ??
+    upstream.providers[0]?.name ??
+    '';
+  const [provider, setProvider] = useState(preferred);
+  const [key, setKey] = useState('');
+  const [state, setState] = useState<{ busy?: boolean; error?: string; done?: string }>({});
+  const ids = { provider: useId(), key: useId(), help: useId() };
+  const chosen = upstream.providers.find((p) => p.name === provider);
+
+  const save = async (event: FormEvent) => {
+    event.preventDefault();
+    if (key.trim() === '') {
+      setState({ error: 'Paste the key first.' });
+      return;
+    }
+    setState({ busy: true });
+    try {
+      await api.put(`/web/api/account/upstream-keys/${encodeURIComponent(provider)}`, { key });
+      setKey('');
+      setState({
+        done: `${providerName(provider)} key saved. It is stored encrypted and never shown again.`,
+      });
+      onSaved();
+    } catch (failure) {
+      setState({ error: messageOf(failure) });
+    }
+  };
+
+  const remove = async () => {
+    setState({ busy: true });
+    try {
+      await api.delete(`/web/api/account/upstream-keys/${encodeURIComponent(provider)}`);
+      setState({ done: `${providerName(provider)} key removed.` });
+      onSaved();
+    } catch (failure) {
+      setState({ error: messageOf(failure) });
+    }
+  };
+
+  if (upstream.providers.length === 0)
+    return <p className="muted">This deployment has no upstream that takes a key.</p>;
+
+  return (
+    <form className="stack" onSubmit={save}>
+      <div className="field-pair">
+        <div className="field">
+          <label className="field-label" htmlFor={ids.provider}>
+            Provider
+          </label>
+          <select
+            id={ids.provider}
+            value={provider}
+            onChange={(event) => {
+              setProvider(event.target.value);
+              setState({});
+            }}
+          >
+            {upstream.providers.map((p) => (
+              <option key={p.name} value={p.name}>
+                {providerName(p.name)}
+                {p.own_key ? ' — your key is set' : p.deployment_key ? ' — deployment key in use' : ''}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field grow">
+          <label className="field-label" htmlFor={ids.key}>
+            {chosen?.own_key ? 'Replace key' : 'Key'}
+          </label>
+          <input
+            id={ids.key}
+            type="password"
+            autoComplete="off"
+            spellCheck={false}
+            value={key}
+            onChange={(event) => setKey(event.target.value)}
+            placeholder={
+              chosen?.own_key ? '•••••••• (set — paste a new one to replace it)' : 'Paste your key'
+            }
+            aria-describedby={ids.help}
+          />
+        </div>
+      </div>
+      <p className="muted small" id={ids.help}>
+        {chosen?.own_key
+          ? 'Your own key is set. It is never shown back; paste a new one to replace it.'
+          : chosen?.deployment_key
+            ? 'The deployment supplies a key for this provider; your own key would take its place for your account.'
+            : 'No key set for this provider.'}
+        {chosen && !chosen.configured
+          ? ' This provider is not enabled on this deployment yet; the key is kept for when it is.'
+          : ''}
+      </p>
+      {state.error && (
+        <p className="error-text" role="alert">
+          {state.error}
+        </p>
+      )}
+      {state.done && (
+        <p className="success-text" role="status">
+          {state.done}
+        </p>
+      )}
+      <div className="row wrap tight">
+        <button type="submit" className="button primary" disabled={state.busy}>
+          {chosen?.own_key ? 'Replace key' : 'Save key'}
+        </button>
+        {chosen?.own_key && (
+          <button type="button" className="button ghost danger-text" onClick={remove} disabled={state.busy}>
+            Remove key
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}
+
+function ApiKeySection({ account, onRotated }: { account: AccountInfo; onRotated: () => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const [state, setState] = useState<{ busy: boolean; error?: string }>({ busy: false });
+  const [newKey, setNewKey] = useState<string>();
+  const keyId = useId();
+
+  const rotate = async () => {
+    setState({ busy: true });
+    try {
+      const result = await api.post<{ api_key: string }>('/web/api/account/api-key');
+      setNewKey(result.api_key);
+      setConfirming(false);
+      setState({ busy: false });
+      onRotated();
+    } catch (failure) {
+      setState({ busy: false, error: messageOf(failure) });
+    }
+  };
+
+  return (
+    <div className="stack">
+      <p>
+        Current key: <code>{account.api_key_hint ?? 'unknown'}</code>
+      </p>
+      {newKey ? (
+        <div className="key-reveal stack" role="status">
+          <label className="field-label" htmlFor={keyId}>
+            Your new API key — shown once
+          </label>
+          <div className="row">
+            <input
+              id={keyId}
+              className="mono grow"
+              readOnly
+              value={newKey}
+              onFocus={(event) => event.target.select()}
+            />
+            <CopyButton text={newKey} label="Copy key" />
+          </div>
+          <p className="muted small">
+            Store it now: Atelier keeps only a hash. The previous key no longer works.
+          </p>
+        </div>
+      ) : null}
+      <div>
+        <button type="button" className="button" onClick={() => setConfirming(true)}>
+          Rotate API key
+        </button>
+      </div>
+      {confirming && (
+        <ConfirmDialog
+          title="Rotate the API key?"
+          message={
+            <p>
+              A new key is created and the current one stops working at once. Scripts and agents using it will
+              need the new key.
+            </p>
+          }
+          confirmLabel="Rotate key"
+          danger
+          busy={state.busy}
+          error={state.error}
+          onConfirm={rotate}
+          onCancel={() => {
+            setConfirming(false);
+            setState({ busy: false });
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+/** Account: who you are, your upstream key, your API key, and how to use the API and MCP. */
+export default function AccountPage() {
+  const [account, setAccount] = useState<AccountInfo>();
+  const [error, setError] = useState<string>();
+  const [version, setVersion] = useState(0);
+
+  useEffect(() => {
+    void version;
+    api.get<AccountInfo>('/web/api/account').then(setAccount, (failure) => setError(messageOf(failure)));
+  }, [version]);
+  const reload = () => setVersion((v) => v + 1);
+
+  if (error) {
+    return (
+      <div className="page">
+        <h1 className="page-title">Account</h1>
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      </div>
+    );
+  }
+  if (!account) {
+    return (
+      <div className="page">
+        <h1 className="page-title">Account</h1>
+        <p className="muted">Loading…</p>
+      </div>
+    );
+  }
+
+  const base = account.base_url;
+  const curl = [
+    `curl -s ${base}/api/v1/generate \\`,
+    `  -H "Authorization: Bearer $ATELIER_API_KEY" \\`,
+    `  -H "Content-Type: application/json" \\`,
+    `  -d '{"prompt":"a lighthouse at dawn","aspect":"16:9","imageSize":"1K"}'`,
+    '',
+    '# then poll (every 2–5 s) with a task id from the answer, or watch it here on Create:',
+    `curl -s ${base}/api/v1/tasks/<task_id> -H "Authorization: Bearer $ATELIER_API_KEY"`,
+  ].join('\n');
+  const mcp = JSON.stringify(
+    {
+      mcpServers: {
+        atelier: {
+          command: '/path/to/atelier/bin/atelier',
+          args: ['mcp'],
+          env: { ATELIER_API_KEY: '<your API key>', ATELIER_BASE_URL: base },
+        },
+      },
+    },
+    null,
+    2,
+  );
+
+  return (
+    <div className="page narrow">
+      <h1 className="page-title">Account</h1>
+
+      <section className="panel stack" aria-labelledby="profile-heading">
+        <h2 id="profile-heading">Profile</h2>
+        <dl className="params">
+          <dt>Email</dt>
+          <dd>{account.email}</dd>
+          <dt>Tier</dt>
+          <dd className="capitalize">{account.tier}</dd>
+          <dt>Upstream access</dt>
+          <dd>
+            {account.has_key ? (
+              <span className="success-text">Ready — the default model can run</span>
+            ) : (
+              <span className="error-inline">Needs an upstream key</span>
+            )}
+          </dd>
+        </dl>
+      </section>
+
+      <section className="panel stack" aria-labelledby="upstream-heading">
+        <h2 id="upstream-heading">Upstream key</h2>
+        {account.upstream.key_required ? (
+          <p className="muted">
+            The default model runs on {providerName(account.upstream.default_provider)}, which needs a key:
+            yours, or one the deployment supplies.
+          </p>
+        ) : (
+          <p className="muted">
+            Not needed here: the default model runs on{' '}
+            {providerName(account.upstream.default_provider).toLowerCase()}, which takes no key. You can still
+            store a key for a provider, for models that use it.
+          </p>
+        )}
+        <UpstreamKeyForm account={account} onSaved={reload} />
+      </section>
+
+      <section className="panel stack" aria-labelledby="apikey-heading">
+        <h2 id="apikey-heading">API key</h2>
+        <p className="muted">
+          For your scripts, backends and agents. Keep it on servers, never in a web page.
+        </p>
+        <ApiKeySection account={account} onRotated={reload} />
+      </section>
+
+      <section className="panel stack" aria-labelledby="use-heading">
+        <h2 id="use-heading">Use the API</h2>
+        <p className="muted">
+          Tasks you submit this way appear on Create, marked “API”, and are saved like the others.
+        </p>
+        <pre className="code">
+          <code>{curl}</code>
+        </pre>
+        <div>
+          <CopyButton text={curl} label="Copy commands" className="button small" />
+        </div>
+        <h3 className="field-label">MCP client configuration</h3>
+        <p className="muted small">
+          For Claude Desktop and other MCP clients: point <code>command</code> at <code>bin/atelier</code> of
+          an Atelier checkout (after <code>npm ci</code>), and put your API key in <code>env</code>.
+        </p>
+        <pre className="code">
+          <code>{mcp}</code>
+        </pre>
+        <div>
+          <CopyButton text={mcp} label="Copy configuration" className="button small" />
+        </div>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,371 @@
+import { type FormEvent, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { ChoiceGroup } from '../components/choice-group';
+import { SparkIcon } from '../components/icons';
+import { ImageViewer } from '../components/image-viewer';
+import { ReferencePicker } from '../components/reference-picker';
+import { TaskCard } from '../components/task-card';
+import { api, messageOf } from '../lib/api';
+import { fitToModel, useCatalog } from '../lib/catalog';
+import { addDraftReference, type Draft, draftStore } from '../lib/draft';
+import { MODE_LABELS, SIZE_HINTS } from '../lib/format';
+import { useStore } from '../lib/store';
+import { clearFinished, createPollingTaskFeed, isFinal, tasksStore, upsertCards } from '../lib/tasks';
+import type { TaskCard as Card, Catalog, Mode } from '../lib/types';
+
+const MAX_PROMPT = 8000;
+
+/** The draft fitted to the catalog, so every picker only ever shows what the model allows. */
+function useFittedDraft(catalog: Catalog | undefined) {
+  const draft = useStore(draftStore);
+  const fitted = useMemo(() => (catalog ? fitToModel(draft, catalog) : undefined), [draft, catalog]);
+  useEffect(() => {
+    if (!fitted) return;
+    const { entry: _entry, ...settings } = fitted;
+    const current = draftStore.get();
+    if (
+      current.model !== settings.model ||
+      current.mode !== settings.mode ||
+      current.aspect !== settings.aspect ||
+      current.imageSize !== settings.imageSize ||
+      current.count !== settings.count
+    ) {
+      draftStore.set({ ...current, ...settings });
+    }
+  }, [fitted]);
+  return { draft, fitted };
+}
+
+function AspectShape({ aspect }: { aspect: string }) {
+  const [w, h] = aspect.split(':').map(Number);
+  const scale = 14 / Math.max(w ?? 1, h ?? 1);
+  return (
+    <span
+      className="aspect-shape"
+      style={{ width: `${(w ?? 1) * scale}px`, height: `${(h ?? 1) * scale}px` }}
+      aria-hidden="true"
+    />
+  );
+}
+
+/** Announces finished tasks to screen readers (the cards themselves update silently). */
+function useCompletionAnnouncements(cards: Card[]): string {
+  const seen = useRef(new Map<string, string>());
+  const [message, setMessage] = useState('');
+  useEffect(() => {
+    const finished: string[] = [];
+    for (const card of cards) {
+      const before = seen.current.get(card.task_id);
+      if (before !== undefined && before !== card.status && isFinal(card.status)) {
+        finished.push(
+          card.status === 'completed' ? `Image ready: ${card.prompt}` : `Task failed: ${card.prompt}`,
+        );
+      }
+      seen.current.set(card.task_id, card.status);
+    }
+    if (finished.length > 0) setMessage(finished.join('. '));
+  }, [cards]);
+  return message;
+}
+
+/** The image-creation view: the form, and live cards of every pending task of the account. */
+export default function CreatePage() {
+  const { catalog, error: catalogError } = useCatalog();
+  const { draft, fitted } = useFittedDraft(catalog);
+  const { cards } = useStore(tasksStore);
+  const [submitting, setSubmitting] = useState(false);
+  const [error, setError] = useState<string>();
+  const [viewing, setViewing] = useState<Card>();
+  const promptRef = useRef<HTMLTextAreaElement>(null);
+  const ids = { prompt: useId(), model: useId(), count: useId(), error: useId() };
+  const announcement = useCompletionAnnouncements(cards);
+
+  const feed = useMemo(() => createPollingTaskFeed(), []);
+  useEffect(() => {
+    feed.start();
+    return () => feed.stop();
+  }, [feed]);
+
+  const update = useCallback((patch: Partial<Draft>) => {
+    setError(undefined);
+    draftStore.set((current) => ({ ...current, ...patch }));
+  }, []);
+
+  const takeAsReference = useCallback((card: Card) => {
+    if (!card.imageUrl) return;
+    addDraftReference({
+      url: card.imageUrl,
+      name: card.prompt,
+      width: card.width,
+      height: card.height,
+      bytes: card.bytes,
+    });
+    promptRef.current?.focus();
+  }, []);
+
+  const running = cards.filter((c) => !isFinal(c.status)).length;
+  const finished = cards.length - running;
+
+  async function submit(event?: FormEvent) {
+    event?.preventDefault();
+    if (!fitted || submitting) return;
+    const prompt = draft.prompt.trim();
+    const refs = draft.references.map((r) => r.url);
+    let problem: string | undefined;
+    if (prompt === '') problem = 'Write a prompt that describes the image.';
+    else if (fitted.mode === 'edit' && refs.length !== 1)
+      problem =
+        refs.length === 0
+          ? 'Edit needs a reference image: add one below.'
+          : 'Edit uses exactly one reference image: remove the others.';
+    else if (fitted.mode === 'fusion' && (refs.length < 2 || refs.length > fitted.entry.maxReferences))
+      problem = `Fusion needs 2 to ${fitted.entry.maxReferences} reference images.`;
+    if (problem) {
+      setError(problem);
+      if (prompt === '') promptRef.current?.focus();
+      return;
+    }
+    setSubmitting(true);
+    setError(undefined);
+    const body = {
+      prompt,
+      model: fitted.model,
+      mode: fitted.mode,
+      aspect: fitted.aspect,
+      imageSize: fitted.imageSize,
+      count: fitted.count,
+      imageUrls: fitted.mode === 'text' ? [] : refs,
+    };
+    try {
+      const { task_ids } = await api.post<{ task_ids: string[] }>('/web/api/generate', body);
+      const createdAt = Date.now();
+      upsertCards(
+        task_ids.map((taskId, index) => ({
+          task_id: taskId,
+          status: 'queued',
+          progress: 0,
+          generation_id: '',
+          source: 'web',
+          prompt,
+          model: body.model,
+          mode: body.mode,
+          aspect: body.aspect,
+          imageSize: body.imageSize,
+          index,
+          count: task_ids.length,
+          createdAt,
+        })),
+      );
+      feed.refresh();
+    } catch (failure) {
+      setError(messageOf(failure));
+    } finally {
+      setSubmitting(false);
+    }
+  }
+
+  return (
+    <div className="create-layout">
+      <form
+        className="panel create-form"
+        onSubmit={submit}
+        noValidate
+        aria-describedby={error ? ids.error : undefined}
+      >
+        <h1 className="page-title">Create</h1>
+        <div className="field">
+          <div className="field-label-row">
+            <label className="field-label" htmlFor={ids.prompt}>
+              Prompt
+            </label>
+            <span className="muted small" aria-live="off">
+              {draft.prompt.length > MAX_PROMPT * 0.9 ? `${draft.prompt.length} / ${MAX_PROMPT}` : ''}
+            </span>
+          </div>
+          <textarea
+            id={ids.prompt}
+            ref={promptRef}
+            rows={4}
+            maxLength={MAX_PROMPT}
+            placeholder="A lighthouse at dawn, soft pastel light, wide angle"
+            value={draft.prompt}
+            onChange={(event) => update({ prompt: event.target.value })}
+            onKeyDown={(event) => {
+              if (event.key === 'Enter' && (event.metaKey || event.ctrlKey)) void submit();
+            }}
+            aria-describedby={`${ids.prompt}-hint`}
+          />
+          <span className="muted small" id={`${ids.prompt}-hint`}>
+            Press Ctrl+Enter (⌘+Enter) to generate.
+          </span>
+        </div>
+
+        {catalogError ? (
+          <p className="error-text" role="alert">
+            Cannot load the models: {messageOf(catalogError)}
+          </p>
+        ) : !catalog || !fitted ? (
+          <p className="muted">Loading models…</p>
+        ) : (
+          <>
+            <div className="field">
+              <label className="field-label" htmlFor={ids.model}>
+                Model
+              </label>
+              <select
+                id={ids.model}
+                value={fitted.model}
+                onChange={(event) => update({ model: event.target.value })}
+              >
+                {catalog.models.map((model) => (
+                  <option key={model.id} value={model.id}>
+                    {model.name}
+                    {model.id === catalog.default_model ? ' (default)' : ''}
+                  </option>
+                ))}
+              </select>
+            </div>
+            {fitted.entry.modes.length > 1 && (
+              <ChoiceGroup
+                legend="Mode"
+                name="mode"
+                value={fitted.mode}
+                onChange={(mode) => update({ mode: mode as Mode })}
+                choices={fitted.entry.modes.map((mode) => ({
+                  value: mode,
+                  label: MODE_LABELS[mode] ?? mode,
+                }))}
+              />
+            )}
+            <ChoiceGroup
+              legend="Aspect ratio"
+              name="aspect"
+              value={fitted.aspect}
+              onChange={(aspect) => update({ aspect })}
+              choices={fitted.entry.aspects.map((aspect) => ({
+                value: aspect,
+                ariaLabel: aspect,
+                label: (
+                  <>
+                    <AspectShape aspect={aspect} />
+                    {aspect}
+                  </>
+                ),
+              }))}
+            />
+            <div className="field-pair">
+              <ChoiceGroup
+                legend="Size"
+                name="imageSize"
+                value={fitted.imageSize}
+                onChange={(imageSize) => update({ imageSize })}
+                choices={fitted.entry.sizes.map((size) => ({
+                  value: size,
+                  label: size,
+                  hint: SIZE_HINTS[size] ?? '',
+                }))}
+              />
+              <ChoiceGroup
+                legend="Images"
+                name="count"
+                value={String(fitted.count)}
+                onChange={(count) => update({ count: Number(count) })}
+                choices={Array.from({ length: fitted.entry.maxCount }, (_, i) => ({
+                  value: String(i + 1),
+                  label: String(i + 1),
+                }))}
+              />
+            </div>
+            {fitted.entry.modes.some((mode) => mode !== 'text') && (
+              <ReferencePicker
+                references={draft.references}
+                mode={fitted.mode}
+                maxReferences={fitted.entry.maxReferences}
+                onAdd={(reference) => {
+                  setError(undefined);
+                  if (fitted.mode === 'text' && !fitted.entry.modes.includes('edit')) return;
+                  addDraftReference(reference);
+                }}
+                onRemove={(url) => update({ references: draft.references.filter((r) => r.url !== url) })}
+              />
+            )}
+          </>
+        )}
+
+        {error && (
+          <p className="error-text form-error" role="alert" id={ids.error}>
+            {error}
+          </p>
+        )}
+        <button type="submit" className="button primary large" disabled={submitting || !fitted}>
+          <SparkIcon />
+          {submitting
+            ? 'Submitting…'
+            : fitted && fitted.count > 1
+              ? `Generate ${fitted.count} images`
+              : 'Generate'}
+        </button>
+      </form>
+
+      <section className="tasks" aria-labelledby="tasks-heading">
+        <header className="tasks-header">
+          <h2 id="tasks-heading">
+            Tasks
+            {running > 0 && <span className="count-pill">{running} running</span>}
+          </h2>
+          {finished > 0 && (
+            <button type="button" className="button small ghost" onClick={clearFinished}>
+              Clear finished
+            </button>
+          )}
+        </header>
+        <p className="visually-hidden" aria-live="polite">
+          {announcement}
+        </p>
+        {cards.length === 0 ? (
+          <div className="empty">
+            <p>Your images appear here as they render.</p>
+            <p className="muted small">
+              Tasks submitted through the API with this account show up here too, marked “API”, and update
+              live.
+            </p>
+          </div>
+        ) : (
+          <div className="task-grid">
+            {cards.map((card) => (
+              <TaskCard
+                key={card.task_id}
+                card={card}
+                onOpen={setViewing}
+                onUseAsReference={takeAsReference}
+              />
+            ))}
+          </div>
+        )}
+      </section>
+
+      {viewing?.imageUrl && (
+        <ImageViewer
+          url={viewing.imageUrl}
+          alt={viewing.prompt}
+          id={viewing.task_id}
+          width={viewing.width}
+          height={viewing.height}
+          bytes={viewing.bytes}
+          onClose={() => setViewing(undefined)}
+          actions={
+            <button
+              type="button"
+              className="button"
+              onClick={() => {
+                takeAsReference(viewing);
+                setViewing(undefined);
+              }}
+            >
+              Use as reference
+            </button>
+          }
+        />
+      )}
+    </div>
+  );
+}

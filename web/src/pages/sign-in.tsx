@@ -1,0 +1,87 @@
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { Logo } from '../components/icons';
+import { api, messageOf } from '../lib/api';
+import type { SessionInfo } from '../lib/types';
+
+/** Sign in with email and password (accounts are made with the command line). */
+export default function SignInPage({ onSignedIn }: { onSignedIn: (session: SessionInfo) => void }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const ids = { email: useId(), password: useId(), error: useId() };
+  const emailRef = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    document.title = 'Sign in · Atelier';
+    emailRef.current?.focus();
+  }, []);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      onSignedIn(await api.post<SessionInfo>('/web/api/session', { email, password }));
+    } catch (failure) {
+      setError(messageOf(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main className="sign-in" id="main">
+      <form
+        className="panel sign-in-card stack"
+        onSubmit={submit}
+        aria-describedby={error ? ids.error : undefined}
+      >
+        <div className="brand large">
+          <Logo />
+          <span>Atelier</span>
+        </div>
+        <h1>Sign in</h1>
+        <div className="field">
+          <label className="field-label" htmlFor={ids.email}>
+            Email
+          </label>
+          <input
+            ref={emailRef}
+            id={ids.email}
+            type="email"
+            autoComplete="username"
+            required
+            value={email}
+            onChange={(event) => setEmail(event.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label className="field-label" htmlFor={ids.password}>
+            Password
+          </label>
+          <input
+            id={ids.password}
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+          />
+        </div>
+        {error && (
+          <p className="error-text" role="alert" id={ids.error}>
+            {error}
+          </p>
+        )}
+        <button type="submit" className="button primary large" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+        <p className="muted small">
+          Accounts are created with <code>bin/atelier accounts create</code>. On a first start, the demo
+          account’s password is printed in the server log.
+        </p>
+      </form>
+    </main>
+  );
+}
