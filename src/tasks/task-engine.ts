@@ -122,6 +122,17 @@ export function createTaskEngine(deps: TaskEngineDeps) {
     return ok;
   }
 
+  /** Best-effort cancel of the task's upstream job (where the provider supports it), in the background. */
+  function cancelUpstream(task: TaskRow): void {
+    const provider = providers.get(task.provider);
+    const upstreamId = task.upstream_id;
+    if (!upstreamId || !provider?.cancel) return;
+    void (async () => {
+      const apiKey = provider.requiresKey ? await deps.keys.resolve(task.account_id, provider.name) : null;
+      await provider.cancel?.({ upstreamId, apiKey, signal: AbortSignal.timeout(30_000) });
+    })().catch((error) => logger.warn({ err: error, taskId: task.id }, 'upstream cancel failed'));
+  }
+
   function fail(task: TaskRow, message: string): Promise<boolean> {
     const now = clock.now();
     return write(task, {
@@ -281,10 +292,8 @@ export function createTaskEngine(deps: TaskEngineDeps) {
     const { task } = leased;
     try {
       if (clock.now() >= task.deadline_at) {
-        await fail(
-          task,
-          `Task timed out: no result within ${Math.round(options.taskDeadlineMs / 60000)} minutes`,
-        );
+        const message = `Task timed out: no result within ${Math.round(options.taskDeadlineMs / 60000)} minutes`;
+        if (await fail(task, message)) cancelUpstream(task);
         return;
       }
       const provider = providers.get(task.provider);
@@ -462,14 +471,7 @@ export function createTaskEngine(deps: TaskEngineDeps) {
       const after = (await tasks.findForAccount(accountId, taskId)) ?? row;
       if (canceled) {
         deps.onTaskChanged?.({ accountId, record: toTaskRecord(after) });
-        const provider = providers.get(row.provider);
-        if (row.upstream_id && provider?.cancel) {
-          const upstreamId = row.upstream_id;
-          void (async () => {
-            const apiKey = provider.requiresKey ? await deps.keys.resolve(accountId, provider.name) : null;
-            await provider.cancel?.({ upstreamId, apiKey, signal: AbortSignal.timeout(30_000) });
-          })().catch((error) => logger.warn({ err: error, taskId }, 'upstream cancel failed'));
-        }
+        cancelUpstream(row);
       }
       return after;
     },
