@@ -21,6 +21,7 @@ import { createTaskEvents } from './tasks/task-events.js';
 import { createTasksRepository } from './tasks/tasks-repository.js';
 import { createSafeFetcher, type SafeFetchOptions } from './uploads/safe-fetch.js';
 import { createUploadsService } from './uploads/uploads-service.js';
+import { createWebhooksService } from './webhooks/webhooks-service.js';
 
 export const LEASE_MS = 30_000;
 
@@ -35,6 +36,8 @@ export interface CoreOverrides {
   /** The safe fetcher's resolver (tests map fake public names to loopback servers). */
   lookup?: SafeFetchOptions['lookup'];
   idlePollMs?: number;
+  /** Time limit of one webhook delivery attempt (default 15 s). */
+  webhookAttemptTimeoutMs?: number;
 }
 
 /** Builds every capability from the config: the composition root shared by the server and the CLI. */
@@ -80,9 +83,26 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   });
   const uploads = createUploadsService({ fetcher, blobs, assets, blobUrl });
 
+  const webhooks = createWebhooksService({
+    db,
+    clock,
+    ids,
+    secrets,
+    fetcher,
+    logger: logger.child({ component: 'webhooks' }),
+    options: {
+      retryScheduleMs: config.webhookRetryScheduleMs,
+      attemptTimeoutMs: overrides.webhookAttemptTimeoutMs ?? 15_000,
+      idlePollMs: overrides.idlePollMs ?? 1000,
+    },
+  });
+
   const taskEvents = createTaskEvents();
   const engine = createTaskEngine({
-    onTaskChanged: (change) => taskEvents.publish(change),
+    onTaskChanged: (change) => {
+      taskEvents.publish(change);
+      webhooks.onTaskChanged(change);
+    },
     tasks,
     assets,
     providers,
@@ -120,6 +140,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     blobs,
     engine,
     blobKeyOfUrl,
+    vetCallbackUrl: webhooks.vetCallbackUrl,
     taskDeadlineMs: config.taskDeadlineMs,
     leaseMs: LEASE_MS,
   });
@@ -141,9 +162,12 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     uploads,
     generations,
     engine,
-    /** Stops the engine (if running) and closes the database. */
+    webhooks,
+    /** Stops the engine and the webhook worker (if running) and closes the database. */
     async close(graceMs?: number) {
       await engine.stop(graceMs);
+      // After the engine: its last task writes may still enqueue deliveries.
+      await webhooks.stop(graceMs);
       await db.destroy();
     },
   };

@@ -21,7 +21,10 @@ async function main(): Promise<void> {
     if (demo) process.stdout.write(`${demoBanner(demo, config.publicBaseUrl)}\n`);
   }
 
-  if (config.roles.worker) core.engine.start();
+  if (config.roles.worker) {
+    core.engine.start();
+    core.webhooks.start();
+  }
   if (config.roles.api) {
     await app.listen({ port: config.port, host: config.host });
   }

@@ -52,3 +52,20 @@ test('refuses storage and database kinds this build does not have, with a clear 
   assert.throws(() => loadConfig({ ATELIER_STORAGE: 's3://bucket' }), /ATELIER_STORAGE/);
   assert.throws(() => loadConfig({ ATELIER_DATABASE_URL: 'postgres://x@y/z' }), /ATELIER_DATABASE_URL/);
 });
+
+test('webhook retry schedule: the Standard Webhooks default, or a comma-separated list in ms', () => {
+  assert.deepEqual(
+    loadConfig({}).webhookRetryScheduleMs,
+    [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+  );
+  assert.deepEqual(
+    loadConfig({ ATELIER_WEBHOOK_RETRY_SCHEDULE_MS: ' 0, 50 ,200' }).webhookRetryScheduleMs,
+    [0, 50, 200],
+  );
+  for (const bad of ['0,,5', 'soon', '-5', '0,1.5']) {
+    assert.throws(
+      () => loadConfig({ ATELIER_WEBHOOK_RETRY_SCHEDULE_MS: bad }),
+      /ATELIER_WEBHOOK_RETRY_SCHEDULE_MS/,
+    );
+  }
+});

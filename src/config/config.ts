@@ -7,10 +7,29 @@ const positiveMs = z.coerce
   .int()
   .min(0)
   .max(24 * 60 * 60 * 1000);
+/** Standard Webhooks' recommended schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS = [
+  0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
+];
 const optionalText = z
   .string()
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+const msList = z
+  .string()
+  .transform((v) => v.split(',').map((entry) => entry.trim()))
+  .pipe(
+    z
+      .array(
+        z
+          .string()
+          .regex(/^\d+$/, 'must be comma-separated integer milliseconds')
+          .transform(Number)
+          .pipe(z.number().max(24 * 60 * 60 * 1000)),
+      )
+      .min(1)
+      .max(50, 'at most 50 delays'),
+  );
 
 /** Every environment variable Atelier reads, with its default. Documented in the README. */
 const envSchema = z.object({
@@ -42,6 +61,7 @@ const envSchema = z.object({
   ATELIER_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   ATELIER_SUBMIT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(6),
   ATELIER_UPSTREAM_TIMEOUT_MS: positiveMs.pipe(z.number().min(1000)).default(5 * 60 * 1000),
+  ATELIER_WEBHOOK_RETRY_SCHEDULE_MS: optionalText.pipe(msList.optional()),
   ATELIER_GEMINI_API_KEY: optionalText,
   ATELIER_GEMINI_BASE_URL: optionalText,
   ATELIER_OPENAI_API_KEY: optionalText,
@@ -74,6 +94,8 @@ export interface Config {
   workerConcurrency: number;
   submitMaxAttempts: number;
   upstreamTimeoutMs: number;
+  /** Delay before each webhook delivery attempt, counted from the previous one; its length is the attempt count. */
+  webhookRetryScheduleMs: number[];
   providers: {
     gemini: { apiKey: string | undefined; baseUrl: string | undefined };
     openai: { apiKey: string | undefined; baseUrl: string | undefined };
@@ -117,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerConcurrency: e.ATELIER_WORKER_CONCURRENCY,
     submitMaxAttempts: e.ATELIER_SUBMIT_MAX_ATTEMPTS,
     upstreamTimeoutMs: e.ATELIER_UPSTREAM_TIMEOUT_MS,
+    webhookRetryScheduleMs: e.ATELIER_WEBHOOK_RETRY_SCHEDULE_MS ?? [...DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS],
     providers: {
       gemini: { apiKey: e.ATELIER_GEMINI_API_KEY, baseUrl: e.ATELIER_GEMINI_BASE_URL },
       openai: { apiKey: e.ATELIER_OPENAI_API_KEY, baseUrl: e.ATELIER_OPENAI_BASE_URL },

@@ -53,6 +53,8 @@ export function createGenerationsService(deps: {
   engine: TaskEngine;
   /** Maps one of Atelier's own file URLs to its blob key; undefined for foreign URLs. */
   blobKeyOfUrl(url: string): string | undefined;
+  /** Refuses (400, naming callbackUrl) a callbackUrl whose address the webhook policy does not allow. */
+  vetCallbackUrl(url: string): Promise<void>;
   taskDeadlineMs: number;
   leaseMs: number;
 }) {
@@ -62,7 +64,8 @@ export function createGenerationsService(deps: {
     for (const [i, url] of urls.entries()) {
       const ownKey = deps.blobKeyOfUrl(url);
       if (ownKey !== undefined) {
-        if (!(await deps.blobs.stat(ownKey))) throw new ApiError('invalid_request', `imageUrls[${i}]: no such file on this server`);
+        if (!(await deps.blobs.stat(ownKey)))
+          throw new ApiError('invalid_request', `imageUrls[${i}]: no such file on this server`);
         keys.push(ownKey);
         continue;
       }
@@ -81,9 +84,13 @@ export function createGenerationsService(deps: {
     async generate(account: Account, body: unknown, source: 'api' | 'web' = 'api') {
       const request = parseGenerateRequest(body, deps.catalog);
       const provider = deps.providers.get(request.model.provider);
-      if (!provider) throw new ApiError('internal_error', `provider ${request.model.provider} is not configured`);
+      if (!provider)
+        throw new ApiError('internal_error', `provider ${request.model.provider} is not configured`);
       if (provider.available && !provider.available()) {
-        throw new ApiError('upstream_error', `Upstream provider ${provider.name} is unavailable; try again shortly`);
+        throw new ApiError(
+          'upstream_error',
+          `Upstream provider ${provider.name} is unavailable; try again shortly`,
+        );
       }
       if (provider.requiresKey && !(await deps.keys.resolve(account.id, provider.name))) {
         throw new ApiError(
@@ -91,6 +98,7 @@ export function createGenerationsService(deps: {
           `No upstream key for provider ${provider.name}: set one on the account page or with "atelier accounts set-upstream-key"`,
         );
       }
+      if (request.callbackUrl !== undefined) await deps.vetCallbackUrl(request.callbackUrl);
       const refKeys = await storeReferences(account, request.imageUrls);
       const { generationId, taskIds } = await deps.generations.create({
         accountId: account.id,
@@ -147,6 +155,7 @@ export function createGenerationsService(deps: {
         total_pages: Math.ceil(total / limit),
       };
     },
+
     /** The gallery: the account's generations not deleted, newest first, each with its tasks' records. */
     async savedWorks(account: Account, page: number, limit: number) {
       const { rows, total } = await deps.generations.page(account.id, page, limit, { includeRemoved: false });

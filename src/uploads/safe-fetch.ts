@@ -285,12 +285,18 @@ export function createSafeFetcher(options: SafeFetchOptions = {}) {
     return { url, addresses: ordered.map((a) => canonicalIp(a.address) ?? a.address), port };
   }
 
-  /** Opens one HTTP exchange whose socket can only go to the vetted addresses. */
-  async function request(target: VettedTarget, signal: AbortSignal) {
-    const state = { connected: false };
+  /**
+   * A connector that can only dial the vetted addresses, in order, and records whether a socket
+   * was opened (so errors can tell "could not connect" from "failed mid-exchange").
+   */
+  function pinnedConnector(
+    target: VettedTarget,
+    signal: AbortSignal,
+    state: { connected: boolean },
+  ): buildConnector.connector {
     // Security: resolve once and connect to that address, or a second lookup can be rebound to
     // 127.0.0.1. The connector ignores the URL's host name and dials the vetted address itself.
-    const connect: buildConnector.connector = (connectOptions, callback) => {
+    return (connectOptions, callback) => {
       let index = 0;
       const attempt = () => {
         const address = target.addresses[index] as string;
@@ -315,8 +321,13 @@ export function createSafeFetcher(options: SafeFetchOptions = {}) {
       };
       attempt();
     };
+  }
+
+  /** Opens one HTTP exchange whose socket can only go to the vetted addresses. */
+  async function request(target: VettedTarget, signal: AbortSignal) {
+    const state = { connected: false };
     const client = new Client(target.url.origin, {
-      connect,
+      connect: pinnedConnector(target, signal, state),
       headersTimeout: totalTimeoutMs,
       bodyTimeout: totalTimeoutMs,
       pipelining: 1,
@@ -394,10 +405,98 @@ export function createSafeFetcher(options: SafeFetchOptions = {}) {
     }
   }
 
-  return { fetchToFile };
+  /**
+   * Checks a caller-named URL against the download policy (scheme, no credentials, port, every
+   * resolved address) without connecting. Throws ApiError naming `subject`: invalid_request for a
+   * refused URL, fetch_failed when the host name does not resolve.
+   */
+  async function vetUrl(url: string, subject: string, opts: { signal?: AbortSignal } = {}): Promise<void> {
+    const timeout = AbortSignal.timeout(totalTimeoutMs);
+    const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
+    try {
+      await vet(parseTarget(url, subject), subject, signal);
+    } catch (err) {
+      throw postError(err, subject, totalTimeoutMs, timeout, opts.signal, false);
+    }
+  }
+
+  /**
+   * POSTs `body` to a caller-named URL (webhook deliveries): the URL is vetted like a download at
+   * call time, the socket goes to the vetted address only, and redirects are never followed (a 3xx
+   * is the answer). Resolves with the status code whatever it is; the response body is discarded.
+   * Throws ApiError naming `subject`: invalid_request for a refused URL, fetch_failed for DNS,
+   * connection, timeout (`timeoutMs` covers lookup, connect and response headers) or reset.
+   */
+  async function postPinned(
+    url: string,
+    init: {
+      subject: string;
+      headers: Record<string, string>;
+      body: string;
+      timeoutMs: number;
+      signal?: AbortSignal;
+    },
+  ): Promise<{ statusCode: number }> {
+    const { subject } = init;
+    const timeout = AbortSignal.timeout(init.timeoutMs);
+    const signal = init.signal ? AbortSignal.any([timeout, init.signal]) : timeout;
+    const state = { connected: false };
+    try {
+      const target = await vet(parseTarget(url, subject), subject, signal);
+      const client = new Client(target.url.origin, {
+        connect: pinnedConnector(target, signal, state),
+        headersTimeout: init.timeoutMs,
+        bodyTimeout: init.timeoutMs,
+        pipelining: 1,
+      });
+      try {
+        const response = await client.request({
+          path: `${target.url.pathname}${target.url.search}`,
+          method: 'POST',
+          headers: { 'user-agent': userAgent, ...init.headers },
+          body: init.body,
+          signal,
+        });
+        // Only the status matters; an unread body must still be heard when destroyed.
+        response.body.on('error', () => {});
+        response.body.destroy();
+        return { statusCode: response.statusCode };
+      } finally {
+        await client.destroy().catch(() => {});
+      }
+    } catch (err) {
+      throw postError(err, subject, init.timeoutMs, timeout, init.signal, state.connected);
+    }
+  }
+
+  return { fetchToFile, vetUrl, postPinned };
 }
 
 export type SafeFetcher = ReturnType<typeof createSafeFetcher>;
+
+/** Maps a vet or POST failure to a caller-safe error; like `toApiError`, no underlying error text. */
+function postError(
+  err: unknown,
+  subject: string,
+  timeoutMs: number,
+  timeout: AbortSignal,
+  callerSignal: AbortSignal | undefined,
+  connected: boolean,
+): ApiError {
+  if (err instanceof ApiError) return err;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (timeout.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return withCause(
+      new ApiError('fetch_failed', `${subject} did not answer within ${timeoutMs / 1000} s`),
+      err,
+    );
+  }
+  if (callerSignal?.aborted)
+    return withCause(new ApiError('fetch_failed', `The request to ${subject} was cancelled`), err);
+  if (!connected)
+    return withCause(new ApiError('fetch_failed', `Could not connect to the host of ${subject}`), err);
+  return withCause(new ApiError('fetch_failed', `The host of ${subject} closed the connection`), err);
+}
 
 async function streamToFile(
   body: NodeJS.ReadableStream,

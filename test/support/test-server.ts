@@ -62,7 +62,10 @@ export async function createTestApp(
   const core = await createCore(config, { idlePollMs: 50, ...options.overrides });
   const app = await buildApp(core);
   if (options.listen) await app.listen({ port, host: '127.0.0.1' });
-  if (options.startEngine !== false) core.engine.start();
+  if (options.startEngine !== false) {
+    core.engine.start();
+    core.webhooks.start();
+  }
   return {
     app,
     core,

@@ -1,0 +1,203 @@
+import type { Kysely, Transaction } from 'kysely';
+import { sql } from 'kysely';
+import type { Clock } from '../platform/clock.js';
+import type { Db } from '../store/database.js';
+import type { Database, TasksTable, WebhookCallbacksTable, WebhookDeliveriesTable } from '../store/schema.js';
+
+export type DeliveryRow = WebhookDeliveriesTable;
+export type DeliveryState = 'pending' | 'succeeded' | 'failed';
+export type DeliveryPatch = Partial<
+  Pick<
+    WebhookDeliveriesTable,
+    | 'state'
+    | 'attempts'
+    | 'next_attempt_at'
+    | 'last_status_code'
+    | 'last_error'
+    | 'lease_owner'
+    | 'lease_expires_at'
+    | 'delivered_at'
+  >
+>;
+
+/**
+ * Records a generate request's callbackUrl. Takes the caller's transaction so the callback is
+ * written together with the generation: a task can then never end before its callback exists.
+ */
+export async function recordCallback(
+  db: Kysely<Database> | Transaction<Database>,
+  callback: WebhookCallbacksTable,
+): Promise<void> {
+  await db.insertInto('webhook_callbacks').values(callback).execute();
+}
+
+/** Store queries for webhook secrets, callbacks and deliveries. */
+export function createWebhooksRepository({ db, clock }: { db: Db; clock: Clock }) {
+  const finalStatuses = ['completed', 'failed'];
+
+  return {
+    async findSecret(accountId: string): Promise<string | undefined> {
+      const row = await db
+        .selectFrom('webhook_secrets')
+        .select('ciphertext')
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+      return row?.ciphertext;
+    },
+
+    /** Stores a sealed secret unless the account has one already (two first reads at once keep one). */
+    async insertSecretIfAbsent(accountId: string, ciphertext: string): Promise<void> {
+      await db
+        .insertInto('webhook_secrets')
+        .values({ account_id: accountId, ciphertext, created_at: clock.now() })
+        .onConflict((oc) => oc.column('account_id').doNothing())
+        .execute();
+    },
+
+    /** The callback registered for a task's generation, if any. */
+    async callbackForTask(taskId: string): Promise<Pick<WebhookCallbacksTable, 'url'> | undefined> {
+      return db
+        .selectFrom('webhook_callbacks')
+        .innerJoin('tasks', 'tasks.generation_id', 'webhook_callbacks.generation_id')
+        .select('webhook_callbacks.url')
+        .where('tasks.id', '=', taskId)
+        .executeTakeFirst();
+    },
+
+    /**
+     * Finished tasks with a callback but no delivery, for callbacks registered since `since`: what
+     * a crash between a task's final write and its enqueue would leave behind.
+     */
+    async findUnenqueuedFinalTasks(
+      since: number,
+      limit: number,
+    ): Promise<Array<TasksTable & { url: string }>> {
+      return db
+        .selectFrom('webhook_callbacks')
+        .innerJoin('tasks', 'tasks.generation_id', 'webhook_callbacks.generation_id')
+        .selectAll('tasks')
+        .select('webhook_callbacks.url')
+        .where('webhook_callbacks.created_at', '>=', since)
+        .where('tasks.status', 'in', finalStatuses)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('webhook_deliveries')
+                .select('webhook_deliveries.id')
+                .whereRef('webhook_deliveries.task_id', '=', 'tasks.id'),
+            ),
+          ),
+        )
+        .limit(limit)
+        .execute();
+    },
+
+    /** Inserts a delivery; false when this task already has one for this event type. */
+    async enqueue(delivery: DeliveryRow): Promise<boolean> {
+      const result = await db
+        .insertInto('webhook_deliveries')
+        .values(delivery)
+        .onConflict((oc) => oc.columns(['task_id', 'type']).doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    },
+
+    /** Leases up to `limit` due pending deliveries not under someone else's live lease. */
+    async leaseDue(owner: string, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
+      const now = clock.now();
+      const due = db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('state', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
+        .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
+        .orderBy('next_attempt_at')
+        .limit(limit);
+      return db
+        .updateTable('webhook_deliveries')
+        .set({ lease_owner: owner, lease_expires_at: now + leaseMs })
+        .where('id', 'in', due)
+        .returningAll()
+        .execute();
+    },
+
+    /** Writes a leased delivery; only the lease holder may (a redeliver or a takeover wins otherwise). */
+    async updateLeased(id: string, owner: string, patch: DeliveryPatch): Promise<boolean> {
+      const result = await db
+        .updateTable('webhook_deliveries')
+        .set({ ...patch, updated_at: clock.now() })
+        .where('id', '=', id)
+        .where('lease_owner', '=', owner)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /** Gives back every lease `owner` holds, so another worker can take the deliveries at once. */
+    async releaseAll(owner: string): Promise<void> {
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ lease_owner: null, lease_expires_at: null })
+        .where('lease_owner', '=', owner)
+        .execute();
+    },
+
+    /** Earliest due time among pending deliveries, for the worker's idle sleep. */
+    async nextDueAt(): Promise<number | undefined> {
+      const row = await db
+        .selectFrom('webhook_deliveries')
+        .select(sql<number | null>`min(next_attempt_at)`.as('due'))
+        .where('state', '=', 'pending')
+        .executeTakeFirst();
+      return row?.due == null ? undefined : Number(row.due);
+    },
+
+    /** One page of an account's deliveries, newest first (ties broken by id). */
+    async page(accountId: string, page: number, limit: number) {
+      const base = db.selectFrom('webhook_deliveries').where('account_id', '=', accountId);
+      const totalRow = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+      const rows = await base
+        .selectAll()
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .offset((page - 1) * limit)
+        .execute();
+      return { rows, total: Number(totalRow?.n ?? 0) };
+    },
+
+    async findForAccount(accountId: string, id: string): Promise<DeliveryRow | undefined> {
+      return db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+    },
+
+    /**
+     * Makes a delivery due now as a new attempt series, unless an attempt is running (a live lease):
+     * then false, so one message is never sent by two workers at once.
+     */
+    async restartSeries(accountId: string, id: string): Promise<boolean> {
+      const now = clock.now();
+      const result = await db
+        .updateTable('webhook_deliveries')
+        .set({
+          state: 'pending',
+          attempts: 0,
+          next_attempt_at: now,
+          delivered_at: null,
+          lease_owner: null,
+          lease_expires_at: null,
+          updated_at: now,
+        })
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+  };
+}
+
+export type WebhooksRepository = ReturnType<typeof createWebhooksRepository>;

@@ -1,0 +1,207 @@
+import type { Logger } from 'pino';
+import { ApiError } from '../http/errors.js';
+import type { Clock } from '../platform/clock.js';
+import type { IdGenerator } from '../platform/ids.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import type { Db } from '../store/database.js';
+import type { TaskChange } from '../tasks/task-events.js';
+import { type TaskRecord, toTaskRecord } from '../tasks/task-record.js';
+import type { SafeFetcher } from '../uploads/safe-fetch.js';
+import { createDeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker.js';
+import { generateWebhookSecret } from './signature.js';
+import { createWebhooksRepository, type DeliveryRow } from './webhooks-repository.js';
+
+export type WebhookEventType = 'task.completed' | 'task.failed';
+
+/** The Standard Webhooks envelope Atelier sends: `data` is the task record exactly as GET /tasks/{id} answers. */
+export interface WebhookPayload {
+  type: WebhookEventType;
+  timestamp: string;
+  data: TaskRecord;
+}
+
+/** A delivery as GET /webhooks/deliveries lists it; times are epoch milliseconds like history's. */
+export interface DeliveryItem {
+  id: string;
+  task_id: string;
+  url: string;
+  type: string;
+  state: string;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: number | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
+/** How far back the sweep looks for finished tasks whose delivery was never enqueued. */
+const SWEEP_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
+const SWEEP_BATCH = 200;
+
+function eventTypeOf(record: TaskRecord): WebhookEventType | undefined {
+  if (record.status === 'completed') return 'task.completed';
+  if (record.status === 'failed') return 'task.failed';
+  return undefined;
+}
+
+function toDeliveryItem(row: DeliveryRow): DeliveryItem {
+  const time = (value: number | null) => (value === null ? null : Number(value));
+  return {
+    id: row.id,
+    task_id: row.task_id,
+    url: row.url,
+    type: row.type,
+    state: row.state,
+    attempts: row.attempts,
+    last_status_code: row.last_status_code,
+    last_error: row.last_error,
+    next_attempt_at: time(row.next_attempt_at),
+    created_at: Number(row.created_at),
+    delivered_at: time(row.delivered_at),
+  };
+}
+
+/**
+ * Webhooks: checks a generate request's callbackUrl, enqueues one durable delivery per task when
+ * it ends (from the engine's change notifications), keeps each account's signing secret, and runs
+ * the delivery worker.
+ */
+export function createWebhooksService(deps: {
+  db: Db;
+  clock: Clock;
+  ids: IdGenerator;
+  secrets: SecretBox;
+  fetcher: Pick<SafeFetcher, 'vetUrl' | 'postPinned'>;
+  logger: Logger;
+  options: Omit<DeliveryWorkerOptions, 'concurrency'> & { concurrency?: number };
+}) {
+  const { clock, logger } = deps;
+  const repository = createWebhooksRepository({ db: deps.db, clock });
+  const enqueues = new Set<Promise<void>>();
+
+  /** The account's `whsec_…` secret, created (and sealed at rest) on first use. */
+  async function secretFor(accountId: string): Promise<string> {
+    let sealed = await repository.findSecret(accountId);
+    if (sealed === undefined) {
+      await repository.insertSecretIfAbsent(accountId, deps.secrets.seal(generateWebhookSecret()));
+      sealed = await repository.findSecret(accountId);
+      if (sealed === undefined) throw new Error('webhook secret vanished right after it was stored');
+    }
+    return deps.secrets.open(sealed);
+  }
+
+  /** Inserts the delivery of a task's final state; a second call for the same task is a no-op. */
+  async function enqueue(
+    accountId: string,
+    record: TaskRecord,
+    type: WebhookEventType,
+    url: string,
+    at: number,
+  ): Promise<void> {
+    const payload: WebhookPayload = { type, timestamp: new Date(at).toISOString(), data: record };
+    const now = clock.now();
+    const inserted = await repository.enqueue({
+      id: deps.ids.next('msg'),
+      account_id: accountId,
+      task_id: record.task_id,
+      url,
+      type,
+      payload: JSON.stringify(payload),
+      state: 'pending',
+      attempts: 0,
+      next_attempt_at: now + (deps.options.retryScheduleMs[0] ?? 0),
+      last_status_code: null,
+      last_error: null,
+      lease_owner: null,
+      lease_expires_at: null,
+      created_at: now,
+      updated_at: now,
+      delivered_at: null,
+    });
+    if (inserted) worker.wake();
+  }
+
+  async function sweep(): Promise<void> {
+    const missed = await repository.findUnenqueuedFinalTasks(clock.now() - SWEEP_WINDOW_MS, SWEEP_BATCH);
+    for (const task of missed) {
+      const record = toTaskRecord(task);
+      const type = eventTypeOf(record);
+      if (type) await enqueue(task.account_id, record, type, task.url, task.finished_at ?? clock.now());
+    }
+    if (missed.length > 0)
+      logger.warn({ count: missed.length }, 'enqueued webhook deliveries missed earlier');
+  }
+
+  const worker = createDeliveryWorker({
+    deliveries: repository,
+    post: deps.fetcher.postPinned,
+    secretFor,
+    sweep,
+    clock,
+    owner: deps.ids.next('wrk'),
+    logger,
+    options: { ...deps.options, concurrency: deps.options.concurrency ?? 16 },
+  });
+
+  return {
+    /**
+     * Checks a callbackUrl like an upload's source_url (scheme, no credentials, port, every resolved
+     * address) so a bad one is refused before anything is created: 400 invalid_request naming it.
+     */
+    async vetCallbackUrl(url: string): Promise<void> {
+      try {
+        await deps.fetcher.vetUrl(url, 'callbackUrl');
+      } catch (error) {
+        if (error instanceof ApiError) throw new ApiError('invalid_request', error.message);
+        throw error;
+      }
+    },
+
+    /** The engine's change notification: a task that just ended gets its delivery enqueued. */
+    onTaskChanged(change: TaskChange): void {
+      const type = eventTypeOf(change.record);
+      if (!type) return;
+      const promise = (async () => {
+        const callback = await repository.callbackForTask(change.record.task_id);
+        if (callback) await enqueue(change.accountId, change.record, type, callback.url, clock.now());
+      })()
+        // The sweep re-enqueues it later; a task's state never depends on its webhook.
+        .catch((error) =>
+          logger.error({ err: error, taskId: change.record.task_id }, 'could not enqueue a webhook'),
+        )
+        .finally(() => enqueues.delete(promise));
+      enqueues.add(promise);
+    },
+
+    secretFor,
+
+    async listDeliveries(accountId: string, page: number, limit: number) {
+      const { rows, total } = await repository.page(accountId, page, limit);
+      return { items: rows.map(toDeliveryItem), total, page, limit, total_pages: Math.ceil(total / limit) };
+    },
+
+    /** Makes an account's delivery due now, as a new attempt series with the same webhook-id. */
+    async redeliver(accountId: string, id: string): Promise<DeliveryItem> {
+      const existing = await repository.findForAccount(accountId, id);
+      if (!existing) throw new ApiError('not_found', 'Delivery not found');
+      if (!(await repository.restartSeries(accountId, id))) {
+        throw new ApiError('conflict', 'An attempt of this delivery is in progress; try again shortly');
+      }
+      worker.wake();
+      const after = await repository.findForAccount(accountId, id);
+      return toDeliveryItem(after ?? existing);
+    },
+
+    /** Starts the delivery worker (the worker role). */
+    start: worker.start,
+
+    /** Waits for pending enqueues, then stops the delivery worker (see DeliveryWorker.stop). */
+    async stop(graceMs?: number): Promise<void> {
+      await Promise.allSettled([...enqueues]);
+      await worker.stop(graceMs);
+    },
+  };
+}
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;
