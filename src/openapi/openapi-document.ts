@@ -16,6 +16,9 @@ import {
   taskRecordSchema,
   tasksResponseSchema,
   uploadResultSchema,
+  webhookDeliveriesPageSchema,
+  webhookDeliverySchema,
+  webhookSecretSchema,
 } from './response-schemas.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -32,6 +35,9 @@ const namedSchemas: Record<string, z.ZodType> = {
   AccountStatus: accountStatusSchema,
   AssetsPage: assetsPageSchema,
   Models: modelsSchema,
+  WebhookSecret: webhookSecretSchema,
+  WebhookDeliveries: webhookDeliveriesPageSchema,
+  WebhookDelivery: webhookDeliverySchema,
   Error: errorBodySchema,
 };
 
@@ -259,6 +265,45 @@ const endpoints: Endpoint[] = [
     tag: 'Models',
     success: { description: 'Models with their modes, aspects, sizes and caps', content: json('Models') },
     errors: ['unauthorized', 'invalid_api_key'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/user/webhook-secret',
+    operationId: 'webhookSecret',
+    summary: "The account's webhook signing secret",
+    description:
+      'Deliveries to a generate request\'s callbackUrl are signed per Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">.',
+    tag: 'Webhooks',
+    success: { description: 'The secret (created on first read)', content: json('WebhookSecret') },
+    errors: ['unauthorized', 'invalid_api_key'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/webhooks/deliveries',
+    operationId: 'webhookDeliveries',
+    summary: 'List webhook deliveries, newest first',
+    tag: 'Webhooks',
+    parameters: pageParams(50),
+    success: { description: 'A page of deliveries', content: json('WebhookDeliveries') },
+    errors: ['invalid_request', 'unauthorized', 'invalid_api_key'],
+  },
+  {
+    method: 'post',
+    path: '/api/v1/webhooks/deliveries/{id}/redeliver',
+    operationId: 'redeliverWebhook',
+    summary: 'Send a delivery again (a new series of attempts, same webhook-id)',
+    tag: 'Webhooks',
+    parameters: [
+      {
+        name: 'id',
+        in: 'path',
+        required: true,
+        description: 'Delivery id (msg_…)',
+        schema: { type: 'string' },
+      },
+    ],
+    success: { description: 'The delivery, due now', content: json('WebhookDelivery') },
+    errors: ['unauthorized', 'invalid_api_key', 'not_found', 'conflict'],
   },
 ];
 

@@ -104,6 +104,16 @@ describe('OpenAPI 3.1 document', () => {
       (await app.inject({ method: 'GET', url: '/api/v1/models', headers: h })).json(),
       'models',
     );
+    assertDocumented(
+      serverSchemas.webhookSecretSchema,
+      (await app.inject({ method: 'GET', url: '/api/v1/user/webhook-secret', headers: h })).json(),
+      'webhook secret',
+    );
+    assertDocumented(
+      serverSchemas.webhookDeliveriesPageSchema,
+      (await app.inject({ method: 'GET', url: '/api/v1/webhooks/deliveries', headers: h })).json(),
+      'deliveries',
+    );
     const error = await app.inject({ method: 'GET', url: '/api/v1/tasks/nope', headers: h });
     assertDocumented(serverSchemas.errorBodySchema, error.json(), 'error');
   });

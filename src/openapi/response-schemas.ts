@@ -132,3 +132,27 @@ export const errorBodySchema = z
     }),
   })
   .describe('Error');
+
+export const webhookSecretSchema = z
+  .object({ secret: z.string().describe('whsec_… — the HMAC key of the Standard Webhooks signatures') })
+  .describe('Webhook signing secret');
+
+export const webhookDeliverySchema = z
+  .object({
+    id: z.string().describe('msg_… — also the webhook-id header, the same on every attempt'),
+    task_id: z.string(),
+    url: z.string(),
+    type: z.enum(['task.completed', 'task.failed']),
+    state: z.enum(['pending', 'succeeded', 'failed']),
+    attempts: z.number().int(),
+    last_status_code: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    next_attempt_at: z.number().int().nullable(),
+    created_at: z.number().int(),
+    delivered_at: z.number().int().nullable(),
+  })
+  .describe('Webhook delivery');
+
+export const webhookDeliveriesPageSchema = z
+  .object({ items: z.array(webhookDeliverySchema).describe('Newest first'), ...pageFields })
+  .describe('Webhook deliveries page');
