@@ -9,9 +9,13 @@ import type { Core } from './core.js';
 import { generationRoutes } from './generations/routes.js';
 import { type AccountResolver, bearerKeyResolver, requireAccount } from './http/authentication.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { installIdempotency } from './idempotency/idempotency-hooks.js';
+import { buildOpenApiDocument } from './openapi/openapi-document.js';
+import { openApiRoutes } from './openapi/routes.js';
 import { taskRoutes } from './tasks/routes.js';
 import { uploadRoutes } from './uploads/routes.js';
 import { createWebsite } from './web/website.js';
+import { webhookRoutes } from './webhooks/routes.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
@@ -21,8 +25,9 @@ async function apiV1(
   { core, resolvers }: { core: Core; resolvers: AccountResolver[] },
 ) {
   app.addHook('onRequest', requireAccount(resolvers));
+  installIdempotency(app, { repository: core.idempotency });
   await app.register(generationRoutes, { generations: core.generations });
-  await app.register(taskRoutes, { tasks: core.tasks });
+  await app.register(taskRoutes, { tasks: core.tasks, events: core.taskEvents, engine: core.engine });
   await app.register(uploadRoutes, { uploads: core.uploads });
   await app.register(accountRoutes, {
     catalog: core.catalog,
@@ -31,6 +36,7 @@ async function apiV1(
   });
   await app.register(assetRoutes, { assets: core.assets });
   await app.register(catalogRoutes, { catalog: core.catalog });
+  await app.register(webhookRoutes, { webhooks: core.webhooks });
 }
 
 /** Builds the HTTP app over a core. The server file only adds listening and shutdown. */
@@ -47,10 +53,22 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
   installErrorHandling(app);
+  // An empty body with a JSON content type (common on POSTs like cancel) reads as no body;
+  // everything else goes through Fastify's own parser (which refuses prototype poisoning).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text.trim() === '') done(null, undefined);
+    else parseJson(request, text, done);
+  });
 
   app.get('/healthz', async () => ({ ok: true }));
   await app.register(fastifyCookie);
   await app.register(blobRoutes, { blobs: core.blobs });
+  await app.register(openApiRoutes, {
+    document: buildOpenApiDocument({ serverUrl: core.config.publicBaseUrl }),
+  });
   const website = createWebsite(core);
   // Bearer first: an API call is never judged by a cookie. The session resolver lets the website
   // call /api/v1 same-origin, with its CSRF check on state-changing requests.
