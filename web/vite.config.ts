@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defineConfig, type UserConfig } from 'vite';
 
 // The service the dev server forwards API calls to (`npm run dev` in another terminal).
 const service = process.env.ATELIER_DEV_SERVICE ?? 'http://localhost:8080';
@@ -16,7 +16,7 @@ const forward = {
   },
 };
 
-export default defineConfig({
+const config: UserConfig = {
   root: fileURLToPath(new URL('.', import.meta.url)),
   plugins: [react()],
   build: {
@@ -29,4 +29,11 @@ export default defineConfig({
     reportCompressedSize: true,
   },
   server: { proxy: { '/api': forward, '/v1': forward, '/web/api': forward, '/files': forward } },
+};
+
+export default defineConfig(({ command }) => {
+  // A build is always the production build, whatever NODE_ENV the caller runs under (the test
+  // runner sets NODE_ENV=test, which would otherwise ship React's development build and JSX).
+  if (command === 'build') process.env.NODE_ENV = 'production';
+  return config;
 });

@@ -6,10 +6,13 @@ export function CopyButton({
   text,
   label = 'Copy',
   className = 'button',
+  iconOnly = false,
 }: {
   text: string;
   label?: string;
   className?: string;
+  /** Just the icon: the label becomes its accessible name and tooltip. */
+  iconOnly?: boolean;
 }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   useEffect(() => {
@@ -27,12 +30,21 @@ export function CopyButton({
     }
   };
 
+  const said = state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed — select and copy' : label;
+  if (iconOnly) {
+    return (
+      <button type="button" className="icon-button" onClick={copy} aria-label={label} title={said}>
+        {state === 'copied' ? <CheckIcon /> : <CopyIcon />}
+        <span className="visually-hidden" aria-live="polite">
+          {state === 'idle' ? '' : said}
+        </span>
+      </button>
+    );
+  }
   return (
     <button type="button" className={className} onClick={copy}>
       {state === 'copied' ? <CheckIcon /> : <CopyIcon />}
-      <span aria-live="polite">
-        {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed — select and copy' : label}
-      </span>
+      <span aria-live="polite">{said}</span>
     </button>
   );
 }

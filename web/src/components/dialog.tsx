@@ -20,8 +20,14 @@ export function Dialog({
   const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
+    // Unmounting removes the dialog from the top layer; calling close() here instead would fire
+    // `close` and so onClose, which a remount (React StrictMode) must not do. Focus goes back to
+    // the opener, as the native close would have done.
+    return () => {
+      if (opener?.isConnected) opener.focus();
+    };
   }, []);
 
   return (

@@ -84,20 +84,30 @@ export const TaskCard = memo(function TaskCard({
           </p>
         )}
         {done && card.imageUrl && (
-          <div className="row wrap tight">
-            <button type="button" className="button small" onClick={() => onOpen(card)}>
-              <ExpandIcon /> Open
-            </button>
-            <a
-              className="button small"
-              href={card.imageUrl}
-              download={downloadName(card.prompt, card.task_id, card.imageUrl)}
-            >
-              <DownloadIcon /> Download
-            </a>
+          <div className="card-actions">
             <button type="button" className="button small" onClick={() => onUseAsReference(card)}>
               Use as reference
             </button>
+            <span className="icon-actions">
+              <button
+                type="button"
+                className="icon-button"
+                onClick={() => onOpen(card)}
+                aria-label="Open"
+                title="Open large"
+              >
+                <ExpandIcon />
+              </button>
+              <a
+                className="icon-button"
+                href={card.imageUrl}
+                download={downloadName(card.prompt, card.task_id, card.imageUrl)}
+                aria-label="Download"
+                title="Download"
+              >
+                <DownloadIcon />
+              </a>
+            </span>
           </div>
         )}
       </div>

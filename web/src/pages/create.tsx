@@ -177,8 +177,10 @@ export default function CreatePage() {
             <label className="field-label" htmlFor={ids.prompt}>
               Prompt
             </label>
-            <span className="muted small" aria-live="off">
-              {draft.prompt.length > MAX_PROMPT * 0.9 ? `${draft.prompt.length} / ${MAX_PROMPT}` : ''}
+            <span className="muted small" id={`${ids.prompt}-hint`}>
+              {draft.prompt.length > MAX_PROMPT * 0.9
+                ? `${draft.prompt.length} / ${MAX_PROMPT}`
+                : 'Ctrl+Enter (⌘+Enter) to generate'}
             </span>
           </div>
           <textarea
@@ -194,9 +196,6 @@ export default function CreatePage() {
             }}
             aria-describedby={`${ids.prompt}-hint`}
           />
-          <span className="muted small" id={`${ids.prompt}-hint`}>
-            Press Ctrl+Enter (⌘+Enter) to generate.
-          </span>
         </div>
 
         {catalogError ? (

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ChoiceGroup } from '../components/choice-group';
-import { DownloadIcon, ExpandIcon } from '../components/icons';
+import { DownloadIcon } from '../components/icons';
 import { ImageViewer } from '../components/image-viewer';
 import { assetAlt } from '../components/library-picker';
 import { api, messageOf } from '../lib/api';
@@ -111,14 +111,12 @@ export default function LibraryPage() {
             </button>
             <div className="asset-body">
               <p className="asset-meta">
-                {asset.width} × {asset.height} · {formatBytes(asset.bytes)}
-              </p>
-              <p className="asset-meta muted">
+                {asset.width} × {asset.height} · {formatBytes(asset.bytes)} ·{' '}
                 <time dateTime={new Date(asset.createdAt).toISOString()} title={formatDate(asset.createdAt)}>
                   {formatWhen(asset.createdAt)}
                 </time>
               </p>
-              <div className="row wrap tight">
+              <div className="card-actions">
                 <button
                   type="button"
                   className="button small primary-soft"
@@ -126,15 +124,6 @@ export default function LibraryPage() {
                   aria-label={`Use as reference: ${assetAlt(asset)}`}
                 >
                   Use as reference
-                </button>
-                <button
-                  type="button"
-                  className="icon-button"
-                  onClick={() => setViewing(asset)}
-                  aria-label={`Open: ${assetAlt(asset)}`}
-                  title="Open"
-                >
-                  <ExpandIcon />
                 </button>
                 <a
                   className="icon-button"

@@ -76,31 +76,42 @@ function WorkCard({ work, onOpen, onDelete }: { work: SavedWork; onOpen: () => v
           {pending > 0 && <span className="muted"> · {pending} rendering</span>}
           {failed > 0 && <span className="error-inline"> · {failed} failed</span>}
         </p>
-        <div className="row wrap tight">
-          <button type="button" className="button small" onClick={onOpen}>
-            <ExpandIcon /> Open
-          </button>
-          {cover?.imageUrl && (
-            <a
-              className="button small"
-              href={cover.imageUrl}
-              download={downloadName(work.prompt, cover.task_id, cover.imageUrl)}
-            >
-              <DownloadIcon /> Download
-            </a>
-          )}
+        <div className="card-actions">
           <button type="button" className="button small" onClick={() => reuseSettings(work)}>
             <ReuseIcon /> Reuse settings
           </button>
-          <CopyButton text={work.prompt} label="Copy prompt" className="button small" />
-          <button
-            type="button"
-            className="button small ghost danger-text"
-            onClick={onDelete}
-            aria-label={`Delete: ${work.prompt}`}
-          >
-            <TrashIcon /> Delete
-          </button>
+          <span className="icon-actions">
+            <button
+              type="button"
+              className="icon-button"
+              onClick={onOpen}
+              aria-label="Open"
+              title="Open large"
+            >
+              <ExpandIcon />
+            </button>
+            {cover?.imageUrl && (
+              <a
+                className="icon-button"
+                href={cover.imageUrl}
+                download={downloadName(work.prompt, cover.task_id, cover.imageUrl)}
+                aria-label="Download"
+                title="Download"
+              >
+                <DownloadIcon />
+              </a>
+            )}
+            <CopyButton text={work.prompt} label="Copy prompt" iconOnly />
+            <button
+              type="button"
+              className="icon-button danger-text"
+              onClick={onDelete}
+              aria-label={`Delete: ${work.prompt}`}
+              title="Delete"
+            >
+              <TrashIcon />
+            </button>
+          </span>
         </div>
       </div>
     </article>

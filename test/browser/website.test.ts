@@ -1,0 +1,408 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
+import { startTestServer } from '../support/test-server.js';
+import { ensureWebsiteBuilt, launchChromium, screenshot, serve, until } from './support.js';
+
+/**
+ * End to end: the real service on a free port, the built website, Debian's Chromium. One signed-in
+ * browser walks through the issue's list in order; each step leaves screenshots in
+ * test-results/website/.
+ */
+describe('website (Chromium, end to end)', () => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  let images: Awaited<ReturnType<typeof serve>>;
+  let evil: Awaited<ReturnType<typeof serve>>;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let apiKey: string;
+  const consoleErrors: string[] = [];
+
+  const api = (path: string, init: RequestInit = {}, key = apiKey) =>
+    fetch(`${server.baseUrl}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers },
+    });
+  const card = (text: string) => page.locator('article.task-card', { hasText: text });
+  const imageLoaded = (alt: string) =>
+    until(`image "${alt}" to load`, () =>
+      page.evaluate(
+        (value) =>
+          [...document.querySelectorAll('img')].some(
+            (img) => img.alt === value && img.complete && img.naturalWidth > 0,
+          ),
+        alt,
+      ),
+    );
+  const goTo = async (label: string, path: string) => {
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: label, exact: true })
+      .click();
+    await until(`URL ${path}`, () => new URL(page.url()).pathname === path);
+  };
+
+  before(async () => {
+    ensureWebsiteBuilt();
+    const photo = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#2a7ab0' } })
+      .composite([
+        {
+          input: Buffer.from(
+            '<svg width="320" height="240"><circle cx="160" cy="120" r="70" fill="#f5c542"/></svg>',
+          ),
+        },
+      ])
+      .png()
+      .toBuffer();
+    images = await serve({ '/photo.png': { type: 'image/png', body: photo } });
+    server = await startTestServer({
+      env: { ATELIER_UPLOAD_ALLOWED_HOSTS: images.host, ATELIER_LOCAL_LATENCY_MS: '5000' },
+    });
+    apiKey = server.apiKey;
+    // A page on another origin of the same host (same site for SameSite: only the Origin check stands in the way).
+    evil = await serve({
+      '/csrf.html': {
+        type: 'text/html',
+        body: `<!doctype html><title>evil</title><script>
+          fetch('${server.baseUrl}/web/api/generate', { method: 'POST', mode: 'no-cors', credentials: 'include',
+            headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ prompt: 'forged by another site' }) });
+          fetch('${server.baseUrl}/api/v1/generate', { method: 'POST', mode: 'no-cors', credentials: 'include',
+            headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ prompt: 'forged by another site' }) });
+        </script>`,
+      },
+    });
+    browser = await launchChromium();
+    context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    page.on('console', (message) => {
+      // 4xx answers the tests provoke on purpose show up as "Failed to load resource"; anything else
+      // (a CSP violation, an exception) is a defect.
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+        consoleErrors.push(message.text());
+      }
+    });
+    page.on('pageerror', (error) => consoleErrors.push(error.message));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    await images?.close();
+    await evil?.close();
+  });
+
+  test('a wrong password is refused with the same message as an unknown email', async () => {
+    await page.goto('/works');
+    await until('the sign-in page', () => new URL(page.url()).pathname === '/sign-in');
+    await screenshot(page, '01-sign-in');
+    await page.getByLabel('Email').fill(server.email);
+    await page.getByLabel('Password').fill('not my password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const wrong = await page.getByRole('alert').textContent();
+    assert.match(wrong ?? '', /Email or password is incorrect/);
+    await page.getByLabel('Email').fill('nobody@example.test');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await until('the same message', async () => (await page.getByRole('alert').textContent()) === wrong);
+    await screenshot(page, '02-sign-in-error');
+  });
+
+  test('sign in, landing where the person was going', async () => {
+    await page.getByLabel('Email').fill(server.email);
+    await page.getByLabel('Password').fill(server.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Saved works' }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/works');
+    const cookies = await context.cookies();
+    const session = cookies.find((c) => c.name === 'atelier_session');
+    assert.ok(session?.httpOnly, 'HttpOnly session cookie');
+    assert.equal(session?.sameSite, 'Lax');
+    await goTo('Create', '/');
+  });
+
+  test('the pickers offer exactly what the catalog allows for the chosen model', async () => {
+    const catalog = (await (await api('/api/v1/models')).json()) as {
+      default_model: string;
+      models: Array<{
+        id: string;
+        name: string;
+        modes: string[];
+        aspects: string[];
+        sizes: string[];
+        maxCount: number;
+      }>;
+    };
+    const model = catalog.models.find((m) => m.id === catalog.default_model);
+    assert.ok(model);
+    assert.equal(await page.getByLabel('Model').inputValue(), model.id);
+    const radios = (group: string) =>
+      page
+        .getByRole('group', { name: group })
+        .getByRole('radio')
+        .evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
+    assert.deepEqual(await radios('Mode'), model.modes);
+    assert.deepEqual(await radios('Aspect ratio'), model.aspects);
+    assert.deepEqual(await radios('Size'), model.sizes);
+    assert.deepEqual(
+      await radios('Images'),
+      Array.from({ length: model.maxCount }, (_, i) => String(i + 1)),
+    );
+    assert.equal(
+      await page.getByRole('radio', { name: 'Fusion' }).count(),
+      0,
+      'no model of the default catalog offers fusion',
+    );
+  });
+
+  test('text to image: progress, then the images as soon as they land', async () => {
+    await page.getByLabel('Prompt').fill('a lighthouse at dawn');
+    await page.getByRole('radio', { name: '16:9' }).check();
+    await page.getByRole('radio', { name: '1K' }).check();
+    await page.getByRole('group', { name: 'Images' }).getByRole('radio', { name: '2' }).check();
+    await page.getByRole('button', { name: 'Generate 2 images' }).click();
+    await until('two web cards', async () => (await card('a lighthouse at dawn').count()) === 2);
+    assert.equal(await card('a lighthouse at dawn').first().locator('.badge').textContent(), 'Web');
+    const progress = await until('a progress bar between 0 and 100', async () => {
+      const values = await page
+        .getByRole('progressbar', { name: /a lighthouse at dawn/ })
+        .evaluateAll((bars) => bars.map((b) => Number(b.getAttribute('aria-valuenow'))));
+      return values.find((v) => v > 0 && v < 100);
+    });
+    assert.ok(progress !== undefined && progress > 0);
+    await screenshot(page, '03-create-in-progress');
+    await imageLoaded('a lighthouse at dawn');
+    await until(
+      'both images',
+      async () => (await page.locator('img[alt="a lighthouse at dawn"]').count()) === 2,
+    );
+    await until(
+      'no progress bar left',
+      async () => (await page.getByRole('progressbar', { name: /a lighthouse/ }).count()) === 0,
+    );
+    await screenshot(page, '04-create-done');
+  });
+
+  test('an invalid request shows the API error inline', async () => {
+    await page.getByLabel('Prompt').fill('a storm [[upstream_error]]');
+    await page.getByRole('button', { name: /Generate/ }).click();
+    const message = await page.locator('.form-error').textContent();
+    assert.match(message ?? '', /simulated upstream error/);
+  });
+
+  test('edit with a reference uploaded from a file', async () => {
+    const png = await sharp({ create: { width: 200, height: 150, channels: 3, background: '#b04a2a' } })
+      .png()
+      .toBuffer();
+    await page
+      .getByTestId('reference-file')
+      .setInputFiles({ name: 'brick.png', mimeType: 'image/png', buffer: png });
+    await page.getByRole('img', { name: 'Reference: brick.png' }).waitFor();
+    assert.ok(
+      await page.getByRole('radio', { name: 'Edit' }).isChecked(),
+      'adding a reference switches to Edit',
+    );
+    await page.getByLabel('Prompt').fill('the brick wall, painted teal');
+    await page.getByRole('group', { name: 'Images' }).getByRole('radio', { name: '1' }).check();
+    await page.getByRole('button', { name: 'Generate', exact: true }).click();
+    await card('the brick wall, painted teal').waitFor();
+    await imageLoaded('the brick wall, painted teal');
+  });
+
+  test('edit with a reference uploaded from a URL (and a clear error for a bad one)', async () => {
+    await page.getByRole('button', { name: 'Remove reference brick.png' }).click();
+    await page.getByRole('button', { name: 'From a link' }).click();
+    await page.getByLabel('Image link').fill(`${images.origin}/missing.png`);
+    await page.getByLabel('Image link').press('Enter');
+    const error = await page.getByRole('alert').filter({ hasText: 'missing.png' }).textContent();
+    assert.match(error ?? '', /404/);
+    await page.getByLabel('Image link').fill(`${images.origin}/photo.png`);
+    await page.getByLabel('Image link').press('Enter');
+    await page.getByRole('img', { name: 'Reference: photo.png' }).waitFor();
+    await screenshot(page, '05-create-reference');
+    await page.getByLabel('Prompt').fill('the yellow sun over a blue sea');
+    await page.getByRole('button', { name: 'Generate', exact: true }).click();
+    await imageLoaded('the yellow sun over a blue sea');
+  });
+
+  test('a task submitted through the API is taken over by Create and completes there', async () => {
+    // While the page is open: it shows up at the next look.
+    const live = await api('/api/v1/generate', {
+      method: 'POST',
+      body: JSON.stringify({ prompt: 'submitted through the api', aspect: '3:2', imageSize: '1K' }),
+    });
+    assert.equal(live.status, 200);
+    await card('submitted through the api').waitFor();
+    assert.equal(await card('submitted through the api').locator('.badge').textContent(), 'API');
+    await screenshot(page, '06-create-api-task');
+    await imageLoaded('submitted through the api');
+
+    // Opened afterwards: every pending task of the account is there from the start.
+    await api('/api/v1/generate', {
+      method: 'POST',
+      body: JSON.stringify({ prompt: 'sent before opening', imageSize: '1K' }),
+    });
+    await page.reload();
+    await card('sent before opening').waitFor();
+    assert.equal(await card('sent before opening').locator('.badge').textContent(), 'API');
+    await imageLoaded('sent before opening');
+    const record = (await (await api('/api/v1/history?limit=1')).json()) as {
+      items: Array<{ prompt: string; images: string[] }>;
+    };
+    assert.equal(record.items[0]?.prompt, 'sent before opening');
+    assert.equal(record.items[0]?.images.length, 1, 'saved server-side');
+  });
+
+  test('saved works list it, open large; its image is in the library', async () => {
+    await goTo('Saved works', '/works');
+    const work = page.locator('article.work-card', { hasText: 'submitted through the api' });
+    await work.waitFor();
+    await imageLoaded('submitted through the api');
+    await screenshot(page, '07-saved-works');
+    await work.getByRole('button', { name: 'Open', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Saved work' });
+    await dialog.waitFor();
+    assert.match((await dialog.textContent()) ?? '', /via the API/);
+    await screenshot(page, '08-saved-work-open');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+
+    await goTo('Library', '/library');
+    await page.getByRole('radio', { name: 'Results' }).check();
+    await until('the results filter', () => page.url().endsWith('/library?kind=result'));
+    await page.getByRole('img', { name: 'submitted through the api' }).waitFor();
+    assert.equal(await page.locator('.asset-card .badge', { hasText: 'Upload' }).count(), 0);
+    await page.getByRole('radio', { name: 'Uploads' }).check();
+    await until('two uploads', async () => (await page.locator('.asset-card').count()) === 2);
+    assert.match((await page.locator('.asset-card').first().textContent()) ?? '', /320 × 240/);
+    await page.getByRole('radio', { name: 'All' }).check();
+    await imageLoaded('submitted through the api');
+    await screenshot(page, '09-library');
+  });
+
+  test('reuse settings fills the Create form', async () => {
+    await goTo('Saved works', '/works');
+    await page
+      .locator('article.work-card', { hasText: 'a lighthouse at dawn' })
+      .getByRole('button', { name: 'Reuse settings' })
+      .click();
+    await until('Create', () => new URL(page.url()).pathname === '/');
+    assert.equal(await page.getByLabel('Prompt').inputValue(), 'a lighthouse at dawn');
+    assert.ok(await page.getByRole('radio', { name: '16:9' }).isChecked());
+    assert.ok(await page.getByRole('radio', { name: '1K' }).isChecked());
+    assert.ok(
+      await page.getByRole('group', { name: 'Images' }).getByRole('radio', { name: '2' }).isChecked(),
+    );
+    assert.ok(await page.getByRole('radio', { name: 'Text to image' }).isChecked());
+  });
+
+  test('"use as reference" from the library sends the image to Create', async () => {
+    await goTo('Library', '/library');
+    await page.getByRole('button', { name: 'Use as reference: submitted through the api' }).click();
+    await until('Create', () => new URL(page.url()).pathname === '/');
+    await page.getByRole('img', { name: 'Reference: submitted through the api' }).waitFor();
+    assert.ok(await page.getByRole('radio', { name: 'Edit' }).isChecked());
+  });
+
+  test('delete removes a work from the gallery; history marks it removed', async () => {
+    await goTo('Saved works', '/works');
+    const work = page.locator('article.work-card', { hasText: 'the brick wall, painted teal' });
+    await work.getByRole('button', { name: /^Delete/ }).click();
+    await page
+      .getByRole('dialog', { name: 'Delete this work?' })
+      .getByRole('button', { name: 'Delete' })
+      .click();
+    await work.waitFor({ state: 'detached' });
+    await page.reload();
+    await page.locator('article.work-card').first().waitFor();
+    assert.equal(await work.count(), 0, 'still gone after a reload');
+    const history = (await (await api('/api/v1/history?limit=50')).json()) as {
+      items: Array<{ prompt: string; removed?: boolean }>;
+    };
+    assert.equal(history.items.find((i) => i.prompt === 'the brick wall, painted teal')?.removed, true);
+  });
+
+  test('set an upstream key (never shown back)', async () => {
+    await goTo('Account', '/account');
+    await page.getByRole('heading', { name: 'Upstream key' }).waitFor();
+    assert.match((await page.locator('main').textContent()) ?? '', /Not needed here/);
+    await screenshot(page, '10-account');
+    await page.getByLabel('Provider').selectOption('gemini');
+    await page.getByLabel('Key', { exact: true }).fill('gm-test-key-123456');
+    await page.getByRole('button', { name: 'Save key' }).click();
+    await page.getByRole('status').filter({ hasText: 'key saved' }).waitFor();
+    await page.reload();
+    await page.getByLabel('Provider').selectOption('gemini');
+    assert.match((await page.getByLabel('Provider').textContent()) ?? '', /Google Gemini — your key is set/);
+    assert.equal(await page.getByLabel('Replace key').inputValue(), '');
+    assert.ok(!(await page.content()).includes('gm-test-key-123456'));
+  });
+
+  test('rotate the API key: shown once with a copy button; the old one is refused', async () => {
+    await page.getByRole('button', { name: 'Rotate API key' }).click();
+    await page
+      .getByRole('dialog', { name: 'Rotate the API key?' })
+      .getByRole('button', { name: 'Rotate key' })
+      .click();
+    const field = page.getByLabel('Your new API key — shown once');
+    await field.waitFor();
+    const newKey = await field.inputValue();
+    assert.match(newKey, /^atl_/);
+    await page.getByRole('button', { name: 'Copy key' }).waitFor();
+    assert.match(
+      (await page.locator('main').textContent()) ?? '',
+      new RegExp(`${server.baseUrl.replace(/[.:/]/g, '\\$&')}/api/v1/generate`),
+    );
+    await screenshot(page, '11-account-new-key');
+    const old = await api('/api/v1/user/status');
+    assert.equal(old.status, 401);
+    assert.equal(((await old.json()) as { error: { type: string } }).error.type, 'invalid_api_key');
+    assert.equal((await api('/api/v1/user/status', {}, newKey)).status, 200);
+    apiKey = newKey;
+  });
+
+  test('a state-changing request from another origin is refused, even with the cookie', async () => {
+    const before = ((await (await api('/api/v1/history')).json()) as { total: number }).total;
+    const attacker = await context.newPage();
+    const answers: number[] = [];
+    attacker.on('response', (response) => {
+      if (response.url().startsWith(server.baseUrl)) answers.push(response.status());
+    });
+    await attacker.goto(`${evil.origin}/csrf.html`);
+    await until('both forged requests answered', () => answers.length === 2);
+    assert.deepEqual(answers, [403, 403]);
+    await attacker.close();
+    const afterwards = ((await (await api('/api/v1/history')).json()) as { total: number }).total;
+    assert.equal(afterwards, before, 'nothing was created');
+  });
+
+  test('phone width: no sideways scrolling', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const [label, path, name] of [
+      ['Create', '/', '12-phone-create'],
+      ['Saved works', '/works', '13-phone-works'],
+      ['Library', '/library', '14-phone-library'],
+      ['Account', '/account', '15-phone-account'],
+    ] as const) {
+      await goTo(label, path);
+      await page.locator('h1').first().waitFor();
+      await page.waitForTimeout(300);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `${path} scrolls sideways by ${overflow}px`);
+      await screenshot(page, name);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  test('sign out', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    const status = await page.evaluate(async () => (await fetch('/api/v1/user/status')).status);
+    assert.equal(status, 401, 'the session is over on the server too');
+  });
+
+  test('no console errors (CSP violations, exceptions) along the way', () => {
+    assert.deepEqual(consoleErrors, []);
+  });
+});
