@@ -226,6 +226,76 @@ describe('website (Chromium, end to end)', () => {
     await imageLoaded('the yellow sun over a blue sea');
   });
 
+  test('references also come from a paste, a drop, and the library picker', async () => {
+    const square = async (background: string) => [
+      ...(await sharp({ create: { width: 64, height: 64, channels: 3, background } })
+        .png()
+        .toBuffer()),
+    ];
+    const bytes = await square('#40a060');
+    await page.getByRole('radio', { name: 'Text to image' }).check();
+    // The browser's own events, with the file in their DataTransfer, as a real paste or drop makes them.
+    await page.evaluate((data) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([new Uint8Array(data)], 'pasted.png', { type: 'image/png' }));
+      window.dispatchEvent(new ClipboardEvent('paste', { clipboardData: transfer, bubbles: true }));
+    }, bytes);
+    await page.getByRole('img', { name: 'Reference: pasted.png' }).waitFor();
+    assert.ok(await page.getByRole('radio', { name: 'Edit' }).isChecked(), 'a pasted image switches to Edit');
+    await page.locator('.dropzone').evaluate(
+      (zone, data) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([new Uint8Array(data)], 'dropped.png', { type: 'image/png' }));
+        zone.dispatchEvent(
+          new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }),
+        );
+      },
+      await square('#a04060'),
+    );
+    await page.getByRole('img', { name: 'Reference: dropped.png' }).waitFor();
+    assert.equal(
+      await page.getByRole('img', { name: 'Reference: pasted.png' }).count(),
+      0,
+      'edit keeps exactly one reference',
+    );
+
+    await page.getByRole('button', { name: 'From library' }).click();
+    const picker = page.getByRole('dialog', { name: 'Choose from your library' });
+    await picker.getByRole('button').filter({ hasText: 'Result' }).first().click();
+    await picker.waitFor({ state: 'detached' });
+    await page.locator('.ref img[alt^="Reference: "]').first().waitFor();
+    assert.equal(await page.getByRole('img', { name: 'Reference: dropped.png' }).count(), 0);
+    const name = await page.locator('.ref img').first().getAttribute('alt');
+    assert.match(name ?? '', /Reference: (a lighthouse at dawn|the brick wall|the yellow sun)/);
+  });
+
+  test('keyboard: skip link, prompt, and Ctrl+Enter to generate', async () => {
+    await page.getByRole('radio', { name: 'Text to image' }).check();
+    await page.goto('/');
+    await page.getByRole('heading', { name: 'Create' }).waitFor();
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    assert.equal(
+      await page.evaluate(() => document.activeElement?.id),
+      await page.getByLabel('Prompt').getAttribute('id'),
+    );
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type('typed without a mouse');
+    await page.keyboard.press('Control+Enter');
+    await card('typed without a mouse').waitFor();
+    // Radios move with the arrow keys, as native radios do.
+    await page.getByRole('radio', { name: '1:1' }).focus();
+    await page.keyboard.press('ArrowRight');
+    assert.ok(await page.getByRole('radio', { name: '2:3' }).isChecked());
+    const ring = await page.getByRole('radio', { name: '2:3' }).evaluate((input) => {
+      const face = input.nextElementSibling as HTMLElement;
+      return getComputedStyle(face).outlineStyle;
+    });
+    assert.equal(ring, 'solid', 'a visible focus ring');
+  });
+
   test('a task submitted through the API is taken over by Create and completes there', async () => {
     // While the page is open: it shows up at the next look.
     const live = await api('/api/v1/generate', {
@@ -274,8 +344,9 @@ describe('website (Chromium, end to end)', () => {
     await page.getByRole('img', { name: 'submitted through the api' }).waitFor();
     assert.equal(await page.locator('.asset-card .badge', { hasText: 'Upload' }).count(), 0);
     await page.getByRole('radio', { name: 'Uploads' }).check();
-    await until('two uploads', async () => (await page.locator('.asset-card').count()) === 2);
-    assert.match((await page.locator('.asset-card').first().textContent()) ?? '', /320 × 240/);
+    // file, URL, paste and drop uploads (the bad URL uploaded nothing)
+    await until('four uploads', async () => (await page.locator('.asset-card').count()) === 4);
+    assert.match((await page.locator('.library-grid').textContent()) ?? '', /320 × 240/);
     await page.getByRole('radio', { name: 'All' }).check();
     await imageLoaded('submitted through the api');
     await screenshot(page, '09-library');
