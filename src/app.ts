@@ -46,7 +46,9 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
     bodyLimit: JSON_BODY_LIMIT,
     genReqId: () => `req_${randomBytes(9).toString('base64url')}`,
     requestIdHeader: false,
-    trustProxy: true,
+    // Security: X-Forwarded-* are believed only when the operator says a proxy sets them; otherwise
+    // any client could pick its own address (and dodge the sign-in throttle) or claim https.
+    trustProxy: core.config.trustProxy,
     return503OnClosing: true,
   });
   app.addHook('onSend', async (request, reply) => {

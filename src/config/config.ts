@@ -69,6 +69,7 @@ const envSchema = z.object({
   ATELIER_REPLICATE_API_TOKEN: optionalText,
   ATELIER_REPLICATE_BASE_URL: optionalText,
   ATELIER_DEMO_ACCOUNT: z.enum(['true', 'false']).default('true'),
+  ATELIER_TRUST_PROXY: z.enum(['true', 'false']).default('false'),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -102,6 +103,8 @@ export interface Config {
     replicate: { apiKey: string | undefined; baseUrl: string | undefined };
   };
   createDemoAccount: boolean;
+  /** Believe X-Forwarded-For/-Proto (only behind a reverse proxy that sets them). */
+  trustProxy: boolean;
 }
 
 /** Parses the environment once; throws an Error that names every bad variable. */
@@ -146,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       replicate: { apiKey: e.ATELIER_REPLICATE_API_TOKEN, baseUrl: e.ATELIER_REPLICATE_BASE_URL },
     },
     createDemoAccount: e.ATELIER_DEMO_ACCOUNT === 'true',
+    trustProxy: e.ATELIER_TRUST_PROXY === 'true',
   };
 }
 

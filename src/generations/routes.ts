@@ -6,7 +6,10 @@ import type { GenerationsService } from './generations-service.js';
 export const MAX_HISTORY_LIMIT = 50;
 
 /** POST /generate and GET /history. */
-export async function generationRoutes(app: FastifyInstance, { generations }: { generations: GenerationsService }) {
+export async function generationRoutes(
+  app: FastifyInstance,
+  { generations }: { generations: GenerationsService },
+) {
   app.post('/generate', async (request) => generations.generate(accountOf(request), request.body, 'api'));
 
   app.get<{ Querystring: Record<string, unknown> }>('/history', async (request) => {

@@ -8,9 +8,7 @@ import { type ImageInfo, inspectImageBuffer } from './inspect-image.js';
  * as PNG (lossless); other formats pass through untouched. The bytes were checked at upload
  * (magic bytes, header dimensions, pixel budget) before they were ever stored.
  */
-export async function toDecodableImage(
-  bytes: Buffer,
-): Promise<{
+export async function toDecodableImage(bytes: Buffer): Promise<{
   bytes: Buffer;
   contentType: Exclude<ImageInfo['contentType'], 'image/bmp'>;
   width: number;

@@ -37,7 +37,7 @@ describe('website sessions', () => {
   let email: string;
 
   before(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ env: { ATELIER_TRUST_PROXY: 'true' } });
     ({ email } = await t.createAccount(undefined, { password: PASSWORD, tier: 'starter' }));
   });
   after(() => t.close());
@@ -142,7 +142,7 @@ describe('CSRF defence on cookie-authenticated requests', () => {
   let cookie: string;
 
   before(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ env: { ATELIER_TRUST_PROXY: 'true' } });
     const account = await t.createAccount(undefined, { password: PASSWORD });
     apiKey = account.apiKey;
     cookie = sessionCookieOf(await signIn(t, account.email));
@@ -214,7 +214,7 @@ describe('sign-in throttling', () => {
   let email: string;
 
   before(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ env: { ATELIER_TRUST_PROXY: 'true' } });
     ({ email } = await t.createAccount(undefined, { password: PASSWORD }));
   });
   after(() => t.close());
@@ -233,6 +233,21 @@ describe('sign-in throttling', () => {
     assert.equal(elsewhere.statusCode, 200, 'the key is email + client address');
     await new Promise((resolve) => setTimeout(resolve, 1100));
     assert.equal((await signIn(t, email)).statusCode, 200, 'after the wait the right password works');
+  });
+});
+
+describe('sign-in throttling without a trusted proxy', () => {
+  test('a forged X-Forwarded-For does not dodge the throttle', async () => {
+    const t = await createTestApp();
+    try {
+      const { email } = await t.createAccount(undefined, { password: PASSWORD });
+      for (let i = 0; i < 3; i++) assertError(await signIn(t, email, 'wrong'), 401, 'unauthorized');
+      assertError(await signIn(t, email, 'wrong'), 429, 'too_many_requests');
+      const forged = await signIn(t, email, PASSWORD, { 'x-forwarded-for': '203.0.113.9' });
+      assertError(forged, 429, 'too_many_requests');
+    } finally {
+      await t.close();
+    }
   });
 });
 
