@@ -19,6 +19,7 @@ describe('website (Chromium, end to end)', () => {
   let page: Page;
   let apiKey: string;
   const consoleErrors: string[] = [];
+  const requested: string[] = [];
 
   const api = (path: string, init: RequestInit = {}, key = apiKey) =>
     fetch(`${server.baseUrl}${path}`, {
@@ -85,6 +86,9 @@ describe('website (Chromium, end to end)', () => {
       }
     });
     page.on('pageerror', (error) => consoleErrors.push(error.message));
+    page.on('request', (request) =>
+      requested.push(new URL(request.url()).pathname + new URL(request.url()).search),
+    );
   });
 
   after(async () => {
@@ -157,6 +161,7 @@ describe('website (Chromium, end to end)', () => {
   });
 
   test('text to image: progress, then the images as soon as they land', async () => {
+    requested.length = 0;
     await page.getByLabel('Prompt').fill('a lighthouse at dawn');
     await page.getByRole('radio', { name: '16:9' }).check();
     await page.getByRole('radio', { name: '1K' }).check();
@@ -182,6 +187,38 @@ describe('website (Chromium, end to end)', () => {
       async () => (await page.getByRole('progressbar', { name: /a lighthouse/ }).count()) === 0,
     );
     await screenshot(page, '04-create-done');
+    // Followed through the event stream, not by polling the tasks.
+    assert.ok(
+      requested.some((url) => url.startsWith('/api/v1/tasks/events?ids=')),
+      'an event stream was opened',
+    );
+    assert.ok(
+      !requested.some((url) => url.startsWith('/api/v1/tasks?ids=')),
+      'no task polling while the stream works',
+    );
+  });
+
+  test('when the event stream drops, Create falls back to polling and still completes', async () => {
+    await page.route('**/api/v1/tasks/events**', (route) => route.abort());
+    try {
+      requested.length = 0;
+      await page.getByLabel('Prompt').fill('a harbour without a stream');
+      await page.getByRole('radio', { name: '1K' }).check();
+      await page.getByRole('group', { name: 'Images' }).getByRole('radio', { name: '1' }).check();
+      await page.getByRole('button', { name: /Generate/ }).click();
+      await until('the feed to fall back to polling', () =>
+        page.evaluate(() => document.documentElement.dataset.taskFeed === 'polling'),
+      );
+      await imageLoaded('a harbour without a stream');
+    } finally {
+      await page.unroute('**/api/v1/tasks/events**');
+    }
+    // …and it goes back to the stream once it can (the feed retries after 10 s).
+    await until(
+      'the feed to return to the stream',
+      () => page.evaluate(() => document.documentElement.dataset.taskFeed === 'stream'),
+      20_000,
+    );
   });
 
   test('an invalid request shows the API error inline', async () => {

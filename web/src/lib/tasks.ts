@@ -80,8 +80,8 @@ export function clearFinished(): void {
 }
 
 /**
- * How the creation view learns about task changes. Today: polling. An event-stream feed can
- * replace it behind the same three calls without touching the view.
+ * How the creation view learns about task changes: the event stream (`createStreamingTaskFeed`),
+ * with polling (`createPollingTaskFeed`) as its fallback — the view only sees these three calls.
  */
 export interface TaskFeed {
   start(): void;
@@ -163,5 +163,140 @@ export function createPollingTaskFeed({ intervalMs = 2000, hiddenIntervalMs = 15
     refresh() {
       schedule(0);
     },
+  };
+}
+
+/**
+ * The event-stream feed: unfinished cards are followed through `GET /api/v1/tasks/events`
+ * (Server-Sent Events, one stream per 20 ids), so every change lands as it happens with no
+ * polling of the tasks. The account's pending list is still read every `listingIntervalMs` —
+ * that is how tasks submitted through the API are discovered and taken over. When a stream drops
+ * (network, proxy, restart), the feed falls back to the polling feed and tries the stream again
+ * after `retryStreamMs`.
+ */
+export function createStreamingTaskFeed({
+  listingIntervalMs = 5000,
+  retryStreamMs = 10_000,
+  fallback = createPollingTaskFeed(),
+}: {
+  listingIntervalMs?: number;
+  retryStreamMs?: number;
+  fallback?: TaskFeed;
+} = {}): TaskFeed {
+  let running = false;
+  let degraded = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+  let streams: EventSource[] = [];
+  let streamedKey = '';
+  let serverNow: number | undefined;
+  let listing: Promise<void> | undefined;
+
+  /** Which channel is live, on <html data-task-feed>: for people debugging, and for the tests. */
+  function showMode(mode: 'stream' | 'polling' | 'off') {
+    document.documentElement.dataset.taskFeed = mode;
+  }
+
+  function closeStreams() {
+    for (const stream of streams) stream.close();
+    streams = [];
+    streamedKey = '';
+  }
+
+  function degrade() {
+    if (degraded || !running) return;
+    degraded = true;
+    closeStreams();
+    showMode('polling');
+    fallback.start();
+    retryTimer = setTimeout(() => {
+      degraded = false;
+      fallback.stop();
+      showMode('stream');
+      refresh();
+    }, retryStreamMs);
+  }
+
+  /** Opens streams for exactly the unfinished cards (reopening only when that set changed). */
+  function syncStreams() {
+    if (!running || degraded || typeof EventSource === 'undefined') return;
+    const ids = tasksStore
+      .get()
+      .cards.filter((c) => !isFinal(c.status))
+      .map((c) => c.task_id)
+      .sort();
+    const key = ids.join(',');
+    if (key === streamedKey) return;
+    closeStreams();
+    streamedKey = key;
+    for (let i = 0; i < ids.length; i += BATCH_MAX) {
+      const chunk = ids.slice(i, i + BATCH_MAX);
+      const stream = new EventSource(`/api/v1/tasks/events?ids=${encodeURIComponent(chunk.join(','))}`);
+      stream.addEventListener('task', (event) => {
+        applyRecords([JSON.parse((event as MessageEvent<string>).data) as TaskRecord]);
+      });
+      // Every task of this stream is final: the server closes it; do not let EventSource reconnect.
+      stream.addEventListener('end', () => {
+        stream.close();
+        streams = streams.filter((s) => s !== stream);
+      });
+      stream.addEventListener('error', () => {
+        if (stream.readyState === EventSource.CLOSED || stream.readyState === EventSource.CONNECTING)
+          degrade();
+      });
+      streams.push(stream);
+    }
+  }
+
+  async function list(): Promise<void> {
+    const since = serverNow === undefined ? '' : `?since=${Math.max(0, serverNow - LISTING_OVERLAP_MS)}`;
+    const result = await api.get<{ now: number; tasks: TaskCard[] }>(`/web/api/tasks/pending${since}`);
+    serverNow = result.now;
+    upsertCards(result.tasks);
+    syncStreams();
+  }
+
+  function refresh() {
+    clearTimeout(timer);
+    if (!running) return;
+    if (degraded) {
+      fallback.refresh();
+      return;
+    }
+    if (!listing) {
+      listing = list()
+        .catch(() => {
+          // A failed listing is retried at the next tick; a 401 signs out globally.
+        })
+        .finally(() => {
+          listing = undefined;
+        });
+    }
+    timer = setTimeout(refresh, listingIntervalMs);
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      if (typeof EventSource === 'undefined') {
+        degraded = true;
+        showMode('polling');
+        fallback.start();
+        return;
+      }
+      showMode('stream');
+      refresh();
+    },
+    stop() {
+      running = false;
+      clearTimeout(timer);
+      clearTimeout(retryTimer);
+      closeStreams();
+      fallback.stop();
+      degraded = false;
+      showMode('off');
+    },
+    refresh,
   };
 }

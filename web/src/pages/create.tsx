@@ -9,7 +9,7 @@ import { fitToModel, useCatalog } from '../lib/catalog';
 import { addDraftReference, type Draft, draftStore } from '../lib/draft';
 import { MODE_LABELS, SIZE_HINTS } from '../lib/format';
 import { useStore } from '../lib/store';
-import { clearFinished, createPollingTaskFeed, isFinal, tasksStore, upsertCards } from '../lib/tasks';
+import { clearFinished, createStreamingTaskFeed, isFinal, tasksStore, upsertCards } from '../lib/tasks';
 import type { TaskCard as Card, Catalog, Mode } from '../lib/types';
 
 const MAX_PROMPT = 8000;
@@ -79,7 +79,7 @@ export default function CreatePage() {
   const ids = { prompt: useId(), model: useId(), count: useId(), error: useId() };
   const announcement = useCompletionAnnouncements(cards);
 
-  const feed = useMemo(() => createPollingTaskFeed(), []);
+  const feed = useMemo(() => createStreamingTaskFeed(), []);
   useEffect(() => {
     feed.start();
     return () => feed.stop();
