@@ -8,6 +8,7 @@ import { pixelSize } from '../catalog/catalog.js';
 import { toDecodableImage } from '../images/decodable-image.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
+import { createLeaseLoop } from '../platform/lease-loop.js';
 import type {
   GenerationMode,
   ImageProvider,
@@ -104,14 +105,19 @@ const contentTypeOfFormat: Record<string, string> = {
 export function createTaskEngine(deps: TaskEngineDeps) {
   const { tasks, providers, clock, logger, options } = deps;
   const owner = deps.ids.next('wrk');
-  const inFlight = new Map<string, { promise: Promise<void>; controller: AbortController }>();
-  let running = false;
-  let loopDone: Promise<void> | undefined;
-  let wakeUp: (() => void) | undefined;
-
-  function wake(): void {
-    wakeUp?.();
-  }
+  const workLoop = createLeaseLoop<LeasedTask>({
+    name: 'task engine',
+    clock,
+    logger,
+    concurrency: options.concurrency,
+    idlePollMs: options.idlePollMs,
+    leaseDue: (limit) => tasks.leaseDue(owner, options.leaseMs, limit),
+    nextDueAt: () => tasks.nextDueAt(),
+    releaseAll: () => tasks.releaseAll(owner),
+    idOf: (leased) => leased.task.id,
+    work: (leased, controller) => step(leased, controller),
+  });
+  const wake = workLoop.wake;
 
   async function write(task: TaskRow, patch: TaskPatch): Promise<boolean> {
     const ok = await tasks.updateLeased(task.id, owner, patch);
@@ -379,53 +385,12 @@ export function createTaskEngine(deps: TaskEngineDeps) {
     }
   }
 
-  function track(leased: LeasedTask): Promise<void> {
-    const controller = new AbortController();
-    const promise = step(leased, controller).finally(() => {
-      inFlight.delete(leased.task.id);
-      wake();
-    });
-    inFlight.set(leased.task.id, { promise, controller });
-    return promise;
-  }
-
-  async function loop(): Promise<void> {
-    while (running) {
-      try {
-        const capacity = options.concurrency - inFlight.size;
-        if (capacity > 0) {
-          const leased = await tasks.leaseDue(owner, options.leaseMs, capacity);
-          for (const item of leased) track(item);
-          if (leased.length > 0 && leased.length === capacity) continue;
-        }
-        const nextDue = await tasks.nextDueAt();
-        const wait =
-          nextDue === undefined
-            ? options.idlePollMs
-            : Math.max(10, Math.min(options.idlePollMs, nextDue - clock.now()));
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, wait);
-          wakeUp = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wakeUp = undefined;
-      } catch (error) {
-        logger.error({ err: error }, 'task engine loop error');
-        await new Promise((resolve) => setTimeout(resolve, options.idlePollMs));
-      }
-    }
-  }
-
   return {
     owner,
 
     /** Starts leasing and working due tasks (the worker role). */
     start(): void {
-      if (running) return;
-      running = true;
-      loopDone = loop();
+      workLoop.start();
     },
 
     /** Wakes the loop: new tasks were created in this process. */
@@ -446,7 +411,7 @@ export function createTaskEngine(deps: TaskEngineDeps) {
           results.push({ taskId: item.task.id, kind: 'deferred' });
           continue;
         }
-        await track(item);
+        await workLoop.track(item);
         const after = await tasks.findForAccount(item.task.account_id, item.task.id);
         if (after?.status === 'failed')
           results.push({ taskId: item.task.id, kind: 'failed', message: after.error ?? '' });
@@ -467,7 +432,7 @@ export function createTaskEngine(deps: TaskEngineDeps) {
       if (!row) return undefined;
       if (row.status === 'completed' || row.status === 'failed') return row;
       const canceled = await tasks.cancelUnfinished(taskId, CANCELED);
-      inFlight.get(taskId)?.controller.abort(new Error('canceled'));
+      workLoop.abort(taskId, new Error('canceled'));
       const after = (await tasks.findForAccount(accountId, taskId)) ?? row;
       if (canceled) {
         deps.onTaskChanged?.({ accountId, record: toTaskRecord(after) });
@@ -481,16 +446,7 @@ export function createTaskEngine(deps: TaskEngineDeps) {
      * back this worker's leases so a restart picks the tasks up at once.
      */
     async stop(graceMs = 5000): Promise<void> {
-      running = false;
-      wake();
-      await loopDone;
-      const pending = [...inFlight.values()];
-      const timer = setTimeout(() => {
-        for (const { controller } of pending) controller.abort(new Error('shutting down'));
-      }, graceMs);
-      await Promise.allSettled(pending.map((p) => p.promise));
-      clearTimeout(timer);
-      await tasks.releaseAll(owner);
+      await workLoop.stop(graceMs);
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { ApiError } from '../http/errors.js';
 import type { Clock } from '../platform/clock.js';
+import { createLeaseLoop } from '../platform/lease-loop.js';
 import type { SafeFetcher } from '../uploads/safe-fetch.js';
 import { signWebhook } from './signature.js';
 import type { DeliveryPatch, DeliveryRow, WebhooksRepository } from './webhooks-repository.js';
@@ -49,15 +50,26 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   const { deliveries, clock, owner, logger, options } = deps;
   // The lease outlives any attempt, so a live one means the attempt may still be running.
   const leaseMs = options.attemptTimeoutMs * 2 + 30_000;
-  const inFlight = new Map<string, { promise: Promise<void>; controller: AbortController }>();
-  let running = false;
-  let loopDone: Promise<void> | undefined;
-  let wakeUp: (() => void) | undefined;
   let lastSweepAt = Number.NEGATIVE_INFINITY;
-
-  function wake(): void {
-    wakeUp?.();
-  }
+  const workLoop = createLeaseLoop<DeliveryRow>({
+    name: 'webhook delivery',
+    clock,
+    logger,
+    concurrency: options.concurrency,
+    idlePollMs: options.idlePollMs,
+    leaseDue: (limit) => deliveries.leaseDue(owner, leaseMs, limit),
+    nextDueAt: () => deliveries.nextDueAt(),
+    releaseAll: () => deliveries.releaseAll(owner),
+    idOf: (delivery) => delivery.id,
+    work: (delivery, controller) => attempt(delivery, controller),
+    async beforeRound() {
+      if (clock.now() - lastSweepAt >= SWEEP_INTERVAL_MS) {
+        lastSweepAt = clock.now();
+        await deps.sweep();
+      }
+    },
+  });
+  const wake = workLoop.wake;
 
   async function send(delivery: DeliveryRow, signal: AbortSignal): Promise<AttemptOutcome> {
     try {
@@ -144,58 +156,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     }
   }
 
-  function track(delivery: DeliveryRow): void {
-    const controller = new AbortController();
-    const promise = attempt(delivery, controller).finally(() => {
-      inFlight.delete(delivery.id);
-      wake();
-    });
-    inFlight.set(delivery.id, { promise, controller });
-  }
-
-  async function sleep(ms: number): Promise<void> {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wakeUp = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-    wakeUp = undefined;
-  }
-
-  async function loop(): Promise<void> {
-    while (running) {
-      try {
-        if (clock.now() - lastSweepAt >= SWEEP_INTERVAL_MS) {
-          lastSweepAt = clock.now();
-          await deps.sweep();
-        }
-        const capacity = options.concurrency - inFlight.size;
-        if (capacity > 0) {
-          const leased = await deliveries.leaseDue(owner, leaseMs, capacity);
-          for (const delivery of leased) track(delivery);
-          if (leased.length > 0 && leased.length === capacity) continue;
-        }
-        const nextDue = await deliveries.nextDueAt();
-        const wait =
-          nextDue === undefined
-            ? options.idlePollMs
-            : Math.max(10, Math.min(options.idlePollMs, nextDue - clock.now()));
-        await sleep(wait);
-      } catch (error) {
-        logger.error({ err: error }, 'webhook delivery loop error');
-        await sleep(options.idlePollMs);
-      }
-    }
-  }
-
   return {
     /** Starts leasing and sending due deliveries (the worker role). */
     start(): void {
-      if (running) return;
-      running = true;
-      loopDone = loop();
+      workLoop.start();
     },
 
     /** Wakes the loop: a delivery was enqueued or made due in this process. */
@@ -206,16 +170,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
      * not count), and gives back this worker's leases so a restart sends at once.
      */
     async stop(graceMs = 5000): Promise<void> {
-      running = false;
-      wake();
-      await loopDone;
-      const pending = [...inFlight.values()];
-      const timer = setTimeout(() => {
-        for (const { controller } of pending) controller.abort(new Error('shutting down'));
-      }, graceMs);
-      await Promise.allSettled(pending.map((p) => p.promise));
-      clearTimeout(timer);
-      await deliveries.releaseAll(owner);
+      await workLoop.stop(graceMs);
     },
   };
 }

@@ -1,0 +1,115 @@
+import type { Logger } from 'pino';
+import type { Clock } from './clock.js';
+
+export interface LeaseLoopOptions<T> {
+  /** For log lines. */
+  name: string;
+  clock: Clock;
+  logger: Logger;
+  /** Most items worked on at once. */
+  concurrency: number;
+  /** Longest sleep between looks for due work (work enqueued by other processes is found then). */
+  idlePollMs: number;
+  /** Leases up to `limit` due items for this worker. */
+  leaseDue(limit: number): Promise<T[]>;
+  /** Earliest due time of pending work, to sleep no longer than needed. */
+  nextDueAt(): Promise<number | undefined>;
+  /** Gives back every lease this worker holds. */
+  releaseAll(): Promise<void>;
+  idOf(item: T): string;
+  /** Works one leased item; must not throw (expected outcomes are data). */
+  work(item: T, controller: AbortController): Promise<void>;
+  /** Runs at the top of every round (e.g. a periodic sweep). */
+  beforeRound?(): Promise<void>;
+}
+
+/**
+ * The poll loop shared by the task engine and the webhook worker: leases due work up to the
+ * concurrency bound, sleeps until the next due time (or a wake-up), and stops gracefully — running
+ * items get `graceMs`, are then aborted, and the leases are given back so a restart resumes at once.
+ */
+export function createLeaseLoop<T>(options: LeaseLoopOptions<T>) {
+  const inFlight = new Map<string, { promise: Promise<void>; controller: AbortController }>();
+  let running = false;
+  let loopDone: Promise<void> | undefined;
+  let wakeUp: (() => void) | undefined;
+
+  function wake(): void {
+    wakeUp?.();
+  }
+
+  function sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        wakeUp = undefined;
+        resolve();
+      }, ms);
+      wakeUp = () => {
+        wakeUp = undefined;
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  /** Works an item this worker already leased (also used outside the loop, e.g. inline submit). */
+  function track(item: T): Promise<void> {
+    const id = options.idOf(item);
+    const controller = new AbortController();
+    const promise = options.work(item, controller).finally(() => {
+      inFlight.delete(id);
+      wake();
+    });
+    inFlight.set(id, { promise, controller });
+    return promise;
+  }
+
+  async function loop(): Promise<void> {
+    while (running) {
+      try {
+        await options.beforeRound?.();
+        const capacity = options.concurrency - inFlight.size;
+        if (capacity > 0) {
+          const leased = await options.leaseDue(capacity);
+          for (const item of leased) void track(item);
+          if (leased.length > 0 && leased.length === capacity) continue;
+        }
+        const nextDue = await options.nextDueAt();
+        const wait =
+          nextDue === undefined
+            ? options.idlePollMs
+            : Math.max(10, Math.min(options.idlePollMs, nextDue - options.clock.now()));
+        await sleep(wait);
+      } catch (error) {
+        options.logger.error({ err: error }, `${options.name} loop error`);
+        await sleep(options.idlePollMs);
+      }
+    }
+  }
+
+  return {
+    start(): void {
+      if (running) return;
+      running = true;
+      loopDone = loop();
+    },
+    wake,
+    track,
+    /** Aborts the running work on one item, if this process runs it. */
+    abort(id: string, reason: Error): void {
+      inFlight.get(id)?.controller.abort(reason);
+    },
+    async stop(graceMs: number): Promise<void> {
+      running = false;
+      wake();
+      await loopDone;
+      const pending = [...inFlight.values()];
+      const timer = setTimeout(() => {
+        for (const { controller } of pending) controller.abort(new Error('shutting down'));
+      }, graceMs);
+      await Promise.allSettled(pending.map((p) => p.promise));
+      clearTimeout(timer);
+      await options.releaseAll();
+    },
+  };
+}
