@@ -470,6 +470,17 @@ describe('website (Chromium, end to end)', () => {
     apiKey = newKey;
   });
 
+  test('the account page shows the webhook signing secret (the one the API returns)', async () => {
+    await page.getByRole('button', { name: 'Show signing secret' }).click();
+    const field = page.getByLabel('Signing secret');
+    await field.waitFor();
+    const shown = await field.inputValue();
+    assert.match(shown, /^whsec_/);
+    const fromApi = ((await (await api('/api/v1/user/webhook-secret')).json()) as { secret: string }).secret;
+    assert.equal(shown, fromApi);
+    await screenshot(page, '11b-account-webhooks');
+  });
+
   test('a state-changing request from another origin is refused, even with the cookie', async () => {
     const before = ((await (await api('/api/v1/history')).json()) as { total: number }).total;
     const attacker = await context.newPage();

@@ -205,6 +205,99 @@ function ApiKeySection({ account, onRotated }: { account: AccountInfo; onRotated
   );
 }
 
+interface WebhookDelivery {
+  id: string;
+  task_id: string;
+  url: string;
+  type: string;
+  state: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: number;
+}
+
+/** The webhook signing secret (fetched on demand, never kept on the page longer than shown) and recent deliveries. */
+function WebhooksSection() {
+  const [secret, setSecret] = useState<string>();
+  const [deliveries, setDeliveries] = useState<WebhookDelivery[]>();
+  const [error, setError] = useState<string>();
+  const secretId = useId();
+
+  useEffect(() => {
+    api.get<{ items: WebhookDelivery[] }>('/api/v1/webhooks/deliveries?limit=5').then(
+      (page) => setDeliveries(page.items),
+      (failure) => setError(messageOf(failure)),
+    );
+  }, []);
+
+  const reveal = async () => {
+    try {
+      setSecret((await api.get<{ secret: string }>('/api/v1/user/webhook-secret')).secret);
+    } catch (failure) {
+      setError(messageOf(failure));
+    }
+  };
+
+  return (
+    <div className="stack">
+      {secret ? (
+        <div className="stack">
+          <label className="field-label" htmlFor={secretId}>
+            Signing secret
+          </label>
+          <div className="row">
+            <input
+              id={secretId}
+              className="mono grow"
+              readOnly
+              value={secret}
+              onFocus={(event) => event.target.select()}
+            />
+            <CopyButton text={secret} label="Copy secret" />
+          </div>
+        </div>
+      ) : (
+        <div>
+          <button type="button" className="button" onClick={reveal}>
+            Show signing secret
+          </button>
+        </div>
+      )}
+      {error ? (
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      ) : null}
+      {deliveries && deliveries.length > 0 ? (
+        <table className="deliveries">
+          <caption className="field-label">Recent deliveries</caption>
+          <thead>
+            <tr>
+              <th scope="col">Event</th>
+              <th scope="col">State</th>
+              <th scope="col">Attempts</th>
+              <th scope="col">Last answer</th>
+            </tr>
+          </thead>
+          <tbody>
+            {deliveries.map((d) => (
+              <tr key={d.id}>
+                <td className="mono small">{d.type}</td>
+                <td>{d.state}</td>
+                <td>{d.attempts}</td>
+                <td className="small">{d.last_status_code ?? d.last_error ?? '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : deliveries ? (
+        <p className="muted small">No deliveries yet.</p>
+      ) : null}
+    </div>
+  );
+}
+
 /** Account: who you are, your upstream key, your API key, and how to use the API and MCP. */
 export default function AccountPage() {
   const [account, setAccount] = useState<AccountInfo>();
@@ -305,6 +398,16 @@ export default function AccountPage() {
           For your scripts, backends and agents. Keep it on servers, never in a web page.
         </p>
         <ApiKeySection account={account} onRotated={reload} />
+      </section>
+
+      <section className="panel stack" aria-labelledby="webhooks-heading">
+        <h2 id="webhooks-heading">Webhooks</h2>
+        <p className="muted">
+          Give <code>callbackUrl</code> on generate and Atelier POSTs each task's final record there, signed
+          per Standard Webhooks with this secret (headers <code>webhook-id</code>,{' '}
+          <code>webhook-timestamp</code>, <code>webhook-signature</code>), retrying failures for about a day.
+        </p>
+        <WebhooksSection />
       </section>
 
       <section className="panel stack" aria-labelledby="use-heading">
