@@ -1,20 +1,27 @@
-/** Wire types of the endpoints the website calls (/api/v1 and /web/api). */
+/**
+ * Wire types of the endpoints the website calls. The /api/v1 shapes come from the typed client
+ * (`src/client/api-schemas.ts`), the same one the MCP server uses and the OpenAPI contract test
+ * checks against the document; /web/api shapes are the website's own.
+ */
+import type {
+  ImageSize as ClientImageSize,
+  TaskRecord as ClientTaskRecord,
+  TaskStatus as ClientTaskStatus,
+  UploadResult as ClientUploadResult,
+  GenerationMode,
+} from '../../../src/client/api-schemas';
 
-export type TaskStatus = 'queued' | 'in_progress' | 'completed' | 'failed';
-export type Mode = 'text' | 'edit' | 'fusion';
-export type ImageSize = '1K' | '2K' | '4K';
+export type TaskStatus = ClientTaskStatus;
+export type Mode = GenerationMode;
+export type ImageSize = ClientImageSize;
 
-export interface TaskRecord {
-  task_id: string;
-  status: TaskStatus;
-  progress: number;
-  imageUrl?: string;
-  error?: string;
+/** A task status record, with the result metadata completed records carry. */
+export type TaskRecord = Pick<ClientTaskRecord, 'task_id' | 'status' | 'progress' | 'imageUrl' | 'error'> & {
   width?: number;
   height?: number;
   contentType?: string;
   bytes?: number;
-}
+};
 
 /** A task with what was asked for: the creation view's card. */
 export interface TaskCard extends TaskRecord {
@@ -80,12 +87,7 @@ export interface LibraryAsset {
   createdAt: number;
 }
 
-export interface UploadResult {
-  url: string;
-  filename: string;
-  content_type: string;
-  bytes: number;
-}
+export type UploadResult = Pick<ClientUploadResult, 'url' | 'filename' | 'content_type' | 'bytes'>;
 
 export interface SessionInfo {
   email: string;
