@@ -31,7 +31,7 @@ import type {
 } from './provider.js';
 import {
   assertNever,
-  callUpstream,
+  callForJson,
   createUpstreamDispatcher,
   fitReferences,
   isRecord,
@@ -40,7 +40,6 @@ import {
   safeMessage,
   sniffImageType,
   statusClass,
-  transportFailure,
 } from './upstream-http.js';
 
 export interface GeminiProviderOptions {
@@ -327,28 +326,21 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Image
             : { aspectRatio: request.aspect },
         },
       });
-      const answer = await callUpstream({
-        url: `${baseUrl}/v1beta/models/${encodeURIComponent(model)}:generateContent`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-goog-api-key': request.apiKey },
-        body,
-        timeoutMs: requestTimeoutMs,
-        signal: request.signal,
-        dispatcher,
-      });
-      if (answer.kind === 'transport_error') return transportFailure('Gemini', answer);
-      if (answer.status < 200 || answer.status >= 300) {
-        return errorFailure(answer.status, answer.headers, answer.body, request.apiKey);
-      }
-      const json = parseJson(answer.body);
-      if (json === undefined) {
-        return fail('the answer is not valid JSON', {
-          retryable: true,
-          maybeAccepted: true,
-          cause: 'bad_response',
-        });
-      }
-      return readImage(json);
+      const apiKey = request.apiKey;
+      const result = await callForJson(
+        'Gemini',
+        {
+          url: `${baseUrl}/v1beta/models/${encodeURIComponent(model)}:generateContent`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-goog-api-key': request.apiKey },
+          body,
+          timeoutMs: requestTimeoutMs,
+          signal: request.signal,
+          dispatcher,
+        },
+        (status, headers, body) => errorFailure(status, headers, body, apiKey),
+      );
+      return 'kind' in result ? result : readImage(result.json);
     },
 
     async poll() {

@@ -32,7 +32,7 @@ import type {
   SubmitOutcome,
 } from './provider.js';
 import {
-  callUpstream,
+  callForJson,
   createUpstreamDispatcher,
   FormData,
   fitReferences,
@@ -42,7 +42,6 @@ import {
   safeMessage,
   sniffImageType,
   statusClass,
-  transportFailure,
 } from './upstream-http.js';
 
 /** The pixel sizes a model offers, per Atelier image size. */
@@ -227,28 +226,21 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
         body = form;
       }
 
-      const answer = await callUpstream({
-        url,
-        method: 'POST',
-        headers,
-        body,
-        timeoutMs: requestTimeoutMs,
-        signal: request.signal,
-        dispatcher,
-      });
-      if (answer.kind === 'transport_error') return transportFailure('OpenAI', answer);
-      if (answer.status < 200 || answer.status >= 300) {
-        return errorFailure(answer.status, answer.headers, answer.body, request.apiKey);
-      }
-      const json = parseJson(answer.body);
-      if (json === undefined) {
-        return fail('the answer is not valid JSON', {
-          retryable: true,
-          maybeAccepted: true,
-          cause: 'bad_response',
-        });
-      }
-      return readImage(json);
+      const apiKey = request.apiKey;
+      const result = await callForJson(
+        'OpenAI',
+        {
+          url,
+          method: 'POST',
+          headers,
+          body,
+          timeoutMs: requestTimeoutMs,
+          signal: request.signal,
+          dispatcher,
+        },
+        (status, headers, body) => errorFailure(status, headers, body, apiKey),
+      );
+      return 'kind' in result ? result : readImage(result.json);
     },
 
     async poll() {

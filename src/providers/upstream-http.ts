@@ -215,6 +215,33 @@ export function transportFailure(
   };
 }
 
+/**
+ * A synchronous JSON call (Gemini, OpenAI): sends it, maps a transport error and a non-2xx answer
+ * to the provider's failures, and parses the body. An unreadable 2xx body may mean the image was
+ * made and billed, so it is retryable but `maybeAccepted`.
+ */
+export async function callForJson(
+  label: string,
+  call: UpstreamCall,
+  httpFailure: (status: number, headers: Headers, body: Buffer) => ProviderFailure,
+): Promise<{ json: unknown } | ProviderFailure> {
+  const answer = await callUpstream(call);
+  if (answer.kind === 'transport_error') return transportFailure(label, answer);
+  if (answer.status < 200 || answer.status >= 300)
+    return httpFailure(answer.status, answer.headers, answer.body);
+  const json = parseJson(answer.body);
+  if (json === undefined) {
+    return {
+      kind: 'failed',
+      message: `${label}: the answer is not valid JSON`,
+      retryable: true,
+      maybeAccepted: true,
+      cause: 'bad_response',
+    };
+  }
+  return { json };
+}
+
 /** Outcome class of an HTTP error status, before any provider-specific refinement. */
 export function statusClass(status: number): { retryable: boolean; cause: FailureCause } {
   if (status === 429) return { retryable: true, cause: 'rate_limited' };
