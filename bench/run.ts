@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 const benches: Array<{ file: string; flags: string[] }> = [
   { file: 'bench/poll-throughput.ts', flags: [] },
   { file: 'bench/upload-memory.ts', flags: ['--expose-gc'] },
+  { file: 'bench/upload-route-memory.ts', flags: [] },
 ];
 
 let failed = 0;
