@@ -33,6 +33,7 @@ import {
   assertNever,
   callForJson,
   createUpstreamDispatcher,
+  failureFactory,
   fitReferences,
   isRecord,
   parseJson,
@@ -187,11 +188,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Image
   const now = options.now ?? Date.now;
   const expected = options.expectedDurationMs ?? defaultExpectedDurationMs;
 
-  const fail = (message: string, fields: Omit<ProviderFailure, 'kind' | 'message'>): ProviderFailure => ({
-    kind: 'failed',
-    message: `Gemini: ${message}`,
-    ...fields,
-  });
+  const fail = failureFactory('Gemini');
 
   function errorFailure(status: number, headers: Headers, body: Buffer, apiKey: string): ProviderFailure {
     const json = parseJson(body);

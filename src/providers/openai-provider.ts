@@ -35,6 +35,7 @@ import {
   callForJson,
   createUpstreamDispatcher,
   FormData,
+  failureFactory,
   fitReferences,
   isRecord,
   parseJson,
@@ -107,11 +108,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
   const now = options.now ?? Date.now;
   const expected = options.expectedDurationMs ?? defaultExpectedDurationMs;
 
-  const fail = (message: string, fields: Omit<ProviderFailure, 'kind' | 'message'>): ProviderFailure => ({
-    kind: 'failed',
-    message: `OpenAI: ${message}`,
-    ...fields,
-  });
+  const fail = failureFactory('OpenAI');
 
   function errorFailure(status: number, headers: Headers, body: Buffer, apiKey: string): ProviderFailure {
     const json = parseJson(body);

@@ -45,6 +45,7 @@ import {
   assertNever,
   callUpstream,
   createUpstreamDispatcher,
+  failureFactory,
   fitReferences,
   isRecord,
   parseJson,
@@ -224,11 +225,7 @@ export function createReplicateProvider(options: ReplicateProviderOptions = {}):
     }
   };
 
-  const fail = (message: string, fields: Omit<ProviderFailure, 'kind' | 'message'>): ProviderFailure => ({
-    kind: 'failed',
-    message: `Replicate: ${message}`,
-    ...fields,
-  });
+  const fail = failureFactory('Replicate');
 
   const call = (
     apiKey: string,

@@ -201,6 +201,15 @@ export function safeMessage(
   return out.length > maxLength ? `${out.slice(0, maxLength - 1)}…` : out;
 }
 
+/** Builds an adapter's failures, every message prefixed with the provider's label. */
+export function failureFactory(label: string) {
+  return (message: string, fields: Omit<ProviderFailure, 'kind' | 'message'>): ProviderFailure => ({
+    kind: 'failed',
+    message: `${label}: ${message}`,
+    ...fields,
+  });
+}
+
 /** The failure for a call that never produced a complete HTTP answer. */
 export function transportFailure(
   label: string,

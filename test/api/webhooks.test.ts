@@ -13,6 +13,7 @@ import {
   scriptedResolver,
   startHttpServer,
 } from '../../src/uploads/testing/loopback.js';
+import type { DeliveryItem } from '../../src/webhooks/webhooks-service.js';
 import { assertError, bearer } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 
@@ -22,19 +23,7 @@ interface Received {
   body: string;
 }
 
-interface Delivery {
-  id: string;
-  task_id: string;
-  url: string;
-  type: string;
-  state: string;
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  next_attempt_at: number | null;
-  created_at: number;
-  delivered_at: number | null;
-}
+type Delivery = DeliveryItem;
 
 /**
  * A webhook receiver on loopback: records every request, and answers each path from its script
