@@ -1,3 +1,5 @@
+// First, before any native addon loads: refuse an unsupported Node.js with a clear message.
+import './platform/require-supported-runtime.js';
 import { demoBanner, ensureDemoAccount } from './accounts/demo-account.js';
 import { buildApp } from './app.js';
 import { loadConfig, loadDotEnv } from './config/config.js';

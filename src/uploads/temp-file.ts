@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Readable, Transform } from 'node:stream';
+import { finished, type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ApiError } from '../http/errors.js';
 
@@ -28,15 +28,28 @@ export async function writeStreamToTempFile(
       else callback(null, chunk);
     },
   });
+  // The source is piped, not part of the pipeline: a pipeline would destroy it on overflow, and
+  // destroying a request destroys its socket, so the client would never read the 413. Instead the
+  // rest of an over-long body is read and discarded while the answer goes out.
+  const written = pipeline(counter, createWriteStream(path, { mode: 0o600 }));
+  // A source that fails or closes before its end (a client gone mid-body) fails the write.
+  const stopWatching = finished(source, (error) => {
+    if (error) counter.destroy(error);
+  });
+  source.pipe(counter);
   try {
-    await pipeline(source, counter, createWriteStream(path, { mode: 0o600 }));
+    await written;
   } catch (error) {
+    source.unpipe(counter);
+    source.resume();
     await cleanup();
     if (error instanceof ApiError) throw error;
     if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
       throw new ApiError('payload_too_large', 'Image is larger than 25 MB');
     }
     throw new ApiError('invalid_request', 'The upload was interrupted');
+  } finally {
+    stopWatching();
   }
   return { path, bytes, cleanup };
 }

@@ -143,6 +143,24 @@ describe('POST /api/v1/upload', () => {
     assertError(response, 413, 'payload_too_large');
   });
 
+  test('413 over a real socket: the answer reaches a client that is still sending', async () => {
+    const served = await createTestApp({ listen: true });
+    try {
+      const { apiKey: key } = await served.createAccount();
+      const big = Buffer.alloc(27 * 1024 * 1024, 1);
+      png.copy(big);
+      const response = await fetch(`${served.baseUrl}/api/v1/upload`, {
+        method: 'POST',
+        headers: { ...bearer(key), 'content-type': 'image/png' },
+        body: big,
+      });
+      assert.equal(response.status, 413);
+      assert.equal(((await response.json()) as { error: { type: string } }).error.type, 'payload_too_large');
+    } finally {
+      await served.close();
+    }
+  });
+
   test('502 fetch_failed for a 404 at the source', async () => {
     assertError(await upload({ source_url: `${originUrl}/missing.png` }), 502, 'fetch_failed');
   });
