@@ -12,7 +12,11 @@ export interface LeaseLoopOptions<T> {
   idlePollMs: number;
   /** Leases up to `limit` due items for this worker. */
   leaseDue(limit: number): Promise<T[]>;
-  /** Earliest due time of pending work, to sleep no longer than needed. */
+  /**
+   * Earliest time at which some pending work could be leased by this worker: due work not under a
+   * live lease, and leased work counted at its lease expiry (never "now" for work someone holds,
+   * or the loop would wake up again and again while it is in flight).
+   */
   nextDueAt(): Promise<number | undefined>;
   /** Gives back every lease this worker holds. */
   releaseAll(): Promise<void>;
@@ -22,6 +26,9 @@ export interface LeaseLoopOptions<T> {
   /** Runs at the top of every round (e.g. a periodic sweep). */
   beforeRound?(): Promise<void>;
 }
+
+/** Shortest sleep between rounds: a due time in the past never turns the loop into a busy wait. */
+const MIN_SLEEP_MS = 10;
 
 /**
  * The poll loop shared by the task engine and the webhook worker: leases due work up to the
@@ -33,12 +40,20 @@ export function createLeaseLoop<T>(options: LeaseLoopOptions<T>) {
   let running = false;
   let loopDone: Promise<void> | undefined;
   let wakeUp: (() => void) | undefined;
+  // A wake-up that came while the loop was busy querying: the next sleep is skipped, so a
+  // notification is never lost between a look at the store and the sleep that follows it.
+  let wokenWhileBusy = false;
 
   function wake(): void {
-    wakeUp?.();
+    if (wakeUp) wakeUp();
+    else wokenWhileBusy = true;
   }
 
   function sleep(ms: number): Promise<void> {
+    if (wokenWhileBusy) {
+      wokenWhileBusy = false;
+      return Promise.resolve();
+    }
     return new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         wakeUp = undefined;
@@ -67,18 +82,24 @@ export function createLeaseLoop<T>(options: LeaseLoopOptions<T>) {
   async function loop(): Promise<void> {
     while (running) {
       try {
+        wokenWhileBusy = false;
         await options.beforeRound?.();
         const capacity = options.concurrency - inFlight.size;
-        if (capacity > 0) {
-          const leased = await options.leaseDue(capacity);
-          for (const item of leased) void track(item);
-          if (leased.length > 0 && leased.length === capacity) continue;
+        if (capacity <= 0) {
+          // Every slot is busy: a finishing item wakes the loop; nothing to ask the store meanwhile.
+          await sleep(options.idlePollMs);
+          continue;
         }
+        const leased = await options.leaseDue(capacity);
+        for (const item of leased) void track(item);
+        if (leased.length > 0 && leased.length === capacity) continue;
+        // Nothing else is leasable now, so the next due time lies ahead (work that became due
+        // between the two queries is the only way to get a time in the past: one more round).
         const nextDue = await options.nextDueAt();
         const wait =
           nextDue === undefined
             ? options.idlePollMs
-            : Math.max(10, Math.min(options.idlePollMs, nextDue - options.clock.now()));
+            : Math.max(MIN_SLEEP_MS, Math.min(options.idlePollMs, nextDue - options.clock.now()));
         await sleep(wait);
       } catch (error) {
         options.logger.error({ err: error }, `${options.name} loop error`);

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Clock } from '../platform/clock.js';
+import { skipLockedOn } from '../platform/skip-locked.js';
 import type { Db } from '../store/database.js';
 import type { GenerationsTable, TasksTable } from '../store/schema.js';
 
@@ -86,16 +87,19 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
      */
     async leaseDue(owner: string, leaseMs: number, limit: number): Promise<LeasedTask[]> {
       const now = clock.now();
-      const due = db
-        .selectFrom('tasks')
-        .select('id')
-        .where('status', 'in', unfinished)
-        .where('next_run_at', '<=', now)
-        .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
-        .orderBy('next_run_at')
-        .limit(limit);
-      // The lease condition is repeated on the UPDATE itself: on a database with row locks
-      // (PostgreSQL), a worker that waited for another's lock re-checks it and skips the row.
+      const due = skipLockedOn(
+        db,
+        db
+          .selectFrom('tasks')
+          .select('id')
+          .where('status', 'in', unfinished)
+          .where('next_run_at', '<=', now)
+          .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
+          .orderBy('next_run_at')
+          .limit(limit),
+      );
+      // The lease condition is repeated on the UPDATE itself: that is the single-writer guard on
+      // SQLite, and on PostgreSQL it keeps a row whose lease changed since the sub-select untaken.
       const tasks = await db
         .updateTable('tasks')
         .set({ lease_owner: owner, lease_expires_at: now + leaseMs })
@@ -175,11 +179,20 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
         .execute();
     },
 
-    /** Earliest due time among unfinished tasks, for the engine's idle sleep. */
+    /**
+     * Earliest time an unfinished task could be leased: its due time, or the end of the live lease
+     * that holds it (a task in flight is not due again until its holder lets go or dies).
+     */
     async nextDueAt(): Promise<number | undefined> {
       const row = await db
         .selectFrom('tasks')
-        .select(sql<number | null>`min(next_run_at)`.as('due'))
+        .select(
+          sql<
+            number | string | null
+          >`min(case when lease_expires_at > next_run_at then lease_expires_at else next_run_at end)`.as(
+            'due',
+          ),
+        )
         .where('status', 'in', unfinished)
         .executeTakeFirst();
       return row?.due == null ? undefined : Number(row.due);

@@ -1,6 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import { sql } from 'kysely';
 import type { Clock } from '../platform/clock.js';
+import { skipLockedOn } from '../platform/skip-locked.js';
 import type { Db } from '../store/database.js';
 import type { Database, TasksTable, WebhookCallbacksTable, WebhookDeliveriesTable } from '../store/schema.js';
 
@@ -105,18 +106,28 @@ export function createWebhooksRepository({ db, clock }: { db: Db; clock: Clock }
     /** Leases up to `limit` due pending deliveries not under someone else's live lease. */
     async leaseDue(owner: string, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
       const now = clock.now();
-      const due = db
-        .selectFrom('webhook_deliveries')
-        .select('id')
-        .where('state', '=', 'pending')
-        .where('next_attempt_at', '<=', now)
-        .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
-        .orderBy('next_attempt_at')
-        .limit(limit);
+      const leasable = (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) =>
+        eb.and([
+          eb('state', '=', 'pending'),
+          eb('next_attempt_at', '<=', now),
+          eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]),
+        ]);
+      const due = skipLockedOn(
+        db,
+        db
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where(leasable)
+          .orderBy('next_attempt_at')
+          .limit(limit),
+      );
+      // The UPDATE re-checks state, due time and lease (as the task lease does): two workers that
+      // picked the same row never both get it, so one delivery is never sent by two nodes at once.
       return db
         .updateTable('webhook_deliveries')
         .set({ lease_owner: owner, lease_expires_at: now + leaseMs })
         .where('id', 'in', due)
+        .where(leasable)
         .returningAll()
         .execute();
     },
@@ -141,11 +152,20 @@ export function createWebhooksRepository({ db, clock }: { db: Db; clock: Clock }
         .execute();
     },
 
-    /** Earliest due time among pending deliveries, for the worker's idle sleep. */
+    /**
+     * Earliest time a pending delivery could be leased: its due time, or the end of the live lease
+     * that holds it (an attempt in flight is not due again until its holder lets go or dies).
+     */
     async nextDueAt(): Promise<number | undefined> {
       const row = await db
         .selectFrom('webhook_deliveries')
-        .select(sql<number | null>`min(next_attempt_at)`.as('due'))
+        .select(
+          sql<
+            number | string | null
+          >`min(case when lease_expires_at > next_attempt_at then lease_expires_at else next_attempt_at end)`.as(
+            'due',
+          ),
+        )
         .where('state', '=', 'pending')
         .executeTakeFirst();
       return row?.due == null ? undefined : Number(row.due);
