@@ -41,6 +41,21 @@ export function toTaskRecord(
   return record;
 }
 
+/** True when two records of a task read the same to a caller (status, progress, result, error). */
+export function sameTaskRecord(a: TaskRecord, b: TaskRecord): boolean {
+  return (
+    a.task_id === b.task_id &&
+    a.status === b.status &&
+    a.progress === b.progress &&
+    a.imageUrl === b.imageUrl &&
+    a.error === b.error &&
+    a.width === b.width &&
+    a.height === b.height &&
+    a.contentType === b.contentType &&
+    a.bytes === b.bytes
+  );
+}
+
 /** The in-place answer for an unknown or foreign id in a batch (DESIGN.md §2). */
 export function notFoundRecord(taskId: string): TaskRecord {
   return { task_id: taskId, status: 'failed', progress: 0, error: TASK_NOT_FOUND };

@@ -148,6 +148,21 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
     },
 
     /**
+     * The heartbeat: extends `owner`'s lease of an unfinished task. False when the lease is no
+     * longer `owner`'s (taken over, released) or the task ended (canceled): the holder stops.
+     */
+    async renewLease(taskId: string, owner: string, expiresAt: number): Promise<boolean> {
+      const result = await db
+        .updateTable('tasks')
+        .set({ lease_expires_at: expiresAt })
+        .where('id', '=', taskId)
+        .where('lease_owner', '=', owner)
+        .where('status', 'in', unfinished)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /**
      * Ends an unfinished task as failed with `error`, whoever holds its lease (cancel). The lease
      * holder's later writes are then refused by the status guard of `updateLeased`.
      */

@@ -1,0 +1,289 @@
+import sharp from 'sharp';
+import { extensionOf } from '../blobs/blob-store.js';
+import { pixelSize } from '../catalog/catalog.js';
+import { toDecodableImage } from '../images/decodable-image.js';
+import type {
+  GenerationMode,
+  ImageProvider,
+  ImageSize,
+  PollOutcome,
+  ProviderImage,
+  ProviderRequest,
+  ReferenceImage,
+  SubmitOutcome,
+} from '../providers/provider.js';
+import { pollDelayMs, retryDelayMs } from './retry-schedule.js';
+import type { TaskEngineDeps } from './task-engine.js';
+import type { LeasedTask, TaskPatch, TaskRow } from './tasks-repository.js';
+
+const contentTypeOfFormat: Record<string, string> = {
+  png: 'image/png',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  gif: 'image/gif',
+};
+
+/** What a step needs from the engine: its guarded writes and the upstream cancel. */
+export interface StepContext {
+  deps: Omit<TaskEngineDeps, 'tasks' | 'ids' | 'onTaskChanged'>;
+  /** Writes the task if this worker still holds its lease; false otherwise. */
+  write(task: TaskRow, patch: TaskPatch): Promise<boolean>;
+  fail(task: TaskRow, message: string): Promise<boolean>;
+  cancelUpstream(task: TaskRow): void;
+}
+
+/**
+ * One step of a leased task — submit, poll, or finish — against its upstream provider, then the
+ * copy of a result into blob storage. Every outcome is written through the lease-guarded `write`.
+ */
+export function createTaskStep({ deps, write, fail, cancelUpstream }: StepContext) {
+  const { providers, clock, logger, options } = deps;
+
+  async function loadReferences(refKeys: string[]): Promise<ReferenceImage[] | string> {
+    const references: ReferenceImage[] = [];
+    for (const key of refKeys) {
+      const bytes = await deps.blobs.get(key);
+      if (!bytes) return `Reference image ${key} is no longer stored`;
+      references.push(await toDecodableImage(bytes));
+    }
+    return references;
+  }
+
+  /** Copies a result into blob storage and records it as an asset, then marks the task completed. */
+  async function rehostResult(task: TaskRow, image: ProviderImage, signal: AbortSignal): Promise<void> {
+    const bytes = 'bytes' in image ? image.bytes : await deps.downloadImage(image.url, signal);
+    const meta = await sharp(bytes, { limitInputPixels: false }).metadata();
+    const contentType = contentTypeOfFormat[meta.format ?? ''];
+    if (!contentType || !meta.width || !meta.height) {
+      await fail(
+        task,
+        `The upstream returned a result that is not an image (${meta.format ?? 'unknown format'})`,
+      );
+      return;
+    }
+    const key = `results/${task.id}.${extensionOf(contentType)}`;
+    await deps.blobs.put(key, bytes, contentType);
+    const url = deps.blobUrl(key);
+    const height = meta.pageHeight ?? meta.height;
+    await deps.assets.insertResult({
+      accountId: task.account_id,
+      generationId: task.generation_id,
+      taskId: task.id,
+      blobKey: key,
+      url,
+      contentType,
+      bytes,
+      width: meta.width,
+      height,
+    });
+    await write(task, {
+      status: 'completed',
+      progress: 100,
+      image_url: url,
+      blob_key: key,
+      width: meta.width,
+      height,
+      content_type: contentType,
+      bytes: bytes.length,
+      error: null,
+      finished_at: clock.now(),
+      lease_owner: null,
+      lease_expires_at: null,
+    });
+  }
+
+  async function applyOutcome(
+    leased: LeasedTask,
+    provider: ImageProvider,
+    outcome: SubmitOutcome | PollOutcome,
+    phase: 'submit' | 'poll',
+    signal: AbortSignal,
+  ): Promise<void> {
+    const { task } = leased;
+    const now = clock.now();
+    switch (outcome.kind) {
+      case 'done':
+        await rehostResult(task, outcome.image, signal);
+        return;
+      case 'pending': {
+        const progress = Math.max(task.progress, Math.min(99, Math.floor(outcome.progress ?? task.progress)));
+        const upstreamStatus = 'status' in outcome ? outcome.status : progress > 0 ? 'in_progress' : 'queued';
+        // Never move back from in_progress to queued.
+        const status = task.status === 'in_progress' ? 'in_progress' : upstreamStatus;
+        const patch: TaskPatch = {
+          status,
+          progress,
+          attempts: 0,
+          needs_reconcile: 0,
+          polls: task.polls + 1,
+          next_run_at: now + pollDelayMs(provider, task.polls),
+          lease_owner: null,
+          lease_expires_at: null,
+        };
+        if (phase === 'submit' && 'upstreamId' in outcome) patch.upstream_id = outcome.upstreamId;
+        if (status === 'in_progress' && task.started_at === null) patch.started_at = now;
+        await write(task, patch);
+        return;
+      }
+      case 'failed': {
+        const attempts = task.attempts + 1;
+        // A sync call that may have been accepted upstream is retried at most once (never a blind
+        // loop). An async provider's resubmit reconciles (finds the job it may have created) instead
+        // of creating another, so it keeps the ordinary retry budget.
+        const mayRetry =
+          outcome.retryable &&
+          attempts < options.maxAttempts &&
+          !(outcome.maybeAccepted && !provider.submitsInline && task.attempts >= 1);
+        if (!mayRetry) {
+          await fail(task, outcome.message);
+          return;
+        }
+        logger.info({ taskId: task.id, attempts, phase }, 'retryable upstream failure; retrying later');
+        await write(task, {
+          attempts,
+          // Remembered durably, so whichever worker retries asks the provider to reconcile; a
+          // submit that surely created nothing clears the mark set before it was sent.
+          ...(phase === 'submit' ? { needs_reconcile: outcome.maybeAccepted ? 1 : 0 } : {}),
+          next_run_at: now + retryDelayMs(attempts, outcome.retryAfterMs),
+          lease_owner: null,
+          lease_expires_at: null,
+        });
+        return;
+      }
+      default: {
+        const never: never = outcome;
+        throw new Error(`unhandled outcome ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  function buildRequest(
+    leased: LeasedTask,
+    references: ReferenceImage[],
+    apiKey: string | null,
+    signal: AbortSignal,
+  ): ProviderRequest {
+    const { task, generation } = leased;
+    const imageSize = generation.image_size as ImageSize;
+    const { width, height } = pixelSize(generation.aspect, imageSize);
+    return {
+      taskId: task.id,
+      upstreamModel: task.upstream_model,
+      mode: generation.mode as GenerationMode,
+      prompt: generation.prompt,
+      aspect: generation.aspect,
+      imageSize,
+      width,
+      height,
+      index: task.idx,
+      references,
+      apiKey,
+      signal,
+      reconcile: task.needs_reconcile === 1,
+    };
+  }
+
+  /**
+   * An asynchronous submit. Before the request leaves, the task is marked durably as "may have
+   * been accepted": if this worker dies before the answer is recorded, whichever worker takes the
+   * task over asks the provider to reconcile (adopt the job) instead of creating a second one.
+   */
+  async function submitAsync(
+    leased: LeasedTask,
+    provider: ImageProvider,
+    request: ProviderRequest,
+  ): Promise<SubmitOutcome | undefined> {
+    const { task } = leased;
+    if (task.needs_reconcile !== 1 && !(await write(task, { needs_reconcile: 1 }))) return undefined;
+    return provider.submit(request);
+  }
+
+  /**
+   * A synchronous upstream call: the task reads in_progress while it runs, with progress estimated
+   * from elapsed time (the lease is kept by the engine's heartbeat, as for every step).
+   */
+  async function runSynchronously(
+    leased: LeasedTask,
+    provider: ImageProvider,
+    request: ProviderRequest,
+  ): Promise<SubmitOutcome | undefined> {
+    const { task } = leased;
+    const startedAt = clock.now();
+    let progress = task.progress;
+    if (!(await write(task, { status: 'in_progress', started_at: task.started_at ?? startedAt })))
+      return undefined;
+    const expected = Math.max(1000, provider.expectedDurationMs(request));
+    const ticker = setInterval(
+      () => {
+        const estimate = Math.min(95, Math.floor(((clock.now() - startedAt) / expected) * 95));
+        if (estimate <= progress) return;
+        progress = estimate;
+        void write(task, { progress }).catch(() => undefined);
+      },
+      Math.max(250, Math.min(options.leaseMs / 3, expected / 20)),
+    );
+    try {
+      return await provider.submit(request);
+    } finally {
+      clearInterval(ticker);
+    }
+  }
+
+  /** Works one leased task one step: submit, poll, or finish. Never throws. */
+  return async function step(leased: LeasedTask, controller: AbortController): Promise<void> {
+    const { task } = leased;
+    try {
+      if (clock.now() >= task.deadline_at) {
+        const message = `Task timed out: no result within ${Math.round(options.taskDeadlineMs / 60000)} minutes`;
+        if (await fail(task, message)) cancelUpstream(task);
+        return;
+      }
+      const provider = providers.get(task.provider);
+      if (!provider) {
+        await fail(task, `Provider "${task.provider}" is not configured on this server`);
+        return;
+      }
+      const apiKey = provider.requiresKey ? await deps.keys.resolve(task.account_id, task.provider) : null;
+      if (provider.requiresKey && !apiKey) {
+        await fail(task, `No upstream key is configured for provider ${task.provider}`);
+        return;
+      }
+      const references = await loadReferences(JSON.parse(leased.generation.ref_keys_json) as string[]);
+      if (typeof references === 'string') {
+        await fail(task, references);
+        return;
+      }
+      const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(options.upstreamTimeoutMs)]);
+      const request = buildRequest(leased, references, apiKey, signal);
+      if (task.upstream_id === null) {
+        const outcome = provider.submitsInline
+          ? await submitAsync(leased, provider, request)
+          : await runSynchronously(leased, provider, request);
+        // No outcome: the lease was lost before the call, which was then never made.
+        if (outcome) await applyOutcome(leased, provider, outcome, 'submit', signal);
+      } else {
+        const outcome = await provider.poll({ ...request, upstreamId: task.upstream_id });
+        await applyOutcome(leased, provider, outcome, 'poll', signal);
+      }
+    } catch (error) {
+      // A thrown error is a bug or an infrastructure fault (disk, database): retry, then give up.
+      logger.error({ err: error, taskId: task.id }, 'task step failed');
+      try {
+        const attempts = task.attempts + 1;
+        if (attempts >= options.maxAttempts) await fail(task, 'Internal error while processing the task');
+        else
+          await write(task, {
+            attempts,
+            next_run_at: clock.now() + retryDelayMs(attempts, undefined),
+            lease_owner: null,
+            lease_expires_at: null,
+          });
+      } catch (writeError) {
+        logger.error(
+          { err: writeError, taskId: task.id },
+          'could not record the failure; the lease will expire',
+        );
+      }
+    }
+  };
+}
