@@ -48,9 +48,63 @@ test('names every bad variable at once', () => {
   );
 });
 
-test('refuses storage and database kinds this build does not have, with a clear message', () => {
-  assert.throws(() => loadConfig({ ATELIER_STORAGE: 's3://bucket' }), /ATELIER_STORAGE/);
-  assert.throws(() => loadConfig({ ATELIER_DATABASE_URL: 'postgres://x@y/z' }), /ATELIER_DATABASE_URL/);
+test('storage: file by default; s3://bucket[/prefix] with the AWS variables and an optional endpoint', () => {
+  assert.deepEqual(loadConfig({}).storage, { kind: 'file' });
+  assert.equal(loadConfig({}).filesRedirect, false);
+  const aws = loadConfig({
+    ATELIER_STORAGE: 's3://atelier-images',
+    AWS_REGION: 'eu-west-3',
+    AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+    AWS_SECRET_ACCESS_KEY: 'secret',
+    ATELIER_FILES_REDIRECT: 'true',
+  });
+  assert.deepEqual(aws.storage, {
+    kind: 's3',
+    bucket: 'atelier-images',
+    prefix: '',
+    region: 'eu-west-3',
+    endpoint: undefined,
+    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+  });
+  assert.equal(aws.filesRedirect, true);
+  const minio = loadConfig({
+    ATELIER_STORAGE: 's3://atelier/prod/images/',
+    ATELIER_S3_ENDPOINT: 'http://minio:9000/',
+  });
+  assert.deepEqual(minio.storage, {
+    kind: 's3',
+    bucket: 'atelier',
+    prefix: 'prod/images',
+    region: 'us-east-1',
+    endpoint: 'http://minio:9000',
+    credentials: undefined,
+  });
+});
+
+test('storage: a bad value is refused at start, naming the variable', () => {
+  for (const bad of ['disk', 's3://', 's3://Bad_Bucket', 's3://ab', 's3://bucket/../x', 's3://bucket/a b', 'gs://b']) {
+    assert.throws(() => loadConfig({ ATELIER_STORAGE: bad }), /ATELIER_STORAGE/, bad);
+  }
+  assert.throws(
+    () => loadConfig({ ATELIER_STORAGE: 's3://bucket', ATELIER_S3_ENDPOINT: 'minio:9000' }),
+    /ATELIER_S3_ENDPOINT/,
+  );
+  assert.throws(() => loadConfig({ ATELIER_STORAGE: 's3://bucket' }), /AWS_REGION/);
+  assert.throws(
+    () => loadConfig({ ATELIER_STORAGE: 's3://bucket', AWS_REGION: 'eu-west-3', AWS_ACCESS_KEY_ID: 'AKID' }),
+    /AWS_SECRET_ACCESS_KEY/,
+  );
+  assert.throws(() => loadConfig({ ATELIER_FILES_REDIRECT: 'true' }), /ATELIER_FILES_REDIRECT/);
+  assert.throws(() => loadConfig({ ATELIER_FILES_REDIRECT: 'yes' }), /ATELIER_FILES_REDIRECT/);
+});
+
+test('ATELIER_DATABASE_URL: a postgres:// or postgresql:// URL selects PostgreSQL; a broken one is named', () => {
+  assert.equal(loadConfig({ ATELIER_DATABASE_URL: 'postgres://x@y/z' }).databaseUrl, 'postgres://x@y/z');
+  assert.equal(
+    loadConfig({ ATELIER_DATABASE_URL: 'postgresql://x@y:5433/z' }).databaseUrl,
+    'postgresql://x@y:5433/z',
+  );
+  assert.throws(() => loadConfig({ ATELIER_DATABASE_URL: 'postgres://x@[y/z' }), /ATELIER_DATABASE_URL/);
 });
 
 test('webhook retry schedule: the Standard Webhooks default, or a comma-separated list in ms', () => {

@@ -37,7 +37,10 @@ const envSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ATELIER_DATA_DIR: z.string().min(1).default('./data'),
-  ATELIER_DATABASE_URL: optionalText,
+  ATELIER_DATABASE_URL: optionalText.refine(
+    (v) => v === undefined || !/^postgres(ql)?:/i.test(v) || URL.canParse(v),
+    'must be a SQLite file path or a postgres://user@host:port/database URL',
+  ),
   ATELIER_STORAGE: z
     .string()
     .default('file')
@@ -79,7 +82,7 @@ export interface Config {
   host: string;
   logLevel: Env['LOG_LEVEL'];
   dataDir: string;
-  /** SQLite file path (or `:memory:`); a `postgres://` URL is reserved for the PostgreSQL dialect. */
+  /** A `postgres://` (or `postgresql://`) URL selects PostgreSQL; anything else is a SQLite file path (or `:memory:`). */
   databaseUrl: string;
   storage: 'file';
   /** Where blobs live on disk. */
@@ -117,11 +120,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   const dataDir = resolve(e.ATELIER_DATA_DIR);
   const databaseUrl = e.ATELIER_DATABASE_URL ?? resolve(dataDir, 'atelier.db');
-  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new Error(
-      'Invalid configuration:\n  ATELIER_DATABASE_URL: PostgreSQL is not available in this build yet; use a SQLite file path',
-    );
-  }
   return {
     port: e.PORT,
     host: e.HOST,

@@ -1,14 +1,35 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import { migrateToLatest } from './migrations.js';
+import { createPostgresPool, isPostgresUrl } from './postgres-pool.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
+export { type Dialect, dialectOf } from './dialect.js';
+export { isPostgresUrl };
 
-/** Opens the SQLite database (WAL, a real file), runs migrations, and returns Kysely over it. */
+/**
+ * Opens the database named by `databaseUrl` — PostgreSQL for a `postgres://` URL (a pool), else a
+ * SQLite file (WAL) — runs the migrations, and returns Kysely over it.
+ */
 export async function openDatabase(databaseUrl: string): Promise<Db> {
+  const db = isPostgresUrl(databaseUrl) ? openPostgres(databaseUrl) : openSqlite(databaseUrl);
+  try {
+    await migrateToLatest(db as unknown as Kysely<unknown>);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return db;
+}
+
+function openPostgres(databaseUrl: string): Db {
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPostgresPool(databaseUrl) }) });
+}
+
+function openSqlite(databaseUrl: string): Db {
   if (databaseUrl !== ':memory:') mkdirSync(dirname(databaseUrl), { recursive: true });
   const sqlite = new SQLite(databaseUrl);
   sqlite.pragma('journal_mode = WAL');
@@ -16,7 +37,5 @@ export async function openDatabase(databaseUrl: string): Promise<Db> {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  await migrateToLatest(db as unknown as Kysely<unknown>);
-  return db;
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
 }

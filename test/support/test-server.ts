@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { type Core, type CoreOverrides, createCore } from '../../src/core.js';
+import { removeTestData, testDatabaseEnv } from './test-database.js';
 
 /** A free loopback port (the OS picks it; we release it just before the server takes it). */
 export async function freePort(): Promise<number> {
@@ -36,7 +37,8 @@ export interface TestApp {
 let counter = 0;
 
 /**
- * The real app on a fresh temp data dir (a real SQLite file, real disk blobs, the local renderer).
+ * The real app on a fresh temp data dir and a fresh database (a SQLite file, or a new PostgreSQL
+ * database with `ATELIER_TEST_STORE=postgres`), real disk blobs, the local renderer.
  * With `listen: true` it serves on a free loopback port; otherwise use `app.inject`.
  */
 export async function createTestApp(
@@ -57,9 +59,16 @@ export async function createTestApp(
     ATELIER_LOCAL_LATENCY_MS: '300',
     LOG_LEVEL: 'silent',
     ATELIER_DEMO_ACCOUNT: 'false',
+    ...(options.env?.ATELIER_DATABASE_URL ? {} : await testDatabaseEnv()),
     ...options.env,
   });
-  const core = await createCore(config, { idlePollMs: 50, ...options.overrides });
+  let core: Core;
+  try {
+    core = await createCore(config, { idlePollMs: 50, ...options.overrides });
+  } catch (error) {
+    await removeTestData(config);
+    throw error;
+  }
   const app = await buildApp(core);
   if (options.listen) await app.listen({ port, host: '127.0.0.1' });
   if (options.startEngine !== false) {
@@ -81,7 +90,7 @@ export async function createTestApp(
     async close() {
       await app.close();
       await core.close(1000);
-      await rm(dataDir, { recursive: true, force: true });
+      await removeTestData(config);
     },
   };
 }

@@ -1,0 +1,43 @@
+import pg from 'pg';
+
+/** True for a `postgres://` or `postgresql://` connection URL (anything else is a SQLite path). */
+export function isPostgresUrl(databaseUrl: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(databaseUrl);
+}
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+function parseInt8(value: string): number {
+  const n = Number(value);
+  // Timestamps (ms) and counts fit in 2^53; a value that does not is a bug worth failing loudly on.
+  if (!Number.isSafeInteger(n)) throw new RangeError(`int8 value ${value} does not fit a JS number`);
+  return n;
+}
+
+/**
+ * Type parsers of this pool only (the `pg` module's global parsers stay untouched): bigint columns
+ * and `count(*)` (int8), and numeric aggregates such as `sum(bigint)`, come back as JS numbers,
+ * the same as on SQLite.
+ */
+const numberTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (format !== 'binary' && oid === INT8_OID) return parseInt8;
+    if (format !== 'binary' && oid === NUMERIC_OID) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format ?? 'text');
+  }) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+/** A node-postgres pool on `databaseUrl` whose bigint and numeric results are JS numbers. */
+export function createPostgresPool(databaseUrl: string): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    types: numberTypes,
+    // Fail a query after 30 s without a connection rather than hang forever on an unreachable server.
+    connectionTimeoutMillis: 30_000,
+  });
+  // An idle client whose server went away (a restart, a failover) is dropped from the pool and the
+  // next query opens a fresh connection; without a listener that error would crash the process.
+  pool.on('error', () => {});
+  return pool;
+}
