@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
+import { freshTestDataEnv, removeTestData } from '../../test/support/test-database.js';
 import { loadConfig } from '../config/config.js';
 import { createCore } from '../core.js';
 import { systemClock } from '../platform/clock.js';
@@ -12,9 +10,8 @@ import type { ProviderRegistry } from '../providers/provider-registry.js';
 import { pollDelayMs, retryDelayMs } from './task-engine.js';
 
 async function tempConfig(env: Record<string, string> = {}) {
-  const dataDir = await mkdtemp(join(tmpdir(), 'engine-'));
   return loadConfig({
-    ATELIER_DATA_DIR: dataDir,
+    ...(await freshTestDataEnv('engine-')),
     LOG_LEVEL: 'silent',
     ATELIER_LOCAL_LATENCY_MS: '200',
     ...env,
@@ -86,7 +83,7 @@ test('a restart picks up every unfinished task: none lost, none stuck', async ()
     for (const row of rows) assert.ok(row.image_url && (await second.blobs.stat(row.blob_key ?? '')));
   } finally {
     await second.close(500);
-    await rm(config.dataDir, { recursive: true, force: true });
+    await removeTestData(config);
   }
 });
 
@@ -104,7 +101,7 @@ test('a task past its deadline fails with a clear error instead of staying in pr
     assert.match(row.error ?? '', /timed out/);
   } finally {
     await core.close(500);
-    await rm(config.dataDir, { recursive: true, force: true });
+    await removeTestData(config);
   }
 });
 
@@ -171,7 +168,7 @@ test('retryable failures are retried (honouring Retry-After), then succeed; the 
     assert.equal(again?.status, 'completed');
   } finally {
     await core.close(500);
-    await rm(config.dataDir, { recursive: true, force: true });
+    await removeTestData(config);
   }
 });
 
@@ -210,7 +207,7 @@ test('a final upstream failure fails the task with the upstream message; retries
     assert.equal(calls.n, 1 + 3);
   } finally {
     await core.close(500);
-    await rm(config.dataDir, { recursive: true, force: true });
+    await removeTestData(config);
   }
 });
 
@@ -238,7 +235,7 @@ test('a sync call that may have been accepted upstream is retried at most once',
     assert.match(row.error ?? '', /connection reset/);
   } finally {
     await core.close(500);
-    await rm(config.dataDir, { recursive: true, force: true });
+    await removeTestData(config);
   }
 });
 
@@ -276,6 +273,6 @@ test('an async submit that may have been accepted is resubmitted with reconcile 
     assert.equal(row.needs_reconcile, 0);
   } finally {
     await core.close(500);
-    await rm(config.dataDir, { recursive: true, force: true });
+    await removeTestData(config);
   }
 });

@@ -1,8 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '../../src/config/config.js';
@@ -15,6 +12,7 @@ import {
 } from '../../src/uploads/testing/loopback.js';
 import type { DeliveryItem } from '../../src/webhooks/webhooks-service.js';
 import { assertError, bearer } from '../support/api-helpers.js';
+import { freshTestDataEnv, removeTestData } from '../support/test-database.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 
 interface Received {
@@ -439,9 +437,8 @@ describe('webhooks', () => {
 
 test('deliveries survive a restart in the middle of their retries', async () => {
   const receiver = await startReceiver();
-  const dataDir = await mkdtemp(join(tmpdir(), 'atelier-webhooks-'));
   const config = loadConfig({
-    ATELIER_DATA_DIR: dataDir,
+    ...(await freshTestDataEnv('atelier-webhooks-')),
     LOG_LEVEL: 'silent',
     ATELIER_DEMO_ACCOUNT: 'false',
     ATELIER_LOCAL_LATENCY_MS: '100',
@@ -494,15 +491,14 @@ test('deliveries survive a restart in the middle of their retries', async () => 
     if (!firstClosed) await first.close(500);
     await second?.close(500);
     await receiver.server.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await removeTestData(config);
   }
 });
 
 test('a finished task whose delivery was never enqueued (a crash in between) is enqueued at the next start', async () => {
   const receiver = await startReceiver();
-  const dataDir = await mkdtemp(join(tmpdir(), 'atelier-webhooks-'));
   const config = loadConfig({
-    ATELIER_DATA_DIR: dataDir,
+    ...(await freshTestDataEnv('atelier-webhooks-')),
     LOG_LEVEL: 'silent',
     ATELIER_DEMO_ACCOUNT: 'false',
     ATELIER_LOCAL_LATENCY_MS: '50',
@@ -541,6 +537,6 @@ test('a finished task whose delivery was never enqueued (a crash in between) is 
   } finally {
     await second?.close(500);
     await receiver.server.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await removeTestData(config);
   }
 });

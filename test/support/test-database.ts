@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { isPostgresUrl } from '../../src/store/database.js';
 
@@ -62,6 +64,15 @@ export async function testDatabaseEnv(): Promise<Record<string, string>> {
   const url = new URL(testPostgresUrl());
   url.pathname = `/${name}`;
   return { ATELIER_DATABASE_URL: url.toString() };
+}
+
+/**
+ * A fresh temp data dir and a fresh database, as environment, for a test that builds its own config
+ * (several cores on one store, a restart). Clean up with `removeTestData(config)`.
+ */
+export async function freshTestDataEnv(prefix = 'atelier-test-'): Promise<Record<string, string>> {
+  const dataDir = await mkdtemp(join(tmpdir(), prefix));
+  return { ATELIER_DATA_DIR: dataDir, ...(await testDatabaseEnv()) };
 }
 
 /** Drops a database made by `testDatabaseEnv` (after its pools are closed); other URLs are left alone. */
