@@ -14,10 +14,13 @@ import { createIdempotencyRepository } from './idempotency/idempotency-repositor
 import { type Clock, systemClock } from './platform/clock.js';
 import { type IdGenerator, randomIds } from './platform/ids.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/provider-registry.js';
+import { isPostgres } from './platform/skip-locked.js';
 import { createSecretBox, loadOrCreateMasterKey } from './secrets/secret-box.js';
 import { type Db, openDatabase } from './store/database.js';
 import { createTaskEngine } from './tasks/task-engine.js';
-import { createTaskEvents } from './tasks/task-events.js';
+import { createPostgresTaskFeed } from './tasks/postgres-task-feed.js';
+import { createInProcessTaskFeed } from './tasks/task-events.js';
+import { toTaskRecord } from './tasks/task-record.js';
 import { createTasksRepository } from './tasks/tasks-repository.js';
 import { createSafeFetcher, type SafeFetchOptions } from './uploads/safe-fetch.js';
 import { createUploadsService } from './uploads/uploads-service.js';
@@ -97,7 +100,18 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     },
   });
 
-  const taskEvents = createTaskEvents();
+  // Task changes reach the event stream and long-polls of every node: LISTEN/NOTIFY on PostgreSQL.
+  const taskEvents = isPostgres(db)
+    ? await createPostgresTaskFeed({
+        db,
+        connectionString: config.databaseUrl,
+        logger: logger.child({ component: 'task-feed' }),
+        load: async (accountId, taskId) => {
+          const row = await tasks.findForAccount(accountId, taskId);
+          return row && toTaskRecord(row);
+        },
+      })
+    : createInProcessTaskFeed();
   const engine = createTaskEngine({
     onTaskChanged: (change) => {
       taskEvents.publish(change);
@@ -169,6 +183,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
       // After the engine: its last task writes may still enqueue deliveries.
       await webhooks.stop(graceMs);
       await db.destroy();
+      await taskEvents.close();
     },
   };
 }

@@ -3,15 +3,13 @@ import { accountOf } from '../http/authentication.js';
 import { ApiError } from '../http/errors.js';
 import { integerParam } from '../http/query.js';
 import { CANCELED, type TaskEngine } from './task-engine.js';
-import type { TaskEvents } from './task-events.js';
+import type { TaskChangeFeed } from './task-events.js';
 import { notFoundRecord, TASK_NOT_FOUND, type TaskRecord, toTaskRecord } from './task-record.js';
 import type { TasksRepository } from './tasks-repository.js';
 
 export const MAX_BATCH_IDS = 20;
 /** Longest long-poll, in seconds. */
 export const MAX_WAIT_SECONDS = 60;
-/** How often waiting requests re-read the store, to see writes made by other processes. */
-const STORE_RECHECK_MS = 2000;
 const SSE_HEARTBEAT_MS = 15_000;
 
 /** Splits `ids=a,b,c`: trimmed, empty entries dropped, 1–20 left (DESIGN.md §2). */
@@ -31,19 +29,21 @@ export function parseBatchIds(raw: unknown): string[] {
 
 const isFinal = (record: TaskRecord) => record.status === 'completed' || record.status === 'failed';
 const statusRank = { queued: 0, in_progress: 1, completed: 2, failed: 2 } as const;
-/** True when `next` is a later state of the task than `previous`. */
+/**
+ * True when `next` is a later state of the task than `previous`. States only move forward (a
+ * status never goes back, progress never decreases, final is final), so this is also "what the
+ * caller sees has changed", robust to notifications that arrive late or out of order.
+ */
 const isNewer = (previous: TaskRecord | undefined, next: TaskRecord) =>
   previous === undefined ||
   (!isFinal(previous) &&
     (statusRank[next.status] > statusRank[previous.status] ||
       (next.status === previous.status && next.progress > previous.progress)));
-const sameState = (a: TaskRecord | undefined, b: TaskRecord) =>
-  a !== undefined && a.status === b.status && a.progress === b.progress;
 
 /** The polling endpoints, long-poll, the event stream and cancel: they read the store, never the upstream. */
 export async function taskRoutes(
   app: FastifyInstance,
-  { tasks, events, engine }: { tasks: TasksRepository; events: TaskEvents; engine: TaskEngine },
+  { tasks, events, engine }: { tasks: TasksRepository; events: TaskChangeFeed; engine: TaskEngine },
 ) {
   /** Current records for ids, in input order, with not-found records in place. */
   async function readRecords(accountId: string, ids: readonly string[]): Promise<TaskRecord[]> {
@@ -53,34 +53,39 @@ export async function taskRoutes(
   }
 
   /**
-   * Long-poll: resolves when one of `ids` changes (a change notification, or a store re-read that
-   * differs from `initial`), when `seconds` pass, or when the caller goes away.
+   * Long-poll: resolves when the visible record of one of `ids` moves on from `initial` (status,
+   * progress or result: a write that changes none of them is not a change), when `seconds` pass,
+   * or when the caller goes away. It hears of changes from the feed, never by polling the store.
    */
   function waitForChange(request: FastifyRequest, accountId: string, initial: TaskRecord[], seconds: number) {
-    const watched = new Set(initial.filter((r) => !isFinal(r)).map((r) => r.task_id));
-    if (watched.size === 0 || seconds === 0) return Promise.resolve();
+    const before = new Map(initial.filter((r) => !isFinal(r)).map((r) => [r.task_id, r]));
+    if (before.size === 0 || seconds === 0) return Promise.resolve();
+    const changed = (record: TaskRecord) =>
+      before.has(record.task_id) && isNewer(before.get(record.task_id), record);
     return new Promise<void>((resolve) => {
+      let done = false;
       const finish = () => {
+        if (done) return;
+        done = true;
         unsubscribe();
         clearTimeout(timeout);
-        clearInterval(recheck);
         request.raw.off('close', finish);
         resolve();
       };
-      const unsubscribe = events.subscribe(accountId, (change) => {
-        if (watched.has(change.record.task_id)) finish();
-      });
-      const timeout = setTimeout(finish, seconds * 1000);
-      const recheck = setInterval(() => {
-        readRecords(accountId, [...watched]).then(
-          (now) => {
-            const before = new Map(initial.map((r) => [r.task_id, r]));
-            if (now.some((r) => !sameState(before.get(r.task_id), r))) finish();
-          },
+      const reread = () =>
+        readRecords(accountId, [...before.keys()]).then(
+          (records) => records.some(changed) && finish(),
           () => undefined,
         );
-      }, STORE_RECHECK_MS);
+      const unsubscribe = events.subscribe(accountId, {
+        onChange: (change) => changed(change.record) && finish(),
+        onResync: reread,
+      });
+      const timeout = setTimeout(finish, seconds * 1000);
       request.raw.on('close', finish);
+      // One read after subscribing: a change written between the caller's read and the
+      // subscription would otherwise be missed until the timeout.
+      void reread();
     });
   }
 
@@ -123,22 +128,19 @@ export async function taskRoutes(
       closed = true;
       unsubscribe();
       clearInterval(heartbeat);
-      clearInterval(recheck);
       raw.end();
     };
+    const sendCurrent = async () => {
+      for (const record of await readRecords(accountId, [...watched])) send(record);
+    };
     // Subscribe before the first read, so no change between the two is missed.
-    const unsubscribe = events.subscribe(accountId, (change) => {
-      if (watched.has(change.record.task_id)) send(change.record);
+    const unsubscribe = events.subscribe(accountId, {
+      onChange: (change) => watched.has(change.record.task_id) && send(change.record),
+      onResync: () => void sendCurrent().catch(() => undefined),
     });
     const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), SSE_HEARTBEAT_MS);
-    const recheck = setInterval(() => {
-      readRecords(accountId, ids).then(
-        (records) => records.forEach(send),
-        () => undefined,
-      );
-    }, STORE_RECHECK_MS);
     request.raw.on('close', close);
-    for (const record of await readRecords(accountId, [...watched])) send(record);
+    await sendCurrent();
   });
 
   app.get<{ Params: { task_id: string }; Querystring: Record<string, unknown> }>(

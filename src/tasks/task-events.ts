@@ -7,25 +7,59 @@ export interface TaskChange {
   record: TaskRecord;
 }
 
+/** What a subscriber is told: a task's change, or that changes may have been missed (re-read). */
+export interface TaskChangeListener {
+  onChange(change: TaskChange): void;
+  /** Notifications may have been lost (the feed's connection dropped and came back): re-read. */
+  onResync?(): void;
+}
+
 /**
- * The store's change notifications for tasks, in process. The event stream and long-poll listen
- * here instead of polling the database; they also re-read the store on a slow tick, so a task
- * written by another process (a separate worker) is still seen.
+ * The port through which the event stream, long-polls and the website learn of task changes made
+ * by any worker: in process on SQLite (one process writes), over `LISTEN/NOTIFY` on PostgreSQL
+ * (any node). Subscribers never poll the store for changes.
  */
-export function createTaskEvents() {
+export interface TaskChangeFeed {
+  /** Announces a change written by this process (to this process at once, and to other nodes). */
+  publish(change: TaskChange): void;
+  /** Calls `listener` for every change of the account's tasks; returns the unsubscribe function. */
+  subscribe(accountId: string, listener: TaskChangeListener): () => void;
+  close(): Promise<void>;
+}
+
+const RESYNC = Symbol('resync');
+
+/** The fan-out to this process's subscribers, shared by every feed. */
+export function createLocalFanOut() {
   const emitter = new EventEmitter();
   // One listener per open stream or long-poll; there is no fixed bound on those.
   emitter.setMaxListeners(0);
   return {
-    publish(change: TaskChange): void {
+    emit(change: TaskChange): void {
       emitter.emit(change.accountId, change);
     },
-    /** Calls `listener` for every change of the account's tasks; returns the unsubscribe function. */
-    subscribe(accountId: string, listener: (change: TaskChange) => void): () => void {
-      emitter.on(accountId, listener);
-      return () => emitter.off(accountId, listener);
+    resync(): void {
+      emitter.emit(RESYNC);
+    },
+    subscribe(accountId: string, listener: TaskChangeListener): () => void {
+      const onChange = (change: TaskChange) => listener.onChange(change);
+      const onResync = () => listener.onResync?.();
+      emitter.on(accountId, onChange);
+      emitter.on(RESYNC, onResync);
+      return () => {
+        emitter.off(accountId, onChange);
+        emitter.off(RESYNC, onResync);
+      };
     },
   };
 }
 
-export type TaskEvents = ReturnType<typeof createTaskEvents>;
+/** The feed of a single-writer store (SQLite): every change is written, and heard, in this process. */
+export function createInProcessTaskFeed(): TaskChangeFeed {
+  const fanOut = createLocalFanOut();
+  return {
+    publish: fanOut.emit,
+    subscribe: fanOut.subscribe,
+    async close() {},
+  };
+}
