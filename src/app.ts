@@ -67,7 +67,7 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
 
   app.get('/healthz', async () => ({ ok: true }));
   await app.register(fastifyCookie);
-  await app.register(blobRoutes, { blobs: core.blobs });
+  await app.register(blobRoutes, { blobs: core.blobs, redirect: core.config.filesRedirect });
   await app.register(openApiRoutes, {
     document: buildOpenApiDocument({ serverUrl: core.config.publicBaseUrl }),
   });

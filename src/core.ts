@@ -6,6 +6,7 @@ import { createAssetsRepository } from './assets/assets-repository.js';
 import type { BlobStore } from './blobs/blob-store.js';
 import { isBlobKey } from './blobs/blob-store.js';
 import { createDiskBlobStore } from './blobs/disk-blob-store.js';
+import { createS3BlobStore, createS3Client } from './blobs/s3-blob-store.js';
 import { loadCatalog } from './catalog/catalog.js';
 import type { Config } from './config/config.js';
 import { createGenerationsRepository } from './generations/generations-repository.js';
@@ -13,12 +14,12 @@ import { createGenerationsService } from './generations/generations-service.js';
 import { createIdempotencyRepository } from './idempotency/idempotency-repository.js';
 import { type Clock, systemClock } from './platform/clock.js';
 import { type IdGenerator, randomIds } from './platform/ids.js';
-import { createProviderRegistry, type ProviderRegistry } from './providers/provider-registry.js';
 import { isPostgres } from './platform/skip-locked.js';
+import { createProviderRegistry, type ProviderRegistry } from './providers/provider-registry.js';
 import { createSecretBox, loadOrCreateMasterKey } from './secrets/secret-box.js';
 import { type Db, openDatabase } from './store/database.js';
-import { createTaskEngine } from './tasks/task-engine.js';
 import { createPostgresTaskFeed } from './tasks/postgres-task-feed.js';
+import { createTaskEngine } from './tasks/task-engine.js';
 import { createInProcessTaskFeed } from './tasks/task-events.js';
 import { toTaskRecord } from './tasks/task-record.js';
 import { createTasksRepository } from './tasks/tasks-repository.js';
@@ -57,7 +58,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
       },
     });
   const db = overrides.db ?? (await openDatabase(config.databaseUrl));
-  const blobs = overrides.blobs ?? createDiskBlobStore({ root: config.blobDir });
+  const blobs = overrides.blobs ?? createBlobStore(config);
   const secrets = createSecretBox(loadOrCreateMasterKey(config.dataDir, config.masterKey));
   const providers = overrides.providers ?? createProviderRegistry({ config, clock });
   const catalog = loadCatalog(config.catalogPath, providers.names());
@@ -189,3 +190,14 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
 }
 
 export type Core = Awaited<ReturnType<typeof createCore>>;
+
+/** Files under the data dir, or objects in the configured bucket (then nothing is written to local disk). */
+function createBlobStore(config: Config): BlobStore {
+  const { storage } = config;
+  if (storage.kind === 'file') return createDiskBlobStore({ root: config.blobDir });
+  return createS3BlobStore({
+    client: createS3Client(storage),
+    bucket: storage.bucket,
+    prefix: storage.prefix,
+  });
+}

@@ -18,6 +18,11 @@ export interface BlobStore {
   open(key: string): Promise<{ stream: Readable; stat: BlobStat } | undefined>;
   stat(key: string): Promise<BlobStat | undefined>;
   delete(key: string): Promise<void>;
+  /**
+   * A URL, valid for `expiresInSeconds`, at which the storage itself serves the blob (object storage
+   * only), or undefined when the blob is absent.
+   */
+  signedUrl?(key: string, expiresInSeconds: number): Promise<string | undefined>;
 }
 
 const keyPattern = /^(?:[a-z0-9][a-z0-9_-]*\/)*[A-Za-z0-9_-]+\.(png|jpg|webp|gif|bmp)$/;

@@ -1,26 +1,72 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../http/errors.js';
-import type { BlobStore } from './blob-store.js';
+import type { BlobStat, BlobStore } from './blob-store.js';
 
-/** Serves blobs at /files/<key>: public, immutable, with ETag and a long cache lifetime. */
-export async function blobRoutes(app: FastifyInstance, { blobs }: { blobs: BlobStore }) {
+/** How long a presigned URL handed out by a redirect stays valid. */
+export const SIGNED_URL_SECONDS = 300;
+
+/**
+ * Serves blobs at /files/<key>: public, immutable, with ETag and a long cache lifetime. With `redirect`
+ * (object storage), answers 302 to a short-lived presigned URL of the object instead of streaming it.
+ */
+export async function blobRoutes(
+  app: FastifyInstance,
+  { blobs, redirect = false }: { blobs: BlobStore; redirect?: boolean },
+) {
+  const signedUrl = blobs.signedUrl?.bind(blobs);
+  if (redirect && !signedUrl) throw new Error('redirecting /files needs a blob store that presigns URLs');
+
   app.get<{ Params: { '*': string } }>('/files/*', async (request, reply) => {
     const key = request.params['*'];
+    const ifNoneMatch = request.headers['if-none-match'];
+    if (redirect && signedUrl) {
+      const stat = ifNoneMatch ? await blobs.stat(key) : undefined;
+      if (stat && ifNoneMatch && etagMatches(ifNoneMatch, stat.etag)) return notModified(reply, stat);
+      const url = await signedUrl(key, SIGNED_URL_SECONDS);
+      if (!url) throw notFound();
+      // Shorter than the URL's life, and private: a shared cache must not hand out a URL about to expire.
+      return reply.header('cache-control', 'private, max-age=60').redirect(url, 302);
+    }
+    // A revalidation costs a metadata lookup only, not the start of a transfer.
+    if (ifNoneMatch) {
+      const stat = await blobs.stat(key);
+      if (!stat) throw notFound();
+      if (etagMatches(ifNoneMatch, stat.etag)) return notModified(reply, stat);
+    }
     const found = await blobs.open(key);
-    if (!found) throw new ApiError('not_found', 'File not found');
+    if (!found) throw notFound();
     const { stream, stat } = found;
-    reply
+    return withCachingHeaders(reply, stat)
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "default-src 'none'")
       .header('content-type', stat.contentType)
+      .header('content-length', stat.bytes)
+      .send(stream);
+  });
+}
+
+function notFound(): ApiError {
+  return new ApiError('not_found', 'File not found');
+}
+
+function withCachingHeaders(reply: FastifyReply, stat: BlobStat): FastifyReply {
+  return (
+    reply
       .header('etag', stat.etag)
       // Keys never change meaning: uploads are content-addressed and results are keyed by task id.
       .header('cache-control', 'public, max-age=31536000, immutable')
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', "default-src 'none'");
-    if (request.headers['if-none-match'] === stat.etag) {
-      stream.destroy();
-      return reply.code(304).send();
-    }
-    reply.header('content-length', stat.bytes);
-    return reply.send(stream);
+  );
+}
+
+function notModified(reply: FastifyReply, stat: BlobStat): FastifyReply {
+  return withCachingHeaders(reply, stat).code(304).send();
+}
+
+/** If-None-Match's weak comparison: `*`, or any listed tag equal to ours ignoring `W/`. */
+function etagMatches(header: string, etag: string): boolean {
+  const ours = etag.replace(/^W\//, '');
+  return header.split(',').some((tag) => {
+    const theirs = tag.trim().replace(/^W\//, '');
+    return theirs === '*' || theirs === ours;
   });
 }

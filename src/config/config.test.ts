@@ -82,7 +82,15 @@ test('storage: file by default; s3://bucket[/prefix] with the AWS variables and 
 });
 
 test('storage: a bad value is refused at start, naming the variable', () => {
-  for (const bad of ['disk', 's3://', 's3://Bad_Bucket', 's3://ab', 's3://bucket/../x', 's3://bucket/a b', 'gs://b']) {
+  for (const bad of [
+    'disk',
+    's3://',
+    's3://Bad_Bucket',
+    's3://ab',
+    's3://bucket/../x',
+    's3://bucket/a b',
+    'gs://b',
+  ]) {
     assert.throws(() => loadConfig({ ATELIER_STORAGE: bad }), /ATELIER_STORAGE/, bad);
   }
   assert.throws(

@@ -44,7 +44,16 @@ const envSchema = z.object({
   ATELIER_STORAGE: z
     .string()
     .default('file')
-    .refine((v) => v === 'file', 'only "file" storage is available in this build (S3 is planned)'),
+    .transform((v) => v.trim())
+    .refine((v) => v === 'file' || parseS3StorageUrl(v) !== undefined, {
+      message: 'must be "file" or s3://bucket[/prefix] (a valid bucket name, prefix of [A-Za-z0-9._-/])',
+    }),
+  ATELIER_S3_ENDPOINT: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  ATELIER_FILES_REDIRECT: z.enum(['true', 'false']).default('false'),
+  AWS_ACCESS_KEY_ID: optionalText,
+  AWS_SECRET_ACCESS_KEY: optionalText,
+  AWS_SESSION_TOKEN: optionalText,
+  AWS_REGION: optionalText,
   ATELIER_PUBLIC_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
   ATELIER_UPLOAD_ALLOWED_HOSTS: z.string().default(''),
   ATELIER_CATALOG: optionalText,
@@ -77,6 +86,74 @@ const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
+export interface S3StorageConfig {
+  kind: 's3';
+  bucket: string;
+  /** Prepended to every key with a `/`; empty for the bucket's root. */
+  prefix: string;
+  region: string;
+  /** An S3-compatible store's URL (MinIO, R2, Ceph…); addressed path-style. Unset for AWS itself. */
+  endpoint: string | undefined;
+  /** Unset: the SDK's default chain (instance or task role, shared config files). */
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
+}
+
+export type StorageConfig = { kind: 'file' } | S3StorageConfig;
+
+// Bucket names as S3 accepts them: 3–63 lowercase letters, digits, dots and hyphens.
+const bucketPattern = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+const prefixSegmentPattern = /^[A-Za-z0-9._-]+$/;
+
+/** Splits `s3://bucket[/prefix]` into bucket and prefix (no leading or trailing `/`); undefined when malformed. */
+export function parseS3StorageUrl(url: string): { bucket: string; prefix: string } | undefined {
+  const match = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(url);
+  if (!match?.[1] || !bucketPattern.test(match[1])) return undefined;
+  const segments = (match[2] ?? '').split('/').filter(Boolean);
+  if (segments.some((segment) => !prefixSegmentPattern.test(segment) || /^\.+$/.test(segment)))
+    return undefined;
+  return { bucket: match[1], prefix: segments.join('/') };
+}
+
+/** The storage settings, or the messages naming each bad variable. */
+function storageOf(e: Env): { storage: StorageConfig; problems: string[] } {
+  const location = e.ATELIER_STORAGE === 'file' ? undefined : parseS3StorageUrl(e.ATELIER_STORAGE);
+  const problems: string[] = [];
+  if (!location) {
+    if (e.ATELIER_FILES_REDIRECT === 'true') {
+      problems.push(
+        'ATELIER_FILES_REDIRECT: needs ATELIER_STORAGE=s3://… (files on disk are always streamed)',
+      );
+    }
+    return { storage: { kind: 'file' }, problems };
+  }
+  if (!e.AWS_REGION && !e.ATELIER_S3_ENDPOINT) {
+    problems.push("AWS_REGION: required with ATELIER_STORAGE=s3://… (the bucket's region)");
+  }
+  if (Boolean(e.AWS_ACCESS_KEY_ID) !== Boolean(e.AWS_SECRET_ACCESS_KEY)) {
+    const missing = e.AWS_ACCESS_KEY_ID ? 'AWS_SECRET_ACCESS_KEY' : 'AWS_ACCESS_KEY_ID';
+    problems.push(`${missing}: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together`);
+  }
+  const credentials =
+    e.AWS_ACCESS_KEY_ID && e.AWS_SECRET_ACCESS_KEY
+      ? {
+          accessKeyId: e.AWS_ACCESS_KEY_ID,
+          secretAccessKey: e.AWS_SECRET_ACCESS_KEY,
+          ...(e.AWS_SESSION_TOKEN ? { sessionToken: e.AWS_SESSION_TOKEN } : {}),
+        }
+      : undefined;
+  return {
+    storage: {
+      kind: 's3',
+      ...location,
+      // S3-compatible stores mostly ignore the region, but requests are still signed for one.
+      region: e.AWS_REGION ?? 'us-east-1',
+      endpoint: e.ATELIER_S3_ENDPOINT?.replace(/\/+$/, ''),
+      credentials,
+    },
+    problems,
+  };
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -84,9 +161,12 @@ export interface Config {
   dataDir: string;
   /** A `postgres://` (or `postgresql://`) URL selects PostgreSQL; anything else is a SQLite file path (or `:memory:`). */
   databaseUrl: string;
-  storage: 'file';
-  /** Where blobs live on disk. */
+  /** Where blobs live: files under `blobDir`, or objects in an S3-compatible bucket. */
+  storage: StorageConfig;
+  /** Where blobs live on disk (with `file` storage). */
   blobDir: string;
+  /** `/files/…` answers a redirect to a short-lived presigned URL instead of streaming (S3 storage only). */
+  filesRedirect: boolean;
   /** Base of every URL Atelier hands out, without a trailing slash. */
   publicBaseUrl: string;
   uploadAllowedHosts: string[];
@@ -118,6 +198,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  const { storage, problems } = storageOf(e);
+  if (problems.length > 0) {
+    throw new Error(`Invalid configuration:\n${problems.map((line) => `  ${line}`).join('\n')}`);
+  }
   const dataDir = resolve(e.ATELIER_DATA_DIR);
   const databaseUrl = e.ATELIER_DATABASE_URL ?? resolve(dataDir, 'atelier.db');
   return {
@@ -126,8 +210,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     dataDir,
     databaseUrl,
-    storage: 'file',
+    storage,
     blobDir: resolve(dataDir, 'blobs'),
+    filesRedirect: e.ATELIER_FILES_REDIRECT === 'true',
     publicBaseUrl: (e.ATELIER_PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     uploadAllowedHosts: e.ATELIER_UPLOAD_ALLOWED_HOSTS.split(',')
       .map((h) => h.trim().toLowerCase())
