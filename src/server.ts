@@ -1,9 +1,11 @@
 // First, before any native addon loads: refuse an unsupported Node.js with a clear message.
 import './platform/require-supported-runtime.js';
+import type { FastifyBaseLogger } from 'fastify';
 import { demoBanner, ensureDemoAccount } from './accounts/demo-account.js';
 import { buildApp } from './app.js';
 import { loadConfig, loadDotEnv } from './config/config.js';
 import { createCore } from './core.js';
+import { buildHealthApp, roleNames } from './http/health-routes.js';
 
 /** Starts Atelier: config from the environment, the HTTP API and/or the worker, graceful shutdown. */
 async function main(): Promise<void> {
@@ -16,7 +18,14 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const core = await createCore(config);
-  const app = await buildApp(core);
+  // Every role listens: an api node serves the whole app, a worker-only node just /healthz.
+  const app = config.roles.api
+    ? await buildApp(core)
+    : await buildHealthApp({
+        db: core.db,
+        roles: roleNames(config.roles),
+        logger: core.logger as FastifyBaseLogger,
+      });
 
   if (config.createDemoAccount) {
     const demo = await ensureDemoAccount(core.accountsRepository, core.accounts);
@@ -27,9 +36,7 @@ async function main(): Promise<void> {
     core.engine.start();
     core.webhooks.start();
   }
-  if (config.roles.api) {
-    await app.listen({ port: config.port, host: config.host });
-  }
+  await app.listen({ port: config.port, host: config.host });
   core.logger.info({ roles: config.roles, publicBaseUrl: config.publicBaseUrl }, 'atelier is ready');
 
   let stopping = false;

@@ -8,6 +8,8 @@ import { ApiError } from '../http/errors.js';
 const USAGE = `Usage: atelier <command>
 
 Commands:
+  serve                                 start one node with the roles in ATELIER_ROLES (api, worker; default both),
+                                        on the built server (built first only when missing or stale)
   accounts create --email E [--tier T] [--password P] [--json]
   accounts rotate-key --email E [--json]
   accounts set-tier --email E --tier T

@@ -1,0 +1,36 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import type { Db } from '../store/database.js';
+import { installErrorHandling } from './error-handler.js';
+import { ApiError } from './errors.js';
+
+/**
+ * GET /healthz on every role's port: 200 `{ ok, roles }` when this node can serve — its database
+ * answers — else 503 `service_unavailable`, so a load balancer or orchestrator takes it out of
+ * rotation while PostgreSQL is unreachable and back when it returns.
+ */
+export async function healthRoutes(app: FastifyInstance, { db, roles }: { db: Db; roles: string[] }) {
+  app.get('/healthz', async () => {
+    try {
+      await sql`select 1`.execute(db);
+    } catch {
+      throw new ApiError('service_unavailable', 'The database is not reachable');
+    }
+    return { ok: true, roles };
+  });
+}
+
+/** The HTTP face of a node without the `api` role: only /healthz (and the error shape for the rest). */
+export async function buildHealthApp(deps: { db: Db; roles: string[]; logger: FastifyBaseLogger }) {
+  const app = Fastify({ loggerInstance: deps.logger, return503OnClosing: true });
+  installErrorHandling(app);
+  await app.register(healthRoutes, deps);
+  return app;
+}
+
+/** The names of the roles a config enables, e.g. `['api', 'worker']`. */
+export function roleNames(roles: Record<string, boolean>): string[] {
+  return Object.entries(roles)
+    .filter(([, enabled]) => enabled)
+    .map(([name]) => name);
+}
