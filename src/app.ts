@@ -9,6 +9,7 @@ import type { Core } from './core.js';
 import { generationRoutes } from './generations/routes.js';
 import { type AccountResolver, bearerKeyResolver, requireAccount } from './http/authentication.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { healthRoutes, roleNames } from './http/health-routes.js';
 import { installIdempotency } from './idempotency/idempotency-hooks.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { openApiRoutes } from './openapi/routes.js';
@@ -65,7 +66,7 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
     else parseJson(request, text, done);
   });
 
-  app.get('/healthz', async () => ({ ok: true }));
+  await app.register(healthRoutes, { db: core.db, roles: roleNames(core.config.roles) });
   await app.register(fastifyCookie);
   await app.register(blobRoutes, { blobs: core.blobs, redirect: core.config.filesRedirect });
   await app.register(openApiRoutes, {
