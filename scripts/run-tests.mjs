@@ -1,12 +1,25 @@
 #!/usr/bin/env node
-// Runs every *.test.ts under src/ and test/ with node's own test runner (tsx loads TypeScript).
+// Runs every *.test.ts under src/ and test/ with node's own test runner (tsx loads TypeScript), on
+// both stores: every file on SQLite, then again on PostgreSQL the files that open a store (they call
+// createTestApp, startTestServer, freshTestDataEnv, testDatabaseEnv, createCore or openDatabase; each
+// test app gets a fresh database on ATELIER_TEST_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/test).
+// Where PostgreSQL is unreachable its half is skipped with a loud banner, except with CI=true: then
+// that is a failure. ATELIER_TEST_STORE=sqlite|postgres runs one half only.
 // Usage: node scripts/run-tests.mjs [path-filter ...]
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 
 const roots = ['src', 'test'];
 const filters = process.argv.slice(2);
+const postgresUrl = process.env.ATELIER_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const onlyStore = process.env.ATELIER_TEST_STORE;
+const inCi = process.env.CI === 'true';
+const opensStore =
+  /\b(createTestApp|startTestServer|freshTestDataEnv|testDatabaseEnv|createCore|openDatabase)\(/;
 
 function collect(dir, out) {
   let entries;
@@ -24,15 +37,120 @@ function collect(dir, out) {
   return out;
 }
 
+/** Runs `files` once with `store`; the spec output goes to the terminal, the counts come from TAP. */
+function runSuite(store, files, runId) {
+  const tapDir = mkdtempSync(join(tmpdir(), 'atelier-tap-'));
+  const tapFile = join(tapDir, 'report.tap');
+  console.log(`\n=== ${store === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: ${files.length} test files ===\n`);
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--test',
+      '--test-concurrency=2',
+      '--test-timeout=120000',
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=tap',
+      `--test-reporter-destination=${tapFile}`,
+      ...files,
+    ],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, NODE_ENV: 'test', ATELIER_TEST_STORE: store, ATELIER_TEST_RUN_ID: runId },
+    },
+  );
+  const counts = { tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
+  try {
+    for (const line of readFileSync(tapFile, 'utf8').split('\n')) {
+      const match = /^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$/.exec(line);
+      if (match) counts[match[1]] = Number(match[2]);
+    }
+  } catch {
+    // No report: the runner itself failed; the exit status says so.
+  }
+  rmSync(tapDir, { recursive: true, force: true });
+  return { store, counts, ok: result.status === 0 && counts.fail === 0 && counts.cancelled === 0 };
+}
+
+async function withClient(run) {
+  const client = new pg.Client({ connectionString: postgresUrl, connectionTimeoutMillis: 5000 });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function postgresReachable() {
+  try {
+    await withClient((client) => client.query('select 1'));
+    return true;
+  } catch (error) {
+    return error instanceof Error ? error.message || String(error) : String(error);
+  }
+}
+
+/** Drops what this run's tests left behind (a test that crashed before closing its app), and only that. */
+async function dropLeftovers(runId) {
+  await withClient(async (client) => {
+    const { rows } = await client.query('select datname from pg_database where datname like $1', [
+      `atelier\\_t\\_${runId}\\_%`,
+    ]);
+    for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+  }).catch((error) => console.error(`could not drop leftover test databases: ${error.message}`));
+}
+
+function banner(lines) {
+  const bar = '#'.repeat(78);
+  console.error(`\n${bar}\n${lines.map((l) => `##  ${l}`).join('\n')}\n${bar}\n`);
+}
+
 let files = roots.flatMap((root) => collect(root, [])).sort();
 if (filters.length > 0) files = files.filter((f) => filters.some((flt) => f.includes(flt)));
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', ...files],
-  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
+if (onlyStore !== undefined && onlyStore !== 'sqlite' && onlyStore !== 'postgres') {
+  console.error(`ATELIER_TEST_STORE must be sqlite or postgres, not ${JSON.stringify(onlyStore)}`);
+  process.exit(1);
+}
+const storeFiles = files.filter((f) => opensStore.test(readFileSync(f, 'utf8')));
+const runId = randomBytes(4).toString('hex');
+const runs = [];
+let postgresProblem;
+
+if (onlyStore !== 'postgres') runs.push(runSuite('sqlite', files, runId));
+if (onlyStore !== 'sqlite' && storeFiles.length > 0) {
+  const reachable = await postgresReachable();
+  if (reachable === true) {
+    runs.push(runSuite('postgres', storeFiles, runId));
+    await dropLeftovers(runId);
+  } else {
+    postgresProblem = `${postgresUrl}: ${reachable}`;
+    banner([
+      inCi
+        ? 'PostgreSQL NOT REACHABLE — CI=true, so this run FAILS'
+        : 'PostgreSQL NOT REACHABLE — the PostgreSQL half of the suite was SKIPPED',
+      postgresProblem,
+      `${storeFiles.length} test files did not run on PostgreSQL. Start the server, or point`,
+      'ATELIER_TEST_POSTGRES_URL at one (trust auth, allowed to CREATE DATABASE).',
+    ]);
+  }
+}
+
+const label = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
+const parts = runs.map(
+  ({ store, counts, ok }) =>
+    `${label[store]} ${counts.pass}/${counts.tests} passed, ${counts.fail} failed` +
+    `${counts.cancelled ? `, ${counts.cancelled} cancelled` : ''}${counts.skipped ? `, ${counts.skipped} skipped` : ''}` +
+    `${ok ? '' : ' (FAILED)'}`,
 );
-process.exit(result.status ?? 1);
+if (postgresProblem) parts.push(`PostgreSQL ${inCi ? 'UNREACHABLE (FAILED)' : 'SKIPPED (unreachable)'}`);
+const failed = runs.some((r) => !r.ok) || (postgresProblem !== undefined && inCi);
+console.log(`\nsummary: ${parts.join(' · ')} → ${failed ? 'FAIL' : 'OK'}`);
+process.exit(failed ? 1 : 0);
