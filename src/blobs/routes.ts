@@ -16,32 +16,33 @@ export async function blobRoutes(
   const signedUrl = blobs.signedUrl?.bind(blobs);
   if (redirect && !signedUrl) throw new Error('redirecting /files needs a blob store that presigns URLs');
 
-  app.get<{ Params: { '*': string } }>('/files/*', async (request, reply) => {
-    const key = request.params['*'];
-    const ifNoneMatch = request.headers['if-none-match'];
-    if (redirect && signedUrl) {
-      const stat = ifNoneMatch ? await blobs.stat(key) : undefined;
-      if (stat && ifNoneMatch && etagMatches(ifNoneMatch, stat.etag)) return notModified(reply, stat);
-      const url = await signedUrl(key, SIGNED_URL_SECONDS);
-      if (!url) throw notFound();
-      // Shorter than the URL's life, and private: a shared cache must not hand out a URL about to expire.
-      return reply.header('cache-control', 'private, max-age=60').redirect(url, 302);
-    }
-    // A revalidation costs a metadata lookup only, not the start of a transfer.
-    if (ifNoneMatch) {
-      const stat = await blobs.stat(key);
-      if (!stat) throw notFound();
-      if (etagMatches(ifNoneMatch, stat.etag)) return notModified(reply, stat);
-    }
-    const found = await blobs.open(key);
-    if (!found) throw notFound();
-    const { stream, stat } = found;
-    return withCachingHeaders(reply, stat)
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', "default-src 'none'")
-      .header('content-type', stat.contentType)
-      .header('content-length', stat.bytes)
-      .send(stream);
+  app.route<{ Params: { '*': string } }>({
+    // HEAD explicitly: the automatic HEAD route would run GET and drain the whole object.
+    method: ['GET', 'HEAD'],
+    url: '/files/*',
+    async handler(request, reply) {
+      const key = request.params['*'];
+      const ifNoneMatch = request.headers['if-none-match'];
+      if (redirect && signedUrl) {
+        const stat = ifNoneMatch ? await blobs.stat(key) : undefined;
+        if (stat && ifNoneMatch && etagMatches(ifNoneMatch, stat.etag)) return notModified(reply, stat);
+        const url = await signedUrl(key, SIGNED_URL_SECONDS);
+        if (!url) throw notFound();
+        // Shorter than the URL's life, and private: a shared cache must not hand out a URL about to expire.
+        return reply.header('cache-control', 'private, max-age=60').redirect(url, 302);
+      }
+      // Revalidations and HEAD cost a metadata lookup only, not the start of a transfer.
+      const bodiless = request.method === 'HEAD';
+      if (ifNoneMatch || bodiless) {
+        const stat = await blobs.stat(key);
+        if (!stat) throw notFound();
+        if (ifNoneMatch && etagMatches(ifNoneMatch, stat.etag)) return notModified(reply, stat);
+        if (bodiless) return withContentHeaders(reply, stat).send();
+      }
+      const found = await blobs.open(key);
+      if (!found) throw notFound();
+      return withContentHeaders(reply, found.stat).send(found.stream);
+    },
   });
 }
 
@@ -56,6 +57,14 @@ function withCachingHeaders(reply: FastifyReply, stat: BlobStat): FastifyReply {
       // Keys never change meaning: uploads are content-addressed and results are keyed by task id.
       .header('cache-control', 'public, max-age=31536000, immutable')
   );
+}
+
+function withContentHeaders(reply: FastifyReply, stat: BlobStat): FastifyReply {
+  return withCachingHeaders(reply, stat)
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', "default-src 'none'")
+    .header('content-type', stat.contentType)
+    .header('content-length', stat.bytes);
 }
 
 function notModified(reply: FastifyReply, stat: BlobStat): FastifyReply {

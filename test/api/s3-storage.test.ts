@@ -100,6 +100,9 @@ describe('S3 storage: results and uploads in the bucket, /files served by any no
     // The ETag comes from the object, so every node answers the same one.
     const fromWorker = await worker.app.inject({ method: 'HEAD', url: `/files/${resultKey}` });
     assert.equal(fromWorker.headers.etag, resultEtag);
+    assert.equal(fromWorker.statusCode, 200);
+    assert.equal(fromWorker.headers['content-length'], String(resultBytes.length));
+    assert.equal(fromWorker.rawPayload.length, 0);
 
     const revalidated = await other.app.inject({
       method: 'GET',
