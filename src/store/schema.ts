@@ -98,6 +98,15 @@ export interface SessionsTable {
   expires_at: number;
 }
 
+export interface SignInFailuresTable {
+  /** email + client address */
+  key: string;
+  failures: number;
+  last_failure_at: number;
+  /** Before this instant, sign-in attempts for the key are refused without checking the password. */
+  blocked_until: number;
+}
+
 export interface IdempotencyKeysTable {
   account_id: string;
   key: string;
@@ -155,6 +164,7 @@ export interface Database {
   assets: AssetsTable;
   idempotency_keys: IdempotencyKeysTable;
   sessions: SessionsTable;
+  sign_in_failures: SignInFailuresTable;
   webhook_secrets: WebhookSecretsTable;
   webhook_callbacks: WebhookCallbacksTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type { Clock } from '../platform/clock.js';
+import type { Db } from '../store/database.js';
 
 export interface LoginThrottleOptions {
   /** Failures allowed before any delay. */
@@ -6,10 +8,8 @@ export interface LoginThrottleOptions {
   /** Delay after the first failure beyond the free ones; it doubles with each further failure. */
   baseDelayMs: number;
   maxDelayMs: number;
-  /** A key's record is forgotten this long after its last failure. */
+  /** A key's record is forgotten this long after its last failure (and then deleted). */
   forgetAfterMs: number;
-  /** Most keys kept: beyond this the oldest records go first, so a flood cannot grow memory. */
-  maxKeys: number;
 }
 
 export const DEFAULT_LOGIN_THROTTLE: LoginThrottleOptions = {
@@ -17,63 +17,71 @@ export const DEFAULT_LOGIN_THROTTLE: LoginThrottleOptions = {
   baseDelayMs: 1000,
   maxDelayMs: 5 * 60 * 1000,
   forgetAfterMs: 30 * 60 * 1000,
-  maxKeys: 50_000,
 };
-
-interface FailureRecord {
-  failures: number;
-  lastFailureAt: number;
-  /** Before this instant, sign-in attempts for the key are refused without checking the password. */
-  blockedUntil: number;
-}
 
 /**
  * Slows repeated sign-in failures per key (email + client address): after a few free failures
  * each further one doubles a waiting period during which attempts are refused outright, so
- * guessing in parallel gains nothing. In memory, per process: a deployment of several nodes
- * gives an attacker at most one budget per node, which still bounds guessing to a crawl.
+ * guessing in parallel gains nothing. The records live in the database (`sign_in_failures`), so
+ * every node of a deployment shares one budget per key; a failure is counted by one atomic upsert.
  */
-export function createLoginThrottle(clock: Clock, options: LoginThrottleOptions = DEFAULT_LOGIN_THROTTLE) {
-  const records = new Map<string, FailureRecord>();
-
-  function live(key: string): FailureRecord | undefined {
-    const record = records.get(key);
-    if (record && clock.now() - record.lastFailureAt > options.forgetAfterMs) {
-      records.delete(key);
-      return undefined;
-    }
-    return record;
-  }
+export function createLoginThrottle({
+  db,
+  clock,
+  options = DEFAULT_LOGIN_THROTTLE,
+}: {
+  db: Db;
+  clock: Clock;
+  options?: LoginThrottleOptions;
+}) {
+  const delayAfter = (failures: number) => {
+    const over = failures - options.freeFailures;
+    return over > 0 ? Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (over - 1)) : 0;
+  };
 
   return {
     /** How long the key must still wait before its next attempt; 0 when it may try now. */
-    retryAfterMs(key: string): number {
-      const record = live(key);
-      return record ? Math.max(0, record.blockedUntil - clock.now()) : 0;
+    async retryAfterMs(key: string): Promise<number> {
+      const now = clock.now();
+      const row = await db
+        .selectFrom('sign_in_failures')
+        .select('blocked_until')
+        .where('key', '=', key)
+        .where('last_failure_at', '>=', now - options.forgetAfterMs)
+        .executeTakeFirst();
+      return row ? Math.max(0, row.blocked_until - now) : 0;
     },
 
     /** Records a failed attempt; returns the wait now imposed before the next one (0 while failures are free). */
-    recordFailure(key: string): number {
+    async recordFailure(key: string): Promise<number> {
       const now = clock.now();
-      const record = live(key) ?? { failures: 0, lastFailureAt: now, blockedUntil: 0 };
-      record.failures += 1;
-      record.lastFailureAt = now;
-      const over = record.failures - options.freeFailures;
-      const delay = over > 0 ? Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (over - 1)) : 0;
-      record.blockedUntil = now + delay;
-      records.delete(key); // re-inserted last: Map order is then least-recently-failed first
-      records.set(key, record);
-      while (records.size > options.maxKeys) {
-        const oldest = records.keys().next().value;
-        if (oldest === undefined) break;
-        records.delete(oldest);
-      }
+      const forgottenBefore = now - options.forgetAfterMs;
+      // Records past their quiet period are deleted as failures come in (an index on last_failure_at),
+      // so a flood of keys cannot grow the table without bound.
+      await db.deleteFrom('sign_in_failures').where('last_failure_at', '<', forgottenBefore).execute();
+      const { failures } = await db
+        .insertInto('sign_in_failures')
+        .values({ key, failures: 1, last_failure_at: now, blocked_until: 0 })
+        .onConflict((conflict) =>
+          conflict.column('key').doUpdateSet({
+            failures: sql<number>`sign_in_failures.failures + 1`,
+            last_failure_at: now,
+          }),
+        )
+        .returning('failures')
+        .executeTakeFirstOrThrow();
+      const delay = delayAfter(failures);
+      await db
+        .updateTable('sign_in_failures')
+        .set({ blocked_until: now + delay })
+        .where('key', '=', key)
+        .execute();
       return delay;
     },
 
     /** A successful sign-in clears the key's record. */
-    recordSuccess(key: string): void {
-      records.delete(key);
+    async recordSuccess(key: string): Promise<void> {
+      await db.deleteFrom('sign_in_failures').where('key', '=', key).execute();
     },
   };
 }

@@ -72,16 +72,16 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
     const email = stringField(request.body, 'email', 254).trim().toLowerCase();
     const password = stringField(request.body, 'password', 1024);
     const key = `${email}|${request.ip}`;
-    const wait = throttle.retryAfterMs(key);
+    const wait = await throttle.retryAfterMs(key);
     if (wait > 0) throw tooManyAttempts(reply, wait);
 
     const account = await core.accounts.verifyLogin(email, password);
     if (!account) {
-      const delay = throttle.recordFailure(key);
+      const delay = await throttle.recordFailure(key);
       if (delay > 0) throw tooManyAttempts(reply, delay, WRONG_CREDENTIALS);
       throw new ApiError('unauthorized', WRONG_CREDENTIALS);
     }
-    throttle.recordSuccess(key);
+    await throttle.recordSuccess(key);
 
     // A new token at every sign-in (no session fixation); the browser's previous session ends.
     const previous = request.cookies[SESSION_COOKIE];

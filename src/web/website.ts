@@ -21,7 +21,11 @@ export interface WebsiteOptions {
 export function createWebsite(core: Core, options: WebsiteOptions = {}) {
   const sessions = createSessions({ db: core.db, clock: core.clock, accounts: core.accountsRepository });
   const reads = createWebReads({ db: core.db });
-  const throttle = createLoginThrottle(core.clock, options.loginThrottle ?? DEFAULT_LOGIN_THROTTLE);
+  const throttle = createLoginThrottle({
+    db: core.db,
+    clock: core.clock,
+    options: options.loginThrottle ?? DEFAULT_LOGIN_THROTTLE,
+  });
   const resolver: AccountResolver = sessionResolver(sessions, core.config.publicBaseUrl);
 
   return {
