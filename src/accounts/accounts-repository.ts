@@ -20,13 +20,17 @@ function toAccount(row: Pick<AccountsTable, 'id' | 'email' | 'tier' | 'created_a
 /** Store queries for accounts and their sealed upstream keys. */
 export function createAccountsRepository({ db, clock, ids }: { db: Db; clock: Clock; ids: IdGenerator }) {
   return {
+    /**
+     * Inserts an account; undefined when the email is taken. The unique index decides, so two nodes
+     * creating the same account at once (the first-start demo account) never both succeed or crash.
+     */
     async insert(input: {
       email: string;
       tier: Tier;
       passwordHash: string | null;
       apiKeyHash: string;
       apiKeyHint: string;
-    }) {
+    }): Promise<Account | undefined> {
       const now = clock.now();
       const row = {
         id: ids.next('acc'),
@@ -38,8 +42,12 @@ export function createAccountsRepository({ db, clock, ids }: { db: Db; clock: Cl
         created_at: now,
         updated_at: now,
       };
-      await db.insertInto('accounts').values(row).execute();
-      return toAccount(row);
+      const result = await db
+        .insertInto('accounts')
+        .values(row)
+        .onConflict((oc) => oc.column('email').doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1 ? toAccount(row) : undefined;
     },
 
     async findByApiKeyHash(hash: string): Promise<Account | undefined> {

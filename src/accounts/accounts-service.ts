@@ -41,8 +41,8 @@ export function createAccountsService({
   async function create(input: { email: string; tier?: string; password?: string }) {
     const email = normalizeEmail(input.email);
     const tier = parseTier(input.tier ?? 'trial');
-    if (await accounts.findByEmail(email))
-      throw new ApiError('invalid_request', `an account with email ${email} exists`);
+    const exists = () => new ApiError('invalid_request', `an account with email ${email} exists`);
+    if (await accounts.findByEmail(email)) throw exists();
     if (input.password !== undefined && input.password.length < 8) {
       throw new ApiError('invalid_request', 'password must be at least 8 characters');
     }
@@ -54,6 +54,7 @@ export function createAccountsService({
       apiKeyHash: hashApiKey(apiKey),
       apiKeyHint: apiKeyHint(apiKey),
     });
+    if (!account) throw exists();
     return { account, apiKey };
   }
 

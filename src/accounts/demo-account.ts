@@ -14,8 +14,14 @@ export async function ensureDemoAccount(
 ): Promise<{ email: string; apiKey: string; password: string } | undefined> {
   if ((await repository.count()) > 0) return undefined;
   const password = generatePassword();
-  const { apiKey } = await accounts.create({ email: DEMO_EMAIL, tier: 'trial', password });
-  return { email: DEMO_EMAIL, apiKey, password };
+  try {
+    const { apiKey } = await accounts.create({ email: DEMO_EMAIL, tier: 'trial', password });
+    return { email: DEMO_EMAIL, apiKey, password };
+  } catch (error) {
+    // Several nodes starting together on one empty database: another one created it first.
+    if (await repository.findByEmail(DEMO_EMAIL)) return undefined;
+    throw error;
+  }
 }
 
 /** The first-start banner: credentials and a curl for a first generation. */

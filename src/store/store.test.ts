@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { freshTestDataEnv, removeTestData, testStore } from '../../test/support/test-database.js';
-import { createAccountsRepository } from '../accounts/accounts-repository.js';
+import { type Account, createAccountsRepository } from '../accounts/accounts-repository.js';
+import { createAccountsService } from '../accounts/accounts-service.js';
+import { ensureDemoAccount } from '../accounts/demo-account.js';
 import { createAssetsRepository } from '../assets/assets-repository.js';
 import { loadCatalog } from '../catalog/catalog.js';
 import { type Config, loadConfig } from '../config/config.js';
@@ -10,6 +13,7 @@ import { createGenerationsRepository } from '../generations/generations-reposito
 import { createIdempotencyRepository } from '../idempotency/idempotency-repository.js';
 import { systemClock } from '../platform/clock.js';
 import { randomIds } from '../platform/ids.js';
+import { createSecretBox } from '../secrets/secret-box.js';
 import { createTasksRepository } from '../tasks/tasks-repository.js';
 import { createWebhooksRepository } from '../webhooks/webhooks-repository.js';
 import { type Db, dialectOf, openDatabase } from './database.js';
@@ -24,6 +28,19 @@ async function freshConfig(): Promise<Config> {
 async function migrationNames(db: Db): Promise<string[]> {
   const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
   return rows.map((r) => r.name);
+}
+
+/** Inserts an account through the repository; throws when its email is taken. */
+async function insertAccount(db: Db, email: string): Promise<Account> {
+  const account = await createAccountsRepository({ db, clock: systemClock, ids: randomIds }).insert({
+    email,
+    tier: 'standard',
+    passwordHash: null,
+    apiKeyHash: `hash-${randomIds.next('acc')}`,
+    apiKeyHint: 'hint',
+  });
+  if (!account) throw new Error(`email ${email} is taken`);
+  return account;
 }
 
 describe(`store on ${store}`, () => {
@@ -59,13 +76,7 @@ describe(`store on ${store}`, () => {
   test('repository round trips return numbers (timestamps, counts, aggregates), not strings', async () => {
     const deps = { db, clock: systemClock, ids: randomIds };
     const accounts = createAccountsRepository(deps);
-    const account = await accounts.insert({
-      email: 'numbers@example.test',
-      tier: 'standard',
-      passwordHash: null,
-      apiKeyHash: 'hash-numbers',
-      apiKeyHint: 'hint',
-    });
+    const account = await insertAccount(db, 'numbers@example.test');
     assert.equal(await accounts.count(), 1);
     const [listed] = await accounts.list();
     assert.equal(typeof listed?.createdAt, 'number');
@@ -124,13 +135,8 @@ describe(`store on ${store}`, () => {
 
   test('conflicts: insert-or-ignore and the idempotency claim report what happened', async () => {
     const deps = { db, clock: systemClock, ids: randomIds };
-    const account = await createAccountsRepository(deps).insert({
-      email: 'conflicts@example.test',
-      tier: 'standard',
-      passwordHash: null,
-      apiKeyHash: 'hash-conflicts',
-      apiKeyHint: 'hint',
-    });
+    const account = await insertAccount(db, 'conflicts@example.test');
+    assert.equal(await insertAccount(db, 'conflicts@example.test').catch(() => 'taken'), 'taken');
     const idempotency = createIdempotencyRepository(deps);
     assert.deepEqual(await idempotency.claim(account.id, 'key-1', 'h'), { kind: 'claimed' });
     const second = await idempotency.claim(account.id, 'key-1', 'h');
@@ -179,6 +185,16 @@ test(
       const names = await migrationNames(first);
       assert.equal(new Set(names).size, names.length);
       for (const db of dbs) assert.deepEqual(await migrationNames(db), names);
+      // Each node's first start finds no account: exactly one of them creates the demo account.
+      const secrets = createSecretBox(randomBytes(32));
+      const created = await Promise.all(
+        dbs.map((db) => {
+          const repository = createAccountsRepository({ db, clock: systemClock, ids: randomIds });
+          const service = createAccountsService({ accounts: repository, secrets, deploymentKeys: {} });
+          return ensureDemoAccount(repository, service);
+        }),
+      );
+      assert.equal(created.filter(Boolean).length, 1);
     } finally {
       await Promise.all(dbs.map((db) => db.destroy()));
       await removeTestData(config);
