@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import { migrateToLatest } from './migrations.js';
-import { createPostgresPool, isPostgresUrl } from './postgres-pool.js';
+import { createPostgresPool, isPostgresUrl, nulSafePool } from './postgres-pool.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -26,7 +26,8 @@ export async function openDatabase(databaseUrl: string): Promise<Db> {
 }
 
 function openPostgres(databaseUrl: string): Db {
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPostgresPool(databaseUrl) }) });
+  const pool = nulSafePool(createPostgresPool(databaseUrl));
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
 function openSqlite(databaseUrl: string): Db {

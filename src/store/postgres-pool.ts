@@ -1,3 +1,4 @@
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 
 /** True for a `postgres://` or `postgresql://` connection URL (anything else is a SQLite path). */
@@ -40,4 +41,31 @@ export function createPostgresPool(databaseUrl: string): pg.Pool {
   // next query opens a fresh connection; without a listener that error would crash the process.
   pool.on('error', () => {});
   return pool;
+}
+
+/** PostgreSQL text cannot hold U+0000; U+FFFD is what a decoder would show in its place. */
+function scrubNul(value: unknown): unknown {
+  return typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value;
+}
+
+/**
+ * The pool as Kysely's PostgresDialect sees it, with U+0000 replaced in every string parameter.
+ * PostgreSQL refuses text holding U+0000 ("invalid byte sequence"), so a request carrying one — a
+ * task id in a path, a prompt — would be a 500 on PostgreSQL where SQLite answers normally. No stored
+ * value contains U+0000, so a lookup with one still finds nothing, as it should.
+ */
+export function nulSafePool(pool: pg.Pool): PostgresPool {
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect();
+      return {
+        query: ((query: unknown, parameters?: readonly unknown[]) =>
+          typeof query === 'string'
+            ? client.query(query, parameters?.map(scrubNul))
+            : client.query(query as pg.Submittable)) as unknown as PostgresPoolClient['query'],
+        release: () => client.release(),
+      };
+    },
+    end: () => pool.end(),
+  };
 }

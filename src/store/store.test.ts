@@ -88,7 +88,15 @@ describe(`store on ${store}`, () => {
     const { generationId, taskIds } = await generations.create({
       accountId: account.id,
       source: 'api',
-      request: { prompt: 'p', model, mode: 'text', aspect: '1:1', imageSize: '1K', count: 2, imageUrls: [] },
+      request: {
+        prompt: 'a NUL \u0000 is stored, not refused',
+        model,
+        mode: 'text',
+        aspect: '1:1',
+        imageSize: '1K',
+        count: 2,
+        imageUrls: [],
+      },
       refKeys: [],
       deadlineMs: 60_000,
       leaseOwner: null,
@@ -108,6 +116,8 @@ describe(`store on ${store}`, () => {
       assert.equal(row.generation_id, generationId);
     }
     assert.equal(typeof (await tasks.nextDueAt()), 'number');
+    // PostgreSQL text cannot hold U+0000: a lookup with one finds nothing instead of failing.
+    assert.equal(await tasks.findForAccount(account.id, 'tsk_\u0000'), undefined);
 
     await createAssetsRepository(deps).insertUpload({
       accountId: account.id,
