@@ -183,8 +183,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
       await engine.stop(graceMs);
       // After the engine: its last task writes may still enqueue deliveries.
       await webhooks.stop(graceMs);
-      await db.destroy();
       await taskEvents.close();
+      await db.destroy();
     },
   };
 }
@@ -192,7 +192,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
 export type Core = Awaited<ReturnType<typeof createCore>>;
 
 /** Files under the data dir, or objects in the configured bucket (then nothing is written to local disk). */
-function createBlobStore(config: Config): BlobStore {
+export function createBlobStore(config: Config): BlobStore {
   const { storage } = config;
   if (storage.kind === 'file') return createDiskBlobStore({ root: config.blobDir });
   return createS3BlobStore({

@@ -1,9 +1,12 @@
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { TIERS } from '../accounts/accounts-repository.js';
 import { DEFAULT_MODEL_ID } from '../catalog/catalog.js';
 import { loadConfig, loadDotEnv } from '../config/config.js';
-import { createCore } from '../core.js';
+import { createBlobStore, createCore } from '../core.js';
 import { ApiError } from '../http/errors.js';
+import { isPostgresUrl, openDatabase } from '../store/database.js';
+import { migrateStore } from './migrate-store.js';
 
 const USAGE = `Usage: atelier <command>
 
@@ -16,6 +19,9 @@ Commands:
   accounts set-password --email E --password P
   accounts set-upstream-key --email E [--provider P] (--key K | --key -)   (an empty key removes it)
   accounts list [--json]
+  migrate-store --to postgres://… [--storage s3://bucket[/prefix]]
+                                        copy this single-node install (ATELIER_DATA_DIR) into PostgreSQL
+                                        (+ S3: AWS_* and ATELIER_S3_ENDPOINT as for serve); safe to rerun
   mcp                                   MCP stdio server (env ATELIER_API_KEY, ATELIER_BASE_URL)
 
 Tiers: ${TIERS.join(', ')}. The CLI works on ATELIER_DATA_DIR / ATELIER_DATABASE_URL, with or without the server running.`;
@@ -142,6 +148,50 @@ async function accountsCommand(
   }
 }
 
+/** `migrate-store`: copies this install's database (and blobs, with --storage) into a cluster's stores. */
+async function migrateStoreCommand(args: string[], out: (line: string) => void): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { to: { type: 'string' }, storage: { type: 'string' } },
+    strict: true,
+    allowPositionals: false,
+  });
+  const to = required(values.to, 'to');
+  if (!isPostgresUrl(to)) throw new UsageError('--to must be a postgres:// URL');
+  loadDotEnv();
+  const sourceConfig = loadConfig();
+  if (isPostgresUrl(sourceConfig.databaseUrl) || sourceConfig.storage.kind !== 'file') {
+    throw new UsageError(
+      'the source must be a single-node install: SQLite and file storage (ATELIER_DATA_DIR)',
+    );
+  }
+  const targetConfig = loadConfig({
+    ...process.env,
+    ATELIER_DATABASE_URL: to,
+    ATELIER_STORAGE: values.storage ?? 'file',
+  });
+  const source = await openDatabase(sourceConfig.databaseUrl);
+  const target = await openDatabase(to);
+  try {
+    const report = await migrateStore({
+      source: { db: source, config: sourceConfig },
+      target: { db: target, blobs: values.storage ? createBlobStore(targetConfig) : undefined },
+      progress: out,
+    });
+    if (!values.storage) out('blobs: not copied (no --storage); they stay under this data dir');
+    out(
+      `Every node of the cluster needs this install's master key (it seals upstream keys): set ` +
+        `ATELIER_MASTER_KEY to the contents of ${join(sourceConfig.dataDir, 'master.key')}, and keep ` +
+        'ATELIER_PUBLIC_BASE_URL as it was (result URLs are stored with it).',
+    );
+    out(report.complete ? 'migrate-store: complete' : 'migrate-store: INCOMPLETE (see the counts above)');
+    return report.complete ? 0 : 1;
+  } finally {
+    await source.destroy();
+    await target.destroy();
+  }
+}
+
 /** Runs the CLI; returns the process exit code. */
 export async function runCli(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
@@ -151,6 +201,7 @@ export async function runCli(argv: string[]): Promise<number> {
       await accountsCommand(sub, rest, out);
       return 0;
     }
+    if (command === 'migrate-store') return await migrateStoreCommand(argv.slice(1), out);
     if (command === 'mcp') {
       const { runMcpServer } = await import('../mcp/main.js');
       await runMcpServer(process.env);
