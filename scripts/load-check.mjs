@@ -70,16 +70,20 @@ server.stderr.on('data', (chunk) => {
   output += chunk;
 });
 const exited = new Promise((done) => server.once('exit', (code, signal) => done({ code, signal })));
+const running = () => server.exitCode === null && server.signalCode === null;
 
+const counts = { single: 0, batch: 0, renders: 0, errors: 0 };
 function fail(message) {
-  console.error(`load check FAILED on node ${process.version}: ${message}\n--- server output ---\n${output}`);
+  const sofar = `${counts.single} single and ${counts.batch} batch polls, ${counts.renders} renders submitted`;
+  console.error(`load check FAILED on node ${process.version}: ${message} (${sofar})`);
+  console.error(`--- server output ---\n${output}`);
   server.kill('SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });
   process.exit(1);
 }
 
 for (let ready = false; !ready; ) {
-  if (server.exitCode !== null || server.signalCode !== null) fail('the server exited while starting');
+  if (!running()) fail('the server exited while starting');
   ready = await fetch(`${base}/healthz`).then(
     (r) => r.status === 200,
     () => false,
@@ -87,7 +91,6 @@ for (let ready = false; !ready; ) {
   if (!ready) await new Promise((r) => setTimeout(r, 100));
 }
 
-const counts = { single: 0, batch: 0, renders: 0, errors: 0 };
 const firstErrors = [];
 const taskIds = [];
 const noteError = (what) => {
@@ -108,7 +111,7 @@ async function call(path, init) {
 
 const stopAt = Date.now() + seconds * 1000;
 async function submitRenders() {
-  for (let i = 0; Date.now() < stopAt; i++) {
+  for (let i = 0; Date.now() < stopAt && running(); i++) {
     const body = await call('/api/v1/generate', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -122,7 +125,7 @@ async function submitRenders() {
   }
 }
 async function poll(worker) {
-  for (let i = worker; Date.now() < stopAt; i++) {
+  for (let i = worker; Date.now() < stopAt && running(); i++) {
     if (taskIds.length === 0) {
       await new Promise((r) => setTimeout(r, 20));
       continue;
@@ -138,7 +141,7 @@ async function poll(worker) {
   }
 }
 await Promise.all([submitRenders(), ...Array.from({ length: pollers }, (_, w) => poll(w))]);
-if (server.exitCode !== null || server.signalCode !== null) {
+if (!running()) {
   fail(`the server died under load (exit ${server.exitCode}, signal ${server.signalCode})`);
 }
 
