@@ -14,10 +14,9 @@ import { createGenerationsService } from './generations/generations-service.js';
 import { createIdempotencyRepository } from './idempotency/idempotency-repository.js';
 import { type Clock, systemClock } from './platform/clock.js';
 import { type IdGenerator, randomIds } from './platform/ids.js';
-import { isPostgres } from './platform/skip-locked.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/provider-registry.js';
 import { createSecretBox, loadOrCreateMasterKey } from './secrets/secret-box.js';
-import { type Db, openDatabase } from './store/database.js';
+import { type Db, dialectOf, openDatabase } from './store/database.js';
 import { createPostgresTaskFeed } from './tasks/postgres-task-feed.js';
 import { createTaskEngine } from './tasks/task-engine.js';
 import { createInProcessTaskFeed } from './tasks/task-events.js';
@@ -102,17 +101,18 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   });
 
   // Task changes reach the event stream and long-polls of every node: LISTEN/NOTIFY on PostgreSQL.
-  const taskEvents = isPostgres(db)
-    ? await createPostgresTaskFeed({
-        db,
-        connectionString: config.databaseUrl,
-        logger: logger.child({ component: 'task-feed' }),
-        load: async (accountId, taskId) => {
-          const row = await tasks.findForAccount(accountId, taskId);
-          return row && toTaskRecord(row);
-        },
-      })
-    : createInProcessTaskFeed();
+  const taskEvents =
+    dialectOf(db) === 'postgres'
+      ? await createPostgresTaskFeed({
+          db,
+          connectionString: config.databaseUrl,
+          logger: logger.child({ component: 'task-feed' }),
+          load: async (accountId, taskId) => {
+            const row = await tasks.findForAccount(accountId, taskId);
+            return row && toTaskRecord(row);
+          },
+        })
+      : createInProcessTaskFeed();
   const engine = createTaskEngine({
     onTaskChanged: (change) => {
       taskEvents.publish(change);

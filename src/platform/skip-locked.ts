@@ -1,9 +1,5 @@
-import { type Kysely, PostgresAdapter, type SelectQueryBuilder } from 'kysely';
-
-/** True when `db` runs on PostgreSQL (row locks, `SKIP LOCKED`, `LISTEN/NOTIFY`). */
-export function isPostgres(db: Pick<Kysely<unknown>, 'getExecutor'>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
+import type { Kysely, SelectQueryBuilder } from 'kysely';
+import { dialectOf } from '../store/dialect.js';
 
 /**
  * The row guard of a lease query's "which rows are due" sub-select. On PostgreSQL the rows are
@@ -15,5 +11,5 @@ export function skipLockedOn<DB, TB extends keyof DB, O>(
   db: Pick<Kysely<unknown>, 'getExecutor'>,
   query: SelectQueryBuilder<DB, TB, O>,
 ): SelectQueryBuilder<DB, TB, O> {
-  return isPostgres(db) ? query.forUpdate().skipLocked() : query;
+  return dialectOf(db) === 'postgres' ? query.forUpdate().skipLocked() : query;
 }
