@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { assertError, bearer, makePng } from '../support/api-helpers.js';
 import { startTestS3, type TestS3 } from '../support/s3-server.js';
-import { createTestApp, type TestApp } from '../support/test-server.js';
+import { createTestApp, freePort, type TestApp } from '../support/test-server.js';
 
 const PREFIX = 'atelier/v1';
 
@@ -188,6 +188,21 @@ describe('S3 storage: results and uploads in the bucket, /files served by any no
         404,
         'not_found',
       );
+    }
+  });
+
+  test('an unreachable store is a 500 internal_error that does not leak the store address', async () => {
+    const env = { ...s3.env(PREFIX), ATELIER_S3_ENDPOINT: `http://127.0.0.1:${await freePort()}` };
+    const cut = await createTestApp({ env, startEngine: false });
+    try {
+      const message = assertError(
+        await cut.app.inject({ method: 'GET', url: `/files/${resultKey}` }),
+        500,
+        'internal_error',
+      );
+      assert.doesNotMatch(message, /127\.0\.0\.1|ECONNREFUSED|bucket/i);
+    } finally {
+      await cut.close();
     }
   });
 
