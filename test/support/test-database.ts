@@ -59,11 +59,19 @@ async function withAdminClient<T>(run: (client: pg.Client) => Promise<T>): Promi
  */
 export async function testDatabaseEnv(): Promise<Record<string, string>> {
   if (testStore() === 'sqlite') return {};
+  return { ATELIER_DATABASE_URL: await createTestPostgresDatabase() };
+}
+
+/**
+ * A new empty PostgreSQL database whatever the test store (for tests that need PostgreSQL itself,
+ * e.g. a copy from SQLite into it); returns its URL. Drop it with `dropTestDatabase`.
+ */
+export async function createTestPostgresDatabase(): Promise<string> {
   const name = `${TEST_DATABASE_PREFIX}${runId()}_${randomBytes(6).toString('hex')}`;
   await withAdminClient((client) => client.query(`CREATE DATABASE ${name}`));
   const url = new URL(testPostgresUrl());
   url.pathname = `/${name}`;
-  return { ATELIER_DATABASE_URL: url.toString() };
+  return url.toString();
 }
 
 /**
