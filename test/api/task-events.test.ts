@@ -10,12 +10,20 @@ interface TaskRecord {
   error?: string;
 }
 
-/** Reads an SSE stream to its end (or `limitMs`), returning the events. */
-async function readEvents(url: string, headers: Record<string, string>, limitMs = 20_000) {
+interface StreamEvent {
+  event: string;
+  data: unknown;
+}
+
+/** The events of an SSE stream as they arrive, until it ends (or `limitMs`). */
+async function* streamEvents(
+  url: string,
+  headers: Record<string, string>,
+  limitMs = 20_000,
+): AsyncGenerator<StreamEvent> {
   const response = await fetch(url, { headers, signal: AbortSignal.timeout(limitMs) });
   assert.equal(response.status, 200);
   assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
-  const events: Array<{ event: string; data: unknown }> = [];
   const decoder = new TextDecoder();
   let buffer = '';
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
@@ -26,10 +34,16 @@ async function readEvents(url: string, headers: Record<string, string>, limitMs 
       buffer = buffer.slice(index + 2);
       const event = /^event: (.*)$/m.exec(block)?.[1];
       const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (event && data) events.push({ event, data: JSON.parse(data) });
+      if (event && data) yield { event, data: JSON.parse(data) };
       index = buffer.indexOf('\n\n');
     }
   }
+}
+
+/** Reads an SSE stream to its end (or `limitMs`), returning the events. */
+async function readEvents(url: string, headers: Record<string, string>, limitMs = 20_000) {
+  const events: StreamEvent[] = [];
+  for await (const event of streamEvents(url, headers, limitMs)) events.push(event);
   return events;
 }
 
@@ -57,28 +71,59 @@ describe('beyond polling: event stream, long-poll, cancel', () => {
   };
 
   test('SSE streams every transition in order, then ends when every task is final', async () => {
-    const [a, b] = await generate('stream me', 2);
-    const [foreign] = await generate('not yours', 1, otherKey);
-    const events = await readEvents(
-      `${t.baseUrl}/api/v1/tasks/events?ids=${a},${b},${foreign}`,
-      bearer(apiKey),
-    );
-    assert.equal(events.at(-1)?.event, 'end');
-    const taskEvents = events.filter((e) => e.event === 'task').map((e) => e.data as TaskRecord);
-    assert.deepEqual(
-      taskEvents.find((r) => r.task_id === foreign),
-      { task_id: foreign, status: 'failed', progress: 0, error: 'Task not found' },
-    );
-    for (const id of [a, b]) {
-      const seen = taskEvents.filter((r) => r.task_id === id);
-      const statuses = [...new Set(seen.map((r) => r.status))];
-      assert.deepEqual(statuses, ['queued', 'in_progress', 'completed'], `transitions of ${id}`);
-      for (let i = 1; i < seen.length; i++) {
-        assert.ok(
-          (seen[i]?.progress ?? 0) > (seen[i - 1]?.progress ?? 0) || seen[i]?.status !== seen[i - 1]?.status,
-        );
+    // Its own app whose engine starts only once the stream has shown both tasks queued: the
+    // queued state is seen for sure, however slowly the stream connects.
+    const q = await createTestApp({
+      listen: true,
+      startEngine: false,
+      env: { ATELIER_LOCAL_LATENCY_MS: '1500' },
+    });
+    try {
+      const own = (await q.createAccount()).apiKey;
+      const other = (await q.createAccount()).apiKey;
+      const submit = async (key: string, prompt: string, count: number) => {
+        const response = await q.app.inject({
+          method: 'POST',
+          url: '/api/v1/generate',
+          headers: bearer(key),
+          payload: { prompt, count, imageSize: '1K' },
+        });
+        assert.equal(response.statusCode, 200, response.body);
+        return response.json().task_ids as string[];
+      };
+      const [a, b] = await submit(own, 'stream me', 2);
+      const [foreign] = await submit(other, 'not yours', 1);
+      const events: StreamEvent[] = [];
+      const queued = new Set<string>();
+      for await (const event of streamEvents(
+        `${q.baseUrl}/api/v1/tasks/events?ids=${a},${b},${foreign}`,
+        bearer(own),
+      )) {
+        events.push(event);
+        const record = event.data as TaskRecord;
+        if (event.event === 'task' && record.status === 'queued' && queued.add(record.task_id).size === 2)
+          q.core.engine.start();
       }
-      assert.ok(seen.length >= 4, 'progress updates are streamed too');
+      assert.equal(events.at(-1)?.event, 'end');
+      const taskEvents = events.filter((e) => e.event === 'task').map((e) => e.data as TaskRecord);
+      assert.deepEqual(
+        taskEvents.find((r) => r.task_id === foreign),
+        { task_id: foreign, status: 'failed', progress: 0, error: 'Task not found' },
+      );
+      for (const id of [a, b]) {
+        const seen = taskEvents.filter((r) => r.task_id === id);
+        const statuses = [...new Set(seen.map((r) => r.status))];
+        assert.deepEqual(statuses, ['queued', 'in_progress', 'completed'], `transitions of ${id}`);
+        for (let i = 1; i < seen.length; i++) {
+          assert.ok(
+            (seen[i]?.progress ?? 0) > (seen[i - 1]?.progress ?? 0) ||
+              seen[i]?.status !== seen[i - 1]?.status,
+          );
+        }
+        assert.ok(seen.length >= 4, 'progress updates are streamed too');
+      }
+    } finally {
+      await q.close();
     }
   });
 
