@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { parseCatalog } from '../catalog/catalog.js';
-import type { PollOutcome, ProviderFailure, ProviderRequest, SubmitOutcome } from './provider.js';
+import type {
+  ImageProvider,
+  PollOutcome,
+  ProviderFailure,
+  ProviderRequest,
+  SubmitOutcome,
+} from './provider.js';
 import { createReplicateProvider, seedForTask } from './replicate-provider.js';
 import { solidGif } from './testing/fake-http.js';
 import { type FakeModel, type FakeReplicate, startFakeReplicate } from './testing/fake-replicate.js';
@@ -329,17 +335,31 @@ describe('replicate reconciliation: never a second prediction for one task', () 
     fake.creates.length = 0;
   });
 
-  const provider = () => createReplicateProvider({ baseUrl: fake.baseUrl, requestTimeoutMs: 300 });
+  // A generous per-call limit: a loaded machine must not turn an ordinary call into a timeout.
+  const provider = () => createReplicateProvider({ baseUrl: fake.baseUrl });
   const request = (overrides: Partial<ProviderRequest> = {}) =>
     providerRequest({ upstreamModel: 'acme/seeded-fusion', apiKey: TOKEN, ...overrides });
+  /**
+   * A submit whose create reaches Replicate but whose answer never comes: once the fake has made
+   * the prediction, the engine's deadline passes (its signal aborts with a TimeoutError). Driven by
+   * that event, not by a short timeout racing the machine's speed.
+   */
+  const submitLosingTheAnswer = async (p: ImageProvider, req: ProviderRequest) => {
+    fake.scriptCreate({ kind: 'hang-after-create' });
+    const deadline = new AbortController();
+    const created = fake.nextCreate();
+    const outcome = p.submit({ ...req, signal: deadline.signal });
+    await created;
+    deadline.abort(new DOMException('the engine deadline passed', 'TimeoutError'));
+    return outcome;
+  };
 
   test('a create whose answer was lost is maybe-accepted; the next submit (reconcile) adopts it', async () => {
-    fake.scriptCreate({ kind: 'hang-after-create' });
     const req = request({
       mode: 'fusion',
       references: [await referenceImage(), await referenceImage(20, 20)],
     });
-    const first = await provider().submit(req);
+    const first = await submitLosingTheAnswer(provider(), req);
     assertFailed(first);
     assert.equal(first.retryable, true);
     assert.equal(first.maybeAccepted, true);
@@ -379,8 +399,7 @@ describe('replicate reconciliation: never a second prediction for one task', () 
         },
       });
     }
-    fake.scriptCreate({ kind: 'hang-after-create' });
-    assertFailed(await provider().submit(req));
+    assertFailed(await submitLosingTheAnswer(provider(), req));
     for (let i = 0; i < 3; i++)
       fake.seedPrediction({ model: 'google/nano-banana-pro', input: { prompt: `other ${i}` } });
     const lost = fake.predictions[3];
@@ -416,10 +435,9 @@ describe('replicate reconciliation: never a second prediction for one task', () 
   });
 
   test('when the list cannot be read, nothing is created and the failure stays maybe-accepted', async () => {
-    const p = createReplicateProvider({ baseUrl: fake.baseUrl, requestTimeoutMs: 300 });
-    fake.scriptCreate({ kind: 'hang-after-create' });
+    const p = provider();
     const req = request();
-    assertFailed(await p.submit(req));
+    assertFailed(await submitLosingTheAnswer(p, req));
     fake.scriptPoll({ kind: 'error', status: 500, json: { detail: 'list unavailable' } });
     const outcome = await p.submit({ ...req, reconcile: true });
     assertFailed(outcome);

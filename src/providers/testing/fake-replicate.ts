@@ -70,6 +70,8 @@ export interface FakeReplicate extends FakeHttpServer {
   /** Raw create bodies that passed validation. */
   creates: Array<{ path: string; body: Record<string, unknown> }>;
   scriptCreate(...answers: CreateScript[]): void;
+  /** Resolves with the next prediction an API create makes (for tests that act once it exists). */
+  nextCreate(): Promise<FakePrediction>;
   /** Answers for the next GETs of predictions (one prediction or the list), before normal service. */
   scriptPoll(...answers: PollScript[]): void;
   /** Lifecycles of the next created predictions; afterwards starting → processing → succeeded. */
@@ -172,6 +174,7 @@ export async function startFakeReplicate({
   const createQueue: CreateScript[] = [];
   const pollQueue: PollScript[] = [];
   const lifecycleQueue: Lifecycle[] = [];
+  const createWaiters: Array<(prediction: FakePrediction) => void> = [];
   let baseUrl = '';
   // Real time (minus a margin), so that the adapter's created_after window sees these predictions.
   let clock = Date.now() - 60_000;
@@ -322,6 +325,7 @@ export async function startFakeReplicate({
         return { status: script.status, json: script.json, headers: script.headers };
       creates.push({ path: request.path, body: record });
       const prediction = create(model, record.input as Record<string, unknown>);
+      for (const waiter of createWaiters.splice(0)) waiter(prediction);
       if (script?.kind === 'hang-after-create') return { hang: true };
       if (script?.kind === 'malformed-after-create')
         return { status: 201, raw: '{"id": "', contentType: 'application/json' };
@@ -380,6 +384,7 @@ export async function startFakeReplicate({
     predictions,
     creates,
     scriptCreate: (...answers) => createQueue.push(...answers),
+    nextCreate: () => new Promise((resolve) => createWaiters.push(resolve)),
     scriptPoll: (...answers) => pollQueue.push(...answers),
     scriptLifecycle: (...lifecycles) => lifecycleQueue.push(...lifecycles),
     seedPrediction(partial) {
