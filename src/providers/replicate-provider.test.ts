@@ -291,7 +291,7 @@ describe('replicate provider', () => {
   });
 
   test('poll errors are retryable and never limit retries as "maybe accepted"', async () => {
-    const p = provider({ requestTimeoutMs: 200 });
+    const p = provider();
     const req = request();
     const submitted = await p.submit(req);
     assertPending(submitted);
@@ -300,8 +300,15 @@ describe('replicate provider', () => {
       { kind: 'malformed' },
       { kind: 'error', status: 503, json: { detail: 'busy' } },
     );
+    // The hung poll ends when the engine's deadline passes, right after the fake took the request.
+    const deadline = new AbortController();
+    const hung = fake.nextHang();
+    const timedOut = poll(p, { ...req, signal: deadline.signal }, submitted.upstreamId);
+    await hung;
+    deadline.abort(new DOMException('the engine deadline passed', 'TimeoutError'));
     for (const cause of ['timeout', 'bad_response', 'upstream_error']) {
-      const outcome = await poll(p, req, submitted.upstreamId);
+      const outcome: PollOutcome =
+        cause === 'timeout' ? await timedOut : await poll(p, req, submitted.upstreamId);
       assertFailed(outcome);
       assert.equal(outcome.retryable, true);
       assert.equal(outcome.cause, cause);
@@ -347,9 +354,9 @@ describe('replicate reconciliation: never a second prediction for one task', () 
   const submitLosingTheAnswer = async (p: ImageProvider, req: ProviderRequest) => {
     fake.scriptCreate({ kind: 'hang-after-create' });
     const deadline = new AbortController();
-    const created = fake.nextCreate();
+    const hung = fake.nextHang();
     const outcome = p.submit({ ...req, signal: deadline.signal });
-    await created;
+    await hung;
     deadline.abort(new DOMException('the engine deadline passed', 'TimeoutError'));
     return outcome;
   };

@@ -70,8 +70,8 @@ export interface FakeReplicate extends FakeHttpServer {
   /** Raw create bodies that passed validation. */
   creates: Array<{ path: string; body: Record<string, unknown> }>;
   scriptCreate(...answers: CreateScript[]): void;
-  /** Resolves with the next prediction an API create makes (for tests that act once it exists). */
-  nextCreate(): Promise<FakePrediction>;
+  /** Resolves when the next scripted hang is served (the request arrived and will never be answered). */
+  nextHang(): Promise<void>;
   /** Answers for the next GETs of predictions (one prediction or the list), before normal service. */
   scriptPoll(...answers: PollScript[]): void;
   /** Lifecycles of the next created predictions; afterwards starting → processing → succeeded. */
@@ -174,7 +174,11 @@ export async function startFakeReplicate({
   const createQueue: CreateScript[] = [];
   const pollQueue: PollScript[] = [];
   const lifecycleQueue: Lifecycle[] = [];
-  const createWaiters: Array<(prediction: FakePrediction) => void> = [];
+  const hangWaiters: Array<() => void> = [];
+  const hang = (): FakeAnswer => {
+    for (const waiter of hangWaiters.splice(0)) waiter();
+    return { hang: true };
+  };
   let baseUrl = '';
   // Real time (minus a margin), so that the adapter's created_after window sees these predictions.
   let clock = Date.now() - 60_000;
@@ -325,8 +329,7 @@ export async function startFakeReplicate({
         return { status: script.status, json: script.json, headers: script.headers };
       creates.push({ path: request.path, body: record });
       const prediction = create(model, record.input as Record<string, unknown>);
-      for (const waiter of createWaiters.splice(0)) waiter(prediction);
-      if (script?.kind === 'hang-after-create') return { hang: true };
+      if (script?.kind === 'hang-after-create') return hang();
       if (script?.kind === 'malformed-after-create')
         return { status: 201, raw: '{"id": "', contentType: 'application/json' };
       return { status: 201, json: view(prediction) };
@@ -335,7 +338,7 @@ export async function startFakeReplicate({
     // List.
     if (request.method === 'GET' && request.path === '/v1/predictions') {
       const script = pollQueue.shift();
-      if (script?.kind === 'hang') return { hang: true };
+      if (script?.kind === 'hang') return hang();
       if (script?.kind === 'malformed')
         return { status: 200, raw: '{"results": [', contentType: 'application/json' };
       if (script?.kind === 'error')
@@ -364,7 +367,7 @@ export async function startFakeReplicate({
       }
       if (request.method === 'GET') {
         const script = pollQueue.shift();
-        if (script?.kind === 'hang') return { hang: true };
+        if (script?.kind === 'hang') return hang();
         if (script?.kind === 'malformed')
           return { status: 200, raw: '{"status": "proc', contentType: 'application/json' };
         if (script?.kind === 'error')
@@ -384,7 +387,7 @@ export async function startFakeReplicate({
     predictions,
     creates,
     scriptCreate: (...answers) => createQueue.push(...answers),
-    nextCreate: () => new Promise((resolve) => createWaiters.push(resolve)),
+    nextHang: () => new Promise((resolve) => hangWaiters.push(resolve)),
     scriptPoll: (...answers) => pollQueue.push(...answers),
     scriptLifecycle: (...lifecycles) => lifecycleQueue.push(...lifecycles),
     seedPrediction(partial) {
