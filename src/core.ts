@@ -39,6 +39,8 @@ export interface CoreOverrides {
   /** The safe fetcher's resolver (tests map fake public names to loopback servers). */
   lookup?: SafeFetchOptions['lookup'];
   idlePollMs?: number;
+  /** How long a task lease lasts without a heartbeat (default LEASE_MS); tests of a dead worker shorten it. */
+  leaseMs?: number;
   /** Time limit of one webhook delivery attempt (default 15 s). */
   webhookAttemptTimeoutMs?: number;
 }
@@ -137,7 +139,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     },
     options: {
       concurrency: config.workerConcurrency,
-      leaseMs: LEASE_MS,
+      leaseMs: overrides.leaseMs ?? LEASE_MS,
       idlePollMs: overrides.idlePollMs ?? 1000,
       maxAttempts: config.submitMaxAttempts,
       upstreamTimeoutMs: config.upstreamTimeoutMs,
@@ -157,7 +159,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     blobKeyOfUrl,
     vetCallbackUrl: webhooks.vetCallbackUrl,
     taskDeadlineMs: config.taskDeadlineMs,
-    leaseMs: LEASE_MS,
+    leaseMs: overrides.leaseMs ?? LEASE_MS,
   });
 
   return {
