@@ -1,0 +1,17 @@
+/**
+ * A worker node for the engine tests, run as a real child process: the configuration comes from
+ * the environment as for `bin/atelier serve` with `ATELIER_ROLES=worker`, plus a short lease
+ * (`TEST_LEASE_MS`) so a test of a killed worker need not wait 30 s. Prints `ready` once working.
+ */
+import { loadConfig } from '../../src/config/config.js';
+import { createCore } from '../../src/core.js';
+
+const core = await createCore(loadConfig(process.env), {
+  leaseMs: Number(process.env.TEST_LEASE_MS ?? 3000),
+  idlePollMs: Number(process.env.TEST_IDLE_POLL_MS ?? 200),
+});
+core.engine.start();
+process.stdout.write('ready\n');
+process.on('SIGTERM', () => {
+  void core.close(1000).then(() => process.exit(0));
+});
