@@ -116,6 +116,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
         })
       : createInProcessTaskFeed();
   const engine = createTaskEngine({
+    work: taskEvents,
     onTaskChanged: (change) => {
       taskEvents.publish(change);
       webhooks.onTaskChanged(change);

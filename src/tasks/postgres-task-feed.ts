@@ -8,6 +8,8 @@ import { createLocalFanOut } from './task-events.js';
 import type { TaskRecord } from './task-record.js';
 
 const CHANNEL = 'atelier_task_changes';
+/** Announcements that tasks became due, for the workers of every node (the payload is the origin). */
+const WORK_CHANNEL = 'atelier_task_work';
 // PostgreSQL refuses a NOTIFY payload of 8000 bytes or more.
 const MAX_PAYLOAD_BYTES = 7900;
 const RECONNECT_MIN_MS = 250;
@@ -91,10 +93,11 @@ export async function createPostgresTaskFeed(deps: PostgresTaskFeedDeps): Promis
     candidate.on('end', () => drop());
     candidate.on('notification', (message) => {
       if (message.channel === CHANNEL && message.payload) receive(message.payload);
+      else if (message.channel === WORK_CHANNEL && message.payload !== origin) fanOut.work();
     });
     try {
       await candidate.connect();
-      await candidate.query(`LISTEN ${CHANNEL}`);
+      await candidate.query(`LISTEN ${CHANNEL}; LISTEN ${WORK_CHANNEL}`);
     } catch (error) {
       drop(error);
       return;
@@ -108,11 +111,17 @@ export async function createPostgresTaskFeed(deps: PostgresTaskFeedDeps): Promis
     if (everConnected) {
       logger.info('task change feed reconnected');
       fanOut.resync();
+      fanOut.work();
     }
     everConnected = true;
   }
 
   await connect();
+
+  const notify = (channel: string, payload: string) =>
+    sql`select pg_notify(${channel}, ${payload})`
+      .execute(deps.db)
+      .catch((error: unknown) => logger.warn({ err: error, channel }, 'could not send a notification'));
 
   return {
     publish(change: TaskChange): void {
@@ -124,11 +133,14 @@ export async function createPostgresTaskFeed(deps: PostgresTaskFeedDeps): Promis
       } satisfies Announcement);
       if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES)
         payload = JSON.stringify({ o: origin, a: change.accountId, t: change.record.task_id });
-      sql`select pg_notify(${CHANNEL}, ${payload})`
-        .execute(deps.db)
-        .catch((error: unknown) => logger.warn({ err: error }, 'could not announce a task change'));
+      void notify(CHANNEL, payload);
     },
     subscribe: fanOut.subscribe,
+    announceWork(): void {
+      fanOut.work();
+      void notify(WORK_CHANNEL, origin);
+    },
+    onWork: fanOut.onWork,
     async close() {
       closed = true;
       clearTimeout(retryTimer);

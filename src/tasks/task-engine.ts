@@ -6,7 +6,7 @@ import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import { createLeaseLoop } from '../platform/lease-loop.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
-import type { TaskChange } from './task-events.js';
+import type { TaskChange, TaskChangeFeed } from './task-events.js';
 import { createLeaseKeeper } from './task-lease.js';
 import { sameTaskRecord, toTaskRecord } from './task-record.js';
 import { createTaskStep } from './task-step.js';
@@ -44,6 +44,8 @@ export interface TaskEngineDeps {
   blobUrl(key: string): string;
   /** Called after every write that changes a task's visible record, so listeners (event stream, long-poll, webhooks) can react. */
   onTaskChanged?(change: TaskChange): void;
+  /** Work announcements between nodes: tasks created or made due anywhere wake this worker. */
+  work?: Pick<TaskChangeFeed, 'announceWork' | 'onWork'>;
   options: TaskEngineOptions;
 }
 
@@ -80,7 +82,13 @@ export function createTaskEngine(deps: TaskEngineDeps) {
       return step(leased, controller).finally(release);
     },
   });
-  const wake = workLoop.wake;
+  let stopListening: (() => void) | undefined;
+
+  /** Wakes this worker's loop and every other node's: new or sooner-due tasks are in the store. */
+  function wake(): void {
+    workLoop.wake();
+    deps.work?.announceWork();
+  }
 
   async function write(task: TaskRow, patch: TaskPatch): Promise<boolean> {
     const ok = await tasks.updateLeased(task.id, owner, patch);
@@ -123,10 +131,11 @@ export function createTaskEngine(deps: TaskEngineDeps) {
 
     /** Starts leasing and working due tasks (the worker role). */
     start(): void {
+      stopListening ??= deps.work?.onWork(workLoop.wake);
       workLoop.start();
     },
 
-    /** Wakes the loop: new tasks were created in this process. */
+    /** Wakes the workers (this node's and others'): new tasks were created in this process. */
     wake,
 
     /**
@@ -179,6 +188,8 @@ export function createTaskEngine(deps: TaskEngineDeps) {
      * back this worker's leases so a restart picks the tasks up at once.
      */
     async stop(graceMs = 5000): Promise<void> {
+      stopListening?.();
+      stopListening = undefined;
       await workLoop.stop(graceMs);
     },
   };

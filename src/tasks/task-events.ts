@@ -24,10 +24,15 @@ export interface TaskChangeFeed {
   publish(change: TaskChange): void;
   /** Calls `listener` for every change of the account's tasks; returns the unsubscribe function. */
   subscribe(accountId: string, listener: TaskChangeListener): () => void;
+  /** Tells the workers of every node that tasks became due (new ones, or due sooner): they wake up. */
+  announceWork(): void;
+  /** Calls `listener` whenever any node announces work; returns the unsubscribe function. */
+  onWork(listener: () => void): () => void;
   close(): Promise<void>;
 }
 
 const RESYNC = Symbol('resync');
+const WORK = Symbol('work');
 
 /** The fan-out to this process's subscribers, shared by every feed. */
 export function createLocalFanOut() {
@@ -40,6 +45,13 @@ export function createLocalFanOut() {
     },
     resync(): void {
       emitter.emit(RESYNC);
+    },
+    work(): void {
+      emitter.emit(WORK);
+    },
+    onWork(listener: () => void): () => void {
+      emitter.on(WORK, listener);
+      return () => emitter.off(WORK, listener);
     },
     subscribe(accountId: string, listener: TaskChangeListener): () => void {
       const onChange = (change: TaskChange) => listener.onChange(change);
@@ -60,6 +72,8 @@ export function createInProcessTaskFeed(): TaskChangeFeed {
   return {
     publish: fanOut.emit,
     subscribe: fanOut.subscribe,
+    announceWork: fanOut.work,
+    onWork: fanOut.onWork,
     async close() {},
   };
 }
