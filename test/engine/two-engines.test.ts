@@ -55,6 +55,17 @@ async function submitTasks(api: Core, count: number, label: string) {
   return { accountId: account.id, taskIds };
 }
 
+/** The next `count` creates are refused with a 503 (nothing is created; the task is retried later). */
+function refuseCreates(fake: FakeReplicate, count: number): void {
+  fake.scriptCreate(
+    ...Array.from({ length: count }, () => ({
+      kind: 'error' as const,
+      status: 503,
+      json: { detail: 'busy' },
+    })),
+  );
+}
+
 function assertEveryTaskCompletedOnce(
   fake: FakeReplicate,
   rows: Array<{ status: string; error: string | null }>,
@@ -99,13 +110,7 @@ describe('two engines on one database', { timeout: 180_000 }, () => {
     ];
     for (const worker of workers) worker.engine.start();
     // A third of the inline creates meet a 503: those tasks are submitted later by the workers.
-    fake.scriptCreate(
-      ...Array.from({ length: Math.floor(TASKS / 3) }, () => ({
-        kind: 'error' as const,
-        status: 503,
-        json: { detail: 'busy' },
-      })),
-    );
+    refuseCreates(fake, Math.floor(TASKS / 3));
     const { accountId, taskIds } = await submitTasks(api, TASKS, 'pair');
     const rows = await allFinal([api, ...workers], accountId, taskIds);
     assertEveryTaskCompletedOnce(fake, rows);
@@ -140,13 +145,7 @@ describe('a worker killed with SIGKILL mid-run', { timeout: 180_000 }, () => {
     const api = await createCore(config, { providers: registry(fake.baseUrl), leaseMs: LEASE_MS });
     cores.push(api);
     // A third of the creates fail at first (503, nothing created): workers submit those tasks.
-    fake.scriptCreate(
-      ...Array.from({ length: Math.floor(TASKS / 3) }, () => ({
-        kind: 'error' as const,
-        status: 503,
-        json: { detail: 'busy' },
-      })),
-    );
+    refuseCreates(fake, Math.floor(TASKS / 3));
     const { accountId, taskIds } = await submitTasks(api, TASKS, 'killed');
 
     // The doomed worker is alone at first, so it surely takes tasks; its Replicate calls go through
