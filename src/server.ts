@@ -37,17 +37,26 @@ async function main(): Promise<void> {
     core.webhooks.start();
   }
   await app.listen({ port: config.port, host: config.host });
-  core.logger.info({ roles: config.roles, publicBaseUrl: config.publicBaseUrl }, 'atelier is ready');
+  // leaseOwner names this node in the tasks' lease_owner column (which node holds which task).
+  core.logger.info(
+    { roles: config.roles, publicBaseUrl: config.publicBaseUrl, leaseOwner: core.engine.owner },
+    'atelier is ready',
+  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     core.logger.info({ signal }, 'shutting down');
-    const forceExit = setTimeout(() => process.exit(1), 15_000);
+    let phase = 'closing HTTP (in-flight requests finish)';
+    const forceExit = setTimeout(() => {
+      core.logger.error({ phase }, 'shutdown did not finish within 15 s; exiting');
+      process.exit(1);
+    }, 15_000);
     forceExit.unref();
     try {
       await app.close(); // in-flight requests finish; new ones get 503
+      phase = 'closing the core (engine, webhooks, change feed, database)';
       await core.close(5000); // the engine stops leasing and gives its leases back; the database closes
       process.exit(0);
     } catch (error) {
