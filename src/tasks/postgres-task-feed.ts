@@ -79,7 +79,12 @@ export async function createPostgresTaskFeed(deps: PostgresTaskFeedDeps): Promis
   }
 
   async function connect(): Promise<void> {
-    const candidate = new pg.Client({ connectionString: deps.connectionString, keepAlive: true });
+    // TCP keepalive probes after 10 s idle: a connection cut without a FIN (a host gone) is noticed.
+    const candidate = new pg.Client({
+      connectionString: deps.connectionString,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
     let dropped = false;
     const drop = (error?: unknown) => {
       if (dropped) return;
