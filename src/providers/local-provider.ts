@@ -67,6 +67,23 @@ function compositionSvg(request: ProviderRequest, opacity = 1): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${background}<g opacity="${opacity}">${shapes.join('')}</g></svg>`;
 }
 
+/** A reference image the renderer could not decode: a property of the bytes, so never worth a retry. */
+export class UndecodableReferenceError extends Error {
+  constructor(readonly position: number) {
+    super(`Reference image ${position} could not be decoded (corrupt or truncated image data)`);
+    this.name = 'UndecodableReferenceError';
+  }
+}
+
+/** Runs one reference's decode, turning a decoder error into UndecodableReferenceError (1-based position). */
+async function decodeReference(index: number, decode: () => Promise<Buffer>): Promise<Buffer> {
+  try {
+    return await decode();
+  } catch {
+    throw new UndecodableReferenceError(index + 1);
+  }
+}
+
 /** Renders the image a request asks for, at exactly request.width × request.height, as PNG. */
 export async function renderLocalImage(request: ProviderRequest): Promise<Buffer> {
   const { width, height } = request;
@@ -82,17 +99,21 @@ export async function renderLocalImage(request: ProviderRequest): Promise<Buffer
   const random = seededRandom(seedOf(request));
   const [first, ...rest] = request.references;
   if (!first) throw new Error('edit needs a reference image');
-  const base = await sharp(first.bytes, { animated: false })
-    .resize(width, height, { fit: 'cover' })
-    .modulate({ hue: Math.round(random() * 360), saturation: 0.8 + random() * 0.6 })
-    .toBuffer();
-  const layers: OverlayOptions[] = [];
-  for (const reference of rest) {
-    const layer = await sharp(reference.bytes, { animated: false })
+  const base = await decodeReference(0, () =>
+    sharp(first.bytes, { animated: false })
       .resize(width, height, { fit: 'cover' })
-      .ensureAlpha(0.5)
-      .png()
-      .toBuffer();
+      .modulate({ hue: Math.round(random() * 360), saturation: 0.8 + random() * 0.6 })
+      .toBuffer(),
+  );
+  const layers: OverlayOptions[] = [];
+  for (const [i, reference] of rest.entries()) {
+    const layer = await decodeReference(i + 1, () =>
+      sharp(reference.bytes, { animated: false })
+        .resize(width, height, { fit: 'cover' })
+        .ensureAlpha(0.5)
+        .png()
+        .toBuffer(),
+    );
     layers.push({ input: layer, blend: 'over' });
   }
   layers.push({ input: overlay, blend: 'over' });
@@ -162,7 +183,12 @@ export function createLocalProvider({
           progress: Math.min(95, Math.max(1, Math.floor((elapsed / latencyMs) * 100))),
         };
       }
-      return { kind: 'done', image: { bytes: await renderLocalImage(request), contentType: 'image/png' } };
+      try {
+        return { kind: 'done', image: { bytes: await renderLocalImage(request), contentType: 'image/png' } };
+      } catch (error) {
+        if (!(error instanceof UndecodableReferenceError)) throw error;
+        return { kind: 'failed', retryable: false, cause: 'invalid_request', message: error.message };
+      }
     },
   };
 }

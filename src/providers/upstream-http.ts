@@ -287,6 +287,30 @@ export interface EncodedImage {
   height: number;
 }
 
+/** The failure text for a reference no decoder can read (1-based position, no decoder internals). */
+function undecodableReference(index: number): string {
+  return `reference image ${index + 1} could not be decoded (corrupt or truncated image data)`;
+}
+
+/** One smaller encoding of an image: JPEG when opaque, WebP when it has transparency. Throws on undecodable bytes. */
+async function reencode(
+  source: Buffer,
+  width: number,
+  height: number,
+  acceptedTypes: readonly string[],
+): Promise<{ bytes: Buffer; contentType: string } | { error: string }> {
+  const { hasAlpha } = await sharp(source, { animated: false }).metadata();
+  const contentType = hasAlpha ? 'image/webp' : 'image/jpeg';
+  if (!acceptedTypes.includes(contentType)) {
+    return { error: `references are too large for one request and cannot be re-encoded as ${contentType}` };
+  }
+  const pipeline = sharp(source, { animated: false }).resize(width, height, { fit: 'fill' });
+  const bytes = hasAlpha
+    ? await pipeline.webp({ quality: 90 }).toBuffer()
+    : await pipeline.flatten({ background: '#ffffff' }).jpeg({ quality: 90 }).toBuffer();
+  return { bytes, contentType };
+}
+
 /**
  * Re-encodes references whose type the upstream does not take (GIF, BMP…) as PNG, then, while
  * their base64 total exceeds `budgetBytes`, shrinks the largest one. Returns a message instead
@@ -301,7 +325,7 @@ export async function fitReferences(
   }: { acceptedTypes: readonly string[]; budgetBytes: number; minSide?: number },
 ): Promise<EncodedImage[] | { error: string }> {
   const images: EncodedImage[] = [];
-  for (const reference of references) {
+  for (const [i, reference] of references.entries()) {
     if (acceptedTypes.includes(reference.contentType)) {
       images.push({ ...reference });
       continue;
@@ -309,10 +333,8 @@ export async function fitReferences(
     try {
       const bytes = await sharp(reference.bytes, { animated: false }).png().toBuffer();
       images.push({ bytes, contentType: 'image/png', width: reference.width, height: reference.height });
-    } catch (error) {
-      return {
-        error: `a reference image (${reference.contentType}) cannot be converted: ${(error as Error).message}`,
-      };
+    } catch {
+      return { error: undecodableReference(i) };
     }
   }
   const total = () => images.reduce((sum, image) => sum + base64Length(image.bytes.length), 0);
@@ -335,15 +357,11 @@ export async function fitReferences(
     const width = Math.max(1, Math.round(image.width * Math.min(scale, 1)));
     const height = Math.max(1, Math.round(image.height * Math.min(scale, 1)));
     // JPEG for opaque images, WebP where transparency must survive: both far smaller than PNG.
-    const { hasAlpha } = await sharp(image.bytes, { animated: false }).metadata();
-    const contentType = hasAlpha ? 'image/webp' : 'image/jpeg';
-    if (!acceptedTypes.includes(contentType)) {
-      return { error: `references are too large for one request and cannot be re-encoded as ${contentType}` };
-    }
-    const pipeline = sharp(image.bytes, { animated: false }).resize(width, height, { fit: 'fill' });
-    const bytes = hasAlpha
-      ? await pipeline.webp({ quality: 90 }).toBuffer()
-      : await pipeline.flatten({ background: '#ffffff' }).jpeg({ quality: 90 }).toBuffer();
+    const shrunk = await reencode(image.bytes, width, height, acceptedTypes).catch(() => ({
+      error: undecodableReference(largest),
+    }));
+    if ('error' in shrunk) return shrunk;
+    const { bytes, contentType } = shrunk;
     if (bytes.length < image.bytes.length) images[largest] = { bytes, contentType, width, height };
     else atFloor.add(largest);
   }

@@ -41,10 +41,14 @@ export function createTaskStep({ deps, write, fail, cancelUpstream }: StepContex
 
   async function loadReferences(refKeys: string[]): Promise<ReferenceImage[] | string> {
     const references: ReferenceImage[] = [];
-    for (const key of refKeys) {
+    for (const [i, key] of refKeys.entries()) {
       const bytes = await deps.blobs.get(key);
       if (!bytes) return `Reference image ${key} is no longer stored`;
-      references.push(await toDecodableImage(bytes));
+      // Undecodable bytes stay undecodable: the task fails now, with the reason, instead of retrying.
+      const decodable = await toDecodableImage(bytes).catch(() => undefined);
+      if (!decodable)
+        return `Reference image ${i + 1} could not be decoded (corrupt or truncated image data)`;
+      references.push(decodable);
     }
     return references;
   }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { AssetsRepository } from '../assets/assets-repository.js';
 import type { BlobStore } from '../blobs/blob-store.js';
+import { assertImageDecodes } from '../images/decode-check.js';
 import { inspectImageFile } from '../images/inspect-image.js';
 import type { SafeFetcher } from './safe-fetch.js';
 
@@ -29,6 +30,8 @@ export function createUploadsService(deps: {
   /** Checks and stores an image file already on disk (a download or a direct upload). */
   async function ingestFile(accountId: string, path: string): Promise<UploadResult & { blobKey: string }> {
     const info = await inspectImageFile(path);
+    // Headers can be valid over garbage pixels: only a full decode proves a renderer can read it.
+    await assertImageDecodes(path, info);
     const sha256 = await sha256OfFile(path);
     const filename = `${sha256}.${info.extension}`;
     const blobKey = `uploads/${filename}`;

@@ -173,3 +173,22 @@ export async function encodedImage(
       return image.gif().toBuffer();
   }
 }
+
+/**
+ * A PNG whose signature, IHDR, chunk layout and CRCs are all valid but whose compressed pixel
+ * data is garbage: every header check passes, only a decode of the pixels finds it.
+ */
+export function undecodablePng(width = 64, height = 48): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB, deflate, adaptive filtering, no interlace
+  const garbage = Buffer.alloc(512);
+  for (let i = 0; i < garbage.length; i += 1) garbage[i] = (i * 131 + 17) & 0xff;
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', garbage),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
+}
