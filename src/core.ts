@@ -14,6 +14,7 @@ import { createGenerationsService } from './generations/generations-service.js';
 import { createIdempotencyRepository } from './idempotency/idempotency-repository.js';
 import { type Clock, systemClock } from './platform/clock.js';
 import { type IdGenerator, randomIds } from './platform/ids.js';
+import { createProcessOwner, type ProcessOwner } from './platform/process-owner.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/provider-registry.js';
 import { createSecretBox, loadOrCreateMasterKey } from './secrets/secret-box.js';
 import { type Db, dialectOf, openDatabase } from './store/database.js';
@@ -43,6 +44,8 @@ export interface CoreOverrides {
   leaseMs?: number;
   /** Time limit of one webhook delivery attempt (default 15 s). */
   webhookAttemptTimeoutMs?: number;
+  /** Who this process is to claims it holds (tests play a second or a dead holder). */
+  processOwner?: ProcessOwner;
 }
 
 /** Builds every capability from the config: the composition root shared by the server and the CLI. */
@@ -80,7 +83,11 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   });
   const assets = createAssetsRepository({ db, clock, ids });
   const tasks = createTasksRepository({ db, clock });
-  const idempotency = createIdempotencyRepository({ db, clock });
+  const idempotency = createIdempotencyRepository({
+    db,
+    clock,
+    owner: overrides.processOwner ?? createProcessOwner(),
+  });
   const generationsRepository = createGenerationsRepository({ db, clock, ids });
   const fetcher = createSafeFetcher({
     allowedHosts: config.uploadAllowedHosts,
@@ -153,6 +160,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     providers,
     keys: accounts.keyResolver,
     generations: generationsRepository,
+    idempotency,
     tasks,
     uploads,
     blobs,

@@ -1,9 +1,13 @@
+import type { Transaction } from 'kysely';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import type { Db } from '../store/database.js';
-import type { GenerationsTable, TasksTable } from '../store/schema.js';
+import type { Database, GenerationsTable, TasksTable } from '../store/schema.js';
 import { recordCallback } from '../webhooks/webhooks-repository.js';
 import type { GenerateRequest } from './generate-request.js';
+
+/** Another capability's write that must commit (or roll back) with the generation's own. */
+export type AlsoInTransaction<T> = (trx: Transaction<Database>, created: T) => Promise<void>;
 
 /** Store queries for generations (one per generate request) and the creation of their tasks. */
 export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock: Clock; ids: IdGenerator }) {
@@ -11,6 +15,7 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
     /**
      * Writes the generation and one queued task per image in one transaction, before anything is
      * sent upstream. `leaseOwner` pre-leases the tasks to the engine that submits them inline.
+     * `alsoInTransaction` commits with them (the Idempotency-Key's recorded answer).
      */
     async create(input: {
       accountId: string;
@@ -20,6 +25,7 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
       deadlineMs: number;
       leaseOwner: string | null;
       leaseMs: number;
+      alsoInTransaction?: AlsoInTransaction<{ generationId: string; taskIds: string[] }> | undefined;
     }): Promise<{ generationId: string; taskIds: string[] }> {
       const now = clock.now();
       const { request } = input;
@@ -68,6 +74,7 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
         created_at: now,
         updated_at: now,
       }));
+      const created = { generationId: generation.id, taskIds: tasks.map((t) => t.id) };
       await db.transaction().execute(async (trx) => {
         await trx.insertInto('generations').values(generation).execute();
         await trx.insertInto('tasks').values(tasks).execute();
@@ -79,13 +86,20 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
             created_at: now,
           });
         }
+        await input.alsoInTransaction?.(trx, created);
       });
-      return { generationId: generation.id, taskIds: tasks.map((t) => t.id) };
+      return created;
     },
 
-    /** Marks a generation whose every task the upstream refused at submit (kept, left out of history). */
-    async markRejected(generationId: string): Promise<void> {
-      await db.updateTable('generations').set({ rejected: 1 }).where('id', '=', generationId).execute();
+    /**
+     * Marks a generation whose every task the upstream refused at submit (kept, left out of history);
+     * `alsoInTransaction` commits with it (forgetting the Idempotency-Key's answer).
+     */
+    async markRejected(generationId: string, alsoInTransaction?: AlsoInTransaction<void>): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('generations').set({ rejected: 1 }).where('id', '=', generationId).execute();
+        await alsoInTransaction?.(trx);
+      });
     },
 
     /**

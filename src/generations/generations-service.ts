@@ -3,6 +3,11 @@ import type { UpstreamKeyResolver } from '../accounts/accounts-service.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { ApiError } from '../http/errors.js';
+import {
+  type IdempotencyClaim,
+  IdempotencyClaimLostError,
+  type IdempotencyRepository,
+} from '../idempotency/idempotency-repository.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { TaskEngine } from '../tasks/task-engine.js';
 import { type TaskRecord, toTaskRecord } from '../tasks/task-record.js';
@@ -33,6 +38,12 @@ export interface SavedWork extends Omit<HistoryItem, 'images' | 'removed'> {
   tasks: TaskRecord[];
 }
 
+/** The answer of POST /generate (spec §2.1). */
+export interface GenerateAnswer {
+  task_ids: string[];
+  email: string;
+}
+
 export interface HistoryPage {
   items: HistoryItem[];
   total: number;
@@ -47,6 +58,7 @@ export function createGenerationsService(deps: {
   providers: ProviderRegistry;
   keys: UpstreamKeyResolver;
   generations: GenerationsRepository;
+  idempotency: IdempotencyRepository;
   tasks: TasksRepository;
   uploads: UploadsService;
   blobs: BlobStore;
@@ -80,8 +92,42 @@ export function createGenerationsService(deps: {
     return keys;
   }
 
+  /** The generation and its Idempotency-Key answer commit together, or neither does. */
+  async function createGeneration(
+    input: Omit<Parameters<GenerationsRepository['create']>[0], 'alsoInTransaction'>,
+    claim: IdempotencyClaim | undefined,
+    answer: (taskIds: string[]) => GenerateAnswer,
+  ) {
+    try {
+      return await deps.generations.create({
+        ...input,
+        alsoInTransaction:
+          claim &&
+          ((trx, created) =>
+            deps.idempotency.recordIn(trx, claim, 200, JSON.stringify(answer(created.taskIds)))),
+      });
+    } catch (error) {
+      if (!(error instanceof IdempotencyClaimLostError)) throw error;
+      // This request was taken for dead and its key retried: the retry's answer is the one that counts.
+      throw new ApiError(
+        'idempotency_in_progress',
+        'A request with this Idempotency-Key is still being processed; retry shortly',
+      );
+    }
+  }
+
   return {
-    async generate(account: Account, body: unknown, source: 'api' | 'web' = 'api') {
+    /**
+     * POST /generate. With an Idempotency-Key `claim`, the answer is recorded in the transaction
+     * that creates the generation, so a retry after a crash at any point replays exactly the
+     * answer of what was committed, and nothing is created twice.
+     */
+    async generate(
+      account: Account,
+      body: unknown,
+      source: 'api' | 'web' = 'api',
+      claim?: IdempotencyClaim,
+    ): Promise<GenerateAnswer> {
       const request = parseGenerateRequest(body, deps.catalog);
       const provider = deps.providers.get(request.model.provider);
       if (!provider)
@@ -100,26 +146,35 @@ export function createGenerationsService(deps: {
       }
       if (request.callbackUrl !== undefined) await deps.vetCallbackUrl(request.callbackUrl);
       const refKeys = await storeReferences(account, request.imageUrls);
-      const { generationId, taskIds } = await deps.generations.create({
-        accountId: account.id,
-        source,
-        request,
-        refKeys,
-        deadlineMs: deps.taskDeadlineMs,
-        leaseOwner: provider.submitsInline ? deps.engine.owner : null,
-        leaseMs: deps.leaseMs,
-      });
+      const answer = (taskIds: string[]): GenerateAnswer => ({ task_ids: taskIds, email: account.email });
+      const { generationId, taskIds } = await createGeneration(
+        {
+          accountId: account.id,
+          source,
+          request,
+          refKeys,
+          deadlineMs: deps.taskDeadlineMs,
+          leaseOwner: provider.submitsInline ? deps.engine.owner : null,
+          leaseMs: deps.leaseMs,
+        },
+        claim,
+        answer,
+      );
       if (provider.submitsInline) {
         const results = await deps.engine.submitInline(taskIds);
         const failures = results.filter((r) => r.kind === 'failed');
         if (failures.length === taskIds.length && failures[0]?.kind === 'failed') {
-          await deps.generations.markRejected(generationId);
+          // Refused upstream, nothing to charge: the key is free for a retry, with the rejection.
+          await deps.generations.markRejected(
+            generationId,
+            claim && ((trx) => deps.idempotency.forgetIn(trx, claim)),
+          );
           throw new ApiError('upstream_error', `Upstream provider error: ${failures[0].message}`);
         }
       } else {
         deps.engine.wake();
       }
-      return { task_ids: taskIds, email: account.email };
+      return answer(taskIds);
     },
 
     async history(account: Account, page: number, limit: number): Promise<HistoryPage> {

@@ -10,7 +10,10 @@ export async function generationRoutes(
   app: FastifyInstance,
   { generations }: { generations: GenerationsService },
 ) {
-  app.post('/generate', async (request) => generations.generate(accountOf(request), request.body, 'api'));
+  // The Idempotency-Key's claim goes along: its answer is recorded with the generation it creates.
+  app.post('/generate', async (request) =>
+    generations.generate(accountOf(request), request.body, 'api', request.idempotencyClaim),
+  );
 
   app.get<{ Querystring: Record<string, unknown> }>('/history', async (request) => {
     const page = integerParam(request.query, 'page', { default: 1, min: 1 });

@@ -2,15 +2,22 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { accountOf } from '../http/authentication.js';
 import { ApiError } from '../http/errors.js';
-import type { IdempotencyRepository } from './idempotency-repository.js';
+import {
+  CLAIM_LEASE_MS,
+  type IdempotencyClaim,
+  type IdempotencyRepository,
+} from './idempotency-repository.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set when this request claimed an Idempotency-Key and its response must be recorded. */
-    idempotencyClaim?: { accountId: string; key: string };
+    /**
+     * Set when this request claimed an Idempotency-Key: a handler that commits a result passes it
+     * on, to record the response in the same transaction; otherwise onSend records the response.
+     */
+    idempotencyClaim?: IdempotencyClaim;
   }
 }
 
@@ -44,6 +51,8 @@ export function installIdempotency(
   app: FastifyInstance,
   { repository }: { repository: IdempotencyRepository },
 ) {
+  const renewals = new WeakMap<FastifyRequest, NodeJS.Timeout>();
+
   app.addHook('preHandler', async (request, reply) => {
     if (request.method !== 'POST') return;
     const header = request.headers[IDEMPOTENCY_HEADER];
@@ -59,7 +68,8 @@ export function installIdempotency(
     const account = accountOf(request);
     const claim = await repository.claim(account.id, header, requestHash(request));
     if (claim.kind === 'claimed') {
-      request.idempotencyClaim = { accountId: account.id, key: header };
+      request.idempotencyClaim = claim.claim;
+      renewals.set(request, keepClaimAlive(claim.claim));
       return;
     }
     const { row } = claim;
@@ -87,10 +97,28 @@ export function installIdempotency(
     const claim = request.idempotencyClaim;
     if (!claim) return payload;
     request.idempotencyClaim = undefined;
+    clearInterval(renewals.get(request));
+    // Both are no-ops when the handler already recorded the response with what it committed.
     // 5xx is our failure (or the upstream refused): let the caller retry with the same key.
-    if (reply.statusCode >= 500 || typeof payload !== 'string')
-      await repository.release(claim.accountId, claim.key);
-    else await repository.complete(claim.accountId, claim.key, reply.statusCode, payload);
+    if (reply.statusCode >= 500 || typeof payload !== 'string') await repository.release(claim);
+    else await repository.complete(claim, reply.statusCode, payload);
     return payload;
   });
+
+  /**
+   * Renews the claim's lease while its request runs (a slow reference download, a busy database),
+   * so only a dead request's key runs out; stops once the claim is recorded, released or lost.
+   */
+  function keepClaimAlive(claim: IdempotencyClaim): NodeJS.Timeout {
+    const timer = setInterval(() => {
+      repository.renew(claim).then(
+        (held) => {
+          if (!held) clearInterval(timer);
+        },
+        (error: unknown) => app.log.warn({ err: error }, 'Idempotency-Key claim renewal failed'),
+      );
+    }, CLAIM_LEASE_MS / 3);
+    timer.unref();
+    return timer;
+  }
 }

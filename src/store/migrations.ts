@@ -249,6 +249,14 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0007_idempotency_claim_owner': {
+    async up(db: Kysely<unknown>) {
+      // An in-progress Idempotency-Key names the process working on it and when its claim runs out
+      // (renewed while the request runs), so a crashed holder's key is freed instead of held 10 min.
+      await db.schema.alterTable('idempotency_keys').addColumn('owner', 'text').execute();
+      await db.schema.alterTable('idempotency_keys').addColumn('expires_at', 'bigint').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -115,6 +115,10 @@ export interface IdempotencyKeysTable {
   status_code: number | null;
   response_body: string | null;
   created_at: number;
+  /** The process working on an in-progress key (see platform/process-owner); kept once done. */
+  owner: string | null;
+  /** When an in-progress claim runs out unless renewed; null once done. */
+  expires_at: number | null;
 }
 
 /** An account's Standard Webhooks signing secret (`whsec_…`), sealed with the master key. */

@@ -13,6 +13,7 @@ import { createGenerationsRepository } from '../generations/generations-reposito
 import { createIdempotencyRepository } from '../idempotency/idempotency-repository.js';
 import { systemClock } from '../platform/clock.js';
 import { randomIds } from '../platform/ids.js';
+import { createProcessOwner } from '../platform/process-owner.js';
 import { createSecretBox } from '../secrets/secret-box.js';
 import { createTasksRepository } from '../tasks/tasks-repository.js';
 import { createWebhooksRepository } from '../webhooks/webhooks-repository.js';
@@ -147,8 +148,8 @@ describe(`store on ${store}`, () => {
     const deps = { db, clock: systemClock, ids: randomIds };
     const account = await insertAccount(db, 'conflicts@example.test');
     assert.equal(await insertAccount(db, 'conflicts@example.test').catch(() => 'taken'), 'taken');
-    const idempotency = createIdempotencyRepository(deps);
-    assert.deepEqual(await idempotency.claim(account.id, 'key-1', 'h'), { kind: 'claimed' });
+    const idempotency = createIdempotencyRepository({ ...deps, owner: createProcessOwner() });
+    assert.equal((await idempotency.claim(account.id, 'key-1', 'h')).kind, 'claimed');
     const second = await idempotency.claim(account.id, 'key-1', 'h');
     assert.equal(second.kind, 'existing');
     assert.equal(second.kind === 'existing' && typeof second.row.created_at, 'number');
