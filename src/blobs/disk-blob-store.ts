@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { copyFile, mkdir, readFile, rename, rm, stat as statFile, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readFile, rename, rm, stat as statFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type BlobStat, type BlobStore, contentTypeOfKey, isBlobKey } from './blob-store.js';
 
@@ -32,11 +32,15 @@ export function createDiskBlobStore({ root }: { root: string }): BlobStore {
   return {
     async put(key, source) {
       const target = pathOf(key);
-      await mkdir(dirname(target), { recursive: true });
+      // Security: results and uploads are the accounts' own; only this service's user may read them.
+      await mkdir(dirname(target), { recursive: true, mode: 0o700 });
       const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
       try {
-        if (Buffer.isBuffer(source)) await writeFile(temp, source);
-        else await copyFile(source.path, temp);
+        if (Buffer.isBuffer(source)) await writeFile(temp, source, { mode: 0o600 });
+        else {
+          await copyFile(source.path, temp);
+          await chmod(temp, 0o600);
+        }
         await rename(temp, target);
       } catch (error) {
         await rm(temp, { force: true });

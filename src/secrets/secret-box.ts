@@ -58,7 +58,7 @@ export function loadOrCreateMasterKey(dataDir: string, fromEnv: string | undefin
   if (fromEnv) return decodeMasterKey(fromEnv);
   const path = join(dataDir, 'master.key');
   if (!existsSync(path)) {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     try {
       // 'wx': if another process created it a moment ago, keep theirs.
       writeFileSync(path, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });

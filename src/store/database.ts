@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
@@ -31,7 +31,7 @@ function openPostgres(databaseUrl: string): Db {
 }
 
 function openSqlite(databaseUrl: string): Db {
-  if (databaseUrl !== ':memory:') mkdirSync(dirname(databaseUrl), { recursive: true });
+  if (databaseUrl !== ':memory:') createPrivateFile(databaseUrl);
   const sqlite = new SQLite(databaseUrl);
   sqlite.pragma('journal_mode = WAL');
   // The CLI and the server may write the same file at once: wait for the lock instead of failing.
@@ -39,4 +39,15 @@ function openSqlite(databaseUrl: string): Db {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+}
+
+/**
+ * Security: the database holds password and key hashes, sealed secrets and prompts. Its directory is
+ * created 0700 and the file 0600 (an existing one is narrowed to 0600); SQLite gives the -wal and
+ * -shm files it creates the database file's mode.
+ */
+function createPrivateFile(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  closeSync(openSync(path, 'a', 0o600));
+  chmodSync(path, 0o600);
 }
