@@ -43,11 +43,17 @@ function openSqlite(databaseUrl: string): Db {
 
 /**
  * Security: the database holds password and key hashes, sealed secrets and prompts. Its directory is
- * created 0700 and the file 0600 (an existing one is narrowed to 0600); SQLite gives the -wal and
- * -shm files it creates the database file's mode.
+ * created 0700 and the file 0600; SQLite gives the -wal and -shm files it creates the database
+ * file's mode. Files of an older install (a crash can leave -wal and -shm behind) are narrowed too.
  */
 function createPrivateFile(path: string): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   closeSync(openSync(path, 'a', 0o600));
-  chmodSync(path, 0o600);
+  for (const file of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) {
+    try {
+      chmodSync(file, 0o600);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
 }

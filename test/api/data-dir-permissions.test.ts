@@ -74,13 +74,16 @@ describe('data dir permissions', () => {
     assert.ok(blobs >= 2, `the upload and the result are on disk (${blobs})`);
   });
 
-  test('an existing database file readable by others is narrowed to 0600 when opened', async (context) => {
+  test('an existing database (and a leftover -wal) readable by others is narrowed to 0600 when opened', async (context) => {
     if (testStore() !== 'sqlite') return context.skip('a SQLite file');
     const path = join(t.core.config.dataDir, 'older-install.db');
     await writeFile(path, '');
+    await writeFile(`${path}-wal`, ''); // left behind by a crash
     await chmod(path, 0o644);
+    await chmod(`${path}-wal`, 0o644);
     const db = await openDatabase(path);
-    await db.destroy();
     assert.equal(octal(await modeOf(path)), '0600');
+    assert.equal(octal(await modeOf(`${path}-wal`)), '0600');
+    await db.destroy();
   });
 });
