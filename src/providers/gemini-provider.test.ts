@@ -180,7 +180,7 @@ describe('gemini provider', () => {
     assert.equal(outcome.retryable, true);
     assert.equal(outcome.retryAfterMs, 7000);
     assert.equal(outcome.cause, 'rate_limited');
-    assert.match(outcome.message, /Resource has been exhausted/);
+    assert.equal(outcome.message, 'Gemini: rate limited by the upstream (HTTP 429 RESOURCE_EXHAUSTED)');
   });
 
   test('429 without the header takes the delay from google.rpc.RetryInfo', async () => {

@@ -30,6 +30,12 @@ import type {
   SubmitOutcome,
 } from './provider.js';
 import {
+  allowedToken,
+  GOOGLE_ERROR_REASONS,
+  GOOGLE_RPC_CODES,
+  httpFailureText,
+} from './upstream-error-text.js';
+import {
   assertNever,
   callForJson,
   createUpstreamDispatcher,
@@ -174,8 +180,14 @@ function retryInfoMs(details: unknown): number | undefined {
   return undefined;
 }
 
-function hasReason(details: unknown, reason: string): boolean {
-  return Array.isArray(details) && details.some((d) => isRecord(d) && d.reason === reason);
+/** The allow-listed reason of the first google.rpc.ErrorInfo detail, if any. */
+function errorInfoReason(details: unknown): string | undefined {
+  if (!Array.isArray(details)) return undefined;
+  for (const detail of details) {
+    const reason = isRecord(detail) ? allowedToken(detail.reason, GOOGLE_ERROR_REASONS) : undefined;
+    if (reason) return reason;
+  }
+  return undefined;
 }
 
 /** Creates the Gemini adapter. */
@@ -190,18 +202,24 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Image
 
   const fail = failureFactory('Gemini');
 
-  function errorFailure(status: number, headers: Headers, body: Buffer, apiKey: string): ProviderFailure {
+  function errorFailure(status: number, headers: Headers, body: Buffer): ProviderFailure {
     const json = parseJson(body);
     const error = isRecord(json) && isRecord(json.error) ? json.error : undefined;
-    const upstreamStatus = typeof error?.status === 'string' ? error.status : undefined;
-    const upstreamText =
-      typeof error?.message === 'string' ? safeMessage(error.message, [apiKey]) : `HTTP ${status}`;
-    const label = `${upstreamText} (HTTP ${status}${upstreamStatus ? ` ${upstreamStatus}` : ''})`;
-    if (hasReason(error?.details, 'API_KEY_INVALID') || /API key not valid/i.test(upstreamText)) {
-      return fail(`the API key was rejected: ${label}`, { retryable: false, cause: 'unauthorized' });
+    // Only allow-listed fields reach the message (see upstream-error-text.ts); free text never does.
+    const rpcStatus = allowedToken(error?.status, GOOGLE_RPC_CODES);
+    const reason = errorInfoReason(error?.details);
+    const keyRejected =
+      reason === 'API_KEY_INVALID' ||
+      (typeof error?.message === 'string' && /API key not valid/i.test(error.message));
+    if (keyRejected) {
+      const sentence = 'the API key was rejected; check the key set for this account or the deployment';
+      return fail(httpFailureText(status, [rpcStatus, reason ?? 'API_KEY_INVALID'], sentence), {
+        retryable: false,
+        cause: 'unauthorized',
+      });
     }
     const { retryable, cause } = statusClass(status);
-    const failure = fail(label, { retryable, cause });
+    const failure = fail(httpFailureText(status, [rpcStatus, reason]), { retryable, cause });
     if (status === 429 || status === 503) {
       const wait = retryAfterMs(headers, now()) ?? retryInfoMs(error?.details);
       if (wait !== undefined) failure.retryAfterMs = wait;
@@ -220,11 +238,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Image
     const feedback = isRecord(json.promptFeedback) ? json.promptFeedback : undefined;
     if (feedback && feedback.blockReason !== undefined) {
       const reason = isOneOf(BLOCK_REASONS, feedback.blockReason) ? feedback.blockReason : 'OTHER';
-      const detail =
-        typeof feedback.blockReasonMessage === 'string'
-          ? `: ${safeMessage(feedback.blockReasonMessage)}`
-          : '';
-      return fail(`${explainBlock(reason)} (${String(feedback.blockReason)})${detail}`, {
+      return fail(`${explainBlock(reason)} (${reason})`, {
         retryable: false,
         cause: 'blocked',
       });
@@ -271,7 +285,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Image
     const reason = first && isOneOf(FINISH_REASONS, first.finishReason) ? first.finishReason : 'OTHER';
     const { text, blocked } = explainFinish(reason);
     const said = texts.length > 0 ? `; the model said: "${safeMessage(texts.join(' '), [], 300)}"` : '';
-    const raw = first && typeof first.finishReason === 'string' ? ` (${first.finishReason})` : '';
+    const raw = first && isOneOf(FINISH_REASONS, first.finishReason) ? ` (${first.finishReason})` : '';
     // A miss is final too: retrying an identical prompt mostly misses again, and each try is billed.
     return fail(`${text}${raw}${said}`, { retryable: false, cause: blocked ? 'blocked' : 'invalid_request' });
   }
@@ -323,7 +337,6 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Image
             : { aspectRatio: request.aspect },
         },
       });
-      const apiKey = request.apiKey;
       const result = await callForJson(
         'Gemini',
         {
@@ -335,7 +348,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Image
           signal: request.signal,
           dispatcher,
         },
-        (status, headers, body) => errorFailure(status, headers, body, apiKey),
+        errorFailure,
       );
       return 'kind' in result ? result : readImage(result.json);
     },

@@ -146,7 +146,7 @@ describe('openai provider', () => {
     assert.equal(fake.requests.length, before);
   });
 
-  test('a moderation block is a final failure with the upstream message', async () => {
+  test('a moderation block is a final failure naming the safety system and the code', async () => {
     fake.script({
       kind: 'error',
       status: 400,
@@ -163,16 +163,16 @@ describe('openai provider', () => {
     assertFailed(outcome);
     assert.equal(outcome.retryable, false);
     assert.equal(outcome.cause, 'blocked');
-    assert.match(outcome.message, /rejected by the safety system/);
+    assert.match(outcome.message, /refused by the safety system.*\(HTTP 400 moderation_blocked/);
   });
 
-  test('a wrong key: 401, final, and the echoed key is scrubbed', async () => {
+  test('a wrong key: 401, final, and the echoed key never copied', async () => {
     const wrong = 'sk-wrong-abcdefghijklmnopqrstuvwxyz';
     const outcome = await provider().submit(request({ apiKey: wrong }));
     assertFailed(outcome);
     assert.equal(outcome.retryable, false);
     assert.equal(outcome.cause, 'unauthorized');
-    assert.match(outcome.message, /Incorrect API key/);
+    assert.match(outcome.message, /key was rejected.*\(HTTP 401 invalid_api_key/);
     assert.ok(!outcome.message.includes(wrong));
   });
 

@@ -32,6 +32,12 @@ import type {
   SubmitOutcome,
 } from './provider.js';
 import {
+  allowedToken,
+  httpFailureText,
+  OPENAI_ERROR_CODES,
+  OPENAI_ERROR_TYPES,
+} from './upstream-error-text.js';
+import {
   callForJson,
   createUpstreamDispatcher,
   FormData,
@@ -40,7 +46,6 @@ import {
   isRecord,
   parseJson,
   retryAfterMs,
-  safeMessage,
   sniffImageType,
   statusClass,
 } from './upstream-http.js';
@@ -110,25 +115,24 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
 
   const fail = failureFactory('OpenAI');
 
-  function errorFailure(status: number, headers: Headers, body: Buffer, apiKey: string): ProviderFailure {
+  function errorFailure(status: number, headers: Headers, body: Buffer): ProviderFailure {
     const json = parseJson(body);
     const error = isRecord(json) && isRecord(json.error) ? json.error : undefined;
-    const code = typeof error?.code === 'string' ? error.code : undefined;
-    const type = typeof error?.type === 'string' ? error.type : undefined;
-    const text = typeof error?.message === 'string' ? safeMessage(error.message, [apiKey]) : `HTTP ${status}`;
-    const label = `${text} (HTTP ${status}${code ? ` ${code}` : ''})`;
+    // Only allow-listed fields reach the message (see upstream-error-text.ts); free text never does.
+    const code = allowedToken(error?.code, OPENAI_ERROR_CODES);
+    const type = allowedToken(error?.type, OPENAI_ERROR_TYPES);
+    const tokens = [code, type];
     if (code === 'moderation_blocked' || code === 'content_policy_violation') {
-      return fail(`the request was refused by the safety system: ${label}`, {
-        retryable: false,
-        cause: 'blocked',
-      });
+      const sentence = 'the request was refused by the safety system; change the prompt or the images';
+      return fail(httpFailureText(status, tokens, sentence), { retryable: false, cause: 'blocked' });
     }
     if (code === 'insufficient_quota' || type === 'insufficient_quota') {
       // A billing limit: retrying cannot succeed until someone adds credit.
-      return fail(`the account has no quota left: ${label}`, { retryable: false, cause: 'rate_limited' });
+      const sentence = 'the upstream account has no quota left; add credit or raise its limit';
+      return fail(httpFailureText(status, tokens, sentence), { retryable: false, cause: 'rate_limited' });
     }
     const { retryable, cause } = statusClass(status);
-    const failure = fail(label, { retryable, cause });
+    const failure = fail(httpFailureText(status, tokens), { retryable, cause });
     if (status === 429 || status === 503) {
       const wait = retryAfterMs(headers, now());
       if (wait !== undefined) failure.retryAfterMs = wait;
@@ -223,7 +227,6 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
         body = form;
       }
 
-      const apiKey = request.apiKey;
       const result = await callForJson(
         'OpenAI',
         {
@@ -235,7 +238,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
           signal: request.signal,
           dispatcher,
         },
-        (status, headers, body) => errorFailure(status, headers, body, apiKey),
+        errorFailure,
       );
       return 'kind' in result ? result : readImage(result.json);
     },

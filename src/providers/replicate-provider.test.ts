@@ -195,7 +195,7 @@ describe('replicate provider', () => {
     assert.match(outcome.message, /not found/);
   });
 
-  test('a prediction that fails for safety is a final, blocked failure with the upstream message', async () => {
+  test('a prediction that fails for safety is a final, blocked failure saying so', async () => {
     fake.scriptLifecycle({
       statuses: ['starting', 'failed'],
       error: 'NSFW content detected. Try a different prompt.',
@@ -208,7 +208,7 @@ describe('replicate provider', () => {
     assertFailed(outcome);
     assert.equal(outcome.retryable, false);
     assert.equal(outcome.cause, 'blocked');
-    assert.match(outcome.message, /NSFW content detected/);
+    assert.match(outcome.message, /safety checker refused/);
   });
 
   test('canceled, aborted and data_removed predictions end the task', async () => {
@@ -265,7 +265,7 @@ describe('replicate provider', () => {
     assert.equal(outcome.retryable, true);
     assert.equal(outcome.retryAfterMs, 2000);
     assert.equal(outcome.cause, 'rate_limited');
-    assert.match(outcome.message, /throttled/);
+    assert.match(outcome.message, /rate limited by the upstream \(HTTP 429\)/);
   });
 
   test('402 (spend limit) is final', async () => {

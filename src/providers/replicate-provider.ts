@@ -41,6 +41,7 @@ import type {
   ProviderRequest,
   SubmitOutcome,
 } from './provider.js';
+import { httpFailureText, statusSentence } from './upstream-error-text.js';
 import {
   assertNever,
   callUpstream,
@@ -50,7 +51,6 @@ import {
   isRecord,
   parseJson,
   retryAfterMs,
-  safeMessage,
   statusClass,
   transportFailure,
   type UpstreamAnswer,
@@ -197,6 +197,26 @@ function firstUrl(output: unknown): string | undefined {
   return undefined;
 }
 
+/** Inputs the adapter fills: the only names a refusal's message may repeat. */
+const KNOWN_INPUTS: ReadonlySet<string> = new Set([
+  'prompt',
+  'aspect_ratio',
+  'seed',
+  ...SIZE_INPUTS,
+  ...ARRAY_REFERENCE_INPUTS,
+  ...SINGLE_REFERENCE_INPUTS,
+]);
+
+/** The sentence for an HTTP failure; for a 422, naming the known inputs Replicate's detail refers to. */
+function refusedInputs(status: number, json: unknown): string {
+  const detail = isRecord(json) && typeof json.detail === 'string' ? json.detail : '';
+  const named = [...detail.matchAll(/input\.([a-z0-9_]+)/gi)]
+    .map((m) => m[1] ?? '')
+    .filter((name) => KNOWN_INPUTS.has(name));
+  if (status !== 422 || named.length === 0) return statusSentence(status);
+  return `the upstream refused input ${[...new Set(named)].join(', ')}; check the catalog entry against the model's inputs`;
+}
+
 /** Creates the Replicate adapter. */
 export function createReplicateProvider(options: ReplicateProviderOptions = {}): ImageProvider {
   const baseUrl = (options.baseUrl ?? 'https://api.replicate.com').replace(/\/+$/, '');
@@ -249,21 +269,15 @@ export function createReplicateProvider(options: ReplicateProviderOptions = {}):
       dispatcher,
     });
 
-  function errorFailure(
-    answer: Extract<UpstreamAnswer, { kind: 'response' }>,
-    apiKey: string,
-  ): ProviderFailure {
+  function errorFailure(answer: Extract<UpstreamAnswer, { kind: 'response' }>): ProviderFailure {
     const { status, headers, body } = answer;
-    const json = parseJson(body);
-    const detail = isRecord(json) ? (json.detail ?? json.title ?? json.error) : undefined;
-    const text = typeof detail === 'string' ? safeMessage(detail, [apiKey]) : `HTTP ${status}`;
-    const label = `${text} (HTTP ${status})`;
-    if (status === 402) {
-      // Out of credit or over the spend limit: no retry helps until someone pays.
-      return fail(`payment required: ${label}`, { retryable: false, cause: 'rate_limited' });
-    }
     const { retryable, cause } = statusClass(status);
-    const failure = fail(label, { retryable, cause });
+    // Only allow-listed fields reach the message (see upstream-error-text.ts): for a refused input,
+    // the names of the inputs Atelier fills, as Replicate's detail lists them; never its free text.
+    const failure = fail(httpFailureText(status, [], refusedInputs(status, parseJson(body))), {
+      retryable: status === 402 ? false : retryable,
+      cause: status === 402 ? 'rate_limited' : cause,
+    });
     if (status === 429 || status === 503) {
       const wait = retryAfterMs(headers, now());
       if (wait !== undefined) failure.retryAfterMs = wait;
@@ -291,7 +305,7 @@ export function createReplicateProvider(options: ReplicateProviderOptions = {}):
         cause: 'invalid_request',
       });
     }
-    if (answer.status < 200 || answer.status >= 300) return errorFailure(answer, apiKey);
+    if (answer.status < 200 || answer.status >= 300) return errorFailure(answer);
     const json = parseJson(answer.body);
     const openapi = isRecord(json)
       ? ref.version
@@ -393,7 +407,7 @@ export function createReplicateProvider(options: ReplicateProviderOptions = {}):
       if (answer.kind === 'transport_error')
         return { ...transportFailure('Replicate', answer), maybeAccepted: true };
       if (answer.status < 200 || answer.status >= 300)
-        return { ...errorFailure(answer, apiKey), maybeAccepted: true };
+        return { ...errorFailure(answer), maybeAccepted: true };
       const json = parseJson(answer.body);
       if (!isRecord(json) || !Array.isArray(json.results)) {
         return fail('the prediction list is unreadable', {
@@ -499,7 +513,7 @@ export function createReplicateProvider(options: ReplicateProviderOptions = {}):
       };
       if (answer.kind === 'transport_error') return lost(transportFailure('Replicate', answer));
       if (answer.status < 200 || answer.status >= 300) {
-        const failure = errorFailure(answer, apiKey);
+        const failure = errorFailure(answer);
         // A gateway error may hide a prediction that was created behind it.
         return lost([502, 504].includes(answer.status) ? { ...failure, maybeAccepted: true } : failure);
       }
@@ -544,14 +558,14 @@ export function createReplicateProvider(options: ReplicateProviderOptions = {}):
           cause: 'invalid_request',
         });
       }
-      if (answer.status < 200 || answer.status >= 300) return errorFailure(answer, request.apiKey);
+      if (answer.status < 200 || answer.status >= 300) return errorFailure(answer);
       const prediction = parseJson(answer.body);
       if (!isRecord(prediction) || typeof prediction.status !== 'string') {
         return fail('the prediction is unreadable', { retryable: true, cause: 'bad_response' });
       }
       const status = prediction.status;
       if (!(STATUSES as readonly string[]).includes(status)) {
-        return fail(`unknown prediction status "${safeMessage(status, [], 40)}"`, {
+        return fail('the prediction has a status Atelier does not know', {
           retryable: true,
           cause: 'bad_response',
         });
@@ -603,12 +617,13 @@ export function createReplicateProvider(options: ReplicateProviderOptions = {}):
         return { kind: 'done', image: { url } };
       }
       case 'failed': {
-        const error =
-          typeof prediction.error === 'string'
-            ? safeMessage(prediction.error, [request.apiKey])
-            : 'no reason given';
+        // The model's error text is read to classify, never copied (see upstream-error-text.ts).
+        const error = typeof prediction.error === 'string' ? prediction.error : '';
         const blocked = /nsfw|sensitive|safety|flagged|moderation/i.test(error);
-        return fail(`prediction failed: ${error}`, {
+        const why = blocked
+          ? "the model's safety checker refused the prompt or the result; change the prompt or the images"
+          : 'the model reported an error while running';
+        return fail(`prediction ${id} failed: ${why}`, {
           retryable: false,
           cause: blocked ? 'blocked' : 'upstream_error',
         });

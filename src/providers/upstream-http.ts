@@ -143,7 +143,8 @@ export async function callUpstream(call: UpstreamCall): Promise<UpstreamAnswer> 
       kind: 'transport_error',
       cause: 'network',
       requestSent: sent,
-      detail: code ? `network error ${code}` : `network error (${(error as Error).message})`,
+      // The code only (an allow-listed shape): an error's message can quote what the peer sent.
+      detail: code && /^[A-Z][A-Z0-9_]{1,40}$/.test(code) ? `network error ${code}` : 'network error',
     };
   }
 }
