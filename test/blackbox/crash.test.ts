@@ -19,7 +19,8 @@ const RECOVERY_TIMEOUT_MS = 110_000;
 
 /** A small seeded generator, so a failing run can be replayed with ATELIER_CRASH_SEED. */
 function seededRandom(seed: number) {
-  let state = seed >>> 0;
+  // Mixed first, so that nearby seeds (101, 202) do not start alike.
+  let state = Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) >>> 0;
   return (min: number, max: number) => {
     state = (state + 0x6d2b79f5) | 0;
     let t = Math.imul(state ^ (state >>> 15), state | 1);
