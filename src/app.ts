@@ -8,8 +8,10 @@ import { catalogRoutes } from './catalog/routes.js';
 import type { Core } from './core.js';
 import { generationRoutes } from './generations/routes.js';
 import { type AccountResolver, bearerKeyResolver, requireAccount } from './http/authentication.js';
+import { installBodyTimeouts } from './http/body-timeouts.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { healthRoutes, roleNames } from './http/health-routes.js';
+import { edgeServerOptions } from './http/server-options.js';
 import { installIdempotency } from './idempotency/idempotency-hooks.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { openApiRoutes } from './openapi/routes.js';
@@ -29,7 +31,10 @@ async function apiV1(
   installIdempotency(app, { repository: core.idempotency });
   await app.register(generationRoutes, { generations: core.generations });
   await app.register(taskRoutes, { tasks: core.tasks, events: core.taskEvents, engine: core.engine });
-  await app.register(uploadRoutes, { uploads: core.uploads });
+  await app.register(uploadRoutes, {
+    uploads: core.uploads,
+    bodyDeadlineMs: core.config.requestTimeouts.uploadDeadlineMs,
+  });
   await app.register(accountRoutes, {
     catalog: core.catalog,
     providers: core.providers,
@@ -42,7 +47,9 @@ async function apiV1(
 
 /** Builds the HTTP app over a core. The server file only adds listening and shutdown. */
 export async function buildApp(core: Core): Promise<FastifyInstance> {
+  const timeouts = core.config.requestTimeouts;
   const app = Fastify({
+    ...edgeServerOptions(timeouts),
     loggerInstance: core.logger as FastifyBaseLogger,
     bodyLimit: JSON_BODY_LIMIT,
     genReqId: () => `req_${randomBytes(9).toString('base64url')}`,
@@ -56,6 +63,7 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
   installErrorHandling(app);
+  installBodyTimeouts(app, timeouts);
   // An empty body with a JSON content type (common on POSTs like cancel) reads as no body;
   // everything else goes through Fastify's own parser (which refuses prototype poisoning).
   const parseJson = app.getDefaultJsonParser('error', 'error');

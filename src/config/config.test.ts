@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { test } from 'node:test';
+import { DEFAULT_REQUEST_TIMEOUTS } from '../http/server-options.js';
 import { loadConfig } from './config.js';
 
 test('defaults: port 8080, ./data, SQLite file in the data dir, both roles', () => {
@@ -130,4 +131,18 @@ test('webhook retry schedule: the Standard Webhooks default, or a comma-separate
       /ATELIER_WEBHOOK_RETRY_SCHEDULE_MS/,
     );
   }
+});
+
+test('request timeouts: 30 s idle, 60 s body, 5 min upload by default; the idle limit is at most 30 s', () => {
+  assert.deepEqual(loadConfig({}).requestTimeouts, {
+    bodyIdleMs: 30_000,
+    bodyDeadlineMs: 60_000,
+    uploadDeadlineMs: 300_000,
+  });
+  // A worker-only node (no config at hand for its /healthz app) uses the same defaults.
+  assert.deepEqual(loadConfig({}).requestTimeouts, DEFAULT_REQUEST_TIMEOUTS);
+  const quick = loadConfig({ ATELIER_BODY_IDLE_TIMEOUT_MS: '200', ATELIER_UPLOAD_DEADLINE_MS: '1000' });
+  assert.equal(quick.requestTimeouts.bodyIdleMs, 200);
+  assert.equal(quick.requestTimeouts.uploadDeadlineMs, 1000);
+  assert.throws(() => loadConfig({ ATELIER_BODY_IDLE_TIMEOUT_MS: '60000' }), /ATELIER_BODY_IDLE_TIMEOUT_MS/);
 });

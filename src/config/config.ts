@@ -82,6 +82,9 @@ const envSchema = z.object({
   ATELIER_REPLICATE_BASE_URL: optionalText,
   ATELIER_DEMO_ACCOUNT: z.enum(['true', 'false']).default('true'),
   ATELIER_TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  ATELIER_BODY_IDLE_TIMEOUT_MS: positiveMs.pipe(z.number().min(50).max(30_000)).default(30_000),
+  ATELIER_BODY_DEADLINE_MS: positiveMs.pipe(z.number().min(50)).default(60_000),
+  ATELIER_UPLOAD_DEADLINE_MS: positiveMs.pipe(z.number().min(50)).default(300_000),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -188,6 +191,8 @@ export interface Config {
   createDemoAccount: boolean;
   /** Believe X-Forwarded-For/-Proto (only behind a reverse proxy that sets them). */
   trustProxy: boolean;
+  /** Slow clients: a body (or header block) silent this long is cut off; whole-body deadlines per route. */
+  requestTimeouts: { bodyIdleMs: number; bodyDeadlineMs: number; uploadDeadlineMs: number };
 }
 
 /** Parses the environment once; throws an Error that names every bad variable. */
@@ -233,6 +238,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     createDemoAccount: e.ATELIER_DEMO_ACCOUNT === 'true',
     trustProxy: e.ATELIER_TRUST_PROXY === 'true',
+    requestTimeouts: {
+      bodyIdleMs: e.ATELIER_BODY_IDLE_TIMEOUT_MS,
+      bodyDeadlineMs: e.ATELIER_BODY_DEADLINE_MS,
+      uploadDeadlineMs: e.ATELIER_UPLOAD_DEADLINE_MS,
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOf } from '../http/authentication.js';
-import { integerParam } from '../http/query.js';
+import { integerParam, pageParam } from '../http/query.js';
 import type { GenerationsService } from './generations-service.js';
 
 export const MAX_HISTORY_LIMIT = 50;
@@ -16,8 +16,8 @@ export async function generationRoutes(
   );
 
   app.get<{ Querystring: Record<string, unknown> }>('/history', async (request) => {
-    const page = integerParam(request.query, 'page', { default: 1, min: 1 });
+    const { page, storePage } = pageParam(request.query);
     const limit = integerParam(request.query, 'limit', { default: 20, min: 1, max: MAX_HISTORY_LIMIT });
-    return generations.history(accountOf(request), page, limit);
+    return { ...(await generations.history(accountOf(request), storePage, limit)), page };
   });
 }

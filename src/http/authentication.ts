@@ -14,6 +14,14 @@ export type AccountResolver = (request: FastifyRequest) => Promise<Account | und
 
 const bearerPattern = /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i;
 
+/** How many `Authorization` header lines the request carried (Node keeps only the first). */
+function authorizationHeaderCount(request: FastifyRequest): number {
+  const raw = request.raw.rawHeaders;
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]?.toLowerCase() === 'authorization') count++;
+  return count;
+}
+
 /** Reads `Authorization: Bearer <key>` (spec §5): missing/not Bearer → unauthorized; unknown → invalid_api_key. */
 export function bearerKeyResolver(
   authenticate: (apiKey: string) => Promise<Account | undefined>,
@@ -21,6 +29,10 @@ export function bearerKeyResolver(
   return async (request) => {
     const header = request.headers.authorization;
     if (header === undefined) return 'not-mine';
+    // Security: with two, a proxy reading the last and Atelier the first would disagree on the caller.
+    if (authorizationHeaderCount(request) > 1) {
+      throw new ApiError('unauthorized', 'Send exactly one Authorization header');
+    }
     const match = bearerPattern.exec(header);
     if (!match?.[1]) {
       throw new ApiError('unauthorized', 'Authorization header must be "Bearer <API_KEY>"');

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import { installErrorHandling } from './error-handler.js';
 import { ApiError } from './errors.js';
+import { DEFAULT_REQUEST_TIMEOUTS, edgeServerOptions, type RequestTimeouts } from './server-options.js';
 
 /**
  * GET /healthz on every role's port: 200 `{ ok, roles }` when this node can serve — its database
@@ -21,10 +22,19 @@ export async function healthRoutes(app: FastifyInstance, { db, roles }: { db: Db
 }
 
 /** The HTTP face of a node without the `api` role: only /healthz (and the error shape for the rest). */
-export async function buildHealthApp(deps: { db: Db; roles: string[]; logger: FastifyBaseLogger }) {
-  const app = Fastify({ loggerInstance: deps.logger, return503OnClosing: true });
+export async function buildHealthApp(deps: {
+  db: Db;
+  roles: string[];
+  logger: FastifyBaseLogger;
+  timeouts?: RequestTimeouts;
+}) {
+  const app = Fastify({
+    ...edgeServerOptions(deps.timeouts ?? DEFAULT_REQUEST_TIMEOUTS),
+    loggerInstance: deps.logger,
+    return503OnClosing: true,
+  });
   installErrorHandling(app);
-  await app.register(healthRoutes, deps);
+  await app.register(healthRoutes, { db: deps.db, roles: deps.roles });
   return app;
 }
 

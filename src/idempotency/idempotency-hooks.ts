@@ -21,16 +21,45 @@ declare module 'fastify' {
   }
 }
 
-/** JSON with object keys sorted, so the same body always hashes the same. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+/**
+ * JSON with object keys sorted, so the same body always hashes the same. Iterative (an explicit
+ * stack, not recursion): a body nested 100,000 deep, well under the 1 MB limit, must not overflow
+ * the call stack. The output is byte for byte what the recursive version wrote, so hashes of keys
+ * claimed before an upgrade still match.
+ */
+export function canonicalJson(root: unknown): string {
+  const out: string[] = [];
+  // A string on the stack is written as is; a `{ value }` is serialised.
+  const stack: Array<string | { value: unknown }> = [{ value: root }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (typeof item === 'string') {
+      out.push(item);
+      continue;
+    }
+    const { value } = item;
+    if (Array.isArray(value)) {
+      out.push('[');
+      stack.push(']');
+      for (let i = value.length - 1; i >= 0; i--) {
+        stack.push({ value: value[i] });
+        if (i > 0) stack.push(',');
+      }
+    } else if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      out.push('{');
+      stack.push('}');
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, entry] = entries[i] as [string, unknown];
+        stack.push({ value: entry }, `${JSON.stringify(key)}:`);
+        if (i > 0) stack.push(',');
+      }
+    } else {
+      out.push(JSON.stringify(value) ?? 'null');
+    }
   }
-  return JSON.stringify(value) ?? 'null';
+  return out.join('');
 }
 
 function requestHash(request: FastifyRequest): string {

@@ -12,12 +12,27 @@ import type { UploadsService } from './uploads-service.js';
  * POST /upload: JSON `{ source_url }` (spec §4.4), or a direct upload — multipart/form-data with a
  * `file` field, or a raw `image/*` body — with the same limits and checks.
  */
-export async function uploadRoutes(app: FastifyInstance, { uploads }: { uploads: UploadsService }) {
+export async function uploadRoutes(
+  app: FastifyInstance,
+  { uploads, bodyDeadlineMs }: { uploads: UploadsService; bodyDeadlineMs: number },
+) {
   await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 5, parts: 6 } });
   // Raw image bodies stay a stream: the handler writes them to disk with a byte cap.
   app.addContentTypeParser(/^(image\/[a-z0-9.+-]+|application\/octet-stream)$/i, (_request, payload, done) =>
     done(null, payload),
   );
+
+  /** The upload's file part; a body busboy cannot parse (no boundary, cut short) is the caller's error. */
+  async function filePart(request: FastifyRequest) {
+    try {
+      return await request.file();
+    } catch (error) {
+      const status = (error as { statusCode?: unknown }).statusCode;
+      if (error instanceof ApiError || (typeof status === 'number' && status >= 400 && status < 500))
+        throw error;
+      throw new ApiError('invalid_request', 'Malformed multipart/form-data body');
+    }
+  }
 
   async function ingestStream(request: FastifyRequest, stream: Readable) {
     const file = await writeStreamToTempFile(stream);
@@ -30,10 +45,11 @@ export async function uploadRoutes(app: FastifyInstance, { uploads }: { uploads:
     }
   }
 
-  app.post('/upload', { bodyLimit: MAX_UPLOAD_BYTES + 1024 * 1024 }, async (request) => {
+  const routeOptions = { bodyLimit: MAX_UPLOAD_BYTES + 1024 * 1024, config: { bodyDeadlineMs } };
+  app.post('/upload', routeOptions, async (request) => {
     const account = accountOf(request);
     if (request.isMultipart()) {
-      const part = await request.file();
+      const part = await filePart(request);
       if (part?.fieldname !== 'file')
         throw new ApiError('invalid_request', 'multipart upload needs a "file" field');
       const result = await ingestStream(request, part.file);

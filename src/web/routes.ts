@@ -5,7 +5,7 @@ import { DEFAULT_MODEL_ID } from '../catalog/catalog.js';
 import type { Core } from '../core.js';
 import { accountOf, requireAccount } from '../http/authentication.js';
 import { ApiError } from '../http/errors.js';
-import { integerParam } from '../http/query.js';
+import { integerParam, pageParam } from '../http/query.js';
 import type { LoginThrottle } from './login-throttle.js';
 import {
   assertSameOrigin,
@@ -119,9 +119,9 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
 
     authed.get<{ Querystring: Record<string, unknown> }>('/works', async (request) => {
       const account = accountOf(request);
-      const page = integerParam(request.query, 'page', { default: 1, min: 1 });
+      const { page, storePage } = pageParam(request.query);
       const limit = integerParam(request.query, 'limit', { default: 24, min: 1, max: 50 });
-      return core.generations.savedWorks(account, page, limit);
+      return { ...(await core.generations.savedWorks(account, storePage, limit)), page };
     });
 
     authed.delete<{ Params: { id: string } }>('/works/:id', async (request, reply) => {
@@ -130,14 +130,14 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
     });
 
     authed.get<{ Querystring: Record<string, unknown> }>('/assets', async (request) => {
-      const page = integerParam(request.query, 'page', { default: 1, min: 1 });
+      const { page, storePage } = pageParam(request.query);
       const limit = integerParam(request.query, 'limit', { default: 30, min: 1, max: 50 });
       const kind = request.query.kind;
       if (kind !== undefined && kind !== '' && kind !== 'upload' && kind !== 'result') {
         throw new ApiError('invalid_request', 'kind must be upload or result');
       }
       const { items, total } = await reads.libraryPage(accountOf(request).id, {
-        page,
+        page: storePage,
         limit,
         ...(kind ? { kind: kind as AssetKind } : {}),
       });

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOf } from '../http/authentication.js';
-import { integerParam } from '../http/query.js';
+import { integerParam, pageParam } from '../http/query.js';
 import type { WebhooksService } from './webhooks-service.js';
 
 export const MAX_DELIVERIES_LIMIT = 50;
@@ -14,9 +14,9 @@ export async function webhookRoutes(app: FastifyInstance, { webhooks }: { webhoo
   });
 
   app.get<{ Querystring: Record<string, unknown> }>('/webhooks/deliveries', async (request) => {
-    const page = integerParam(request.query, 'page', { default: 1, min: 1 });
+    const { page, storePage } = pageParam(request.query);
     const limit = integerParam(request.query, 'limit', { default: 20, min: 1, max: MAX_DELIVERIES_LIMIT });
-    return webhooks.listDeliveries(accountOf(request).id, page, limit);
+    return { ...(await webhooks.listDeliveries(accountOf(request).id, storePage, limit)), page };
   });
 
   app.post<{ Params: { id: string } }>('/webhooks/deliveries/:id/redeliver', async (request) =>
