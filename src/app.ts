@@ -9,6 +9,7 @@ import type { Core } from './core.js';
 import { generationRoutes } from './generations/routes.js';
 import { type AccountResolver, bearerKeyResolver, requireAccount } from './http/authentication.js';
 import { installBodyTimeouts } from './http/body-timeouts.js';
+import { answerUnsupportedHttpFeatures } from './http/client-errors.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { healthRoutes, roleNames } from './http/health-routes.js';
 import { edgeServerOptions } from './http/server-options.js';
@@ -64,6 +65,7 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
   });
   installErrorHandling(app);
   installBodyTimeouts(app, timeouts);
+  answerUnsupportedHttpFeatures(app.server);
   // An empty body with a JSON content type (common on POSTs like cancel) reads as no body;
   // everything else goes through Fastify's own parser (which refuses prototype poisoning).
   const parseJson = app.getDefaultJsonParser('error', 'error');

@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type ErrorType, errorBody, errorStatus } from './errors.js';
@@ -51,6 +51,27 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
     return;
   }
   socket.destroy();
+}
+
+/**
+ * Requests Node's server answers by itself, outside the error shape or not at all: an `Expect`
+ * other than 100-continue (Node: a bare 417) and CONNECT (Node: the socket is closed unanswered).
+ */
+export function answerUnsupportedHttpFeatures(server: Server): void {
+  server.on('checkExpectation', (_request, response) => {
+    const body = JSON.stringify(
+      errorBody('invalid_request', 'Unsupported Expect header: only "100-continue" is understood'),
+    );
+    response.writeHead(errorStatus.invalid_request, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    });
+    response.end(body);
+  });
+  server.on('connect', (_request, socket: Socket) => {
+    socket.end(rawErrorResponse('method_not_allowed', 'CONNECT is not supported'), () => socket.destroy());
+  });
 }
 
 /**

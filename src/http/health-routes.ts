@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
+import { answerUnsupportedHttpFeatures } from './client-errors.js';
 import { installErrorHandling } from './error-handler.js';
 import { ApiError } from './errors.js';
 import { DEFAULT_REQUEST_TIMEOUTS, edgeServerOptions, type RequestTimeouts } from './server-options.js';
@@ -34,6 +35,7 @@ export async function buildHealthApp(deps: {
     return503OnClosing: true,
   });
   installErrorHandling(app);
+  answerUnsupportedHttpFeatures(app.server);
   await app.register(healthRoutes, { db: deps.db, roles: deps.roles });
   return app;
 }

@@ -99,6 +99,13 @@ describe('HTTP edge: refusals made before any route runs keep the error shape (r
     assert.equal((await fetch(`${t.baseUrl}/healthz`)).status, 200);
   });
 
+  test('an Expect other than 100-continue is 400 invalid_request; CONNECT is 405 method_not_allowed', async () => {
+    const expect = await rawExchange(port, request(['GET /healthz HTTP/1.1', 'Host: x', 'Expect: teapot']));
+    assertRawError(expect, 400, 'invalid_request');
+    const connect = await rawExchange(port, request(['CONNECT 127.0.0.1:22 HTTP/1.1', 'Host: 127.0.0.1:22']));
+    assertRawError(connect, 405, 'method_not_allowed');
+  });
+
   test('two Authorization headers are 401 unauthorized, whichever is valid', async () => {
     for (const pair of [
       [`Bearer ${apiKey}`, 'Bearer atl_someone_else'],

@@ -8,11 +8,19 @@ export interface RawResponse {
   json: unknown;
 }
 
-/** Parses the first HTTP/1.1 response in `bytes` (Content-Length or chunked body); undefined if incomplete. */
-export function parseRawResponse(bytes: Buffer, closed: boolean): RawResponse | undefined {
+/**
+ * Parses the first HTTP/1.1 response in `bytes` (Content-Length or chunked body); undefined if
+ * incomplete. With `wantBody` false for its status, the head is enough (HEAD, event streams).
+ */
+export function parseRawResponse(
+  bytes: Buffer,
+  closed: boolean,
+  wantBody: (status: number) => boolean = () => true,
+): RawResponse | undefined {
   const end = bytes.indexOf('\r\n\r\n');
   if (end < 0) return undefined;
   const [statusLine = '', ...lines] = bytes.subarray(0, end).toString('latin1').split('\r\n');
+  const status = Number(statusLine.split(' ')[1]);
   const headers: Record<string, string> = {};
   for (const line of lines) {
     const colon = line.indexOf(':');
@@ -20,7 +28,9 @@ export function parseRawResponse(bytes: Buffer, closed: boolean): RawResponse | 
   }
   let rest = bytes.subarray(end + 4);
   let body: Buffer;
-  if (headers['content-length'] !== undefined) {
+  if (!wantBody(status)) {
+    body = Buffer.alloc(0);
+  } else if (headers['content-length'] !== undefined) {
     const length = Number(headers['content-length']);
     if (rest.length < length) return undefined;
     body = rest.subarray(0, length);
@@ -48,7 +58,7 @@ export function parseRawResponse(bytes: Buffer, closed: boolean): RawResponse | 
   } catch {
     json = undefined;
   }
-  return { status: Number(statusLine.split(' ')[1]), headers, body: text, json };
+  return { status, headers, body: text, json };
 }
 
 export interface RawExchange {
@@ -63,7 +73,11 @@ export interface RawExchange {
  * Opens a plain TCP connection to `port` and writes `bytes` as given — whatever a well-behaved
  * HTTP client would refuse to send (raw spaces, NUL, duplicate headers, a body that stops short).
  */
-export function rawRequest(port: number, bytes: string | Buffer = ''): RawExchange {
+export function rawRequest(
+  port: number,
+  bytes: string | Buffer = '',
+  wantBody?: (status: number) => boolean,
+): RawExchange {
   const socket = connect(port, '127.0.0.1');
   const received: Buffer[] = [];
   let settle: { resolve(r: RawResponse): void; reject(e: Error): void } | undefined;
@@ -72,7 +86,7 @@ export function rawRequest(port: number, bytes: string | Buffer = ''): RawExchan
   });
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   const check = (isClosed: boolean) => {
-    const parsed = parseRawResponse(Buffer.concat(received), isClosed);
+    const parsed = parseRawResponse(Buffer.concat(received), isClosed, wantBody);
     if (parsed) settle?.resolve(parsed);
     else if (isClosed) {
       settle?.reject(
