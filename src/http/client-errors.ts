@@ -79,9 +79,17 @@ export function answerUnsupportedHttpFeatures(server: Server): void {
  * %-escape in the path, a path parameter over the router's `maxParamLength`.
  */
 export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const { type, message } =
-    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? { type: 'not_found' as const, message: `No route for ${request.method} (path parameter too long)` }
-      : { type: 'invalid_request' as const, message: 'The request path is not valid (bad %-escape)' };
+  const { type, message } = frameworkErrorAnswer(error.code, request.method);
   return reply.code(errorStatus[type]).send(errorBody(type, message));
+}
+
+function frameworkErrorAnswer(code: string, method: string): { type: ErrorType; message: string } {
+  switch (code) {
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return { type: 'not_found', message: `No route for ${method} (a path parameter is too long)` };
+    case 'FST_ERR_BAD_URL':
+      return { type: 'invalid_request', message: 'The request path is not valid (a bad %-escape)' };
+    default:
+      return { type: 'invalid_request', message: 'The request could not be routed' };
+  }
 }
