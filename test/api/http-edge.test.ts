@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import type { FastifyBaseLogger } from 'fastify';
+import { buildHealthApp } from '../../src/http/health-routes.js';
 import { assertError, bearer, makePng } from '../support/api-helpers.js';
 import { portOf, type RawResponse, rawExchange, rawRequest } from '../support/raw-http.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
@@ -133,6 +136,47 @@ describe('HTTP edge: refusals made before any route runs keep the error shape (r
       ]),
     );
     assert.equal(single.status, 200);
+  });
+});
+
+describe("HTTP edge: a worker-only node's /healthz app answers in the same shape", () => {
+  test('bad request line, oversized headers, unknown route', async () => {
+    const t = await createTestApp({ startEngine: false });
+    const health = await buildHealthApp({
+      db: t.core.db,
+      roles: ['worker'],
+      logger: t.core.logger as FastifyBaseLogger,
+    });
+    await health.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const { port } = health.server.address() as AddressInfo;
+      assertRawError(
+        await rawExchange(port, request(['GET /a b HTTP/1.1', 'Host: x'])),
+        400,
+        'invalid_request',
+      );
+      assertRawError(
+        await rawExchange(
+          port,
+          request(['GET /healthz HTTP/1.1', 'Host: x', `X-Big: ${'b'.repeat(20_000)}`]),
+        ),
+        431,
+        'headers_too_large',
+      );
+      assertRawError(
+        await rawExchange(port, request(['GET /%zz HTTP/1.1', 'Host: x'])),
+        400,
+        'invalid_request',
+      );
+      const healthz = await rawExchange(
+        port,
+        request(['GET /healthz HTTP/1.1', 'Host: x', 'Connection: close']),
+      );
+      assert.equal(healthz.status, 200);
+    } finally {
+      await health.close();
+      await t.close();
+    }
   });
 });
 
