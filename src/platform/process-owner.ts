@@ -27,6 +27,7 @@ export interface ProcessIdentity {
 }
 
 // One token per process: every core in this process (tests run several) is the same holder.
+// (Worker threads would each get their own token under one pid: Atelier serves from the main thread.)
 const processToken = randomBytes(9).toString('base64url');
 
 /** The running process's identity: host name, PID namespace (Linux), pid, a random token. */
