@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { ApiError } from '../http/errors.js';
 import { assertImageDecodes } from './decode-check.js';
 import { inspectImageBuffer } from './inspect-image.js';
-import { bmpOfSize, encodedImage, undecodablePng } from './testing/image-fixtures.js';
+import { bmpOfSize, encodedImage, pngOfSize, undecodablePng } from './testing/image-fixtures.js';
 
 /** Inspects (the header checks must pass for the case to mean anything), then runs the decode check. */
 async function check(bytes: Buffer): Promise<void> {
@@ -34,4 +34,23 @@ test('valid headers over garbage pixels: refused with invalid_image', async () =
   const bitfields = bmpOfSize(16, 16, { bitCount: 32 });
   bitfields.writeUInt32LE(3, 30);
   await assert.rejects(check(bitfields), refusal);
+});
+
+test('a 100-megapixel PNG (the whole budget) passes with memory far below its raw size', async (ctx) => {
+  const bytes = pngOfSize(10_000, 10_000);
+  const info = await inspectImageBuffer(bytes);
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 2);
+  const started = performance.now();
+  await assertImageDecodes(bytes, info);
+  const ms = Math.round(performance.now() - started);
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage().rss);
+  // Figures only (no timing or memory assertion: other tests share the machine).
+  ctx.diagnostic(
+    `decode figures ${JSON.stringify({ pixels: 100_000_000, fileBytes: bytes.length, ms, rssGrowthMB: Math.round((peak - before) / 1e6) })}`,
+  );
 });

@@ -184,3 +184,24 @@ describe('circuit breaker', () => {
     assert.equal(breaker.tryAcquire(), true);
   });
 });
+
+test('calls admitted before the circuit opened and failing late do not keep it open', () => {
+  const clock = fakeClock();
+  const breaker = createCircuitBreaker({ now: clock.now, failureThreshold: 2, openMs: 30_000 });
+  // Four calls in flight while closed; two failures open the circuit.
+  for (let i = 0; i < 4; i++) assert.ok(breaker.tryAcquire());
+  breaker.recordFailure();
+  breaker.recordFailure();
+  assert.equal(breaker.state(), 'open');
+  // The other two fail 20 s later: old news, the probe is still due 30 s after the opening.
+  clock.advance(20_000);
+  breaker.recordFailure();
+  breaker.recordFailure();
+  assert.equal(breaker.msUntilProbe(), 10_000);
+  clock.advance(10_000);
+  assert.equal(breaker.state(), 'half_open');
+  // A failed probe does re-open it for a full period.
+  assert.ok(breaker.tryAcquire());
+  breaker.recordFailure();
+  assert.equal(breaker.msUntilProbe(), 30_000);
+});

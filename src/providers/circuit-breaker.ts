@@ -76,8 +76,12 @@ export function createCircuitBreaker({
       probeStartedAt = null;
     },
     recordFailure() {
-      if (state() !== 'closed') {
-        // The probe failed (or a call admitted before the circuit opened did): stay open longer.
+      const current = state();
+      // A call admitted before the circuit opened, failing late: old news, already acted upon.
+      // Re-opening on it would keep the circuit shut for as long as calls were in flight.
+      if (current === 'open') return;
+      if (current === 'half_open') {
+        // The probe failed: stay open for another period.
         openedAt = now();
         probeStartedAt = null;
         return;

@@ -79,6 +79,8 @@ export interface ReplicateProviderOptions {
 const STATUSES = ['starting', 'processing', 'succeeded', 'failed', 'canceled', 'aborted'] as const;
 type PredictionStatus = (typeof STATUSES)[number];
 
+/** Least wait before reconciling a create whose answer was lost. */
+const RECONCILE_DELAY_MS = 10_000;
 const PREDICTION_ID = /^[a-z0-9]{6,64}$/i;
 const MODEL_REF = /^([a-z0-9][a-z0-9_.-]*)\/([a-z0-9][a-z0-9_.-]*)(?::([a-z0-9]{8,128}))?$/i;
 
@@ -430,6 +432,9 @@ export function createReplicateProvider(options: ReplicateProviderOptions = {}):
         );
         if (same) matches.push({ id: p.id, createdAt: String(p.created_at ?? ''), status: p.status });
       }
+      // With a task-derived seed every match is this task's own: the newest pages hold the lost
+      // create, so reading on (each page one more call that can fail) gains nothing.
+      if (built.seeded && matches.length > 0) break;
       // Only follow cursors on the configured origin: the token must not travel anywhere else.
       const next: unknown = json.next;
       url = typeof next === 'string' && next.startsWith(`${origin}/`) ? next : null;
@@ -508,8 +513,11 @@ export function createReplicateProvider(options: ReplicateProviderOptions = {}):
       const extra = options.cancelAfter ? { 'cancel-after': options.cancelAfter } : {};
       const answer = await call(apiKey, url, 'POST', request.signal, body, extra);
       const lost = (failure: ProviderFailure): ProviderFailure => {
-        if (failure.maybeAccepted) remember(maybeAccepted, request.taskId, now());
-        return failure;
+        if (!failure.maybeAccepted) return failure;
+        remember(maybeAccepted, request.taskId, now());
+        // A create the client gave up on may still be processed upstream a moment later: reconciling
+        // at once could miss its prediction and create a second one.
+        return { ...failure, retryAfterMs: Math.max(failure.retryAfterMs ?? 0, RECONCILE_DELAY_MS) };
       };
       if (answer.kind === 'transport_error') return lost(transportFailure('Replicate', answer));
       if (answer.status < 200 || answer.status >= 300) {

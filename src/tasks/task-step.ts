@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { extensionOf } from '../blobs/blob-store.js';
 import { pixelSize } from '../catalog/catalog.js';
+import { ApiError } from '../http/errors.js';
 import { toDecodableImage } from '../images/decodable-image.js';
 import type {
   GenerationMode,
@@ -53,9 +54,22 @@ export function createTaskStep({ deps, write, fail, cancelUpstream }: StepContex
     return references;
   }
 
+  /** The result's bytes, or why its URL could not be read (the upstream's URL, fetched safely). */
+  async function fetchResult(provider: ImageProvider, image: ProviderImage, signal: AbortSignal) {
+    if ('bytes' in image) return image.bytes;
+    try {
+      return await deps.downloadImage(image.url, signal);
+    } catch (error) {
+      const reason =
+        error instanceof ApiError
+          ? error.message.replaceAll('source_url', 'the result URL')
+          : 'download failed';
+      return `Could not download the result from ${provider.name} (${reason})`;
+    }
+  }
+
   /** Copies a result into blob storage and records it as an asset, then marks the task completed. */
-  async function rehostResult(task: TaskRow, image: ProviderImage, signal: AbortSignal): Promise<void> {
-    const bytes = 'bytes' in image ? image.bytes : await deps.downloadImage(image.url, signal);
+  async function rehostResult(task: TaskRow, bytes: Buffer): Promise<void> {
     const meta = await sharp(bytes, { limitInputPixels: false }).metadata();
     const contentType = contentTypeOfFormat[meta.format ?? ''];
     if (!contentType || !meta.width || !meta.height) {
@@ -106,9 +120,20 @@ export function createTaskStep({ deps, write, fail, cancelUpstream }: StepContex
     const { task } = leased;
     const now = clock.now();
     switch (outcome.kind) {
-      case 'done':
-        await rehostResult(task, outcome.image, signal);
-        return;
+      case 'done': {
+        const bytes = await fetchResult(provider, outcome.image, signal);
+        if (typeof bytes !== 'string') return rehostResult(task, bytes);
+        // The image exists upstream but its URL did not answer: a retry asks again and fetches anew
+        // (a synchronous provider would make the image again, so it is retried at most once).
+        const failure = { kind: 'failed', message: bytes, retryable: true, cause: 'network' } as const;
+        return applyOutcome(
+          leased,
+          provider,
+          { ...failure, maybeAccepted: phase === 'submit' },
+          phase,
+          signal,
+        );
+      }
       case 'pending': {
         const progress = Math.max(task.progress, Math.min(99, Math.floor(outcome.progress ?? task.progress)));
         const upstreamStatus = 'status' in outcome ? outcome.status : progress > 0 ? 'in_progress' : 'queued';
@@ -130,7 +155,10 @@ export function createTaskStep({ deps, write, fail, cancelUpstream }: StepContex
         return;
       }
       case 'failed': {
-        const attempts = task.attempts + 1;
+        // A fail-fast of an open circuit never reached the upstream: it waits for the probe without
+        // spending the task's attempts (the task deadline still bounds the wait) or changing its mark.
+        const sent = outcome.cause !== 'circuit_open';
+        const attempts = task.attempts + (sent ? 1 : 0);
         // A sync call that may have been accepted upstream is retried at most once (never a blind
         // loop). An async provider's resubmit reconciles (finds the job it may have created) instead
         // of creating another, so it keeps the ordinary retry budget.
@@ -147,8 +175,9 @@ export function createTaskStep({ deps, write, fail, cancelUpstream }: StepContex
           attempts,
           // Remembered durably, so whichever worker retries asks the provider to reconcile; a
           // submit that surely created nothing clears the mark set before it was sent.
-          ...(phase === 'submit' ? { needs_reconcile: outcome.maybeAccepted ? 1 : 0 } : {}),
-          next_run_at: now + retryDelayMs(attempts, outcome.retryAfterMs),
+          ...(phase === 'submit' && sent ? { needs_reconcile: outcome.maybeAccepted ? 1 : 0 } : {}),
+          // Never past the deadline: the task is looked at then, and ends on time if still unfinished.
+          next_run_at: Math.min(task.deadline_at, now + retryDelayMs(attempts, outcome.retryAfterMs)),
           lease_owner: null,
           lease_expires_at: null,
         });
@@ -278,7 +307,7 @@ export function createTaskStep({ deps, write, fail, cancelUpstream }: StepContex
         else
           await write(task, {
             attempts,
-            next_run_at: clock.now() + retryDelayMs(attempts, undefined),
+            next_run_at: Math.min(task.deadline_at, clock.now() + retryDelayMs(attempts, undefined)),
             lease_owner: null,
             lease_expires_at: null,
           });
