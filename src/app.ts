@@ -12,6 +12,7 @@ import { installBodyTimeouts } from './http/body-timeouts.js';
 import { answerUnsupportedHttpFeatures } from './http/client-errors.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { healthRoutes, roleNames } from './http/health-routes.js';
+import { refuseWhileClosing } from './http/refuse-while-closing.js';
 import { edgeServerOptions } from './http/server-options.js';
 import { installIdempotency } from './idempotency/idempotency-hooks.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
@@ -58,12 +59,14 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
     // Security: X-Forwarded-* are believed only when the operator says a proxy sets them; otherwise
     // any client could pick its own address (and dodge the sign-in throttle) or claim https.
     trustProxy: core.config.trustProxy,
-    return503OnClosing: true,
+    // New requests during close get our own 503 (refuseWhileClosing), in the error shape.
+    return503OnClosing: false,
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
   installErrorHandling(app);
+  refuseWhileClosing(app);
   installBodyTimeouts(app, timeouts);
   answerUnsupportedHttpFeatures(app.server);
   // An empty body with a JSON content type (common on POSTs like cancel) reads as no body;

@@ -4,6 +4,7 @@ import type { Db } from '../store/database.js';
 import { answerUnsupportedHttpFeatures } from './client-errors.js';
 import { installErrorHandling } from './error-handler.js';
 import { ApiError } from './errors.js';
+import { refuseWhileClosing } from './refuse-while-closing.js';
 import { DEFAULT_REQUEST_TIMEOUTS, edgeServerOptions, type RequestTimeouts } from './server-options.js';
 
 /**
@@ -32,9 +33,11 @@ export async function buildHealthApp(deps: {
   const app = Fastify({
     ...edgeServerOptions(deps.timeouts ?? DEFAULT_REQUEST_TIMEOUTS),
     loggerInstance: deps.logger,
-    return503OnClosing: true,
+    // New requests during close get our own 503 (refuseWhileClosing), in the error shape.
+    return503OnClosing: false,
   });
   installErrorHandling(app);
+  refuseWhileClosing(app);
   answerUnsupportedHttpFeatures(app.server);
   await app.register(healthRoutes, { db: deps.db, roles: deps.roles });
   return app;

@@ -45,6 +45,16 @@ export async function taskRoutes(
   app: FastifyInstance,
   { tasks, events, engine }: { tasks: TasksRepository; events: TaskChangeFeed; engine: TaskEngine },
 ) {
+  // Open event streams and long-polls, ended first when the server closes: a stream gets a final
+  // `shutdown` event (an EventSource reconnects, through the balancer, to another node) and a
+  // long-poll answers with the records as they are, so closing never waits on them.
+  const openWaits = new Set<() => void>();
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+    for (const end of [...openWaits]) end();
+  });
+
   /** Current records for ids, in input order, with not-found records in place. */
   async function readRecords(accountId: string, ids: readonly string[]): Promise<TaskRecord[]> {
     const rows = await tasks.findManyForAccount(accountId, ids);
@@ -59,7 +69,7 @@ export async function taskRoutes(
    */
   function waitForChange(request: FastifyRequest, accountId: string, initial: TaskRecord[], seconds: number) {
     const before = new Map(initial.filter((r) => !isFinal(r)).map((r) => [r.task_id, r]));
-    if (before.size === 0 || seconds === 0) return Promise.resolve();
+    if (before.size === 0 || seconds === 0 || closing) return Promise.resolve();
     const changed = (record: TaskRecord) =>
       before.has(record.task_id) && isNewer(before.get(record.task_id), record);
     return new Promise<void>((resolve) => {
@@ -70,8 +80,10 @@ export async function taskRoutes(
         unsubscribe();
         clearTimeout(timeout);
         request.raw.off('close', finish);
+        openWaits.delete(finish);
         resolve();
       };
+      openWaits.add(finish);
       const reread = () =>
         readRecords(accountId, [...before.keys()]).then(
           (records) => records.some(changed) && finish(),
@@ -102,7 +114,8 @@ export async function taskRoutes(
     raw.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
+      // No explicit Connection header: Node keeps the connection alive unless the client asked for
+      // `Connection: close`, and then closes it after the end event.
       'x-accel-buffering': 'no',
       'x-request-id': request.id,
     });
@@ -128,8 +141,15 @@ export async function taskRoutes(
       closed = true;
       unsubscribe();
       clearInterval(heartbeat);
+      openWaits.delete(shutDown);
       raw.end();
     };
+    const shutDown = () => {
+      if (closed) return;
+      raw.write('event: shutdown\ndata: {"reconnect":true}\n\n');
+      close();
+    };
+    openWaits.add(shutDown);
     const sendCurrent = async () => {
       for (const record of await readRecords(accountId, [...watched])) send(record);
     };
@@ -140,6 +160,7 @@ export async function taskRoutes(
     });
     const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), SSE_HEARTBEAT_MS);
     request.raw.on('close', close);
+    if (closing) return shutDown();
     await sendCurrent();
   });
 
