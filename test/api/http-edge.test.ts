@@ -191,9 +191,9 @@ describe('HTTP edge: stalled and trickling bodies are cut off', () => {
       listen: true,
       startEngine: false,
       env: {
-        ATELIER_BODY_IDLE_TIMEOUT_MS: '600',
-        ATELIER_BODY_DEADLINE_MS: '2000',
-        ATELIER_UPLOAD_DEADLINE_MS: '2000',
+        ATELIER_BODY_IDLE_TIMEOUT_MS: '1000',
+        ATELIER_BODY_DEADLINE_MS: '2500',
+        ATELIER_UPLOAD_DEADLINE_MS: '2500',
       },
     });
     port = portOf(t.baseUrl);
@@ -286,7 +286,7 @@ describe('HTTP edge: stalled and trickling bodies are cut off', () => {
     assert.equal(created.status, 200, created.body);
     post.socket.destroy();
     const [taskId] = (created.json as { task_ids: string[] }).task_ids;
-    // A long-poll (2 s, over the idle limit) whose request carried a body: once the body is in, the
+    // A long-poll (2 s, twice the idle limit) whose request carried a body: once the body is in, the
     // silence while the handler waits is not the client's.
     const poll = rawRequest(
       port,
