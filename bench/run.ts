@@ -1,16 +1,125 @@
-// Runs every benchmark in its own process and fails when one of them misses its budget.
-import { spawnSync } from 'node:child_process';
+// npm run bench [-- --quick] [-- --only P1,P6] [-- --no-postgres]
+// Runs the performance table of issue 14 (P1–P9) beside its baselines in one run: the server under
+// test, the bare node:http baseline and the load generator (autocannon) each in their own process;
+// ratios from alternating rounds (median and min–max). Prints the table and writes
+// bench/results/latest.json with the machine's details. Method: docs/benchmarks.md.
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { prepareServerEntry, ROOT } from './lib/atelier-process.js';
+import type { BenchContext } from './lib/context.js';
+import { startBareServer, startLoadGenerator } from './lib/load.js';
+import { loadWarning, machineInfo } from './lib/machine.js';
+import { type BenchReport, markdownTable, type RowResult, writeReport } from './lib/report.js';
+import { coldStart } from './rows/startup.js';
+import { uploadMemory } from './rows/upload.js';
+import { upstreamCallsPerTask } from './rows/upstream.js';
+import { attempt, largeTableSuite, postgresSuite, sqliteSuite } from './suites.js';
 
-const benches: Array<{ file: string; flags: string[] }> = [
-  { file: 'bench/poll-throughput.ts', flags: [] },
-  { file: 'bench/upload-memory.ts', flags: ['--expose-gc'] },
-  { file: 'bench/upload-route-memory.ts', flags: [] },
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    'no-postgres': { type: 'boolean', default: false },
+    out: { type: 'string', default: join(ROOT, 'bench/results/latest.json') },
+  },
+});
+const only = values.only?.split(',').map((id) => id.trim().toUpperCase());
+const wanted = (id: string) => !only || only.includes(id);
+const quick = values.quick;
+const log = (message: string) =>
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+
+const startedAt = new Date();
+const machine = machineInfo();
+const warnings: string[] = [];
+const loadSamples: number[] = [];
+const noteLoad = () => loadSamples.push(loadavg()[0] ?? 0);
+noteLoad();
+if (machine.gitDirty)
+  warnings.push('the working tree has uncommitted changes: the figures are of the tree, not of the commit');
+
+const entry = prepareServerEntry();
+if (entry.kind === 'sources') warnings.push(`server run from the sources through tsx: ${entry.reason}`);
+log(
+  `${quick ? 'quick' : 'full'} run on ${machine.cpuModel} × ${machine.cores}, node ${machine.node}, load ${machine.loadAverageAtStart.join(' ')}`,
+);
+
+const load = await startLoadGenerator();
+const bare = await startBareServer();
+const ctx: BenchContext = {
+  quick,
+  rounds: quick ? 3 : 5,
+  seconds: quick ? 1 : 5,
+  connections: 64,
+  load,
+  bare,
+  entry,
+  log,
+};
+
+const rows: RowResult[] = [];
+const postgres = !values['no-postgres'] && !quick;
+if (!postgres)
+  warnings.push(`PostgreSQL rows not run (${quick ? '--quick: full run only' : '--no-postgres'})`);
+// Each step starts its own server (or process); the load average is sampled between steps.
+const steps: Array<[boolean, () => Promise<RowResult[]>]> = [
+  [['P1', 'P2', 'P4', 'P6', 'P7'].some(wanted), () => sqliteSuite(ctx, wanted)],
+  [
+    wanted('P3'),
+    async () => [
+      await attempt(ctx, { id: 'P3', what: 'upstream calls', store: 'sqlite' }, upstreamCallsPerTask),
+    ],
+  ],
+  [
+    wanted('P5'),
+    async () => [
+      await attempt(ctx, { id: 'P5', what: 'upload memory', store: 'sqlite' }, async (c) => uploadMemory(c)),
+    ],
+  ],
+  [wanted('P8') || (wanted('P6') && !quick), () => largeTableSuite(ctx, wanted)],
+  [
+    wanted('P9'),
+    async () => [await attempt(ctx, { id: 'P9', what: 'cold start', store: 'sqlite' }, coldStart)],
+  ],
+  [postgres && ['P1', 'P2', 'P6'].some(wanted), () => postgresSuite(ctx, wanted)],
 ];
-
-let failed = 0;
-for (const { file, flags } of benches) {
-  console.log(`\n== ${file}`);
-  const result = spawnSync(process.execPath, [...flags, '--import', 'tsx', file], { stdio: 'inherit' });
-  if (result.status !== 0) failed++;
+try {
+  for (const [run, step] of steps) {
+    if (!run) continue;
+    rows.push(...(await step()));
+    noteLoad();
+  }
+} finally {
+  await load.stop();
+  await bare.stop();
 }
-process.exit(failed === 0 ? 0 : 1);
+
+const loadNote = loadWarning(machine.cores, loadSamples);
+if (loadNote) warnings.unshift(loadNote);
+const order = (row: RowResult) => `${row.id}${row.store === 'postgres' ? 'b' : 'a'}`;
+rows.sort((a, b) => order(a).localeCompare(order(b)));
+const report: BenchReport = {
+  startedAt: startedAt.toISOString(),
+  finishedAt: new Date().toISOString(),
+  mode: quick ? 'quick' : 'full',
+  machine,
+  loadAverageAtEnd: loadavg().map((n) => Math.round(n * 100) / 100),
+  warnings,
+  server: entry.kind === 'built' ? 'dist/src/server.js (current build)' : 'src/server.ts through tsx',
+  rows,
+};
+writeReport(values.out, report);
+
+const seconds = ((Date.now() - startedAt.getTime()) / 1000).toFixed(0);
+console.log(
+  `\nAtelier performance (issue 14), ${report.mode} run in ${seconds} s — ${machine.cpuModel}, ${machine.cores} cores, ` +
+    `${machine.memoryGb} GB, node ${machine.node}, commit ${machine.gitCommit.slice(0, 10)}${machine.gitDirty ? ' (+ uncommitted changes)' : ''}; ` +
+    `load average ${machine.loadAverageAtStart[0]} at start, ${report.loadAverageAtEnd[0]} at end\n`,
+);
+console.log(markdownTable(rows));
+for (const warning of warnings) console.log(`\nNOTE: ${warning}`);
+const unmet = rows.filter((row) => row.met === false).map((row) => `${row.id} (${row.store})`);
+console.log(
+  `\n${unmet.length === 0 ? 'every judged target met' : `targets not met: ${unmet.join(', ')}`}; written to ${values.out}`,
+);
