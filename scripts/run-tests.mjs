@@ -2,8 +2,8 @@
 // Runs every *.test.ts under src/ and test/ with node's own test runner (tsx loads TypeScript), on
 // both stores: every file on SQLite, then again on PostgreSQL the files that open a store (they call
 // createTestApp, startTestServer, freshTestDataEnv, testDatabaseEnv, createCore, openDatabase or
-// startPrivatePostgres; each
-// test app gets a fresh database on ATELIER_TEST_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/test).
+// startPrivatePostgres; each test app gets a fresh database on ATELIER_TEST_POSTGRES_URL, default
+// postgres://postgres@127.0.0.1:5432/test).
 // Where PostgreSQL is unreachable its half is skipped with a loud banner, except with CI=true: then
 // that is a failure. ATELIER_TEST_STORE=sqlite|postgres runs one half only.
 // Usage: node scripts/run-tests.mjs [path-filter ...]
