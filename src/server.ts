@@ -25,6 +25,7 @@ async function main(): Promise<void> {
         db: core.db,
         roles: roleNames(config.roles),
         logger: core.logger as FastifyBaseLogger,
+        timeouts: config.requestTimeouts,
       });
 
   if (config.createDemoAccount) {
