@@ -30,8 +30,10 @@
  * input; where the model takes a `seed`, the adapter derives it from the task id, which makes the
  * input unique per task. Without a seed, identical sibling tasks are told apart only by the
  * predictions this process already knows belong to other tasks (documented in docs/providers.md).
+ *
+ * Model inputs (schema, mapping, seed) live in replicate-inputs.ts, prediction states in
+ * replicate-predictions.ts; this file is the HTTP adapter and reconciliation.
  */
-import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Dispatcher } from 'undici';
 import type {
@@ -41,13 +43,19 @@ import type {
   ProviderRequest,
   SubmitOutcome,
 } from './provider.js';
-import { httpFailureText, statusSentence } from './upstream-error-text.js';
 import {
-  assertNever,
+  type BuiltInput,
+  buildInput,
+  type ModelInputs,
+  readInputSchema,
+  refusedInputs,
+} from './replicate-inputs.js';
+import { mapPrediction, type PredictionStatus, STATUSES } from './replicate-predictions.js';
+import { httpFailureText } from './upstream-error-text.js';
+import {
   callUpstream,
   createUpstreamDispatcher,
   failureFactory,
-  fitReferences,
   isRecord,
   parseJson,
   retryAfterMs,
@@ -76,32 +84,13 @@ export interface ReplicateProviderOptions {
   now?: () => number;
 }
 
-const STATUSES = ['starting', 'processing', 'succeeded', 'failed', 'canceled', 'aborted'] as const;
-type PredictionStatus = (typeof STATUSES)[number];
-
 /** Least wait before reconciling a create whose answer was lost. */
 const RECONCILE_DELAY_MS = 10_000;
 const PREDICTION_ID = /^[a-z0-9]{6,64}$/i;
 const MODEL_REF = /^([a-z0-9][a-z0-9_.-]*)\/([a-z0-9][a-z0-9_.-]*)(?::([a-z0-9]{8,128}))?$/i;
 
-/** Inputs the adapter knows how to fill, in order of preference. */
-const SIZE_INPUTS = ['resolution', 'image_size', 'size', 'output_resolution'];
-const ARRAY_REFERENCE_INPUTS = ['image_input', 'input_images', 'images', 'image_inputs'];
-const SINGLE_REFERENCE_INPUTS = ['input_image', 'image'];
-const ACCEPTED_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
-
-interface InputField {
-  type?: string;
-  enum?: unknown[];
-  format?: string;
-  maxItems?: number;
-  minimum?: number;
-  maximum?: number;
-}
-
-interface ModelInputs {
-  fields: Record<string, InputField>;
-  required: string[];
+function defaultExpectedDurationMs(): number {
+  return 20_000;
 }
 
 interface ModelRef {
@@ -110,114 +99,7 @@ interface ModelRef {
   version?: string;
 }
 
-interface BuiltInput {
-  input: Record<string, unknown>;
-  /** Inputs holding data URLs: Replicate does not echo them back verbatim, so matching skips them. */
-  fileKeys: string[];
-  seeded: boolean;
-}
-
-/** A seed derived from the task id: stable across resubmits, distinct between tasks. */
-export function seedForTask(taskId: string, field: InputField = {}): number {
-  const raw = createHash('sha256').update(taskId).digest().readUInt32BE(0) & 0x7fffffff;
-  const min = field.minimum ?? 0;
-  const max = field.maximum ?? 2 ** 31 - 1;
-  return max >= min ? min + (raw % (max - min + 1)) : raw;
-}
-
-/** Reads `components.schemas.Input` of a Cog OpenAPI schema, resolving `$ref`/`allOf` enums. */
-function readInputSchema(openapi: unknown): ModelInputs | undefined {
-  if (!isRecord(openapi) || !isRecord(openapi.components) || !isRecord(openapi.components.schemas))
-    return undefined;
-  const schemas = openapi.components.schemas;
-  const input = schemas.Input;
-  if (!isRecord(input) || !isRecord(input.properties)) return undefined;
-  const resolve = (node: unknown, depth = 0): Record<string, unknown> => {
-    if (!isRecord(node) || depth > 4) return {};
-    let merged: Record<string, unknown> = { ...node };
-    const refs: unknown[] = [];
-    if (typeof node.$ref === 'string') refs.push(node.$ref);
-    if (Array.isArray(node.allOf)) refs.push(...node.allOf);
-    for (const ref of refs) {
-      const target =
-        typeof ref === 'string'
-          ? schemas[ref.replace('#/components/schemas/', '')]
-          : isRecord(ref) && typeof ref.$ref === 'string'
-            ? schemas[ref.$ref.replace('#/components/schemas/', '')]
-            : ref;
-      merged = { ...resolve(target, depth + 1), ...merged };
-    }
-    return merged;
-  };
-  const fields: Record<string, InputField> = {};
-  for (const [key, raw] of Object.entries(input.properties)) {
-    const node = resolve(raw);
-    fields[key] = {
-      type: typeof node.type === 'string' ? node.type : undefined,
-      enum: Array.isArray(node.enum) ? node.enum : undefined,
-      format: typeof node.format === 'string' ? node.format : undefined,
-      maxItems: typeof node.maxItems === 'number' ? node.maxItems : undefined,
-      minimum: typeof node.minimum === 'number' ? node.minimum : undefined,
-      maximum: typeof node.maximum === 'number' ? node.maximum : undefined,
-    };
-  }
-  const required = Array.isArray(input.required)
-    ? input.required.filter((r): r is string => typeof r === 'string')
-    : [];
-  return { fields, required };
-}
-
-function defaultExpectedDurationMs(): number {
-  return 20_000;
-}
-
-/** The last `NN%` in a prediction's logs (tqdm-style progress bars), if any. */
-function progressFromLogs(logs: unknown): number | undefined {
-  if (typeof logs !== 'string') return undefined;
-  const matches = [...logs.matchAll(/(\d{1,3})%/g)];
-  const last = matches.at(-1)?.[1];
-  if (last === undefined) return undefined;
-  const value = Number(last);
-  return value >= 0 && value <= 100 ? Math.min(99, value) : undefined;
-}
-
-/** The first URL in a prediction output (a string, or a list of them for multi-image models). */
-function firstUrl(output: unknown): string | undefined {
-  if (typeof output === 'string') return /^https?:\/\//.test(output) ? output : undefined;
-  if (Array.isArray(output)) {
-    for (const item of output) {
-      const url = firstUrl(item);
-      if (url) return url;
-    }
-  }
-  if (isRecord(output)) {
-    for (const value of Object.values(output)) {
-      const url = firstUrl(value);
-      if (url) return url;
-    }
-  }
-  return undefined;
-}
-
-/** Inputs the adapter fills: the only names a refusal's message may repeat. */
-const KNOWN_INPUTS: ReadonlySet<string> = new Set([
-  'prompt',
-  'aspect_ratio',
-  'seed',
-  ...SIZE_INPUTS,
-  ...ARRAY_REFERENCE_INPUTS,
-  ...SINGLE_REFERENCE_INPUTS,
-]);
-
-/** The sentence for an HTTP failure; for a 422, naming the known inputs Replicate's detail refers to. */
-function refusedInputs(status: number, json: unknown): string {
-  const detail = isRecord(json) && typeof json.detail === 'string' ? json.detail : '';
-  const named = [...detail.matchAll(/input\.([a-z0-9_]+)/gi)]
-    .map((m) => m[1] ?? '')
-    .filter((name) => KNOWN_INPUTS.has(name));
-  if (status !== 422 || named.length === 0) return statusSentence(status);
-  return `the upstream refused input ${[...new Set(named)].join(', ')}; check the catalog entry against the model's inputs`;
-}
+export { seedForTask } from './replicate-inputs.js';
 
 /** Creates the Replicate adapter. */
 export function createReplicateProvider(options: ReplicateProviderOptions = {}): ImageProvider {
@@ -321,74 +203,6 @@ export function createReplicateProvider(options: ReplicateProviderOptions = {}):
       return fail(`cannot read the input schema of ${key}`, { retryable: true, cause: 'bad_response' });
     remember(schemas, key, { inputs, fetchedAt: now() }, 500);
     return inputs;
-  }
-
-  async function buildInput(
-    request: ProviderRequest,
-    model: string,
-    inputs: ModelInputs,
-  ): Promise<BuiltInput | string> {
-    const { fields } = inputs;
-    if (!fields.prompt) return `${model} takes no prompt input`;
-    const input: Record<string, unknown> = { prompt: request.prompt };
-    const fileKeys: string[] = [];
-
-    const aspectField = fields.aspect_ratio;
-    if (aspectField) {
-      if (aspectField.enum && !aspectField.enum.includes(request.aspect)) {
-        return `${model} does not take aspect ${request.aspect} (aspect_ratio: ${aspectField.enum.join(', ')}); fix its catalog entry`;
-      }
-      input.aspect_ratio = request.aspect;
-    } else if (request.aspect !== '1:1') {
-      return `${model} has no aspect_ratio input, so it cannot make ${request.aspect}; list only "1:1" in its catalog entry`;
-    }
-
-    const sizeKey = SIZE_INPUTS.find((key) =>
-      fields[key]?.enum?.some((v) => typeof v === 'string' && /^[124]k$/i.test(v)),
-    );
-    if (sizeKey) {
-      const values = fields[sizeKey]?.enum ?? [];
-      const value = values.find((v) => typeof v === 'string' && v.toUpperCase() === request.imageSize);
-      if (value === undefined) {
-        return `${model} does not make ${request.imageSize} images (${sizeKey}: ${values.join(', ')}); fix its catalog entry`;
-      }
-      input[sizeKey] = value;
-    } else if (request.imageSize !== '1K') {
-      return `${model} has no resolution input and makes ~1K images; its catalog entry must list sizes ["1K"] only (asked for ${request.imageSize})`;
-    }
-
-    if (request.mode !== 'text') {
-      const arrayKey = ARRAY_REFERENCE_INPUTS.find((key) => fields[key]?.type === 'array');
-      const singleKey = SINGLE_REFERENCE_INPUTS.find((key) => fields[key]?.type === 'string');
-      const key = request.mode === 'fusion' ? arrayKey : (arrayKey ?? singleKey);
-      if (!key) {
-        return request.mode === 'fusion'
-          ? `${model} takes at most one reference image, so it cannot do fusion; remove "fusion" from its catalog entry`
-          : `${model} takes no reference image, so it cannot edit; remove "edit" from its catalog entry`;
-      }
-      const maxItems = fields[key]?.maxItems;
-      if (maxItems !== undefined && request.references.length > maxItems) {
-        return `${model} takes at most ${maxItems} reference images (${request.references.length} given); lower maxReferences in its catalog entry`;
-      }
-      const fitted = await fitReferences(request.references, {
-        acceptedTypes: ACCEPTED_TYPES,
-        budgetBytes: maxInlineBytes,
-      });
-      if ('error' in fitted) return fitted.error;
-      const urls = fitted.map(
-        (image) => `data:${image.contentType};base64,${image.bytes.toString('base64')}`,
-      );
-      input[key] = key === arrayKey ? urls : urls[0];
-      fileKeys.push(key);
-    }
-
-    const seedField = fields.seed;
-    const seeded = seedField?.type === 'integer';
-    if (seeded) input.seed = seedForTask(request.taskId, seedField);
-
-    const missing = inputs.required.filter((key) => !(key in input));
-    if (missing.length > 0) return `${model} requires inputs Atelier does not provide: ${missing.join(', ')}`;
-    return { input, fileKeys, seeded };
   }
 
   /**
@@ -497,7 +311,7 @@ export function createReplicateProvider(options: ReplicateProviderOptions = {}):
           ? { ...inputs, maybeAccepted: true }
           : inputs;
       }
-      const built = await buildInput(request, model, inputs);
+      const built = await buildInput(request, model, inputs, maxInlineBytes);
       if (typeof built === 'string') return fail(built, { retryable: false, cause: 'invalid_request' });
 
       if (request.reconcile || maybeAccepted.has(request.taskId)) {
@@ -578,7 +392,11 @@ export function createReplicateProvider(options: ReplicateProviderOptions = {}):
           cause: 'bad_response',
         });
       }
-      return mapPrediction(status as PredictionStatus, prediction, request);
+      return mapPrediction(status as PredictionStatus, prediction, {
+        id: request.upstreamId,
+        expectedMs: provider.expectedDurationMs(request),
+        now: now(),
+      });
     },
 
     async cancel({ upstreamId, apiKey, signal }) {
@@ -586,67 +404,6 @@ export function createReplicateProvider(options: ReplicateProviderOptions = {}):
       await call(apiKey, `${baseUrl}/v1/predictions/${upstreamId}/cancel`, 'POST', signal);
     },
   };
-
-  function mapPrediction(
-    status: PredictionStatus,
-    prediction: Record<string, unknown>,
-    request: ProviderRequest & { upstreamId: string },
-  ): PollOutcome {
-    const id = request.upstreamId;
-    switch (status) {
-      case 'starting':
-        return { kind: 'pending', status: 'queued' };
-      case 'processing': {
-        const fromLogs = progressFromLogs(prediction.logs);
-        if (fromLogs !== undefined) return { kind: 'pending', status: 'in_progress', progress: fromLogs };
-        const startedAt =
-          typeof prediction.started_at === 'string' ? Date.parse(prediction.started_at) : Number.NaN;
-        const duration = provider.expectedDurationMs(request);
-        const estimate = Number.isNaN(startedAt)
-          ? undefined
-          : Math.min(90, Math.floor(((now() - startedAt) / duration) * 90));
-        return estimate === undefined
-          ? { kind: 'pending', status: 'in_progress' }
-          : { kind: 'pending', status: 'in_progress', progress: Math.max(1, estimate) };
-      }
-      case 'succeeded': {
-        if (prediction.data_removed === true) {
-          return fail(`the output of prediction ${id} was already deleted by Replicate`, {
-            retryable: false,
-            cause: 'invalid_request',
-          });
-        }
-        const url = firstUrl(prediction.output);
-        if (!url)
-          return fail(`prediction ${id} succeeded without an image URL`, {
-            retryable: false,
-            cause: 'bad_response',
-          });
-        return { kind: 'done', image: { url } };
-      }
-      case 'failed': {
-        // The model's error text is read to classify, never copied (see upstream-error-text.ts).
-        const error = typeof prediction.error === 'string' ? prediction.error : '';
-        const blocked = /nsfw|sensitive|safety|flagged|moderation/i.test(error);
-        const why = blocked
-          ? "the model's safety checker refused the prompt or the result; change the prompt or the images"
-          : 'the model reported an error while running';
-        return fail(`prediction ${id} failed: ${why}`, {
-          retryable: false,
-          cause: blocked ? 'blocked' : 'upstream_error',
-        });
-      }
-      case 'canceled':
-        return fail(`prediction ${id} was canceled upstream`, { retryable: false, cause: 'canceled' });
-      case 'aborted':
-        return fail(`prediction ${id} reached its deadline before it started`, {
-          retryable: false,
-          cause: 'timeout',
-        });
-      default:
-        return assertNever(status, 'prediction status');
-    }
-  }
 
   if (options.pollIntervalMs !== undefined)
     Object.assign(provider, { pollIntervalMs: options.pollIntervalMs });

@@ -1,0 +1,176 @@
+/**
+ * Replicate model inputs: the Cog OpenAPI input schema (with `$ref`/`allOf` enums resolved), the
+ * mapping of a request onto it, the task-derived seed, and the input names a refusal may repeat.
+ */
+import { createHash } from 'node:crypto';
+import type { ProviderRequest } from './provider.js';
+import { statusSentence } from './upstream-error-text.js';
+import { fitReferences, isRecord } from './upstream-http.js';
+
+/** Inputs the adapter knows how to fill, in order of preference. */
+const SIZE_INPUTS = ['resolution', 'image_size', 'size', 'output_resolution'];
+const ARRAY_REFERENCE_INPUTS = ['image_input', 'input_images', 'images', 'image_inputs'];
+const SINGLE_REFERENCE_INPUTS = ['input_image', 'image'];
+const ACCEPTED_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
+
+export interface InputField {
+  type?: string;
+  enum?: unknown[];
+  format?: string;
+  maxItems?: number;
+  minimum?: number;
+  maximum?: number;
+}
+
+export interface ModelInputs {
+  fields: Record<string, InputField>;
+  required: string[];
+}
+
+export interface BuiltInput {
+  input: Record<string, unknown>;
+  /** Inputs holding data URLs: Replicate does not echo them back verbatim, so matching skips them. */
+  fileKeys: string[];
+  seeded: boolean;
+}
+
+/** A seed derived from the task id: stable across resubmits, distinct between tasks. */
+export function seedForTask(taskId: string, field: InputField = {}): number {
+  const raw = createHash('sha256').update(taskId).digest().readUInt32BE(0) & 0x7fffffff;
+  const min = field.minimum ?? 0;
+  const max = field.maximum ?? 2 ** 31 - 1;
+  return max >= min ? min + (raw % (max - min + 1)) : raw;
+}
+
+/** Reads `components.schemas.Input` of a Cog OpenAPI schema, resolving `$ref`/`allOf` enums. */
+export function readInputSchema(openapi: unknown): ModelInputs | undefined {
+  if (!isRecord(openapi) || !isRecord(openapi.components) || !isRecord(openapi.components.schemas))
+    return undefined;
+  const schemas = openapi.components.schemas;
+  const input = schemas.Input;
+  if (!isRecord(input) || !isRecord(input.properties)) return undefined;
+  const resolve = (node: unknown, depth = 0): Record<string, unknown> => {
+    if (!isRecord(node) || depth > 4) return {};
+    let merged: Record<string, unknown> = { ...node };
+    const refs: unknown[] = [];
+    if (typeof node.$ref === 'string') refs.push(node.$ref);
+    if (Array.isArray(node.allOf)) refs.push(...node.allOf);
+    for (const ref of refs) {
+      const target =
+        typeof ref === 'string'
+          ? schemas[ref.replace('#/components/schemas/', '')]
+          : isRecord(ref) && typeof ref.$ref === 'string'
+            ? schemas[ref.$ref.replace('#/components/schemas/', '')]
+            : ref;
+      merged = { ...resolve(target, depth + 1), ...merged };
+    }
+    return merged;
+  };
+  const fields: Record<string, InputField> = {};
+  for (const [key, raw] of Object.entries(input.properties)) {
+    const node = resolve(raw);
+    fields[key] = {
+      type: typeof node.type === 'string' ? node.type : undefined,
+      enum: Array.isArray(node.enum) ? node.enum : undefined,
+      format: typeof node.format === 'string' ? node.format : undefined,
+      maxItems: typeof node.maxItems === 'number' ? node.maxItems : undefined,
+      minimum: typeof node.minimum === 'number' ? node.minimum : undefined,
+      maximum: typeof node.maximum === 'number' ? node.maximum : undefined,
+    };
+  }
+  const required = Array.isArray(input.required)
+    ? input.required.filter((r): r is string => typeof r === 'string')
+    : [];
+  return { fields, required };
+}
+
+/** Inputs the adapter fills: the only names a refusal's message may repeat. */
+const KNOWN_INPUTS: ReadonlySet<string> = new Set([
+  'prompt',
+  'aspect_ratio',
+  'seed',
+  ...SIZE_INPUTS,
+  ...ARRAY_REFERENCE_INPUTS,
+  ...SINGLE_REFERENCE_INPUTS,
+]);
+
+/** The sentence for an HTTP failure; for a 422, naming the known inputs Replicate's detail refers to. */
+export function refusedInputs(status: number, json: unknown): string {
+  const detail = isRecord(json) && typeof json.detail === 'string' ? json.detail : '';
+  const named = [...detail.matchAll(/input\.([a-z0-9_]+)/gi)]
+    .map((m) => m[1] ?? '')
+    .filter((name) => KNOWN_INPUTS.has(name));
+  if (status !== 422 || named.length === 0) return statusSentence(status);
+  return `the upstream refused input ${[...new Set(named)].join(', ')}; check the catalog entry against the model's inputs`;
+}
+
+/**
+ * Maps a request onto a model's inputs; a string says what the model cannot express (and the
+ * catalog fix to make).
+ */
+export async function buildInput(
+  request: ProviderRequest,
+  model: string,
+  inputs: ModelInputs,
+  maxInlineBytes: number,
+): Promise<BuiltInput | string> {
+  const { fields } = inputs;
+  if (!fields.prompt) return `${model} takes no prompt input`;
+  const input: Record<string, unknown> = { prompt: request.prompt };
+  const fileKeys: string[] = [];
+
+  const aspectField = fields.aspect_ratio;
+  if (aspectField) {
+    if (aspectField.enum && !aspectField.enum.includes(request.aspect)) {
+      return `${model} does not take aspect ${request.aspect} (aspect_ratio: ${aspectField.enum.join(', ')}); fix its catalog entry`;
+    }
+    input.aspect_ratio = request.aspect;
+  } else if (request.aspect !== '1:1') {
+    return `${model} has no aspect_ratio input, so it cannot make ${request.aspect}; list only "1:1" in its catalog entry`;
+  }
+
+  const sizeKey = SIZE_INPUTS.find((key) =>
+    fields[key]?.enum?.some((v) => typeof v === 'string' && /^[124]k$/i.test(v)),
+  );
+  if (sizeKey) {
+    const values = fields[sizeKey]?.enum ?? [];
+    const value = values.find((v) => typeof v === 'string' && v.toUpperCase() === request.imageSize);
+    if (value === undefined) {
+      return `${model} does not make ${request.imageSize} images (${sizeKey}: ${values.join(', ')}); fix its catalog entry`;
+    }
+    input[sizeKey] = value;
+  } else if (request.imageSize !== '1K') {
+    return `${model} has no resolution input and makes ~1K images; its catalog entry must list sizes ["1K"] only (asked for ${request.imageSize})`;
+  }
+
+  if (request.mode !== 'text') {
+    const arrayKey = ARRAY_REFERENCE_INPUTS.find((key) => fields[key]?.type === 'array');
+    const singleKey = SINGLE_REFERENCE_INPUTS.find((key) => fields[key]?.type === 'string');
+    const key = request.mode === 'fusion' ? arrayKey : (arrayKey ?? singleKey);
+    if (!key) {
+      return request.mode === 'fusion'
+        ? `${model} takes at most one reference image, so it cannot do fusion; remove "fusion" from its catalog entry`
+        : `${model} takes no reference image, so it cannot edit; remove "edit" from its catalog entry`;
+    }
+    const maxItems = fields[key]?.maxItems;
+    if (maxItems !== undefined && request.references.length > maxItems) {
+      return `${model} takes at most ${maxItems} reference images (${request.references.length} given); lower maxReferences in its catalog entry`;
+    }
+    const fitted = await fitReferences(request.references, {
+      acceptedTypes: ACCEPTED_TYPES,
+      budgetBytes: maxInlineBytes,
+    });
+    if ('error' in fitted) return fitted.error;
+    const urls = fitted.map((image) => `data:${image.contentType};base64,${image.bytes.toString('base64')}`);
+    input[key] = key === arrayKey ? urls : urls[0];
+    fileKeys.push(key);
+  }
+
+  const seedField = fields.seed;
+  const seeded = seedField?.type === 'integer';
+  if (seeded) input.seed = seedForTask(request.taskId, seedField);
+
+  const missing = inputs.required.filter((key) => !(key in input));
+  if (missing.length > 0) return `${model} requires inputs Atelier does not provide: ${missing.join(', ')}`;
+  return { input, fileKeys, seeded };
+}
