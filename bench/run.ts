@@ -87,7 +87,13 @@ const steps: Array<[boolean, () => Promise<RowResult[]>]> = [
 try {
   for (const [run, step] of steps) {
     if (!run) continue;
-    rows.push(...(await step()));
+    try {
+      rows.push(...(await step()));
+    } catch (error) {
+      // A server that cannot start (the shared tree mid-edit, say) costs its rows, not the run.
+      log(`step failed: ${(error as Error).stack}`);
+      warnings.push(`a step failed before its rows ran: ${(error as Error).message.split('\n')[0]}`);
+    }
     noteLoad();
   }
 } finally {
@@ -97,6 +103,21 @@ try {
 
 const loadNote = loadWarning(machine.cores, loadSamples);
 if (loadNote) warnings.unshift(loadNote);
+for (const id of ['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P8', 'P9']) {
+  if (wanted(id) && !rows.some((row) => row.id === id)) {
+    rows.push({
+      id,
+      what: '',
+      store: '-',
+      before: '',
+      target: '',
+      measured: 'not run',
+      met: undefined,
+      details: {},
+      note: 'see the notes below',
+    });
+  }
+}
 const order = (row: RowResult) => `${row.id}${row.store === 'postgres' ? 'b' : 'a'}`;
 rows.sort((a, b) => order(a).localeCompare(order(b)));
 const report: BenchReport = {

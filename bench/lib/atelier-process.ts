@@ -1,7 +1,7 @@
 /**
  * The Atelier server under test, as its own process: the built server (dist/src/server.js) when
  * the build is current (or can be made current with `npm run build`), else the sources through tsx.
- * Accounts come from the real CLI (`bin/atelier accounts create --json`).
+ * Accounts come from the real CLI (`accounts create --json`).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
@@ -73,13 +73,22 @@ export async function atelierEnv(extra: Record<string, string> = {}): Promise<At
   return { dataDir, env, baseUrl };
 }
 
-/** Creates an account with the CLI; returns its API key. */
-export function createAccount(target: AtelierEnv, email: string): string {
-  const cli = spawnSync(
-    process.execPath,
-    [join(ROOT, 'bin/atelier.mjs'), 'accounts', 'create', '--email', email, '--json'],
-    { env: target.env, encoding: 'utf8' },
-  );
+/**
+ * Creates an account with the CLI (`accounts create --json`); returns its API key. With a current
+ * build it is the built CLI, the same code as the server under test; else `bin/atelier`.
+ */
+export function createAccount(target: AtelierEnv, email: string, entry: ServerEntry): string {
+  const command = ['accounts', 'create', '--email', email, '--json'];
+  const args =
+    entry.kind === 'built'
+      ? [
+          '--input-type=module',
+          '-e',
+          `const { runCli } = await import(${JSON.stringify(join(ROOT, 'dist/src/cli/main.js'))});` +
+            `process.exitCode = await runCli(${JSON.stringify(command)});`,
+        ]
+      : [join(ROOT, 'bin/atelier.mjs'), ...command];
+  const cli = spawnSync(process.execPath, args, { env: target.env, encoding: 'utf8' });
   if (cli.status !== 0) throw new Error(`atelier accounts create failed (${cli.status}): ${cli.stderr}`);
   return String(JSON.parse(cli.stdout).api_key);
 }

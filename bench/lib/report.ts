@@ -1,6 +1,8 @@
 /** One row of the performance table, how it prints, and the JSON written to bench/results/. */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { ROOT } from './atelier-process.js';
 import type { MachineInfo } from './machine.js';
 
 export interface RowResult {
@@ -48,10 +50,14 @@ export function markdownTable(rows: RowResult[]): string {
   return lines.join('\n');
 }
 
-/** Writes the report as JSON. */
+/** Writes the report as JSON, in the repository's format (Biome), so that `npm run check` stays clean. */
 export function writeReport(path: string, report: BenchReport): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
+  spawnSync(join(ROOT, 'node_modules/.bin/biome'), ['format', '--write', path], {
+    cwd: ROOT,
+    stdio: 'ignore',
+  });
 }
 
 /** A row that could not run: shown in the table with the reason. */

@@ -140,12 +140,14 @@ export async function idleEngine(
   taskRows: number,
 ): Promise<RowResult> {
   await new Promise((r) => setTimeout(r, 2000)); // past start-up work
+  // Quick: one 5 s window, scaled to 10 s; full: three 10 s windows.
   const windows = ctx.quick ? 1 : 3;
+  const windowMs = ctx.quick ? 5_000 : 10_000;
   const cpu: number[] = [];
   for (let i = 0; i < windows; i++) {
     const before = cpuSeconds(target.pid);
-    await new Promise((r) => setTimeout(r, 10_000));
-    cpu.push(cpuSeconds(target.pid) - before);
+    await new Promise((r) => setTimeout(r, windowMs));
+    cpu.push(((cpuSeconds(target.pid) - before) * 10_000) / windowMs);
   }
   const probeSeconds = ctx.quick ? 3 : 10;
   const served = await probeLatency(target.baseUrl, '/healthz', probeSeconds);

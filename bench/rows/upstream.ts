@@ -51,7 +51,7 @@ export async function upstreamCallsPerTask(ctx: BenchContext): Promise<RowResult
     ATELIER_UPLOAD_ALLOWED_HOSTS: new URL(first.baseUrl).host,
   });
   try {
-    const apiKey = createAccount(target, 'p3@bench.test');
+    const apiKey = createAccount(target, 'p3@bench.test', ctx.entry);
     const server = await startAtelier(target, serverArgs(ctx.entry));
     try {
       const phase = async (label: string, poll: (ids: string[]) => Promise<void>) => {
