@@ -83,11 +83,9 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   });
   const assets = createAssetsRepository({ db, clock, ids });
   const tasks = createTasksRepository({ db, clock });
-  const idempotency = createIdempotencyRepository({
-    db,
-    clock,
-    owner: overrides.processOwner ?? createProcessOwner(),
-  });
+  // Names this process in claims and leases, so a restart on the same host takes back its dead ones.
+  const processOwner = overrides.processOwner ?? createProcessOwner();
+  const idempotency = createIdempotencyRepository({ db, clock, owner: processOwner });
   const generationsRepository = createGenerationsRepository({ db, clock, ids });
   const fetcher = createSafeFetcher({
     allowedHosts: config.uploadAllowedHosts,
@@ -101,6 +99,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     ids,
     secrets,
     fetcher,
+    processOwner,
     logger: logger.child({ component: 'webhooks' }),
     options: {
       retryScheduleMs: config.webhookRetryScheduleMs,
@@ -135,6 +134,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     blobs,
     clock,
     ids,
+    processOwner,
     logger: logger.child({ component: 'task-engine' }),
     blobUrl,
     async downloadImage(url) {

@@ -25,6 +25,8 @@ export interface LeaseLoopOptions<T> {
   work(item: T, controller: AbortController): Promise<void>;
   /** Runs at the top of every round (e.g. a periodic sweep). */
   beforeRound?(): Promise<void>;
+  /** Runs once when the loop starts, before its first round (e.g. taking back dead holders' leases). */
+  beforeFirstRound?(): Promise<void>;
 }
 
 /** Shortest sleep between rounds: a due time in the past never turns the loop into a busy wait. */
@@ -80,6 +82,11 @@ export function createLeaseLoop<T>(options: LeaseLoopOptions<T>) {
   }
 
   async function loop(): Promise<void> {
+    try {
+      await options.beforeFirstRound?.();
+    } catch (error) {
+      options.logger.error({ err: error }, `${options.name} start-up error`);
+    }
     while (running) {
       try {
         wokenWhileBusy = false;

@@ -3,8 +3,10 @@ import type { UpstreamKeyResolver } from '../accounts/accounts-service.js';
 import type { AssetsRepository } from '../assets/assets-repository.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { Clock } from '../platform/clock.js';
+import { leaseOwnerId, reclaimDeadLeases } from '../platform/dead-lease-reclaim.js';
 import type { IdGenerator } from '../platform/ids.js';
 import { createLeaseLoop } from '../platform/lease-loop.js';
+import type { ProcessOwner } from '../platform/process-owner.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { TaskChange, TaskChangeFeed } from './task-events.js';
 import { createLeaseKeeper } from './task-lease.js';
@@ -37,6 +39,8 @@ export interface TaskEngineDeps {
   blobs: BlobStore;
   clock: Clock;
   ids: IdGenerator;
+  /** This process, for lease owner ids: a restart on the same host takes back its dead leases at once. */
+  processOwner?: ProcessOwner;
   logger: Logger;
   /** Downloads an upstream's result URL (through the safe fetcher). */
   downloadImage(url: string, signal: AbortSignal): Promise<Buffer>;
@@ -65,7 +69,7 @@ export const CANCELED = 'Canceled';
  */
 export function createTaskEngine(deps: TaskEngineDeps) {
   const { tasks, providers, clock, logger, options } = deps;
-  const owner = deps.ids.next('wrk');
+  const owner = leaseOwnerId(deps.processOwner, deps.ids.next('wrk'));
   const keeper = createLeaseKeeper({ tasks, owner, clock, leaseMs: options.leaseMs, logger });
   const workLoop = createLeaseLoop<LeasedTask>({
     name: 'task engine',
@@ -76,6 +80,14 @@ export function createTaskEngine(deps: TaskEngineDeps) {
     leaseDue: (limit) => tasks.leaseDue(owner, options.leaseMs, limit),
     nextDueAt: () => tasks.nextDueAt(),
     releaseAll: () => tasks.releaseAll(owner),
+    beforeFirstRound: () =>
+      reclaimDeadLeases({
+        process: deps.processOwner,
+        holders: tasks.leaseHolders,
+        release: tasks.releaseAll,
+        logger,
+        what: 'task engine',
+      }),
     idOf: (leased) => leased.task.id,
     work: (leased, controller) => {
       const release = keeper.hold(leased.task.id, controller);

@@ -185,6 +185,18 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
     },
 
     /** Gives back every lease `owner` holds, so another worker can take the tasks at once. */
+    /** The distinct owners of the leases held on unfinished tasks. */
+    async leaseHolders(): Promise<string[]> {
+      const rows = await db
+        .selectFrom('tasks')
+        .select('lease_owner')
+        .distinct()
+        .where('lease_owner', 'is not', null)
+        .where('status', 'in', unfinished)
+        .execute();
+      return rows.flatMap((row) => (row.lease_owner ? [row.lease_owner] : []));
+    },
+
     async releaseAll(owner: string): Promise<void> {
       await db
         .updateTable('tasks')

@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import { ApiError } from '../http/errors.js';
 import type { Clock } from '../platform/clock.js';
+import { reclaimDeadLeases } from '../platform/dead-lease-reclaim.js';
 import { createLeaseLoop } from '../platform/lease-loop.js';
+import type { ProcessOwner } from '../platform/process-owner.js';
 import type { SafeFetcher } from '../uploads/safe-fetch.js';
 import { signWebhook } from './signature.js';
 import type { DeliveryPatch, DeliveryRow, WebhooksRepository } from './webhooks-repository.js';
@@ -27,6 +29,8 @@ export interface DeliveryWorkerDeps {
   sweep(): Promise<void>;
   clock: Clock;
   owner: string;
+  /** This process (the owner id's prefix): a restart on the same host takes back its dead leases. */
+  processOwner?: ProcessOwner;
   logger: Logger;
   options: DeliveryWorkerOptions;
 }
@@ -60,6 +64,14 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     leaseDue: (limit) => deliveries.leaseDue(owner, leaseMs, limit),
     nextDueAt: () => deliveries.nextDueAt(),
     releaseAll: () => deliveries.releaseAll(owner),
+    beforeFirstRound: () =>
+      reclaimDeadLeases({
+        process: deps.processOwner,
+        holders: deliveries.leaseHolders,
+        release: deliveries.releaseAll,
+        logger,
+        what: 'webhook delivery',
+      }),
     idOf: (delivery) => delivery.id,
     work: (delivery, controller) => attempt(delivery, controller),
     async beforeRound() {

@@ -144,6 +144,17 @@ export function createWebhooksRepository({ db, clock }: { db: Db; clock: Clock }
     },
 
     /** Gives back every lease `owner` holds, so another worker can take the deliveries at once. */
+    /** The distinct owners of the leases held on deliveries. */
+    async leaseHolders(): Promise<string[]> {
+      const rows = await db
+        .selectFrom('webhook_deliveries')
+        .select('lease_owner')
+        .distinct()
+        .where('lease_owner', 'is not', null)
+        .execute();
+      return rows.flatMap((row) => (row.lease_owner ? [row.lease_owner] : []));
+    },
+
     async releaseAll(owner: string): Promise<void> {
       await db
         .updateTable('webhook_deliveries')

@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import { ApiError } from '../http/errors.js';
 import type { Clock } from '../platform/clock.js';
+import { leaseOwnerId } from '../platform/dead-lease-reclaim.js';
 import type { IdGenerator } from '../platform/ids.js';
+import type { ProcessOwner } from '../platform/process-owner.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Db } from '../store/database.js';
 import type { TaskChange } from '../tasks/task-events.js';
@@ -73,6 +75,7 @@ export function createWebhooksService(deps: {
   ids: IdGenerator;
   secrets: SecretBox;
   fetcher: Pick<SafeFetcher, 'vetUrl' | 'postPinned'>;
+  processOwner?: ProcessOwner;
   logger: Logger;
   options: Omit<DeliveryWorkerOptions, 'concurrency'> & { concurrency?: number };
 }) {
@@ -139,7 +142,8 @@ export function createWebhooksService(deps: {
     secretFor,
     sweep,
     clock,
-    owner: deps.ids.next('wrk'),
+    owner: leaseOwnerId(deps.processOwner, deps.ids.next('wrk')),
+    ...(deps.processOwner ? { processOwner: deps.processOwner } : {}),
     logger,
     options: { ...deps.options, concurrency: deps.options.concurrency ?? 16 },
   });
