@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --only P1,P6] [-- --no-postgres]
+// npm run bench [-- --quick] [-- --only P1,P6] [-- --postgres | --no-postgres] [-- --out file.json]
 // Runs the performance table of issue 14 (P1–P9) beside its baselines in one run: the server under
 // test, the bare node:http baseline and the load generator (autocannon) each in their own process;
 // ratios from alternating rounds (median and min–max). Prints the table and writes
@@ -20,6 +20,7 @@ const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
+    postgres: { type: 'boolean', default: false },
     'no-postgres': { type: 'boolean', default: false },
     out: { type: 'string', default: join(ROOT, 'bench/results/latest.json') },
   },
@@ -59,9 +60,12 @@ const ctx: BenchContext = {
 };
 
 const rows: RowResult[] = [];
-const postgres = !values['no-postgres'] && !quick;
-if (!postgres)
-  warnings.push(`PostgreSQL rows not run (${quick ? '--quick: full run only' : '--no-postgres'})`);
+const postgres = !values['no-postgres'] && (!quick || values.postgres);
+if (!postgres) {
+  warnings.push(
+    `PostgreSQL rows not run (${quick ? '--quick runs them only with --postgres' : '--no-postgres'})`,
+  );
+}
 // Each step starts its own server (or process); the load average is sampled between steps.
 const steps: Array<[boolean, () => Promise<RowResult[]>]> = [
   [['P1', 'P2', 'P4', 'P6', 'P7'].some(wanted), () => sqliteSuite(ctx, wanted)],
