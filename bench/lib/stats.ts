@@ -30,5 +30,7 @@ export function percentile(values: number[], p: number): number {
 export function formatSpread(s: Spread, digits = 2): string {
   if (Number.isNaN(s.median)) return 'n/a';
   const f = (n: number) => n.toFixed(digits);
-  return s.samples.length > 1 ? `${f(s.median)} (${f(s.min)}–${f(s.max)})` : f(s.median);
+  return s.samples.length > 1 && f(s.min) !== f(s.max)
+    ? `${f(s.median)} (${f(s.min)}–${f(s.max)})`
+    : f(s.median);
 }

@@ -39,12 +39,14 @@ async function unfinished(target: EngineTarget, ids: string[]): Promise<number> 
 }
 
 /** Sequential POST /api/v1/generate (1 in flight, one image each): latencies in ms and the task ids. */
-async function generateLatencies(target: EngineTarget, count: number, label: string) {
+async function generateLatencies(target: EngineTarget, count: number, label: string, renders: string[]) {
   const pool = new Pool(target.baseUrl, { connections: 1 });
   const latencies: number[] = [];
   const ids: string[] = [];
   try {
     for (let i = 0; i < count; i++) {
+      // Only while the renders run: checked (untimed) every 10 requests.
+      if (i % 10 === 0 && i > 0 && (await unfinished(target, renders)) === 0) break;
       const started = performance.now();
       const response = await pool.request({
         method: 'POST',
@@ -78,35 +80,42 @@ export async function renderingRows(ctx: BenchContext, target: EngineTarget): Pr
   };
   await ctx.load.run({ ...job, seconds: 1 });
   const rounds = ctx.quick ? 2 : ctx.rounds;
+  const planned = ctx.quick ? 40 : 100;
   const idle: LoadResult[] = [];
   const busy: LoadResult[] = [];
   const leftAfterPolls: number[] = [];
   const leftAfterGenerates: number[] = [];
   const renderSeconds: number[] = [];
-  const generate: Array<{ p50: number; p99: number; max: number }> = [];
+  const generate: Array<{ requests: number; p50: number; p99: number; max: number }> = [];
   for (let round = 0; round < rounds; round++) {
     idle.push(await ctx.load.run(job));
     const started = performance.now();
-    const ids = await submitRenders(target.baseUrl, target.apiKey, RENDERS, `renders round ${round}`);
+    let ids = await submitRenders(target.baseUrl, target.apiKey, RENDERS, `renders round ${round}`);
     busy.push(await ctx.load.run(job));
     leftAfterPolls.push(await unfinished(target, ids));
-    const latency = await generateLatencies(target, ctx.quick ? 40 : 100, `p4 round ${round}`);
+    if (!ctx.quick) {
+      // Full run: P4 gets a burst of its own (P7's 5 s window uses up much of the first).
+      await waitFinal(target.baseUrl, target.apiKey, ids);
+      renderSeconds.push((performance.now() - started) / 1000);
+      ids = await submitRenders(target.baseUrl, target.apiKey, RENDERS, `renders for p4 round ${round}`);
+    }
+    const latency = await generateLatencies(target, planned, `p4 round ${round}`, ids);
     leftAfterGenerates.push(await unfinished(target, ids));
     generate.push({
+      requests: latency.latencies.length,
       p50: percentile(latency.latencies, 50),
       p99: percentile(latency.latencies, 99),
       max: Math.max(...latency.latencies),
     });
     await waitFinal(target.baseUrl, target.apiKey, [...ids, ...latency.ids]);
-    renderSeconds.push((performance.now() - started) / 1000);
+    if (ctx.quick) renderSeconds.push((performance.now() - started) / 1000);
   }
   const ratio = spreadOf(busy.map((b, i) => b.rps / (idle[i] as LoadResult).rps));
   const p50 = spreadOf(generate.map((g) => g.p50));
   const p99 = spreadOf(generate.map((g) => g.p99));
-  const notBusy = (left: number[], what: string) =>
-    Math.min(...left) === 0
-      ? { note: `all renders had ended before ${what} finished: not fully measured under load` }
-      : {};
+  const cutShort = generate.some((g) => g.requests < planned)
+    ? { note: `fewer than ${planned} requests in a round: requests stop when the renders have ended` }
+    : {};
   return [
     {
       id: 'P7',
@@ -117,7 +126,9 @@ export async function renderingRows(ctx: BenchContext, target: EngineTarget): Pr
       measured: `${formatSpread(ratio)}; busy p99 ${formatSpread(spreadOf(busy.map((b) => b.p99)), 0)} ms; ${RENDERS} renders took ${formatSpread(spreadOf(renderSeconds), 1)} s`,
       met: ratio.median >= 0.7,
       details: { ratio, idle, busy, unfinishedAfterWindow: leftAfterPolls, roundSeconds: renderSeconds },
-      ...notBusy(leftAfterPolls, 'the poll window'),
+      ...(Math.min(...leftAfterPolls) === 0
+        ? { note: 'all renders had ended before a poll window closed: that window was not fully busy' }
+        : {}),
     },
     {
       id: 'P4',
@@ -125,10 +136,10 @@ export async function renderingRows(ctx: BenchContext, target: EngineTarget): Pr
       store: 'sqlite',
       before: 'p50 10.8 ms, p99 38.5',
       target: 'p50 ≤ 5 ms, p99 ≤ 20 ms',
-      measured: `p50 ${formatSpread(p50, 1)} ms, p99 ${formatSpread(p99, 1)} ms (${ctx.quick ? 40 : 100} sequential requests a round)`,
+      measured: `p50 ${formatSpread(p50, 1)} ms, p99 ${formatSpread(p99, 1)} ms (${formatSpread(spreadOf(generate.map((g) => g.requests)), 0)} sequential requests a round)`,
       met: p50.median <= 5 && p99.median <= 20,
       details: { p50, p99, rounds: generate, unfinishedAfterRequests: leftAfterGenerates },
-      ...notBusy(leftAfterGenerates, 'the requests'),
+      ...cutShort,
     },
   ];
 }
