@@ -67,7 +67,8 @@ export async function atelierEnv(extra: Record<string, string> = {}): Promise<At
     ATELIER_PUBLIC_BASE_URL: baseUrl,
     ATELIER_DEMO_ACCOUNT: 'false',
     // One access-log line per request is part of what P1 measures: info level, written to a file.
-    LOG_LEVEL: 'info',
+    // BENCH_LOG_LEVEL changes it for a diagnosis (what the logging costs); the table is taken at info.
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     ...extra,
   };
   return { dataDir, env, baseUrl };
