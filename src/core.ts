@@ -13,6 +13,7 @@ import { createGenerationsRepository } from './generations/generations-repositor
 import { createGenerationsService } from './generations/generations-service.js';
 import { createIdempotencyRepository } from './idempotency/idempotency-repository.js';
 import { type Clock, systemClock } from './platform/clock.js';
+import { createHousekeeping } from './platform/housekeeping.js';
 import { type IdGenerator, randomIds } from './platform/ids.js';
 import { createProcessOwner, type ProcessOwner } from './platform/process-owner.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/provider-registry.js';
@@ -171,6 +172,11 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     leaseMs: overrides.leaseMs ?? LEASE_MS,
   });
 
+  const housekeeping = createHousekeeping(
+    { purgeExpiredIdempotencyKeys: idempotency.purgeExpired },
+    logger.child({ component: 'housekeeping' }),
+  );
+
   return {
     config,
     clock,
@@ -189,8 +195,11 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     generations,
     engine,
     webhooks,
+    /** Periodic clean-ups of the worker role: idempotency records past their 24 h. */
+    housekeeping,
     /** Stops the engine and the webhook worker (if running) and closes the database. */
     async close(graceMs?: number) {
+      await housekeeping.stop();
       await engine.stop(graceMs);
       // After the engine: its last task writes may still enqueue deliveries.
       await webhooks.stop(graceMs);

@@ -36,6 +36,7 @@ async function main(): Promise<void> {
   if (config.roles.worker) {
     core.engine.start();
     core.webhooks.start();
+    void core.housekeeping.start();
   }
   await app.listen({ port: config.port, host: config.host });
   // leaseOwner names this node in the tasks' lease_owner column (which node holds which task).
