@@ -3,24 +3,44 @@ import { errorBody } from './errors.js';
 
 /** How often a closing server looks for keep-alive connections that went idle. */
 const IDLE_SWEEP_MS = 100;
+/** How long requests in flight get to finish once the server closes; then their sockets are cut. */
+export const HTTP_DRAIN_MS = 10_000;
 
 /**
  * Graceful close for the HTTP face. Once the server starts closing, new requests are answered
  * `503 service_unavailable` in the error shape (Fastify's own `return503OnClosing` answers in its
  * shape), requests already in flight finish normally but carry `Connection: close`, and keep-alive
  * connections are closed as soon as they go idle — otherwise a connection whose last response
- * ended just after close began would hold the server open until its keep-alive timeout.
+ * ended just after close began would hold the server open until its keep-alive timeout. A request
+ * still running after `HTTP_DRAIN_MS` is logged (method and URL) and its connection cut, so a stuck
+ * request cannot keep a node from shutting down.
  */
-export function refuseWhileClosing(app: FastifyInstance): void {
+export function refuseWhileClosing(app: FastifyInstance, drainMs = HTTP_DRAIN_MS): void {
   let closing = false;
   let sweep: NodeJS.Timeout | undefined;
+  let drainDeadline: NodeJS.Timeout | undefined;
+  const inFlight = new Map<string, string>();
+  app.addHook('onRequest', async (request, reply) => {
+    inFlight.set(request.id, `${request.method} ${request.url}`);
+    // 'close' comes for every response (hijacked event streams included) once it ends or dies.
+    reply.raw.once('close', () => inFlight.delete(request.id));
+  });
   app.addHook('preClose', async () => {
     closing = true;
     sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
     sweep.unref();
+    drainDeadline = setTimeout(() => {
+      app.log.warn(
+        { inFlight: [...inFlight.values()].slice(0, 20), count: inFlight.size },
+        `requests still running ${drainMs} ms into shutdown; closing their connections`,
+      );
+      app.server.closeAllConnections();
+    }, drainMs);
+    drainDeadline.unref();
   });
   app.addHook('onClose', async () => {
     clearInterval(sweep);
+    clearTimeout(drainDeadline);
   });
   app.addHook('onRequest', async (_request, reply) => {
     if (!closing) return;

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import Fastify from 'fastify';
+import { refuseWhileClosing } from './refuse-while-closing.js';
+
+test('a request stuck past the drain deadline is cut, so close finishes', async () => {
+  const app = Fastify({ return503OnClosing: false });
+  refuseWhileClosing(app, 200);
+  app.get('/stuck', () => new Promise(() => {}));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  const received = new Promise((resolve) => app.server.once('request', resolve));
+  const stuck = fetch(`http://127.0.0.1:${port}/stuck`).then(
+    (response) => response.status,
+    (error: Error) => error.name,
+  );
+  await received;
+  await app.close(); // would wait forever without the deadline
+  assert.equal(await stuck, 'TypeError', 'the stuck request lost its connection');
+});
+
+test('a request that finishes in time is answered, with Connection: close', async () => {
+  const app = Fastify({ return503OnClosing: false });
+  refuseWhileClosing(app, 10_000);
+  let release = () => {};
+  const closingBegan = new Promise<void>((began) => app.addHook('preClose', async () => began()));
+  const started = new Promise<void>((handlerStarted) => {
+    app.get(
+      '/slow',
+      () =>
+        new Promise((resolve) => {
+          release = () => resolve({ ok: true });
+          handlerStarted();
+        }),
+    );
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  const slow = fetch(`http://127.0.0.1:${port}/slow`);
+  await started;
+  const closed = app.close();
+  await closingBegan; // the response leaves once the server is closing
+  release();
+  const response = await slow;
+  assert.equal(response.status, 200);
+  assert.equal(response.headers.get('connection'), 'close');
+  await closed;
+});
