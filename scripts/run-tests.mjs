@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Runs every *.test.ts under src/ and test/ with node's own test runner (tsx loads TypeScript), on
 // both stores: every file on SQLite, then again on PostgreSQL the files that open a store (they call
-// createTestApp, startTestServer, freshTestDataEnv, testDatabaseEnv, createCore, openDatabase or
-// startPrivatePostgres; each test app gets a fresh database on ATELIER_TEST_POSTGRES_URL, default
-// postgres://postgres@127.0.0.1:5432/test).
+// createTestApp, startTestServer, freshTestDataEnv, testDatabaseEnv, createCore, openDatabase,
+// startPrivatePostgres or realProcessEnv; each test app gets a fresh database on
+// ATELIER_TEST_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/test).
 // Where PostgreSQL is unreachable its half is skipped with a loud banner, except with CI=true: then
 // that is a failure. ATELIER_TEST_STORE=sqlite|postgres runs one half only.
 // Usage: node scripts/run-tests.mjs [path-filter ...]
@@ -20,7 +20,7 @@ const postgresUrl = process.env.ATELIER_TEST_POSTGRES_URL || 'postgres://postgre
 const onlyStore = process.env.ATELIER_TEST_STORE;
 const inCi = process.env.CI === 'true';
 const opensStore =
-  /\b(createTestApp|startTestServer|freshTestDataEnv|testDatabaseEnv|createCore|openDatabase|startPrivatePostgres)\(/;
+  /\b(createTestApp|startTestServer|freshTestDataEnv|testDatabaseEnv|createCore|openDatabase|startPrivatePostgres|realProcessEnv)\(/;
 
 function collect(dir, out) {
   let entries;

@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import { createCore } from '../../src/core.js';
 import { openDatabase } from '../../src/store/database.js';
+import { realProcessEnv } from '../support/real-process-env.js';
 import { type RealServer, startRealServer } from '../support/real-server.js';
 import { dumpDatabase, findSecrets, sqliteFilesText, sqlitePathOf } from '../support/secret-scan.js';
-import { removeTestData, testDatabaseEnv } from '../support/test-database.js';
-import { freePort } from '../support/test-server.js';
+import { removeTestData } from '../support/test-database.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const TASKS = 200;
@@ -125,24 +122,13 @@ describe('crash durability: kill -9 during submission, mid-delivery and mid-rend
 
   before(async () => {
     receiver = await startWebhookReceiver();
-    const dataDir = await mkdtemp(join(tmpdir(), 'atelier-crash-'));
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    env = {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      ATELIER_DATA_DIR: dataDir,
-      ATELIER_DATABASE_URL: join(dataDir, 'atelier.db'),
-      ...(await testDatabaseEnv()),
-      ATELIER_PUBLIC_BASE_URL: base,
+    ({ env, base } = await realProcessEnv('atelier-crash-', {
       ATELIER_UPLOAD_ALLOWED_HOSTS: receiver.host,
       ATELIER_LOCAL_LATENCY_MS: '2000',
       ATELIER_WORKER_CONCURRENCY: '50',
       ATELIER_WEBHOOK_RETRY_SCHEDULE_MS: '0,250,500,1000,2000,4000,8000,8000',
-      ATELIER_DEMO_ACCOUNT: 'false',
       LOG_LEVEL: 'info',
-    };
+    }));
     // The account, as the CLI makes it: with a password and an upstream key, for the secrets scan.
     const core = await createCore(loadConfig(env));
     try {

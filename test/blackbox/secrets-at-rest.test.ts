@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { loadConfig } from '../../src/config/config.js';
+import { realProcessEnv } from '../support/real-process-env.js';
 import { type RealServer, startRealServer } from '../support/real-server.js';
 import {
   dumpDatabase,
@@ -15,8 +14,7 @@ import {
   sqliteFilesText,
   sqlitePathOf,
 } from '../support/secret-scan.js';
-import { removeTestData, testDatabaseEnv } from '../support/test-database.js';
-import { freePort } from '../support/test-server.js';
+import { removeTestData } from '../support/test-database.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const run = promisify(execFile);
@@ -64,24 +62,13 @@ describe('secrets at rest: the database file, its dump and the logs', () => {
 
   before(async () => {
     receiver = await startWebhookReceiver();
-    const dataDir = await mkdtemp(join(tmpdir(), 'atelier-secrets-'));
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    env = {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      ATELIER_DATA_DIR: dataDir,
-      ATELIER_DATABASE_URL: join(dataDir, 'atelier.db'),
-      ...(await testDatabaseEnv()),
-      ATELIER_PUBLIC_BASE_URL: base,
+    ({ env, base } = await realProcessEnv('atelier-secrets-', {
       ATELIER_UPLOAD_ALLOWED_HOSTS: receiver.host,
       ATELIER_LOCAL_LATENCY_MS: '200',
       ATELIER_GEMINI_API_KEY: secrets.deploymentUpstreamKey,
       ATELIER_MASTER_KEY: secrets.masterKey,
-      ATELIER_DEMO_ACCOUNT: 'false',
       LOG_LEVEL: 'trace',
-    };
+    }));
   });
 
   after(async () => {
