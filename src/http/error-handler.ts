@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { ApiError, type ErrorType, errorBody, errorStatus } from './errors.js';
+import { DomainError, RateLimited } from '../platform/domain-errors.js';
+import { ApiError, apiErrorOf, type ErrorType, errorBody, errorStatus } from './errors.js';
 
 /** Maps a framework-level error (parsing, limits, routing) to our closed list of types. */
 function classifyFrameworkError(
@@ -44,7 +45,10 @@ function classifyFrameworkError(
 
 /** One error mapper for the whole app: every failure leaves as `{ error: { type, message } }`. */
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  app.setErrorHandler((thrown: FastifyError, request, reply) => {
+    if (thrown instanceof RateLimited)
+      reply.header('retry-after', String(Math.max(1, Math.ceil(thrown.retryAfterMs / 1000))));
+    const error = thrown instanceof DomainError ? apiErrorOf(thrown) : thrown;
     if (error instanceof ApiError) {
       if (error.status >= 500) request.log.error({ err: error }, 'request failed');
       return reply.code(error.status).send(errorBody(error.type, error.message));

@@ -1,3 +1,5 @@
+import type { DomainError, DomainOutcome } from '../platform/domain-errors.js';
+
 /** The closed list of error types Atelier answers with, and their HTTP statuses. */
 export const errorStatus = {
   invalid_request: 400,
@@ -40,4 +42,26 @@ export class ApiError extends Error {
 /** The wire shape of every error body. */
 export function errorBody(type: ErrorType, message: string): { error: { type: ErrorType; message: string } } {
   return { error: { type, message } };
+}
+
+/** The one mapping from the core's outcomes to the wire's error types (statuses follow from `errorStatus`). */
+const typeOfOutcome: Record<DomainOutcome, ErrorType> = {
+  invalid_input: 'invalid_request',
+  not_found: 'not_found',
+  conflict: 'conflict',
+  not_authenticated: 'unauthorized',
+  forbidden: 'forbidden',
+  rate_limited: 'too_many_requests',
+  too_large: 'payload_too_large',
+  unsupported_media: 'unsupported_media_type',
+  invalid_image: 'invalid_image',
+  fetch_failed: 'fetch_failed',
+  upstream_key_missing: 'upstream_key_missing',
+  upstream_failed: 'upstream_error',
+  misconfigured: 'internal_error',
+};
+
+/** The wire error for a domain error: same message, the type and status of its outcome. */
+export function apiErrorOf(error: DomainError): ApiError {
+  return new ApiError(typeOfOutcome[error.outcome], error.message);
 }
