@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { accountRoutes } from './accounts/routes.js';
 import { assetRoutes } from './assets/routes.js';
 import { blobRoutes } from './blobs/routes.js';
@@ -62,6 +63,9 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
     // New requests during close get our own 503 (refuseWhileClosing), in the error shape.
     return503OnClosing: false,
   });
+  // Route schemas (Zod) validate params, query and body, and serialise responses.
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

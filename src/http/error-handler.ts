@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DomainError, RateLimited } from '../platform/domain-errors.js';
 import { ApiError, apiErrorOf, type ErrorType, errorBody, errorStatus } from './errors.js';
+import { validationMessage } from './validation.js';
 
 /** Maps a framework-level error (parsing, limits, routing) to our closed list of types. */
 function classifyFrameworkError(
@@ -33,6 +35,8 @@ function classifyFrameworkError(
     default:
       break;
   }
+  if (hasZodFastifySchemaValidationErrors(error))
+    return { type: 'invalid_request', message: validationMessage(error.validation, error.validationContext) };
   if (error.validation) return { type: 'invalid_request', message: error.message };
   const status = error.statusCode ?? 500;
   if (status === 413) return { type: 'payload_too_large', message: 'Request body is too large' };

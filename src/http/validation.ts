@@ -33,6 +33,33 @@ export function parseWith<S extends z.ZodType>(
   throw new ApiError('invalid_request', `${pathName(issue.path)} ${issue.message}`);
 }
 
+/** Where a route schema found the problem, as Fastify reports it. */
+type ValidationContext = 'body' | 'querystring' | 'params' | 'headers' | string | undefined;
+const wholeInput: Record<string, string> = {
+  body: 'Request body',
+  querystring: 'Query string',
+  params: 'Path',
+  headers: 'Headers',
+};
+
+/**
+ * The message of a route-schema refusal, worded like `parseWith`'s: "count must be an integer",
+ * or "Request body must be a JSON object" when the whole input is wrong.
+ */
+export function validationMessage(
+  issues: readonly { instancePath: string; message?: string }[],
+  context: ValidationContext,
+): string {
+  const issue = issues[0];
+  const path = (issue?.instancePath ?? '')
+    .split('/')
+    .filter((segment) => segment !== '')
+    .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
+  const what = wholeInput[context ?? 'body'] ?? 'Request';
+  if (!issue || path.length === 0) return `${what} must be ${context === 'body' ? 'a JSON object' : 'valid'}`;
+  return `${pathName(path)} ${issue.message ?? 'is invalid'}`;
+}
+
 /** A field error: "is required" when absent, else `message`. */
 export const fieldError = (message: string) => (issue: { input?: unknown }) =>
   issue.input === undefined ? 'is required' : message;
