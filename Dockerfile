@@ -22,9 +22,10 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/web/dist ./web/dist
-# bin/atelier runs the TypeScript sources through tsx (a runtime dependency).
+# bin/atelier runs the built JavaScript in dist/ (current: the build wrote dist/.build-stamp after
+# package.json); it needs scripts/ensure-build.mjs for that check, and no sources.
 COPY --from=build /app/bin ./bin
-COPY --from=build /app/src ./src
+COPY --from=build /app/scripts/ensure-build.mjs ./scripts/
 COPY --from=build /app/catalogs ./catalogs
 RUN mkdir -p /data && chown node:node /data && ln -s /app/bin/atelier /usr/local/bin/atelier
 USER node

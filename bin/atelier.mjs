@@ -1,18 +1,18 @@
-// The operator CLI's entry (bin/atelier picks the runtime). `serve` runs the built server (building
-// first only when the build is missing or stale); every other command runs the TypeScript sources
-// through tsx, so it works on a fresh clone (after `npm ci`) and always matches the checked-out code.
+// The operator CLI's entry (bin/atelier picks the runtime). Every command runs the built JavaScript
+// (dist/), never the TypeScript sources: a production install needs no TypeScript loader. When the
+// build is missing or older than the sources (a fresh clone after `npm ci`, a `git pull`), it is built
+// first, under a lock, so the command always matches the checked-out code and concurrent commands never
+// build the same dist/ twice at once; see scripts/ensure-build.mjs.
 import { fileURLToPath } from 'node:url';
-import { register } from 'tsx/esm/api';
+import { ensureCurrentBuild } from '../scripts/ensure-build.mjs';
 
-register();
-// First, before any native addon loads: refuse an unsupported Node.js with a clear message.
-await import('../src/platform/require-supported-runtime.ts');
+ensureCurrentBuild(fileURLToPath(new URL('..', import.meta.url)));
+// First among the built modules, before any native addon loads: refuse an unsupported Node.js clearly.
+await import('../dist/src/platform/require-supported-runtime.js');
 if (process.argv[2] === 'serve') {
-  const { ensureCurrentBuild } = await import('../scripts/ensure-build.mjs');
-  ensureCurrentBuild(fileURLToPath(new URL('..', import.meta.url)));
   await import('../dist/src/server.js');
 } else {
-  const { runCli } = await import('../src/cli/main.ts');
+  const { runCli } = await import('../dist/src/cli/main.js');
   const code = await runCli(process.argv.slice(2));
   if (process.argv[2] !== 'mcp') process.exitCode = code;
 }

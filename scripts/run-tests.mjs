@@ -6,13 +6,17 @@
 // ATELIER_TEST_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/test).
 // Where PostgreSQL is unreachable its half is skipped with a loud banner, except with CI=true: then
 // that is a failure. ATELIER_TEST_STORE=sqlite|postgres runs one half only.
+// Files that run the built program (bin/atelier, `npm start`, dist/) get a current build first, made
+// once here, so the test processes that start the CLI side by side never find it missing or stale.
 // Usage: node scripts/run-tests.mjs [path-filter ...]
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { ensureCurrentBuild } from './ensure-build.mjs';
 
 const roots = ['src', 'test'];
 const filters = process.argv.slice(2);
@@ -21,6 +25,7 @@ const onlyStore = process.env.ATELIER_TEST_STORE;
 const inCi = process.env.CI === 'true';
 const opensStore =
   /\b(createTestApp|startTestServer|freshTestDataEnv|testDatabaseEnv|createCore|openDatabase|startPrivatePostgres|realProcessEnv)\(/;
+const runsTheBuild = /bin\/atelier|'bin', 'atelier'|\['start'|dist\/src\//;
 
 function collect(dir, out) {
   let entries;
@@ -121,6 +126,8 @@ if (onlyStore !== undefined && onlyStore !== 'sqlite' && onlyStore !== 'postgres
   process.exit(1);
 }
 const storeFiles = files.filter((f) => opensStore.test(readFileSync(f, 'utf8')));
+if (files.some((f) => runsTheBuild.test(readFileSync(f, 'utf8'))))
+  ensureCurrentBuild(fileURLToPath(new URL('..', import.meta.url)));
 const runId = randomBytes(4).toString('hex');
 const runs = [];
 let postgresProblem;
