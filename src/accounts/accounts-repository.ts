@@ -14,7 +14,7 @@ export interface Account {
 }
 
 function toAccount(row: Pick<AccountsTable, 'id' | 'email' | 'tier' | 'created_at'>): Account {
-  return { id: row.id, email: row.email, tier: row.tier as Tier, createdAt: Number(row.created_at) };
+  return { id: row.id, email: row.email, tier: row.tier, createdAt: Number(row.created_at) };
 }
 
 /** Store queries for accounts and their sealed upstream keys. */

@@ -1,4 +1,5 @@
 import { ApiError } from '../http/errors.js';
+import { isOneOf } from '../platform/closed-set.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Account, AccountsRepository, Tier } from './accounts-repository.js';
 import { TIERS } from './accounts-repository.js';
@@ -16,10 +17,10 @@ export function normalizeEmail(email: string): string {
 
 /** Checks a tier name against the spec's enum. */
 export function parseTier(tier: string): Tier {
-  if (!(TIERS as readonly string[]).includes(tier)) {
+  if (!isOneOf(TIERS, tier)) {
     throw new ApiError('invalid_request', `tier must be one of ${TIERS.join(', ')}`);
   }
-  return tier as Tier;
+  return tier;
 }
 
 export interface UpstreamKeyResolver {

@@ -24,7 +24,7 @@ export interface Asset {
 function toAsset(row: AssetsTable): Asset {
   return {
     id: row.id,
-    kind: row.kind as AssetKind,
+    kind: row.kind,
     url: row.url,
     contentType: row.content_type,
     bytes: Number(row.bytes),

@@ -2,6 +2,7 @@ import type { Catalog, CatalogEntry } from '../catalog/catalog.js';
 import { DEFAULT_MODEL_ID } from '../catalog/catalog.js';
 import { ApiError } from '../http/errors.js';
 import { parseWith } from '../http/validation.js';
+import { isOneOf } from '../platform/closed-set.js';
 import type { GenerationMode, ImageSize } from '../providers/provider.js';
 import { generateBodySchema } from './generate-body-schema.js';
 
@@ -61,8 +62,8 @@ export function parseGenerateRequest(body: unknown, catalog: Catalog): GenerateR
     );
   }
 
-  const mode = (optionalString(input, 'mode') ?? 'text') as GenerationMode;
-  if (!MODES.includes(mode)) throw invalid(`mode must be one of ${MODES.join(', ')}`);
+  const mode = optionalString(input, 'mode') ?? 'text';
+  if (!isOneOf(MODES, mode)) throw invalid(`mode must be one of ${MODES.join(', ')}`);
   if (!model.modes.includes(mode)) {
     throw invalid(`model ${model.id} does not support mode ${mode} (supported: ${model.modes.join(', ')})`);
   }
@@ -76,8 +77,8 @@ export function parseGenerateRequest(body: unknown, catalog: Catalog): GenerateR
     );
   }
 
-  const imageSize = (optionalString(input, 'imageSize') ?? preferred(model.sizes, '2K')) as ImageSize;
-  if (!SIZES.includes(imageSize)) throw invalid(`imageSize must be one of ${SIZES.join(', ')}`);
+  const imageSize = optionalString(input, 'imageSize') ?? preferred(model.sizes, '2K');
+  if (!isOneOf(SIZES, imageSize)) throw invalid(`imageSize must be one of ${SIZES.join(', ')}`);
   if (!model.sizes.includes(imageSize)) {
     throw invalid(
       `imageSize ${imageSize} is not supported by model ${model.id}; accepted: ${model.sizes.join(', ')}`,

@@ -223,7 +223,7 @@ export function createGenerationsService(deps: {
       }
       const items: SavedWork[] = rows.map((row) => ({
         id: row.id,
-        source: row.source === 'web' ? 'web' : 'api',
+        source: row.source,
         prompt: row.prompt,
         model: row.model,
         mode: row.mode,

@@ -78,7 +78,7 @@ export function createIdempotencyRepository({
       const claim: IdempotencyClaim = { accountId, key, owner: owner.id };
       const fresh = {
         request_hash: requestHash,
-        state: 'in_progress',
+        state: 'in_progress' as const,
         status_code: null,
         response_body: null,
         created_at: now,

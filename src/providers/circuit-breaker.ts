@@ -133,6 +133,8 @@ export function withCircuitBreaker(
     expectedDurationMs: (request) => provider.expectedDurationMs(request),
     poll: (request) => provider.poll(request),
     available: () => breaker.canPass() && (provider.available?.() ?? true),
+    // Absent unless the provider sets it: the engine's default backoff applies then.
+    ...(provider.pollIntervalMs !== undefined && { pollIntervalMs: provider.pollIntervalMs }),
 
     async submit(request) {
       if (!breaker.tryAcquire()) {
@@ -158,9 +160,6 @@ export function withCircuitBreaker(
       return outcome;
     },
   };
-  if (provider.pollIntervalMs !== undefined) {
-    Object.assign(wrapped, { pollIntervalMs: provider.pollIntervalMs });
-  }
   if (provider.cancel) {
     const cancel = provider.cancel.bind(provider);
     wrapped.cancel = (request) => cancel(request);

@@ -22,6 +22,7 @@
  * `maybeAccepted: true` and the engine retries them at most once.
  */
 import type { Dispatcher } from 'undici';
+import { isOneOf } from '../platform/closed-set.js';
 import type {
   ImageProvider,
   ImageSize,
@@ -111,10 +112,6 @@ const BLOCK_REASONS = [
   'IMAGE_SAFETY',
 ] as const;
 type BlockReason = (typeof BLOCK_REASONS)[number];
-
-function isOneOf<T extends string>(list: readonly T[], value: unknown): value is T {
-  return typeof value === 'string' && (list as readonly string[]).includes(value);
-}
 
 /** Why a candidate has no image, and whether that is a refusal (blocked) rather than a miss. */
 function explainFinish(reason: FinishReason): { text: string; blocked: boolean } {

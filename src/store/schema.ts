@@ -1,13 +1,21 @@
 import type { Generated } from 'kysely';
+import type { Tier } from '../accounts/accounts-repository.js';
+import type { AssetKind } from '../assets/assets-repository.js';
+import type { GenerationMode, ImageSize } from '../providers/provider.js';
+import type { TaskStatus } from '../tasks/task-record.js';
+import type { DeliveryState } from '../webhooks/webhooks-repository.js';
+import type { WebhookEventType } from '../webhooks/webhooks-service.js';
 
 /**
  * Table shapes. Timestamps are integer milliseconds since the epoch, booleans are integers
- * (0/1) and JSON is text, so the same queries run on SQLite and PostgreSQL.
+ * (0/1) and JSON is text, so the same queries run on SQLite and PostgreSQL. A text column that only
+ * ever holds one of a closed set of values has that union as its type (the code that writes it is
+ * checked against it), so reads need no cast.
  */
 export interface AccountsTable {
   id: string;
   email: string;
-  tier: string;
+  tier: Tier;
   password_hash: string | null;
   api_key_hash: string;
   api_key_hint: string;
@@ -25,12 +33,13 @@ export interface UpstreamKeysTable {
 export interface GenerationsTable {
   id: string;
   account_id: string;
-  source: string;
+  /** Where the request came from: the API (keys) or the website (sessions). */
+  source: 'api' | 'web';
   prompt: string;
   model: string;
-  mode: string;
+  mode: GenerationMode;
   aspect: string;
-  image_size: string;
+  image_size: ImageSize;
   image_count: number;
   /** The request's imageUrls as given (JSON array). */
   refs_json: string;
@@ -50,7 +59,7 @@ export interface TasksTable {
   idx: number;
   provider: string;
   upstream_model: string;
-  status: string;
+  status: TaskStatus;
   progress: number;
   error: string | null;
   image_url: string | null;
@@ -77,7 +86,7 @@ export interface TasksTable {
 export interface AssetsTable {
   id: string;
   account_id: string;
-  kind: string;
+  kind: AssetKind;
   blob_key: string;
   url: string;
   content_type: string;
@@ -111,7 +120,7 @@ export interface IdempotencyKeysTable {
   account_id: string;
   key: string;
   request_hash: string;
-  state: string;
+  state: 'in_progress' | 'done';
   status_code: number | null;
   response_body: string | null;
   created_at: number;
@@ -142,11 +151,10 @@ export interface WebhookDeliveriesTable {
   account_id: string;
   task_id: string;
   url: string;
-  type: string;
+  type: WebhookEventType;
   /** The exact JSON body that is signed and sent, the same on every attempt. */
   payload: string;
-  /** pending | succeeded | failed */
-  state: string;
+  state: DeliveryState;
   /** Attempts made in the current series (a redeliver starts a new series). */
   attempts: number;
   /** When the next attempt is due; null unless pending. */

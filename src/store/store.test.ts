@@ -18,6 +18,7 @@ import { createSecretBox } from '../secrets/secret-box.js';
 import { createTasksRepository } from '../tasks/tasks-repository.js';
 import { createWebhooksRepository } from '../webhooks/webhooks-repository.js';
 import { type Db, dialectOf, openDatabase } from './database.js';
+import type { WebhookDeliveriesTable } from './schema.js';
 
 // Runs on the store ATELIER_TEST_STORE names (npm test runs it on both SQLite and PostgreSQL).
 const store = testStore();
@@ -156,7 +157,7 @@ describe(`store on ${store}`, () => {
 
     const webhooks = createWebhooksRepository(deps);
     const now = Date.now();
-    const delivery = {
+    const delivery: WebhookDeliveriesTable = {
       id: randomIds.next('msg'),
       account_id: account.id,
       task_id: 'tsk_x',

@@ -26,7 +26,7 @@ export function toTaskRecord(
     'id' | 'status' | 'progress' | 'image_url' | 'error' | 'width' | 'height' | 'content_type' | 'bytes'
   >,
 ): TaskRecord {
-  const status = row.status as TaskStatus;
+  const status = row.status;
   const record: TaskRecord = { task_id: row.id, status, progress: row.progress };
   if (status === 'completed') {
     record.progress = 100;

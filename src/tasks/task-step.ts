@@ -4,9 +4,7 @@ import { pixelSize } from '../catalog/catalog.js';
 import { ApiError } from '../http/errors.js';
 import { toDecodableImage } from '../images/decodable-image.js';
 import type {
-  GenerationMode,
   ImageProvider,
-  ImageSize,
   PollOutcome,
   ProviderImage,
   ProviderRequest,
@@ -197,12 +195,12 @@ export function createTaskStep({ deps, write, fail, cancelUpstream }: StepContex
     signal: AbortSignal,
   ): ProviderRequest {
     const { task, generation } = leased;
-    const imageSize = generation.image_size as ImageSize;
+    const imageSize = generation.image_size;
     const { width, height } = pixelSize(generation.aspect, imageSize);
     return {
       taskId: task.id,
       upstreamModel: task.upstream_model,
-      mode: generation.mode as GenerationMode,
+      mode: generation.mode,
       prompt: generation.prompt,
       aspect: generation.aspect,
       imageSize,

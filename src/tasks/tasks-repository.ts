@@ -37,7 +37,7 @@ export interface LeasedTask {
 
 /** Store queries for tasks. Only the task engine calls the writing ones. */
 export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
-  const unfinished = ['queued', 'in_progress'];
+  const unfinished: readonly TasksTable['status'][] = ['queued', 'in_progress'];
 
   return {
     async findForAccount(accountId: string, taskId: string): Promise<TaskRow | undefined> {

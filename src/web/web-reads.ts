@@ -134,7 +134,7 @@ export function createWebReads({ db }: { db: Db }) {
         .execute();
       const items: LibraryAsset[] = rows.map((row) => ({
         id: row.id,
-        kind: row.kind as AssetKind,
+        kind: row.kind,
         url: row.url,
         contentType: row.content_type,
         bytes: Number(row.bytes),

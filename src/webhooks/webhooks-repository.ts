@@ -34,7 +34,7 @@ export async function recordCallback(
 
 /** Store queries for webhook secrets, callbacks and deliveries. */
 export function createWebhooksRepository({ db, clock }: { db: Db; clock: Clock }) {
-  const finalStatuses = ['completed', 'failed'];
+  const finalStatuses: readonly TasksTable['status'][] = ['completed', 'failed'];
 
   return {
     async findSecret(accountId: string): Promise<string | undefined> {
