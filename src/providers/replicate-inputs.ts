@@ -1,9 +1,10 @@
 /**
- * Replicate model inputs: the Cog OpenAPI input schema (with `$ref`/`allOf` enums resolved), the
- * mapping of a request onto it, the task-derived seed, and the input names a refusal may repeat.
+ * Replicate model inputs: the mapping of a request onto a model's input schema (read by
+ * replicate-schema.ts), the task-derived seed, and the input names a refusal may repeat.
  */
 import { createHash } from 'node:crypto';
 import type { ProviderRequest } from './provider.js';
+import type { InputField, ModelInputs } from './replicate-schema.js';
 import { statusSentence } from './upstream-error-text.js';
 import { fitReferences, isRecord } from './upstream-http.js';
 
@@ -12,20 +13,6 @@ const SIZE_INPUTS = ['resolution', 'image_size', 'size', 'output_resolution'];
 const ARRAY_REFERENCE_INPUTS = ['image_input', 'input_images', 'images', 'image_inputs'];
 const SINGLE_REFERENCE_INPUTS = ['input_image', 'image'];
 const ACCEPTED_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
-
-export interface InputField {
-  type?: string;
-  enum?: unknown[];
-  format?: string;
-  maxItems?: number;
-  minimum?: number;
-  maximum?: number;
-}
-
-export interface ModelInputs {
-  fields: Record<string, InputField>;
-  required: string[];
-}
 
 export interface BuiltInput {
   input: Record<string, unknown>;
@@ -40,48 +27,6 @@ export function seedForTask(taskId: string, field: InputField = {}): number {
   const min = field.minimum ?? 0;
   const max = field.maximum ?? 2 ** 31 - 1;
   return max >= min ? min + (raw % (max - min + 1)) : raw;
-}
-
-/** Reads `components.schemas.Input` of a Cog OpenAPI schema, resolving `$ref`/`allOf` enums. */
-export function readInputSchema(openapi: unknown): ModelInputs | undefined {
-  if (!isRecord(openapi) || !isRecord(openapi.components) || !isRecord(openapi.components.schemas))
-    return undefined;
-  const schemas = openapi.components.schemas;
-  const input = schemas.Input;
-  if (!isRecord(input) || !isRecord(input.properties)) return undefined;
-  const resolve = (node: unknown, depth = 0): Record<string, unknown> => {
-    if (!isRecord(node) || depth > 4) return {};
-    let merged: Record<string, unknown> = { ...node };
-    const refs: unknown[] = [];
-    if (typeof node.$ref === 'string') refs.push(node.$ref);
-    if (Array.isArray(node.allOf)) refs.push(...node.allOf);
-    for (const ref of refs) {
-      const target =
-        typeof ref === 'string'
-          ? schemas[ref.replace('#/components/schemas/', '')]
-          : isRecord(ref) && typeof ref.$ref === 'string'
-            ? schemas[ref.$ref.replace('#/components/schemas/', '')]
-            : ref;
-      merged = { ...resolve(target, depth + 1), ...merged };
-    }
-    return merged;
-  };
-  const fields: Record<string, InputField> = {};
-  for (const [key, raw] of Object.entries(input.properties)) {
-    const node = resolve(raw);
-    fields[key] = {
-      type: typeof node.type === 'string' ? node.type : undefined,
-      enum: Array.isArray(node.enum) ? node.enum : undefined,
-      format: typeof node.format === 'string' ? node.format : undefined,
-      maxItems: typeof node.maxItems === 'number' ? node.maxItems : undefined,
-      minimum: typeof node.minimum === 'number' ? node.minimum : undefined,
-      maximum: typeof node.maximum === 'number' ? node.maximum : undefined,
-    };
-  }
-  const required = Array.isArray(input.required)
-    ? input.required.filter((r): r is string => typeof r === 'string')
-    : [];
-  return { fields, required };
 }
 
 /** Inputs the adapter fills: the only names a refusal's message may repeat. */

@@ -9,7 +9,8 @@ import type {
   ProviderRequest,
   SubmitOutcome,
 } from './provider.js';
-import { createReplicateProvider, seedForTask } from './replicate-provider.js';
+import { seedForTask } from './replicate-inputs.js';
+import { createReplicateProvider } from './replicate-provider.js';
 import { solidGif } from './testing/fake-http.js';
 import { type FakeModel, type FakeReplicate, startFakeReplicate } from './testing/fake-replicate.js';
 import { providerRequest, referenceImage } from './testing/provider-request.js';
