@@ -1,6 +1,5 @@
 // First, before any native addon loads: refuse an unsupported Node.js with a clear message.
 import './platform/require-supported-runtime.js';
-import type { FastifyBaseLogger } from 'fastify';
 import { demoBanner, ensureDemoAccount } from './accounts/demo-account.js';
 import { buildApp } from './app.js';
 import { loadConfig, loadDotEnv } from './config/config.js';
@@ -24,7 +23,7 @@ async function main(): Promise<void> {
     : await buildHealthApp({
         db: core.db,
         roles: roleNames(config.roles),
-        logger: core.logger as FastifyBaseLogger,
+        logger: core.logger,
         timeouts: config.requestTimeouts,
       });
 

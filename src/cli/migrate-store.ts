@@ -40,6 +40,7 @@ export interface MigrationReport {
   complete: boolean;
 }
 
+/** The copy is by table name, row by row, whatever the columns: the typed schema does not apply. */
 type AnyDb = Kysely<Record<string, Record<string, unknown>>>;
 
 async function countRows(db: AnyDb, table: string): Promise<number> {

@@ -45,16 +45,16 @@ export function canonicalJson(root: unknown): string {
         if (i > 0) stack.push(',');
       }
     } else if (value !== null && typeof value === 'object') {
-      const entries = Object.entries(value as Record<string, unknown>)
+      const entries: Array<[string, unknown]> = Object.entries(value)
         .filter(([, v]) => v !== undefined)
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       out.push('{');
       stack.push('}');
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [key, entry] = entries[i] as [string, unknown];
+      // Pushed last first, so they pop in key order, separated by commas.
+      entries.reverse().forEach(([key, entry], fromLast) => {
         stack.push({ value: entry }, `${JSON.stringify(key)}:`);
-        if (i > 0) stack.push(',');
-      }
+        if (fromLast < entries.length - 1) stack.push(',');
+      });
     } else {
       out.push(JSON.stringify(value) ?? 'null');
     }

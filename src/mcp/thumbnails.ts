@@ -131,8 +131,8 @@ export function createThumbnailer(options: ThumbnailerOptions = {}): Thumbnailer
       let next = 0;
       const worker = async () => {
         while (next < unique.length) {
-          const url = unique[next++] as string;
-          byUrl.set(url, await renderOne(url, maxChars, signal));
+          const url = unique[next++];
+          if (url !== undefined) byUrl.set(url, await renderOne(url, maxChars, signal));
         }
       };
       await Promise.all(Array.from({ length: Math.min(concurrency, unique.length) }, worker));

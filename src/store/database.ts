@@ -17,6 +17,7 @@ export { isPostgresUrl };
 export async function openDatabase(databaseUrl: string): Promise<Db> {
   const db = isPostgresUrl(databaseUrl) ? openPostgres(databaseUrl) : openSqlite(databaseUrl);
   try {
+    // Genuine: migrations are written against no schema (they must not change when schema.ts does).
     await migrateToLatest(db as unknown as Kysely<unknown>);
   } catch (error) {
     await db.destroy();
