@@ -95,7 +95,7 @@ describe('website API in the OpenAPI document', () => {
 
   test('signed-in routes name the session cookie as their security; sign-in and sign-out do not', () => {
     const security = (method: string, path: string) =>
-      (document.paths?.[path] as Record<string, OpenAPIV3_1.OperationObject>)[method]?.security;
+      (document.paths?.[path] as Record<string, OpenAPIV3_1.OperationObject> | undefined)?.[method]?.security;
     assert.deepEqual(security('get', '/web/api/account'), [{ [WEBSITE_SESSION_SCHEME]: [] }]);
     assert.equal(security('post', '/web/api/session'), undefined);
     assert.equal(security('delete', '/web/api/session'), undefined);

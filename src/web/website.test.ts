@@ -344,7 +344,7 @@ describe('web endpoints: generate, pending tasks, saved works, library, account'
     const works = await web('GET', '/web/api/works?page=99999999999999999999&limit=&since=');
     assert.equal(works.statusCode, 200, works.body);
     assert.deepEqual(
-      { ...works.json(), total: 0, total_pages: 0 },
+      { ...(works.json() as object), total: 0, total_pages: 0 },
       { items: [], total: 0, page: Number.MAX_SAFE_INTEGER, limit: 24, total_pages: 0 },
     );
     const pending = await web('GET', '/web/api/tasks/pending?since=');
