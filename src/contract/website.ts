@@ -8,7 +8,14 @@ import { z } from 'zod';
 import { TIERS } from '../accounts/accounts-repository.js';
 import { generateBodySchema } from '../generations/generate-body-schema.js';
 import { fieldError } from '../http/validation.js';
-import { errorBodySchema, generateResponseSchema, taskRecordSchema } from '../openapi/response-schemas.js';
+import {
+  assetSchema,
+  assetsPageSchema,
+  errorBodySchema,
+  generateResponseSchema,
+  historyItemSchema,
+  taskRecordSchema,
+} from '../openapi/response-schemas.js';
 
 export { generateBodySchema, generateResponseSchema };
 
@@ -58,12 +65,8 @@ const pageQuery = (defaultLimit: number) => ({
   ),
 });
 
-const pageFields = {
-  total: z.number().int(),
-  page: z.number().int(),
-  limit: z.number().int(),
-  total_pages: z.number().int().describe('ceil(total / limit); 0 when total is 0'),
-};
+/** total, page, limit, total_pages: the paging fields of every /api/v1 listing. */
+const pageFields = assetsPageSchema.omit({ items: true }).shape;
 
 const source = z
   .enum(['api', 'web'])
@@ -127,20 +130,10 @@ export const pendingTasksSchema = z
 
 export const worksQuerySchema = z.object(pageQuery(24));
 
-export const savedWorkSchema = z
-  .object({
-    id: z.string(),
-    source,
-    prompt: z.string(),
-    model: z.string(),
-    mode: z.string(),
-    aspect: z.string(),
-    imageSize: z.string(),
-    imageCount: z.number().int(),
-    refs: z.array(z.string()).describe("The request's imageUrls"),
-    createdAt: z.number().int().describe('Milliseconds since the Unix epoch'),
-    tasks: z.array(taskRecordSchema).describe("Every task's record, in task order"),
-  })
+/** A history item without its images (each task's record carries them) and never `removed`. */
+export const savedWorkSchema = historyItemSchema
+  .omit({ images: true, removed: true })
+  .extend({ source, tasks: z.array(taskRecordSchema).describe("Every task's record, in task order") })
   .describe('A saved work: a generation not deleted');
 
 export const savedWorksPageSchema = z
@@ -158,18 +151,11 @@ export const libraryQuerySchema = z.object({
     .describe('Only uploads, or only results; empty or absent for both'),
 });
 
-export const libraryAssetSchema = z
-  .object({
-    id: z.string(),
-    kind: z.enum(['upload', 'result']),
-    url: z.string(),
-    contentType: z.string(),
-    bytes: z.number().int(),
-    width: z.number().int(),
-    height: z.number().int(),
-    generationId: z.string().nullable(),
+/** An asset as /api/v1/assets lists it, less its hash and task, plus its prompt. */
+export const libraryAssetSchema = assetSchema
+  .omit({ sha256: true, taskId: true })
+  .extend({
     prompt: z.string().nullable().describe('The prompt a result was made from (alt text); null for uploads'),
-    createdAt: z.number().int(),
   })
   .describe('An asset of the library');
 
@@ -226,3 +212,6 @@ export type TaskCard = z.infer<typeof taskCardSchema>;
 export type SavedWork = z.infer<typeof savedWorkSchema>;
 export type LibraryAsset = z.infer<typeof libraryAssetSchema>;
 export type AccountInfo = z.infer<typeof accountInfoSchema>;
+export type PendingTasks = z.infer<typeof pendingTasksSchema>;
+export type SavedWorksPage = z.infer<typeof savedWorksPageSchema>;
+export type LibraryPage = z.infer<typeof libraryPageSchema>;
