@@ -114,12 +114,8 @@ export function createGenerationsService(deps: {
         ...input,
         async alsoInTransaction(trx, created) {
           if (callbackUrl !== undefined) {
-            const callback = {
-              generationId: created.generationId,
-              accountId: input.accountId,
-              url: callbackUrl,
-            };
-            await deps.recordCallback(trx, callback);
+            const { generationId } = created;
+            await deps.recordCallback(trx, { generationId, accountId: input.accountId, url: callbackUrl });
           }
           if (claim)
             await deps.idempotency.recordIn(trx, claim, 200, JSON.stringify(answer(created.taskIds)));

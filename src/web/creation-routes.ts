@@ -41,7 +41,7 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
         body: generateBodySchema,
         response: {
           200: generateResponseSchema,
-          400: errorAnswer('Invalid request, or no upstream key for the model’s provider'),
+          400: errorAnswer("Invalid request, or no upstream key for the model's provider"),
           ...signedInErrors,
           ...crossSiteRefused,
           500: errorAnswer('The upstream refused the request (upstream_error)'),
