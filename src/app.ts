@@ -89,7 +89,16 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
   await app.register(openApiRoutes, {
     document: buildOpenApiDocument({ serverUrl: core.config.publicBaseUrl }),
   });
-  const website = createWebsite(core);
+  const website = createWebsite({
+    publicBaseUrl: core.config.publicBaseUrl,
+    db: core.db,
+    clock: core.clock,
+    accounts: core.accounts,
+    upstreamAccess: core.upstreamAccess,
+    generations: core.generations,
+    tasks: core.tasks,
+    assets: core.assets,
+  });
   // Bearer first: an API call is never judged by a cookie. The session resolver lets the website
   // call /api/v1 same-origin, with its CSRF check on state-changing requests.
   const resolvers = [bearerKeyResolver(core.accounts.authenticateApiKey), website.sessionResolver];

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import pino, { type Logger } from 'pino';
 import { createAccountsRepository } from './accounts/accounts-repository.js';
 import { createAccountsService } from './accounts/accounts-service.js';
+import { createUpstreamAccess } from './accounts/upstream-access.js';
 import { createAssetsRepository } from './assets/assets-repository.js';
 import type { BlobStore } from './blobs/blob-store.js';
 import { isBlobKey } from './blobs/blob-store.js';
@@ -81,6 +82,12 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     accounts: accountsRepository,
     secrets,
     deploymentKeys: providers.deploymentKeys,
+  });
+  const upstreamAccess = createUpstreamAccess({
+    catalog,
+    providers,
+    keys: accounts.keyResolver,
+    ownKeyProviders: accounts.upstreamKeyProviders,
   });
   const assets = createAssetsRepository({ db, clock, ids });
   const tasks = createTasksRepository({ db, clock });
@@ -168,6 +175,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     engine,
     blobKeyOfUrl,
     vetCallbackUrl: webhooks.vetCallbackUrl,
+    recordCallback: webhooks.recordCallback,
     taskDeadlineMs: config.taskDeadlineMs,
     leaseMs: overrides.leaseMs ?? LEASE_MS,
   });
@@ -187,6 +195,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     providers,
     accounts,
     accountsRepository,
+    /** has_key and which providers take a key (the API's account status, the website's account page). */
+    upstreamAccess,
     assets,
     tasks,
     taskEvents,

@@ -73,6 +73,16 @@ export function createAccountsRepository({ db, clock, ids }: { db: Db; clock: Cl
       return row && toAccount(row);
     },
 
+    /** The last characters of the account's API key, for telling keys apart (the key itself is never kept). */
+    async apiKeyHint(id: string): Promise<string | undefined> {
+      const row = await db
+        .selectFrom('accounts')
+        .select('api_key_hint')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row?.api_key_hint;
+    },
+
     async count(): Promise<number> {
       const row = await db
         .selectFrom('accounts')

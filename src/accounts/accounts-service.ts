@@ -117,6 +117,11 @@ export function createAccountsService({
     },
 
     upstreamKeyProviders: (accountId: string) => accounts.upstreamKeyProviders(accountId),
+
+    findById: (accountId: string) => accounts.findById(accountId),
+
+    /** The last characters of the account's API key (the key itself is never kept). */
+    apiKeyHint: (accountId: string) => accounts.apiKeyHint(accountId),
   };
 }
 

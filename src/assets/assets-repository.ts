@@ -21,6 +21,11 @@ export interface Asset {
   createdAt: number;
 }
 
+/** An asset of the website's library, with the prompt of the generation a result came from (for alt text). */
+export interface LibraryAsset extends Omit<Asset, 'sha256' | 'taskId'> {
+  prompt: string | null;
+}
+
 function toAsset(row: AssetsTable): Asset {
   return {
     id: row.id,
@@ -129,6 +134,54 @@ export function createAssetsRepository({ db, clock, ids }: { db: Db; clock: Cloc
         .offset((options.page - 1) * options.limit)
         .execute();
       return { items: rows.map(toAsset), total: Number(totalRow?.n ?? 0) };
+    },
+
+    /**
+     * One page of the account's library, newest first: uploads, and results of the generations
+     * still in saved works (deleting a work takes its images out of the library; the files
+     * themselves stay at their URLs, which Atelier promises never expire), each with its prompt.
+     */
+    async libraryPage(accountId: string, options: { page: number; limit: number; kind?: AssetKind }) {
+      let base = db
+        .selectFrom('assets')
+        .leftJoin('generations', 'generations.id', 'assets.generation_id')
+        .where('assets.account_id', '=', accountId)
+        .where((eb) =>
+          eb.or([eb('assets.generation_id', 'is', null), eb('generations.deleted_at', 'is', null)]),
+        );
+      if (options.kind) base = base.where('assets.kind', '=', options.kind);
+      const totalRow = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+      const rows = await base
+        .select([
+          'assets.id',
+          'assets.kind',
+          'assets.url',
+          'assets.content_type',
+          'assets.bytes',
+          'assets.width',
+          'assets.height',
+          'assets.generation_id',
+          'assets.created_at',
+          'generations.prompt',
+        ])
+        .orderBy('assets.created_at', 'desc')
+        .orderBy('assets.id', 'desc')
+        .limit(options.limit)
+        .offset((options.page - 1) * options.limit)
+        .execute();
+      const items: LibraryAsset[] = rows.map((row) => ({
+        id: row.id,
+        kind: row.kind,
+        url: row.url,
+        contentType: row.content_type,
+        bytes: Number(row.bytes),
+        width: row.width,
+        height: row.height,
+        generationId: row.generation_id,
+        prompt: row.prompt ?? null,
+        createdAt: Number(row.created_at),
+      }));
+      return { items, total: Number(totalRow?.n ?? 0) };
     },
 
     /** The account's asset stored under a blob key, if the account owns one. */

@@ -3,7 +3,6 @@ import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import type { Db } from '../store/database.js';
 import type { Database, GenerationsTable, TasksTable } from '../store/schema.js';
-import { recordCallback } from '../webhooks/webhooks-repository.js';
 import type { GenerateRequest } from './generate-request.js';
 
 /** Another capability's write that must commit (or roll back) with the generation's own. */
@@ -15,7 +14,7 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
     /**
      * Writes the generation and one queued task per image in one transaction, before anything is
      * sent upstream. `leaseOwner` pre-leases the tasks to the engine that submits them inline.
-     * `alsoInTransaction` commits with them (the Idempotency-Key's recorded answer).
+     * `alsoInTransaction` commits with them (the webhook callback, the Idempotency-Key's answer).
      */
     async create(input: {
       accountId: string;
@@ -78,14 +77,6 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
       await db.transaction().execute(async (trx) => {
         await trx.insertInto('generations').values(generation).execute();
         await trx.insertInto('tasks').values(tasks).execute();
-        if (request.callbackUrl !== undefined) {
-          await recordCallback(trx, {
-            generation_id: generation.id,
-            account_id: input.accountId,
-            url: request.callbackUrl,
-            created_at: now,
-          });
-        }
         await input.alsoInTransaction?.(trx, created);
       });
       return created;

@@ -1,3 +1,4 @@
+import type { Transaction } from 'kysely';
 import type { Account } from '../accounts/accounts-repository.js';
 import type { UpstreamKeyResolver } from '../accounts/accounts-service.js';
 import type { BlobStore } from '../blobs/blob-store.js';
@@ -9,6 +10,7 @@ import {
   type IdempotencyRepository,
 } from '../idempotency/idempotency-repository.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
+import type { Database } from '../store/schema.js';
 import type { TaskEngine } from '../tasks/task-engine.js';
 import { type TaskRecord, toTaskRecord } from '../tasks/task-record.js';
 import type { TasksRepository } from '../tasks/tasks-repository.js';
@@ -67,6 +69,11 @@ export function createGenerationsService(deps: {
   blobKeyOfUrl(url: string): string | undefined;
   /** Refuses (400, naming callbackUrl) a callbackUrl whose address the webhook policy does not allow. */
   vetCallbackUrl(url: string): Promise<void>;
+  /** The webhooks capability's record of a callbackUrl, written in the generation's transaction. */
+  recordCallback(
+    trx: Transaction<Database>,
+    callback: { generationId: string; accountId: string; url: string },
+  ): Promise<void>;
   taskDeadlineMs: number;
   leaseMs: number;
 }) {
@@ -92,19 +99,27 @@ export function createGenerationsService(deps: {
     return keys;
   }
 
-  /** The generation and its Idempotency-Key answer commit together, or neither does. */
+  /**
+   * The generation, its webhook callback and its Idempotency-Key answer commit together, or none
+   * does: a task can never end before its callback exists, nor a replay answer what was not created.
+   */
   async function createGeneration(
     input: Omit<Parameters<GenerationsRepository['create']>[0], 'alsoInTransaction'>,
     claim: IdempotencyClaim | undefined,
     answer: (taskIds: string[]) => GenerateAnswer,
   ) {
+    const { callbackUrl } = input.request;
     try {
       return await deps.generations.create({
         ...input,
-        alsoInTransaction:
-          claim &&
-          ((trx, created) =>
-            deps.idempotency.recordIn(trx, claim, 200, JSON.stringify(answer(created.taskIds)))),
+        async alsoInTransaction(trx, created) {
+          if (callbackUrl !== undefined) {
+            const { generationId } = created;
+            await deps.recordCallback(trx, { generationId, accountId: input.accountId, url: callbackUrl });
+          }
+          if (claim)
+            await deps.idempotency.recordIn(trx, claim, 200, JSON.stringify(answer(created.taskIds)));
+        },
       });
     } catch (error) {
       if (!(error instanceof IdempotencyClaimLostError)) throw error;

@@ -26,7 +26,7 @@ export function integerParam(
  * Past this page every listing is empty (no account holds 10^12 items); the store is asked for it
  * instead of a larger one, so `(page − 1) × limit` stays an exact integer that fits an SQL OFFSET.
  */
-const STORE_PAGE_CEILING = 1_000_000_000_000;
+export const STORE_PAGE_CEILING = 1_000_000_000_000;
 
 /**
  * `page` of a paged listing: any integer ≥ 1, a page past the end being empty (DESIGN.md §2).

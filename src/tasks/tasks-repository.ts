@@ -3,6 +3,7 @@ import type { Clock } from '../platform/clock.js';
 import { skipLockedOn } from '../platform/skip-locked.js';
 import type { Db } from '../store/database.js';
 import type { GenerationsTable, TasksTable } from '../store/schema.js';
+import { type TaskRecord, toTaskRecord } from './task-record.js';
 
 export type TaskRow = TasksTable;
 export type TaskPatch = Partial<
@@ -33,6 +34,22 @@ export type TaskPatch = Partial<
 export interface LeasedTask {
   task: TaskRow;
   generation: Pick<GenerationsTable, 'id' | 'prompt' | 'mode' | 'aspect' | 'image_size' | 'ref_keys_json'>;
+}
+
+/** A task's status record with what its generation asked for (the website's creation view lists these). */
+export interface TaskWithRequest extends TaskRecord {
+  generation_id: string;
+  /** Whether the task was submitted through the API (`api`) or from the website (`web`). */
+  source: 'api' | 'web';
+  prompt: string;
+  model: string;
+  mode: string;
+  aspect: string;
+  imageSize: string;
+  /** Position of the image in its generation, and how many the generation asked for. */
+  index: number;
+  count: number;
+  createdAt: number;
 }
 
 /** Store queries for tasks. Only the task engine calls the writing ones. */
@@ -79,6 +96,69 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
         .orderBy('created_at')
         .orderBy('idx')
         .execute();
+    },
+
+    /**
+     * The account's unfinished tasks, plus every task created at or after `since` (so a task that
+     * began and ended between two looks still shows up), newest first, at most `limit`, each with
+     * its generation's request, in one query. Tasks of rejected or deleted generations are left out.
+     */
+    async listPendingForAccount(
+      accountId: string,
+      options: { since: number | undefined; limit: number },
+    ): Promise<TaskWithRequest[]> {
+      const { since } = options;
+      const rows = await db
+        .selectFrom('tasks')
+        .innerJoin('generations', 'generations.id', 'tasks.generation_id')
+        .select([
+          'tasks.id',
+          'tasks.status',
+          'tasks.progress',
+          'tasks.image_url',
+          'tasks.error',
+          'tasks.width',
+          'tasks.height',
+          'tasks.content_type',
+          'tasks.bytes',
+          'tasks.idx',
+          'tasks.created_at',
+          'generations.id as generation_id',
+          'generations.source',
+          'generations.prompt',
+          'generations.model',
+          'generations.mode',
+          'generations.aspect',
+          'generations.image_size',
+          'generations.image_count',
+        ])
+        .where('tasks.account_id', '=', accountId)
+        .where('generations.rejected', '=', 0)
+        .where('generations.deleted_at', 'is', null)
+        .where((eb) => {
+          const stillRunning = eb('tasks.status', 'in', unfinished);
+          return since === undefined
+            ? stillRunning
+            : eb.or([stillRunning, eb('tasks.created_at', '>=', since)]);
+        })
+        .orderBy('tasks.created_at', 'desc')
+        .orderBy('tasks.generation_id', 'desc')
+        .orderBy('tasks.idx', 'asc')
+        .limit(options.limit)
+        .execute();
+      return rows.map((row) => ({
+        ...toTaskRecord(row),
+        generation_id: row.generation_id,
+        source: row.source === 'web' ? 'web' : 'api',
+        prompt: row.prompt,
+        model: row.model,
+        mode: row.mode,
+        aspect: row.aspect,
+        imageSize: row.image_size,
+        index: row.idx,
+        count: row.image_count,
+        createdAt: Number(row.created_at),
+      }));
     },
 
     /**

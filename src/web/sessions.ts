@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Account, AccountsRepository } from '../accounts/accounts-repository.js';
+import type { Account } from '../accounts/accounts-repository.js';
+import { SESSION_COOKIE } from '../contract/website.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../store/database.js';
 
-export const SESSION_COOKIE = 'atelier_session';
+export { SESSION_COOKIE };
 /** Sessions end 30 days after sign-in, used or not (no sliding renewal: a stolen cookie ages out). */
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -25,7 +26,8 @@ export function createSessions({
 }: {
   db: Db;
   clock: Clock;
-  accounts: AccountsRepository;
+  /** The accounts capability, which the session's account is read through. */
+  accounts: { findById(id: string): Promise<Account | undefined> };
 }) {
   return {
     /** Starts a session for an account; returns the token for the cookie and its expiry. */

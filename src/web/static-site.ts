@@ -81,9 +81,11 @@ export async function staticSite(
     return reply.sendFile('index.html', { cacheControl: false });
   }
 
-  app.get('/', async (_request, reply) => sendPage(reply));
+  // Pages and bundles, not API: kept out of the OpenAPI document.
+  const page = { schema: { hide: true } };
+  app.get('/', page, async (_request, reply) => sendPage(reply));
 
-  app.get<{ Params: { '*': string } }>('/*', async (request, reply) => {
+  app.get<{ Params: { '*': string } }>('/*', page, async (request, reply) => {
     const path = `/${request.params['*']}`;
     if (path.split('/').includes('..')) throw notFound(request.url);
     if (SERVICE_ROOTS.includes(path) || SERVICE_PREFIXES.some((prefix) => path.startsWith(prefix))) {

@@ -317,6 +317,40 @@ describe('web endpoints: generate, pending tasks, saved works, library, account'
     assertError(await web('GET', '/web/api/tasks/pending?since=soon'), 400, 'invalid_request');
   });
 
+  test('bad input is refused by the route schemas with messages naming the parameter', async () => {
+    const cases: Array<[ReturnType<typeof web>, string]> = [
+      [
+        web('GET', '/web/api/tasks/pending?since=soon'),
+        'since must be a time in milliseconds since the epoch',
+      ],
+      [web('GET', '/web/api/works?page=0'), 'page must be at least 1'],
+      [web('GET', '/web/api/works?limit=x'), 'limit must be an integer'],
+      [web('GET', '/web/api/assets?limit=51'), 'limit must be between 1 and 50'],
+      [web('GET', '/web/api/assets?kind=video'), 'kind must be upload or result'],
+      [web('PUT', '/web/api/account/upstream-keys/gemini', {}), 'key is required'],
+      [
+        web('PUT', '/web/api/account/upstream-keys/gemini', { key: ' ' }),
+        'key must not be empty (to remove a key, DELETE it)',
+      ],
+      [
+        web('DELETE', '/web/api/account/upstream-keys/local'),
+        'provider must be one of gemini, openai, replicate',
+      ],
+      [web('POST', '/web/api/generate', { prompt: 'x', count: 1.5 }), 'count must be an integer'],
+    ];
+    for (const [answer, message] of cases)
+      assert.equal(assertError(await answer, 400, 'invalid_request'), message);
+    // Empty and absent parameters take their defaults; a huge page is an empty page, echoed as asked.
+    const works = await web('GET', '/web/api/works?page=99999999999999999999&limit=&since=');
+    assert.equal(works.statusCode, 200, works.body);
+    assert.deepEqual(
+      { ...(works.json() as object), total: 0, total_pages: 0 },
+      { items: [], total: 0, page: Number.MAX_SAFE_INTEGER, limit: 24, total_pages: 0 },
+    );
+    const pending = await web('GET', '/web/api/tasks/pending?since=');
+    assert.equal(pending.statusCode, 200, pending.body);
+  });
+
   test('web generate validates like the API and answers its errors in the same shape', async () => {
     const response = await web('POST', '/web/api/generate', { prompt: 'x', mode: 'fusion' });
     assert.match(assertError(response, 400, 'invalid_request'), /fusion/);

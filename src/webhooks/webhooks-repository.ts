@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
+import type { ExpressionBuilder, Transaction } from 'kysely';
 import { sql } from 'kysely';
 import type { Clock } from '../platform/clock.js';
 import { skipLockedOn } from '../platform/skip-locked.js';
@@ -21,22 +21,19 @@ export type DeliveryPatch = Partial<
   >
 >;
 
-/**
- * Records a generate request's callbackUrl. Takes the caller's transaction so the callback is
- * written together with the generation: a task can then never end before its callback exists.
- */
-export async function recordCallback(
-  db: Kysely<Database> | Transaction<Database>,
-  callback: WebhookCallbacksTable,
-): Promise<void> {
-  await db.insertInto('webhook_callbacks').values(callback).execute();
-}
-
 /** Store queries for webhook secrets, callbacks and deliveries. */
 export function createWebhooksRepository({ db, clock }: { db: Db; clock: Clock }) {
   const finalStatuses: readonly TasksTable['status'][] = ['completed', 'failed'];
 
   return {
+    /**
+     * Records a generate request's callbackUrl in the caller's transaction, so the callback is
+     * written together with the generation: a task can then never end before its callback exists.
+     */
+    async recordCallback(trx: Transaction<Database>, callback: WebhookCallbacksTable): Promise<void> {
+      await trx.insertInto('webhook_callbacks').values(callback).execute();
+    },
+
     async findSecret(accountId: string): Promise<string | undefined> {
       const row = await db
         .selectFrom('webhook_secrets')

@@ -1,3 +1,4 @@
+import type { Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import { ApiError } from '../http/errors.js';
 import type { Clock } from '../platform/clock.js';
@@ -6,6 +7,7 @@ import type { IdGenerator } from '../platform/ids.js';
 import type { ProcessOwner } from '../platform/process-owner.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Db } from '../store/database.js';
+import type { Database } from '../store/schema.js';
 import type { TaskChange } from '../tasks/task-events.js';
 import { type TaskRecord, toTaskRecord } from '../tasks/task-record.js';
 import type { SafeFetcher } from '../uploads/safe-fetch.js';
@@ -176,6 +178,22 @@ export function createWebhooksService(deps: {
         )
         .finally(() => enqueues.delete(promise));
       enqueues.add(promise);
+    },
+
+    /**
+     * Registers a generation's callbackUrl inside the transaction that creates the generation (the
+     * caller's), so it commits or rolls back with it; every task of the generation reports there.
+     */
+    async recordCallback(
+      trx: Transaction<Database>,
+      callback: { generationId: string; accountId: string; url: string },
+    ): Promise<void> {
+      await repository.recordCallback(trx, {
+        generation_id: callback.generationId,
+        account_id: callback.accountId,
+        url: callback.url,
+        created_at: clock.now(),
+      });
     },
 
     secretFor,

@@ -1,8 +1,10 @@
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import { CopyButton } from '../components/copy-button';
 import { ConfirmDialog } from '../components/dialog';
-import { api, messageOf } from '../lib/api';
+import { WebhooksSection } from '../components/webhooks-section';
+import { api } from '../lib/api';
 import type { AccountInfo } from '../lib/types';
+import { useAction } from '../lib/use-action';
 
 const PROVIDER_NAMES: Record<string, string> = {
   gemini: 'Google Gemini',
@@ -20,39 +22,29 @@ function UpstreamKeyForm({ account, onSaved }: { account: AccountInfo; onSaved: 
     '';
   const [provider, setProvider] = useState(preferred);
   const [key, setKey] = useState('');
-  const [state, setState] = useState<{ busy?: boolean; error?: string; done?: string }>({});
+  const state = useAction();
   const ids = { provider: useId(), key: useId(), help: useId() };
   const chosen = upstream.providers.find((p) => p.name === provider);
 
+  const keyPath = `/web/api/account/upstream-keys/${encodeURIComponent(provider)}`;
+
   const save = async (event: FormEvent) => {
     event.preventDefault();
-    if (key.trim() === '') {
-      setState({ error: 'Paste the key first.' });
-      return;
-    }
-    setState({ busy: true });
-    try {
-      await api.put(`/web/api/account/upstream-keys/${encodeURIComponent(provider)}`, { key });
+    if (key.trim() === '') return state.fail('Paste the key first.');
+    await state.run(async () => {
+      await api.put(keyPath, { key });
       setKey('');
-      setState({
-        done: `${providerName(provider)} key saved. It is stored encrypted and never shown again.`,
-      });
       onSaved();
-    } catch (failure) {
-      setState({ error: messageOf(failure) });
-    }
+      return `${providerName(provider)} key saved. It is stored encrypted and never shown again.`;
+    });
   };
 
-  const remove = async () => {
-    setState({ busy: true });
-    try {
-      await api.delete(`/web/api/account/upstream-keys/${encodeURIComponent(provider)}`);
-      setState({ done: `${providerName(provider)} key removed.` });
+  const remove = () =>
+    state.run(async () => {
+      await api.delete(keyPath);
       onSaved();
-    } catch (failure) {
-      setState({ error: messageOf(failure) });
-    }
-  };
+      return `${providerName(provider)} key removed.`;
+    });
 
   if (upstream.providers.length === 0)
     return <p className="muted">This deployment has no upstream that takes a key.</p>;
@@ -69,7 +61,7 @@ function UpstreamKeyForm({ account, onSaved }: { account: AccountInfo; onSaved: 
             value={provider}
             onChange={(event) => {
               setProvider(event.target.value);
-              setState({});
+              state.reset();
             }}
           >
             {upstream.providers.map((p) => (
@@ -134,22 +126,17 @@ function UpstreamKeyForm({ account, onSaved }: { account: AccountInfo; onSaved: 
 
 function ApiKeySection({ account, onRotated }: { account: AccountInfo; onRotated: () => void }) {
   const [confirming, setConfirming] = useState(false);
-  const [state, setState] = useState<{ busy: boolean; error?: string }>({ busy: false });
+  const rotation = useAction();
   const [newKey, setNewKey] = useState<string>();
   const keyId = useId();
 
-  const rotate = async () => {
-    setState({ busy: true });
-    try {
+  const rotate = () =>
+    rotation.run(async () => {
       const result = await api.post<{ api_key: string }>('/web/api/account/api-key');
       setNewKey(result.api_key);
       setConfirming(false);
-      setState({ busy: false });
       onRotated();
-    } catch (failure) {
-      setState({ busy: false, error: messageOf(failure) });
-    }
-  };
+    });
 
   return (
     <div className="stack">
@@ -192,12 +179,12 @@ function ApiKeySection({ account, onRotated }: { account: AccountInfo; onRotated
           }
           confirmLabel="Rotate key"
           danger
-          busy={state.busy}
-          error={state.error}
+          busy={rotation.busy}
+          error={rotation.error}
           onConfirm={rotate}
           onCancel={() => {
             setConfirming(false);
-            setState({ busy: false });
+            rotation.reset();
           }}
         />
       )}
@@ -205,109 +192,16 @@ function ApiKeySection({ account, onRotated }: { account: AccountInfo; onRotated
   );
 }
 
-interface WebhookDelivery {
-  id: string;
-  task_id: string;
-  url: string;
-  type: string;
-  state: 'pending' | 'succeeded' | 'failed';
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: number;
-}
-
-/** The webhook signing secret (fetched on demand, never kept on the page longer than shown) and recent deliveries. */
-function WebhooksSection() {
-  const [secret, setSecret] = useState<string>();
-  const [deliveries, setDeliveries] = useState<WebhookDelivery[]>();
-  const [error, setError] = useState<string>();
-  const secretId = useId();
-
-  useEffect(() => {
-    api.get<{ items: WebhookDelivery[] }>('/api/v1/webhooks/deliveries?limit=5').then(
-      (page) => setDeliveries(page.items),
-      (failure) => setError(messageOf(failure)),
-    );
-  }, []);
-
-  const reveal = async () => {
-    try {
-      setSecret((await api.get<{ secret: string }>('/api/v1/user/webhook-secret')).secret);
-    } catch (failure) {
-      setError(messageOf(failure));
-    }
-  };
-
-  return (
-    <div className="stack">
-      {secret ? (
-        <div className="stack">
-          <label className="field-label" htmlFor={secretId}>
-            Signing secret
-          </label>
-          <div className="row">
-            <input
-              id={secretId}
-              className="mono grow"
-              readOnly
-              value={secret}
-              onFocus={(event) => event.target.select()}
-            />
-            <CopyButton text={secret} label="Copy secret" />
-          </div>
-        </div>
-      ) : (
-        <div>
-          <button type="button" className="button" onClick={reveal}>
-            Show signing secret
-          </button>
-        </div>
-      )}
-      {error ? (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      ) : null}
-      {deliveries && deliveries.length > 0 ? (
-        <table className="deliveries">
-          <caption className="field-label">Recent deliveries</caption>
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">State</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Last answer</th>
-            </tr>
-          </thead>
-          <tbody>
-            {deliveries.map((d) => (
-              <tr key={d.id}>
-                <td className="mono small">{d.type}</td>
-                <td>{d.state}</td>
-                <td>{d.attempts}</td>
-                <td className="small">{d.last_status_code ?? d.last_error ?? '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : deliveries ? (
-        <p className="muted small">No deliveries yet.</p>
-      ) : null}
-    </div>
-  );
-}
-
 /** Account: who you are, your upstream key, your API key, and how to use the API and MCP. */
 export default function AccountPage() {
   const [account, setAccount] = useState<AccountInfo>();
-  const [error, setError] = useState<string>();
+  const { error, run } = useAction();
   const [version, setVersion] = useState(0);
 
   useEffect(() => {
     void version;
-    api.get<AccountInfo>('/web/api/account').then(setAccount, (failure) => setError(messageOf(failure)));
-  }, [version]);
+    void run(async () => setAccount(await api.get<AccountInfo>('/web/api/account')));
+  }, [run, version]);
   const reload = () => setVersion((v) => v + 1);
 
   if (error) {

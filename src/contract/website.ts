@@ -1,0 +1,217 @@
+/**
+ * The wire shapes of the website's own API (/web/api): the route schemas validate and serialise
+ * with them, the OpenAPI document lists them under the `website` tag, and the website's types are
+ * inferred from them. The /api/v1 shapes they build on (task record, generate body and answer,
+ * error body) are the public contract's own.
+ */
+import { z } from 'zod';
+import { TIERS } from '../accounts/accounts-repository.js';
+import { generateBodySchema } from '../generations/generate-body-schema.js';
+import { fieldError } from '../http/validation.js';
+import {
+  assetSchema,
+  assetsPageSchema,
+  errorBodySchema,
+  generateResponseSchema,
+  historyItemSchema,
+  taskRecordSchema,
+} from '../openapi/response-schemas.js';
+
+export { generateBodySchema, generateResponseSchema };
+
+/** The website's session cookie: an opaque random token, HttpOnly, SameSite=Lax. */
+export const SESSION_COOKIE = 'atelier_session';
+export const WEBSITE_TAG = 'website';
+/** The name the session cookie's security scheme is registered under in the OpenAPI document. */
+export const WEBSITE_SESSION_SCHEME = 'websiteSession';
+export const websiteSessionSecurityScheme = {
+  type: 'apiKey',
+  in: 'cookie',
+  name: SESSION_COOKIE,
+  description:
+    'The session cookie set by POST /web/api/session. State-changing requests must also carry an Origin (or Referer) of this server.',
+} as const;
+/** The security requirement of every signed-in website route. */
+export const websiteSession = [{ [WEBSITE_SESSION_SCHEME]: [] }];
+
+/** Most cards one pending listing returns: a person's screen, not an export. */
+export const MAX_PENDING_CARDS = 200;
+export const MAX_WEB_PAGE_LIMIT = 50;
+
+/**
+ * A decimal integer in the query string, `fallback` when absent or empty. A refusal reads like the
+ * API's ("limit must be an integer", "limit must be between 1 and 50"); values beyond 2^53 − 1
+ * read as 2^53 − 1 (then checked against `max`).
+ */
+function integerQuery(options: { fallback: number; min: number; max?: number }) {
+  const { min, max } = options;
+  const range = `must be ${max === undefined ? `at least ${min}` : `between ${min} and ${max}`}`;
+  const inRange = z
+    .number()
+    .min(min, range)
+    .max(max ?? Number.MAX_SAFE_INTEGER, range);
+  return z
+    .string({ error: 'must be an integer' })
+    .regex(/^\d*$/, 'must be an integer')
+    .optional()
+    .transform((raw) => (raw ? Math.min(Number(raw), Number.MAX_SAFE_INTEGER) : options.fallback))
+    .pipe(inRange);
+}
+
+const pageQuery = (defaultLimit: number) => ({
+  page: integerQuery({ fallback: 1, min: 1 }).describe('Page number, from 1 (past the end: an empty page)'),
+  limit: integerQuery({ fallback: defaultLimit, min: 1, max: MAX_WEB_PAGE_LIMIT }).describe(
+    `Items per page, 1 to ${MAX_WEB_PAGE_LIMIT}; default ${defaultLimit}`,
+  ),
+});
+
+/** total, page, limit, total_pages: the paging fields of every /api/v1 listing. */
+const pageFields = assetsPageSchema.omit({ items: true }).shape;
+
+const source = z
+  .enum(['api', 'web'])
+  .describe('Submitted through the API (`api`) or from the website (`web`)');
+
+/** An error answer, described for one status of one route. */
+export const errorAnswer = (description: string) => errorBodySchema.describe(description);
+/** The answer of any state-changing website route to a request from another site. */
+export const crossSiteRefused = {
+  403: errorAnswer('Cross-site request refused (its Origin or Referer is not this server)'),
+};
+/** The answer of any signed-in website route without a live session. */
+export const signedInErrors = { 401: errorAnswer('Not signed in, or the session ended') };
+/** A 204 answer (no body). */
+export const noContent = (description: string) => z.null().describe(description);
+
+export const signInBodySchema = z
+  .looseObject({
+    email: z.string({ error: fieldError('must be a string') }).max(254, 'is too long'),
+    password: z.string({ error: fieldError('must be a string') }).max(1024, 'is too long'),
+  })
+  .describe('Sign-in');
+
+export const sessionInfoSchema = z
+  .object({ email: z.string(), tier: z.enum(TIERS) })
+  .describe('The signed-in account');
+
+export const pendingTasksQuerySchema = z.object({
+  since: z
+    .string({ error: 'must be a time in milliseconds since the epoch' })
+    .regex(/^(\d{1,15})?$/, 'must be a time in milliseconds since the epoch')
+    .optional()
+    .transform((raw) => (raw ? Number(raw) : undefined))
+    .describe('Also list tasks created at or after this time (epoch milliseconds), finished or not'),
+});
+
+export const taskCardSchema = taskRecordSchema
+  .extend({
+    generation_id: z.string(),
+    source,
+    prompt: z.string(),
+    model: z.string(),
+    mode: z.string(),
+    aspect: z.string(),
+    imageSize: z.string(),
+    index: z.number().int().describe('Position of the image in its generation, from 0'),
+    count: z.number().int().describe('How many images the generation asked for'),
+    createdAt: z.number().int().describe('Milliseconds since the Unix epoch'),
+  })
+  .describe('A task with what was asked for: a card of the creation view');
+
+export const pendingTasksSchema = z
+  .object({
+    now: z.number().int().describe("The server's time (epoch ms): the next listing's `since`"),
+    tasks: z
+      .array(taskCardSchema)
+      .max(MAX_PENDING_CARDS)
+      .describe(`Newest first, at most ${MAX_PENDING_CARDS}`),
+  })
+  .describe('Pending tasks');
+
+export const worksQuerySchema = z.object(pageQuery(24));
+
+/** A history item without its images (each task's record carries them) and never `removed`. */
+export const savedWorkSchema = historyItemSchema
+  .omit({ images: true, removed: true })
+  .extend({ source, tasks: z.array(taskRecordSchema).describe("Every task's record, in task order") })
+  .describe('A saved work: a generation not deleted');
+
+export const savedWorksPageSchema = z
+  .object({ items: z.array(savedWorkSchema).describe('Newest first'), ...pageFields })
+  .describe('Saved works page');
+
+export const workParamsSchema = z.object({ id: z.string().describe('Generation id (gen_…)') });
+
+export const libraryQuerySchema = z.object({
+  ...pageQuery(30),
+  kind: z
+    .enum(['upload', 'result', ''], { error: 'must be upload or result' })
+    .optional()
+    .transform((kind) => kind || undefined)
+    .describe('Only uploads, or only results; empty or absent for both'),
+});
+
+/** An asset as /api/v1/assets lists it, less its hash and task, plus its prompt. */
+export const libraryAssetSchema = assetSchema
+  .omit({ sha256: true, taskId: true })
+  .extend({
+    prompt: z.string().nullable().describe('The prompt a result was made from (alt text); null for uploads'),
+  })
+  .describe('An asset of the library');
+
+export const libraryPageSchema = z
+  .object({ items: z.array(libraryAssetSchema).describe('Newest first'), ...pageFields })
+  .describe('Library page');
+
+export const accountInfoSchema = z
+  .object({
+    email: z.string(),
+    tier: z.enum(TIERS),
+    has_key: z.boolean().describe('Whether the account can reach the upstream of the default model'),
+    api_key_hint: z.string().nullable().describe('The API key shortened, for telling keys apart'),
+    base_url: z.string().describe("The service's public base URL"),
+    upstream: z.object({
+      default_provider: z.string(),
+      key_required: z.boolean().describe("Whether the default model's provider needs a key"),
+      providers: z
+        .array(
+          z.object({
+            name: z.string(),
+            configured: z.boolean().describe('Enabled on this deployment'),
+            own_key: z.boolean().describe('The account stored its own key (never shown back)'),
+            deployment_key: z.boolean().describe('The deployment supplies a key'),
+          }),
+        )
+        .describe('The providers a key can be set for'),
+    }),
+  })
+  .describe('Account settings');
+
+export const upstreamKeyParamsSchema = z.object({
+  provider: z.string().describe('A provider that takes a key (see upstream.providers)'),
+});
+
+export const upstreamKeyBodySchema = z
+  .looseObject({
+    key: z
+      .string({ error: fieldError('must be a string') })
+      .max(4096, 'is too long')
+      .refine((key) => key.trim() !== '', 'must not be empty (to remove a key, DELETE it)'),
+  })
+  .describe('An upstream key');
+
+export const rotatedApiKeySchema = z
+  .object({
+    api_key: z.string().describe('The new API key, shown this once'),
+    api_key_hint: z.string().nullable(),
+  })
+  .describe('The new API key');
+
+export type SessionInfo = z.infer<typeof sessionInfoSchema>;
+export type TaskCard = z.infer<typeof taskCardSchema>;
+export type SavedWork = z.infer<typeof savedWorkSchema>;
+export type LibraryAsset = z.infer<typeof libraryAssetSchema>;
+export type AccountInfo = z.infer<typeof accountInfoSchema>;
+export type PendingTasks = z.infer<typeof pendingTasksSchema>;
+export type SavedWorksPage = z.infer<typeof savedWorksPageSchema>;
+export type LibraryPage = z.infer<typeof libraryPageSchema>;

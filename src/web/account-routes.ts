@@ -1,0 +1,114 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  accountInfoSchema,
+  crossSiteRefused,
+  errorAnswer,
+  noContent,
+  rotatedApiKeySchema,
+  signedInErrors,
+  upstreamKeyBodySchema,
+  upstreamKeyParamsSchema,
+  WEBSITE_TAG,
+  websiteSession,
+} from '../contract/website.js';
+import { accountOf } from '../http/authentication.js';
+import type { WebsiteServices } from './website.js';
+
+const unknownProvider = { 400: errorAnswer('A provider that takes no key, or a malformed key') };
+
+/** The account page's settings: profile and upstream access, own upstream keys, API key rotation. */
+export async function accountRoutes(app: FastifyInstance, { services }: { services: WebsiteServices }) {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { accounts, upstreamAccess } = services;
+
+  api.get(
+    '/account',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'Account settings',
+        description:
+          'Profile, has_key, the API key hint, the base URL, and for each provider that takes a key whether the account or the deployment holds one (keys are never shown back).',
+        security: websiteSession,
+        response: { 200: accountInfoSchema, ...signedInErrors },
+      },
+    },
+    async (request) => {
+      const account = accountOf(request);
+      const [hasKey, apiKeyHint, upstream] = await Promise.all([
+        upstreamAccess.hasKey(account.id),
+        accounts.apiKeyHint(account.id),
+        upstreamAccess.overview(account.id),
+      ]);
+      return {
+        email: account.email,
+        tier: account.tier,
+        has_key: hasKey,
+        api_key_hint: apiKeyHint ?? null,
+        base_url: services.publicBaseUrl,
+        upstream,
+      };
+    },
+  );
+
+  api.put(
+    '/account/upstream-keys/:provider',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'Set an own upstream key',
+        description:
+          "Stores the account's own key for a provider, sealed at rest; it replaces any earlier one.",
+        security: websiteSession,
+        params: upstreamKeyParamsSchema,
+        body: upstreamKeyBodySchema,
+        response: { 204: noContent('Stored'), ...unknownProvider, ...signedInErrors, ...crossSiteRefused },
+      },
+    },
+    async (request, reply) => {
+      const provider = upstreamAccess.requireKeyedProvider(request.params.provider);
+      await accounts.setUpstreamKey(accountOf(request).id, provider, request.body.key);
+      return reply.code(204).send(null);
+    },
+  );
+
+  api.delete(
+    '/account/upstream-keys/:provider',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'Remove an own upstream key',
+        description:
+          "Removes the account's own key for a provider (the deployment's, if any, applies again).",
+        security: websiteSession,
+        params: upstreamKeyParamsSchema,
+        response: { 204: noContent('Removed'), ...unknownProvider, ...signedInErrors, ...crossSiteRefused },
+      },
+    },
+    async (request, reply) => {
+      const provider = upstreamAccess.requireKeyedProvider(request.params.provider);
+      await accounts.setUpstreamKey(accountOf(request).id, provider, '');
+      return reply.code(204).send(null);
+    },
+  );
+
+  api.post(
+    '/account/api-key',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'Rotate the API key',
+        description:
+          'Creates a new API key, shown once in the answer; the previous one stops working at once.',
+        security: websiteSession,
+        response: { 200: rotatedApiKeySchema, ...signedInErrors, ...crossSiteRefused },
+      },
+    },
+    async (request) => {
+      const account = accountOf(request);
+      const apiKey = await accounts.rotateApiKey(account.id);
+      return { api_key: apiKey, api_key_hint: (await accounts.apiKeyHint(account.id)) ?? null };
+    },
+  );
+}

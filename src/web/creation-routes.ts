@@ -1,0 +1,143 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  crossSiteRefused,
+  errorAnswer,
+  generateBodySchema,
+  generateResponseSchema,
+  libraryPageSchema,
+  libraryQuerySchema,
+  MAX_PENDING_CARDS,
+  noContent,
+  pendingTasksQuerySchema,
+  pendingTasksSchema,
+  savedWorksPageSchema,
+  signedInErrors,
+  WEBSITE_TAG,
+  websiteSession,
+  workParamsSchema,
+  worksQuerySchema,
+} from '../contract/website.js';
+import { accountOf } from '../http/authentication.js';
+import { STORE_PAGE_CEILING } from '../http/query.js';
+import type { WebsiteServices } from './website.js';
+
+const invalidQuery = { 400: errorAnswer('A query parameter is malformed or out of range') };
+
+/** The creation view (web-sourced generate, pending tasks), saved works and the library: signed-in routes. */
+export async function creationRoutes(app: FastifyInstance, { services }: { services: WebsiteServices }) {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { generations, tasks, assets } = services;
+
+  api.post(
+    '/generate',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'Generate from the website',
+        description:
+          'POST /api/v1/generate for the signed-in account, its generation labelled `web`: the same validation, answer and errors.',
+        security: websiteSession,
+        body: generateBodySchema,
+        response: {
+          200: generateResponseSchema,
+          400: errorAnswer("Invalid request, or no upstream key for the model's provider"),
+          ...signedInErrors,
+          ...crossSiteRefused,
+          500: errorAnswer('The upstream refused the request (upstream_error)'),
+        },
+      },
+    },
+    async (request) => generations.generate(accountOf(request), request.body, 'web'),
+  );
+
+  api.get(
+    '/tasks/pending',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'Pending tasks',
+        description:
+          "The account's unfinished tasks (API-submitted ones included, labelled by source), plus every task created since `since`, newest first. Tasks of deleted works are left out.",
+        security: websiteSession,
+        querystring: pendingTasksQuerySchema,
+        response: { 200: pendingTasksSchema, ...invalidQuery, ...signedInErrors },
+      },
+    },
+    async (request) => {
+      const now = services.clock.now();
+      const pending = await tasks.listPendingForAccount(accountOf(request).id, {
+        since: request.query.since,
+        limit: MAX_PENDING_CARDS,
+      });
+      return { now, tasks: pending };
+    },
+  );
+
+  api.get(
+    '/works',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'Saved works',
+        description: "The account's generations not deleted, newest first, each with every task's record.",
+        security: websiteSession,
+        querystring: worksQuerySchema,
+        response: { 200: savedWorksPageSchema, ...invalidQuery, ...signedInErrors },
+      },
+    },
+    async (request) => {
+      const { page, limit } = request.query;
+      const storePage = Math.min(page, STORE_PAGE_CEILING);
+      return { ...(await generations.savedWorks(accountOf(request), storePage, limit)), page };
+    },
+  );
+
+  api.delete(
+    '/works/:id',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'Delete a saved work',
+        description:
+          'Takes a generation out of saved works and the library; history keeps it, marked `removed`, and its files stay at their URLs. Deleting twice is harmless.',
+        security: websiteSession,
+        params: workParamsSchema,
+        response: {
+          204: noContent('Deleted'),
+          ...signedInErrors,
+          ...crossSiteRefused,
+          404: errorAnswer('No such work of this account'),
+        },
+      },
+    },
+    async (request, reply) => {
+      await generations.remove(accountOf(request), request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  api.get(
+    '/assets',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'Library',
+        description:
+          "The account's uploads and the results of its saved works, newest first, each result with its prompt.",
+        security: websiteSession,
+        querystring: libraryQuerySchema,
+        response: { 200: libraryPageSchema, ...invalidQuery, ...signedInErrors },
+      },
+    },
+    async (request) => {
+      const { page, limit, kind } = request.query;
+      const { items, total } = await assets.libraryPage(accountOf(request).id, {
+        page: Math.min(page, STORE_PAGE_CEILING),
+        limit,
+        ...(kind ? { kind } : {}),
+      });
+      return { items, total, page, limit, total_pages: Math.ceil(total / limit) };
+    },
+  );
+}

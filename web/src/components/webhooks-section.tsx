@@ -1,0 +1,96 @@
+import { useEffect, useId, useState } from 'react';
+import { api } from '../lib/api';
+import { useAction } from '../lib/use-action';
+import { CopyButton } from './copy-button';
+
+interface WebhookDelivery {
+  id: string;
+  task_id: string;
+  url: string;
+  type: string;
+  state: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: number;
+}
+
+/** The webhook signing secret (fetched on demand, never kept on the page longer than shown) and recent deliveries. */
+export function WebhooksSection() {
+  const [secret, setSecret] = useState<string>();
+  const [deliveries, setDeliveries] = useState<WebhookDelivery[]>();
+  // One line of trouble for both calls: the listing at mount and the secret on demand.
+  const { error, run } = useAction();
+  const secretId = useId();
+
+  useEffect(() => {
+    void run(async () => {
+      setDeliveries(
+        (await api.get<{ items: WebhookDelivery[] }>('/api/v1/webhooks/deliveries?limit=5')).items,
+      );
+    });
+  }, [run]);
+
+  const reveal = () =>
+    run(async () => {
+      setSecret((await api.get<{ secret: string }>('/api/v1/user/webhook-secret')).secret);
+    });
+
+  return (
+    <div className="stack">
+      {secret ? (
+        <div className="stack">
+          <label className="field-label" htmlFor={secretId}>
+            Signing secret
+          </label>
+          <div className="row">
+            <input
+              id={secretId}
+              className="mono grow"
+              readOnly
+              value={secret}
+              onFocus={(event) => event.target.select()}
+            />
+            <CopyButton text={secret} label="Copy secret" />
+          </div>
+        </div>
+      ) : (
+        <div>
+          <button type="button" className="button" onClick={reveal}>
+            Show signing secret
+          </button>
+        </div>
+      )}
+      {error ? (
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      ) : null}
+      {deliveries && deliveries.length > 0 ? (
+        <table className="deliveries">
+          <caption className="field-label">Recent deliveries</caption>
+          <thead>
+            <tr>
+              <th scope="col">Event</th>
+              <th scope="col">State</th>
+              <th scope="col">Attempts</th>
+              <th scope="col">Last answer</th>
+            </tr>
+          </thead>
+          <tbody>
+            {deliveries.map((d) => (
+              <tr key={d.id}>
+                <td className="mono small">{d.type}</td>
+                <td>{d.state}</td>
+                <td>{d.attempts}</td>
+                <td className="small">{d.last_status_code ?? d.last_error ?? '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : deliveries ? (
+        <p className="muted small">No deliveries yet.</p>
+      ) : null}
+    </div>
+  );
+}
