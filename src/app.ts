@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -8,6 +7,7 @@ import { blobRoutes } from './blobs/routes.js';
 import { catalogRoutes } from './catalog/routes.js';
 import type { Core } from './core.js';
 import { generationRoutes } from './generations/routes.js';
+import { installAccessLog } from './http/access-log.js';
 import { type AccountResolver, bearerKeyResolver, requireAccount } from './http/authentication.js';
 import { installBodyTimeouts } from './http/body-timeouts.js';
 import { answerUnsupportedHttpFeatures } from './http/client-errors.js';
@@ -55,8 +55,6 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
     ...edgeServerOptions(timeouts),
     loggerInstance: core.logger as FastifyBaseLogger,
     bodyLimit: JSON_BODY_LIMIT,
-    genReqId: () => `req_${randomBytes(9).toString('base64url')}`,
-    requestIdHeader: false,
     // Security: X-Forwarded-* are believed only when the operator says a proxy sets them; otherwise
     // any client could pick its own address (and dodge the sign-in throttle) or claim https.
     trustProxy: core.config.trustProxy,
@@ -70,6 +68,7 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
   installErrorHandling(app);
+  installAccessLog(app);
   refuseWhileClosing(app);
   installBodyTimeouts(app, timeouts);
   answerUnsupportedHttpFeatures(app.server);

@@ -56,13 +56,16 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   const ids = overrides.ids ?? randomIds;
   const logger =
     overrides.logger ??
-    pino({
-      level: config.logLevel,
-      redact: {
-        paths: ['req.headers.authorization', 'req.headers.cookie', '*.apiKey', '*.password'],
-        censor: '[redacted]',
-      },
-    });
+    pino(
+      {
+        level: config.logLevel,
+        redact: {
+          paths: ['req.headers.authorization', 'req.headers.cookie', '*.apiKey', '*.password'],
+          censor: '[redacted]',
+        },
+      }, // Asynchronous: a log line never blocks a request on stdout; pino flushes it on exit and crash.
+      pino.destination({ dest: 1, sync: false }),
+    );
   const db = overrides.db ?? (await openDatabase(config.databaseUrl));
   const blobs = overrides.blobs ?? createBlobStore(config);
   const secrets = createSecretBox(loadOrCreateMasterKey(config.dataDir, config.masterKey));

@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import { isPostgresUrl, openDatabase } from '../../src/store/database.js';
 import type { GenerationsTable, TasksTable } from '../../src/store/schema.js';
 
@@ -81,8 +82,16 @@ function rowsOf(accountId: string, from: number, to: number, total: number, perG
   return rows;
 }
 
+/** History's counters move with the rows the seed adds (the server keeps them in its own writes). */
+function countSeeded(accountId: string, generations: number): string {
+  if (!/^[\w-]+$/.test(accountId)) throw new Error(`unexpected account id ${accountId}`);
+  return `INSERT INTO generation_counts (account_id, history_total, saved_total) VALUES ('${accountId}', ${generations}, ${generations})
+    ON CONFLICT (account_id) DO UPDATE SET history_total = generation_counts.history_total + ${generations},
+    saved_total = generation_counts.saved_total + ${generations}`;
+}
+
 /** SQLite: one prepared INSERT per table, every batch in one transaction. */
-function writeSqlite(path: string, batches: () => Iterable<Rows>): void {
+function writeSqlite(path: string, batches: () => Iterable<Rows>, countStatement: string): void {
   const sqlite = new SQLite(path);
   sqlite.pragma('busy_timeout = 5000');
   const insertOf = (table: string, sample: object) => {
@@ -102,6 +111,7 @@ function writeSqlite(path: string, batches: () => Iterable<Rows>): void {
         for (const row of rows.generations) inserts.generation.run(row);
         for (const row of rows.tasks) inserts.task.run(row);
       }
+      sqlite.prepare(countStatement).run();
     })();
   } finally {
     sqlite.close();
@@ -140,11 +150,12 @@ export async function seedHistory(
               .execute();
           }
         }
+        await sql.raw(countSeeded(account.id, generations)).execute(trx);
       });
     } else {
       open = false;
       await db.destroy(); // the file is written by a driver of its own, with one prepared statement per table
-      writeSqlite(databaseUrl, batches);
+      writeSqlite(databaseUrl, batches, countSeeded(account.id, generations));
     }
   } finally {
     if (open) await db.destroy();

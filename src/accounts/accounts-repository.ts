@@ -1,5 +1,6 @@
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
+import { compiledOnce } from '../store/compiled-once.js';
 import type { Db } from '../store/database.js';
 import type { AccountsTable } from '../store/schema.js';
 
@@ -19,6 +20,9 @@ function toAccount(row: Pick<AccountsTable, 'id' | 'email' | 'tier' | 'created_a
 
 /** Store queries for accounts and their sealed upstream keys. */
 export function createAccountsRepository({ db, clock, ids }: { db: Db; clock: Clock; ids: IdGenerator }) {
+  const byApiKeyHash = compiledOnce(1, (hash: string) =>
+    db.selectFrom('accounts').select(['id', 'email', 'tier', 'created_at']).where('api_key_hash', '=', hash),
+  );
   return {
     /**
      * Inserts an account; undefined when the email is taken. The unique index decides, so two nodes
@@ -50,12 +54,9 @@ export function createAccountsRepository({ db, clock, ids }: { db: Db; clock: Cl
       return Number(result.numInsertedOrUpdatedRows ?? 0) === 1 ? toAccount(row) : undefined;
     },
 
+    /** Every API request's first query: compiled once. */
     async findByApiKeyHash(hash: string): Promise<Account | undefined> {
-      const row = await db
-        .selectFrom('accounts')
-        .select(['id', 'email', 'tier', 'created_at'])
-        .where('api_key_hash', '=', hash)
-        .executeTakeFirst();
+      const [row] = (await db.executeQuery(byApiKeyHash(hash))).rows;
       return row && toAccount(row);
     },
 

@@ -14,6 +14,7 @@ export const MIGRATED_TABLES = [
   'accounts',
   'upstream_keys',
   'generations',
+  'generation_counts',
   'tasks',
   'assets',
   'sessions',

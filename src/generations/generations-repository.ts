@@ -1,7 +1,8 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import type { Db } from '../store/database.js';
+import { savedCondition } from '../store/migrations.js';
 import type { Database, GenerationsTable, TasksTable } from '../store/schema.js';
 import type { GenerateRequest } from './generate-request.js';
 
@@ -77,6 +78,7 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
       await db.transaction().execute(async (trx) => {
         await trx.insertInto('generations').values(generation).execute();
         await trx.insertInto('tasks').values(tasks).execute();
+        await countGeneration(trx, input.accountId, { history: 1, saved: 1 });
         await input.alsoInTransaction?.(trx, created);
       });
       return created;
@@ -88,7 +90,18 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
      */
     async markRejected(generationId: string, alsoInTransaction?: AlsoInTransaction<void>): Promise<void> {
       await db.transaction().execute(async (trx) => {
-        await trx.updateTable('generations').set({ rejected: 1 }).where('id', '=', generationId).execute();
+        const rejected = await trx
+          .updateTable('generations')
+          .set({ rejected: 1 })
+          .where('id', '=', generationId)
+          .where('rejected', '=', 0)
+          .returning(['account_id', 'deleted_at'])
+          .executeTakeFirst();
+        if (rejected)
+          await countGeneration(trx, rejected.account_id, {
+            history: -1,
+            saved: rejected.deleted_at === null ? -1 : 0,
+          });
         await alsoInTransaction?.(trx);
       });
     },
@@ -98,17 +111,42 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
      * ones deleted from saved works (`deleted_at` set); the gallery passes `includeRemoved: false`.
      */
     async page(accountId: string, page: number, limit: number, options: { includeRemoved?: boolean } = {}) {
-      let base = db.selectFrom('generations').where('account_id', '=', accountId).where('rejected', '=', 0);
-      if (options.includeRemoved === false) base = base.where('deleted_at', 'is', null);
-      const totalRow = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-      const rows = await base
-        .selectAll()
+      const saved = options.includeRemoved === false;
+      // Two steps: the page's ids from an index alone (deep pages skip index entries, not rows),
+      // then those rows. Conditions are literal so SQLite can use the gallery's partial index.
+      const ids = await db
+        .selectFrom('generations')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .where(saved ? savedCondition : sql<boolean>`${sql.ref('rejected')} = 0`)
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .limit(limit)
         .offset((page - 1) * limit)
         .execute();
-      return { rows, total: Number(totalRow?.n ?? 0) };
+      const [rows, counts] = await Promise.all([
+        ids.length === 0
+          ? []
+          : db
+              .selectFrom('generations')
+              .selectAll()
+              .where(
+                'id',
+                'in',
+                ids.map((row) => row.id),
+              )
+              .execute(),
+        db
+          .selectFrom('generation_counts')
+          .select(['history_total', 'saved_total'])
+          .where('account_id', '=', accountId)
+          .executeTakeFirst(),
+      ]);
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return {
+        rows: ids.flatMap((row) => byId.get(row.id) ?? []),
+        total: Number((saved ? counts?.saved_total : counts?.history_total) ?? 0),
+      };
     },
 
     /**
@@ -125,15 +163,38 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
         .executeTakeFirst();
       if (!row) return false;
       if (row.deleted_at === null) {
-        await db
-          .updateTable('generations')
-          .set({ deleted_at: clock.now() })
-          .where('id', '=', generationId)
-          .execute();
+        await db.transaction().execute(async (trx) => {
+          const removed = await trx
+            .updateTable('generations')
+            .set({ deleted_at: clock.now() })
+            .where('id', '=', generationId)
+            .where('deleted_at', 'is', null)
+            .executeTakeFirst();
+          if (Number(removed.numUpdatedRows) === 1)
+            await countGeneration(trx, accountId, { history: 0, saved: -1 });
+        });
       }
       return true;
     },
   };
+}
+
+/** Moves an account's history and gallery totals, inside the transaction that changes them. */
+async function countGeneration(
+  trx: Transaction<Database>,
+  accountId: string,
+  delta: { history: number; saved: number },
+): Promise<void> {
+  await trx
+    .insertInto('generation_counts')
+    .values({ account_id: accountId, history_total: delta.history, saved_total: delta.saved })
+    .onConflict((oc) =>
+      oc.column('account_id').doUpdateSet({
+        history_total: sql<number>`${sql.ref('generation_counts.history_total')} + ${delta.history}`,
+        saved_total: sql<number>`${sql.ref('generation_counts.saved_total')} + ${delta.saved}`,
+      }),
+    )
+    .execute();
 }
 
 export type GenerationsRepository = ReturnType<typeof createGenerationsRepository>;

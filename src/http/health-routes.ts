@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
+import { installAccessLog } from './access-log.js';
 import { answerUnsupportedHttpFeatures } from './client-errors.js';
 import { installErrorHandling } from './error-handler.js';
 import { ApiError } from './errors.js';
@@ -37,6 +38,7 @@ export async function buildHealthApp(deps: {
     return503OnClosing: false,
   });
   installErrorHandling(app);
+  installAccessLog(app);
   refuseWhileClosing(app);
   answerUnsupportedHttpFeatures(app.server);
   await app.register(healthRoutes, { db: deps.db, roles: deps.roles });

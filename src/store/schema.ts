@@ -52,6 +52,15 @@ export interface GenerationsTable {
   deleted_at: number | null;
 }
 
+/** Per-account totals of history and saved works, kept in the same transactions that change them. */
+export interface GenerationCountsTable {
+  account_id: string;
+  /** Generations not rejected (what history lists). */
+  history_total: number;
+  /** Generations neither rejected nor deleted from saved works (what the gallery lists). */
+  saved_total: number;
+}
+
 export interface TasksTable {
   id: string;
   generation_id: string;
@@ -172,6 +181,7 @@ export interface Database {
   accounts: AccountsTable;
   upstream_keys: UpstreamKeysTable;
   generations: GenerationsTable;
+  generation_counts: GenerationCountsTable;
   tasks: TasksTable;
   assets: AssetsTable;
   idempotency_keys: IdempotencyKeysTable;

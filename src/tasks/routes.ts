@@ -57,7 +57,7 @@ export async function taskRoutes(
 
   /** Current records for ids, in input order, with not-found records in place. */
   async function readRecords(accountId: string, ids: readonly string[]): Promise<TaskRecord[]> {
-    const rows = await tasks.findManyForAccount(accountId, ids);
+    const rows = await tasks.findRecordsForAccount(accountId, ids);
     const byId = new Map(rows.map((row) => [row.id, toTaskRecord(row)]));
     return ids.map((id) => byId.get(id) ?? notFoundRecord(id));
   }
@@ -169,11 +169,11 @@ export async function taskRoutes(
     async (request) => {
       const accountId = accountOf(request).id;
       const wait = waitParam(request.query);
-      const row = await tasks.findForAccount(accountId, request.params.task_id);
+      const [row] = await tasks.findRecordsForAccount(accountId, [request.params.task_id]);
       if (!row) throw new ApiError('not_found', TASK_NOT_FOUND);
       if (wait === 0) return toTaskRecord(row);
       await waitForChange(request, accountId, [toTaskRecord(row)], wait);
-      const after = await tasks.findForAccount(accountId, request.params.task_id);
+      const [after] = await tasks.findRecordsForAccount(accountId, [request.params.task_id]);
       return toTaskRecord(after ?? row);
     },
   );

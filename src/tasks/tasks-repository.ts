@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { type CompiledQuery, sql } from 'kysely';
 import type { Clock } from '../platform/clock.js';
 import { skipLockedOn } from '../platform/skip-locked.js';
+import { compiledOnce } from '../store/compiled-once.js';
 import type { Db } from '../store/database.js';
 import type { GenerationsTable, TasksTable } from '../store/schema.js';
 import { type TaskRecord, toTaskRecord } from './task-record.js';
@@ -52,9 +53,49 @@ export interface TaskWithRequest extends TaskRecord {
   createdAt: number;
 }
 
+/**
+ * "The task is unfinished", written with literal statuses: the engine's due-queue index (`tasks_due`)
+ * is partial on exactly this condition, and SQLite uses a partial index only when the query states
+ * its condition (bound parameters would make it scan every task ever made, each idle second).
+ */
+export const isUnfinished = sql<boolean>`${sql.ref('status')} in ('queued', 'in_progress')`;
+
+/** The columns a task's wire record is made of (a poll reads these, not the whole row). */
+const RECORD_COLUMNS = [
+  'id',
+  'status',
+  'progress',
+  'image_url',
+  'error',
+  'width',
+  'height',
+  'content_type',
+  'bytes',
+] as const;
+export type TaskRecordRow = Pick<TaskRow, (typeof RECORD_COLUMNS)[number]>;
+
 /** Store queries for tasks. Only the task engine calls the writing ones. */
 export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
   const unfinished: readonly TasksTable['status'][] = ['queued', 'in_progress'];
+  // The poll path: compiled once; batches get one compiled query per batch size (1–20).
+  const recordsQueries = new Map<
+    number,
+    (accountId: string, ...ids: string[]) => CompiledQuery<TaskRecordRow>
+  >();
+  const recordsQuery = (size: number) => {
+    let query = recordsQueries.get(size);
+    if (query === undefined) {
+      query = compiledOnce(size + 1, (accountId: string, ...ids: string[]) =>
+        db
+          .selectFrom('tasks')
+          .select(RECORD_COLUMNS)
+          .where('id', 'in', ids)
+          .where('account_id', '=', accountId),
+      );
+      recordsQueries.set(size, query);
+    }
+    return query;
+  };
 
   return {
     async findForAccount(accountId: string, taskId: string): Promise<TaskRow | undefined> {
@@ -76,6 +117,13 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
         .execute();
     },
 
+    /** The record columns of an account's tasks among `taskIds` (foreign and unknown ids are absent). */
+    async findRecordsForAccount(accountId: string, taskIds: readonly string[]): Promise<TaskRecordRow[]> {
+      const ids = [...new Set(taskIds)];
+      if (ids.length === 0) return [];
+      return (await db.executeQuery(recordsQuery(ids.length)(accountId, ...ids))).rows;
+    },
+
     async findByGenerations(generationIds: readonly string[]): Promise<TaskRow[]> {
       if (generationIds.length === 0) return [];
       return db
@@ -92,7 +140,7 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
         .selectFrom('tasks')
         .selectAll()
         .where('account_id', '=', accountId)
-        .where('status', 'in', unfinished)
+        .where(isUnfinished)
         .orderBy('created_at')
         .orderBy('idx')
         .execute();
@@ -172,7 +220,7 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
         db
           .selectFrom('tasks')
           .select('id')
-          .where('status', 'in', unfinished)
+          .where(isUnfinished)
           .where('next_run_at', '<=', now)
           .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
           .orderBy('next_run_at')
@@ -184,7 +232,7 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
         .updateTable('tasks')
         .set({ lease_owner: owner, lease_expires_at: now + leaseMs })
         .where('id', 'in', due)
-        .where('status', 'in', unfinished)
+        .where(isUnfinished)
         .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
         .returningAll()
         .execute();
@@ -199,7 +247,7 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
         .updateTable('tasks')
         .set({ lease_owner: owner, lease_expires_at: now + leaseMs })
         .where('id', 'in', [...taskIds])
-        .where('status', 'in', unfinished)
+        .where(isUnfinished)
         .where((eb) =>
           eb.or([
             eb('lease_owner', '=', owner),
@@ -222,7 +270,7 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
         .set({ ...patch, updated_at: clock.now() })
         .where('id', '=', taskId)
         .where('lease_owner', '=', owner)
-        .where('status', 'in', unfinished)
+        .where(isUnfinished)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
@@ -237,7 +285,7 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
         .set({ lease_expires_at: expiresAt })
         .where('id', '=', taskId)
         .where('lease_owner', '=', owner)
-        .where('status', 'in', unfinished)
+        .where(isUnfinished)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
@@ -259,7 +307,7 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
           lease_expires_at: null,
         })
         .where('id', '=', taskId)
-        .where('status', 'in', unfinished)
+        .where(isUnfinished)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
@@ -272,7 +320,7 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
         .select('lease_owner')
         .distinct()
         .where('lease_owner', 'is not', null)
-        .where('status', 'in', unfinished)
+        .where(isUnfinished)
         .execute();
       return rows.flatMap((row) => (row.lease_owner ? [row.lease_owner] : []));
     },
@@ -282,7 +330,7 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
         .updateTable('tasks')
         .set({ lease_owner: null, lease_expires_at: null })
         .where('lease_owner', '=', owner)
-        .where('status', 'in', unfinished)
+        .where(isUnfinished)
         .execute();
     },
 
@@ -300,7 +348,7 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
             'due',
           ),
         )
-        .where('status', 'in', unfinished)
+        .where(isUnfinished)
         .executeTakeFirst();
       return row?.due == null ? undefined : Number(row.due);
     },
