@@ -2,34 +2,42 @@ import { randomBytes } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import { accountRoutes } from './accounts/routes.js';
-import { assetRoutes } from './assets/routes.js';
-import { blobRoutes } from './blobs/routes.js';
-import { catalogRoutes } from './catalog/routes.js';
 import type { Core } from './core.js';
-import { generationRoutes } from './generations/routes.js';
 import { type AccountResolver, bearerKeyResolver, requireAccount } from './http/authentication.js';
 import { installBodyTimeouts } from './http/body-timeouts.js';
 import { answerUnsupportedHttpFeatures } from './http/client-errors.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { blobRoutes } from './http/files-routes.js';
 import { healthRoutes, roleNames } from './http/health-routes.js';
+import { installIdempotency } from './http/idempotency-hooks.js';
 import { refuseWhileClosing } from './http/refuse-while-closing.js';
+import { assetRoutes } from './http/routes/assets.js';
+import { generationRoutes } from './http/routes/generations.js';
+import { catalogRoutes } from './http/routes/models.js';
+import { taskRoutes } from './http/routes/tasks.js';
+import { uploadRoutes } from './http/routes/uploads.js';
+import { userStatusRoutes } from './http/routes/user-status.js';
+import { webhookRoutes } from './http/routes/webhooks.js';
 import { edgeServerOptions } from './http/server-options.js';
-import { installIdempotency } from './idempotency/idempotency-hooks.js';
-import { buildOpenApiDocument } from './openapi/openapi-document.js';
-import { openApiRoutes } from './openapi/routes.js';
-import { taskRoutes } from './tasks/routes.js';
-import { uploadRoutes } from './uploads/routes.js';
+import { registerOpenApiDocument } from './openapi/openapi-document.js';
+import { openApiRoutes } from './openapi/openapi-routes.js';
 import { createWebsite } from './web/website.js';
-import { webhookRoutes } from './webhooks/routes.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
-/** The /api/v1 surface: every route behind authentication (bearer key, or the website's session). */
+/**
+ * The /api/v1 surface: every route behind authentication (bearer key, or the website's session).
+ * The `/v1` alias serves the same routes, hidden from the document (one operation per route).
+ */
 async function apiV1(
   app: FastifyInstance,
-  { core, resolvers }: { core: Core; resolvers: AccountResolver[] },
+  { core, resolvers, alias = false }: { core: Core; resolvers: AccountResolver[]; alias?: boolean },
 ) {
+  if (alias) {
+    app.addHook('onRoute', (route) => {
+      route.schema = { ...route.schema, hide: true };
+    });
+  }
   app.addHook('onRequest', requireAccount(resolvers));
   installIdempotency(app, { repository: core.idempotency });
   await app.register(generationRoutes, { generations: core.generations });
@@ -38,7 +46,7 @@ async function apiV1(
     uploads: core.uploads,
     bodyDeadlineMs: core.config.requestTimeouts.uploadDeadlineMs,
   });
-  await app.register(accountRoutes, {
+  await app.register(userStatusRoutes, {
     catalog: core.catalog,
     providers: core.providers,
     keys: core.accounts.keyResolver,
@@ -83,19 +91,23 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
     else parseJson(request, text, done);
   });
 
+  await registerOpenApiDocument(app, { serverUrl: core.config.publicBaseUrl });
   await app.register(healthRoutes, { db: core.db, roles: roleNames(core.config.roles) });
   await app.register(fastifyCookie);
   await app.register(blobRoutes, { blobs: core.blobs, redirect: core.config.filesRedirect });
-  await app.register(openApiRoutes, {
-    document: buildOpenApiDocument({ serverUrl: core.config.publicBaseUrl }),
-  });
+  await app.register(openApiRoutes);
   const website = createWebsite(core);
   // Bearer first: an API call is never judged by a cookie. The session resolver lets the website
   // call /api/v1 same-origin, with its CSRF check on state-changing requests.
   const resolvers = [bearerKeyResolver(core.accounts.authenticateApiKey), website.sessionResolver];
   // The spec writes the poll path both as /api/v1/tasks/{id} and /v1/tasks/{id}: serve both.
   await app.register(apiV1, { prefix: '/api/v1', core, resolvers });
-  await app.register(apiV1, { prefix: '/v1', core, resolvers });
+  await app.register(apiV1, { prefix: '/v1', core, resolvers, alias: true });
+  // A route that declares no schema is left out of the document (the website's pages and static
+  // files); the route-coverage test (test/api/openapi-contract.test.ts) names every such route.
+  app.addHook('onRoute', (route) => {
+    if (route.schema === undefined) route.schema = { hide: true };
+  });
   await app.register(website.plugin);
   return app;
 }

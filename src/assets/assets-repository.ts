@@ -4,22 +4,10 @@ import type { IdGenerator } from '../platform/ids.js';
 import type { Db } from '../store/database.js';
 import type { AssetsTable } from '../store/schema.js';
 
-export type AssetKind = 'upload' | 'result';
+import type { Asset, AssetKind } from '../contract/assets.js';
 
-/** An asset as the API shows it. */
-export interface Asset {
-  id: string;
-  kind: AssetKind;
-  url: string;
-  contentType: string;
-  bytes: number;
-  width: number;
-  height: number;
-  sha256: string;
-  generationId: string | null;
-  taskId: string | null;
-  createdAt: number;
-}
+// The wire shape is the contract's; the repository maps its rows onto it.
+export type { Asset, AssetKind };
 
 function toAsset(row: AssetsTable): Asset {
   return {

@@ -1,95 +1,34 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import type { generateBodySchema } from '../contract/generate-body.js';
+import type { TaskStatus } from '../contract/tasks.js';
 
-// The /api/v1 wire shapes (spec §2), as Zod schemas so that one definition gives the client its
-// response validation, its exported TypeScript types, and the MCP tools their output schemas.
-// Objects are loose: a deployment may add fields (e.g. width/height on completed tasks) and a
-// client must pass them through rather than break.
+// The /api/v1 wire shapes (spec §2) come from the contract the server's routes declare: one
+// definition gives the client its response validation, its exported TypeScript types, and the
+// MCP tools their output schemas.
 
-export const GENERATION_MODES = ['text', 'edit', 'fusion'] as const;
-export const IMAGE_SIZES = ['1K', '2K', '4K'] as const;
-export const TASK_STATUSES = ['queued', 'in_progress', 'completed', 'failed'] as const;
-export const ACCOUNT_TIERS = ['trial', 'starter', 'standard', 'pro'] as const;
+export { ACCOUNT_TIERS, type AccountStatus, type AccountTier, accountStatusSchema } from '../contract/accounts.js';
+export { GENERATION_MODES, type GenerationMode, IMAGE_SIZES, type ImageSize } from '../contract/catalog.js';
+export { type ErrorBody, errorBodySchema } from '../contract/errors.js';
+export {
+  type GenerateResponse,
+  generateResponseSchema,
+  type HistoryItem,
+  type HistoryPage,
+  historyItemSchema,
+  historyPageSchema,
+} from '../contract/generations.js';
+export {
+  TASK_STATUSES,
+  type TaskBatch as TasksResponse,
+  type TaskRecord,
+  type TaskStatus,
+  taskBatchSchema as tasksResponseSchema,
+  taskRecordSchema,
+} from '../contract/tasks.js';
+export { type UploadResult, uploadResultSchema } from '../contract/uploads.js';
 
-export type GenerationMode = (typeof GENERATION_MODES)[number];
-export type ImageSize = (typeof IMAGE_SIZES)[number];
-export type TaskStatus = (typeof TASK_STATUSES)[number];
-export type AccountTier = (typeof ACCOUNT_TIERS)[number];
-
-/** Body of POST /api/v1/generate (spec 2.1). Omitted fields take the server's defaults. */
-export interface GenerateRequest {
-  prompt: string;
-  model?: string;
-  mode?: GenerationMode;
-  aspect?: string;
-  imageSize?: ImageSize;
-  count?: number;
-  imageUrls?: string[];
-}
-
-export const generateResponseSchema = z.looseObject({
-  task_ids: z.array(z.string()).describe('One task per requested image, in order'),
-  email: z.string().describe('E-mail of the account that owns the API key'),
-});
-
-export const taskRecordSchema = z.looseObject({
-  task_id: z.string(),
-  status: z.enum(TASK_STATUSES).describe('completed and failed are final; queued and in_progress are not'),
-  progress: z.number().describe('Percent, 0-100; 100 when completed'),
-  imageUrl: z.string().optional().describe('Stable result URL; present when status is completed'),
-  error: z.string().optional().describe('Failure message; present when status is failed'),
-});
-
-export const tasksResponseSchema = z.looseObject({
-  tasks: z.array(taskRecordSchema).describe('One record per requested id, in the order of the request'),
-});
-
-export const uploadResultSchema = z.looseObject({
-  url: z.string().describe('Stable re-hosted URL; pass it in imageUrls of generate_image'),
-  filename: z.string(),
-  content_type: z.string(),
-  bytes: z.number(),
-});
-
-export const historyItemSchema = z.looseObject({
-  id: z.string(),
-  prompt: z.string(),
-  model: z.string(),
-  mode: z.string(),
-  aspect: z.string(),
-  imageSize: z.string(),
-  imageCount: z.number(),
-  images: z.array(z.string()).describe('URLs of the images completed so far'),
-  refs: z.array(z.string()).describe('Reference image URLs of the request'),
-  createdAt: z.number().describe('Milliseconds since the Unix epoch'),
-});
-
-export const historyPageSchema = z.looseObject({
-  items: z.array(historyItemSchema).describe('Most recent first'),
-  total: z.number(),
-  page: z.number(),
-  limit: z.number(),
-  total_pages: z.number(),
-});
-
-export const accountStatusSchema = z.looseObject({
-  email: z.string(),
-  tier: z.enum(ACCOUNT_TIERS).describe('Plan tier; a hint of how much high-cost generation is affordable'),
-  has_key: z
-    .boolean()
-    .describe('Whether the account can reach its upstream provider; generate fails without it'),
-});
-
-export const errorBodySchema = z.object({
-  error: z.object({ type: z.string(), message: z.string() }),
-});
-
-export type GenerateResponse = z.infer<typeof generateResponseSchema>;
-export type TaskRecord = z.infer<typeof taskRecordSchema>;
-export type TasksResponse = z.infer<typeof tasksResponseSchema>;
-export type UploadResult = z.infer<typeof uploadResultSchema>;
-export type HistoryItem = z.infer<typeof historyItemSchema>;
-export type HistoryPage = z.infer<typeof historyPageSchema>;
-export type AccountStatus = z.infer<typeof accountStatusSchema>;
+/** Body of POST /api/v1/generate (spec 2.1), as a caller writes it. Omitted fields take the server's defaults. */
+export type GenerateRequest = z.input<typeof generateBodySchema>;
 
 /** True for the states a task never leaves. */
 export function isFinalStatus(status: TaskStatus): boolean {

@@ -5,7 +5,31 @@ import { bearer, makePng, pollUntilFinal } from '../../test/support/api-helpers.
 import { startTestServer } from '../../test/support/test-server.js';
 import * as clientSchemas from '../client/api-schemas.js';
 import { createAtelierClient } from '../client/atelier-client.js';
-import * as serverSchemas from './response-schemas.js';
+import { accountStatusSchema } from '../contract/accounts.js';
+import { assetSchema, assetsPageSchema } from '../contract/assets.js';
+import { modelsSchema } from '../contract/catalog.js';
+import { errorBodySchema } from '../contract/errors.js';
+import { generateResponseSchema, historyItemSchema, historyPageSchema } from '../contract/generations.js';
+import { taskBatchSchema, taskRecordSchema } from '../contract/tasks.js';
+import { uploadResultSchema } from '../contract/uploads.js';
+import { webhookDeliveriesPageSchema, webhookSecretSchema } from '../contract/webhooks.js';
+
+/** The schemas the routes declare (src/contract). */
+const serverSchemas = {
+  accountStatusSchema,
+  assetSchema,
+  assetsPageSchema,
+  modelsSchema,
+  errorBodySchema,
+  generateResponseSchema,
+  historyItemSchema,
+  historyPageSchema,
+  taskRecordSchema,
+  tasksResponseSchema: taskBatchSchema,
+  uploadResultSchema,
+  webhookDeliveriesPageSchema,
+  webhookSecretSchema,
+};
 
 type Doc = {
   openapi: string;

@@ -1,9 +1,28 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { ApiError } from '../http/errors.js';
-import type { BlobStat, BlobStore } from './blob-store.js';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { BlobStat, BlobStore } from '../blobs/blob-store.js';
+import { ApiError } from './errors.js';
+import { errorResponses } from './route-responses.js';
 
 /** How long a presigned URL handed out by a redirect stays valid. */
 export const SIGNED_URL_SECONDS = 300;
+
+const filesSchema = {
+  tags: ['Files'],
+  summary: 'An uploaded image or a result',
+  description:
+    'Public and immutable (ETag, long cache lifetime): the URLs in imageUrl, images and upload results point here. With object storage, a 302 to a short-lived presigned URL instead.',
+  // Public: the URLs are unguessable content hashes and task ids, and must work in an <img>.
+  security: [],
+  params: z.object({ '*': z.string().describe('The key, e.g. uploads/<sha256>.png or results/<task id>.png') }),
+  response: {
+    200: { description: 'The image', content: { 'image/*': { schema: z.string().meta({ contentMediaType: 'image/*' }) } } },
+    302: z.null().describe('Redirect to a presigned URL of the object'),
+    304: z.null().describe('Not modified (If-None-Match)'),
+    ...errorResponses(['not_found']),
+  },
+};
 
 /**
  * Serves blobs at /files/<key>: public, immutable, with ETag and a long cache lifetime. With `redirect`
@@ -16,13 +35,13 @@ export async function blobRoutes(
   const signedUrl = blobs.signedUrl?.bind(blobs);
   if (redirect && !signedUrl) throw new Error('redirecting /files needs a blob store that presigns URLs');
 
-  app.route<{ Params: { '*': string } }>({
-    // HEAD explicitly: the automatic HEAD route would run GET and drain the whole object.
-    method: ['GET', 'HEAD'],
-    url: '/files/*',
-    async handler(request, reply) {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+  const serveFile = async (
+    request: { params: { '*': string }; headers: Record<string, string | string[] | undefined>; method: string },
+    reply: FastifyReply,
+  ) => {
       const key = request.params['*'];
-      const ifNoneMatch = request.headers['if-none-match'];
+      const ifNoneMatch = request.headers['if-none-match'] as string | undefined;
       if (redirect && signedUrl) {
         const stat = ifNoneMatch ? await blobs.stat(key) : undefined;
         if (stat && ifNoneMatch && etagMatches(ifNoneMatch, stat.etag)) return notModified(reply, stat);
@@ -42,8 +61,14 @@ export async function blobRoutes(
       const found = await blobs.open(key);
       if (!found) throw notFound();
       return withContentHeaders(reply, found.stat).send(found.stream);
-    },
-  });
+  };
+  routes.get('/files/*', { schema: { ...filesSchema, operationId: 'getFile' }, exposeHeadRoute: false }, serveFile);
+  // HEAD explicitly: the automatic HEAD route would run GET and drain the whole object.
+  routes.head(
+    '/files/*',
+    { schema: { ...filesSchema, operationId: 'headFile', summary: 'The headers of a file, without its body' } },
+    serveFile,
+  );
 }
 
 function notFound(): ApiError {
