@@ -41,7 +41,7 @@ export const taskRecordSchema = z
         task_id: 'tsk_4f9c2a7e1b3d5c6a8e0f',
         status: 'completed',
         progress: 100,
-        imageUrl: 'https://atelier.example/files/results/tsk_4f9c2a7e1b3d5c6a8e0f.png',
+        imageUrl: 'http://localhost:8080/files/results/tsk_4f9c2a7e1b3d5c6a8e0f.png',
         width: 2048,
         height: 2048,
         contentType: 'image/png',

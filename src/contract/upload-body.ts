@@ -13,5 +13,5 @@ export const uploadBodySchema = z
   .meta({
     id: 'UploadRequest',
     description: 'Upload by URL',
-    examples: [{ source_url: 'https://example.com/reference.png' }],
+    examples: [{ source_url: 'https://203.0.113.7/reference.png' }],
   });

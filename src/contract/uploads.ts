@@ -15,7 +15,7 @@ export const uploadResultSchema = z
     description: 'Upload result',
     examples: [
       {
-        url: 'https://atelier.example/files/uploads/9f86d081884c7d65.png',
+        url: 'http://localhost:8080/files/uploads/9f86d081884c7d65.png',
         filename: '9f86d081884c7d65.png',
         content_type: 'image/png',
         bytes: 48213,

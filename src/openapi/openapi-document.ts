@@ -6,10 +6,15 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 export type OpenApiDocument = OpenAPIV3_1.Document;
 
 type TransformInput = Parameters<typeof jsonSchemaTransform>[0];
-type RouteSchema = Record<string, unknown> & { body?: unknown; hide?: boolean };
+type MediaTypes = Record<string, { schema: unknown }>;
+/**
+ * `documentedOnlyBodies`: media types a route accepts as streams it reads itself (direct
+ * uploads), which Fastify must not validate but the document must list.
+ */
+type RouteSchema = Record<string, unknown> & { body?: unknown; documentedOnlyBodies?: MediaTypes };
 
 /** A body declared per media type (`{ content: { type: { schema } } }`), as Fastify validates it. */
-function isPerMediaType(body: unknown): body is { required?: boolean; content: Record<string, { schema: unknown }> } {
+function isPerMediaType(body: unknown): body is { content: MediaTypes } {
   return typeof body === 'object' && body !== null && 'content' in body;
 }
 
@@ -36,10 +41,10 @@ function transformRoute(input: TransformInput) {
 function convertRoute(input: TransformInput) {
   const schema = input.schema as RouteSchema | undefined;
   if (!schema || !isPerMediaType(schema.body)) return jsonSchemaTransform(input);
-  const { body, ...rest } = schema;
+  const { body, documentedOnlyBodies, ...rest } = schema;
   const transformed = jsonSchemaTransform({ ...input, schema: rest } as TransformInput);
   const content = Object.fromEntries(
-    Object.entries(body.content).map(([mediaType, { schema: media }]) => {
+    Object.entries({ ...body.content, ...documentedOnlyBodies }).map(([mediaType, { schema: media }]) => {
       const converted = jsonSchemaTransform({ ...input, schema: { body: media } } as TransformInput);
       return [mediaType, { schema: (converted.schema as { body: unknown }).body }];
     }),
