@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
+import type { Asset, AssetKind } from '../contract/assets.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import type { Db } from '../store/database.js';
 import type { AssetsTable } from '../store/schema.js';
-
-import type { Asset, AssetKind } from '../contract/assets.js';
 
 // The wire shape is the contract's; the repository maps its rows onto it.
 export type { Asset, AssetKind };

@@ -1,36 +1,53 @@
-import type { z } from 'zod';
+import { z } from 'zod';
+import * as accounts from '../contract/accounts.js';
 import type { generateBodySchema } from '../contract/generate-body.js';
-import type { TaskStatus } from '../contract/tasks.js';
+import * as generations from '../contract/generations.js';
+import * as tasks from '../contract/tasks.js';
+import * as uploads from '../contract/uploads.js';
 
-// The /api/v1 wire shapes (spec §2) come from the contract the server's routes declare: one
-// definition gives the client its response validation, its exported TypeScript types, and the
-// MCP tools their output schemas.
+// The /api/v1 wire shapes (spec §2) come from the contract the server's routes declare
+// (src/contract): one definition gives the client its response validation, its exported
+// TypeScript types, and the MCP tools their output schemas. The client reads them loose — a newer
+// server may add fields and a client must pass them through rather than break — and unnamed, so
+// a tool's output schema is a plain object schema rather than a reference to a named one.
 
-export { ACCOUNT_TIERS, type AccountStatus, type AccountTier, accountStatusSchema } from '../contract/accounts.js';
+export { ACCOUNT_TIERS, type AccountTier } from '../contract/accounts.js';
 export { GENERATION_MODES, type GenerationMode, IMAGE_SIZES, type ImageSize } from '../contract/catalog.js';
 export { type ErrorBody, errorBodySchema } from '../contract/errors.js';
-export {
-  type GenerateResponse,
-  generateResponseSchema,
-  type HistoryItem,
-  type HistoryPage,
-  historyItemSchema,
-  historyPageSchema,
-} from '../contract/generations.js';
-export {
-  TASK_STATUSES,
-  type TaskBatch as TasksResponse,
-  type TaskRecord,
-  type TaskStatus,
-  taskBatchSchema as tasksResponseSchema,
-  taskRecordSchema,
-} from '../contract/tasks.js';
-export { type UploadResult, uploadResultSchema } from '../contract/uploads.js';
+export { TASK_STATUSES, type TaskStatus } from '../contract/tasks.js';
+
+/** The contract's object schema, loose and without its name. */
+const loose = <Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>) => z.looseObject(schema.shape);
+
+/** A listing field (`tasks`, `items`) of the contract's, with the client's item schema. */
+const listOf = <T extends z.ZodType>(field: z.ZodArray, item: T) =>
+  z.array(item).describe(field.description ?? '');
+
+export const generateResponseSchema = loose(generations.generateResponseSchema);
+export const taskRecordSchema = loose(tasks.taskRecordSchema);
+export const tasksResponseSchema = z.looseObject({
+  tasks: listOf(tasks.taskBatchSchema.shape.tasks, taskRecordSchema),
+});
+export const uploadResultSchema = loose(uploads.uploadResultSchema);
+export const historyItemSchema = loose(generations.historyItemSchema);
+export const historyPageSchema = z.looseObject({
+  ...generations.historyPageSchema.shape,
+  items: listOf(generations.historyPageSchema.shape.items, historyItemSchema),
+});
+export const accountStatusSchema = loose(accounts.accountStatusSchema);
+
+export type GenerateResponse = z.infer<typeof generateResponseSchema>;
+export type TaskRecord = z.infer<typeof taskRecordSchema>;
+export type TasksResponse = z.infer<typeof tasksResponseSchema>;
+export type UploadResult = z.infer<typeof uploadResultSchema>;
+export type HistoryItem = z.infer<typeof historyItemSchema>;
+export type HistoryPage = z.infer<typeof historyPageSchema>;
+export type AccountStatus = z.infer<typeof accountStatusSchema>;
 
 /** Body of POST /api/v1/generate (spec 2.1), as a caller writes it. Omitted fields take the server's defaults. */
 export type GenerateRequest = z.input<typeof generateBodySchema>;
 
 /** True for the states a task never leaves. */
-export function isFinalStatus(status: TaskStatus): boolean {
+export function isFinalStatus(status: tasks.TaskStatus): boolean {
   return status === 'completed' || status === 'failed';
 }

@@ -28,5 +28,8 @@ export const assetsPageSchema = pageOf(assetSchema).meta({ id: 'AssetsPage', des
 
 export const assetsQuerySchema = z.object({
   ...pageQuery(MAX_ASSETS_LIMIT),
-  kind: z.enum(ASSET_KINDS, { error: 'must be upload or result' }).optional().describe('Only uploads or only results'),
+  kind: z
+    .enum(ASSET_KINDS, { error: 'must be upload or result' })
+    .optional()
+    .describe('Only uploads or only results'),
 });

@@ -14,7 +14,9 @@ export const generateResponseSchema = z
   .meta({
     id: 'GenerateResponse',
     description: 'Generate response',
-    examples: [{ task_ids: ['tsk_4f9c2a7e1b3d5c6a8e0f', 'tsk_9a8b7c6d5e4f3a2b1c0d'], email: 'me@example.com' }],
+    examples: [
+      { task_ids: ['tsk_4f9c2a7e1b3d5c6a8e0f', 'tsk_9a8b7c6d5e4f3a2b1c0d'], email: 'me@example.com' },
+    ],
   });
 
 export type GenerateResponse = z.output<typeof generateResponseSchema>;
@@ -38,7 +40,10 @@ export const historyItemSchema = z
 
 export type HistoryItem = z.output<typeof historyItemSchema>;
 
-export const historyPageSchema = pageOf(historyItemSchema).meta({ id: 'HistoryPage', description: 'History page' });
+export const historyPageSchema = pageOf(historyItemSchema).meta({
+  id: 'HistoryPage',
+  description: 'History page',
+});
 
 export type HistoryPage = z.output<typeof historyPageSchema>;
 

@@ -24,8 +24,13 @@ export function integerQuery(options: { fallback: number; min: number; max?: num
   return z
     .string({ error: 'must be an integer' })
     .optional()
-    .refine((raw) => raw === undefined || raw === '' || /^\d+$/.test(raw), { error: 'must be an integer', abort: true })
-    .transform((raw) => (raw === undefined || raw === '' ? fallback : Math.min(Number(raw), Number.MAX_SAFE_INTEGER)))
+    .refine((raw) => raw === undefined || raw === '' || /^\d+$/.test(raw), {
+      error: 'must be an integer',
+      abort: true,
+    })
+    .transform((raw) =>
+      raw === undefined || raw === '' ? fallback : Math.min(Number(raw), Number.MAX_SAFE_INTEGER),
+    )
     .refine((value) => value >= min && (max === undefined || value <= max), { error: `must be ${range}` })
     .meta({
       // What the document shows: the integer the caller sends (the query string carries it as text).
@@ -47,7 +52,9 @@ export const storePageOf = (page: number) => Math.min(page, STORE_PAGE_CEILING);
 
 /** `page` (any integer ≥ 1, default 1) and `limit` (1 to `maxLimit`, default `defaultLimit`). */
 export const pageQuery = (maxLimit: number, defaultLimit = 20) => ({
-  page: integerQuery({ fallback: 1, min: 1 }).describe('1-based page; default 1; a page past the end is empty'),
+  page: integerQuery({ fallback: 1, min: 1 }).describe(
+    '1-based page; default 1; a page past the end is empty',
+  ),
   limit: integerQuery({ fallback: defaultLimit, min: 1, max: maxLimit }).describe(
     `Page size; default ${defaultLimit}, at most ${maxLimit}`,
   ),

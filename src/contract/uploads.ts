@@ -31,4 +31,7 @@ export const multipartUploadSchema = z
   .describe('Multipart upload: the image in the part named "file"');
 
 /** A direct upload as a raw image body. */
-export const rawImageUploadSchema = z.string().meta({ contentMediaType: 'image/*' }).describe('The image bytes');
+export const rawImageUploadSchema = z
+  .string()
+  .meta({ contentMediaType: 'image/*' })
+  .describe('The image bytes');

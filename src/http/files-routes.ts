@@ -15,9 +15,14 @@ const filesSchema = {
     'Public and immutable (ETag, long cache lifetime): the URLs in imageUrl, images and upload results point here. With object storage, a 302 to a short-lived presigned URL instead.',
   // Public: the URLs are unguessable content hashes and task ids, and must work in an <img>.
   security: [],
-  params: z.object({ '*': z.string().describe('The key, e.g. uploads/<sha256>.png or results/<task id>.png') }),
+  params: z.object({
+    '*': z.string().describe('The key, e.g. uploads/<sha256>.png or results/<task id>.png'),
+  }),
   response: {
-    200: { description: 'The image', content: { 'image/*': { schema: z.string().meta({ contentMediaType: 'image/*' }) } } },
+    200: {
+      description: 'The image',
+      content: { 'image/*': { schema: z.string().meta({ contentMediaType: 'image/*' }) } },
+    },
     302: z.null().describe('Redirect to a presigned URL of the object'),
     304: z.null().describe('Not modified (If-None-Match)'),
     ...errorResponses(['not_found']),
@@ -37,36 +42,46 @@ export async function blobRoutes(
 
   const routes = app.withTypeProvider<ZodTypeProvider>();
   const serveFile = async (
-    request: { params: { '*': string }; headers: Record<string, string | string[] | undefined>; method: string },
+    request: {
+      params: { '*': string };
+      headers: Record<string, string | string[] | undefined>;
+      method: string;
+    },
     reply: FastifyReply,
   ) => {
-      const key = request.params['*'];
-      const ifNoneMatch = request.headers['if-none-match'] as string | undefined;
-      if (redirect && signedUrl) {
-        const stat = ifNoneMatch ? await blobs.stat(key) : undefined;
-        if (stat && ifNoneMatch && etagMatches(ifNoneMatch, stat.etag)) return notModified(reply, stat);
-        const url = await signedUrl(key, SIGNED_URL_SECONDS);
-        if (!url) throw notFound();
-        // Shorter than the URL's life, and private: a shared cache must not hand out a URL about to expire.
-        return reply.header('cache-control', 'private, max-age=60').redirect(url, 302);
-      }
-      // Revalidations and HEAD cost a metadata lookup only, not the start of a transfer.
-      const bodiless = request.method === 'HEAD';
-      if (ifNoneMatch || bodiless) {
-        const stat = await blobs.stat(key);
-        if (!stat) throw notFound();
-        if (ifNoneMatch && etagMatches(ifNoneMatch, stat.etag)) return notModified(reply, stat);
-        if (bodiless) return withContentHeaders(reply, stat).send();
-      }
-      const found = await blobs.open(key);
-      if (!found) throw notFound();
-      return withContentHeaders(reply, found.stat).send(found.stream);
+    const key = request.params['*'];
+    const ifNoneMatch = request.headers['if-none-match'] as string | undefined;
+    if (redirect && signedUrl) {
+      const stat = ifNoneMatch ? await blobs.stat(key) : undefined;
+      if (stat && ifNoneMatch && etagMatches(ifNoneMatch, stat.etag)) return notModified(reply, stat);
+      const url = await signedUrl(key, SIGNED_URL_SECONDS);
+      if (!url) throw notFound();
+      // Shorter than the URL's life, and private: a shared cache must not hand out a URL about to expire.
+      return reply.header('cache-control', 'private, max-age=60').redirect(url, 302);
+    }
+    // Revalidations and HEAD cost a metadata lookup only, not the start of a transfer.
+    const bodiless = request.method === 'HEAD';
+    if (ifNoneMatch || bodiless) {
+      const stat = await blobs.stat(key);
+      if (!stat) throw notFound();
+      if (ifNoneMatch && etagMatches(ifNoneMatch, stat.etag)) return notModified(reply, stat);
+      if (bodiless) return withContentHeaders(reply, stat).send();
+    }
+    const found = await blobs.open(key);
+    if (!found) throw notFound();
+    return withContentHeaders(reply, found.stat).send(found.stream);
   };
-  routes.get('/files/*', { schema: { ...filesSchema, operationId: 'getFile' }, exposeHeadRoute: false }, serveFile);
+  routes.get(
+    '/files/*',
+    { schema: { ...filesSchema, operationId: 'getFile' }, exposeHeadRoute: false },
+    serveFile,
+  );
   // HEAD explicitly: the automatic HEAD route would run GET and drain the whole object.
   routes.head(
     '/files/*',
-    { schema: { ...filesSchema, operationId: 'headFile', summary: 'The headers of a file, without its body' } },
+    {
+      schema: { ...filesSchema, operationId: 'headFile', summary: 'The headers of a file, without its body' },
+    },
     serveFile,
   );
 }

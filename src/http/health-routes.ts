@@ -6,8 +6,8 @@ import type { Db } from '../store/database.js';
 import { answerUnsupportedHttpFeatures } from './client-errors.js';
 import { installErrorHandling } from './error-handler.js';
 import { ApiError } from './errors.js';
-import { errorResponses, jsonResponse } from './route-responses.js';
 import { refuseWhileClosing } from './refuse-while-closing.js';
+import { errorResponses, jsonResponse } from './route-responses.js';
 import { DEFAULT_REQUEST_TIMEOUTS, edgeServerOptions, type RequestTimeouts } from './server-options.js';
 
 /**

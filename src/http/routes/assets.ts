@@ -21,7 +21,11 @@ const assetsSchema = {
 export async function assetRoutes(app: FastifyInstance, { assets }: { assets: AssetsRepository }) {
   app.withTypeProvider<ZodTypeProvider>().get('/assets', { schema: assetsSchema }, async (request) => {
     const { page, limit, kind } = request.query;
-    const { items, total } = await assets.page(accountOf(request).id, { page: storePageOf(page), limit, kind });
+    const { items, total } = await assets.page(accountOf(request).id, {
+      page: storePageOf(page),
+      limit,
+      kind,
+    });
     return { items, total, page, limit, total_pages: Math.ceil(total / limit) };
   });
 }

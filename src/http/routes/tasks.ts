@@ -192,14 +192,14 @@ export async function taskRoutes(
     },
   };
   app.get('/tasks/:task_id', { schema: getTaskSchema }, async (request) => {
-      const accountId = accountOf(request).id;
-      const { wait } = request.query;
-      const row = await tasks.findForAccount(accountId, request.params.task_id);
-      if (!row) throw new ApiError('not_found', TASK_NOT_FOUND);
-      if (wait === 0) return toTaskRecord(row);
-      await waitForChange(request, accountId, [toTaskRecord(row)], wait);
-      const after = await tasks.findForAccount(accountId, request.params.task_id);
-      return toTaskRecord(after ?? row);
+    const accountId = accountOf(request).id;
+    const { wait } = request.query;
+    const row = await tasks.findForAccount(accountId, request.params.task_id);
+    if (!row) throw new ApiError('not_found', TASK_NOT_FOUND);
+    if (wait === 0) return toTaskRecord(row);
+    await waitForChange(request, accountId, [toTaskRecord(row)], wait);
+    const after = await tasks.findForAccount(accountId, request.params.task_id);
+    return toTaskRecord(after ?? row);
   });
 
   const getTasksSchema = {

@@ -23,8 +23,10 @@ export async function userStatusRoutes(
   app: FastifyInstance,
   deps: { catalog: Catalog; providers: ProviderRegistry; keys: UpstreamKeyResolver },
 ) {
-  app.withTypeProvider<ZodTypeProvider>().get('/user/status', { schema: userStatusSchema }, async (request) => {
-    const account = accountOf(request);
-    return { email: account.email, tier: account.tier, has_key: await hasKey(deps, account.id) };
-  });
+  app
+    .withTypeProvider<ZodTypeProvider>()
+    .get('/user/status', { schema: userStatusSchema }, async (request) => {
+      const account = accountOf(request);
+      return { email: account.email, tier: account.tier, has_key: await hasKey(deps, account.id) };
+    });
 }
