@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Core } from './core.js';
 import { type AccountResolver, bearerKeyResolver, requireAccount } from './http/authentication.js';
@@ -56,8 +56,14 @@ async function apiV1(
   await app.register(webhookRoutes, { webhooks: core.webhooks });
 }
 
-/** Builds the HTTP app over a core. The server file only adds listening and shutdown. */
-export async function buildApp(core: Core): Promise<FastifyInstance> {
+/**
+ * Builds the HTTP app over a core. The server file only adds listening and shutdown.
+ * `onRoute` sees every route as it is registered (the contract test lists them with it).
+ */
+export async function buildApp(
+  core: Core,
+  options: { onRoute?: (route: RouteOptions) => void } = {},
+): Promise<FastifyInstance> {
   const timeouts = core.config.requestTimeouts;
   const app = Fastify({
     ...edgeServerOptions(timeouts),
@@ -71,6 +77,7 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
     // New requests during close get our own 503 (refuseWhileClosing), in the error shape.
     return503OnClosing: false,
   });
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
   // Route schemas (Zod) validate params, query and body, and serialise responses.
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
