@@ -1,3 +1,3 @@
 // The website's routes (src/web/routes.ts, being reworked on another branch) still import hasKey
-// from here; GET /user/status itself lives in src/http/routes/user-status.ts. Drop at merge.
+// from here; GET /user/status itself is served from the HTTP layer's routes folder. Drop at merge.
 export { hasKey } from './has-key.js';
