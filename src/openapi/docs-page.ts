@@ -16,9 +16,13 @@ type Operation = {
   responses: Record<string, { description: string; content?: Record<string, { schema?: unknown }> }>;
 };
 
-function schemaName(schema: unknown): string {
+/** A link to a named schema, or the inline schema's type (an event stream, an image, a small object). */
+function schemaLink(schema: unknown): string {
   const ref = (schema as { $ref?: string } | undefined)?.$ref;
-  return ref ? (ref.split('/').pop() ?? '') : 'object';
+  if (!ref)
+    return `<code>${escapeHtml(String((schema as { type?: unknown } | undefined)?.type ?? 'object'))}</code>`;
+  const name = escapeHtml(ref.split('/').pop() ?? '');
+  return `<a href="#schema-${name}">${name}</a>`;
 }
 
 /** The /docs page: a readable rendering of the OpenAPI document, with no external assets. */
@@ -38,14 +42,14 @@ export function renderDocsPage(document: OpenApiDocument): string {
         ? `<p><strong>Body</strong>: ${Object.entries(op.requestBody.content)
             .map(
               ([type, media]) =>
-                `<code>${escapeHtml(type)}</code>${media.schema ? ` <a href="#schema-${schemaName(media.schema)}">${schemaName(media.schema)}</a>` : ''}`,
+                `<code>${escapeHtml(type)}</code>${media.schema ? ` ${schemaLink(media.schema)}` : ''}`,
             )
             .join(' · ')}</p>`
         : '';
       const responses = Object.entries(op.responses)
         .map(([status, response]) => {
           const schema = response.content ? Object.values(response.content)[0]?.schema : undefined;
-          const link = schema ? ` → <a href="#schema-${schemaName(schema)}">${schemaName(schema)}</a>` : '';
+          const link = schema ? ` → ${schemaLink(schema)}` : '';
           return `<li><code>${status}</code> ${escapeHtml(response.description)}${link}</li>`;
         })
         .join('');
