@@ -21,8 +21,17 @@ export const pageOf = <T extends z.ZodType>(item: T) =>
 export function integerQuery(options: { fallback: number; min: number; max?: number }) {
   const { fallback, min, max } = options;
   const range = max === undefined ? `at least ${min}` : `between ${min} and ${max}`;
+  // What the document shows: the integer the caller sends (the query string carries it as text).
+  // On the input string itself, where the JSON Schema of a query parameter is read from.
+  const documented = {
+    type: 'integer',
+    minimum: min,
+    ...(max === undefined ? {} : { maximum: max }),
+    default: fallback,
+  };
   return z
     .string({ error: 'must be an integer' })
+    .meta(documented)
     .optional()
     .refine((raw) => raw === undefined || raw === '' || /^\d+$/.test(raw), {
       error: 'must be an integer',
@@ -31,14 +40,7 @@ export function integerQuery(options: { fallback: number; min: number; max?: num
     .transform((raw) =>
       raw === undefined || raw === '' ? fallback : Math.min(Number(raw), Number.MAX_SAFE_INTEGER),
     )
-    .refine((value) => value >= min && (max === undefined || value <= max), { error: `must be ${range}` })
-    .meta({
-      // What the document shows: the integer the caller sends (the query string carries it as text).
-      type: 'integer',
-      minimum: min,
-      ...(max === undefined ? {} : { maximum: max }),
-      default: fallback,
-    });
+    .refine((value) => value >= min && (max === undefined || value <= max), { error: `must be ${range}` });
 }
 
 /**
