@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pageOf, pageQuery } from './paging.js';
+import { taskRecordSchema } from './tasks.js';
 
 export const MAX_DELIVERIES_LIMIT = 50;
 export const WEBHOOK_EVENT_TYPES = ['task.completed', 'task.failed'] as const;
@@ -35,3 +36,17 @@ export const webhookDeliveriesPageSchema = pageOf(webhookDeliverySchema).meta({
 
 export const deliveriesQuerySchema = z.object(pageQuery(MAX_DELIVERIES_LIMIT));
 export const deliveryIdParamsSchema = z.object({ id: z.string().describe('Delivery id (msg_…)') });
+
+/**
+ * What Atelier POSTs to a generate request's callbackUrl when each task ends (Standard Webhooks
+ * envelope): `data` is the task record exactly as GET /tasks/{id} answers.
+ */
+export const webhookPayloadSchema = z
+  .object({
+    type: z.enum(WEBHOOK_EVENT_TYPES),
+    timestamp: z.string().describe('ISO 8601 time of the event'),
+    data: taskRecordSchema,
+  })
+  .meta({ id: 'WebhookPayload', description: 'Webhook payload' });
+
+export type WebhookPayload = z.output<typeof webhookPayloadSchema>;

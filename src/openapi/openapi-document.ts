@@ -2,6 +2,7 @@ import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { webhookPayloadSchema } from '../contract/webhooks.js';
 
 export type OpenApiDocument = OpenAPIV3_1.Document;
 
@@ -52,6 +53,27 @@ function convertRoute(input: TransformInput) {
   return { ...transformed, schema: { ...transformed.schema, body: { content } } };
 }
 
+/** The calls Atelier makes to a generate request's callbackUrl (OpenAPI 3.1 `webhooks`). */
+const callbackWebhooks = {
+  taskEnded: {
+    post: {
+      operationId: 'taskEnded',
+      summary: 'A task ended (sent to the callbackUrl of its generate request)',
+      description:
+        "Signed per Standard Webhooks with the account's secret (GET /api/v1/user/webhook-secret): headers webhook-id (the same on every attempt), webhook-timestamp and webhook-signature. Any 2xx answer is success; anything else is retried along the schedule.",
+      tags: ['Webhooks'],
+      security: [],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': { schema: { $ref: `#/components/schemas/${webhookPayloadSchema.meta()?.id}` } },
+        },
+      },
+      responses: { '200': { description: 'Received (any 2xx)' } },
+    },
+  },
+};
+
 /**
  * Registers @fastify/swagger: `/api/v1/openapi.json` is generated from the route schemas (params,
  * query, headers, bodies and every declared answer), and the named contract schemas
@@ -68,6 +90,7 @@ export async function registerOpenApiDocument(app: FastifyInstance, { serverUrl 
           'Image-generation gateway. Every error body is {"error":{"type","message"}}. Authenticate with Authorization: Bearer <API_KEY>.',
       },
       servers: [{ url: serverUrl }],
+      webhooks: callbackWebhooks,
       security: [{ bearer: [] }],
       components: {
         securitySchemes: {
@@ -102,7 +125,7 @@ function referencedNames(value: unknown, into = new Set<string>()): Set<string> 
  */
 function tidyComponents(document: OpenApiDocument): OpenApiDocument {
   const schemas = document.components?.schemas ?? {};
-  const used = referencedNames(document.paths);
+  const used = referencedNames([document.paths, document.webhooks]);
   for (let grew = true; grew; ) {
     const before = used.size;
     for (const name of [...used]) referencedNames(schemas[name], used);

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { DeliveryItem } from '../contract/webhooks.js';
+import type { DeliveryItem, WebhookPayload } from '../contract/webhooks.js';
 import { ApiError } from '../http/errors.js';
 import type { Clock } from '../platform/clock.js';
 import { leaseOwnerId } from '../platform/dead-lease-reclaim.js';
@@ -16,14 +16,7 @@ import { createWebhooksRepository, type DeliveryRow } from './webhooks-repositor
 
 export type WebhookEventType = 'task.completed' | 'task.failed';
 
-/** The Standard Webhooks envelope Atelier sends: `data` is the task record exactly as GET /tasks/{id} answers. */
-export interface WebhookPayload {
-  type: WebhookEventType;
-  timestamp: string;
-  data: TaskRecord;
-}
-
-export type { DeliveryItem };
+export type { DeliveryItem, WebhookPayload };
 
 /** How far back the sweep looks for finished tasks whose delivery was never enqueued. */
 const SWEEP_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;

@@ -45,10 +45,21 @@ describe('the OpenAPI document is the contract of every route', () => {
   /** Real bodies by operation and status, for the generated client's type check. */
   const captured: Array<{ path: string; method: string; status: number; body: unknown }> = [];
   const exercised = new Set<string>();
+  /** The webhook payloads the callback receiver got. */
+  const callbacks: unknown[] = [];
   const ajv = new Ajv2020({ strict: false, allErrors: true });
 
   before(async () => {
-    receiver = createServer((_request, response) => response.writeHead(200).end('ok'));
+    receiver = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        callbacks.push(JSON.parse(body));
+        response.writeHead(200).end('ok');
+      });
+    });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const port = (receiver.address() as { port: number }).port;
     t = await createTestApp({ env: { ATELIER_UPLOAD_ALLOWED_HOSTS: `127.0.0.1:${port}` } });
@@ -206,6 +217,11 @@ describe('the OpenAPI document is the contract of every route', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     const [delivery] = await deliveries();
     assert.ok(delivery, 'the callback was delivered');
+    const payload = ajv.compile({ $ref: 'openapi#/components/schemas/WebhookPayload' });
+    assert.ok(
+      callbacks.length > 0 && callbacks.every((body) => payload(body)),
+      ajv.errorsText(payload.errors),
+    );
     await exercise(
       'GET',
       '/api/v1/webhooks/deliveries',
