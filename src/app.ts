@@ -1,35 +1,43 @@
 import fastifyCookie from '@fastify/cookie';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import { accountRoutes } from './accounts/routes.js';
-import { assetRoutes } from './assets/routes.js';
-import { blobRoutes } from './blobs/routes.js';
-import { catalogRoutes } from './catalog/routes.js';
 import type { Core } from './core.js';
-import { generationRoutes } from './generations/routes.js';
 import { installAccessLog } from './http/access-log.js';
 import { type AccountResolver, bearerKeyResolver, requireAccount } from './http/authentication.js';
 import { installBodyTimeouts } from './http/body-timeouts.js';
 import { answerUnsupportedHttpFeatures } from './http/client-errors.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { blobRoutes } from './http/files-routes.js';
 import { healthRoutes, roleNames } from './http/health-routes.js';
+import { installIdempotency } from './http/idempotency-hooks.js';
 import { refuseWhileClosing } from './http/refuse-while-closing.js';
+import { assetRoutes } from './http/routes/assets.js';
+import { generationRoutes } from './http/routes/generations.js';
+import { catalogRoutes } from './http/routes/models.js';
+import { taskRoutes } from './http/routes/tasks.js';
+import { uploadRoutes } from './http/routes/uploads.js';
+import { userStatusRoutes } from './http/routes/user-status.js';
+import { webhookRoutes } from './http/routes/webhooks.js';
 import { edgeServerOptions } from './http/server-options.js';
-import { installIdempotency } from './idempotency/idempotency-hooks.js';
-import { buildOpenApiDocument } from './openapi/openapi-document.js';
-import { openApiRoutes } from './openapi/routes.js';
-import { taskRoutes } from './tasks/routes.js';
-import { uploadRoutes } from './uploads/routes.js';
+import { registerOpenApiDocument } from './openapi/openapi-document.js';
+import { openApiRoutes } from './openapi/openapi-routes.js';
 import { createWebsite } from './web/website.js';
-import { webhookRoutes } from './webhooks/routes.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
-/** The /api/v1 surface: every route behind authentication (bearer key, or the website's session). */
+/**
+ * The /api/v1 surface: every route behind authentication (bearer key, or the website's session).
+ * The `/v1` alias serves the same routes, hidden from the document (one operation per route).
+ */
 async function apiV1(
   app: FastifyInstance,
-  { core, resolvers }: { core: Core; resolvers: AccountResolver[] },
+  { core, resolvers, alias = false }: { core: Core; resolvers: AccountResolver[]; alias?: boolean },
 ) {
+  if (alias) {
+    app.addHook('onRoute', (route) => {
+      route.schema = { ...route.schema, hide: true };
+    });
+  }
   app.addHook('onRequest', requireAccount(resolvers));
   installIdempotency(app, { repository: core.idempotency });
   await app.register(generationRoutes, { generations: core.generations });
@@ -38,18 +46,20 @@ async function apiV1(
     uploads: core.uploads,
     bodyDeadlineMs: core.config.requestTimeouts.uploadDeadlineMs,
   });
-  await app.register(accountRoutes, {
-    catalog: core.catalog,
-    providers: core.providers,
-    keys: core.accounts.keyResolver,
-  });
+  await app.register(userStatusRoutes, { upstreamAccess: core.upstreamAccess });
   await app.register(assetRoutes, { assets: core.assets });
   await app.register(catalogRoutes, { catalog: core.catalog });
   await app.register(webhookRoutes, { webhooks: core.webhooks });
 }
 
-/** Builds the HTTP app over a core. The server file only adds listening and shutdown. */
-export async function buildApp(core: Core): Promise<FastifyInstance> {
+/**
+ * Builds the HTTP app over a core. The server file only adds listening and shutdown.
+ * `onRoute` sees every route as it is registered (the contract test lists them with it).
+ */
+export async function buildApp(
+  core: Core,
+  options: { onRoute?: (route: RouteOptions) => void } = {},
+): Promise<FastifyInstance> {
   const timeouts = core.config.requestTimeouts;
   const app = Fastify({
     ...edgeServerOptions(timeouts),
@@ -61,6 +71,7 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
     // New requests during close get our own 503 (refuseWhileClosing), in the error shape.
     return503OnClosing: false,
   });
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
   // Route schemas (Zod) validate params, query and body, and serialise responses.
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -82,12 +93,11 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
     else parseJson(request, text, done);
   });
 
+  await registerOpenApiDocument(app, { serverUrl: core.config.publicBaseUrl });
   await app.register(healthRoutes, { db: core.db, roles: roleNames(core.config.roles) });
   await app.register(fastifyCookie);
   await app.register(blobRoutes, { blobs: core.blobs, redirect: core.config.filesRedirect });
-  await app.register(openApiRoutes, {
-    document: buildOpenApiDocument({ serverUrl: core.config.publicBaseUrl }),
-  });
+  await app.register(openApiRoutes);
   const website = createWebsite({
     publicBaseUrl: core.config.publicBaseUrl,
     db: core.db,
@@ -103,7 +113,12 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
   const resolvers = [bearerKeyResolver(core.accounts.authenticateApiKey), website.sessionResolver];
   // The spec writes the poll path both as /api/v1/tasks/{id} and /v1/tasks/{id}: serve both.
   await app.register(apiV1, { prefix: '/api/v1', core, resolvers });
-  await app.register(apiV1, { prefix: '/v1', core, resolvers });
+  await app.register(apiV1, { prefix: '/v1', core, resolvers, alias: true });
+  // A route that declares no schema is left out of the document (the website's pages and static
+  // files); the route-coverage test (test/api/openapi-contract.test.ts) names every such route.
+  app.addHook('onRoute', (route) => {
+    if (route.schema === undefined) route.schema = { hide: true };
+  });
   await app.register(website.plugin);
   return app;
 }

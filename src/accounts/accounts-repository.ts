@@ -1,10 +1,12 @@
+import { ACCOUNT_TIERS } from '../contract/accounts.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import { compiledOnce } from '../store/compiled-once.js';
 import type { Db } from '../store/database.js';
 import type { AccountsTable } from '../store/schema.js';
 
-export const TIERS = ['trial', 'starter', 'standard', 'pro'] as const;
+/** The account tiers, as the wire names them. */
+export const TIERS = ACCOUNT_TIERS;
 export type Tier = (typeof TIERS)[number];
 
 export interface Account {

@@ -1,25 +1,12 @@
 import { createHash } from 'node:crypto';
+import type { Asset, AssetKind } from '../contract/assets.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import type { Db } from '../store/database.js';
 import type { AssetsTable } from '../store/schema.js';
 
-export type AssetKind = 'upload' | 'result';
-
-/** An asset as the API shows it. */
-export interface Asset {
-  id: string;
-  kind: AssetKind;
-  url: string;
-  contentType: string;
-  bytes: number;
-  width: number;
-  height: number;
-  sha256: string;
-  generationId: string | null;
-  taskId: string | null;
-  createdAt: number;
-}
+// The wire shape is the contract's; the repository maps its rows onto it.
+export type { Asset, AssetKind };
 
 /** An asset of the website's library, with the prompt of the generation a result came from (for alt text). */
 export interface LibraryAsset extends Omit<Asset, 'sha256' | 'taskId'> {

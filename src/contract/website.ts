@@ -6,16 +6,13 @@
  */
 import { z } from 'zod';
 import { TIERS } from '../accounts/accounts-repository.js';
-import { generateBodySchema } from '../generations/generate-body-schema.js';
-import { fieldError } from '../http/validation.js';
-import {
-  assetSchema,
-  assetsPageSchema,
-  errorBodySchema,
-  generateResponseSchema,
-  historyItemSchema,
-  taskRecordSchema,
-} from '../openapi/response-schemas.js';
+import { assetSchema } from './assets.js';
+import { errorBodySchema } from './errors.js';
+import { fieldError } from './field-error.js';
+import { generateBodySchema } from './generate-body.js';
+import { generateResponseSchema, historyItemSchema } from './generations.js';
+import { pageQuery as contractPageQuery, pageFields } from './paging.js';
+import { taskRecordSchema } from './tasks.js';
 
 export { generateBodySchema, generateResponseSchema };
 
@@ -38,35 +35,7 @@ export const websiteSession = [{ [WEBSITE_SESSION_SCHEME]: [] }];
 export const MAX_PENDING_CARDS = 200;
 export const MAX_WEB_PAGE_LIMIT = 50;
 
-/**
- * A decimal integer in the query string, `fallback` when absent or empty. A refusal reads like the
- * API's ("limit must be an integer", "limit must be between 1 and 50"); values beyond 2^53 − 1
- * read as 2^53 − 1 (then checked against `max`).
- */
-function integerQuery(options: { fallback: number; min: number; max?: number }) {
-  const { min, max } = options;
-  const range = `must be ${max === undefined ? `at least ${min}` : `between ${min} and ${max}`}`;
-  const inRange = z
-    .number()
-    .min(min, range)
-    .max(max ?? Number.MAX_SAFE_INTEGER, range);
-  return z
-    .string({ error: 'must be an integer' })
-    .regex(/^\d*$/, 'must be an integer')
-    .optional()
-    .transform((raw) => (raw ? Math.min(Number(raw), Number.MAX_SAFE_INTEGER) : options.fallback))
-    .pipe(inRange);
-}
-
-const pageQuery = (defaultLimit: number) => ({
-  page: integerQuery({ fallback: 1, min: 1 }).describe('Page number, from 1 (past the end: an empty page)'),
-  limit: integerQuery({ fallback: defaultLimit, min: 1, max: MAX_WEB_PAGE_LIMIT }).describe(
-    `Items per page, 1 to ${MAX_WEB_PAGE_LIMIT}; default ${defaultLimit}`,
-  ),
-});
-
-/** total, page, limit, total_pages: the paging fields of every /api/v1 listing. */
-const pageFields = assetsPageSchema.omit({ items: true }).shape;
+const pageQuery = (defaultLimit: number) => contractPageQuery(MAX_WEB_PAGE_LIMIT, defaultLimit);
 
 const source = z
   .enum(['api', 'web'])

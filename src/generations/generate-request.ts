@@ -1,10 +1,10 @@
 import type { Catalog, CatalogEntry } from '../catalog/catalog.js';
 import { DEFAULT_MODEL_ID } from '../catalog/catalog.js';
+import { generateBodySchema } from '../contract/generate-body.js';
 import { ApiError } from '../http/errors.js';
 import { parseWith } from '../http/validation.js';
 import { isOneOf } from '../platform/closed-set.js';
 import type { GenerationMode, ImageSize } from '../providers/provider.js';
-import { generateBodySchema } from './generate-body-schema.js';
 
 export const MAX_PROMPT_LENGTH = 8000;
 const MODES: readonly GenerationMode[] = ['text', 'edit', 'fusion'];

@@ -3,6 +3,7 @@ import type { Account } from '../accounts/accounts-repository.js';
 import type { UpstreamKeyResolver } from '../accounts/accounts-service.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { Catalog } from '../catalog/catalog.js';
+import type { GenerateResponse, HistoryItem, HistoryPage } from '../contract/generations.js';
 import { ApiError } from '../http/errors.js';
 import {
   type IdempotencyClaim,
@@ -18,21 +19,7 @@ import type { UploadsService } from '../uploads/uploads-service.js';
 import { parseGenerateRequest } from './generate-request.js';
 import type { GenerationsRepository } from './generations-repository.js';
 
-/** A history item (spec §2.6). */
-export interface HistoryItem {
-  id: string;
-  prompt: string;
-  model: string;
-  mode: string;
-  aspect: string;
-  imageSize: string;
-  imageCount: number;
-  images: string[];
-  refs: string[];
-  createdAt: number;
-  /** Beyond the spec: present (and true) only when the owner deleted it from saved works. */
-  removed?: true;
-}
+export type { HistoryItem, HistoryPage };
 
 /** A saved work (the website's gallery): a generation not deleted, with every task's state. */
 export interface SavedWork extends Omit<HistoryItem, 'images' | 'removed'> {
@@ -40,19 +27,8 @@ export interface SavedWork extends Omit<HistoryItem, 'images' | 'removed'> {
   tasks: TaskRecord[];
 }
 
-/** The answer of POST /generate (spec §2.1). */
-export interface GenerateAnswer {
-  task_ids: string[];
-  email: string;
-}
-
-export interface HistoryPage {
-  items: HistoryItem[];
-  total: number;
-  page: number;
-  limit: number;
-  total_pages: number;
-}
+/** The answer of POST /generate (spec §2.3). */
+export type GenerateAnswer = GenerateResponse;
 
 /** The generate use case and the history listing. */
 export function createGenerationsService(deps: {

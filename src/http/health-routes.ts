@@ -1,11 +1,14 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
+import { z } from 'zod';
 import type { Db } from '../store/database.js';
 import { installAccessLog } from './access-log.js';
 import { answerUnsupportedHttpFeatures } from './client-errors.js';
 import { installErrorHandling } from './error-handler.js';
 import { ApiError } from './errors.js';
 import { refuseWhileClosing } from './refuse-while-closing.js';
+import { errorResponses, jsonResponse } from './route-responses.js';
 import { DEFAULT_REQUEST_TIMEOUTS, edgeServerOptions, type RequestTimeouts } from './server-options.js';
 
 /**
@@ -13,14 +16,32 @@ import { DEFAULT_REQUEST_TIMEOUTS, edgeServerOptions, type RequestTimeouts } fro
  * answers — else 503 `service_unavailable`, so a load balancer or orchestrator takes it out of
  * rotation while PostgreSQL is unreachable and back when it returns.
  */
+const healthSchema = {
+  tags: ['Operations'],
+  operationId: 'health',
+  summary: 'Whether this node can serve',
+  // For load balancers and orchestrators: no credentials.
+  security: [],
+  response: {
+    200: jsonResponse(
+      'The node and its database answer',
+      z.object({
+        ok: z.literal(true),
+        roles: z.array(z.string()).describe('The roles this node runs, e.g. api, worker'),
+      }),
+    ),
+    ...errorResponses(['service_unavailable']),
+  },
+};
+
 export async function healthRoutes(app: FastifyInstance, { db, roles }: { db: Db; roles: string[] }) {
-  app.get('/healthz', async () => {
+  app.withTypeProvider<ZodTypeProvider>().get('/healthz', { schema: healthSchema }, async () => {
     try {
       await sql`select 1`.execute(db);
     } catch {
       throw new ApiError('service_unavailable', 'The database is not reachable');
     }
-    return { ok: true, roles };
+    return { ok: true as const, roles };
   });
 }
 
@@ -37,6 +58,8 @@ export async function buildHealthApp(deps: {
     // New requests during close get our own 503 (refuseWhileClosing), in the error shape.
     return503OnClosing: false,
   });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
   installAccessLog(app);
   refuseWhileClosing(app);

@@ -47,10 +47,13 @@ const wholeInput: Record<string, string> = {
  * or "Request body must be a JSON object" when the whole input is wrong.
  */
 export function validationMessage(
-  issues: readonly { instancePath: string; message?: string }[],
+  issues: readonly { instancePath: string; message?: string; params?: { params?: unknown } }[],
   context: ValidationContext,
 ): string {
   const issue = issues[0];
+  // A custom issue marked `params: { sentence: true }` is a whole message, not a predicate.
+  const custom = issue?.params?.params as { sentence?: unknown } | undefined;
+  if (issue?.message && custom?.sentence === true) return issue.message;
   const path = (issue?.instancePath ?? '')
     .split('/')
     .filter((segment) => segment !== '')
@@ -59,7 +62,3 @@ export function validationMessage(
   if (!issue || path.length === 0) return `${what} must be ${context === 'body' ? 'a JSON object' : 'valid'}`;
   return `${pathName(path)} ${issue.message ?? 'is invalid'}`;
 }
-
-/** A field error: "is required" when absent, else `message`. */
-export const fieldError = (message: string) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? 'is required' : message;

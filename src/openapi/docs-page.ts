@@ -11,19 +11,23 @@ type Operation = {
   summary: string;
   description?: string;
   tags: string[];
-  parameters?: Array<{ name: string; in: string; required?: boolean; description: string }>;
+  parameters?: Array<{ name: string; in: string; required?: boolean; description?: string }>;
   requestBody?: { content: Record<string, { schema?: unknown }> };
   responses: Record<string, { description: string; content?: Record<string, { schema?: unknown }> }>;
 };
 
-function schemaName(schema: unknown): string {
+/** A link to a named schema, or the inline schema's type (an event stream, an image, a small object). */
+function schemaLink(schema: unknown): string {
   const ref = (schema as { $ref?: string } | undefined)?.$ref;
-  return ref ? (ref.split('/').pop() ?? '') : 'object';
+  if (!ref)
+    return `<code>${escapeHtml(String((schema as { type?: unknown } | undefined)?.type ?? 'object'))}</code>`;
+  const name = escapeHtml(ref.split('/').pop() ?? '');
+  return `<a href="#schema-${name}">${name}</a>`;
 }
 
 /** The /docs page: a readable rendering of the OpenAPI document, with no external assets. */
 export function renderDocsPage(document: OpenApiDocument): string {
-  const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+  const operations = Object.entries(document.paths ?? {}).flatMap(([path, methods]) =>
     Object.entries(methods as Record<string, Operation>).map(([method, op]) => ({ path, method, op })),
   );
   const sections = operations
@@ -31,21 +35,21 @@ export function renderDocsPage(document: OpenApiDocument): string {
       const params = (op.parameters ?? [])
         .map(
           (p) =>
-            `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.in}${p.required ? ', required' : ''}</td><td>${escapeHtml(p.description)}</td></tr>`,
+            `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.in}${p.required ? ', required' : ''}</td><td>${escapeHtml(p.description ?? '')}</td></tr>`,
         )
         .join('');
       const body = op.requestBody
         ? `<p><strong>Body</strong>: ${Object.entries(op.requestBody.content)
             .map(
               ([type, media]) =>
-                `<code>${escapeHtml(type)}</code>${media.schema ? ` <a href="#schema-${schemaName(media.schema)}">${schemaName(media.schema)}</a>` : ''}`,
+                `<code>${escapeHtml(type)}</code>${media.schema ? ` ${schemaLink(media.schema)}` : ''}`,
             )
             .join(' · ')}</p>`
         : '';
       const responses = Object.entries(op.responses)
         .map(([status, response]) => {
           const schema = response.content ? Object.values(response.content)[0]?.schema : undefined;
-          const link = schema ? ` → <a href="#schema-${schemaName(schema)}">${schemaName(schema)}</a>` : '';
+          const link = schema ? ` → ${schemaLink(schema)}` : '';
           return `<li><code>${status}</code> ${escapeHtml(response.description)}${link}</li>`;
         })
         .join('');
@@ -55,7 +59,7 @@ ${params ? `<table><thead><tr><th>Parameter</th><th>In</th><th>Meaning</th></tr>
 ${body}<ul class="responses">${responses}</ul></section>`;
     })
     .join('\n');
-  const schemas = Object.entries(document.components.schemas)
+  const schemas = Object.entries(document.components?.schemas ?? {})
     .map(
       ([name, schema]) =>
         `<section id="schema-${name}"><h3>${name}</h3><pre>${escapeHtml(JSON.stringify(schema, null, 2))}</pre></section>`,
@@ -83,7 +87,7 @@ table{border-collapse:collapse;width:100%;margin:.5rem 0}td,th{border-bottom:1px
 .summary{font-weight:600}.muted{color:var(--muted)}nav ul{list-style:none;padding:0;columns:2}a{color:var(--accent)}
 </style></head><body><main>
 <h1>${escapeHtml(document.info.title)}</h1>
-<p class="muted">${escapeHtml(document.info.description)} Machine-readable: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI ${document.openapi}).</p>
+<p class="muted">${escapeHtml(document.info.description ?? '')} Machine-readable: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI ${document.openapi}).</p>
 <nav><ul>${nav}</ul></nav>
 ${sections}
 <h2 style="margin-top:2rem">Schemas</h2>

@@ -1,366 +1,156 @@
-import { z } from 'zod';
-import { generateBodySchema } from '../generations/generate-body-schema.js';
-import { MAX_HISTORY_LIMIT } from '../generations/routes.js';
-import { type ErrorType, errorStatus } from '../http/errors.js';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/idempotency-hooks.js';
-import { MAX_BATCH_IDS, MAX_WAIT_SECONDS } from '../tasks/routes.js';
-import { MAX_UPLOAD_BYTES } from '../uploads/temp-file.js';
-import { uploadBodySchema } from '../uploads/upload-body-schema.js';
-import {
-  accountStatusSchema,
-  assetsPageSchema,
-  errorBodySchema,
-  generateResponseSchema,
-  historyPageSchema,
-  modelsSchema,
-  taskRecordSchema,
-  tasksResponseSchema,
-  uploadResultSchema,
-  webhookDeliveriesPageSchema,
-  webhookDeliverySchema,
-  webhookSecretSchema,
-} from './response-schemas.js';
+import fastifySwagger from '@fastify/swagger';
+import type { FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { webhookPayloadSchema } from '../contract/webhooks.js';
+import { WEBSITE_SESSION_SCHEME, WEBSITE_TAG, websiteSessionSecurityScheme } from '../contract/website.js';
 
-type JsonSchema = Record<string, unknown>;
+export type OpenApiDocument = OpenAPIV3_1.Document;
 
-/** Named schemas that become `components.schemas`, generated from the Zod schemas in use. */
-const namedSchemas: Record<string, z.ZodType> = {
-  GenerateRequest: generateBodySchema,
-  UploadRequest: uploadBodySchema,
-  GenerateResponse: generateResponseSchema,
-  TaskRecord: taskRecordSchema,
-  TaskBatch: tasksResponseSchema,
-  UploadResult: uploadResultSchema,
-  HistoryPage: historyPageSchema,
-  AccountStatus: accountStatusSchema,
-  AssetsPage: assetsPageSchema,
-  Models: modelsSchema,
-  WebhookSecret: webhookSecretSchema,
-  WebhookDeliveries: webhookDeliveriesPageSchema,
-  WebhookDelivery: webhookDeliverySchema,
-  Error: errorBodySchema,
-};
+type TransformInput = Parameters<typeof jsonSchemaTransform>[0];
+type MediaTypes = Record<string, { schema: unknown }>;
+/**
+ * `documentedOnlyBodies`: media types a route accepts as streams it reads itself (direct
+ * uploads), which Fastify must not validate but the document must list.
+ */
+type RouteSchema = Record<string, unknown> & { body?: unknown; documentedOnlyBodies?: MediaTypes };
 
-function toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
-  delete json.$schema;
-  return json;
+/** A body declared per media type (`{ content: { type: { schema } } }`), as Fastify validates it. */
+function isPerMediaType(body: unknown): body is { content: MediaTypes } {
+  return typeof body === 'object' && body !== null && 'content' in body;
 }
 
-const ref = (name: keyof typeof namedSchemas) => ({ $ref: `#/components/schemas/${name}` });
-
-interface Parameter {
-  name: string;
-  in: 'query' | 'path' | 'header';
-  required?: boolean;
-  description: string;
-  schema: JsonSchema;
-}
-
-interface Endpoint {
-  method: 'get' | 'post';
-  path: string;
-  operationId: string;
-  summary: string;
-  description?: string;
-  tag: string;
-  parameters?: Parameter[];
-  requestBody?: Record<string, unknown>;
-  success: { description: string; content: Record<string, unknown> };
-  errors: ErrorType[];
-}
-
-const json = (name: keyof typeof namedSchemas) => ({ 'application/json': { schema: ref(name) } });
-const pageParams = (maxLimit: number): Parameter[] => [
-  {
-    name: 'page',
-    in: 'query',
-    description: '1-based page; default 1',
-    schema: { type: 'integer', minimum: 1, default: 1 },
-  },
-  {
-    name: 'limit',
-    in: 'query',
-    description: `Page size; default 20, at most ${maxLimit}`,
-    schema: { type: 'integer', minimum: 1, maximum: maxLimit, default: 20 },
-  },
-];
-const idsParam: Parameter = {
-  name: 'ids',
-  in: 'query',
-  required: true,
-  description: `Comma-separated task ids, 1 to ${MAX_BATCH_IDS} after trimming and dropping empty entries`,
-  schema: { type: 'string' },
-};
-const waitParam: Parameter = {
-  name: 'wait',
-  in: 'query',
-  description: `Long-poll: wait up to this many seconds for a change of an unfinished task (0–${MAX_WAIT_SECONDS}; default 0)`,
-  schema: { type: 'integer', minimum: 0, maximum: MAX_WAIT_SECONDS, default: 0 },
-};
-const taskIdParam: Parameter = {
-  name: 'task_id',
-  in: 'path',
-  required: true,
-  description: 'Task id',
-  schema: { type: 'string' },
-};
-const idempotencyParam: Parameter = {
-  name: 'Idempotency-Key',
-  in: 'header',
-  description: `Up to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, per account, kept 24 h: a repeat with the same body replays the first response (header Idempotent-Replayed: true) and submits nothing`,
-  schema: { type: 'string', maxLength: MAX_IDEMPOTENCY_KEY_LENGTH },
-};
-
-/** Every /api/v1 operation. The request and response schemas are the ones the server uses. */
-const endpoints: Endpoint[] = [
-  {
-    method: 'post',
-    path: '/api/v1/generate',
-    operationId: 'generate',
-    summary: 'Create generation tasks',
-    description:
-      'Validates against the catalog, writes one task per image and submits them; answers at once with the task ids.',
-    tag: 'Generation',
-    parameters: [idempotencyParam],
-    requestBody: { required: true, content: { 'application/json': { schema: ref('GenerateRequest') } } },
-    success: { description: 'Tasks created', content: json('GenerateResponse') },
-    errors: [
-      'invalid_request',
-      'upstream_key_missing',
-      'unauthorized',
-      'invalid_api_key',
-      'idempotency_in_progress',
-      'request_timeout',
-      'payload_too_large',
-      'idempotency_mismatch',
-      'upstream_error',
-      'fetch_failed',
-    ],
-  },
-  {
-    method: 'get',
-    path: '/api/v1/tasks/{task_id}',
-    operationId: 'getTask',
-    summary: 'Get one task',
-    description:
-      'Reads the store (never the upstream). Poll every 2–5 s, or use `wait` or the event stream. Also served at /v1/tasks/{task_id}.',
-    tag: 'Tasks',
-    parameters: [taskIdParam, waitParam],
-    success: { description: 'The task record', content: json('TaskRecord') },
-    errors: ['invalid_request', 'unauthorized', 'invalid_api_key', 'not_found'],
-  },
-  {
-    method: 'get',
-    path: '/api/v1/tasks',
-    operationId: 'getTasks',
-    summary: 'Get up to 20 tasks',
-    description: 'Unknown ids, and ids of other accounts, are answered in place as failed "Task not found".',
-    tag: 'Tasks',
-    parameters: [idsParam, waitParam],
-    success: { description: 'Records in input order', content: json('TaskBatch') },
-    errors: ['invalid_request', 'unauthorized', 'invalid_api_key'],
-  },
-  {
-    method: 'get',
-    path: '/api/v1/tasks/events',
-    operationId: 'streamTasks',
-    summary: 'Stream task changes (Server-Sent Events)',
-    description:
-      'Sends `event: task` with the current record of each id, then one per change (in order), and `event: end` once every task is final.',
-    tag: 'Tasks',
-    parameters: [idsParam],
-    success: {
-      description: 'An event stream of task records',
-      content: { 'text/event-stream': { schema: { type: 'string' }, itemSchema: ref('TaskRecord') } },
-    },
-    errors: ['invalid_request', 'unauthorized', 'invalid_api_key'],
-  },
-  {
-    method: 'post',
-    path: '/api/v1/tasks/{task_id}/cancel',
-    operationId: 'cancelTask',
-    summary: 'Cancel a task',
-    description:
-      'An unfinished task ends failed with error "Canceled" (repeating the call answers the same); a finished one is 409.',
-    tag: 'Tasks',
-    parameters: [taskIdParam],
-    success: { description: 'The canceled task', content: json('TaskRecord') },
-    errors: ['unauthorized', 'invalid_api_key', 'not_found', 'conflict'],
-  },
-  {
-    method: 'post',
-    path: '/api/v1/upload',
-    operationId: 'upload',
-    summary: 'Upload a reference image',
-    description: `By URL (JSON) — fetched safely and re-hosted — or directly, as multipart field "file" or a raw image body. At most ${MAX_UPLOAD_BYTES / 1024 / 1024} MB; png, jpeg, webp, gif or bmp by magic bytes; at most 100 megapixels.`,
-    tag: 'Uploads',
-    parameters: [idempotencyParam],
-    requestBody: {
-      required: true,
-      content: {
-        'application/json': { schema: ref('UploadRequest') },
-        'multipart/form-data': {
-          schema: {
-            type: 'object',
-            properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' } },
-            required: ['file'],
-          },
-        },
-        'image/*': { schema: { type: 'string', contentMediaType: 'image/*' } },
-      },
-    },
-    success: { description: 'The stored image', content: json('UploadResult') },
-    errors: [
-      'invalid_request',
-      'unauthorized',
-      'invalid_api_key',
-      'request_timeout',
-      'payload_too_large',
-      'unsupported_media_type',
-      'invalid_image',
-      'fetch_failed',
-    ],
-  },
-  {
-    method: 'get',
-    path: '/api/v1/history',
-    operationId: 'history',
-    summary: 'List generations, newest first',
-    tag: 'History',
-    parameters: pageParams(MAX_HISTORY_LIMIT),
-    success: { description: 'A page of generations', content: json('HistoryPage') },
-    errors: ['invalid_request', 'unauthorized', 'invalid_api_key'],
-  },
-  {
-    method: 'get',
-    path: '/api/v1/user/status',
-    operationId: 'userStatus',
-    summary: 'Account status',
-    tag: 'Account',
-    success: { description: 'The account', content: json('AccountStatus') },
-    errors: ['unauthorized', 'invalid_api_key'],
-  },
-  {
-    method: 'get',
-    path: '/api/v1/assets',
-    operationId: 'assets',
-    summary: 'List the asset library (uploads and results)',
-    tag: 'Assets',
-    parameters: [
-      ...pageParams(50),
-      {
-        name: 'kind',
-        in: 'query',
-        description: 'Only uploads or only results',
-        schema: { type: 'string', enum: ['upload', 'result'] },
-      },
-    ],
-    success: { description: 'A page of assets', content: json('AssetsPage') },
-    errors: ['invalid_request', 'unauthorized', 'invalid_api_key'],
-  },
-  {
-    method: 'get',
-    path: '/api/v1/models',
-    operationId: 'models',
-    summary: 'The model catalog',
-    tag: 'Models',
-    success: { description: 'Models with their modes, aspects, sizes and caps', content: json('Models') },
-    errors: ['unauthorized', 'invalid_api_key'],
-  },
-  {
-    method: 'get',
-    path: '/api/v1/user/webhook-secret',
-    operationId: 'webhookSecret',
-    summary: "The account's webhook signing secret",
-    description:
-      'Deliveries to a generate request\'s callbackUrl are signed per Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">.',
-    tag: 'Webhooks',
-    success: { description: 'The secret (created on first read)', content: json('WebhookSecret') },
-    errors: ['unauthorized', 'invalid_api_key'],
-  },
-  {
-    method: 'get',
-    path: '/api/v1/webhooks/deliveries',
-    operationId: 'webhookDeliveries',
-    summary: 'List webhook deliveries, newest first',
-    tag: 'Webhooks',
-    parameters: pageParams(50),
-    success: { description: 'A page of deliveries', content: json('WebhookDeliveries') },
-    errors: ['invalid_request', 'unauthorized', 'invalid_api_key'],
-  },
-  {
-    method: 'post',
-    path: '/api/v1/webhooks/deliveries/{id}/redeliver',
-    operationId: 'redeliverWebhook',
-    summary: 'Send a delivery again (a new series of attempts, same webhook-id)',
-    tag: 'Webhooks',
-    parameters: [
-      {
-        name: 'id',
-        in: 'path',
-        required: true,
-        description: 'Delivery id (msg_…)',
-        schema: { type: 'string' },
-      },
-    ],
-    success: { description: 'The delivery, due now', content: json('WebhookDelivery') },
-    errors: ['unauthorized', 'invalid_api_key', 'not_found', 'conflict'],
-  },
-];
-
-/** Extra operations other capabilities add (e.g. webhooks), in the same form. */
-export type OpenApiEndpoint = Endpoint;
-
-/** Builds the OpenAPI 3.1 document of /api/v1 from the schemas the server validates with. */
-export function buildOpenApiDocument(options: { serverUrl: string; extraEndpoints?: Endpoint[] }) {
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const endpoint of [...endpoints, ...(options.extraEndpoints ?? [])]) {
-    const responses: Record<string, unknown> = { '200': endpoint.success };
-    const byStatus = new Map<number, ErrorType[]>();
-    for (const type of endpoint.errors)
-      byStatus.set(errorStatus[type], [...(byStatus.get(errorStatus[type]) ?? []), type]);
-    byStatus.set(500, [...new Set([...(byStatus.get(500) ?? []), 'internal_error' as const])]);
-    for (const [status, types] of [...byStatus.entries()].sort(([a], [b]) => a - b)) {
-      responses[String(status)] = { description: `error.type: ${types.join(', ')}`, content: json('Error') };
-    }
-    paths[endpoint.path] = {
-      ...paths[endpoint.path],
-      [endpoint.method]: {
-        operationId: endpoint.operationId,
-        summary: endpoint.summary,
-        ...(endpoint.description ? { description: endpoint.description } : {}),
-        tags: [endpoint.tag],
-        ...(endpoint.parameters ? { parameters: endpoint.parameters } : {}),
-        ...(endpoint.requestBody ? { requestBody: endpoint.requestBody } : {}),
-        responses,
-      },
-    };
-  }
-  const schemas = Object.fromEntries(
-    Object.entries(namedSchemas).map(([name, schema]) => [
-      name,
-      toSchema(schema, name.endsWith('Request') ? 'input' : 'output'),
-    ]),
-  );
+/**
+ * The route's schemas as JSON Schema (fastify-type-provider-zod's transform), extended to bodies
+ * declared per media type, which it does not convert: each media type's Zod schema goes through
+ * the same transform, so named schemas still become `$ref`s.
+ */
+function transformRoute(input: TransformInput) {
+  const converted = convertRoute(input);
+  if (!input.url.endsWith('/*')) return converted;
+  // OpenAPI has no wildcard path: `/files/*` is documented as `/files/{key}`.
+  const params = (converted.schema as { params?: { properties?: Record<string, unknown> } }).params;
+  const wildcard = params?.properties?.['*'];
   return {
-    openapi: '3.1.0',
-    info: {
-      title: 'Atelier API',
-      version: '1',
-      description:
-        'Image-generation gateway. Every error body is {"error":{"type","message"}}. Authenticate with Authorization: Bearer <API_KEY>.',
+    schema: {
+      ...converted.schema,
+      params: { type: 'object', properties: { key: wildcard ?? { type: 'string' } }, required: ['key'] },
     },
-    servers: [{ url: options.serverUrl }],
-    security: [{ bearer: [] }],
-    paths,
-    components: {
-      securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'The account API key (atl_…)' },
-      },
-      schemas,
-    },
+    url: `${input.url.slice(0, -1)}{key}`,
   };
 }
 
-export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
+function convertRoute(input: TransformInput) {
+  const schema = input.schema as RouteSchema | undefined;
+  if (!schema || !isPerMediaType(schema.body)) return jsonSchemaTransform(input);
+  const { body, documentedOnlyBodies, ...rest } = schema;
+  const transformed = jsonSchemaTransform({ ...input, schema: rest } as TransformInput);
+  const content = Object.fromEntries(
+    Object.entries({ ...body.content, ...documentedOnlyBodies }).map(([mediaType, { schema: media }]) => {
+      const converted = jsonSchemaTransform({ ...input, schema: { body: media } } as TransformInput);
+      return [mediaType, { schema: (converted.schema as { body: unknown }).body }];
+    }),
+  );
+  return { ...transformed, schema: { ...transformed.schema, body: { content } } };
+}
+
+/** The calls Atelier makes to a generate request's callbackUrl (OpenAPI 3.1 `webhooks`). */
+const callbackWebhooks = {
+  taskEnded: {
+    post: {
+      operationId: 'taskEnded',
+      summary: 'A task ended (sent to the callbackUrl of its generate request)',
+      description:
+        "Signed per Standard Webhooks with the account's secret (GET /api/v1/user/webhook-secret): headers webhook-id (the same on every attempt), webhook-timestamp and webhook-signature. Any 2xx answer is success; anything else is retried along the schedule.",
+      tags: ['Webhooks'],
+      security: [],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': { schema: { $ref: `#/components/schemas/${webhookPayloadSchema.meta()?.id}` } },
+        },
+      },
+      responses: { '200': { description: 'Received (any 2xx)' } },
+    },
+  },
+};
+
+/**
+ * Registers @fastify/swagger: `/api/v1/openapi.json` is generated from the route schemas (params,
+ * query, headers, bodies and every declared answer), and the named contract schemas
+ * (`.meta({ id })`) become `components.schemas`. Request forms are named `…Input`.
+ */
+export async function registerOpenApiDocument(app: FastifyInstance, { serverUrl }: { serverUrl: string }) {
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Atelier API',
+        version: '1',
+        description:
+          'Image-generation gateway. Every error body is {"error":{"type","message"}}. Authenticate with Authorization: Bearer <API_KEY>.',
+      },
+      servers: [{ url: serverUrl }],
+      webhooks: callbackWebhooks,
+      security: [{ bearer: [] }],
+      tags: [
+        {
+          name: WEBSITE_TAG,
+          description:
+            "The website's own API (/web/api), same-origin with its session cookie. Documented for completeness; integrations use /api/v1.",
+        },
+      ],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'The account API key (atl_…)' },
+          [WEBSITE_SESSION_SCHEME]: websiteSessionSecurityScheme,
+        },
+      },
+    },
+    transform: transformRoute,
+    transformObject: (input) => tidyComponents(jsonSchemaTransformObject(input) as OpenApiDocument),
+  });
+}
+
+const COMPONENT = '#/components/schemas/';
+
+/** The component names `value` refers to (`$ref`s), anywhere inside it. */
+function referencedNames(value: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) for (const item of value) referencedNames(item, into);
+  else if (value !== null && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      if (key === '$ref' && typeof child === 'string' && child.startsWith(COMPONENT))
+        into.add(child.slice(COMPONENT.length));
+      else referencedNames(child, into);
+    }
+  }
+  return into;
+}
+
+/**
+ * Every named schema is generated twice (its input form as `…Input`); keeps only the forms the
+ * operations use, and names a request schema used only as input by its own name (GenerateRequest,
+ * not GenerateRequestInput), so the document reads like its contract.
+ */
+function tidyComponents(document: OpenApiDocument): OpenApiDocument {
+  const schemas = document.components?.schemas ?? {};
+  const used = referencedNames([document.paths, document.webhooks]);
+  for (let grew = true; grew; ) {
+    const before = used.size;
+    for (const name of [...used]) referencedNames(schemas[name], used);
+    grew = used.size > before;
+  }
+  const renames = new Map(
+    [...used]
+      .filter((name) => name.endsWith('Input') && !used.has(name.slice(0, -'Input'.length)))
+      .map((name) => [name, name.slice(0, -'Input'.length)]),
+  );
+  const kept = Object.fromEntries(
+    Object.entries(schemas)
+      .filter(([name]) => used.has(name))
+      .map(([name, schema]) => [renames.get(name) ?? name, schema]),
+  );
+  let text = JSON.stringify({ ...document, components: { ...document.components, schemas: kept } });
+  for (const [from, to] of renames) text = text.replaceAll(`"${COMPONENT}${from}"`, `"${COMPONENT}${to}"`);
+  return JSON.parse(text) as OpenApiDocument;
+}

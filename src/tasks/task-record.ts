@@ -1,21 +1,9 @@
+import { TASK_STATUSES, type TaskRecord, type TaskStatus } from '../contract/tasks.js';
 import type { TasksTable } from '../store/schema.js';
 
-export const TASK_STATUSES = ['queued', 'in_progress', 'completed', 'failed'] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
+// The wire record is defined once, in the contract; the capability maps its rows onto it.
+export { TASK_STATUSES, type TaskRecord, type TaskStatus };
 export const FINAL_STATUSES: readonly TaskStatus[] = ['completed', 'failed'];
-
-/** The task status record of spec §2.4, plus result metadata on completed tasks. */
-export interface TaskRecord {
-  task_id: string;
-  status: TaskStatus;
-  progress: number;
-  imageUrl?: string;
-  error?: string;
-  width?: number;
-  height?: number;
-  contentType?: string;
-  bytes?: number;
-}
 
 export const TASK_NOT_FOUND = 'Task not found';
 

@@ -2,17 +2,13 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { AssetsRepository } from '../assets/assets-repository.js';
 import type { BlobStore } from '../blobs/blob-store.js';
+import type { UploadResult } from '../contract/uploads.js';
 import { assertImageDecodes } from '../images/decode-check.js';
 import { inspectImageFile } from '../images/inspect-image.js';
 import type { SafeFetcher } from './safe-fetch.js';
 
-/** The upload result of spec §2.5, plus our blob key for internal use. */
-export interface UploadResult {
-  url: string;
-  filename: string;
-  content_type: string;
-  bytes: number;
-}
+// The upload result of spec §2.5 is the contract's; the service adds its blob key for internal use.
+export type { UploadResult };
 
 async function sha256OfFile(path: string): Promise<string> {
   const hash = createHash('sha256');

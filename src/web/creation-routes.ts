@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { storePageOf } from '../contract/paging.js';
 import {
   crossSiteRefused,
   errorAnswer,
@@ -19,7 +20,6 @@ import {
   worksQuerySchema,
 } from '../contract/website.js';
 import { accountOf } from '../http/authentication.js';
-import { STORE_PAGE_CEILING } from '../http/query.js';
 import type { WebsiteServices } from './website.js';
 
 const invalidQuery = { 400: errorAnswer('A query parameter is malformed or out of range') };
@@ -88,7 +88,7 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
     },
     async (request) => {
       const { page, limit } = request.query;
-      const storePage = Math.min(page, STORE_PAGE_CEILING);
+      const storePage = storePageOf(page);
       return { ...(await generations.savedWorks(accountOf(request), storePage, limit)), page };
     },
   );
@@ -133,7 +133,7 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
     async (request) => {
       const { page, limit, kind } = request.query;
       const { items, total } = await assets.libraryPage(accountOf(request).id, {
-        page: Math.min(page, STORE_PAGE_CEILING),
+        page: storePageOf(page),
         limit,
         ...(kind ? { kind } : {}),
       });

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Logger } from 'pino';
+import type { DeliveryItem, WebhookPayload } from '../contract/webhooks.js';
 import { ApiError } from '../http/errors.js';
 import type { Clock } from '../platform/clock.js';
 import { leaseOwnerId } from '../platform/dead-lease-reclaim.js';
@@ -17,27 +18,7 @@ import { createWebhooksRepository, type DeliveryRow } from './webhooks-repositor
 
 export type WebhookEventType = 'task.completed' | 'task.failed';
 
-/** The Standard Webhooks envelope Atelier sends: `data` is the task record exactly as GET /tasks/{id} answers. */
-export interface WebhookPayload {
-  type: WebhookEventType;
-  timestamp: string;
-  data: TaskRecord;
-}
-
-/** A delivery as GET /webhooks/deliveries lists it; times are epoch milliseconds like history's. */
-export interface DeliveryItem {
-  id: string;
-  task_id: string;
-  url: string;
-  type: string;
-  state: string;
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  next_attempt_at: number | null;
-  created_at: number;
-  delivered_at: number | null;
-}
+export type { DeliveryItem, WebhookPayload };
 
 /** How far back the sweep looks for finished tasks whose delivery was never enqueued. */
 const SWEEP_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
@@ -55,8 +36,8 @@ function toDeliveryItem(row: DeliveryRow): DeliveryItem {
     id: row.id,
     task_id: row.task_id,
     url: row.url,
-    type: row.type,
-    state: row.state,
+    type: row.type as DeliveryItem['type'],
+    state: row.state as DeliveryItem['state'],
     attempts: row.attempts,
     last_status_code: row.last_status_code,
     last_error: row.last_error,

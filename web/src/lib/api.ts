@@ -1,5 +1,7 @@
 /** The website's HTTP calls: same-origin, the session cookie authenticates, errors carry the API's message. */
 
+import type { ErrorBody } from '../../../src/contract/errors';
+
 /** An error answer of the service, `{ error: { type, message } }`, or a network failure. */
 export class ApiRequestError extends Error {
   readonly status: number;
@@ -46,7 +48,8 @@ async function request<T>(method: string, path: string, body?: unknown, init: Re
     json = undefined;
   }
   if (!response.ok) {
-    const error = (json as { error?: { type?: string; message?: string } } | undefined)?.error;
+    // Anything may answer an error (a proxy, a gateway): read the contract's shape defensively.
+    const error = (json as Partial<ErrorBody> | undefined)?.error;
     const failure = new ApiRequestError(
       response.status,
       error?.type ?? 'http_error',

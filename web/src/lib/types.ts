@@ -1,27 +1,28 @@
 /**
- * Wire types of the endpoints the website calls. The /api/v1 shapes come from the typed client
- * (`src/client/api-schemas.ts`), the same one the MCP server uses and the OpenAPI contract test
- * checks against the document; /web/api shapes are the website's own.
+ * Wire types of the endpoints the website calls. The /api/v1 shapes are the contract's
+ * (`src/contract`), the schemas the server's routes declare; imported as types only, so the
+ * bundle does not carry Zod. /web/api shapes are the website's own.
  */
 import type {
-  ImageSize as ClientImageSize,
-  TaskRecord as ClientTaskRecord,
-  TaskStatus as ClientTaskStatus,
-  UploadResult as ClientUploadResult,
+  CatalogModel,
+  ImageSize as ContractImageSize,
   GenerationMode,
-} from '../../../src/client/api-schemas';
+  Models,
+} from '../../../src/contract/catalog';
+import type {
+  TaskRecord as ContractTaskRecord,
+  TaskStatus as ContractTaskStatus,
+} from '../../../src/contract/tasks';
+import type { UploadResult as ContractUploadResult } from '../../../src/contract/uploads';
 
-export type TaskStatus = ClientTaskStatus;
+export type TaskStatus = ContractTaskStatus;
 export type Mode = GenerationMode;
-export type ImageSize = ClientImageSize;
-
+export type ImageSize = ContractImageSize;
 /** A task status record, with the result metadata completed records carry. */
-export type TaskRecord = Pick<ClientTaskRecord, 'task_id' | 'status' | 'progress' | 'imageUrl' | 'error'> & {
-  width?: number;
-  height?: number;
-  contentType?: string;
-  bytes?: number;
-};
+export type TaskRecord = ContractTaskRecord;
+export type UploadResult = ContractUploadResult;
+export type { CatalogModel };
+export type Catalog = Models;
 
 /** A task with what was asked for: the creation view's card. */
 export interface TaskCard extends TaskRecord {
@@ -35,21 +36,6 @@ export interface TaskCard extends TaskRecord {
   index: number;
   count: number;
   createdAt: number;
-}
-
-export interface CatalogModel {
-  id: string;
-  name: string;
-  modes: Mode[];
-  aspects: string[];
-  sizes: ImageSize[];
-  maxCount: number;
-  maxReferences: number;
-}
-
-export interface Catalog {
-  default_model: string;
-  models: CatalogModel[];
 }
 
 export interface SavedWork {
@@ -86,8 +72,6 @@ export interface LibraryAsset {
   prompt: string | null;
   createdAt: number;
 }
-
-export type UploadResult = Pick<ClientUploadResult, 'url' | 'filename' | 'content_type' | 'bytes'>;
 
 export interface SessionInfo {
   email: string;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fieldError } from '../http/validation.js';
+import { fieldError } from './field-error.js';
 
 /**
  * The shape of a generate body (spec §2.1). It validates every request and the OpenAPI document
@@ -48,6 +48,10 @@ export const generateBodySchema = z
       .nullish()
       .describe('Optional webhook URL: receives the signed task record when each task ends'),
   })
-  .describe('Generation request');
+  .meta({
+    id: 'GenerateRequest',
+    description: 'Generation request',
+    examples: [{ prompt: 'A lighthouse at dawn, watercolour', aspect: '16:9', imageSize: '2K', count: 2 }],
+  });
 
 export type GenerateBody = z.output<typeof generateBodySchema>;

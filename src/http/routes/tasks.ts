@@ -1,31 +1,32 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { accountOf } from '../http/authentication.js';
-import { ApiError } from '../http/errors.js';
-import { integerParam } from '../http/query.js';
-import { CANCELED, type TaskEngine } from './task-engine.js';
-import type { TaskChangeFeed } from './task-events.js';
-import { notFoundRecord, TASK_NOT_FOUND, type TaskRecord, toTaskRecord } from './task-record.js';
-import type { TasksRepository } from './tasks-repository.js';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  type TaskRecord,
+  taskBatchQuerySchema,
+  taskBatchSchema,
+  taskIdParamsSchema,
+  taskRecordSchema,
+  taskStreamQuerySchema,
+  taskWaitQuerySchema,
+} from '../../contract/tasks.js';
+import { CANCELED, type TaskEngine } from '../../tasks/task-engine.js';
+import type { TaskChangeFeed } from '../../tasks/task-events.js';
+import { notFoundRecord, TASK_NOT_FOUND, toTaskRecord } from '../../tasks/task-record.js';
+import type { TasksRepository } from '../../tasks/tasks-repository.js';
+import { accountOf } from '../authentication.js';
+import { ApiError } from '../errors.js';
+import { AUTH_ERRORS, errorResponses, jsonResponse } from '../route-responses.js';
 
-export const MAX_BATCH_IDS = 20;
-/** Longest long-poll, in seconds. */
-export const MAX_WAIT_SECONDS = 60;
 const SSE_HEARTBEAT_MS = 15_000;
+const TAG = 'Tasks';
 
-/** Splits `ids=a,b,c`: trimmed, empty entries dropped, 1–20 left (DESIGN.md §2). */
-export function parseBatchIds(raw: unknown): string[] {
-  if (raw === undefined) throw new ApiError('invalid_request', 'ids query parameter is required');
-  if (typeof raw !== 'string')
-    throw new ApiError('invalid_request', 'ids must be given once, as a comma-separated list');
-  const ids = raw
-    .split(',')
-    .map((id) => id.trim())
-    .filter((id) => id !== '');
-  if (ids.length === 0) throw new ApiError('invalid_request', 'ids must name at least one task id');
-  if (ids.length > MAX_BATCH_IDS)
-    throw new ApiError('invalid_request', `at most ${MAX_BATCH_IDS} ids per request`);
-  return ids;
-}
+/** The event stream, documented as text: each `event: task` carries a TaskRecord as its JSON data. */
+const eventStreamSchema = z
+  .string()
+  .describe(
+    'Server-Sent Events: `event: task` whose `data` is a TaskRecord (JSON), one per change; `event: end` once every task is final; `event: shutdown` when the node closes (reconnect)',
+  );
 
 const isFinal = (record: TaskRecord) => record.status === 'completed' || record.status === 'failed';
 const statusRank = { queued: 0, in_progress: 1, completed: 2, failed: 2 } as const;
@@ -42,12 +43,13 @@ const isNewer = (previous: TaskRecord | undefined, next: TaskRecord) =>
 
 /** The polling endpoints, long-poll, the event stream and cancel: they read the store, never the upstream. */
 export async function taskRoutes(
-  app: FastifyInstance,
+  parent: FastifyInstance,
   { tasks, events, engine }: { tasks: TasksRepository; events: TaskChangeFeed; engine: TaskEngine },
 ) {
   // Open event streams and long-polls, ended first when the server closes: a stream gets a final
   // `shutdown` event (an EventSource reconnects, through the balancer, to another node) and a
   // long-poll answers with the records as they are, so closing never waits on them.
+  const app = parent.withTypeProvider<ZodTypeProvider>();
   const openWaits = new Set<() => void>();
   let closing = false;
   app.addHook('preClose', async () => {
@@ -101,12 +103,24 @@ export async function taskRoutes(
     });
   }
 
-  const waitParam = (query: Record<string, unknown>) =>
-    integerParam(query, 'wait', { default: 0, min: 0, max: MAX_WAIT_SECONDS });
-
-  app.get<{ Querystring: Record<string, unknown> }>('/tasks/events', async (request, reply) => {
+  const streamSchema = {
+    tags: [TAG],
+    operationId: 'streamTasks',
+    summary: 'Stream task changes (Server-Sent Events)',
+    description:
+      'Sends `event: task` with the current record of each id, then one per change (in order), and `event: end` once every task is final.',
+    querystring: taskStreamQuerySchema,
+    response: {
+      200: {
+        description: 'An event stream of task records',
+        content: { 'text/event-stream': { schema: eventStreamSchema } },
+      },
+      ...errorResponses(['invalid_request', ...AUTH_ERRORS]),
+    },
+  };
+  app.get('/tasks/events', { schema: streamSchema }, async (request, reply) => {
     const accountId = accountOf(request).id;
-    const ids = parseBatchIds(request.query.ids);
+    const ids = request.query.ids;
     const watched = new Set(ids);
     const lastSent = new Map<string, TaskRecord>();
     reply.hijack();
@@ -164,31 +178,63 @@ export async function taskRoutes(
     await sendCurrent();
   });
 
-  app.get<{ Params: { task_id: string }; Querystring: Record<string, unknown> }>(
-    '/tasks/:task_id',
-    async (request) => {
-      const accountId = accountOf(request).id;
-      const wait = waitParam(request.query);
-      const [row] = await tasks.findRecordsForAccount(accountId, [request.params.task_id]);
-      if (!row) throw new ApiError('not_found', TASK_NOT_FOUND);
-      if (wait === 0) return toTaskRecord(row);
-      await waitForChange(request, accountId, [toTaskRecord(row)], wait);
-      const [after] = await tasks.findRecordsForAccount(accountId, [request.params.task_id]);
-      return toTaskRecord(after ?? row);
+  const getTaskSchema = {
+    tags: [TAG],
+    operationId: 'getTask',
+    summary: 'Get one task',
+    description:
+      'Reads the store (never the upstream). Poll every 2–5 s, or use `wait` or the event stream. Also served at /v1/tasks/{task_id}.',
+    params: taskIdParamsSchema,
+    querystring: taskWaitQuerySchema,
+    response: {
+      200: jsonResponse('The task record', taskRecordSchema),
+      ...errorResponses(['invalid_request', ...AUTH_ERRORS, 'not_found']),
     },
-  );
-
-  app.get<{ Querystring: Record<string, unknown> }>('/tasks', async (request) => {
+  };
+  app.get('/tasks/:task_id', { schema: getTaskSchema }, async (request) => {
     const accountId = accountOf(request).id;
-    const ids = parseBatchIds(request.query.ids);
-    const wait = waitParam(request.query);
+    const { wait } = request.query;
+    const [row] = await tasks.findRecordsForAccount(accountId, [request.params.task_id]);
+    if (!row) throw new ApiError('not_found', TASK_NOT_FOUND);
+    if (wait === 0) return toTaskRecord(row);
+    await waitForChange(request, accountId, [toTaskRecord(row)], wait);
+    const [after] = await tasks.findRecordsForAccount(accountId, [request.params.task_id]);
+    return toTaskRecord(after ?? row);
+  });
+
+  const getTasksSchema = {
+    tags: [TAG],
+    operationId: 'getTasks',
+    summary: 'Get up to 20 tasks',
+    description: 'Unknown ids, and ids of other accounts, are answered in place as failed "Task not found".',
+    querystring: taskBatchQuerySchema,
+    response: {
+      200: jsonResponse('Records in input order', taskBatchSchema),
+      ...errorResponses(['invalid_request', ...AUTH_ERRORS]),
+    },
+  };
+  app.get('/tasks', { schema: getTasksSchema }, async (request) => {
+    const accountId = accountOf(request).id;
+    const { ids, wait } = request.query;
     const records = await readRecords(accountId, ids);
     if (wait === 0) return { tasks: records };
     await waitForChange(request, accountId, records, wait);
     return { tasks: await readRecords(accountId, ids) };
   });
 
-  app.post<{ Params: { task_id: string } }>('/tasks/:task_id/cancel', async (request) => {
+  const cancelSchema = {
+    tags: [TAG],
+    operationId: 'cancelTask',
+    summary: 'Cancel a task',
+    description:
+      'An unfinished task ends failed with error "Canceled" (repeating the call answers the same); a finished one is 409.',
+    params: taskIdParamsSchema,
+    response: {
+      200: jsonResponse('The canceled task', taskRecordSchema),
+      ...errorResponses([...AUTH_ERRORS, 'not_found', 'conflict']),
+    },
+  };
+  app.post('/tasks/:task_id/cancel', { schema: cancelSchema }, async (request) => {
     const row = await engine.cancel(accountOf(request).id, request.params.task_id);
     if (!row) throw new ApiError('not_found', TASK_NOT_FOUND);
     const record = toTaskRecord(row);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fieldError } from '../http/validation.js';
+import { fieldError } from './field-error.js';
 
 /** The JSON body of POST /api/v1/upload (spec §4.4); validates requests and feeds the OpenAPI document. */
 export const uploadBodySchema = z
@@ -10,4 +10,8 @@ export const uploadBodySchema = z
       .min(1, { error: 'must not be empty' })
       .describe('Public http(s) URL of a png, jpeg, webp, gif or bmp image of at most 25 MB'),
   })
-  .describe('Upload by URL');
+  .meta({
+    id: 'UploadRequest',
+    description: 'Upload by URL',
+    examples: [{ source_url: 'https://203.0.113.7/reference.png' }],
+  });

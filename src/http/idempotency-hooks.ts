@@ -1,15 +1,30 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { accountOf } from '../http/authentication.js';
-import { ApiError } from '../http/errors.js';
+import { z } from 'zod';
 import {
   CLAIM_LEASE_MS,
   type IdempotencyClaim,
   type IdempotencyRepository,
-} from './idempotency-repository.js';
+} from '../idempotency/idempotency-repository.js';
+import { accountOf } from './authentication.js';
+import { ApiError } from './errors.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/**
+ * The Idempotency-Key header as POST routes declare it. The hook below checks it first (before
+ * the schema, with its own message), so this is what the document shows; other headers pass.
+ */
+export const idempotencyHeadersSchema = z.looseObject({
+  [IDEMPOTENCY_HEADER]: z
+    .string()
+    .max(MAX_IDEMPOTENCY_KEY_LENGTH)
+    .optional()
+    .describe(
+      `Up to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, per account, kept 24 h: a repeat with the same body replays the first response (header Idempotent-Replayed: true) and submits nothing`,
+    ),
+});
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -82,7 +97,8 @@ export function installIdempotency(
 ) {
   const renewals = new WeakMap<FastifyRequest, NodeJS.Timeout>();
 
-  app.addHook('preHandler', async (request, reply) => {
+  // Before validation: a body the schema refuses is answered (and replayed) like any other 4xx.
+  app.addHook('preValidation', async (request, reply) => {
     if (request.method !== 'POST') return;
     const header = request.headers[IDEMPOTENCY_HEADER];
     if (header === undefined) return;

@@ -1,21 +1,57 @@
 import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { accountOf } from '../http/authentication.js';
-import { ApiError } from '../http/errors.js';
-import { parseWith } from '../http/validation.js';
-import { MAX_UPLOAD_BYTES, writeStreamToTempFile } from './temp-file.js';
-import { uploadBodySchema } from './upload-body-schema.js';
-import type { UploadsService } from './uploads-service.js';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  multipartUploadSchema,
+  rawImageUploadSchema,
+  uploadBodySchema,
+  uploadResultSchema,
+} from '../../contract/uploads.js';
+import { MAX_UPLOAD_BYTES, writeStreamToTempFile } from '../../uploads/temp-file.js';
+import type { UploadsService } from '../../uploads/uploads-service.js';
+import { accountOf } from '../authentication.js';
+import { ApiError } from '../errors.js';
+import { idempotencyHeadersSchema } from '../idempotency-hooks.js';
+import { AUTH_ERRORS, errorResponses, jsonResponse } from '../route-responses.js';
+import { parseWith } from '../validation.js';
+
+const uploadSchema = {
+  tags: ['Uploads'],
+  operationId: 'upload',
+  summary: 'Upload a reference image',
+  description: `By URL (JSON) — fetched safely and re-hosted — or directly, as multipart field "file" or a raw image body. At most ${MAX_UPLOAD_BYTES / 1024 / 1024} MB; png, jpeg, webp, gif or bmp by magic bytes; at most 100 megapixels.`,
+  headers: idempotencyHeadersSchema,
+  // Per media type: Fastify validates the JSON form with its schema; the direct forms are streams
+  // the handler reads with its own limits, so they are only documented (see src/openapi).
+  body: { content: { 'application/json': { schema: uploadBodySchema } } },
+  documentedOnlyBodies: {
+    'multipart/form-data': { schema: multipartUploadSchema },
+    'image/*': { schema: rawImageUploadSchema },
+  },
+  response: {
+    200: jsonResponse('The stored image', uploadResultSchema),
+    ...errorResponses([
+      'invalid_request',
+      ...AUTH_ERRORS,
+      'request_timeout',
+      'payload_too_large',
+      'unsupported_media_type',
+      'invalid_image',
+      'fetch_failed',
+    ]),
+  },
+};
 
 /**
  * POST /upload: JSON `{ source_url }` (spec §4.4), or a direct upload — multipart/form-data with a
  * `file` field, or a raw `image/*` body — with the same limits and checks.
  */
 export async function uploadRoutes(
-  app: FastifyInstance,
+  parent: FastifyInstance,
   { uploads, bodyDeadlineMs }: { uploads: UploadsService; bodyDeadlineMs: number },
 ) {
+  const app = parent.withTypeProvider<ZodTypeProvider>();
   await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 5, parts: 6 } });
   // Raw image bodies stay a stream: the handler writes them to disk with a byte cap.
   app.addContentTypeParser(/^(image\/[a-z0-9.+-]+|application\/octet-stream)$/i, (_request, payload, done) =>
@@ -45,7 +81,11 @@ export async function uploadRoutes(
     }
   }
 
-  const routeOptions = { bodyLimit: MAX_UPLOAD_BYTES + 1024 * 1024, config: { bodyDeadlineMs } };
+  const routeOptions = {
+    bodyLimit: MAX_UPLOAD_BYTES + 1024 * 1024,
+    config: { bodyDeadlineMs },
+    schema: uploadSchema,
+  };
   app.post('/upload', routeOptions, async (request) => {
     const account = accountOf(request);
     if (request.isMultipart()) {

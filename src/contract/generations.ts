@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { pageOf, pageQuery } from './paging.js';
+
+export { type GenerateBody, generateBodySchema } from './generate-body.js';
+
+export const MAX_HISTORY_LIMIT = 50;
+
+/** The answer of POST /generate (spec §2.3). */
+export const generateResponseSchema = z
+  .object({
+    task_ids: z.array(z.string()).describe('One task per requested image'),
+    email: z.string().describe("The account's e-mail address"),
+  })
+  .meta({
+    id: 'GenerateResponse',
+    description: 'Generate response',
+    examples: [
+      { task_ids: ['tsk_4f9c2a7e1b3d5c6a8e0f', 'tsk_9a8b7c6d5e4f3a2b1c0d'], email: 'me@example.com' },
+    ],
+  });
+
+export type GenerateResponse = z.output<typeof generateResponseSchema>;
+
+/** A history item (spec §2.6). */
+export const historyItemSchema = z
+  .object({
+    id: z.string(),
+    prompt: z.string(),
+    model: z.string(),
+    mode: z.string(),
+    aspect: z.string(),
+    imageSize: z.string(),
+    imageCount: z.number().int(),
+    images: z.array(z.string()).describe('URLs of the tasks completed so far, in task order'),
+    refs: z.array(z.string()).describe("The request's imageUrls"),
+    createdAt: z.number().int().describe('Milliseconds since the Unix epoch'),
+    removed: z.literal(true).optional().describe('Present (true) when the owner deleted it from saved works'),
+  })
+  .meta({ id: 'HistoryItem', description: 'History item' });
+
+export type HistoryItem = z.output<typeof historyItemSchema>;
+
+export const historyPageSchema = pageOf(historyItemSchema).meta({
+  id: 'HistoryPage',
+  description: 'History page',
+});
+
+export type HistoryPage = z.output<typeof historyPageSchema>;
+
+export const historyQuerySchema = z.object(pageQuery(MAX_HISTORY_LIMIT));

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { integerQuery } from './paging.js';
+
+export const TASK_STATUSES = ['queued', 'in_progress', 'completed', 'failed'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+export const MAX_BATCH_IDS = 20;
+/** Longest long-poll, in seconds. */
+export const MAX_WAIT_SECONDS = 60;
+
+/** The task status record of spec §2.4, plus result metadata on completed tasks. */
+export const taskRecordSchema = z
+  .object({
+    task_id: z.string(),
+    status: z
+      .enum(TASK_STATUSES)
+      .describe(
+        'queued → in_progress → completed, or any unfinished state → failed; final states never change',
+      ),
+    progress: z
+      .number()
+      .int()
+      .min(0)
+      .max(100)
+      .describe('Percent; never decreases; 100 exactly when completed'),
+    imageUrl: z.string().optional().describe("Atelier's stable URL of the result; only when completed"),
+    error: z
+      .string()
+      .optional()
+      .describe('Failure message ("Canceled" after a cancel, "Task not found" in a batch); only when failed'),
+    width: z.number().int().optional().describe('Result width in pixels; only when completed'),
+    height: z.number().int().optional().describe('Result height in pixels; only when completed'),
+    contentType: z.string().optional().describe('Result media type; only when completed'),
+    bytes: z.number().int().optional().describe('Result size in bytes; only when completed'),
+  })
+  .meta({
+    id: 'TaskRecord',
+    description: 'Task status record',
+    examples: [
+      {
+        task_id: 'tsk_4f9c2a7e1b3d5c6a8e0f',
+        status: 'completed',
+        progress: 100,
+        imageUrl: 'http://localhost:8080/files/results/tsk_4f9c2a7e1b3d5c6a8e0f.png',
+        width: 2048,
+        height: 2048,
+        contentType: 'image/png',
+        bytes: 3145728,
+      },
+    ],
+  });
+
+export type TaskRecord = z.output<typeof taskRecordSchema>;
+
+export const taskBatchSchema = z
+  .object({ tasks: z.array(taskRecordSchema).describe('One record per id, strictly in input order') })
+  .meta({ id: 'TaskBatch', description: 'Batch of task records' });
+
+export type TaskBatch = z.output<typeof taskBatchSchema>;
+
+export const taskIdParamsSchema = z.object({ task_id: z.string().describe('Task id') });
+
+/** `ids=a,b,c`: trimmed, empty entries dropped, 1–20 left (DESIGN.md §2). */
+const batchIds = z
+  .string({
+    error: (issue) =>
+      issue.input === undefined
+        ? 'query parameter is required'
+        : 'must be given once, as a comma-separated list',
+  })
+  .transform((raw, context) => {
+    const ids = raw
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id !== '');
+    if (ids.length === 0) context.addIssue({ code: 'custom', message: 'must name at least one task id' });
+    else if (ids.length > MAX_BATCH_IDS) {
+      const message = `at most ${MAX_BATCH_IDS} ids per request`;
+      context.addIssue({ code: 'custom', message, params: { sentence: true } });
+    }
+    return ids;
+  })
+  .meta({
+    type: 'string',
+    description: `Comma-separated task ids, 1 to ${MAX_BATCH_IDS} after trimming and dropping empty entries`,
+  });
+
+const waitSeconds = integerQuery({ fallback: 0, min: 0, max: MAX_WAIT_SECONDS }).describe(
+  `Long-poll: wait up to this many seconds for a change of an unfinished task (0–${MAX_WAIT_SECONDS}; default 0)`,
+);
+
+export const taskWaitQuerySchema = z.object({ wait: waitSeconds });
+export const taskBatchQuerySchema = z.object({ ids: batchIds, wait: waitSeconds });
+export const taskStreamQuerySchema = z.object({ ids: batchIds });

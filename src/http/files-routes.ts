@@ -1,0 +1,121 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { BlobStat, BlobStore } from '../blobs/blob-store.js';
+import { ApiError } from './errors.js';
+import { errorResponses } from './route-responses.js';
+
+/** How long a presigned URL handed out by a redirect stays valid. */
+export const SIGNED_URL_SECONDS = 300;
+
+const filesSchema = {
+  tags: ['Files'],
+  summary: 'An uploaded image or a result',
+  description:
+    'Public and immutable (ETag, long cache lifetime): the URLs in imageUrl, images and upload results point here. With object storage, a 302 to a short-lived presigned URL instead.',
+  // Public: the URLs are unguessable content hashes and task ids, and must work in an <img>.
+  security: [],
+  params: z.object({
+    '*': z.string().describe('The key, e.g. uploads/<sha256>.png or results/<task id>.png'),
+  }),
+  response: {
+    200: {
+      description: 'The image',
+      content: { 'image/*': { schema: z.string().meta({ contentMediaType: 'image/*' }) } },
+    },
+    302: z.null().describe('Redirect to a presigned URL of the object'),
+    304: z.null().describe('Not modified (If-None-Match)'),
+    ...errorResponses(['not_found']),
+  },
+};
+
+/**
+ * Serves blobs at /files/<key>: public, immutable, with ETag and a long cache lifetime. With `redirect`
+ * (object storage), answers 302 to a short-lived presigned URL of the object instead of streaming it.
+ */
+export async function blobRoutes(
+  app: FastifyInstance,
+  { blobs, redirect = false }: { blobs: BlobStore; redirect?: boolean },
+) {
+  const signedUrl = blobs.signedUrl?.bind(blobs);
+  if (redirect && !signedUrl) throw new Error('redirecting /files needs a blob store that presigns URLs');
+
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+  const serveFile = async (
+    request: {
+      params: { '*': string };
+      headers: Record<string, string | string[] | undefined>;
+      method: string;
+    },
+    reply: FastifyReply,
+  ) => {
+    const key = request.params['*'];
+    const ifNoneMatch = request.headers['if-none-match'] as string | undefined;
+    if (redirect && signedUrl) {
+      const stat = ifNoneMatch ? await blobs.stat(key) : undefined;
+      if (stat && ifNoneMatch && etagMatches(ifNoneMatch, stat.etag)) return notModified(reply, stat);
+      const url = await signedUrl(key, SIGNED_URL_SECONDS);
+      if (!url) throw notFound();
+      // Shorter than the URL's life, and private: a shared cache must not hand out a URL about to expire.
+      return reply.header('cache-control', 'private, max-age=60').redirect(url, 302);
+    }
+    // Revalidations and HEAD cost a metadata lookup only, not the start of a transfer.
+    const bodiless = request.method === 'HEAD';
+    if (ifNoneMatch || bodiless) {
+      const stat = await blobs.stat(key);
+      if (!stat) throw notFound();
+      if (ifNoneMatch && etagMatches(ifNoneMatch, stat.etag)) return notModified(reply, stat);
+      if (bodiless) return withContentHeaders(reply, stat).send();
+    }
+    const found = await blobs.open(key);
+    if (!found) throw notFound();
+    return withContentHeaders(reply, found.stat).send(found.stream);
+  };
+  routes.get(
+    '/files/*',
+    { schema: { ...filesSchema, operationId: 'getFile' }, exposeHeadRoute: false },
+    serveFile,
+  );
+  // HEAD explicitly: the automatic HEAD route would run GET and drain the whole object.
+  routes.head(
+    '/files/*',
+    {
+      schema: { ...filesSchema, operationId: 'headFile', summary: 'The headers of a file, without its body' },
+    },
+    serveFile,
+  );
+}
+
+function notFound(): ApiError {
+  return new ApiError('not_found', 'File not found');
+}
+
+function withCachingHeaders(reply: FastifyReply, stat: BlobStat): FastifyReply {
+  return (
+    reply
+      .header('etag', stat.etag)
+      // Keys never change meaning: uploads are content-addressed and results are keyed by task id.
+      .header('cache-control', 'public, max-age=31536000, immutable')
+  );
+}
+
+function withContentHeaders(reply: FastifyReply, stat: BlobStat): FastifyReply {
+  return withCachingHeaders(reply, stat)
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', "default-src 'none'")
+    .header('content-type', stat.contentType)
+    .header('content-length', stat.bytes);
+}
+
+function notModified(reply: FastifyReply, stat: BlobStat): FastifyReply {
+  return withCachingHeaders(reply, stat).code(304).send();
+}
+
+/** If-None-Match's weak comparison: `*`, or any listed tag equal to ours ignoring `W/`. */
+function etagMatches(header: string, etag: string): boolean {
+  const ours = etag.replace(/^W\//, '');
+  return header.split(',').some((tag) => {
+    const theirs = tag.trim().replace(/^W\//, '');
+    return theirs === '*' || theirs === ours;
+  });
+}

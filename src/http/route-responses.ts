@@ -1,0 +1,37 @@
+import type { z } from 'zod';
+import { errorBodySchema } from '../contract/errors.js';
+import { type ErrorType, errorStatus } from './errors.js';
+
+/**
+ * The error answers a route declares, grouped by status, each described by the `error.type`
+ * values it may carry; `internal_error` (500) is always possible. Both the document and the
+ * serializer of those statuses come from here.
+ */
+export function errorResponses(types: readonly ErrorType[]) {
+  const byStatus = new Map<number, ErrorType[]>();
+  for (const type of [...types, 'internal_error' as const]) {
+    const status = errorStatus[type];
+    const listed = byStatus.get(status) ?? [];
+    if (!listed.includes(type)) byStatus.set(status, [...listed, type]);
+  }
+  return Object.fromEntries(
+    [...byStatus.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, listed]) => [
+        status,
+        {
+          description: `error.type: ${listed.join(', ')}`,
+          content: { 'application/json': { schema: errorBodySchema } },
+        },
+      ]),
+  );
+}
+
+/** What every authenticated route may answer besides its own errors. */
+export const AUTH_ERRORS = ['unauthorized', 'invalid_api_key'] as const satisfies readonly ErrorType[];
+
+/** A JSON answer with its description (the document's response description). */
+export const jsonResponse = <T extends z.ZodType>(description: string, schema: T) => ({
+  description,
+  content: { 'application/json': { schema } },
+});

@@ -1,0 +1,303 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { FastifyInstance, InjectOptions, RouteOptions } from 'fastify';
+import openapiTS from 'openapi-typescript';
+import { buildApp } from '../../src/app.js';
+import { assertError, bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
+import { createTestApp, type TestApp } from '../support/test-server.js';
+
+type Responses = Record<string, { content?: Record<string, { schema?: unknown }> }>;
+type Operation = { responses: Responses; security?: unknown[] };
+type Doc = {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown> };
+};
+
+/** The website's pages and static files (the SPA fallback): not part of the API. */
+const WEBSITE_PAGES = new Set(['/', '/*']);
+/** The API's own description: served, not listed in itself. */
+const DESCRIBES_THE_API = new Set(['/api/v1/openapi.json', '/docs']);
+
+/** The document's path of a route URL: `:id` → `{id}`, a trailing `*` → `{key}`. */
+const documentedPath = (url: string) => url.replace(/:(\w+)/g, '{$1}').replace(/\/\*$/, '/{key}');
+
+describe('the OpenAPI document is the contract of every route', () => {
+  let t: TestApp;
+  let app: FastifyInstance;
+  let doc: Doc;
+  let receiver: Server;
+  const routes: RouteOptions[] = [];
+  /** Real bodies by operation and status, for the generated client's type check. */
+  const captured: Array<{ path: string; method: string; status: number; body: unknown }> = [];
+  const exercised = new Set<string>();
+  /** The webhook payloads the callback receiver got. */
+  const callbacks: unknown[] = [];
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+
+  before(async () => {
+    receiver = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        callbacks.push(JSON.parse(body));
+        response.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const port = (receiver.address() as { port: number }).port;
+    t = await createTestApp({ env: { ATELIER_UPLOAD_ALLOWED_HOSTS: `127.0.0.1:${port}` } });
+    // A second app over the same core, built with an observer: every route it registers.
+    app = await buildApp(t.core, { onRoute: (route) => routes.push(route) });
+    await app.ready();
+    doc = (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as Doc;
+    ajv.addSchema({ $id: 'openapi', components: doc.components });
+  });
+  after(async () => {
+    await app?.close();
+    await t?.close();
+    receiver?.close();
+  });
+
+  /** The documented schema of an answer, with its component references resolvable by Ajv. */
+  function documentedSchema(path: string, method: string, status: number, mediaType: string) {
+    const responses = doc.paths[path]?.[method]?.responses;
+    assert.ok(responses, `${method} ${path} is documented`);
+    const schema = responses[String(status)]?.content?.[mediaType]?.schema;
+    assert.ok(schema, `${method} ${path} documents ${status} ${mediaType}`);
+    return JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/'));
+  }
+
+  /** Sends a request and checks its real answer against the document's schema for that status. */
+  async function exercise(
+    method: 'GET' | 'POST',
+    path: string,
+    request: { url: string; headers?: Record<string, string>; payload?: unknown },
+    expected: number,
+  ) {
+    const response = await app.inject({ method, ...request } as InjectOptions);
+    assert.equal(response.statusCode, expected, `${method} ${request.url}: ${response.body.slice(0, 300)}`);
+    exercised.add(`${method.toLowerCase()} ${path}`);
+    const mediaType = String(response.headers['content-type'] ?? '').split(';')[0] ?? '';
+    if (mediaType !== 'application/json') return response;
+    const validate = ajv.compile(documentedSchema(path, method.toLowerCase(), expected, mediaType));
+    const body = response.json();
+    assert.ok(validate(body), `${method} ${request.url} ${expected}: ${ajv.errorsText(validate.errors)}`);
+    captured.push({ path, method: method.toLowerCase(), status: expected, body });
+    return response;
+  }
+
+  test('every registered route is documented, or left out for a stated reason', () => {
+    const documented = new Set(
+      Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m} ${path}`)),
+    );
+    const missing: string[] = [];
+    for (const route of routes) {
+      const methods = ([] as string[]).concat(route.method).map((m) => m.toLowerCase());
+      for (const method of methods) {
+        const url = route.url;
+        if (WEBSITE_PAGES.has(url) || DESCRIBES_THE_API.has(url)) continue;
+        // HEAD answers like the GET of the same path (Fastify's automatic HEAD, or /files' own).
+        const asDocumented = method === 'head' ? 'get' : method;
+        // The /v1 alias serves exactly the /api/v1 routes (the spec writes both).
+        const path = documentedPath(url.startsWith('/v1/') ? `/api${url}` : url);
+        if (!documented.has(`${asDocumented} ${path}`)) missing.push(`${method} ${url}`);
+      }
+    }
+    assert.deepEqual(missing, []);
+    assert.ok(documented.size >= 15, 'the document lists the API');
+  });
+
+  test('every documented answer matches what the route really returns', async () => {
+    const h = bearer((await t.createAccount()).apiKey);
+    const json = { ...h, 'content-type': 'application/json' };
+    await exercise('GET', '/healthz', { url: '/healthz' }, 200);
+
+    const uploaded = await exercise(
+      'POST',
+      '/api/v1/upload',
+      { url: '/api/v1/upload', headers: { ...h, 'content-type': 'image/png' }, payload: await makePng() },
+      200,
+    );
+    await exercise('POST', '/api/v1/upload', { url: '/api/v1/upload', headers: json, payload: {} }, 400);
+    const fileUrl = new URL(uploaded.json().url).pathname;
+    await exercise('GET', '/files/{key}', { url: fileUrl }, 200);
+    await exercise('GET', '/files/{key}', { url: '/files/uploads/none.png' }, 404);
+
+    const port = (receiver.address() as { port: number }).port;
+    const generated = await exercise(
+      'POST',
+      '/api/v1/generate',
+      {
+        url: '/api/v1/generate',
+        headers: json,
+        payload: { prompt: 'contract', imageSize: '1K', callbackUrl: `http://127.0.0.1:${port}/hook` },
+      },
+      200,
+    );
+    await exercise(
+      'POST',
+      '/api/v1/generate',
+      { url: '/api/v1/generate', headers: json, payload: { count: 'x' } },
+      400,
+    );
+    const [id] = generated.json().task_ids as string[];
+    await pollUntilFinal(app, h.authorization.slice('Bearer '.length), id ?? '');
+    await exercise('GET', '/api/v1/tasks/{task_id}', { url: `/api/v1/tasks/${id}`, headers: h }, 200);
+    await exercise('GET', '/api/v1/tasks/{task_id}', { url: '/api/v1/tasks/nope', headers: h }, 404);
+    await exercise('GET', '/api/v1/tasks', { url: `/api/v1/tasks?ids=${id},nope`, headers: h }, 200);
+    await exercise('GET', '/api/v1/tasks', { url: '/api/v1/tasks', headers: h }, 400);
+    await exercise('GET', '/api/v1/tasks/events', { url: `/api/v1/tasks/events?ids=${id}`, headers: h }, 200);
+    await exercise('GET', '/api/v1/tasks/events', { url: '/api/v1/tasks/events?ids=,', headers: h }, 400);
+    await exercise(
+      'POST',
+      '/api/v1/tasks/{task_id}/cancel',
+      { url: `/api/v1/tasks/${id}/cancel`, headers: json },
+      409,
+    );
+    const second = await app.inject({
+      method: 'POST',
+      url: '/api/v1/generate',
+      headers: json,
+      payload: { prompt: 'x' },
+    });
+    const [queued] = second.json().task_ids as string[];
+    await exercise(
+      'POST',
+      '/api/v1/tasks/{task_id}/cancel',
+      { url: `/api/v1/tasks/${queued}/cancel`, headers: json },
+      200,
+    );
+
+    await exercise('GET', '/api/v1/history', { url: '/api/v1/history?limit=5', headers: h }, 200);
+    await exercise('GET', '/api/v1/history', { url: '/api/v1/history?limit=0', headers: h }, 400);
+    await exercise('GET', '/api/v1/user/status', { url: '/api/v1/user/status', headers: h }, 200);
+    await exercise('GET', '/api/v1/user/status', { url: '/api/v1/user/status' }, 401);
+    await exercise('GET', '/api/v1/assets', { url: '/api/v1/assets', headers: h }, 200);
+    await exercise('GET', '/api/v1/assets', { url: '/api/v1/assets?kind=x', headers: h }, 400);
+    await exercise('GET', '/api/v1/models', { url: '/api/v1/models', headers: h }, 200);
+    await exercise(
+      'GET',
+      '/api/v1/models',
+      { url: '/api/v1/models', headers: { authorization: 'Bearer atl_x' } },
+      401,
+    );
+    await exercise(
+      'GET',
+      '/api/v1/user/webhook-secret',
+      { url: '/api/v1/user/webhook-secret', headers: h },
+      200,
+    );
+    await exercise('GET', '/api/v1/user/webhook-secret', { url: '/api/v1/user/webhook-secret' }, 401);
+
+    const deliveries = async () =>
+      (await app.inject({ method: 'GET', url: '/api/v1/webhooks/deliveries', headers: h })).json()
+        .items as Array<{
+        id: string;
+        state: string;
+      }>;
+    for (let i = 0; i < 100 && !(await deliveries()).some((d) => d.state !== 'pending'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    const [delivery] = await deliveries();
+    assert.ok(delivery, 'the callback was delivered');
+    const payload = ajv.compile({ $ref: 'openapi#/components/schemas/WebhookPayload' });
+    assert.ok(
+      callbacks.length > 0 && callbacks.every((body) => payload(body)),
+      ajv.errorsText(payload.errors),
+    );
+    await exercise(
+      'GET',
+      '/api/v1/webhooks/deliveries',
+      { url: '/api/v1/webhooks/deliveries', headers: h },
+      200,
+    );
+    await exercise(
+      'GET',
+      '/api/v1/webhooks/deliveries',
+      { url: '/api/v1/webhooks/deliveries?page=0', headers: h },
+      400,
+    );
+    const redeliver = '/api/v1/webhooks/deliveries/{id}/redeliver';
+    await exercise(
+      'POST',
+      redeliver,
+      { url: `/api/v1/webhooks/deliveries/${delivery.id}/redeliver`, headers: json },
+      200,
+    );
+    await exercise(
+      'POST',
+      redeliver,
+      { url: '/api/v1/webhooks/deliveries/msg_none/redeliver', headers: json },
+      404,
+    );
+    assertError(await app.inject({ method: 'GET', url: '/api/v1/tasks/nope', headers: h }), 404, 'not_found');
+
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((m) => `${m} ${path}`),
+    );
+    assert.deepEqual(
+      operations.filter((operation) => !exercised.has(operation)),
+      [],
+      'every documented operation is exercised',
+    );
+  });
+
+  test('independent validators accept the document: swagger-parser and Redocly (recommended)', async () => {
+    await SwaggerParser.validate(structuredClone(doc) as never);
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({
+      source: JSON.stringify(doc),
+      absoluteRef: 'openapi.json',
+      config,
+    });
+    const errors = problems.filter((problem) => problem.severity === 'error');
+    assert.deepEqual(
+      errors.map((problem) => `${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer}`),
+      [],
+    );
+  });
+
+  test('a client generated from the document (openapi-typescript) type-checks against real answers', async () => {
+    assert.ok(captured.length >= 20, 'answers were captured');
+    const types = await openapiTS(structuredClone(doc) as never);
+    const dir = await mkdtemp(join(tmpdir(), 'atelier-openapi-ts-'));
+    try {
+      await writeFile(join(dir, 'api.ts'), types);
+      const checks = captured.map(
+        ({ path, method, status, body }, index) =>
+          `export const answer${index}: Answer<${JSON.stringify(path)}, ${JSON.stringify(method)}, ${status}> = ${JSON.stringify(body)};`,
+      );
+      await writeFile(
+        join(dir, 'answers.ts'),
+        [
+          "import type { paths } from './api.js';",
+          '/** The JSON body a generated client expects for an answer. */',
+          'type Answer<P extends keyof paths, M extends keyof paths[P], S extends number> =',
+          "  paths[P][M] extends { responses: { [K in S]: { content: { 'application/json': infer T } } } } ? T : never;",
+          ...checks,
+          '',
+        ].join('\n'),
+      );
+      const tsc = join(process.cwd(), 'node_modules/.bin/tsc');
+      const flags = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--skipLibCheck'];
+      // Run in the temporary folder: no project tsconfig applies, only these flags.
+      await promisify(execFile)(tsc, [...flags, 'answers.ts'], { cwd: dir }).catch(
+        (error: { stdout?: string }) => {
+          assert.fail(`the generated types refuse a real answer:\n${error.stdout ?? String(error)}`);
+        },
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
