@@ -1,7 +1,7 @@
 import { open, readFile } from 'node:fs/promises';
 import { decode as decodeBmp } from 'bmp-ts';
 import sharp from 'sharp';
-import { ApiError } from '../http/errors.js';
+import { InvalidImage } from '../platform/domain-errors.js';
 import type { ImageInfo } from './inspect-image.js';
 
 /** Side of the thumbnail the decode check renders: every pixel is read, almost nothing is kept. */
@@ -9,8 +9,8 @@ const CHECK_SIDE = 64;
 
 /**
  * Decodes every pixel of every frame of an image that `inspectImageFile` accepted, so that upload
- * keeps only what the renderers and the reference encoders can read; throws ApiError 422
- * `invalid_image` otherwise. A valid header over garbage pixel data passes the header checks and
+ * keeps only what the renderers and the reference encoders can read; throws InvalidImage
+ * (422 `invalid_image` on the wire) otherwise. A valid header over garbage pixel data passes the header checks and
  * fails here.
  *
  * Memory stays bounded for the 100 MP budget: libvips streams the decode into a 64-pixel
@@ -34,7 +34,7 @@ export async function assertImageDecodes(input: string | Buffer, info: ImageInfo
       .raw()
       .toBuffer();
   } catch {
-    throw new ApiError('invalid_image', 'The image is corrupt or cannot be decoded');
+    throw new InvalidImage('The image is corrupt or cannot be decoded');
   }
 }
 

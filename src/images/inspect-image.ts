@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import sharp from 'sharp';
-import { ApiError } from '../http/errors.js';
+import { InvalidImage, UnsupportedMedia } from '../platform/domain-errors.js';
 
 export type ImageContentType = 'image/png' | 'image/jpeg' | 'image/webp' | 'image/gif' | 'image/bmp';
 
@@ -61,7 +61,7 @@ export function sniffImageType(head: Buffer): ImageContentType | null {
   return null;
 }
 
-/** Identifies and measures an image file from its headers, without decoding pixels; throws ApiError 415 / 422. */
+/** Identifies and measures an image file from its headers, without decoding pixels; throws UnsupportedMedia / InvalidImage. */
 export async function inspectImageFile(path: string): Promise<ImageInfo> {
   const handle = await open(path, 'r');
   try {
@@ -110,7 +110,7 @@ class OverBudget extends Error {}
 async function inspect(source: ByteSource, sharpInput: string | Buffer): Promise<ImageInfo> {
   const contentType = sniffImageType(await source.read(0, SNIFF_BYTES));
   if (contentType === null) {
-    throw new ApiError('unsupported_media_type', 'The file is not a PNG, JPEG, WebP, GIF or BMP image');
+    throw new UnsupportedMedia('The file is not a PNG, JPEG, WebP, GIF or BMP image');
   }
   let measured: Measured;
   try {
@@ -129,7 +129,7 @@ async function inspect(source: ByteSource, sharpInput: string | Buffer): Promise
       format = undefined;
     }
     if (format !== SHARP_FORMATS[contentType]) {
-      throw new ApiError('invalid_image', 'The image is corrupt or cannot be decoded');
+      throw new InvalidImage('The image is corrupt or cannot be decoded');
     }
   }
   return { contentType, extension: EXTENSIONS[contentType], ...measured };
@@ -141,14 +141,10 @@ function assertWithinBudget(pixels: number): void {
 
 function toInvalidImage(err: unknown): unknown {
   if (err instanceof OverBudget) {
-    return new ApiError(
-      'invalid_image',
-      `The image has more than ${MAX_IMAGE_PIXELS / 1_000_000} megapixels`,
-    );
+    return new InvalidImage(`The image has more than ${MAX_IMAGE_PIXELS / 1_000_000} megapixels`);
   }
-  if (err instanceof Truncated) return new ApiError('invalid_image', 'The image is truncated');
-  if (err instanceof Corrupt)
-    return new ApiError('invalid_image', 'The image is corrupt or cannot be decoded');
+  if (err instanceof Truncated) return new InvalidImage('The image is truncated');
+  if (err instanceof Corrupt) return new InvalidImage('The image is corrupt or cannot be decoded');
   return err;
 }
 

@@ -4,7 +4,7 @@ import type { AssetsRepository } from '../assets/assets-repository.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import { assertImageDecodes } from '../images/decode-check.js';
 import { inspectImageFile } from '../images/inspect-image.js';
-import type { SafeFetcher } from './safe-fetch.js';
+import type { SafeFetcher } from '../platform/outbound/safe-fetcher.js';
 
 /** The upload result of spec §2.5, plus our blob key for internal use. */
 export interface UploadResult {
@@ -57,7 +57,7 @@ export function createUploadsService(deps: {
 
     /** Fetches a caller-named URL through the SSRF-safe fetcher and ingests it. */
     async ingestUrl(accountId: string, url: string): Promise<UploadResult & { blobKey: string }> {
-      const file = await deps.fetcher.fetchToFile(url);
+      const file = await deps.fetcher.fetchToFile(url, { subject: 'source_url' });
       try {
         return await ingestFile(accountId, file.path);
       } finally {
