@@ -43,7 +43,10 @@ export async function writeStreamToTempFile(
     source.unpipe(counter);
     source.resume();
     await cleanup();
-    if (error instanceof DomainError) throw error;
+    // Already the answer: our own refusal, or one the HTTP edge put on the request stream with
+    // its own status (408 for a body that stalled), which is not this module's to reword.
+    if (error instanceof DomainError || typeof (error as { status?: unknown }).status === 'number')
+      throw error;
     if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
       throw new TooLarge('Image is larger than 25 MB');
     }
