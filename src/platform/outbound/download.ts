@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { FetchFailed } from '../domain-errors.js';
 import type { AddressPolicy, VettedTarget } from './address-policy.js';
-import { outboundError, tooLarge } from './outbound-errors.js';
+import { outboundDeadline, tooLarge } from './outbound-errors.js';
 import type { ConnectionState, PinnedConnector } from './pinned-connector.js';
 
 /** A downloaded body on disk; the caller removes it with `cleanup`. */
@@ -70,8 +70,8 @@ export function createDownloader(policy: AddressPolicy, connector: PinnedConnect
     opts: { subject: string; signal?: AbortSignal },
   ): Promise<FetchedFile> {
     const { subject } = opts;
-    const timeout = AbortSignal.timeout(totalTimeoutMs);
-    const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
+    const deadline = outboundDeadline(totalTimeoutMs, opts.signal);
+    const { signal } = deadline;
     const path = join(tempDir, `atelier-fetch-${randomUUID()}`);
     const cleanup = () => rm(path, { force: true });
     // Of the hop in progress: whether its socket opened decides "could not connect".
@@ -120,14 +120,7 @@ export function createDownloader(policy: AddressPolicy, connector: PinnedConnect
     } catch (err) {
       await cleanup();
       if (err instanceof LocalDiskError) throw err.cause;
-      throw outboundError(err, {
-        subject,
-        exchange: 'download',
-        timeoutMs: totalTimeoutMs,
-        timedOut: timeout.aborted,
-        cancelled: opts.signal?.aborted === true,
-        connected: connection.connected,
-      });
+      throw deadline.failure(err, { subject, exchange: 'download', connected: connection.connected });
     }
   }
 

@@ -1,7 +1,7 @@
 import { DomainError, FetchFailed, TooLarge } from '../domain-errors.js';
 
 /** What was going on when an outbound exchange failed. */
-export interface FailureContext {
+interface FailureContext {
   /** How the caller names the URL in messages: `source_url`, `callbackUrl`, `the result URL`. */
   subject: string;
   /** A download reads a whole body; a post only waits for the status line. */
@@ -21,7 +21,7 @@ export interface FailureContext {
  * status, a body over the cap) pass through. Messages never carry the underlying error text:
  * a refused port, a reset and a connect timeout read the same, so the fetcher is no port scanner.
  */
-export function outboundError(err: unknown, context: FailureContext): DomainError {
+function outboundError(err: unknown, context: FailureContext): DomainError {
   if (err instanceof DomainError) return err;
   const { subject } = context;
   const download = context.exchange === 'download';
@@ -45,6 +45,24 @@ export function outboundError(err: unknown, context: FailureContext): DomainErro
   if (typeof code === 'string' && code.startsWith('Z_'))
     return failed(`${subject} sent a malformed compressed body`);
   return failed(`The download of ${subject} failed`);
+}
+
+/** An exchange's deadline joined with the caller's signal, and the mapping of its failures. */
+export function outboundDeadline(timeoutMs: number, callerSignal: AbortSignal | undefined) {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return {
+    /** Aborts at the deadline or when the caller aborts. */
+    signal: callerSignal ? AbortSignal.any([timeout, callerSignal]) : timeout,
+    /** The domain error for `err`, told apart by which of the two (if any) ended the exchange. */
+    failure(err: unknown, context: Pick<FailureContext, 'subject' | 'exchange' | 'connected'>): DomainError {
+      return outboundError(err, {
+        ...context,
+        timeoutMs,
+        timedOut: timeout.aborted,
+        cancelled: callerSignal?.aborted === true,
+      });
+    },
+  };
 }
 
 /** A body over the cap (counted after content decoding). */

@@ -1,5 +1,5 @@
 import type { AddressPolicy } from './address-policy.js';
-import { outboundError } from './outbound-errors.js';
+import { outboundDeadline } from './outbound-errors.js';
 import type { ConnectionState, PinnedConnector } from './pinned-connector.js';
 
 /** One POST to a caller-named URL. */
@@ -25,8 +25,8 @@ export function createPoster(policy: AddressPolicy, connector: PinnedConnector, 
    */
   async function postPinned(url: string, init: PostInit): Promise<{ statusCode: number }> {
     const { subject } = init;
-    const timeout = AbortSignal.timeout(init.timeoutMs);
-    const signal = init.signal ? AbortSignal.any([timeout, init.signal]) : timeout;
+    const deadline = outboundDeadline(init.timeoutMs, init.signal);
+    const { signal } = deadline;
     let connection: ConnectionState = { connected: false };
     try {
       const target = await policy.vet(policy.parseTarget(url, subject), subject, signal);
@@ -48,14 +48,7 @@ export function createPoster(policy: AddressPolicy, connector: PinnedConnector, 
         await client.destroy().catch(() => {});
       }
     } catch (err) {
-      throw outboundError(err, {
-        subject,
-        exchange: 'post',
-        timeoutMs: init.timeoutMs,
-        timedOut: timeout.aborted,
-        cancelled: init.signal?.aborted === true,
-        connected: connection.connected,
-      });
+      throw deadline.failure(err, { subject, exchange: 'post', connected: connection.connected });
     }
   }
 

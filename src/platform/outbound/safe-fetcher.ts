@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import { createAddressPolicy, type Lookup } from './address-policy.js';
 import { createDownloader } from './download.js';
-import { outboundError } from './outbound-errors.js';
+import { outboundDeadline } from './outbound-errors.js';
 import { createPinnedConnector, type PinnedConnectorOptions } from './pinned-connector.js';
 import { createPoster } from './post.js';
 
@@ -55,19 +55,12 @@ export function createSafeFetcher(options: SafeFetchOptions = {}) {
    * FetchFailed when the host name does not resolve.
    */
   async function vetUrl(url: string, subject: string, opts: { signal?: AbortSignal } = {}): Promise<void> {
-    const timeout = AbortSignal.timeout(totalTimeoutMs);
-    const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
+    const deadline = outboundDeadline(totalTimeoutMs, opts.signal);
     try {
-      await policy.vet(policy.parseTarget(url, subject), subject, signal);
+      await policy.vet(policy.parseTarget(url, subject), subject, deadline.signal);
     } catch (err) {
-      throw outboundError(err, {
-        subject,
-        exchange: 'post',
-        timeoutMs: totalTimeoutMs,
-        timedOut: timeout.aborted,
-        cancelled: opts.signal?.aborted === true,
-        connected: false,
-      });
+      // Worded like a POST's failure: this vets where a webhook will be posted.
+      throw deadline.failure(err, { subject, exchange: 'post', connected: false });
     }
   }
 
