@@ -55,7 +55,7 @@ async function inspectBoth(bytes: Buffer): Promise<ImageInfo> {
   assert.fail(`file and buffer disagree: ${fromFile.status} vs ${fromBuffer.status}`);
 }
 
-/** The edge answers `unsupported_media` with 415 and `invalid_image` with 422 (src/http/errors.ts). */
+/** The edge answers `unsupported_media` with 415 and `invalid_image` with 422 (its one mapping table). */
 function rejectsWith(outcome: 'unsupported_media' | 'invalid_image', pattern?: RegExp) {
   return (err: unknown) => {
     assert.ok(err instanceof DomainError, `expected a DomainError, got ${String(err)}`);
