@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { request } from 'undici';
-import { createSafeFetcher } from '../src/uploads/safe-fetch.js';
+import { createSafeFetcher } from '../src/platform/outbound/safe-fetcher.js';
 
 const MB = 1024 * 1024;
 const BODY_BYTES = 25 * MB;
@@ -101,7 +101,9 @@ const results: Result[] = [];
 
 async function downloadAll(path: string): Promise<void> {
   const files = await Promise.all(
-    Array.from({ length: CONCURRENCY }, () => fetcher.fetchToFile(`http://127.0.0.1:${port}${path}`)),
+    Array.from({ length: CONCURRENCY }, () =>
+      fetcher.fetchToFile(`http://127.0.0.1:${port}${path}`, { subject: 'source_url' }),
+    ),
   );
   for (const file of files) {
     const { size } = await stat(file.path);
@@ -116,7 +118,7 @@ try {
   // Warm-up: one small download of each kind, so that loading undici's HTTP parser (WebAssembly),
   // zlib and the fs paths is not counted: a running server has paid for that long before.
   for (const path of ['/small', '/small-gzip']) {
-    const file = await fetcher.fetchToFile(`http://127.0.0.1:${port}${path}`);
+    const file = await fetcher.fetchToFile(`http://127.0.0.1:${port}${path}`, { subject: 'source_url' });
     await file.cleanup();
   }
   const maxRssBefore = maxRssMb();

@@ -16,6 +16,7 @@ import { createIdempotencyRepository } from './idempotency/idempotency-repositor
 import { type Clock, systemClock } from './platform/clock.js';
 import { createHousekeeping } from './platform/housekeeping.js';
 import { type IdGenerator, randomIds } from './platform/ids.js';
+import { createSafeFetcher, type SafeFetchOptions } from './platform/outbound/safe-fetcher.js';
 import { createProcessOwner, type ProcessOwner } from './platform/process-owner.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/provider-registry.js';
 import { createSecretBox, loadOrCreateMasterKey } from './secrets/secret-box.js';
@@ -25,7 +26,6 @@ import { createTaskEngine } from './tasks/task-engine.js';
 import { createInProcessTaskFeed } from './tasks/task-events.js';
 import { toTaskRecord } from './tasks/task-record.js';
 import { createTasksRepository } from './tasks/tasks-repository.js';
-import { createSafeFetcher, type SafeFetchOptions } from './uploads/safe-fetch.js';
 import { createUploadsService } from './uploads/uploads-service.js';
 import { createWebhooksService } from './webhooks/webhooks-service.js';
 
@@ -148,8 +148,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     processOwner,
     logger: logger.child({ component: 'task-engine' }),
     blobUrl,
-    async downloadImage(url) {
-      const file = await fetcher.fetchToFile(url);
+    async downloadImage(url, signal) {
+      const file = await fetcher.fetchToFile(url, { subject: 'the result URL', signal });
       try {
         return await readFile(file.path);
       } finally {

@@ -1,5 +1,5 @@
-import { ApiError } from '../http/errors.js';
 import { isOneOf } from '../platform/closed-set.js';
+import { InvalidInput, NotFound } from '../platform/domain-errors.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Account, AccountsRepository, Tier } from './accounts-repository.js';
 import { TIERS } from './accounts-repository.js';
@@ -11,14 +11,14 @@ const emailPattern = /^[^\s@]+@[^\s@]+$/;
 export function normalizeEmail(email: string): string {
   const value = email.trim().toLowerCase();
   if (!emailPattern.test(value) || value.length > 254)
-    throw new ApiError('invalid_request', `invalid email: ${email}`);
+    throw new InvalidInput(`invalid email: ${email}`, 'email');
   return value;
 }
 
 /** Checks a tier name against the spec's enum. */
 export function parseTier(tier: string): Tier {
   if (!isOneOf(TIERS, tier)) {
-    throw new ApiError('invalid_request', `tier must be one of ${TIERS.join(', ')}`);
+    throw new InvalidInput(`tier must be one of ${TIERS.join(', ')}`, 'tier');
   }
   return tier;
 }
@@ -42,10 +42,10 @@ export function createAccountsService({
   async function create(input: { email: string; tier?: string; password?: string }) {
     const email = normalizeEmail(input.email);
     const tier = parseTier(input.tier ?? 'trial');
-    const exists = () => new ApiError('invalid_request', `an account with email ${email} exists`);
+    const exists = () => new InvalidInput(`an account with email ${email} exists`, 'email');
     if (await accounts.findByEmail(email)) throw exists();
     if (input.password !== undefined && input.password.length < 8) {
-      throw new ApiError('invalid_request', 'password must be at least 8 characters');
+      throw new InvalidInput('password must be at least 8 characters', 'password');
     }
     const apiKey = generateApiKey();
     const account = await accounts.insert({
@@ -61,7 +61,7 @@ export function createAccountsService({
 
   async function requireByEmail(email: string): Promise<Account> {
     const found = await accounts.findByEmail(normalizeEmail(email));
-    if (!found) throw new ApiError('not_found', `no account with email ${email}`);
+    if (!found) throw new NotFound(`no account with email ${email}`);
     return found.account;
   }
 
@@ -92,8 +92,7 @@ export function createAccountsService({
     },
 
     async setPassword(accountId: string, password: string): Promise<void> {
-      if (password.length < 8)
-        throw new ApiError('invalid_request', 'password must be at least 8 characters');
+      if (password.length < 8) throw new InvalidInput('password must be at least 8 characters', 'password');
       await accounts.updatePasswordHash(accountId, await hashPassword(password));
     },
 
@@ -112,7 +111,7 @@ export function createAccountsService({
     async setUpstreamKey(accountId: string, provider: string, key: string): Promise<void> {
       const trimmed = key.trim();
       if (trimmed === '') return accounts.deleteUpstreamKey(accountId, provider);
-      if (trimmed.length > 4096) throw new ApiError('invalid_request', 'upstream key is too long');
+      if (trimmed.length > 4096) throw new InvalidInput('upstream key is too long', 'key');
       await accounts.putUpstreamKey(accountId, provider, secrets.seal(trimmed));
     },
 

@@ -4,7 +4,7 @@ import { TIERS } from '../accounts/accounts-repository.js';
 import { DEFAULT_MODEL_ID } from '../catalog/catalog.js';
 import { loadConfig, loadDotEnv } from '../config/config.js';
 import { createBlobStore, createCore } from '../core.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../platform/domain-errors.js';
 import { isPostgresUrl, openDatabase } from '../store/database.js';
 import { migrateStore } from './migrate-store.js';
 
@@ -217,7 +217,7 @@ export async function runCli(argv: string[]): Promise<number> {
       process.stderr.write(`atelier: ${(error as Error).message}\n\n${USAGE}\n`);
       return 2;
     }
-    if (error instanceof ApiError) {
+    if (error instanceof DomainError) {
       process.stderr.write(`atelier: ${error.message}\n`);
       return 1;
     }

@@ -221,7 +221,15 @@ describe('detectImageMediaType', () => {
     assert.equal(detectImageMediaType(Buffer.from('ffd8ffe000104a464946', 'hex')), 'image/jpeg');
     assert.equal(detectImageMediaType(Buffer.from('RIFF\x10\x00\x00\x00WEBPVP8 ', 'latin1')), 'image/webp');
     assert.equal(detectImageMediaType(Buffer.from('GIF89a\x01\x00', 'latin1')), 'image/gif');
-    assert.equal(detectImageMediaType(Buffer.concat([Buffer.from('BM'), Buffer.alloc(40)])), 'image/bmp');
+    // "BM", the file header, then a DIB header size the server knows (40: BITMAPINFOHEADER).
+    const bmp = Buffer.concat([
+      Buffer.from('BM'),
+      Buffer.alloc(12),
+      Buffer.from([40, 0, 0, 0]),
+      Buffer.alloc(36),
+    ]);
+    assert.equal(detectImageMediaType(bmp), 'image/bmp');
+    assert.equal(detectImageMediaType(Buffer.from('BMW owners manual, chapter 1: the engine')), undefined);
   });
 
   it('answers undefined for anything else, whatever it claims to be', () => {

@@ -4,12 +4,24 @@ import type { UpstreamKeyResolver } from '../accounts/accounts-service.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { GenerateResponse, HistoryItem, HistoryPage } from '../contract/generations.js';
-import { ApiError } from '../http/errors.js';
 import {
   type IdempotencyClaim,
   IdempotencyClaimLostError,
   type IdempotencyRepository,
 } from '../idempotency/idempotency-repository.js';
+import {
+  DomainError,
+  FetchFailed,
+  IdempotencyInProgress,
+  InvalidImage,
+  InvalidInput,
+  Misconfigured,
+  NotFound,
+  TooLarge,
+  UnsupportedMedia,
+  UpstreamFailed,
+  UpstreamKeyMissing,
+} from '../platform/domain-errors.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { Database } from '../store/schema.js';
 import type { TaskEngine } from '../tasks/task-engine.js';
@@ -29,6 +41,21 @@ export interface SavedWork extends Omit<HistoryItem, 'images' | 'removed'> {
 
 /** The answer of POST /generate (spec §2.3). */
 export type GenerateAnswer = GenerateResponse;
+
+/**
+ * A failure to fetch or check reference `index`, said about that field ("imageUrls[0]: …") with
+ * the same outcome, so a 422 stays a 422 and a 502 a 502.
+ */
+function aboutReference(error: DomainError, index: number): DomainError {
+  const field = `imageUrls[${index}]`;
+  const message = `${field}: ${error.message}`;
+  if (error instanceof InvalidInput) return new InvalidInput(message, field);
+  if (error instanceof FetchFailed) return new FetchFailed(message);
+  if (error instanceof TooLarge) return new TooLarge(message);
+  if (error instanceof UnsupportedMedia) return new UnsupportedMedia(message);
+  if (error instanceof InvalidImage) return new InvalidImage(message);
+  return error;
+}
 
 /** The generate use case and the history listing. */
 export function createGenerationsService(deps: {
@@ -60,7 +87,7 @@ export function createGenerationsService(deps: {
       const ownKey = deps.blobKeyOfUrl(url);
       if (ownKey !== undefined) {
         if (!(await deps.blobs.stat(ownKey)))
-          throw new ApiError('invalid_request', `imageUrls[${i}]: no such file on this server`);
+          throw new InvalidInput(`imageUrls[${i}]: no such file on this server`, `imageUrls[${i}]`);
         keys.push(ownKey);
         continue;
       }
@@ -68,7 +95,7 @@ export function createGenerationsService(deps: {
         const uploaded = await deps.uploads.ingestUrl(account.id, url);
         keys.push(uploaded.blobKey);
       } catch (error) {
-        if (error instanceof ApiError) throw new ApiError(error.type, `imageUrls[${i}]: ${error.message}`);
+        if (error instanceof DomainError) throw aboutReference(error, i);
         throw error;
       }
     }
@@ -100,8 +127,7 @@ export function createGenerationsService(deps: {
     } catch (error) {
       if (!(error instanceof IdempotencyClaimLostError)) throw error;
       // This request was taken for dead and its key retried: the retry's answer is the one that counts.
-      throw new ApiError(
-        'idempotency_in_progress',
+      throw new IdempotencyInProgress(
         'A request with this Idempotency-Key is still being processed; retry shortly',
       );
     }
@@ -121,17 +147,12 @@ export function createGenerationsService(deps: {
     ): Promise<GenerateAnswer> {
       const request = parseGenerateRequest(body, deps.catalog);
       const provider = deps.providers.get(request.model.provider);
-      if (!provider)
-        throw new ApiError('internal_error', `provider ${request.model.provider} is not configured`);
+      if (!provider) throw new Misconfigured(`provider ${request.model.provider} is not configured`);
       if (provider.available && !provider.available()) {
-        throw new ApiError(
-          'upstream_error',
-          `Upstream provider ${provider.name} is unavailable; try again shortly`,
-        );
+        throw new UpstreamFailed(`Upstream provider ${provider.name} is unavailable; try again shortly`);
       }
       if (provider.requiresKey && !(await deps.keys.resolve(account.id, provider.name))) {
-        throw new ApiError(
-          'upstream_key_missing',
+        throw new UpstreamKeyMissing(
           `No upstream key for provider ${provider.name}: set one on the account page or with "atelier accounts set-upstream-key"`,
         );
       }
@@ -160,7 +181,7 @@ export function createGenerationsService(deps: {
             generationId,
             claim && ((trx) => deps.idempotency.forgetIn(trx, claim)),
           );
-          throw new ApiError('upstream_error', `Upstream provider error: ${failures[0].message}`);
+          throw new UpstreamFailed(`Upstream provider error: ${failures[0].message}`);
         }
       } else {
         deps.engine.wake();
@@ -231,7 +252,7 @@ export function createGenerationsService(deps: {
     /** Deletes a generation from saved works: history keeps it, marked `removed`. 404 when not the account's. */
     async remove(account: Account, generationId: string): Promise<void> {
       if (!(await deps.generations.markRemoved(account.id, generationId))) {
-        throw new ApiError('not_found', 'Generation not found');
+        throw new NotFound('Generation not found');
       }
     },
   };

@@ -49,6 +49,7 @@ const typeOfOutcome: Record<DomainOutcome, ErrorType> = {
   invalid_input: 'invalid_request',
   not_found: 'not_found',
   conflict: 'conflict',
+  idempotency_in_progress: 'idempotency_in_progress',
   not_authenticated: 'unauthorized',
   forbidden: 'forbidden',
   rate_limited: 'too_many_requests',

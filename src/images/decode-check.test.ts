@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ApiError } from '../http/errors.js';
+import { InvalidImage } from '../platform/domain-errors.js';
 import { assertImageDecodes } from './decode-check.js';
 import { inspectImageBuffer } from './inspect-image.js';
 import { bmpOfSize, encodedImage, pngOfSize, undecodablePng } from './testing/image-fixtures.js';
@@ -11,7 +11,7 @@ async function check(bytes: Buffer): Promise<void> {
   await assertImageDecodes(bytes, info);
 }
 
-const refusal = (err: unknown) => err instanceof ApiError && err.type === 'invalid_image';
+const refusal = (err: unknown) => err instanceof InvalidImage;
 
 test('every accepted format decodes: png, jpeg, webp, animated gif and webp, bmp', async () => {
   await check(await encodedImage('png', 40, 30));

@@ -1,7 +1,8 @@
-import { open, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { decode as decodeBmp } from 'bmp-ts';
 import sharp from 'sharp';
-import { ApiError } from '../http/errors.js';
+import { InvalidImage } from '../platform/domain-errors.js';
+import { isPlainTrueColourBmp } from './bmp-header.js';
 import type { ImageInfo } from './inspect-image.js';
 
 /** Side of the thumbnail the decode check renders: every pixel is read, almost nothing is kept. */
@@ -9,8 +10,8 @@ const CHECK_SIDE = 64;
 
 /**
  * Decodes every pixel of every frame of an image that `inspectImageFile` accepted, so that upload
- * keeps only what the renderers and the reference encoders can read; throws ApiError 422
- * `invalid_image` otherwise. A valid header over garbage pixel data passes the header checks and
+ * keeps only what the renderers and the reference encoders can read; throws InvalidImage
+ * (422 `invalid_image` on the wire) otherwise. A valid header over garbage pixel data passes the header checks and
  * fails here.
  *
  * Memory stays bounded for the 100 MP budget: libvips streams the decode into a 64-pixel
@@ -24,6 +25,9 @@ const CHECK_SIDE = 64;
 export async function assertImageDecodes(input: string | Buffer, info: ImageInfo): Promise<void> {
   try {
     if (info.contentType === 'image/bmp') {
+      // Any bytes are valid pixels there: decoding would prove nothing more, at 4 bytes per pixel
+      // plus the whole file (four concurrent 24 MB uploads rose the server by ~190 MB). Palette,
+      // bit-field and RLE bitmaps can hold indices, masks or runs a decoder trips on: decoded in full.
       if (await isPlainTrueColourBmp(input)) return;
       decodeBmp(typeof input === 'string' ? await readFile(input) : input, { toRGBA: true });
       return;
@@ -34,34 +38,6 @@ export async function assertImageDecodes(input: string | Buffer, info: ImageInfo
       .raw()
       .toBuffer();
   } catch {
-    throw new ApiError('invalid_image', 'The image is corrupt or cannot be decoded');
+    throw new InvalidImage('The image is corrupt or cannot be decoded');
   }
-}
-
-/**
- * True for an uncompressed (BI_RGB) 16-, 24- or 32-bit BMP. Such a pixel array has no structure to
- * get wrong: the header checks (inspect) already proved every row is in the file, and any bytes
- * are valid pixels. Decoding it would prove nothing more, at 4 bytes per pixel plus the whole file
- * in memory (four concurrent 24 MB uploads rose the server by ~190 MB). Palette, bit-field and RLE
- * bitmaps can hold indices, masks or runs a decoder trips on: those are still decoded in full.
- */
-async function isPlainTrueColourBmp(input: string | Buffer): Promise<boolean> {
-  let head: Buffer;
-  if (typeof input === 'string') {
-    const file = await open(input, 'r');
-    try {
-      head = Buffer.alloc(34);
-      const { bytesRead } = await file.read(head, 0, 34, 0);
-      head = head.subarray(0, bytesRead);
-    } finally {
-      await file.close();
-    }
-  } else head = input.subarray(0, 34);
-  if (head.length < 26) return false;
-  const dibSize = head.readUInt32LE(14);
-  if (dibSize === 12) return head.readUInt16LE(24) === 24; // OS/2 core header: no compression field
-  if (head.length < 34) return false;
-  const bitCount = head.readUInt16LE(28);
-  const compression = head.readUInt32LE(30);
-  return compression === 0 && (bitCount === 16 || bitCount === 24 || bitCount === 32);
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../platform/domain-errors.js';
 import {
   type ImageInfo,
   inspectImageBuffer,
@@ -47,19 +47,19 @@ async function inspectBoth(bytes: Buffer): Promise<ImageInfo> {
   }
   if (fromFile.status === 'rejected' && fromBuffer.status === 'rejected') {
     assert.deepEqual(
-      { type: fromFile.reason?.type, message: fromFile.reason?.message },
-      { type: fromBuffer.reason?.type, message: fromBuffer.reason?.message },
+      { outcome: fromFile.reason?.outcome, message: fromFile.reason?.message },
+      { outcome: fromBuffer.reason?.outcome, message: fromBuffer.reason?.message },
     );
     throw fromFile.reason;
   }
   assert.fail(`file and buffer disagree: ${fromFile.status} vs ${fromBuffer.status}`);
 }
 
-function rejectsWith(type: 'unsupported_media_type' | 'invalid_image', pattern?: RegExp) {
+/** The edge answers `unsupported_media` with 415 and `invalid_image` with 422 (its one mapping table). */
+function rejectsWith(outcome: 'unsupported_media' | 'invalid_image', pattern?: RegExp) {
   return (err: unknown) => {
-    assert.ok(err instanceof ApiError, `expected ApiError, got ${String(err)}`);
-    assert.equal(err.type, type);
-    assert.equal(err.status, type === 'invalid_image' ? 422 : 415);
+    assert.ok(err instanceof DomainError, `expected a DomainError, got ${String(err)}`);
+    assert.equal(err.outcome, outcome);
     if (pattern) assert.match(err.message, pattern);
     return true;
   };
@@ -167,7 +167,7 @@ describe('inspectImageFile / inspectImageBuffer', () => {
       'just text',
       '',
     ]) {
-      await assert.rejects(inspectBoth(Buffer.from(sample, 'latin1')), rejectsWith('unsupported_media_type'));
+      await assert.rejects(inspectBoth(Buffer.from(sample, 'latin1')), rejectsWith('unsupported_media'));
     }
   });
 

@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
+import { pngOfSize } from '../images/testing/image-fixtures.js';
 import { createThumbnailer } from './thumbnails.js';
 
 /** Random pixels: the worst case for JPEG size, so budgets are really exercised. */
@@ -21,17 +22,26 @@ async function noisePng(width: number, height: number): Promise<Buffer> {
 describe('createThumbnailer', () => {
   let baseUrl = '';
   let png: Buffer;
+  let bomb: Buffer;
   const seenHeaders: IncomingHttpHeaders[] = [];
   const server = createServer((req, res) => {
     seenHeaders.push(req.headers);
     const path = (req.url ?? '').split('?')[0];
     if (path === '/image.png') res.writeHead(200, { 'content-type': 'image/png' }).end(png);
     else if (path === '/text') res.writeHead(200, { 'content-type': 'image/png' }).end('not really an image');
+    else if (path === '/drawing.svg')
+      res
+        .writeHead(200, { 'content-type': 'image/svg+xml' })
+        .end(
+          '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64"/></svg>',
+        );
+    else if (path === '/bomb.png') res.writeHead(200, { 'content-type': 'image/png' }).end(bomb);
     else res.writeHead(404).end();
   });
 
   before(async () => {
     png = await noisePng(1536, 1024);
+    bomb = pngOfSize(14_000, 14_000);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -87,6 +97,15 @@ describe('createThumbnailer', () => {
     assert.ok(outcomes[1]?.ok);
     assert.ok(outcomes[2] && !outcomes[2].ok && /decode/.test(outcomes[2].reason));
     assert.deepEqual(outcomes[3], outcomes[1]);
+  });
+
+  it('judges bytes like the server: an SVG (which libvips would render) and a 196 MP PNG are refused', async () => {
+    const [svg, huge] = await createThumbnailer().render([`${baseUrl}/drawing.svg`, `${baseUrl}/bomb.png`]);
+    assert.ok(
+      svg && !svg.ok && /not a PNG, JPEG, WebP, GIF or BMP image/.test(svg.reason),
+      JSON.stringify(svg),
+    );
+    assert.ok(huge && !huge.ok && /more than 100 megapixels/.test(huge.reason), JSON.stringify(huge));
   });
 
   it('stops downloading a source larger than the cap', async () => {

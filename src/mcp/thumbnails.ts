@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { inspectImageBuffer, MAX_IMAGE_PIXELS } from '../images/inspect-image.js';
 
 /** A preview an MCP image content block can carry. */
 export interface Thumbnail {
@@ -81,7 +82,10 @@ export function createThumbnailer(options: ThumbnailerOptions = {}): Thumbnailer
   }
 
   async function encode(source: Buffer, maxChars: number): Promise<Thumbnail | undefined> {
-    const image = sharp(source, { failOn: 'error' });
+    // The server's own checks first (magic bytes, whole file, pixel budget): libvips in this
+    // process never sees an SVG, a PDF or a decompression bomb a URL happens to serve.
+    await inspectImageBuffer(source);
+    const image = sharp(source, { failOn: 'error', limitInputPixels: MAX_IMAGE_PIXELS });
     for (const step of ENCODING_LADDER) {
       if (step.side > maxSide) continue;
       const { data, info } = await image

@@ -32,6 +32,15 @@ export class Conflict extends DomainError {
   override name = 'Conflict';
 }
 
+/**
+ * A request with the same Idempotency-Key is still being processed (or was taken for dead and
+ * retried): the caller should retry shortly. Not a `Conflict`: the wire names it apart.
+ */
+export class IdempotencyInProgress extends DomainError {
+  readonly outcome = 'idempotency_in_progress' as const;
+  override name = 'IdempotencyInProgress';
+}
+
 /** The caller's credentials are missing or wrong. */
 export class NotAuthenticated extends DomainError {
   readonly outcome = 'not_authenticated' as const;
@@ -102,6 +111,7 @@ export type DomainOutcome =
   | 'invalid_input'
   | 'not_found'
   | 'conflict'
+  | 'idempotency_in_progress'
   | 'not_authenticated'
   | 'forbidden'
   | 'rate_limited'

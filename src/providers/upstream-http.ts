@@ -7,6 +7,7 @@
  */
 import sharp from 'sharp';
 import { Agent, type Dispatcher, FormData, fetch } from 'undici';
+import { sniffImageType as imageTypeOf } from '../images/image-type.js';
 import type { FailureCause, ProviderFailure, ReferenceImage } from './provider.js';
 
 /** Compile-time proof that a switch covers every case. */
@@ -261,19 +262,14 @@ export function statusClass(status: number): { retryable: boolean; cause: Failur
   return { retryable: false, cause: 'invalid_request' };
 }
 
-/** Media type of encoded image bytes, from their magic numbers. */
+/**
+ * Media type of encoded image bytes an upstream answered with, from their magic numbers (the
+ * project's one sniffer); undefined for anything but png/jpeg/webp/gif, the formats a result is
+ * rehosted in (a BMP result would not be readable by libvips).
+ */
 export function sniffImageType(bytes: Buffer): string | undefined {
-  if (bytes.length >= 8 && bytes.readUInt32BE(0) === 0x89504e47) return 'image/png';
-  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
-  if (
-    bytes.length >= 12 &&
-    bytes.toString('ascii', 0, 4) === 'RIFF' &&
-    bytes.toString('ascii', 8, 12) === 'WEBP'
-  ) {
-    return 'image/webp';
-  }
-  if (bytes.length >= 6 && bytes.toString('ascii', 0, 3) === 'GIF') return 'image/gif';
-  return undefined;
+  const type = imageTypeOf(bytes);
+  return type === null || type === 'image/bmp' ? undefined : type;
 }
 
 /** Length of the base64 text for `n` bytes. */

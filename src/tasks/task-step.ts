@@ -1,8 +1,8 @@
 import sharp from 'sharp';
 import { extensionOf } from '../blobs/blob-store.js';
 import { pixelSize } from '../catalog/catalog.js';
-import { ApiError } from '../http/errors.js';
 import { toDecodableImage } from '../images/decodable-image.js';
+import { DomainError } from '../platform/domain-errors.js';
 import type {
   ImageProvider,
   PollOutcome,
@@ -58,10 +58,8 @@ export function createTaskStep({ deps, write, fail, cancelUpstream }: StepContex
     try {
       return await deps.downloadImage(image.url, signal);
     } catch (error) {
-      const reason =
-        error instanceof ApiError
-          ? error.message.replaceAll('source_url', 'the result URL')
-          : 'download failed';
+      // The fetcher's messages name "the result URL" (the subject it is given) and are caller-safe.
+      const reason = error instanceof DomainError ? error.message : 'download failed';
       return `Could not download the result from ${provider.name} (${reason})`;
     }
   }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finished, type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ApiError } from '../http/errors.js';
+import { DomainError, InvalidInput, TooLarge } from '../platform/domain-errors.js';
 
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
 
@@ -24,7 +24,7 @@ export async function writeStreamToTempFile(
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       bytes += chunk.length;
-      if (bytes > maxBytes) callback(new ApiError('payload_too_large', 'Image is larger than 25 MB'));
+      if (bytes > maxBytes) callback(new TooLarge('Image is larger than 25 MB'));
       else callback(null, chunk);
     },
   });
@@ -43,11 +43,14 @@ export async function writeStreamToTempFile(
     source.unpipe(counter);
     source.resume();
     await cleanup();
-    if (error instanceof ApiError) throw error;
+    // Already the answer: our own refusal, or one the HTTP edge put on the request stream with
+    // its own status (408 for a body that stalled), which is not this module's to reword.
+    if (error instanceof DomainError || typeof (error as { status?: unknown }).status === 'number')
+      throw error;
     if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
-      throw new ApiError('payload_too_large', 'Image is larger than 25 MB');
+      throw new TooLarge('Image is larger than 25 MB');
     }
-    throw new ApiError('invalid_request', 'The upload was interrupted');
+    throw new InvalidInput('The upload was interrupted');
   } finally {
     stopWatching();
   }

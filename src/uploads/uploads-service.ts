@@ -5,7 +5,7 @@ import type { BlobStore } from '../blobs/blob-store.js';
 import type { UploadResult } from '../contract/uploads.js';
 import { assertImageDecodes } from '../images/decode-check.js';
 import { inspectImageFile } from '../images/inspect-image.js';
-import type { SafeFetcher } from './safe-fetch.js';
+import type { SafeFetcher } from '../platform/outbound/safe-fetcher.js';
 
 // The upload result of spec §2.5 is the contract's; the service adds its blob key for internal use.
 export type { UploadResult };
@@ -53,7 +53,7 @@ export function createUploadsService(deps: {
 
     /** Fetches a caller-named URL through the SSRF-safe fetcher and ingests it. */
     async ingestUrl(accountId: string, url: string): Promise<UploadResult & { blobKey: string }> {
-      const file = await deps.fetcher.fetchToFile(url);
+      const file = await deps.fetcher.fetchToFile(url, { subject: 'source_url' });
       try {
         return await ingestFile(accountId, file.path);
       } finally {

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import { ApiError } from '../http/errors.js';
 import type { Clock } from '../platform/clock.js';
 import { reclaimDeadLeases } from '../platform/dead-lease-reclaim.js';
+import { DomainError } from '../platform/domain-errors.js';
 import { createLeaseLoop } from '../platform/lease-loop.js';
+import type { SafeFetcher } from '../platform/outbound/safe-fetcher.js';
 import type { ProcessOwner } from '../platform/process-owner.js';
-import type { SafeFetcher } from '../uploads/safe-fetch.js';
 import { signWebhook } from './signature.js';
 import type { DeliveryPatch, DeliveryRow, WebhooksRepository } from './webhooks-repository.js';
 
@@ -109,7 +109,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       return { kind: 'failed', statusCode, error };
     } catch (error) {
       if (signal.aborted) return { kind: 'interrupted' };
-      if (error instanceof ApiError) return { kind: 'failed', statusCode: null, error: error.message };
+      if (error instanceof DomainError) return { kind: 'failed', statusCode: null, error: error.message };
       logger.error({ err: error, deliveryId: delivery.id }, 'webhook attempt failed unexpectedly');
       return { kind: 'failed', statusCode: null, error: 'Internal error while sending the webhook' };
     }

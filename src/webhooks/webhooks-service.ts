@@ -1,17 +1,17 @@
 import type { Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { DeliveryItem, WebhookPayload } from '../contract/webhooks.js';
-import { ApiError } from '../http/errors.js';
 import type { Clock } from '../platform/clock.js';
 import { leaseOwnerId } from '../platform/dead-lease-reclaim.js';
+import { Conflict, DomainError, InvalidInput, NotFound } from '../platform/domain-errors.js';
 import type { IdGenerator } from '../platform/ids.js';
+import type { SafeFetcher } from '../platform/outbound/safe-fetcher.js';
 import type { ProcessOwner } from '../platform/process-owner.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Db } from '../store/database.js';
 import type { Database } from '../store/schema.js';
 import type { TaskChange } from '../tasks/task-events.js';
 import { type TaskRecord, toTaskRecord } from '../tasks/task-record.js';
-import type { SafeFetcher } from '../uploads/safe-fetch.js';
 import { createDeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker.js';
 import { generateWebhookSecret } from './signature.js';
 import { createWebhooksRepository, type DeliveryRow } from './webhooks-repository.js';
@@ -140,7 +140,8 @@ export function createWebhooksService(deps: {
       try {
         await deps.fetcher.vetUrl(url, 'callbackUrl');
       } catch (error) {
-        if (error instanceof ApiError) throw new ApiError('invalid_request', error.message);
+        // A host name that does not resolve is the caller's mistake here too: 400, not 502.
+        if (error instanceof DomainError) throw new InvalidInput(error.message, 'callbackUrl');
         throw error;
       }
     },
@@ -187,9 +188,9 @@ export function createWebhooksService(deps: {
     /** Makes an account's delivery due now, as a new attempt series with the same webhook-id. */
     async redeliver(accountId: string, id: string): Promise<DeliveryItem> {
       const existing = await repository.findForAccount(accountId, id);
-      if (!existing) throw new ApiError('not_found', 'Delivery not found');
+      if (!existing) throw new NotFound('Delivery not found');
       if (!(await repository.restartSeries(accountId, id))) {
-        throw new ApiError('conflict', 'An attempt of this delivery is in progress; try again shortly');
+        throw new Conflict('An attempt of this delivery is in progress; try again shortly');
       }
       worker.wake();
       const after = await repository.findForAccount(accountId, id);

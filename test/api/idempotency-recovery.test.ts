@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
+import { apiErrorOf } from '../../src/http/errors.js';
 import {
   CLAIM_LEASE_MS,
   createIdempotencyRepository,
   type IdempotencyClaim,
 } from '../../src/idempotency/idempotency-repository.js';
+import { DomainError } from '../../src/platform/domain-errors.js';
 import { createProcessOwner, currentProcessIdentity } from '../../src/platform/process-owner.js';
 import { assertError, bearer } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
@@ -147,7 +149,8 @@ describe('Idempotency-Key after a crash', () => {
     const before = await generationCount();
     await assert.rejects(
       t.core.generations.generate(account, payload, 'api', (claimed as { claim: IdempotencyClaim }).claim),
-      (error: { type?: string }) => error.type === 'idempotency_in_progress',
+      // The core's refusal, as the edge answers it.
+      (error) => error instanceof DomainError && apiErrorOf(error).type === 'idempotency_in_progress',
     );
     assert.equal(await generationCount(), before);
     const replay = await generate('taken-over', payload);

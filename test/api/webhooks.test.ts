@@ -9,7 +9,7 @@ import {
   type LoopbackServer,
   scriptedResolver,
   startHttpServer,
-} from '../../src/uploads/testing/loopback.js';
+} from '../../src/platform/outbound/testing/loopback.js';
 import type { DeliveryItem } from '../../src/webhooks/webhooks-service.js';
 import { assertError, bearer } from '../support/api-helpers.js';
 import { freshTestDataEnv, removeTestData } from '../support/test-database.js';

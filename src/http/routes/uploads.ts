@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { parseInput } from '../../contract/parse-input.js';
 import {
   multipartUploadSchema,
   rawImageUploadSchema,
@@ -14,7 +15,6 @@ import { accountOf } from '../authentication.js';
 import { ApiError } from '../errors.js';
 import { idempotencyHeadersSchema } from '../idempotency-hooks.js';
 import { AUTH_ERRORS, errorResponses, jsonResponse } from '../route-responses.js';
-import { parseWith } from '../validation.js';
 
 const uploadSchema = {
   tags: ['Uploads'],
@@ -98,7 +98,7 @@ export async function uploadRoutes(
     }
     const body = request.body;
     if (body && typeof body === 'object' && 'pipe' in body) return ingestStream(request, body as Readable);
-    const { source_url: sourceUrl } = parseWith(uploadBodySchema, body);
+    const { source_url: sourceUrl } = parseInput(uploadBodySchema, body);
     const { blobKey: _key, ...result } = await uploads.ingestUrl(account.id, sourceUrl.trim());
     return result;
   });
