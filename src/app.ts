@@ -2,7 +2,6 @@ import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Core } from './core.js';
-import { installAccessLog } from './http/access-log.js';
 import { type AccountResolver, bearerKeyResolver, requireAccount } from './http/authentication.js';
 import { installBodyTimeouts } from './http/body-timeouts.js';
 import { answerUnsupportedHttpFeatures } from './http/client-errors.js';
@@ -79,7 +78,6 @@ export async function buildApp(
     reply.header('x-request-id', request.id);
   });
   installErrorHandling(app);
-  installAccessLog(app);
   refuseWhileClosing(app);
   installBodyTimeouts(app, timeouts);
   answerUnsupportedHttpFeatures(app.server);

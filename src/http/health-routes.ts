@@ -3,7 +3,6 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import { sql } from 'kysely';
 import { z } from 'zod';
 import type { Db } from '../store/database.js';
-import { installAccessLog } from './access-log.js';
 import { answerUnsupportedHttpFeatures } from './client-errors.js';
 import { installErrorHandling } from './error-handler.js';
 import { ApiError } from './errors.js';
@@ -61,7 +60,6 @@ export async function buildHealthApp(deps: {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
-  installAccessLog(app);
   refuseWhileClosing(app);
   answerUnsupportedHttpFeatures(app.server);
   await app.register(healthRoutes, { db: deps.db, roles: deps.roles });

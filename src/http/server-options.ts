@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { FastifyHttpOptions } from 'fastify';
-import { nextRequestId } from './access-log.js';
+import { AccessLog, nextRequestId } from './access-log.js';
 import { answerClientError, answerFrameworkError, MAX_HEADER_BYTES } from './client-errors.js';
 
 export interface RequestTimeouts {
@@ -35,8 +35,8 @@ export function edgeServerOptions(timeouts: RequestTimeouts) {
     // A backstop for bodies no route reads (the route-level watch covers the ones that are read).
     requestTimeout: Math.max(timeouts.bodyDeadlineMs, timeouts.uploadDeadlineMs) + timeouts.bodyIdleMs,
     clientErrorHandler: answerClientError,
-    // One access-log line per request (installAccessLog) instead of Fastify's two, and cheap ids.
-    disableRequestLogging: true,
+    // One access-log line per request (AccessLog) instead of Fastify's two, and cheap ids.
+    logController: new AccessLog(),
     genReqId: nextRequestId,
     requestIdHeader: false,
     frameworkErrors: answerFrameworkError,

@@ -168,6 +168,6 @@ describe('secrets at rest: the database file, its dump and the logs', () => {
     // The scan looked at something: the dump holds the account, its keys and the delivery.
     for (const table of ['accounts', 'upstream_keys', 'webhook_secrets', 'webhook_deliveries', 'sessions'])
       assert.match(dump.text, new RegExp(`^${table}\\t`, 'm'), table);
-    assert.match(logs, /"msg":"incoming request"/, 'the logs hold every request');
+    assert.match(logs, /"msg":"request completed"/, 'the logs hold every request');
   });
 });
