@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { api, messageOf } from '../lib/api';
 import type { DraftReference } from '../lib/draft';
-import type { LibraryAsset, Paged } from '../lib/types';
+import type { LibraryAsset, LibraryPage } from '../lib/types';
 import { Dialog } from './dialog';
 
 /** Alt text of a library image: the prompt for results, a description for uploads. */
@@ -22,7 +22,7 @@ export function LibraryPicker({
   const [items, setItems] = useState<LibraryAsset[]>();
   const [error, setError] = useState<string>();
   useEffect(() => {
-    api.get<Paged<LibraryAsset>>('/web/api/assets?limit=48').then(
+    api.get<LibraryPage>('/web/api/assets?limit=48').then(
       (page) => setItems(page.items),
       (failure) => setError(messageOf(failure)),
     );

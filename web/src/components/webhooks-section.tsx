@@ -1,19 +1,8 @@
 import { useEffect, useId, useState } from 'react';
 import { api } from '../lib/api';
+import type { WebhookDelivery } from '../lib/types';
 import { useAction } from '../lib/use-action';
 import { CopyButton } from './copy-button';
-
-interface WebhookDelivery {
-  id: string;
-  task_id: string;
-  url: string;
-  type: string;
-  state: 'pending' | 'succeeded' | 'failed';
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: number;
-}
 
 /** The webhook signing secret (fetched on demand, never kept on the page longer than shown) and recent deliveries. */
 export function WebhooksSection() {

@@ -7,7 +7,7 @@ import { api, messageOf } from '../lib/api';
 import { addDraftReference } from '../lib/draft';
 import { downloadName, formatBytes, formatDate, formatWhen } from '../lib/format';
 import { navigate, useLocation } from '../lib/router';
-import type { LibraryAsset, Paged } from '../lib/types';
+import type { LibraryAsset, LibraryPage } from '../lib/types';
 
 const PAGE_SIZE = 30;
 type Kind = '' | 'upload' | 'result';
@@ -44,7 +44,7 @@ export default function LibraryPage() {
       setLoading(true);
       setError(undefined);
       try {
-        const result = await api.get<Paged<LibraryAsset>>(
+        const result = await api.get<LibraryPage>(
           `/web/api/assets?page=${next}&limit=${PAGE_SIZE}${kind ? `&kind=${kind}` : ''}`,
         );
         if (mine !== generation.current) return; // the filter changed meanwhile

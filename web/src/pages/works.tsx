@@ -6,7 +6,7 @@ import { api, messageOf } from '../lib/api';
 import { draftStore } from '../lib/draft';
 import { cssAspect, downloadName, formatDate, formatWhen, MODE_LABELS } from '../lib/format';
 import { navigate } from '../lib/router';
-import type { Mode, Paged, SavedWork } from '../lib/types';
+import type { Mode, SavedWork, SavedWorksPage } from '../lib/types';
 
 const PAGE_SIZE = 24;
 
@@ -234,7 +234,7 @@ export default function WorksPage() {
     setError(undefined);
     try {
       const next = page + 1;
-      const result = await api.get<Paged<SavedWork>>(`/web/api/works?page=${next}&limit=${PAGE_SIZE}`);
+      const result = await api.get<SavedWorksPage>(`/web/api/works?page=${next}&limit=${PAGE_SIZE}`);
       setWorks((list) => {
         const known = new Set(list.map((w) => w.id));
         return [...list, ...result.items.filter((w) => !known.has(w.id))];
