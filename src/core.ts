@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import pino, { type Logger } from 'pino';
+import sharp from 'sharp';
 import { createAccountsRepository } from './accounts/accounts-repository.js';
 import { createAccountsService } from './accounts/accounts-service.js';
 import { createUpstreamAccess } from './accounts/upstream-access.js';
@@ -52,6 +53,9 @@ export interface CoreOverrides {
 
 /** Builds every capability from the config: the composition root shared by the server and the CLI. */
 export async function createCore(config: Config, overrides: CoreOverrides = {}) {
+  // One libvips thread per image operation (its default is one per core): image work runs beside
+  // the API on the same cores, and several operations at once already use them all.
+  sharp.concurrency(1);
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? randomIds;
   const logger =

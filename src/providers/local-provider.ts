@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import sharp, { type OverlayOptions } from 'sharp';
 import type { Clock } from '../platform/clock.js';
+import { createConcurrencyLimit } from '../platform/concurrency-limit.js';
 import type { ImageProvider, PollOutcome, ProviderRequest, SubmitOutcome } from './provider.js';
 
 export const FAIL_MARKER = '[[fail]]';
@@ -132,6 +134,9 @@ export function createLocalProvider({
   clock: Clock;
   latencyMs: number;
 }): ImageProvider {
+  // Rendering is CPU work in this process: leave a core to the API's event loop (polls keep their
+  // latency while hundreds of renders are due at once).
+  const renders = createConcurrencyLimit(Math.max(1, availableParallelism() - 1));
   return {
     name: 'local',
     requiresKey: false,
@@ -184,7 +189,8 @@ export function createLocalProvider({
         };
       }
       try {
-        return { kind: 'done', image: { bytes: await renderLocalImage(request), contentType: 'image/png' } };
+        const bytes = await renders.run(() => renderLocalImage(request));
+        return { kind: 'done', image: { bytes, contentType: 'image/png' } };
       } catch (error) {
         if (!(error instanceof UndecodableReferenceError)) throw error;
         return { kind: 'failed', retryable: false, cause: 'invalid_request', message: error.message };
