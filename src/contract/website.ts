@@ -7,7 +7,6 @@
 import { z } from 'zod';
 import { TIERS } from '../accounts/accounts-repository.js';
 import { assetSchema } from './assets.js';
-import { errorBodySchema } from './errors.js';
 import { fieldError } from './field-error.js';
 import { generateBodySchema } from './generate-body.js';
 import { generateResponseSchema, historyItemSchema } from './generations.js';
@@ -40,17 +39,6 @@ const pageQuery = (defaultLimit: number) => contractPageQuery(MAX_WEB_PAGE_LIMIT
 const source = z
   .enum(['api', 'web'])
   .describe('Submitted through the API (`api`) or from the website (`web`)');
-
-/** An error answer, described for one status of one route. */
-export const errorAnswer = (description: string) => errorBodySchema.describe(description);
-/** The answer of any state-changing website route to a request from another site. */
-export const crossSiteRefused = {
-  403: errorAnswer('Cross-site request refused (its Origin or Referer is not this server)'),
-};
-/** The answer of any signed-in website route without a live session. */
-export const signedInErrors = { 401: errorAnswer('Not signed in, or the session ended') };
-/** A 204 answer (no body). */
-export const noContent = (description: string) => z.null().describe(description);
 
 export const signInBodySchema = z
   .looseObject({

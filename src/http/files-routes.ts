@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { BlobStat, BlobStore } from '../blobs/blob-store.js';
 import { ApiError } from './errors.js';
-import { errorResponses } from './route-responses.js';
+import { errorResponses, noContent } from './route-responses.js';
 
 /** How long a presigned URL handed out by a redirect stays valid. */
 export const SIGNED_URL_SECONDS = 300;
@@ -23,8 +23,8 @@ const filesSchema = {
       description: 'The image',
       content: { 'image/*': { schema: z.string().meta({ contentMediaType: 'image/*' }) } },
     },
-    302: z.null().describe('Redirect to a presigned URL of the object'),
-    304: z.null().describe('Not modified (If-None-Match)'),
+    302: noContent('Redirect to a presigned URL of the object'),
+    304: noContent('Not modified (If-None-Match)'),
     ...errorResponses(['not_found']),
   },
 };

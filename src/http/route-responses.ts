@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { errorBodySchema } from '../contract/errors.js';
 import { type ErrorType, errorStatus } from './errors.js';
 
@@ -35,3 +35,6 @@ export const jsonResponse = <T extends z.ZodType>(description: string, schema: T
   description,
   content: { 'application/json': { schema } },
 });
+
+/** An answer without a body (204, a redirect), with its description. */
+export const noContent = (description: string) => z.null().describe(description);

@@ -77,12 +77,18 @@ describe('OpenAPI 3.1 document', () => {
       assert.ok(served, `${method} ${path} is served`);
       const operation = doc.paths[path]?.[method];
       const responses = operation?.responses ?? {};
-      // Public operations (security: [], e.g. /healthz and /files) cannot answer 401.
+      // Public operations (security: [], e.g. /healthz, /files and sign-in) cannot answer 401.
       const authenticated = (operation as { security?: unknown[] } | undefined)?.security?.length !== 0;
+      // The success answer: 200, or 204 for the website's answers without a body.
+      const success = Object.keys(responses).filter((status) => /^2\d\d$/.test(status));
       assert.ok(
-        '200' in responses && (!authenticated || '401' in responses) && '500' in responses,
+        success.length === 1 && (!authenticated || '401' in responses) && '500' in responses,
         `${method} ${path} lists its errors`,
       );
+      if (success[0] === '204') {
+        const answer = responses['204'] as { content?: unknown };
+        assert.equal(answer.content, undefined, `${method} ${path}: a 204 answer has no body`);
+      }
     }
   });
 

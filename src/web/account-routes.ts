@@ -2,20 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   accountInfoSchema,
-  crossSiteRefused,
-  errorAnswer,
-  noContent,
   rotatedApiKeySchema,
-  signedInErrors,
   upstreamKeyBodySchema,
   upstreamKeyParamsSchema,
   WEBSITE_TAG,
   websiteSession,
 } from '../contract/website.js';
 import { accountOf } from '../http/authentication.js';
+import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
 import type { WebsiteServices } from './website.js';
-
-const unknownProvider = { 400: errorAnswer('A provider that takes no key, or a malformed key') };
 
 /** The account page's settings: profile and upstream access, own upstream keys, API key rotation. */
 export async function accountRoutes(app: FastifyInstance, { services }: { services: WebsiteServices }) {
@@ -31,7 +26,10 @@ export async function accountRoutes(app: FastifyInstance, { services }: { servic
         description:
           'Profile, has_key, the API key hint, the base URL, and for each provider that takes a key whether the account or the deployment holds one (keys are never shown back).',
         security: websiteSession,
-        response: { 200: accountInfoSchema, ...signedInErrors },
+        response: {
+          200: jsonResponse('Account settings', accountInfoSchema),
+          ...errorResponses(['unauthorized']),
+        },
       },
     },
     async (request) => {
@@ -63,7 +61,17 @@ export async function accountRoutes(app: FastifyInstance, { services }: { servic
         security: websiteSession,
         params: upstreamKeyParamsSchema,
         body: upstreamKeyBodySchema,
-        response: { 204: noContent('Stored'), ...unknownProvider, ...signedInErrors, ...crossSiteRefused },
+        // 400: a provider that takes no key, or a malformed key.
+        response: {
+          204: noContent('Stored'),
+          ...errorResponses([
+            'invalid_request',
+            'unauthorized',
+            'forbidden',
+            'request_timeout',
+            'payload_too_large',
+          ]),
+        },
       },
     },
     async (request, reply) => {
@@ -83,7 +91,11 @@ export async function accountRoutes(app: FastifyInstance, { services }: { servic
           "Removes the account's own key for a provider (the deployment's, if any, applies again).",
         security: websiteSession,
         params: upstreamKeyParamsSchema,
-        response: { 204: noContent('Removed'), ...unknownProvider, ...signedInErrors, ...crossSiteRefused },
+        // 400: a provider that takes no key.
+        response: {
+          204: noContent('Removed'),
+          ...errorResponses(['invalid_request', 'unauthorized', 'forbidden']),
+        },
       },
     },
     async (request, reply) => {
@@ -102,7 +114,10 @@ export async function accountRoutes(app: FastifyInstance, { services }: { servic
         description:
           'Creates a new API key, shown once in the answer; the previous one stops working at once.',
         security: websiteSession,
-        response: { 200: rotatedApiKeySchema, ...signedInErrors, ...crossSiteRefused },
+        response: {
+          200: jsonResponse('The new API key', rotatedApiKeySchema),
+          ...errorResponses(['unauthorized', 'forbidden']),
+        },
       },
     },
     async (request) => {

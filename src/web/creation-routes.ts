@@ -2,27 +2,25 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { storePageOf } from '../contract/paging.js';
 import {
-  crossSiteRefused,
-  errorAnswer,
   generateBodySchema,
   generateResponseSchema,
   libraryPageSchema,
   libraryQuerySchema,
   MAX_PENDING_CARDS,
-  noContent,
   pendingTasksQuerySchema,
   pendingTasksSchema,
   savedWorksPageSchema,
-  signedInErrors,
   WEBSITE_TAG,
   websiteSession,
   workParamsSchema,
   worksQuerySchema,
 } from '../contract/website.js';
 import { accountOf } from '../http/authentication.js';
+import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
 import type { WebsiteServices } from './website.js';
 
-const invalidQuery = { 400: errorAnswer('A query parameter is malformed or out of range') };
+/** The errors of a signed-in listing: a malformed query, no session. */
+const listingErrors = errorResponses(['invalid_request', 'unauthorized']);
 
 /** The creation view (web-sourced generate, pending tasks), saved works and the library: signed-in routes. */
 export async function creationRoutes(app: FastifyInstance, { services }: { services: WebsiteServices }) {
@@ -40,11 +38,21 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
         security: websiteSession,
         body: generateBodySchema,
         response: {
-          200: generateResponseSchema,
-          400: errorAnswer("Invalid request, or no upstream key for the model's provider"),
-          ...signedInErrors,
-          ...crossSiteRefused,
-          500: errorAnswer('The upstream refused the request (upstream_error)'),
+          200: jsonResponse('Tasks created', generateResponseSchema),
+          // POST /api/v1/generate's, less its Idempotency-Key answers, plus the cross-site refusal;
+          // 413, 415 and 422 also come from fetching a reference image (imageUrls).
+          ...errorResponses([
+            'invalid_request',
+            'upstream_key_missing',
+            'unauthorized',
+            'forbidden',
+            'request_timeout',
+            'payload_too_large',
+            'unsupported_media_type',
+            'invalid_image',
+            'upstream_error',
+            'fetch_failed',
+          ]),
         },
       },
     },
@@ -61,7 +69,7 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
           "The account's unfinished tasks (API-submitted ones included, labelled by source), plus every task created since `since`, newest first. Tasks of deleted works are left out.",
         security: websiteSession,
         querystring: pendingTasksQuerySchema,
-        response: { 200: pendingTasksSchema, ...invalidQuery, ...signedInErrors },
+        response: { 200: jsonResponse('Pending tasks', pendingTasksSchema), ...listingErrors },
       },
     },
     async (request) => {
@@ -83,7 +91,7 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
         description: "The account's generations not deleted, newest first, each with every task's record.",
         security: websiteSession,
         querystring: worksQuerySchema,
-        response: { 200: savedWorksPageSchema, ...invalidQuery, ...signedInErrors },
+        response: { 200: jsonResponse('A page of saved works', savedWorksPageSchema), ...listingErrors },
       },
     },
     async (request) => {
@@ -105,9 +113,7 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
         params: workParamsSchema,
         response: {
           204: noContent('Deleted'),
-          ...signedInErrors,
-          ...crossSiteRefused,
-          404: errorAnswer('No such work of this account'),
+          ...errorResponses(['unauthorized', 'forbidden', 'not_found']),
         },
       },
     },
@@ -127,7 +133,7 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
           "The account's uploads and the results of its saved works, newest first, each result with its prompt.",
         security: websiteSession,
         querystring: libraryQuerySchema,
-        response: { 200: libraryPageSchema, ...invalidQuery, ...signedInErrors },
+        response: { 200: jsonResponse('A page of the library', libraryPageSchema), ...listingErrors },
       },
     },
     async (request) => {

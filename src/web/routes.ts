@@ -1,17 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
-  crossSiteRefused,
-  errorAnswer,
-  noContent,
   SESSION_COOKIE,
   sessionInfoSchema,
-  signedInErrors,
   signInBodySchema,
   WEBSITE_TAG,
   websiteSession,
 } from '../contract/website.js';
 import { accountOf, requireAccount } from '../http/authentication.js';
+import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
 import { NotAuthenticated, RateLimited } from '../platform/domain-errors.js';
 import { accountRoutes } from './account-routes.js';
 import { creationRoutes } from './creation-routes.js';
@@ -62,13 +59,19 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
         summary: 'Sign in',
         description:
           'Checks email and password and starts a session: sets the HttpOnly session cookie (a new token at every sign-in). Repeated failures per email and client address are slowed down (429 with Retry-After).',
+        // Public: it is how a session starts.
+        security: [],
         body: signInBodySchema,
         response: {
-          200: sessionInfoSchema,
-          400: errorAnswer('A missing or malformed field'),
-          401: errorAnswer('Email or password is incorrect'),
-          ...crossSiteRefused,
-          429: errorAnswer('Too many failed sign-in attempts; try again after Retry-After seconds'),
+          200: jsonResponse('Signed in; the session cookie is set', sessionInfoSchema),
+          ...errorResponses([
+            'invalid_request',
+            'unauthorized',
+            'forbidden',
+            'request_timeout',
+            'payload_too_large',
+            'too_many_requests',
+          ]),
         },
       },
     },
@@ -103,7 +106,9 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
         tags: [WEBSITE_TAG],
         summary: 'Sign out',
         description: 'Ends the session, if any, and clears the cookie.',
-        response: { 204: noContent('Signed out'), ...crossSiteRefused },
+        // Public: without a session there is nothing to end, and the answer is the same.
+        security: [],
+        response: { 204: noContent('Signed out'), ...errorResponses(['forbidden']) },
       },
     },
     async (request, reply) => {
@@ -125,7 +130,10 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
           summary: 'The signed-in account',
           description: 'Who the session belongs to; 401 when not signed in.',
           security: websiteSession,
-          response: { 200: sessionInfoSchema, ...signedInErrors },
+          response: {
+            200: jsonResponse('The signed-in account', sessionInfoSchema),
+            ...errorResponses(['unauthorized']),
+          },
         },
       },
       async (request) => {

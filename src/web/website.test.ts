@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { assertError, bearer, pollUntilFinal } from '../../test/support/api-helpers.js';
 import { createTestApp, type TestApp } from '../../test/support/test-server.js';
+import { sessionCookieOf } from '../../test/support/website-session.js';
 import { installErrorHandling } from '../http/error-handler.js';
 import { WRONG_CREDENTIALS } from './routes.js';
 import { SESSION_COOKIE } from './sessions.js';
@@ -13,15 +14,6 @@ import { staticSite } from './static-site.js';
 
 const ORIGIN = 'http://127.0.0.1:8080'; // the test app's public base URL
 const PASSWORD = 'correct horse battery';
-
-/** The session cookie pair (`name=value`) of a sign-in answer. */
-function sessionCookieOf(response: { headers: Record<string, unknown> }): string {
-  const header = [response.headers['set-cookie']]
-    .flat()
-    .find((c) => String(c).startsWith(`${SESSION_COOKIE}=`));
-  assert.ok(header, 'a session cookie is set');
-  return String(header).split(';')[0] as string;
-}
 
 async function signIn(t: TestApp, email: string, password = PASSWORD, headers: Record<string, string> = {}) {
   return t.app.inject({

@@ -1,26 +1,19 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { FastifyInstance, InjectOptions, RouteOptions } from 'fastify';
-import openapiTS from 'openapi-typescript';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { assertError, bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
+import {
+  assertGeneratedTypesAccept,
+  contractChecker,
+  type OpenApiDoc,
+  openApiDocumentOf,
+  operationsOf,
+} from '../support/openapi-contract.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
-
-type Responses = Record<string, { content?: Record<string, { schema?: unknown }> }>;
-type Operation = { responses: Responses; security?: unknown[] };
-type Doc = {
-  paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, unknown> };
-};
 
 /** The website's pages and static files (the SPA fallback): not part of the API. */
 const WEBSITE_PAGES = new Set(['/', '/*']);
@@ -33,15 +26,12 @@ const documentedPath = (url: string) => url.replace(/:(\w+)/g, '{$1}').replace(/
 describe('the OpenAPI document is the contract of every route', () => {
   let t: TestApp;
   let app: FastifyInstance;
-  let doc: Doc;
+  let doc: OpenApiDoc;
   let receiver: Server;
+  let checker: ReturnType<typeof contractChecker>;
   const routes: RouteOptions[] = [];
-  /** Real bodies by operation and status, for the generated client's type check. */
-  const captured: Array<{ path: string; method: string; status: number; body: unknown }> = [];
-  const exercised = new Set<string>();
   /** The webhook payloads the callback receiver got. */
   const callbacks: unknown[] = [];
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
 
   before(async () => {
     receiver = createServer((request, response) => {
@@ -60,8 +50,8 @@ describe('the OpenAPI document is the contract of every route', () => {
     // A second app over the same core, built with an observer: every route it registers.
     app = await buildApp(t.core, { onRoute: (route) => routes.push(route) });
     await app.ready();
-    doc = (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as Doc;
-    ajv.addSchema({ $id: 'openapi', components: doc.components });
+    doc = await openApiDocumentOf(app);
+    checker = contractChecker(app, doc);
   });
   after(async () => {
     await app?.close();
@@ -69,38 +59,8 @@ describe('the OpenAPI document is the contract of every route', () => {
     receiver?.close();
   });
 
-  /** The documented schema of an answer, with its component references resolvable by Ajv. */
-  function documentedSchema(path: string, method: string, status: number, mediaType: string) {
-    const responses = doc.paths[path]?.[method]?.responses;
-    assert.ok(responses, `${method} ${path} is documented`);
-    const schema = responses[String(status)]?.content?.[mediaType]?.schema;
-    assert.ok(schema, `${method} ${path} documents ${status} ${mediaType}`);
-    return JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/'));
-  }
-
-  /** Sends a request and checks its real answer against the document's schema for that status. */
-  async function exercise(
-    method: 'GET' | 'POST',
-    path: string,
-    request: { url: string; headers?: Record<string, string>; payload?: unknown },
-    expected: number,
-  ) {
-    const response = await app.inject({ method, ...request } as InjectOptions);
-    assert.equal(response.statusCode, expected, `${method} ${request.url}: ${response.body.slice(0, 300)}`);
-    exercised.add(`${method.toLowerCase()} ${path}`);
-    const mediaType = String(response.headers['content-type'] ?? '').split(';')[0] ?? '';
-    if (mediaType !== 'application/json') return response;
-    const validate = ajv.compile(documentedSchema(path, method.toLowerCase(), expected, mediaType));
-    const body = response.json();
-    assert.ok(validate(body), `${method} ${request.url} ${expected}: ${ajv.errorsText(validate.errors)}`);
-    captured.push({ path, method: method.toLowerCase(), status: expected, body });
-    return response;
-  }
-
   test('every registered route is documented, or left out for a stated reason', () => {
-    const documented = new Set(
-      Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m} ${path}`)),
-    );
+    const documented = new Set(operationsOf(doc));
     const missing: string[] = [];
     for (const route of routes) {
       const methods = ([] as string[]).concat(route.method).map((m) => m.toLowerCase());
@@ -119,6 +79,7 @@ describe('the OpenAPI document is the contract of every route', () => {
   });
 
   test('every documented answer matches what the route really returns', async () => {
+    const { ajv, exercise, exercised } = checker;
     const h = bearer((await t.createAccount()).apiKey);
     const json = { ...h, 'content-type': 'application/json' };
     await exercise('GET', '/healthz', { url: '/healthz' }, 200);
@@ -242,11 +203,9 @@ describe('the OpenAPI document is the contract of every route', () => {
     );
     assertError(await app.inject({ method: 'GET', url: '/api/v1/tasks/nope', headers: h }), 404, 'not_found');
 
-    const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
-      Object.keys(methods).map((m) => `${m} ${path}`),
-    );
+    // The website's own API (/web/api) is exercised by openapi-website.test.ts, signed in.
     assert.deepEqual(
-      operations.filter((operation) => !exercised.has(operation)),
+      operationsOf(doc).filter((operation) => !operation.includes(' /web/api/') && !exercised.has(operation)),
       [],
       'every documented operation is exercised',
     );
@@ -268,36 +227,7 @@ describe('the OpenAPI document is the contract of every route', () => {
   });
 
   test('a client generated from the document (openapi-typescript) type-checks against real answers', async () => {
-    assert.ok(captured.length >= 20, 'answers were captured');
-    const types = await openapiTS(structuredClone(doc) as never);
-    const dir = await mkdtemp(join(tmpdir(), 'atelier-openapi-ts-'));
-    try {
-      await writeFile(join(dir, 'api.ts'), types);
-      const checks = captured.map(
-        ({ path, method, status, body }, index) =>
-          `export const answer${index}: Answer<${JSON.stringify(path)}, ${JSON.stringify(method)}, ${status}> = ${JSON.stringify(body)};`,
-      );
-      await writeFile(
-        join(dir, 'answers.ts'),
-        [
-          "import type { paths } from './api.js';",
-          '/** The JSON body a generated client expects for an answer. */',
-          'type Answer<P extends keyof paths, M extends keyof paths[P], S extends number> =',
-          "  paths[P][M] extends { responses: { [K in S]: { content: { 'application/json': infer T } } } } ? T : never;",
-          ...checks,
-          '',
-        ].join('\n'),
-      );
-      const tsc = join(process.cwd(), 'node_modules/.bin/tsc');
-      const flags = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--skipLibCheck'];
-      // Run in the temporary folder: no project tsconfig applies, only these flags.
-      await promisify(execFile)(tsc, [...flags, 'answers.ts'], { cwd: dir }).catch(
-        (error: { stdout?: string }) => {
-          assert.fail(`the generated types refuse a real answer:\n${error.stdout ?? String(error)}`);
-        },
-      );
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    assert.ok(checker.captured.length >= 20, 'answers were captured');
+    await assertGeneratedTypesAccept(doc, checker.captured);
   });
 });

@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { pollUntilFinal } from '../support/api-helpers.js';
+import {
+  assertGeneratedTypesAccept,
+  contractChecker,
+  type OpenApiDoc,
+  openApiDocumentOf,
+  operationsOf,
+} from '../support/openapi-contract.js';
+import { createTestApp, type TestApp } from '../support/test-server.js';
+import { sessionCookieOf } from '../support/website-session.js';
+
+const PASSWORD = 'correct horse battery';
+const SESSION = '/web/api/session';
+const KEY = '/web/api/account/upstream-keys/{provider}';
+
+/**
+ * The website's own API (/web/api) against the served document, signed in as the website is:
+ * every operation's real answers, a success and an error each, match the documented schemas.
+ * (test/api/openapi-contract.test.ts does the same for /api/v1 and the rest.)
+ */
+describe('the OpenAPI document is the contract of the website API', () => {
+  let t: TestApp;
+  let doc: OpenApiDoc;
+  let checker: ReturnType<typeof contractChecker>;
+
+  before(async () => {
+    t = await createTestApp();
+    doc = await openApiDocumentOf(t.app);
+    checker = contractChecker(t.app, doc);
+  });
+  after(() => t?.close());
+
+  test('every documented /web/api answer matches what the route really returns', async () => {
+    const { exercise, exercised } = checker;
+    const { email, apiKey } = await t.createAccount(undefined, { password: PASSWORD });
+    // State-changing requests must come from the website's own origin (the public base URL).
+    const origin = { origin: t.baseUrl };
+    const signIn = (password: string, who = email) => ({
+      url: SESSION,
+      headers: origin,
+      payload: { email: who, password },
+    });
+
+    const cookie = sessionCookieOf(await exercise('POST', SESSION, signIn(PASSWORD), 200));
+    const web = { cookie, ...origin };
+    await exercise('POST', SESSION, signIn('not the password'), 401);
+    await exercise('POST', SESSION, { url: SESSION, headers: origin, payload: { email } }, 400);
+    await exercise('POST', SESSION, { ...signIn(PASSWORD), headers: {} }, 403);
+    // Three free failures, then the throttle answers 429.
+    for (let i = 0; i < 3; i++) await exercise('POST', SESSION, signIn('x', 'nobody@example.test'), 401);
+    await exercise('POST', SESSION, signIn('x', 'nobody@example.test'), 429);
+    await exercise('GET', SESSION, { url: SESSION, headers: { cookie } }, 200);
+    await exercise('GET', SESSION, { url: SESSION }, 401);
+
+    const generate = '/web/api/generate';
+    const prompt = { prompt: 'website contract', imageSize: '1K' };
+    const generated = await exercise('POST', generate, { url: generate, headers: web, payload: prompt }, 200);
+    await exercise('POST', generate, { url: generate, headers: web, payload: { count: 'x' } }, 400);
+    await exercise('POST', generate, { url: generate, headers: { cookie }, payload: prompt }, 403);
+    const pending = '/web/api/tasks/pending';
+    await exercise('GET', pending, { url: `${pending}?since=0`, headers: { cookie } }, 200);
+    await exercise('GET', pending, { url: `${pending}?since=soon`, headers: { cookie } }, 400);
+    const [taskId] = generated.json().task_ids as string[];
+    await pollUntilFinal(t.app, apiKey, taskId ?? '');
+
+    const works = await exercise(
+      'GET',
+      '/web/api/works',
+      { url: '/web/api/works', headers: { cookie } },
+      200,
+    );
+    await exercise('GET', '/web/api/works', { url: '/web/api/works?limit=0', headers: { cookie } }, 400);
+    await exercise('GET', '/web/api/assets', { url: '/web/api/assets', headers: { cookie } }, 200);
+    await exercise('GET', '/web/api/assets', { url: '/web/api/assets?kind=x', headers: { cookie } }, 400);
+    const [work] = works.json().items as Array<{ id: string }>;
+    assert.ok(work, 'the generation is a saved work');
+    const oneWork = '/web/api/works/{id}';
+    await exercise('DELETE', oneWork, { url: `/web/api/works/${work.id}`, headers: web }, 204);
+    await exercise('DELETE', oneWork, { url: '/web/api/works/gen_none', headers: web }, 404);
+
+    await exercise('GET', '/web/api/account', { url: '/web/api/account', headers: { cookie } }, 200);
+    await exercise('GET', '/web/api/account', { url: '/web/api/account' }, 401);
+    const gemini = '/web/api/account/upstream-keys/gemini';
+    await exercise('PUT', KEY, { url: gemini, headers: web, payload: { key: 'sk-contract' } }, 204);
+    await exercise('PUT', KEY, { url: gemini, headers: web, payload: { key: ' ' } }, 400);
+    await exercise('DELETE', KEY, { url: gemini, headers: web }, 204);
+    await exercise('DELETE', KEY, { url: '/web/api/account/upstream-keys/local', headers: web }, 400);
+    const rotate = '/web/api/account/api-key';
+    await exercise('POST', rotate, { url: rotate, headers: web }, 200);
+    await exercise('POST', rotate, { url: rotate, headers: { cookie } }, 403);
+
+    await exercise('DELETE', SESSION, { url: SESSION, headers: { cookie } }, 403);
+    await exercise('DELETE', SESSION, { url: SESSION, headers: web }, 204);
+    await exercise('GET', SESSION, { url: SESSION, headers: { cookie } }, 401);
+
+    assert.deepEqual(
+      operationsOf(doc).filter((operation) => operation.includes(' /web/api/') && !exercised.has(operation)),
+      [],
+      'every documented /web/api operation is exercised',
+    );
+  });
+
+  test('a client generated from the document (openapi-typescript) type-checks against the real answers', async () => {
+    assert.ok(checker.captured.length >= 20, 'answers were captured');
+    await assertGeneratedTypesAccept(doc, checker.captured);
+  });
+});

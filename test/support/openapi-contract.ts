@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import openapiTS from 'openapi-typescript';
+
+type Responses = Record<string, { content?: Record<string, { schema?: unknown }> }>;
+export type Operation = { responses: Responses; security?: unknown[] };
+export type OpenApiDoc = {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown> };
+};
+
+/** A real JSON answer of an operation, for the generated client's type check. */
+export interface CapturedAnswer {
+  path: string;
+  method: string;
+  status: number;
+  body: unknown;
+}
+
+/** Every operation of the document, as `method path`. */
+export const operationsOf = (doc: OpenApiDoc) =>
+  Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m} ${path}`));
+
+/** The served document of an app. */
+export async function openApiDocumentOf(app: FastifyInstance): Promise<OpenApiDoc> {
+  return (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as OpenApiDoc;
+}
+
+/**
+ * Checks real answers against the document: `exercise` sends a request, asserts its status, that
+ * the operation documents that status, and that a JSON body matches the documented schema. It
+ * records the operation as exercised and the body as captured.
+ */
+export function contractChecker(app: FastifyInstance, doc: OpenApiDoc) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema({ $id: 'openapi', components: doc.components });
+  const exercised = new Set<string>();
+  const captured: CapturedAnswer[] = [];
+
+  /** The documented schema of an answer, with its component references resolvable by Ajv. */
+  function documentedSchema(path: string, method: string, status: number, mediaType: string) {
+    const schema = doc.paths[path]?.[method]?.responses[String(status)]?.content?.[mediaType]?.schema;
+    assert.ok(schema, `${method} ${path} documents ${status} ${mediaType}`);
+    return JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/'));
+  }
+
+  async function exercise(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    request: { url: string; headers?: Record<string, string>; payload?: unknown },
+    expected: number,
+  ): Promise<LightMyRequestResponse> {
+    const response = await app.inject({ method, ...request } as InjectOptions);
+    assert.equal(response.statusCode, expected, `${method} ${request.url}: ${response.body.slice(0, 300)}`);
+    const lower = method.toLowerCase();
+    const responses = doc.paths[path]?.[lower]?.responses;
+    assert.ok(responses, `${lower} ${path} is documented`);
+    assert.ok(String(expected) in responses, `${lower} ${path} documents ${expected}`);
+    exercised.add(`${lower} ${path}`);
+    const mediaType = String(response.headers['content-type'] ?? '').split(';')[0] ?? '';
+    if (expected === 204) {
+      assert.equal(response.body, '', `${method} ${request.url}: 204 has no body`);
+      assert.equal(responses['204']?.content, undefined, `${lower} ${path}: 204 documents no body`);
+    }
+    if (mediaType !== 'application/json') return response;
+    const validate = ajv.compile(documentedSchema(path, lower, expected, mediaType));
+    const body = response.json();
+    assert.ok(validate(body), `${method} ${request.url} ${expected}: ${ajv.errorsText(validate.errors)}`);
+    captured.push({ path, method: lower, status: expected, body });
+    return response;
+  }
+
+  return { ajv, exercise, exercised, captured };
+}
+
+/**
+ * Generates a client's types from the document (openapi-typescript) and type-checks every captured
+ * answer against the type it declares for that operation and status (tsc --strict).
+ */
+export async function assertGeneratedTypesAccept(doc: OpenApiDoc, captured: CapturedAnswer[]): Promise<void> {
+  const types = await openapiTS(structuredClone(doc) as never);
+  const dir = await mkdtemp(join(tmpdir(), 'atelier-openapi-ts-'));
+  try {
+    await writeFile(join(dir, 'api.ts'), types);
+    const checks = captured.map(
+      ({ path, method, status, body }, index) =>
+        `export const answer${index}: Answer<${JSON.stringify(path)}, ${JSON.stringify(method)}, ${status}> = ${JSON.stringify(body)};`,
+    );
+    await writeFile(
+      join(dir, 'answers.ts'),
+      [
+        "import type { paths } from './api.js';",
+        '/** The JSON body a generated client expects for an answer. */',
+        'type Answer<P extends keyof paths, M extends keyof paths[P], S extends number> =',
+        "  paths[P][M] extends { responses: { [K in S]: { content: { 'application/json': infer T } } } } ? T : never;",
+        ...checks,
+        '',
+      ].join('\n'),
+    );
+    const tsc = join(process.cwd(), 'node_modules/.bin/tsc');
+    const flags = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--skipLibCheck'];
+    // Run in the temporary folder: no project tsconfig applies, only these flags.
+    await promisify(execFile)(tsc, [...flags, 'answers.ts'], { cwd: dir }).catch(
+      (error: { stdout?: string }) => {
+        assert.fail(`the generated types refuse a real answer:\n${error.stdout ?? String(error)}`);
+      },
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
