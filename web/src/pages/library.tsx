@@ -7,7 +7,7 @@ import { api, messageOf } from '../lib/api';
 import { addDraftReference } from '../lib/draft';
 import { downloadName, formatBytes, formatDate, formatWhen } from '../lib/format';
 import { navigate, useLocation } from '../lib/router';
-import type { LibraryAsset, LibraryPage } from '../lib/types';
+import type { LibraryAsset, LibraryPage as LibraryPageAnswer } from '../lib/types';
 
 const PAGE_SIZE = 30;
 type Kind = '' | 'upload' | 'result';
@@ -44,7 +44,7 @@ export default function LibraryPage() {
       setLoading(true);
       setError(undefined);
       try {
-        const result = await api.get<LibraryPage>(
+        const result = await api.get<LibraryPageAnswer>(
           `/web/api/assets?page=${next}&limit=${PAGE_SIZE}${kind ? `&kind=${kind}` : ''}`,
         );
         if (mine !== generation.current) return; // the filter changed meanwhile
