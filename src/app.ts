@@ -1,6 +1,6 @@
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
-import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { Core } from './core.js';
 import { type AccountResolver, bearerKeyResolver, requireAccount } from './http/authentication.js';
 import { installBodyTimeouts } from './http/body-timeouts.js';
@@ -10,6 +10,7 @@ import { blobRoutes } from './http/files-routes.js';
 import { healthRoutes, roleNames } from './http/health-routes.js';
 import { installIdempotency } from './http/idempotency-hooks.js';
 import { refuseWhileClosing } from './http/refuse-while-closing.js';
+import { compiledSerializerCompiler } from './http/response-serializer.js';
 import { assetRoutes } from './http/routes/assets.js';
 import { generationRoutes } from './http/routes/generations.js';
 import { catalogRoutes } from './http/routes/models.js';
@@ -73,7 +74,7 @@ export async function buildApp(
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   // Route schemas (Zod) validate params, query and body, and serialise responses.
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(compiledSerializerCompiler);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import type { Db } from '../store/database.js';
@@ -7,6 +7,7 @@ import { answerUnsupportedHttpFeatures } from './client-errors.js';
 import { installErrorHandling } from './error-handler.js';
 import { ApiError } from './errors.js';
 import { refuseWhileClosing } from './refuse-while-closing.js';
+import { compiledSerializerCompiler } from './response-serializer.js';
 import { errorResponses, jsonResponse } from './route-responses.js';
 import { DEFAULT_REQUEST_TIMEOUTS, edgeServerOptions, type RequestTimeouts } from './server-options.js';
 
@@ -58,7 +59,7 @@ export async function buildHealthApp(deps: {
     return503OnClosing: false,
   });
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(compiledSerializerCompiler);
   installErrorHandling(app);
   refuseWhileClosing(app);
   answerUnsupportedHttpFeatures(app.server);

@@ -35,6 +35,8 @@ export async function generationRoutes(
         'idempotency_in_progress',
         'request_timeout',
         'payload_too_large',
+        'unsupported_media_type',
+        'invalid_image',
         'idempotency_mismatch',
         'upstream_error',
         'fetch_failed',
