@@ -378,8 +378,14 @@ describe('website (Chromium, end to end)', () => {
     await goTo('Library', '/library');
     await page.getByRole('radio', { name: 'Results' }).check();
     await until('the results filter', () => page.url().endsWith('/library?kind=result'));
-    await page.getByRole('img', { name: 'submitted through the api' }).waitFor();
-    assert.equal(await page.locator('.asset-card .badge', { hasText: 'Upload' }).count(), 0);
+    // The filtered page replaces the unfiltered one when it arrives: wait for that, not for an
+    // image the unfiltered page already shows.
+    await until(
+      'only results listed',
+      async () =>
+        (await page.locator('.asset-card .badge', { hasText: 'Upload' }).count()) === 0 &&
+        (await page.getByRole('img', { name: 'submitted through the api' }).count()) > 0,
+    );
     await page.getByRole('radio', { name: 'Uploads' }).check();
     // file, URL, paste and drop uploads (the bad URL uploaded nothing)
     await until('four uploads', async () => (await page.locator('.asset-card').count()) === 4);
