@@ -2,7 +2,7 @@ import { type CompiledQuery, sql } from 'kysely';
 import type { Clock } from '../platform/clock.js';
 import { skipLockedOn } from '../platform/skip-locked.js';
 import { compiledOnce } from '../store/compiled-once.js';
-import type { Db } from '../store/database.js';
+import { type Db, dialectOf } from '../store/database.js';
 import type { GenerationsTable, TasksTable } from '../store/schema.js';
 import { type TaskRecord, toTaskRecord } from './task-record.js';
 
@@ -77,6 +77,14 @@ export type TaskRecordRow = Pick<TaskRow, (typeof RECORD_COLUMNS)[number]>;
 /** Store queries for tasks. Only the task engine calls the writing ones. */
 export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
   const unfinished: readonly TasksTable['status'][] = ['queued', 'in_progress'];
+  // Without statistics SQLite prefers the account index for `id IN (…20) AND account_id = ?` and
+  // reads every task the account ever made (it does use the primary key for one id). `+account_id`
+  // is SQLite's way to keep a term from choosing the index: the ids pick the rows, the account
+  // filters them. PostgreSQL keeps statistics and picks the key by itself.
+  const ownedBy = (accountId: string) =>
+    dialectOf(db) === 'sqlite'
+      ? sql<boolean>`+${sql.ref('account_id')} = ${accountId}`
+      : sql<boolean>`${sql.ref('account_id')} = ${accountId}`;
   // The poll path: compiled once; batches get one compiled query per batch size (1–20).
   const recordsQueries = new Map<
     number,
@@ -86,11 +94,7 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
     let query = recordsQueries.get(size);
     if (query === undefined) {
       query = compiledOnce(size + 1, (accountId: string, ...ids: string[]) =>
-        db
-          .selectFrom('tasks')
-          .select(RECORD_COLUMNS)
-          .where('id', 'in', ids)
-          .where('account_id', '=', accountId),
+        db.selectFrom('tasks').select(RECORD_COLUMNS).where('id', 'in', ids).where(ownedBy(accountId)),
       );
       recordsQueries.set(size, query);
     }
@@ -124,11 +128,14 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
       return (await db.executeQuery(recordsQuery(ids.length)(accountId, ...ids))).rows;
     },
 
-    async findByGenerations(generationIds: readonly string[]): Promise<TaskRow[]> {
+    /** The records of the tasks of `generationIds`, in generation then image order (history, saved works). */
+    async findByGenerations(
+      generationIds: readonly string[],
+    ): Promise<Array<TaskRecordRow & Pick<TaskRow, 'generation_id'>>> {
       if (generationIds.length === 0) return [];
       return db
         .selectFrom('tasks')
-        .selectAll()
+        .select([...RECORD_COLUMNS, 'generation_id'])
         .where('generation_id', 'in', [...generationIds])
         .orderBy('generation_id')
         .orderBy('idx')
