@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 
@@ -48,6 +49,27 @@ function scrubNul(value: unknown): unknown {
   return typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value;
 }
 
+/** Most distinct statements kept prepared (per connection, on the server); the app issues a few hundred. */
+const MAX_PREPARED_STATEMENTS = 1000;
+const preparable = /^\s*(select|insert|update|delete|with)\b/i;
+
+/**
+ * Names for the app's statements, so node-postgres prepares each once per connection and later
+ * executions skip PostgreSQL's parse and plan (a poll's two queries are read-by-key: planning them
+ * costs about as much as running them). Plans stay right for any parameter: the queries that need a
+ * partial index state its condition literally. Past the cap, new texts run unnamed.
+ */
+function statementNamer() {
+  const names = new Map<string, string>();
+  return (text: string): string | undefined => {
+    const known = names.get(text);
+    if (known !== undefined || names.size >= MAX_PREPARED_STATEMENTS || !preparable.test(text)) return known;
+    const name = `atl_${createHash('sha256').update(text).digest('base64url').slice(0, 22)}`;
+    names.set(text, name);
+    return name;
+  };
+}
+
 /**
  * The pool as Kysely's PostgresDialect sees it, with U+0000 replaced in every string parameter.
  * PostgreSQL refuses text holding U+0000 ("invalid byte sequence"), so a request carrying one — a
@@ -55,13 +77,14 @@ function scrubNul(value: unknown): unknown {
  * value contains U+0000, so a lookup with one still finds nothing, as it should.
  */
 export function nulSafePool(pool: pg.Pool): PostgresPool {
+  const nameOf = statementNamer();
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
       return {
         query: ((query: unknown, parameters?: readonly unknown[]) =>
           typeof query === 'string'
-            ? client.query(query, parameters?.map(scrubNul))
+            ? client.query({ name: nameOf(query), text: query, values: parameters?.map(scrubNul) })
             : client.query(query as pg.Submittable)) as unknown as PostgresPoolClient['query'],
         release: () => client.release(),
       };
