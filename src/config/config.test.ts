@@ -167,11 +167,10 @@ test('numbers: a bad value says what is accepted; empty reads as the default', (
 });
 
 test('ATELIER_UPLOAD_ALLOWED_HOSTS: canonical entries; a malformed one is named at start', () => {
-  assert.deepEqual(loadConfig({ ATELIER_UPLOAD_ALLOWED_HOSTS: '127.0.0.1, LocalHost:18432,[::1]' }).uploadAllowedHosts, [
-    '127.0.0.1',
-    'localhost:18432',
-    '[::1]',
-  ]);
+  assert.deepEqual(
+    loadConfig({ ATELIER_UPLOAD_ALLOWED_HOSTS: '127.0.0.1, LocalHost:18432,[::1]' }).uploadAllowedHosts,
+    ['127.0.0.1', 'localhost:18432', '[::1]'],
+  );
   assert.throws(
     () => loadConfig({ ATELIER_UPLOAD_ALLOWED_HOSTS: 'localhost,http://127.0.0.1:9000' }),
     /ATELIER_UPLOAD_ALLOWED_HOSTS: invalid allowed host entry: http:\/\/127\.0\.0\.1:9000 \(expected comma-separated host or host:port/,
