@@ -1,5 +1,10 @@
 import fastifyCookie from '@fastify/cookie';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
+import Fastify, {
+  errorCodes,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type RouteOptions,
+} from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { Core } from './core.js';
 import { type AccountResolver, bearerKeyResolver, requireAccount } from './http/authentication.js';
@@ -90,6 +95,13 @@ export async function buildApp(
     const text = body.toString();
     if (text.trim() === '') done(null, undefined);
     else parseJson(request, text, done);
+  });
+  // Fastify reads text/plain as a string, so JSON sent as text/plain read "must be a JSON object";
+  // no route takes text, so a text body is the wrong-Content-Type error (an empty one is no body).
+  app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => {
+    if (body.toString().trim() === '') done(null, undefined);
+    else done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(), undefined);
   });
 
   await registerOpenApiDocument(app, { serverUrl: core.config.publicBaseUrl });

@@ -4,8 +4,8 @@ import { TIERS } from '../accounts/accounts-repository.js';
 import { DEFAULT_MODEL_ID } from '../catalog/catalog.js';
 import { loadConfig, loadDotEnv } from '../config/config.js';
 import { createBlobStore, createCore } from '../core.js';
-import { DomainError } from '../platform/domain-errors.js';
 import { isPostgresUrl, openDatabase } from '../store/database.js';
+import { requireExistingDatabase } from './existing-store.js';
 import { migrateStore } from './migrate-store.js';
 
 const USAGE = `Usage: atelier <command>
@@ -24,9 +24,36 @@ Commands:
                                         (+ S3: AWS_* and ATELIER_S3_ENDPOINT as for serve); safe to rerun
   mcp                                   MCP stdio server (env ATELIER_API_KEY, ATELIER_BASE_URL)
 
-Tiers: ${TIERS.join(', ')}. The CLI works on ATELIER_DATA_DIR / ATELIER_DATABASE_URL, with or without the server running.`;
+Tiers: ${TIERS.join(', ')}. The CLI works on ATELIER_DATA_DIR / ATELIER_DATABASE_URL, with or without the server running;
+commands other than "accounts create" and "serve" refuse a data dir with no database.
+Exit codes: 0 success, 1 failure (e.g. unknown account, no database), 2 usage error.`;
 
 class UsageError extends Error {}
+
+/** Where the CLI reads its settings and writes its answers (the process's own, or a test's). */
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  out: (line: string) => void;
+  err: (text: string) => void;
+}
+
+/** Each accounts command and the options it cannot do without (checked before anything is opened). */
+const ACCOUNT_COMMANDS: Record<string, Array<'email' | 'tier' | 'password'>> = {
+  create: ['email'],
+  'rotate-key': ['email'],
+  'set-tier': ['email', 'tier'],
+  'set-password': ['email', 'password'],
+  'set-upstream-key': ['email'],
+  list: [],
+};
+
+/** A --tier value, checked before anything is opened: an unknown tier is a usage error (exit 2). */
+function tierOption(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!(TIERS as readonly string[]).includes(value))
+    throw new UsageError(`unknown tier ${JSON.stringify(value)} (tiers: ${TIERS.join(', ')})`);
+  return value;
+}
 
 function options(args: string[]) {
   const { values } = parseArgs({
@@ -56,20 +83,28 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').trim();
 }
 
-async function accountsCommand(
-  sub: string | undefined,
-  args: string[],
-  out: (line: string) => void,
-): Promise<void> {
+async function accountsCommand(sub: string | undefined, args: string[], io: CliIo): Promise<void> {
+  const { out } = io;
+  const needed =
+    sub !== undefined && Object.hasOwn(ACCOUNT_COMMANDS, sub) ? ACCOUNT_COMMANDS[sub] : undefined;
+  if (needed === undefined)
+    throw new UsageError(
+      `unknown accounts command ${sub ?? '(none)'} (commands: ${Object.keys(ACCOUNT_COMMANDS).join(', ')})`,
+    );
   const opts = options(args);
-  loadDotEnv();
-  const core = await createCore(loadConfig(), {});
+  for (const name of needed) required(opts[name], name);
+  const tier = tierOption(opts.tier);
+  if (io.env === process.env) loadDotEnv();
+  const config = loadConfig(io.env);
+  // Only create starts a new install; every other command reads one that must exist.
+  if (sub !== 'create') requireExistingDatabase(config, io.env);
+  const core = await createCore(config, {});
   try {
     switch (sub) {
       case 'create': {
         const { account, apiKey } = await core.accounts.create({
           email: required(opts.email, 'email'),
-          ...(opts.tier ? { tier: opts.tier } : {}),
+          ...(tier ? { tier } : {}),
           ...(opts.password !== undefined ? { password: opts.password } : {}),
         });
         if (opts.json) out(JSON.stringify({ email: account.email, tier: account.tier, api_key: apiKey }));
@@ -85,11 +120,12 @@ async function accountsCommand(
       }
       case 'set-tier': {
         const account = await core.accounts.requireByEmail(required(opts.email, 'email'));
-        await core.accounts.setTier(account.id, required(opts.tier, 'tier'));
+        const newTier = required(tier, 'tier');
+        await core.accounts.setTier(account.id, newTier);
         out(
           opts.json
-            ? JSON.stringify({ email: account.email, tier: opts.tier })
-            : `${account.email} is now on tier ${opts.tier}.`,
+            ? JSON.stringify({ email: account.email, tier: newTier })
+            : `${account.email} is now on tier ${newTier}.`,
         );
         return;
       }
@@ -134,6 +170,8 @@ async function accountsCommand(
               })),
             ),
           );
+        } else if (rows.length === 0) {
+          out(`No accounts in ${config.databaseUrl}. Create one: atelier accounts create --email E`);
         } else {
           for (const r of rows)
             out(`${r.email}\t${r.tier}\t${r.apiKeyHint}\t${new Date(r.createdAt).toISOString()}`);
@@ -149,7 +187,8 @@ async function accountsCommand(
 }
 
 /** `migrate-store`: copies this install's database (and blobs, with --storage) into a cluster's stores. */
-async function migrateStoreCommand(args: string[], out: (line: string) => void): Promise<number> {
+async function migrateStoreCommand(args: string[], io: CliIo): Promise<number> {
+  const { out } = io;
   const { values } = parseArgs({
     args,
     options: { to: { type: 'string' }, storage: { type: 'string' } },
@@ -158,15 +197,16 @@ async function migrateStoreCommand(args: string[], out: (line: string) => void):
   });
   const to = required(values.to, 'to');
   if (!isPostgresUrl(to)) throw new UsageError('--to must be a postgres:// URL');
-  loadDotEnv();
-  const sourceConfig = loadConfig();
+  if (io.env === process.env) loadDotEnv();
+  const sourceConfig = loadConfig(io.env);
   if (isPostgresUrl(sourceConfig.databaseUrl) || sourceConfig.storage.kind !== 'file') {
     throw new UsageError(
       'the source must be a single-node install: SQLite and file storage (ATELIER_DATA_DIR)',
     );
   }
+  requireExistingDatabase(sourceConfig, io.env);
   const targetConfig = loadConfig({
-    ...process.env,
+    ...io.env,
     ATELIER_DATABASE_URL: to,
     ATELIER_STORAGE: values.storage ?? 'file',
   });
@@ -192,36 +232,38 @@ async function migrateStoreCommand(args: string[], out: (line: string) => void):
   }
 }
 
-/** Runs the CLI; returns the process exit code. */
-export async function runCli(argv: string[]): Promise<number> {
+const processIo: CliIo = {
+  env: process.env,
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (text) => process.stderr.write(text),
+};
+
+/** Runs the CLI; returns the process exit code (0 success, 1 failure, 2 usage error). */
+export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
   const [command, sub, ...rest] = argv;
-  const out = (line: string) => process.stdout.write(`${line}\n`);
   try {
     if (command === 'accounts') {
-      await accountsCommand(sub, rest, out);
+      await accountsCommand(sub, rest, io);
       return 0;
     }
-    if (command === 'migrate-store') return await migrateStoreCommand(argv.slice(1), out);
+    if (command === 'migrate-store') return await migrateStoreCommand(argv.slice(1), io);
     if (command === 'mcp') {
       const { runMcpServer } = await import('../mcp/main.js');
-      await runMcpServer(process.env);
+      await runMcpServer(io.env);
       return 0;
     }
-    if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-      out(USAGE);
-      return command === undefined ? 1 : 0;
+    if (command === 'help' || command === '--help' || command === '-h') {
+      io.out(USAGE);
+      return 0;
     }
-    throw new UsageError(`unknown command ${command}`);
+    throw new UsageError(command === undefined ? 'no command given' : `unknown command ${command}`);
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`atelier: ${(error as Error).message}\n\n${USAGE}\n`);
+      io.err(`atelier: ${(error as Error).message}\n\n${USAGE}\n`);
       return 2;
     }
-    if (error instanceof DomainError) {
-      process.stderr.write(`atelier: ${error.message}\n`);
-      return 1;
-    }
-    process.stderr.write(`atelier: ${(error as Error).message}\n`);
+    // Domain errors (unknown account…), NoDatabase and the rest: the message, exit 1.
+    io.err(`atelier: ${(error as Error).message}\n`);
     return 1;
   }
 }

@@ -146,3 +146,33 @@ test('request timeouts: 30 s idle, 60 s body, 5 min upload by default; the idle 
   assert.equal(quick.requestTimeouts.uploadDeadlineMs, 1000);
   assert.throws(() => loadConfig({ ATELIER_BODY_IDLE_TIMEOUT_MS: '60000' }), /ATELIER_BODY_IDLE_TIMEOUT_MS/);
 });
+
+test('numbers: a bad value says what is accepted; empty reads as the default', () => {
+  for (const [name, value, accepted] of [
+    ['PORT', 'eighty', /PORT: must be a whole number from 0 to 65535 \(got "eighty"\)/],
+    ['PORT', '70000', /PORT: must be a whole number from 0 to 65535/],
+    ['PORT', '80.5', /PORT: must be a whole number from 0 to 65535/],
+    ['ATELIER_WORKER_CONCURRENCY', '0', /ATELIER_WORKER_CONCURRENCY: must be a whole number from 1 to 256/],
+    [
+      'ATELIER_TASK_DEADLINE_MS',
+      '10',
+      /ATELIER_TASK_DEADLINE_MS: must be a whole number of milliseconds from 1000 to 86400000/,
+    ],
+  ] as const) {
+    assert.throws(() => loadConfig({ [name]: value }), accepted, `${name}=${value}`);
+  }
+  assert.equal(loadConfig({ PORT: '' }).port, 8080);
+  assert.equal(loadConfig({ PORT: ' 9001 ' }).port, 9001);
+  assert.equal(loadConfig({ ATELIER_LOCAL_LATENCY_MS: '' }).localLatencyMs, 4000);
+});
+
+test('ATELIER_UPLOAD_ALLOWED_HOSTS: canonical entries; a malformed one is named at start', () => {
+  assert.deepEqual(
+    loadConfig({ ATELIER_UPLOAD_ALLOWED_HOSTS: '127.0.0.1, LocalHost:18432,[::1]' }).uploadAllowedHosts,
+    ['127.0.0.1', 'localhost:18432', '[::1]'],
+  );
+  assert.throws(
+    () => loadConfig({ ATELIER_UPLOAD_ALLOWED_HOSTS: 'localhost,http://127.0.0.1:9000' }),
+    /ATELIER_UPLOAD_ALLOWED_HOSTS: invalid allowed host entry: http:\/\/127\.0\.0\.1:9000 \(expected comma-separated host or host:port/,
+  );
+});

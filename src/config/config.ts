@@ -1,12 +1,31 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { parseAllowedHosts } from '../platform/outbound/address-policy.js';
 
-const port = z.coerce.number().int().min(0).max(65535);
-const positiveMs = z.coerce
-  .number()
-  .int()
-  .min(0)
-  .max(24 * 60 * 60 * 1000);
+/**
+ * A whole number in [min, max] written in decimal; unset or empty reads as `fallback`. The refusal
+ * says what is accepted ("PORT: must be a whole number from 0 to 65535"), where Zod's coercion
+ * would say "expected number, received NaN".
+ */
+function wholeNumber(options: { min: number; max: number; fallback: number; what?: string }) {
+  const { min, max, fallback } = options;
+  const accepted = `must be ${options.what ?? 'a whole number'} from ${min} to ${max}`;
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const text = raw?.trim() ?? '';
+      if (text === '') return fallback;
+      const value = Number(text);
+      if (/^\d+$/.test(text) && value >= min && value <= max) return value;
+      ctx.addIssue({ code: 'custom', message: `${accepted} (got ${JSON.stringify(raw)})` });
+      return z.NEVER;
+    });
+}
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Milliseconds: `min` (default 0) to `max` (default a day). */
+const milliseconds = (fallback: number, min = 0, max = DAY_MS) =>
+  wholeNumber({ min, max, fallback, what: 'a whole number of milliseconds' });
 /** Standard Webhooks' recommended schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS = [
   0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
@@ -25,7 +44,7 @@ const msList = z
           .string()
           .regex(/^\d+$/, 'must be comma-separated integer milliseconds')
           .transform(Number)
-          .pipe(z.number().max(24 * 60 * 60 * 1000)),
+          .pipe(z.number().max(DAY_MS, `must be at most ${DAY_MS} ms each`)),
       )
       .min(1)
       .max(50, 'at most 50 delays'),
@@ -33,7 +52,8 @@ const msList = z
 
 /** Every environment variable Atelier reads, with its default. Documented in the README. */
 const envSchema = z.object({
-  PORT: port.default(8080),
+  // 0 asks the system for a free port (tests use it).
+  PORT: wholeNumber({ min: 0, max: 65535, fallback: 8080 }),
   HOST: z.string().min(1).default('0.0.0.0'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ATELIER_DATA_DIR: z.string().min(1).default('./data'),
@@ -55,7 +75,20 @@ const envSchema = z.object({
   AWS_SESSION_TOKEN: optionalText,
   AWS_REGION: optionalText,
   ATELIER_PUBLIC_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
-  ATELIER_UPLOAD_ALLOWED_HOSTS: z.string().default(''),
+  ATELIER_UPLOAD_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      try {
+        return parseAllowedHosts(v);
+      } catch (error) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${(error as Error).message} (expected comma-separated host or host:port, e.g. localhost,127.0.0.1:9000)`,
+        });
+        return z.NEVER;
+      }
+    }),
   ATELIER_CATALOG: optionalText,
   ATELIER_MASTER_KEY: optionalText,
   ATELIER_ROLES: z
@@ -68,11 +101,11 @@ const envSchema = z.object({
         .filter(Boolean),
     )
     .pipe(z.array(z.enum(['api', 'worker'])).min(1)),
-  ATELIER_LOCAL_LATENCY_MS: positiveMs.default(4000),
-  ATELIER_TASK_DEADLINE_MS: positiveMs.pipe(z.number().min(1000)).default(20 * 60 * 1000),
-  ATELIER_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
-  ATELIER_SUBMIT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(6),
-  ATELIER_UPSTREAM_TIMEOUT_MS: positiveMs.pipe(z.number().min(1000)).default(5 * 60 * 1000),
+  ATELIER_LOCAL_LATENCY_MS: milliseconds(4000),
+  ATELIER_TASK_DEADLINE_MS: milliseconds(20 * 60 * 1000, 1000),
+  ATELIER_WORKER_CONCURRENCY: wholeNumber({ min: 1, max: 256, fallback: 8 }),
+  ATELIER_SUBMIT_MAX_ATTEMPTS: wholeNumber({ min: 1, max: 50, fallback: 6 }),
+  ATELIER_UPSTREAM_TIMEOUT_MS: milliseconds(5 * 60 * 1000, 1000),
   ATELIER_WEBHOOK_RETRY_SCHEDULE_MS: optionalText.pipe(msList.optional()),
   ATELIER_GEMINI_API_KEY: optionalText,
   ATELIER_GEMINI_BASE_URL: optionalText,
@@ -82,9 +115,9 @@ const envSchema = z.object({
   ATELIER_REPLICATE_BASE_URL: optionalText,
   ATELIER_DEMO_ACCOUNT: z.enum(['true', 'false']).default('true'),
   ATELIER_TRUST_PROXY: z.enum(['true', 'false']).default('false'),
-  ATELIER_BODY_IDLE_TIMEOUT_MS: positiveMs.pipe(z.number().min(50).max(30_000)).default(30_000),
-  ATELIER_BODY_DEADLINE_MS: positiveMs.pipe(z.number().min(50)).default(60_000),
-  ATELIER_UPLOAD_DEADLINE_MS: positiveMs.pipe(z.number().min(50)).default(300_000),
+  ATELIER_BODY_IDLE_TIMEOUT_MS: milliseconds(30_000, 50, 30_000),
+  ATELIER_BODY_DEADLINE_MS: milliseconds(60_000, 50),
+  ATELIER_UPLOAD_DEADLINE_MS: milliseconds(300_000, 50),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -172,6 +205,7 @@ export interface Config {
   filesRedirect: boolean;
   /** Base of every URL Atelier hands out, without a trailing slash. */
   publicBaseUrl: string;
+  /** Canonical `host` (every port) or `host:port` entries exempt from the public-address check (development only). */
   uploadAllowedHosts: string[];
   catalogPath: string | undefined;
   masterKey: string | undefined;
@@ -219,9 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     blobDir: resolve(dataDir, 'blobs'),
     filesRedirect: e.ATELIER_FILES_REDIRECT === 'true',
     publicBaseUrl: (e.ATELIER_PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
-    uploadAllowedHosts: e.ATELIER_UPLOAD_ALLOWED_HOSTS.split(',')
-      .map((h) => h.trim().toLowerCase())
-      .filter(Boolean),
+    uploadAllowedHosts: e.ATELIER_UPLOAD_ALLOWED_HOSTS,
     catalogPath: e.ATELIER_CATALOG,
     masterKey: e.ATELIER_MASTER_KEY,
     roles: { api: e.ATELIER_ROLES.includes('api'), worker: e.ATELIER_ROLES.includes('worker') },

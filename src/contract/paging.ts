@@ -13,10 +13,11 @@ export const pageOf = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item).describe('Newest first'), ...pageFields });
 
 /**
- * A non-negative integer query parameter (decimal digits only). Absent or empty reads as
+ * An integer query parameter (decimal digits, optionally signed). Absent or empty reads as
  * `fallback`; values beyond 2^53 − 1 read as 2^53 − 1 (then checked against the range), so
  * "page=99999999999999999999" is a far page, not an error. Messages name the parameter the way
- * the rest of the API does: "limit must be an integer", "limit must be between 1 and 50".
+ * the rest of the API does: "limit must be an integer" (not a number at all), "page must be at
+ * least 1", "limit must be between 1 and 50" (an integer out of range, "-1" included).
  */
 export function integerQuery(options: { fallback: number; min: number; max?: number }) {
   const { fallback, min, max } = options;
@@ -33,7 +34,7 @@ export function integerQuery(options: { fallback: number; min: number; max?: num
     .string({ error: 'must be an integer' })
     .meta(documented)
     .optional()
-    .refine((raw) => raw === undefined || raw === '' || /^\d+$/.test(raw), {
+    .refine((raw) => raw === undefined || raw === '' || /^[-+]?\d+$/.test(raw), {
       error: 'must be an integer',
       abort: true,
     })

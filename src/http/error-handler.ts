@@ -1,13 +1,45 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DomainError, RateLimited } from '../platform/domain-errors.js';
 import { ApiError, apiErrorOf, type ErrorType, errorBody, errorStatus } from './errors.js';
 import { validationMessage } from './validation.js';
 
+/** The media type the caller sent, as it can be shown back (no parameters, bounded). */
+function sentMediaType(request: FastifyRequest): string | undefined {
+  const header = request.headers['content-type'];
+  if (header === undefined || header.trim() === '') return undefined;
+  const mediaType = (header.split(';')[0] ?? '').trim().toLowerCase();
+  return mediaType.length > 100 ? `${mediaType.slice(0, 100)}…` : mediaType;
+}
+
+/**
+ * A body whose Content-Type no parser of the route accepts: 400 invalid_request (DESIGN.md §2,
+ * "wrong content type"), saying what was sent and what to send. On upload too: 415 is about the
+ * bytes of an image body (by magic bytes), and a body sent as, say, curl's default
+ * application/x-www-form-urlencoded was never offered as an image.
+ */
+function wrongContentType(request: FastifyRequest): { type: ErrorType; message: string } {
+  const sent = sentMediaType(request);
+  const what = sent === undefined ? 'Content-Type is missing' : `Content-Type ${sent} is not accepted`;
+  if (/^\/(api\/)?v1\/upload\b/.test(request.url)) {
+    return {
+      type: 'invalid_request',
+      message:
+        `${what} for an upload: send JSON {"source_url"} as application/json, multipart/form-data ` +
+        'with a "file" field, or the image itself as image/png, image/jpeg, image/webp, image/gif, ' +
+        `image/bmp or application/octet-stream (curl: -F file=@cat.png, or -H 'Content-Type: image/png' --data-binary @cat.png)`,
+    };
+  }
+  return {
+    type: 'invalid_request',
+    message: `${what}; send the body as JSON with Content-Type: application/json`,
+  };
+}
+
 /** Maps a framework-level error (parsing, limits, routing) to our closed list of types. */
 function classifyFrameworkError(
   error: FastifyError,
-  url: string,
+  request: FastifyRequest,
 ): { type: ErrorType; message: string } | undefined {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -17,15 +49,9 @@ function classifyFrameworkError(
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { type: 'payload_too_large', message: 'Request body is too large' };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return wrongContentType(request);
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      // On upload a body that is not an image is the media-type error of DESIGN.md §2.
-      if (/^\/(api\/)?v1\/upload\b/.test(url)) {
-        return {
-          type: 'unsupported_media_type',
-          message: 'Send JSON {"source_url"}, multipart/form-data with a "file" field, or a raw image body',
-        };
-      }
-      return { type: 'invalid_request', message: 'Unsupported Content-Type; send application/json' };
+      return { type: 'invalid_request', message: 'Request body length does not match its Content-Length' };
     case 'FST_ERR_CTP_INVALID_TYPE':
       return { type: 'invalid_request', message: 'Invalid Content-Type header' };
     case 'FST_REQ_FILE_TOO_LARGE':
@@ -57,7 +83,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       if (error.status >= 500) request.log.error({ err: error }, 'request failed');
       return reply.code(error.status).send(errorBody(error.type, error.message));
     }
-    const known = classifyFrameworkError(error, request.url);
+    const known = classifyFrameworkError(error, request);
     if (known) return reply.code(errorStatus[known.type]).send(errorBody(known.type, known.message));
     // A bug: log everything, tell the caller nothing internal.
     request.log.error({ err: error }, 'unexpected error');

@@ -9,56 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import sharp from 'sharp';
 import { startTestServer } from '../../test/support/test-server.js';
 import type { HistoryPage, TaskRecord, UploadResult } from '../client/atelier-client.js';
+import { call, type McpSession, mainArgs, startMcp, textOf } from './testing/stdio-session.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const mainArgs = ['--import', 'tsx', 'src/mcp/main.ts'];
 const ONE_MB = 1024 * 1024;
-
-interface McpSession {
-  client: Client;
-  stderr: () => string;
-  close(): Promise<void>;
-}
-
-async function startMcp(
-  env: Record<string, string>,
-  command: { command: string; args: string[] } = { command: process.execPath, args: mainArgs },
-): Promise<McpSession> {
-  const transport = new StdioClientTransport({
-    ...command,
-    cwd: repoRoot,
-    env,
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const client = new Client({ name: 'atelier-e2e', version: '0' });
-  await client.connect(transport);
-  return { client, stderr: () => stderr, close: () => client.close() };
-}
-
-async function call(
-  session: McpSession,
-  name: string,
-  args: Record<string, unknown> = {},
-): Promise<CallToolResult> {
-  return (await session.client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
-function textOf(result: CallToolResult): string {
-  return result.content
-    .filter((block) => block.type === 'text')
-    .map((block) => (block as { text: string }).text)
-    .join('\n');
-}
 
 function imagesOf(result: CallToolResult): Array<{ data: string; mimeType: string }> {
   return result.content.filter((block) => block.type === 'image') as Array<{
@@ -367,7 +325,7 @@ describe('Atelier MCP server over stdio', () => {
   it('bin/atelier mcp, the command of the documented client configuration, serves the same tools', async () => {
     const viaBin = await startMcp(
       { ATELIER_API_KEY: atelier.apiKey, ATELIER_BASE_URL: atelier.baseUrl },
-      { command: join(repoRoot, 'bin', 'atelier'), args: ['mcp'] },
+      { command: { command: join(repoRoot, 'bin', 'atelier'), args: ['mcp'] } },
     );
     try {
       const { tools } = await viaBin.client.listTools();

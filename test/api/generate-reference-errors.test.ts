@@ -65,7 +65,7 @@ describe('generate: a reference that cannot be used is refused for its field', (
     const response = await edit('http://10.0.0.1/x.png');
     assert.equal(
       assertError(response, 400, 'invalid_request'),
-      'imageUrls[0]: source_url does not point to a public address',
+      'imageUrls[0]: source_url does not point to a public address; to allow it in development, add "10.0.0.1:80" to ATELIER_UPLOAD_ALLOWED_HOSTS',
     );
   });
 });

@@ -281,7 +281,37 @@ describe('POST /api/v1/generate', () => {
         headers: { ...bearer(apiKey), 'content-type': 'text/plain' },
         payload: 'prompt=hello',
       });
-      assertError(response, 400, 'invalid_request');
+      assert.equal(
+        assertError(response, 400, 'invalid_request'),
+        'Content-Type text/plain is not accepted; send the body as JSON with Content-Type: application/json',
+      );
+    });
+
+    test('a JSON object sent as text/plain: the Content-Type is named as the problem', async () => {
+      for (const contentType of [
+        'text/plain',
+        'text/plain; charset=utf-8',
+        'application/x-www-form-urlencoded',
+      ]) {
+        const response = await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/generate',
+          headers: { ...bearer(apiKey), 'content-type': contentType },
+          payload: JSON.stringify({ prompt: 'a lighthouse' }),
+        });
+        assert.equal(
+          assertError(response, 400, 'invalid_request'),
+          `Content-Type ${contentType.split(';')[0]} is not accepted; send the body as JSON with Content-Type: application/json`,
+        );
+      }
+      // An empty text/plain body is no body: a bodiless POST is judged on its own merits.
+      const cancel = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/tasks/tsk_unknown/cancel',
+        headers: { ...bearer(apiKey), 'content-type': 'text/plain' },
+        payload: '',
+      });
+      assertError(cancel, 404, 'not_found');
     });
 
     test('no body at all', async () => {

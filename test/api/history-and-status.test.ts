@@ -83,18 +83,22 @@ describe('GET /api/v1/history and GET /api/v1/user/status', () => {
     assert.equal((await history('?limit=50')).statusCode, 200);
   });
 
-  test('400 for bad page or limit', async () => {
-    for (const query of [
-      '?page=0',
-      '?page=-1',
-      '?page=abc',
-      '?limit=0',
-      '?limit=51',
-      '?limit=2.5',
-      '?page=1&page=2',
+  test('400 for bad page or limit, saying what is accepted', async () => {
+    for (const [query, message] of [
+      ['?page=0', 'page must be at least 1'],
+      ['?page=-1', 'page must be at least 1'],
+      ['?page=-99999999999999999999', 'page must be at least 1'],
+      ['?page=abc', 'page must be an integer'],
+      ['?page=1.5', 'page must be an integer'],
+      ['?limit=0', 'limit must be between 1 and 50'],
+      ['?limit=-5', 'limit must be between 1 and 50'],
+      ['?limit=51', 'limit must be between 1 and 50'],
+      ['?limit=2.5', 'limit must be an integer'],
+      ['?page=1&page=2', 'page must be an integer'],
     ]) {
-      assertError(await history(query), 400, 'invalid_request');
+      assert.equal(assertError(await history(query), 400, 'invalid_request'), message, query);
     }
+    assert.equal((await history('?page=%2B2')).json().page, 2, 'an explicit + sign is an integer too');
   });
 
   test('an account with no generations: total 0, total_pages 0', async () => {

@@ -118,13 +118,45 @@ describe('POST /api/v1/upload', () => {
       payload: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"></svg>'),
     });
     assertError(raw, 415, 'unsupported_media_type');
-    const text = await t.app.inject({
+    const octets = await t.app.inject({
       method: 'POST',
       url: '/api/v1/upload',
-      headers: { ...bearer(apiKey), 'content-type': 'text/html' },
+      headers: { ...bearer(apiKey), 'content-type': 'application/octet-stream' },
       payload: '<html></html>',
     });
-    assertError(text, 415, 'unsupported_media_type');
+    assertError(octets, 415, 'unsupported_media_type');
+  });
+
+  test('400 for a body whose Content-Type cannot be an upload, saying what to send', async () => {
+    // curl --data-binary @cat.png without -H sends application/x-www-form-urlencoded: the image
+    // bytes are fine, the header is what is wrong (415 is for bytes that are not an image).
+    for (const [contentType, payload] of [
+      ['application/x-www-form-urlencoded', png],
+      ['text/html', Buffer.from('<html></html>')],
+      ['text/plain', Buffer.from(JSON.stringify({ source_url: `${originUrl}/ok.png` }))],
+      [undefined, png],
+    ] as const) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/upload',
+        headers: { ...bearer(apiKey), ...(contentType ? { 'content-type': contentType } : {}) },
+        payload,
+      });
+      const message = assertError(response, 400, 'invalid_request');
+      assert.match(
+        message,
+        contentType
+          ? new RegExp(
+              `^Content-Type ${contentType} is not accepted for an upload: send JSON \\{"source_url"\\} as application/json, multipart/form-data with a "file" field, or the image itself as image/png`,
+            )
+          : /^Content-Type is missing for an upload: /,
+        String(contentType),
+      );
+      assert.match(
+        message,
+        /curl: -F file=@cat\.png, or -H 'Content-Type: image\/png' --data-binary @cat\.png/,
+      );
+    }
   });
 
   test('422 for a truncated image', async () => {

@@ -278,7 +278,10 @@ describe('webhooks', () => {
     const delivery = await settled(apiKey, taskId ?? '');
     assert.equal(delivery.state, 'failed');
     assert.equal(delivery.last_status_code, null);
-    assert.equal(delivery.last_error, 'callbackUrl does not point to a public address');
+    assert.equal(
+      delivery.last_error,
+      'callbackUrl does not point to a public address; to allow it in development, add "rebind.example.test:80" to ATELIER_UPLOAD_ALLOWED_HOSTS',
+    );
     assert.ok(rebinding.calls.filter((name) => name === 'rebind.example.test').length >= 2);
   });
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -195,9 +196,36 @@ describe('black box: npm start + bin/atelier', () => {
         return true;
       },
     );
+    const usage = (message: RegExp) => (error: { code: number; stderr: string }) => {
+      assert.equal(error.code, 2, error.stderr);
+      assert.match(error.stderr, message);
+      assert.match(error.stderr, /Usage: atelier <command>/);
+      return true;
+    };
     await assert.rejects(
       cli('accounts', 'create', '--email', 'x@example.test', '--tier', 'gold'),
-      /tier must be one of/,
+      usage(/unknown tier "gold" \(tiers: trial, starter, standard, pro\)/),
     );
+    await assert.rejects(cli(), usage(/no command given/));
+  });
+
+  test('a command that reads refuses a mistyped data dir (exit 1, the path named) and creates nothing', async () => {
+    const typo = join(dataDir, 'typo');
+    await assert.rejects(
+      run(join(root, 'bin/atelier'), ['accounts', 'list'], {
+        cwd: root,
+        env: { ...env, ATELIER_DATA_DIR: typo },
+      }),
+      (error: { code: number; stdout: string; stderr: string }) => {
+        assert.equal(error.code, 1);
+        assert.equal(error.stdout, '');
+        assert.match(
+          error.stderr,
+          new RegExp(`no database at ${join(typo, 'atelier.db')} \\(from ATELIER_DATA_DIR=`),
+        );
+        return true;
+      },
+    );
+    assert.equal(existsSync(typo), false);
   });
 });

@@ -20,7 +20,7 @@ const uploadSchema = {
   tags: ['Uploads'],
   operationId: 'upload',
   summary: 'Upload a reference image',
-  description: `By URL (JSON) — fetched safely and re-hosted — or directly, as multipart field "file" or a raw image body. At most ${MAX_UPLOAD_BYTES / 1024 / 1024} MB; png, jpeg, webp, gif or bmp by magic bytes; at most 100 megapixels.`,
+  description: `By URL (JSON) — fetched safely and re-hosted — or directly, as multipart field "file" or a raw image body (Content-Type image/* or application/octet-stream). At most ${MAX_UPLOAD_BYTES / 1024 / 1024} MB; png, jpeg, webp, gif or bmp by magic bytes, whatever the Content-Type says (else 415); at most 100 megapixels. Any other Content-Type (curl's default application/x-www-form-urlencoded included) is 400 invalid_request.`,
   headers: idempotencyHeadersSchema,
   // Per media type: Fastify validates the JSON form with its schema; the direct forms are streams
   // the handler reads with its own limits, so they are only documented (see src/openapi).

@@ -1,6 +1,7 @@
 import { open } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { type AtelierClient, uploadResultSchema } from '../../client/atelier-client.js';
@@ -23,8 +24,9 @@ const inputSchema = {
     .min(1)
     .optional()
     .describe(
-      'Local image file on the machine running this MCP server: an absolute path, or one starting with ~/. It is ' +
-        'read here and uploaded directly. Give this or source_url, not both.',
+      'Local image file on the machine running this MCP server: an absolute path, or one starting with ~/. A ' +
+        "relative path is resolved against the client's workspace root when the client shares exactly one " +
+        '(MCP roots), and refused otherwise. It is read here and uploaded directly. Give this or source_url, not both.',
     ),
 };
 
@@ -50,7 +52,10 @@ export function registerUploadReferenceImage(server: McpServer, client: AtelierC
         const result =
           source_url !== undefined
             ? await client.upload({ source_url }, { signal: extra.signal })
-            : await client.upload(await readLocalImage(path as string), { signal: extra.signal });
+            : await client.upload(
+                await readLocalImage(await absolutePathOf(server, path as string, extra.signal)),
+                { signal: extra.signal },
+              );
         return structuredResult(result, [
           {
             type: 'text',
@@ -64,12 +69,44 @@ export function registerUploadReferenceImage(server: McpServer, client: AtelierC
   );
 }
 
-/** Reads a local image, refusing anything that is not a png/jpeg/webp/gif/bmp by its magic bytes. */
-async function readLocalImage(rawPath: string): Promise<{ bytes: Uint8Array; contentType: string }> {
-  // MCP clients start servers in a directory the user does not choose, so ~ is expanded and the
-  // description asks for absolute paths.
-  const expanded = rawPath === '~' || rawPath.startsWith('~/') ? homedir() + rawPath.slice(1) : rawPath;
-  const absolute = resolve(expanded);
+/**
+ * Where a `path` argument points. `~` and `~/…` are the user's home; an absolute path is itself. A
+ * relative path means "relative to what I am working on" to an agent, and that is never this
+ * server's working directory (MCP clients start servers in a directory the user does not choose):
+ * it is resolved against the client's workspace root when the client shares exactly one (MCP
+ * roots), and refused otherwise, with what to send instead.
+ */
+async function absolutePathOf(server: McpServer, rawPath: string, signal: AbortSignal): Promise<string> {
+  if (rawPath === '~' || rawPath.startsWith('~/')) return resolve(homedir() + rawPath.slice(1));
+  if (isAbsolute(rawPath)) return resolve(rawPath);
+  const refuse = (why: string) =>
+    new LocalToolError(
+      'invalid_request',
+      `path ${JSON.stringify(rawPath)} is relative and ${why}: give an absolute path (or one starting with ~/)`,
+    );
+  if (!server.server.getClientCapabilities()?.roots)
+    throw refuse('this MCP client shares no workspace root to resolve it against');
+  const { roots } = await server.server.listRoots(undefined, { signal });
+  const directories = roots.flatMap((root) => {
+    try {
+      return [fileURLToPath(root.uri)];
+    } catch {
+      return []; // not a local file: URI (another scheme, or a remote host)
+    }
+  });
+  const [root] = directories;
+  if (root === undefined || directories.length > 1) {
+    throw refuse(
+      directories.length === 0
+        ? 'this MCP client shares no workspace root to resolve it against'
+        : `this MCP client shares ${directories.length} workspace roots (${directories.join(', ')})`,
+    );
+  }
+  return resolve(root, rawPath);
+}
+
+/** Reads a local image (an absolute path), refusing anything that is not a png/jpeg/webp/gif/bmp by its magic bytes. */
+async function readLocalImage(absolute: string): Promise<{ bytes: Uint8Array; contentType: string }> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(absolute, 'r');

@@ -110,11 +110,13 @@ function canonicalIp(address: string): string | null {
 }
 
 /**
- * An entry `host` exempts that host on the scheme's default port; `host:port` exempts that host on
- * that port only (and is the only way to reach a non-default port at all).
+ * ATELIER_UPLOAD_ALLOWED_HOSTS, for development and tests: an entry `host` exempts that host on
+ * every port, `host:port` on that port only. Entries match the URL's host as written (a name by
+ * name, an address by address), never what a name resolves to: `localhost` does not exempt
+ * `http://127.0.0.1/`, and a caller's own name that resolves to 127.0.0.1 is not exempted by it.
  */
 interface AllowedHosts {
-  onDefaultPort: Set<string>;
+  onAnyPort: Set<string>;
   onPort: Set<string>;
 }
 
@@ -162,10 +164,10 @@ function parseHostEntry(entry: string): { host: string; port: string | null } {
 }
 
 function toAllowedHosts(entries: string[]): AllowedHosts {
-  const allowed: AllowedHosts = { onDefaultPort: new Set(), onPort: new Set() };
+  const allowed: AllowedHosts = { onAnyPort: new Set(), onPort: new Set() };
   for (const entry of entries) {
     const { host, port } = parseHostEntry(entry);
-    if (port === null) allowed.onDefaultPort.add(host);
+    if (port === null) allowed.onAnyPort.add(host);
     else allowed.onPort.add(`${host}:${port}`);
   }
   return allowed;
@@ -180,15 +182,33 @@ async function systemLookup(hostname: string): Promise<ResolvedAddress[]> {
   return answers.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 }
 
+function effectivePort(url: URL): number {
+  return url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+}
+
+/**
+ * What a refusal tells the reader to set: the exact `host:port` entry that would exempt this URL.
+ * Only the URL's own host and port are echoed, never an address a name resolved to (that would
+ * tell a caller what internal names resolve to).
+ */
+function exemptionHint(url: URL): string {
+  return `; to allow it in development, add "${url.hostname}:${effectivePort(url)}" to ATELIER_UPLOAD_ALLOWED_HOSTS`;
+}
+
 /**
  * The policy every caller-named URL must pass before a socket is opened: http(s), no credentials,
  * the default port, and every address the host has must be public, unless `allowedHosts` (from
- * ATELIER_UPLOAD_ALLOWED_HOSTS) exempts it. Refusals are InvalidInput naming `subject`; a host
- * name that does not resolve is FetchFailed.
+ * ATELIER_UPLOAD_ALLOWED_HOSTS) exempts it. Refusals are InvalidInput naming `subject` and the
+ * entry that would exempt the URL; a host name that does not resolve is FetchFailed.
  */
 export function createAddressPolicy(options: { allowedHosts?: string[]; lookup?: Lookup } = {}) {
   const allowed = toAllowedHosts(options.allowedHosts ?? []);
   const lookup = options.lookup ?? systemLookup;
+
+  function isExempt(url: URL): boolean {
+    const host = stripBrackets(url.hostname);
+    return allowed.onAnyPort.has(host) || allowed.onPort.has(`${host}:${effectivePort(url)}`);
+  }
 
   /** Parses `raw` and checks what can be judged without DNS: scheme, credentials, port. */
   function parseTarget(raw: string | URL, subject: string): URL {
@@ -205,8 +225,11 @@ export function createAddressPolicy(options: { allowedHosts?: string[]; lookup?:
       throw new InvalidInput(`${subject} must not contain credentials`, subject);
     }
     // The WHATWG parser empties `port` when it is the scheme's default, so any value here is non-default.
-    if (url.port !== '' && !allowed.onPort.has(`${stripBrackets(url.hostname)}:${url.port}`)) {
-      throw new InvalidInput(`${subject} must use the default port`, subject);
+    if (url.port !== '' && !isExempt(url)) {
+      throw new InvalidInput(
+        `${subject} must use the default port (80 for http, 443 for https)${exemptionHint(url)}`,
+        subject,
+      );
     }
     return url;
   }
@@ -214,10 +237,9 @@ export function createAddressPolicy(options: { allowedHosts?: string[]; lookup?:
   /** Resolves the host once and judges every answer; the result is all a connector may dial. */
   async function vet(url: URL, subject: string, signal: AbortSignal): Promise<VettedTarget> {
     const host = stripBrackets(url.hostname);
-    const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
-    const exempt =
-      allowed.onPort.has(`${host}:${port}`) || (url.port === '' && allowed.onDefaultPort.has(host));
-    const refuse = () => new InvalidInput(`${subject} ${NOT_PUBLIC}`, subject);
+    const port = effectivePort(url);
+    const exempt = isExempt(url);
+    const refuse = () => new InvalidInput(`${subject} ${NOT_PUBLIC}${exemptionHint(url)}`, subject);
     // Security: a literal IP never reaches the resolver, so a lookup-only guard would wave it through.
     if (isIP(host) !== 0) {
       if (!exempt && !isPublicAddress(host)) throw refuse();

@@ -252,6 +252,40 @@ describe('ATELIER_UPLOAD_ALLOWED_HOSTS', () => {
     await file.cleanup();
   });
 
+  it('a bare host exempts every port of that host, by the name written in the URL', async () => {
+    const fetcher = createSafeFetcher({ tempDir, allowedHosts: parseAllowedHosts('127.0.0.1,localhost') });
+    for (const url of [`http://127.0.0.1:${web.port}/image.png`, `http://localhost:${web.port}/image.png`]) {
+      const file = await fetcher.fetchToFile(url, SOURCE);
+      assert.deepEqual(await readFile(file.path), fixtures['image.png'], url);
+      await file.cleanup();
+    }
+  });
+
+  it('matches the host as written, not what it resolves to; the refusal names the entry to add', async () => {
+    const byName = createSafeFetcher({ tempDir, allowedHosts: parseAllowedHosts(`localhost:${web.port}`) });
+    await assert.rejects(
+      byName.fetchToFile(`http://127.0.0.1:${web.port}/image.png`, SOURCE),
+      rejectsWith(
+        'invalid_input',
+        new RegExp(
+          `^source_url must use the default port \\(80 for http, 443 for https\\); to allow it in development, add "127\\.0\\.0\\.1:${web.port}" to ATELIER_UPLOAD_ALLOWED_HOSTS$`,
+        ),
+      ),
+    );
+    const none = createSafeFetcher({ tempDir });
+    await assert.rejects(
+      none.fetchToFile('http://localhost/image.png', SOURCE),
+      rejectsWith(
+        'invalid_input',
+        /^source_url does not point to a public address; to allow it in development, add "localhost:80" to ATELIER_UPLOAD_ALLOWED_HOSTS$/,
+      ),
+    );
+    await assert.rejects(
+      none.fetchToFile('https://[::1]:8443/', SOURCE),
+      rejectsWith('invalid_input', /add "\[::1\]:8443" to ATELIER_UPLOAD_ALLOWED_HOSTS$/),
+    );
+  });
+
   it('exempts only what it names: other hosts, other ports, schemes and credentials stay refused', async () => {
     const fetcher = createSafeFetcher({ tempDir, allowedHosts: [`127.0.0.1:${web.port}`, 'minio'] });
     await assert.rejects(
@@ -272,7 +306,7 @@ describe('ATELIER_UPLOAD_ALLOWED_HOSTS', () => {
       rejectsWith('invalid_input'),
     );
     await assert.rejects(
-      fetcher.fetchToFile('http://minio:9000/', SOURCE),
+      fetcher.fetchToFile(`http://minio.example.test:${web.port}/`, SOURCE),
       rejectsWith('invalid_input', /default port/),
     );
   });

@@ -1,0 +1,40 @@
+// docs/api.md is the project's API reference: every public operation of the served OpenAPI document
+// has its section, and every error type its row, so the reference cannot silently fall behind.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+import { errorStatus } from '../../src/http/errors.js';
+import { createTestApp, type TestApp } from '../support/test-server.js';
+
+const reference = await readFile(new URL('../../docs/api.md', import.meta.url), 'utf8');
+
+describe('docs/api.md', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp({ startEngine: false });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  test('has a section for every public operation of the OpenAPI document', async () => {
+    const document = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const operations = Object.entries(document.paths)
+      // The website's own API is documented in docs/website.md.
+      .filter(([path]) => !path.startsWith('/web/api/'))
+      .flatMap(([path, methods]) =>
+        Object.keys(methods).map((method) => `## ${method.toUpperCase()} ${path}`),
+      );
+    assert.ok(operations.length >= 15, `found ${operations.length} operations`);
+    const missing = operations.filter((heading) => !reference.includes(`\n${heading}\n`));
+    assert.deepEqual(missing, [], 'operations without a section in docs/api.md');
+  });
+
+  test('has a row for every error type, with its status', () => {
+    for (const [type, status] of Object.entries(errorStatus)) {
+      assert.match(reference, new RegExp(`\\n\\| ${status} \\| \`${type}\` \\|`), type);
+    }
+  });
+});
