@@ -146,3 +146,11 @@ test('request timeouts: 30 s idle, 60 s body, 5 min upload by default; the idle 
   assert.equal(quick.requestTimeouts.uploadDeadlineMs, 1000);
   assert.throws(() => loadConfig({ ATELIER_BODY_IDLE_TIMEOUT_MS: '60000' }), /ATELIER_BODY_IDLE_TIMEOUT_MS/);
 });
+
+test('ATELIER_OPENAI_WAIT_MS: 300 s by default, 1 ms to 10 min, anything else named', () => {
+  assert.equal(loadConfig({}).openAiWaitMs, 300_000);
+  assert.equal(loadConfig({ ATELIER_OPENAI_WAIT_MS: '1500' }).openAiWaitMs, 1500);
+  for (const bad of ['0', '600001', 'soon', '-5']) {
+    assert.throws(() => loadConfig({ ATELIER_OPENAI_WAIT_MS: bad }), /ATELIER_OPENAI_WAIT_MS/);
+  }
+});
