@@ -115,7 +115,9 @@ export const openAiImagesResponseSchema = z
   .meta({
     id: 'OpenAiImagesResponse',
     description: 'OpenAI Images response',
-    examples: [{ created: 1795300990, data: [{ url: 'http://localhost:8080/files/results/tsk_4f9c2a7e.png' }] }],
+    examples: [
+      { created: 1795300990, data: [{ url: 'http://localhost:8080/files/results/tsk_4f9c2a7e.png' }] },
+    ],
   });
 
 export type OpenAiImagesResponse = z.output<typeof openAiImagesResponseSchema>;

@@ -43,7 +43,8 @@ test('WxH: the nearest ratio, then the size class nearest in megapixels', () => 
     ['4096x4096', '1:1', '4K'],
     ['2520x1080', '21:9', '2K'],
   ];
-  for (const [size, aspect, imageSize] of cases) assert.deepEqual(mapSize(model(), size), { aspect, imageSize }, size);
+  for (const [size, aspect, imageSize] of cases)
+    assert.deepEqual(mapSize(model(), size), { aspect, imageSize }, size);
 });
 
 test('a class below the model’s smallest is raised to it; above its largest is refused', () => {

@@ -42,14 +42,17 @@ function transformRoute(input: TransformInput) {
 
 function convertRoute(input: TransformInput) {
   const schema = input.schema as RouteSchema | undefined;
-  if (!schema || !isPerMediaType(schema.body)) return jsonSchemaTransform(input);
-  const { body, documentedOnlyBodies, ...rest } = schema;
+  if (!schema || (!isPerMediaType(schema.body) && !schema.documentedOnlyBodies))
+    return jsonSchemaTransform(input);
+  const { body = { content: {} }, documentedOnlyBodies, ...rest } = schema;
   const transformed = jsonSchemaTransform({ ...input, schema: rest } as TransformInput);
   const content = Object.fromEntries(
-    Object.entries({ ...body.content, ...documentedOnlyBodies }).map(([mediaType, { schema: media }]) => {
-      const converted = jsonSchemaTransform({ ...input, schema: { body: media } } as TransformInput);
-      return [mediaType, { schema: (converted.schema as { body: unknown }).body }];
-    }),
+    Object.entries({ ...(isPerMediaType(body) ? body.content : {}), ...documentedOnlyBodies }).map(
+      ([mediaType, { schema: media }]) => {
+        const converted = jsonSchemaTransform({ ...input, schema: { body: media } } as TransformInput);
+        return [mediaType, { schema: (converted.schema as { body: unknown }).body }];
+      },
+    ),
   );
   return { ...transformed, schema: { ...transformed.schema, body: { content } } };
 }
