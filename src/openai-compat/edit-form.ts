@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { openAiEditFieldsSchema } from '../contract/openai.js';
 import { parseInput } from '../contract/parse-input.js';
-import { InvalidInput, TooLarge } from '../platform/domain-errors.js';
+import { DomainError, InvalidInput, TooLarge } from '../platform/domain-errors.js';
 import { writeStreamToTempFile } from '../uploads/temp-file.js';
 
 /** Most image parts an edit may carry (OpenAI's own limit is 16). */
@@ -64,6 +64,14 @@ export async function readEditForm(request: FastifyRequest): Promise<EditForm> {
     return { fields: parseInput(openAiEditFieldsSchema, text, 'The form'), images, cleanup };
   } catch (error) {
     await cleanup();
-    throw error;
+    throw asCallerError(error);
   }
+}
+
+/** A body busboy cannot parse (no boundary, cut short, garbage) is the caller's error, not a 500. */
+function asCallerError(error: unknown): unknown {
+  if (error instanceof DomainError) return error;
+  const status = (error as { statusCode?: unknown }).statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) return error;
+  return new InvalidInput('Malformed multipart/form-data body', 'image');
 }

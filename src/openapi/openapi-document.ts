@@ -4,6 +4,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { webhookPayloadSchema } from '../contract/webhooks.js';
 import { WEBSITE_SESSION_SCHEME, WEBSITE_TAG, websiteSessionSecurityScheme } from '../contract/website.js';
+import { OPENAI_TAG } from '../openai-compat/routes.js';
 
 export type OpenApiDocument = OpenAPIV3_1.Document;
 
@@ -97,6 +98,11 @@ export async function registerOpenApiDocument(app: FastifyInstance, { serverUrl 
       webhooks: callbackWebhooks,
       security: [{ bearer: [] }],
       tags: [
+        {
+          name: OPENAI_TAG,
+          description:
+            "OpenAI's Images API on /v1 (POST /v1/images/generations, POST /v1/images/edits, GET /v1/models) for tools that speak only OpenAI: same keys, catalog, history and library; errors in OpenAI's shape { error: { message, type, param, code } }. See docs/openai-compat.md.",
+        },
         {
           name: WEBSITE_TAG,
           description:
