@@ -1,5 +1,5 @@
 import multipart from '@fastify/multipart';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Account } from '../accounts/accounts-repository.js';
 import type { Catalog } from '../catalog/catalog.js';
@@ -89,17 +89,22 @@ export async function openAiCompatRoutes(
   app.addHook('preClose', async () => {
     for (const stop of [...openWaits]) stop();
   });
-  async function runAndWait(request: FastifyRequest, account: Account, plan: ImagePlan, urls: string[]) {
+  /**
+   * Runs a planned request; its wait ends early when the caller goes away. The
+   * response's `close` (not the request's, which fires once the body is read) is what says
+   * the connection is gone before an answer was sent.
+   */
+  async function runAndWait(reply: FastifyReply, account: Account, plan: ImagePlan, urls: string[]) {
     let stop = () => {};
     const gone = () => stop();
-    request.raw.once('close', gone);
+    reply.raw.once('close', gone);
     try {
       return await deps.images.run(account, plan, urls, (stopWait) => {
         stop = stopWait;
         openWaits.add(stopWait);
       });
     } finally {
-      request.raw.off('close', gone);
+      reply.raw.off('close', gone);
       openWaits.delete(stop);
     }
   }
@@ -138,12 +143,12 @@ export async function openAiCompatRoutes(
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { body } = request;
       if (body.stream === true)
         throw new InvalidInput('stream is not supported; send stream: false', 'stream');
       const plan = deps.images.plan({ ...body, references: 0 });
-      return runAndWait(request, accountOf(request), plan, []);
+      return runAndWait(reply, accountOf(request), plan, []);
     },
   );
 
@@ -167,7 +172,7 @@ export async function openAiCompatRoutes(
           },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const account = accountOf(request);
         const form = await readEditForm(request);
         try {
@@ -180,7 +185,7 @@ export async function openAiCompatRoutes(
               throw aboutImage(error, index);
             }
           }
-          return await runAndWait(request, account, plan, urls);
+          return await runAndWait(reply, account, plan, urls);
         } finally {
           await form.cleanup();
         }

@@ -8,6 +8,9 @@ import sharp from 'sharp';
 import { DEFAULT_CATALOG } from '../../src/catalog/catalog.js';
 import { bearer, makePng } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
+import { sessionCookieOf } from '../support/website-session.js';
+
+const PASSWORD = 'correct horse battery';
 
 /** The official client against a local Atelier, as a tool configured with OPENAI_BASE_URL would be. */
 const clientOf = (t: TestApp, apiKey: string, options: { maxRetries?: number } = {}) =>
@@ -55,14 +58,31 @@ const historyOf = async (t: TestApp, apiKey: string) =>
 describe('OpenAI-compatible images API, with the official openai client', () => {
   let t: TestApp;
   let apiKey: string;
+  let email: string;
   let client: OpenAI;
 
   before(async () => {
     t = await createTestApp({ listen: true });
-    ({ apiKey } = await t.createAccount());
+    ({ apiKey, email } = await t.createAccount(undefined, { password: PASSWORD }));
     client = clientOf(t, apiKey);
   });
   after(() => t?.close());
+
+  /** The website's saved works of the account (signed in with its session, as the browser is). */
+  async function savedWorks() {
+    const signIn = await t.app.inject({
+      method: 'POST',
+      url: '/web/api/session',
+      headers: { origin: t.baseUrl },
+      payload: { email, password: PASSWORD },
+    });
+    const works = await t.app.inject({
+      method: 'GET',
+      url: '/web/api/works',
+      headers: { cookie: sessionCookieOf(signIn) },
+    });
+    return works.json().items as Array<{ source: string; tasks: Array<{ imageUrl?: string }> }>;
+  }
 
   test('models: OpenAI’s list with the catalog fields; /api/v1/models answers the same', async () => {
     const ids: string[] = [];
@@ -114,6 +134,12 @@ describe('OpenAI-compatible images API, with the official openai client', () => 
       response.data?.map((image) => image.url),
     );
     assert.equal(history.items[0]?.imageCount, 2);
+    const [work] = await savedWorks();
+    assert.equal(work?.source, 'api', 'labelled like an API generation');
+    assert.deepEqual(
+      work?.tasks.map((task) => task.imageUrl),
+      response.data?.map((image) => image.url),
+    );
     const results = await get(t, apiKey, '/api/v1/assets?kind=result');
     for (const image of response.data ?? [])
       assert.ok(
