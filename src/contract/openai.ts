@@ -7,6 +7,9 @@ import { fieldError } from './field-error.js';
  * accepted and ignored, so tools that always send them keep working (docs/openai-compat.md).
  */
 
+/** The OpenAPI document's tag of these routes. */
+export const OPENAI_TAG = 'OpenAI-compatible';
+
 export const RESPONSE_FORMATS = ['url', 'b64_json'] as const;
 export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
 

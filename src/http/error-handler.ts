@@ -59,10 +59,10 @@ function classifyFrameworkError(
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((thrown: FastifyError, request, reply) => {
     const openAi = request.routeOptions.config?.openAiErrors === true;
-    const send = (status: number, type: string, message: string, field?: string) =>
+    const send = (status: number, type: ErrorType, message: string, field?: string) =>
       reply
         .code(status)
-        .send(openAi ? openAiErrorBody(status, type, message, field) : errorBody(type as ErrorType, message));
+        .send(openAi ? openAiErrorBody(status, type, message, field) : errorBody(type, message));
     if (thrown instanceof OpenAiCompatError) {
       if (!thrown.retryable) reply.header('x-should-retry', 'false');
       if (thrown.status >= 500) request.log.warn({ err: thrown }, 'OpenAI-compatible request failed');

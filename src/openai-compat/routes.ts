@@ -5,6 +5,7 @@ import type { Account } from '../accounts/accounts-repository.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { modelsSchema } from '../contract/catalog.js';
 import {
+  OPENAI_TAG,
   openAiEditFormSchema,
   openAiErrorBodySchema,
   openAiGenerateBodySchema,
@@ -29,7 +30,6 @@ import { MAX_EDIT_IMAGES, readEditForm } from './edit-form.js';
 import type { ImagePlan, ImageRequests } from './image-requests.js';
 import { OPENAI_ERROR_STATUSES } from './openai-errors.js';
 
-export const OPENAI_TAG = 'OpenAI-compatible';
 type ErrorStatus = keyof typeof OPENAI_ERROR_STATUSES;
 
 /** The error answers a route declares, in OpenAI's shape (the serializer keeps param and code). */

@@ -2,9 +2,9 @@ import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { OPENAI_TAG } from '../contract/openai.js';
 import { webhookPayloadSchema } from '../contract/webhooks.js';
 import { WEBSITE_SESSION_SCHEME, WEBSITE_TAG, websiteSessionSecurityScheme } from '../contract/website.js';
-import { OPENAI_TAG } from '../openai-compat/routes.js';
 
 export type OpenApiDocument = OpenAPIV3_1.Document;
 
