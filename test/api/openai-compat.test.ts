@@ -336,3 +336,36 @@ describe('OpenAI-compatible wait ceiling', () => {
     );
   });
 });
+
+describe('OpenAI-compatible answer when some images of n fail', () => {
+  let t: TestApp;
+
+  before(async () => {
+    // Slow enough that a task can be canceled while the request waits.
+    t = await createTestApp({ listen: true, env: { ATELIER_LOCAL_LATENCY_MS: '3000' } });
+  });
+  after(() => t?.close());
+
+  test('the images that completed are answered; the failed one is left out', async () => {
+    const { apiKey, id: accountId } = await t.createAccount();
+    // The first change of one of the account's tasks names a task to cancel (no sleeping).
+    const firstTask = new Promise<string>((resolve) => {
+      const unsubscribe = t.core.taskEvents.subscribe(accountId, {
+        onChange: (change) => {
+          unsubscribe();
+          resolve(change.record.task_id);
+        },
+      });
+    });
+    const answer = clientOf(t, apiKey).images.generate({ prompt: 'two, one canceled', n: 2 });
+    const canceled = await fetch(`${t.baseUrl}/api/v1/tasks/${await firstTask}/cancel`, {
+      method: 'POST',
+      headers: bearer(apiKey),
+    });
+    assert.equal(canceled.status, 200);
+    const response = await answer;
+    assert.equal(response.data?.length, 1);
+    const [item] = (await historyOf(t, apiKey)).items;
+    assert.deepEqual(item?.images, [response.data?.[0]?.url]);
+  });
+});
