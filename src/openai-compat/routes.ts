@@ -16,14 +16,7 @@ import { idempotencyHeadersSchema, installIdempotency } from '../http/idempotenc
 import { jsonResponse } from '../http/route-responses.js';
 import { modelList } from '../http/routes/models.js';
 import type { IdempotencyRepository } from '../idempotency/idempotency-repository.js';
-import {
-  DomainError,
-  FetchFailed,
-  InvalidImage,
-  InvalidInput,
-  TooLarge,
-  UnsupportedMedia,
-} from '../platform/domain-errors.js';
+import { aboutReferenceField, DomainError, InvalidInput } from '../platform/domain-errors.js';
 import { MAX_UPLOAD_BYTES } from '../uploads/temp-file.js';
 import type { UploadsService } from '../uploads/uploads-service.js';
 import { MAX_EDIT_IMAGES, readEditForm } from './edit-form.js';
@@ -48,18 +41,6 @@ function openAiErrorResponses(statuses: readonly ErrorStatus[]) {
 const IMAGE_ERRORS = [400, 401, 404, 409, 413, 422, 502, 504] as const;
 const SYNC_NOTE =
   'Synchronous: answers once every image has ended (ceiling ATELIER_OPENAI_WAIT_MS, default 300 s). Errors use OpenAI’s shape { error: { message, type, param, code } }.';
-
-/** A reference that failed its checks, said about the `image` field with the same outcome. */
-function aboutImage(error: unknown, index: number): unknown {
-  if (!(error instanceof DomainError)) return error;
-  const message = `image[${index}]: ${error.message}`;
-  if (error instanceof InvalidInput) return new InvalidInput(message, 'image');
-  if (error instanceof TooLarge) return new TooLarge(message);
-  if (error instanceof UnsupportedMedia) return new UnsupportedMedia(message);
-  if (error instanceof InvalidImage) return new InvalidImage(message);
-  if (error instanceof FetchFailed) return new FetchFailed(message);
-  return error;
-}
 
 /**
  * The OpenAI Images API beside v1 (registered under `/v1`, before the v1 alias): the same
@@ -182,7 +163,9 @@ export async function openAiCompatRoutes(
             try {
               urls.push((await deps.uploads.ingestFile(account.id, image.path)).url);
             } catch (error) {
-              throw aboutImage(error, index);
+              throw error instanceof DomainError
+                ? aboutReferenceField(error, `image[${index}]`, 'image')
+                : error;
             }
           }
           return await runAndWait(reply, account, plan, urls);
