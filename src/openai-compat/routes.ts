@@ -156,9 +156,11 @@ export async function openAiCompatRoutes(
       async (request, reply) => {
         const account = accountOf(request);
         const form = await readEditForm(request);
+        let plan: ImagePlan;
+        const urls: string[] = [];
+        // The temp files go as soon as the images are stored, not after the wait.
         try {
-          const plan = deps.images.plan({ ...form.fields, references: form.images.length });
-          const urls: string[] = [];
+          plan = deps.images.plan({ ...form.fields, references: form.images.length });
           for (const [index, image] of form.images.entries()) {
             try {
               urls.push((await deps.uploads.ingestFile(account.id, image.path)).url);
@@ -168,10 +170,10 @@ export async function openAiCompatRoutes(
                 : error;
             }
           }
-          return await runAndWait(reply, account, plan, urls);
         } finally {
           await form.cleanup();
         }
+        return runAndWait(reply, account, plan, urls);
       },
     );
   });
