@@ -24,11 +24,29 @@ import { uploadRoutes } from './http/routes/uploads.js';
 import { userStatusRoutes } from './http/routes/user-status.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { edgeServerOptions } from './http/server-options.js';
+import { createImageRequests } from './openai-compat/image-requests.js';
+import { openAiCompatRoutes } from './openai-compat/routes.js';
 import { registerOpenApiDocument } from './openapi/openapi-document.js';
 import { openApiRoutes } from './openapi/openapi-routes.js';
 import { createWebsite } from './web/website.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
+
+/** What the OpenAI-compatible routes need from the core. */
+function openAiCompatDeps(core: Core, resolvers: AccountResolver[]) {
+  const filesPrefix = `${core.config.publicBaseUrl}/files/`;
+  const images = createImageRequests({
+    catalog: core.catalog,
+    generations: core.generations,
+    tasks: core.tasks,
+    feed: core.taskEvents,
+    blobs: core.blobs,
+    clock: core.clock,
+    waitMs: core.config.openAiWaitMs,
+    blobKeyOfUrl: (url) => (url.startsWith(filesPrefix) ? url.slice(filesPrefix.length) : undefined),
+  });
+  return { catalog: core.catalog, images, uploads: core.uploads, idempotency: core.idempotency, resolvers };
+}
 
 /**
  * The /api/v1 surface: every route behind authentication (bearer key, or the website's session).
@@ -53,7 +71,8 @@ async function apiV1(
   });
   await app.register(userStatusRoutes, { upstreamAccess: core.upstreamAccess });
   await app.register(assetRoutes, { assets: core.assets });
-  await app.register(catalogRoutes, { catalog: core.catalog });
+  // /v1/models is the OpenAI-compatible plugin's (same answer, OpenAI's error shape).
+  if (!alias) await app.register(catalogRoutes, { catalog: core.catalog });
   await app.register(webhookRoutes, { webhooks: core.webhooks });
 }
 
@@ -124,6 +143,8 @@ export async function buildApp(
   const resolvers = [bearerKeyResolver(core.accounts.authenticateApiKey), website.sessionResolver];
   // The spec writes the poll path both as /api/v1/tasks/{id} and /v1/tasks/{id}: serve both.
   await app.register(apiV1, { prefix: '/api/v1', core, resolvers });
+  // OpenAI's Images API first: /v1/models and /v1/images/* are its; every other /v1 path is the alias.
+  await app.register(openAiCompatRoutes, { prefix: '/v1', ...openAiCompatDeps(core, resolvers) });
   await app.register(apiV1, { prefix: '/v1', core, resolvers, alias: true });
   // A route that declares no schema is left out of the document (the website's pages and static
   // files); the route-coverage test (test/api/openapi-contract.test.ts) names every such route.

@@ -176,3 +176,11 @@ test('ATELIER_UPLOAD_ALLOWED_HOSTS: canonical entries; a malformed one is named 
     /ATELIER_UPLOAD_ALLOWED_HOSTS: invalid allowed host entry: http:\/\/127\.0\.0\.1:9000 \(expected comma-separated host or host:port/,
   );
 });
+
+test('ATELIER_OPENAI_WAIT_MS: 300 s by default, 1 ms to 10 min, anything else named', () => {
+  assert.equal(loadConfig({}).openAiWaitMs, 300_000);
+  assert.equal(loadConfig({ ATELIER_OPENAI_WAIT_MS: '1500' }).openAiWaitMs, 1500);
+  for (const bad of ['0', '600001', 'soon', '-5']) {
+    assert.throws(() => loadConfig({ ATELIER_OPENAI_WAIT_MS: bad }), /ATELIER_OPENAI_WAIT_MS/);
+  }
+});

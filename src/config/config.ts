@@ -103,6 +103,8 @@ const envSchema = z.object({
     .pipe(z.array(z.enum(['api', 'worker'])).min(1)),
   ATELIER_LOCAL_LATENCY_MS: milliseconds(4000),
   ATELIER_TASK_DEADLINE_MS: milliseconds(20 * 60 * 1000, 1000),
+  // Kept under the 10-minute limit of common proxies and of the openai client's own timeout.
+  ATELIER_OPENAI_WAIT_MS: milliseconds(300_000, 1, 600_000),
   ATELIER_WORKER_CONCURRENCY: wholeNumber({ min: 1, max: 256, fallback: 8 }),
   ATELIER_SUBMIT_MAX_ATTEMPTS: wholeNumber({ min: 1, max: 50, fallback: 6 }),
   ATELIER_UPSTREAM_TIMEOUT_MS: milliseconds(5 * 60 * 1000, 1000),
@@ -212,6 +214,8 @@ export interface Config {
   roles: { api: boolean; worker: boolean };
   localLatencyMs: number;
   taskDeadlineMs: number;
+  /** How long an OpenAI-compatible images request waits for its tasks before answering with their ids. */
+  openAiWaitMs: number;
   workerConcurrency: number;
   submitMaxAttempts: number;
   upstreamTimeoutMs: number;
@@ -259,6 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     roles: { api: e.ATELIER_ROLES.includes('api'), worker: e.ATELIER_ROLES.includes('worker') },
     localLatencyMs: e.ATELIER_LOCAL_LATENCY_MS,
     taskDeadlineMs: e.ATELIER_TASK_DEADLINE_MS,
+    openAiWaitMs: e.ATELIER_OPENAI_WAIT_MS,
     workerConcurrency: e.ATELIER_WORKER_CONCURRENCY,
     submitMaxAttempts: e.ATELIER_SUBMIT_MAX_ATTEMPTS,
     upstreamTimeoutMs: e.ATELIER_UPSTREAM_TIMEOUT_MS,

@@ -10,15 +10,12 @@ import {
   type IdempotencyRepository,
 } from '../idempotency/idempotency-repository.js';
 import {
+  aboutReferenceField,
   DomainError,
-  FetchFailed,
   IdempotencyInProgress,
-  InvalidImage,
   InvalidInput,
   Misconfigured,
   NotFound,
-  TooLarge,
-  UnsupportedMedia,
   UpstreamFailed,
   UpstreamKeyMissing,
 } from '../platform/domain-errors.js';
@@ -41,21 +38,6 @@ export interface SavedWork extends Omit<HistoryItem, 'images' | 'removed'> {
 
 /** The answer of POST /generate (spec §2.3). */
 export type GenerateAnswer = GenerateResponse;
-
-/**
- * A failure to fetch or check reference `index`, said about that field ("imageUrls[0]: …") with
- * the same outcome, so a 422 stays a 422 and a 502 a 502.
- */
-function aboutReference(error: DomainError, index: number): DomainError {
-  const field = `imageUrls[${index}]`;
-  const message = `${field}: ${error.message}`;
-  if (error instanceof InvalidInput) return new InvalidInput(message, field);
-  if (error instanceof FetchFailed) return new FetchFailed(message);
-  if (error instanceof TooLarge) return new TooLarge(message);
-  if (error instanceof UnsupportedMedia) return new UnsupportedMedia(message);
-  if (error instanceof InvalidImage) return new InvalidImage(message);
-  return error;
-}
 
 /** The generate use case and the history listing. */
 export function createGenerationsService(deps: {
@@ -95,7 +77,7 @@ export function createGenerationsService(deps: {
         const uploaded = await deps.uploads.ingestUrl(account.id, url);
         keys.push(uploaded.blobKey);
       } catch (error) {
-        if (error instanceof DomainError) throw aboutReference(error, i);
+        if (error instanceof DomainError) throw aboutReferenceField(error, `imageUrls[${i}]`);
         throw error;
       }
     }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { DomainError, RateLimited } from '../platform/domain-errors.js';
+import { OpenAiCompatError, openAiErrorBody } from '../openai-compat/openai-errors.js';
+import { DomainError, InvalidInput, RateLimited } from '../platform/domain-errors.js';
 import { ApiError, apiErrorOf, type ErrorType, errorBody, errorStatus } from './errors.js';
 import { validationMessage } from './validation.js';
 
@@ -40,7 +41,7 @@ function wrongContentType(request: FastifyRequest): { type: ErrorType; message: 
 function classifyFrameworkError(
   error: FastifyError,
   request: FastifyRequest,
-): { type: ErrorType; message: string } | undefined {
+): { type: ErrorType; message: string; field?: string } | undefined {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return { type: 'invalid_request', message: 'Body is not valid JSON' };
@@ -61,8 +62,11 @@ function classifyFrameworkError(
     default:
       break;
   }
-  if (hasZodFastifySchemaValidationErrors(error))
-    return { type: 'invalid_request', message: validationMessage(error.validation, error.validationContext) };
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const message = validationMessage(error.validation, error.validationContext);
+    const field = error.validation[0]?.instancePath.split('/')[1];
+    return { type: 'invalid_request', message, ...(field ? { field } : {}) };
+  }
   if (error.validation) return { type: 'invalid_request', message: error.message };
   const status = error.statusCode ?? 500;
   if (status === 413) return { type: 'payload_too_large', message: 'Request body is too large' };
@@ -73,23 +77,38 @@ function classifyFrameworkError(
   return undefined;
 }
 
-/** One error mapper for the whole app: every failure leaves as `{ error: { type, message } }`. */
+/**
+ * One error mapper for the whole app: every failure leaves as `{ error: { type, message } }`, or,
+ * on routes whose config sets `openAiErrors` (the OpenAI-compatible ones), as OpenAI's
+ * `{ error: { message, type, param, code } }` with the same status.
+ */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((thrown: FastifyError, request, reply) => {
+    const openAi = request.routeOptions.config?.openAiErrors === true;
+    const send = (status: number, type: ErrorType, message: string, field?: string) =>
+      reply
+        .code(status)
+        .send(openAi ? openAiErrorBody(status, type, message, field) : errorBody(type, message));
+    if (thrown instanceof OpenAiCompatError) {
+      if (!thrown.retryable) reply.header('x-should-retry', 'false');
+      if (thrown.status >= 500) request.log.warn({ err: thrown }, 'OpenAI-compatible request failed');
+      return reply
+        .code(thrown.status)
+        .send(openAiErrorBody(thrown.status, thrown.code, thrown.message, thrown.param));
+    }
     if (thrown instanceof RateLimited)
       reply.header('retry-after', String(Math.max(1, Math.ceil(thrown.retryAfterMs / 1000))));
     const error = thrown instanceof DomainError ? apiErrorOf(thrown) : thrown;
     if (error instanceof ApiError) {
       if (error.status >= 500) request.log.error({ err: error }, 'request failed');
-      return reply.code(error.status).send(errorBody(error.type, error.message));
+      const field = thrown instanceof InvalidInput ? thrown.field : undefined;
+      return send(error.status, error.type, error.message, field);
     }
     const known = classifyFrameworkError(error, request);
-    if (known) return reply.code(errorStatus[known.type]).send(errorBody(known.type, known.message));
+    if (known) return send(errorStatus[known.type], known.type, known.message, known.field);
     // A bug: log everything, tell the caller nothing internal.
     request.log.error({ err: error }, 'unexpected error');
-    return reply
-      .code(500)
-      .send(errorBody('internal_error', `Internal server error (request id ${request.id})`));
+    return send(500, 'internal_error', `Internal server error (request id ${request.id})`);
   });
 
   app.setNotFoundHandler((request, reply) =>

@@ -2,6 +2,7 @@ import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { OPENAI_TAG } from '../contract/openai.js';
 import { webhookPayloadSchema } from '../contract/webhooks.js';
 import { WEBSITE_SESSION_SCHEME, WEBSITE_TAG, websiteSessionSecurityScheme } from '../contract/website.js';
 
@@ -42,14 +43,17 @@ function transformRoute(input: TransformInput) {
 
 function convertRoute(input: TransformInput) {
   const schema = input.schema as RouteSchema | undefined;
-  if (!schema || !isPerMediaType(schema.body)) return jsonSchemaTransform(input);
-  const { body, documentedOnlyBodies, ...rest } = schema;
+  if (!schema || (!isPerMediaType(schema.body) && !schema.documentedOnlyBodies))
+    return jsonSchemaTransform(input);
+  const { body = { content: {} }, documentedOnlyBodies, ...rest } = schema;
   const transformed = jsonSchemaTransform({ ...input, schema: rest } as TransformInput);
   const content = Object.fromEntries(
-    Object.entries({ ...body.content, ...documentedOnlyBodies }).map(([mediaType, { schema: media }]) => {
-      const converted = jsonSchemaTransform({ ...input, schema: { body: media } } as TransformInput);
-      return [mediaType, { schema: (converted.schema as { body: unknown }).body }];
-    }),
+    Object.entries({ ...(isPerMediaType(body) ? body.content : {}), ...documentedOnlyBodies }).map(
+      ([mediaType, { schema: media }]) => {
+        const converted = jsonSchemaTransform({ ...input, schema: { body: media } } as TransformInput);
+        return [mediaType, { schema: (converted.schema as { body: unknown }).body }];
+      },
+    ),
   );
   return { ...transformed, schema: { ...transformed.schema, body: { content } } };
 }
@@ -94,6 +98,11 @@ export async function registerOpenApiDocument(app: FastifyInstance, { serverUrl 
       webhooks: callbackWebhooks,
       security: [{ bearer: [] }],
       tags: [
+        {
+          name: OPENAI_TAG,
+          description:
+            "OpenAI's Images API on /v1 (POST /v1/images/generations, POST /v1/images/edits, GET /v1/models) for tools that speak only OpenAI: same keys, catalog, history and library; errors in OpenAI's shape { error: { message, type, param, code } }. See docs/openai-compat.md.",
+        },
         {
           name: WEBSITE_TAG,
           description:

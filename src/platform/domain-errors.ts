@@ -107,6 +107,20 @@ export class Misconfigured extends DomainError {
   override name = 'Misconfigured';
 }
 
+/**
+ * A failure to fetch or check one reference image, said about that field ("imageUrls[0]: …") with
+ * the same outcome, so a 422 stays a 422 and a 502 a 502. `field` is what an `InvalidInput` names.
+ */
+export function aboutReferenceField(error: DomainError, label: string, field = label): DomainError {
+  const message = `${label}: ${error.message}`;
+  if (error instanceof InvalidInput) return new InvalidInput(message, field);
+  if (error instanceof FetchFailed) return new FetchFailed(message);
+  if (error instanceof TooLarge) return new TooLarge(message);
+  if (error instanceof UnsupportedMedia) return new UnsupportedMedia(message);
+  if (error instanceof InvalidImage) return new InvalidImage(message);
+  return error;
+}
+
 export type DomainOutcome =
   | 'invalid_input'
   | 'not_found'

@@ -129,7 +129,7 @@ describe('website (Chromium, end to end)', () => {
   test('the pickers offer exactly what the catalog allows for the chosen model', async () => {
     const catalog = (await (await api('/api/v1/models')).json()) as {
       default_model: string;
-      models: Array<{
+      data: Array<{
         id: string;
         name: string;
         modes: string[];
@@ -138,7 +138,7 @@ describe('website (Chromium, end to end)', () => {
         maxCount: number;
       }>;
     };
-    const model = catalog.models.find((m) => m.id === catalog.default_model);
+    const model = catalog.data.find((m) => m.id === catalog.default_model);
     assert.ok(model);
     assert.equal(await page.getByLabel('Model').inputValue(), model.id);
     const radios = (group: string) =>

@@ -17,6 +17,8 @@ export const V1_ROUTES = [
   'GET /webhooks/deliveries',
   'POST /webhooks/deliveries/:id/redeliver',
 ];
+/** The OpenAI-compatible routes (their errors are in OpenAI's shape). */
+export const OPENAI_ROUTES = ['GET /v1/models', 'POST /v1/images/generations', 'POST /v1/images/edits'];
 export const OTHER_ROUTES = [
   'POST /web/api/session',
   'DELETE /web/api/session',
@@ -164,7 +166,7 @@ function pathArbitrary(ctx: FuzzContext) {
       const path = route.split(' ')[1] ?? '/';
       return [`/api/v1${path}`, `/v1${path}`];
     }),
-    ...OTHER_ROUTES.map((route) => route.split(' ')[1] ?? '/'),
+    ...[...OPENAI_ROUTES, ...OTHER_ROUTES].map((route) => route.split(' ')[1] ?? '/'),
   ];
   return fc
     .tuple(

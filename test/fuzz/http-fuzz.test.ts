@@ -11,6 +11,7 @@ import { createTestApp, type TestApp } from '../support/test-server.js';
 import {
   type FuzzContext,
   type FuzzRequest,
+  OPENAI_ROUTES,
   OTHER_ROUTES,
   rawRequestArbitrary,
   requestArbitrary,
@@ -36,6 +37,7 @@ function contractProblem(
   method: string,
   response: RawResponse,
   accept = '',
+  url = '',
 ): { kind: string; detail: string } | undefined {
   const { status } = response;
   const body = response.body.slice(0, 200);
@@ -50,6 +52,7 @@ function contractProblem(
   if (status === 404 && html && accept.includes('text/html')) return undefined;
   const parsed = response.json as { error?: { type?: unknown; message?: unknown } } | undefined;
   if (!parsed || typeof parsed !== 'object') return { kind: `${status} without a JSON body`, detail: body };
+  if (OPENAI_ROUTES.includes(`${method} ${url.split('?')[0]}`)) return openAiProblem(status, parsed, body);
   const errorKeys =
     parsed.error && typeof parsed.error === 'object' ? Object.keys(parsed.error).sort().join(',') : '';
   if (Object.keys(parsed).join(',') !== 'error' || errorKeys !== 'message,type') {
@@ -63,6 +66,29 @@ function contractProblem(
   if (errorStatus[type as keyof typeof errorStatus] !== status) {
     return { kind: `${type} answered with ${status}`, detail: body };
   }
+  return undefined;
+}
+
+/** On the OpenAI-compatible routes: `{ error: { message, type, param, code } }`, type matching the status. */
+function openAiProblem(
+  status: number,
+  parsed: object,
+  body: string,
+): { kind: string; detail: string } | undefined {
+  const error = (parsed as { error?: Record<string, unknown> }).error;
+  if (
+    Object.keys(parsed).join(',') !== 'error' ||
+    !error ||
+    Object.keys(error).sort().join(',') !== 'code,message,param,type'
+  )
+    return { kind: `${status} not in OpenAI's error shape`, detail: body };
+  const expectedType = status === 429 ? 'rate_limit_error' : 'invalid_request_error';
+  if (error.type !== expectedType)
+    return { kind: `OpenAI type ${String(error.type)} for ${status}`, detail: body };
+  if (typeof error.message !== 'string' || error.message === '')
+    return { kind: 'empty OpenAI message', detail: body };
+  if (typeof error.code !== 'string' || (error.param !== null && typeof error.param !== 'string'))
+    return { kind: 'OpenAI code or param of the wrong type', detail: body };
   return undefined;
 }
 
@@ -193,7 +219,7 @@ describe('HTTP fuzzing: no input reaches a 5xx or escapes the error shape', {
     const known = new Set(
       [
         ...V1_ROUTES.map((route) => `/api/v1${route.split(' ')[1]}`),
-        ...OTHER_ROUTES.map((route) => route.split(' ')[1]),
+        ...[...OPENAI_ROUTES, ...OTHER_ROUTES].map((route) => route.split(' ')[1]),
       ].map((path) => path?.replace(/:id\b/g, '{}')),
     );
     for (const path of Object.keys(document.paths)) {
@@ -217,7 +243,7 @@ describe('HTTP fuzzing: no input reaches a 5xx or escapes the error shape', {
           return;
         }
         counts.byStatus.set(answer.status, (counts.byStatus.get(answer.status) ?? 0) + 1);
-        const problem = contractProblem(request.method, answer, request.headers.accept);
+        const problem = contractProblem(request.method, answer, request.headers.accept, request.url);
         if (problem)
           findings.record(
             `${problem.kind} ← ${routeOf(request.method, request.url)}`,

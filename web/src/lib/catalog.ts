@@ -1,15 +1,18 @@
 import { useEffect, useState } from 'react';
 import { api } from './api';
-import type { Catalog, CatalogModel, Mode } from './types';
+import type { Catalog, CatalogModel, Mode, ModelList } from './types';
 
 let cached: Promise<Catalog> | undefined;
 
 /** The model catalog (GET /api/v1/models), fetched once per page load. */
 export function loadCatalog(): Promise<Catalog> {
-  cached ??= api.get<Catalog>('/api/v1/models').catch((error) => {
-    cached = undefined;
-    throw error;
-  });
+  cached ??= api.get<ModelList>('/api/v1/models').then(
+    (list) => ({ default_model: list.default_model, models: list.data }),
+    (error) => {
+      cached = undefined;
+      throw error;
+    },
+  );
   return cached;
 }
 

@@ -22,7 +22,13 @@ export type ImageSize = ContractImageSize;
 export type TaskRecord = ContractTaskRecord;
 export type UploadResult = ContractUploadResult;
 export type { CatalogModel };
-export type Catalog = Models;
+/** The wire answer of GET /api/v1/models (OpenAI's list shape). */
+export type ModelList = Models;
+/** The website's view of the catalog: the list's `data` as `models`, beside `default_model`. */
+export interface Catalog {
+  default_model: string;
+  models: CatalogModel[];
+}
 
 export type { DeliveryItem as WebhookDelivery } from '../../../src/contract/webhooks';
 export type {

@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { fieldError } from './field-error.js';
+
+/**
+ * The wire shapes of the OpenAI-compatible Images API (`/v1/images/*`), as the official `openai`
+ * client sends and reads them (its `resources/images` types). Fields Atelier cannot honour are
+ * accepted and ignored, so tools that always send them keep working (docs/openai-compat.md).
+ */
+
+/** The OpenAPI document's tag of these routes. */
+export const OPENAI_TAG = 'OpenAI-compatible';
+
+export const RESPONSE_FORMATS = ['url', 'b64_json'] as const;
+export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
+
+const ignored = (what: string) =>
+  z
+    .string({ error: 'must be a string' })
+    .nullish()
+    .describe(`${what}; accepted and ignored (the model decides)`);
+
+/** The fields generations and edits share (edits send them as multipart fields). */
+const imageRequestFields = {
+  prompt: z
+    .string({ error: fieldError('must be a string') })
+    .describe('Non-empty after trimming, at most 8,000 characters'),
+  model: z
+    .string({ error: 'must be a string' })
+    .nullish()
+    .describe('A model id of GET /v1/models; default: its default_model. An unknown id is a 404'),
+  n: z
+    .number({ error: 'must be an integer' })
+    .int({ error: 'must be an integer' })
+    .nullish()
+    .describe("Images to make, 1 to the model's maxCount; default 1"),
+  size: z
+    .string({ error: 'must be a string' })
+    .nullish()
+    .describe(
+      "WIDTHxHEIGHT or auto: mapped to the model's nearest aspect, then the size class (1K/2K/4K) nearest in megapixels; default auto (1:1, 1K)",
+    ),
+  response_format: z
+    .enum(RESPONSE_FORMATS, { error: 'must be one of url, b64_json' })
+    .nullish()
+    .describe("url (default): Atelier's stable /files/… URL; b64_json: the image bytes, base64"),
+  quality: ignored('low, medium, high, hd, standard or auto'),
+  output_format: ignored('png, jpeg or webp: the result keeps the format the model produced'),
+  user: ignored('An end-user id'),
+};
+
+/** POST /v1/images/generations (JSON). */
+export const openAiGenerateBodySchema = z
+  .looseObject({
+    ...imageRequestFields,
+    background: ignored('transparent, opaque or auto'),
+    style: ignored('vivid or natural'),
+    moderation: ignored('low or auto'),
+    stream: z
+      .boolean({ error: 'must be a boolean' })
+      .nullish()
+      .describe('Only false: streaming partial images is not supported'),
+  })
+  .meta({
+    id: 'OpenAiImageGenerateRequest',
+    description: 'OpenAI Images generate request',
+    examples: [{ model: 'base-image-2', prompt: 'A lighthouse at dawn', n: 2, size: '1536x1024' }],
+  });
+
+export type OpenAiGenerateBody = z.output<typeof openAiGenerateBodySchema>;
+
+/** The text fields of POST /v1/images/edits, as read from the multipart form (numbers arrive as text). */
+export const openAiEditFieldsSchema = z.looseObject({
+  ...imageRequestFields,
+  n: z
+    .string()
+    .regex(/^\s*\d+\s*$/, 'must be an integer')
+    .transform(Number)
+    .nullish()
+    .describe(imageRequestFields.n.description ?? ''),
+});
+
+/** POST /v1/images/edits as the document shows it (the handler reads the multipart stream itself). */
+export const openAiEditFormSchema = z
+  .object({
+    image: z
+      .string()
+      .meta({ contentMediaType: 'application/octet-stream' })
+      .describe(
+        'The reference image; repeat the part (or name it image[]) for several: one image = edit, several = fusion (models that list fusion)',
+      ),
+    mask: z
+      .string()
+      .meta({ contentMediaType: 'image/png' })
+      .optional()
+      .describe('Refused (400, param mask): no model of the catalog supports masks'),
+    prompt: z.string(),
+    model: z.string().optional(),
+    n: z.string().optional().describe('An integer'),
+    size: z.string().optional(),
+    response_format: z.enum(RESPONSE_FORMATS).optional(),
+  })
+  .describe('Multipart form: image (or image[]) parts and text fields; other fields are ignored');
+
+/** One image of an answer: `url` or `b64_json`, as the request's response_format asked. */
+export const openAiImageSchema = z.object({
+  url: z.string().optional().describe("Atelier's stable URL of the result (response_format url)"),
+  b64_json: z.string().optional().describe('The image bytes, base64 (response_format b64_json)'),
+  revised_prompt: z.string().optional().describe('Never sent: Atelier does not rewrite prompts'),
+});
+
+/** The answer of both image routes (OpenAI's `ImagesResponse`). */
+export const openAiImagesResponseSchema = z
+  .object({
+    created: z.number().int().describe('Unix seconds when the request was accepted'),
+    data: z.array(openAiImageSchema).describe('The images that completed, in task order'),
+    output_format: z.string().optional().describe('png, jpeg or webp: the format of the first image'),
+  })
+  .meta({
+    id: 'OpenAiImagesResponse',
+    description: 'OpenAI Images response',
+    examples: [
+      { created: 1795300990, data: [{ url: 'http://localhost:8080/files/results/tsk_4f9c2a7e.png' }] },
+    ],
+  });
+
+export type OpenAiImagesResponse = z.output<typeof openAiImagesResponseSchema>;
+
+/** OpenAI's error body, answered on the OpenAI-compatible routes only. */
+export const openAiErrorBodySchema = z
+  .object({
+    error: z.object({
+      message: z.string(),
+      type: z.string().describe('invalid_request_error, rate_limit_error or server_error'),
+      param: z.string().nullable().describe('The request field to blame, when one is'),
+      code: z.string().nullable().describe("Atelier's error type (invalid_api_key, model_not_found, …)"),
+    }),
+  })
+  .meta({
+    id: 'OpenAiError',
+    description: 'OpenAI error',
+    examples: [
+      {
+        error: {
+          message: 'size 100x900 is not supported by model flash',
+          type: 'invalid_request_error',
+          param: 'size',
+          code: 'invalid_request',
+        },
+      },
+    ],
+  });
+
+export type OpenAiErrorBody = z.output<typeof openAiErrorBodySchema>;

@@ -1,0 +1,77 @@
+import type { FastifyRequest } from 'fastify';
+import { openAiEditFieldsSchema } from '../contract/openai.js';
+import { parseInput } from '../contract/parse-input.js';
+import { DomainError, InvalidInput, TooLarge } from '../platform/domain-errors.js';
+import { writeStreamToTempFile } from '../uploads/temp-file.js';
+
+/** Most image parts an edit may carry (OpenAI's own limit is 16). */
+export const MAX_EDIT_IMAGES = 16;
+
+type TempFile = Awaited<ReturnType<typeof writeStreamToTempFile>>;
+
+/** An edit's form, read: its text fields (validated) and its images as temp files. */
+export interface EditForm {
+  fields: ReturnType<typeof openAiEditFieldsSchema.parse>;
+  images: TempFile[];
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Reads POST /v1/images/edits' multipart body: `image` or `image[]` parts (in order) to temp files
+ * with the upload limits, the text fields into a validated object. A `mask` part is refused (no
+ * model of the catalog supports masks) after the body is read, so the caller gets the 400 and not a
+ * reset connection. Any other file part is read and dropped. On any refusal the temp files are gone.
+ */
+export async function readEditForm(request: FastifyRequest): Promise<EditForm> {
+  if (!request.isMultipart()) {
+    throw new InvalidInput('POST /v1/images/edits takes multipart/form-data with an image part', 'image');
+  }
+  const images: TempFile[] = [];
+  const cleanup = async () => {
+    await Promise.all(images.map((file) => file.cleanup()));
+  };
+  const text: Record<string, string> = {};
+  let mask = false;
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'field') {
+        text[part.fieldname] = String(part.value);
+        continue;
+      }
+      if (part.fieldname !== 'image' && part.fieldname !== 'image[]') {
+        mask ||= part.fieldname === 'mask';
+        part.file.resume();
+        continue;
+      }
+      if (images.length === MAX_EDIT_IMAGES) {
+        part.file.resume();
+        throw new InvalidInput(`image: at most ${MAX_EDIT_IMAGES} images per edit`, 'image');
+      }
+      const file = await writeStreamToTempFile(part.file);
+      images.push(file);
+      if (part.file.truncated) throw new TooLarge('Image is larger than 25 MB');
+      if (file.bytes === 0) throw new InvalidInput(`image[${images.length - 1}] is empty`, 'image');
+    }
+    if (mask) {
+      throw new InvalidInput(
+        'mask is not supported: no model of this catalog edits by mask; send the image alone and describe the change in prompt',
+        'mask',
+      );
+    }
+    if (images.length === 0) {
+      throw new InvalidInput('image is required: one image to edit, or several to blend (fusion)', 'image');
+    }
+    return { fields: parseInput(openAiEditFieldsSchema, text, 'The form'), images, cleanup };
+  } catch (error) {
+    await cleanup();
+    throw asCallerError(error);
+  }
+}
+
+/** A body busboy cannot parse (no boundary, cut short, garbage) is the caller's error, not a 500. */
+function asCallerError(error: unknown): unknown {
+  if (error instanceof DomainError) return error;
+  const status = (error as { statusCode?: unknown }).statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) return error;
+  return new InvalidInput('Malformed multipart/form-data body', 'image');
+}

@@ -1,0 +1,154 @@
+import type { Account } from '../accounts/accounts-repository.js';
+import type { BlobStore } from '../blobs/blob-store.js';
+import { type Catalog, type CatalogEntry, DEFAULT_MODEL_ID, type ImageSize } from '../catalog/catalog.js';
+import type { OpenAiImagesResponse, ResponseFormat } from '../contract/openai.js';
+import type { GenerationsService } from '../generations/generations-service.js';
+import type { Clock } from '../platform/clock.js';
+import { InvalidInput } from '../platform/domain-errors.js';
+import type { TaskChangeFeed } from '../tasks/task-events.js';
+import type { TaskRecord } from '../tasks/task-record.js';
+import type { TasksRepository } from '../tasks/tasks-repository.js';
+import { OpenAiCompatError } from './openai-errors.js';
+import { mapCount, mapSize } from './request-mapping.js';
+import { waitForTasks } from './task-wait.js';
+
+/** An OpenAI image request, before it is checked against the catalog. */
+export interface ImageRequestInput {
+  prompt: string;
+  model?: string | null | undefined;
+  n?: number | null | undefined;
+  size?: string | null | undefined;
+  response_format?: ResponseFormat | null | undefined;
+  /** How many reference images came with it (edits): 0 = text, 1 = edit, several = fusion. */
+  references: number;
+}
+
+/** A request checked against the catalog: what the generate use case will be asked. */
+export interface ImagePlan {
+  prompt: string;
+  model: CatalogEntry;
+  mode: 'text' | 'edit' | 'fusion';
+  aspect: string;
+  imageSize: ImageSize;
+  count: number;
+  responseFormat: ResponseFormat;
+}
+
+/**
+ * The OpenAI-compatible image requests over the generations use case: plan (model, size, n, mode
+ * onto the catalog), submit as an API generation, wait for the tasks on the task feed, and answer
+ * in OpenAI's shape.
+ */
+export function createImageRequests(deps: {
+  catalog: Catalog;
+  generations: GenerationsService;
+  tasks: TasksRepository;
+  feed: TaskChangeFeed;
+  blobs: BlobStore;
+  clock: Clock;
+  waitMs: number;
+  /** Maps one of Atelier's own file URLs to its blob key; undefined for foreign URLs. */
+  blobKeyOfUrl(url: string): string | undefined;
+}) {
+  /** The image bytes of a completed task, base64. */
+  async function base64Of(record: TaskRecord): Promise<string> {
+    const key = record.imageUrl ? deps.blobKeyOfUrl(record.imageUrl) : undefined;
+    const bytes = key === undefined ? undefined : await deps.blobs.get(key);
+    if (!bytes) throw new Error(`result of task ${record.task_id} is missing from storage`);
+    return bytes.toString('base64');
+  }
+
+  return {
+    /** Checks a request against the catalog; refusals name the OpenAI field (`param`). */
+    plan(input: ImageRequestInput): ImagePlan {
+      const modelId = input.model?.trim() || DEFAULT_MODEL_ID;
+      const model = deps.catalog.get(modelId);
+      if (!model) {
+        const known = deps.catalog.models.map((m) => m.id).join(', ');
+        throw new OpenAiCompatError(
+          404,
+          `The model "${modelId}" does not exist; available models: ${known}`,
+          'model_not_found',
+          'model',
+        );
+      }
+      const mode = input.references === 0 ? 'text' : input.references === 1 ? 'edit' : 'fusion';
+      if (!model.modes.includes(mode)) {
+        const hint =
+          mode === 'fusion' ? 'send one image, or pick a model that lists fusion' : 'pick another model';
+        throw new InvalidInput(
+          `image: model ${model.id} does not support ${mode === 'fusion' ? 'several images (fusion)' : mode}; ${hint}`,
+          'image',
+        );
+      }
+      if (mode === 'fusion' && input.references > model.maxReferences) {
+        throw new InvalidInput(
+          `image: model ${model.id} takes at most ${model.maxReferences} images`,
+          'image',
+        );
+      }
+      return {
+        prompt: input.prompt,
+        model,
+        mode,
+        ...mapSize(model, input.size),
+        count: mapCount(model, input.n),
+        responseFormat: input.response_format ?? 'url',
+      };
+    },
+
+    /**
+     * Submits the plan as an API generation (history, saved works, library, webhooks like any
+     * other) and waits for its tasks. `onWait` receives the wait's stop function (the caller went
+     * away, the server closes). Some images completed → those; none → 502 with the task's
+     * message; the ceiling passed → 504 with the task ids to poll.
+     */
+    async run(
+      account: Account,
+      plan: ImagePlan,
+      imageUrls: string[],
+      onWait: (stop: () => void) => void,
+    ): Promise<OpenAiImagesResponse> {
+      const created = Math.floor(deps.clock.now() / 1000);
+      const { task_ids: ids } = await deps.generations.generate(account, {
+        prompt: plan.prompt,
+        model: plan.model.id,
+        mode: plan.mode,
+        aspect: plan.aspect,
+        imageSize: plan.imageSize,
+        count: plan.count,
+        imageUrls,
+      });
+      const wait = waitForTasks(deps, account.id, ids, deps.waitMs);
+      onWait(wait.stop);
+      const { records, allFinal } = await wait.outcome;
+      if (!allFinal) {
+        const list = ids.join(',');
+        throw new OpenAiCompatError(
+          504,
+          `The images were not ready within ${deps.waitMs / 1000} s; they keep rendering. Poll GET /api/v1/tasks?ids=${list} (task ids: ${list})`,
+          'wait_timeout',
+          null,
+          false,
+        );
+      }
+      const completed = records.filter((record) => record.status === 'completed');
+      if (completed.length === 0) {
+        const reason = records.find((record) => record.error)?.error ?? 'Task failed';
+        const message = `Image generation failed: ${reason} (task ids: ${ids.join(',')})`;
+        throw new OpenAiCompatError(502, message, 'generation_failed', null, false);
+      }
+      const data = await Promise.all(
+        completed.map(async (record) =>
+          plan.responseFormat === 'b64_json'
+            ? { b64_json: await base64Of(record) }
+            : { url: record.imageUrl },
+        ),
+      );
+      const format = completed[0]?.contentType?.replace(/^image\//, '');
+      return { created, data, ...(format ? { output_format: format } : {}) };
+    },
+  };
+}
+
+export type ImageRequests = ReturnType<typeof createImageRequests>;

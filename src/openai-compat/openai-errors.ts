@@ -1,0 +1,68 @@
+import type { OpenAiErrorBody } from '../contract/openai.js';
+import { openAiParamOf } from './request-mapping.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Errors of this route leave in OpenAI's shape (`{ error: { message, type, param, code } }`). */
+    openAiErrors?: boolean;
+  }
+}
+
+/**
+ * A refusal only the OpenAI-compatible routes make (an unknown model is a 404 there, a failed or
+ * unfinished generation a 5xx). `retryable: false` tells OpenAI's clients not to resend: the
+ * generation exists already, and a resend would make (and charge) another.
+ */
+export class OpenAiCompatError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code: string,
+    readonly param: string | null = null,
+    readonly retryable = true,
+  ) {
+    super(message);
+    this.name = 'OpenAiCompatError';
+  }
+}
+
+/** OpenAI's error category for a status: what its own API answers with. */
+function openAiTypeOf(status: number): string {
+  if (status >= 500) return 'server_error';
+  if (status === 429) return 'rate_limit_error';
+  return 'invalid_request_error';
+}
+
+/**
+ * The one translation of an error answer into OpenAI's shape: the status stays, `code` carries
+ * Atelier's error type, `param` the request field to blame under its OpenAI name.
+ */
+export function openAiErrorBody(
+  status: number,
+  code: string,
+  message: string,
+  field?: string | null,
+): OpenAiErrorBody {
+  return {
+    error: {
+      message,
+      type: openAiTypeOf(status),
+      param: openAiParamOf(field ?? undefined),
+      code,
+    },
+  };
+}
+
+/** Statuses the OpenAI-compatible routes document, with what each means. */
+export const OPENAI_ERROR_STATUSES = {
+  400: 'invalid_request_error: a field is wrong (param names it)',
+  401: 'invalid_request_error: missing or wrong API key (code unauthorized or invalid_api_key)',
+  404: 'invalid_request_error: unknown model (code model_not_found)',
+  409: 'invalid_request_error: the same Idempotency-Key is still being answered',
+  413: 'invalid_request_error: body or image too large',
+  415: 'invalid_request_error: an image is not png, jpeg, webp, gif or bmp',
+  422: 'invalid_request_error: an image cannot be decoded, or an Idempotency-Key reused with another body',
+  500: 'server_error: the upstream refused the request, or an internal error',
+  502: 'server_error: every image failed (the task’s message), or a reference could not be fetched',
+  504: 'server_error: the wait ceiling passed; the message gives the task ids to poll',
+} as const;

@@ -1,0 +1,95 @@
+import type { CatalogEntry, ImageSize } from '../catalog/catalog.js';
+import { ALL_SIZES, pixelSize } from '../catalog/catalog.js';
+import { InvalidInput } from '../platform/domain-errors.js';
+
+/** Largest side accepted in `size` (OpenAI's own largest is 3840; 4K at 21:9 is about 6,300). */
+const MAX_SIDE = 16_384;
+/** How far (as a ratio of ratios) the nearest aspect may be from the requested one: 10 %. */
+const ASPECT_TOLERANCE = Math.log(1.1);
+
+const ratioOf = (aspect: string): number => {
+  const [w, h] = aspect.split(':').map(Number);
+  return (w ?? 1) / (h ?? 1);
+};
+
+const preferred = <T extends string>(list: readonly T[], wanted: T): T =>
+  list.includes(wanted) ? wanted : (list[0] ?? wanted);
+
+/** What the model can make, for a refusal's message: "1024x1024 (1:1, 1K), …". */
+export function sizesOffered(model: CatalogEntry): string[] {
+  return model.aspects.flatMap((aspect) =>
+    model.sizes.map((size) => {
+      const { width, height } = pixelSize(aspect, size);
+      return `${width}x${height}`;
+    }),
+  );
+}
+
+/**
+ * OpenAI's `size` onto the catalog: `auto` (or none) is 1:1 at 1K where the model offers them (the
+ * nearest to OpenAI's default 1024x1024); `WxH` takes the model's aspect nearest in ratio (within
+ * 10 %), then the size class nearest in megapixels. A class smaller than the model's smallest is
+ * raised to it (a bigger image is still the image asked for); a ratio the model lacks, or more
+ * pixels than its largest class, is a 400 naming `size`.
+ */
+export function mapSize(
+  model: CatalogEntry,
+  size: string | null | undefined,
+): { aspect: string; imageSize: ImageSize } {
+  const trimmed = size?.trim() ?? '';
+  if (trimmed === '' || trimmed === 'auto') {
+    return { aspect: preferred(model.aspects, '1:1'), imageSize: preferred(model.sizes, '1K') };
+  }
+  const match = /^(\d{1,5})x(\d{1,5})$/.exec(trimmed);
+  const width = Number(match?.[1]);
+  const height = Number(match?.[2]);
+  if (!match || width < 1 || height < 1 || width > MAX_SIDE || height > MAX_SIDE) {
+    throw new InvalidInput(`size must be WIDTHxHEIGHT (e.g. 1024x1024) or auto; got "${trimmed}"`, 'size');
+  }
+  const refuse = (why: string) =>
+    new InvalidInput(
+      `size ${trimmed} is not supported by model ${model.id} (${why}); accepted: auto, ${sizesOffered(model).join(', ')}`,
+      'size',
+    );
+
+  const wanted = Math.log(width / height);
+  const distance = (aspect: string) => Math.abs(Math.log(ratioOf(aspect)) - wanted);
+  const aspect = [...model.aspects].sort((a, b) => distance(a) - distance(b))[0];
+  if (aspect === undefined || distance(aspect) > ASPECT_TOLERANCE) throw refuse('no such aspect ratio');
+
+  const pixels = width * height;
+  const area = (imageSize: ImageSize) => {
+    const side = pixelSize(aspect, imageSize);
+    return side.width * side.height;
+  };
+  const classDistance = (imageSize: ImageSize) => Math.abs(Math.log(area(imageSize) / pixels));
+  const nearest = [...ALL_SIZES].sort((a, b) => classDistance(a) - classDistance(b))[0] ?? '1K';
+  if (model.sizes.includes(nearest)) return { aspect, imageSize: nearest };
+  const rank = (imageSize: ImageSize) => ALL_SIZES.indexOf(imageSize);
+  const smallest = [...model.sizes].sort((a, b) => rank(a) - rank(b))[0];
+  if (smallest !== undefined && rank(nearest) < rank(smallest)) return { aspect, imageSize: smallest };
+  throw refuse(`it needs ${nearest}`);
+}
+
+/** OpenAI's `n` against the model's cap: default 1, else an integer from 1 to `maxCount`. */
+export function mapCount(model: CatalogEntry, n: number | null | undefined): number {
+  if (n === undefined || n === null) return 1;
+  if (!Number.isInteger(n) || n < 1 || n > model.maxCount) {
+    throw new InvalidInput(`n must be between 1 and ${model.maxCount} for model ${model.id}`, 'n');
+  }
+  return n;
+}
+
+/** The v1 field a core refusal names, as the OpenAI request calls it (what `param` carries). */
+export function openAiParamOf(field: string | undefined): string | null {
+  if (field === undefined) return null;
+  const head = field.replace(/\[\d+\]$/, '');
+  const renames: Record<string, string> = {
+    count: 'n',
+    aspect: 'size',
+    imageSize: 'size',
+    imageUrls: 'image',
+    mode: 'image',
+  };
+  return renames[head] ?? head;
+}

@@ -1,0 +1,180 @@
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Account } from '../accounts/accounts-repository.js';
+import type { Catalog } from '../catalog/catalog.js';
+import { modelsSchema } from '../contract/catalog.js';
+import {
+  OPENAI_TAG,
+  openAiEditFormSchema,
+  openAiErrorBodySchema,
+  openAiGenerateBodySchema,
+  openAiImagesResponseSchema,
+} from '../contract/openai.js';
+import { type AccountResolver, accountOf, requireAccount } from '../http/authentication.js';
+import { idempotencyHeadersSchema, installIdempotency } from '../http/idempotency-hooks.js';
+import { jsonResponse } from '../http/route-responses.js';
+import { modelList } from '../http/routes/models.js';
+import type { IdempotencyRepository } from '../idempotency/idempotency-repository.js';
+import { aboutReferenceField, DomainError, InvalidInput } from '../platform/domain-errors.js';
+import { MAX_UPLOAD_BYTES } from '../uploads/temp-file.js';
+import type { UploadsService } from '../uploads/uploads-service.js';
+import { MAX_EDIT_IMAGES, readEditForm } from './edit-form.js';
+import type { ImagePlan, ImageRequests } from './image-requests.js';
+import { OPENAI_ERROR_STATUSES } from './openai-errors.js';
+
+type ErrorStatus = keyof typeof OPENAI_ERROR_STATUSES;
+
+/** The error answers a route declares, in OpenAI's shape (the serializer keeps param and code). */
+function openAiErrorResponses(statuses: readonly ErrorStatus[]) {
+  return Object.fromEntries(
+    [...statuses, 500 as const].map((status) => [
+      status,
+      {
+        description: OPENAI_ERROR_STATUSES[status],
+        content: { 'application/json': { schema: openAiErrorBodySchema } },
+      },
+    ]),
+  );
+}
+
+const IMAGE_ERRORS = [400, 401, 404, 409, 413, 422, 502, 504] as const;
+const SYNC_NOTE =
+  'Synchronous: answers once every image has ended (ceiling ATELIER_OPENAI_WAIT_MS, default 300 s). Errors use OpenAI’s shape { error: { message, type, param, code } }.';
+
+/**
+ * The OpenAI Images API beside v1 (registered under `/v1`, before the v1 alias): the same
+ * accounts and keys, catalog, generations, storage and history. Every error of these routes,
+ * authentication and schema refusals included, leaves in OpenAI's shape (route config
+ * `openAiErrors`, read by the one error handler).
+ */
+export async function openAiCompatRoutes(
+  parent: FastifyInstance,
+  deps: {
+    catalog: Catalog;
+    images: ImageRequests;
+    uploads: UploadsService;
+    idempotency: IdempotencyRepository;
+    resolvers: AccountResolver[];
+  },
+) {
+  parent.addHook('onRoute', (route) => {
+    route.config = { ...route.config, openAiErrors: true };
+  });
+  parent.addHook('onRequest', requireAccount(deps.resolvers));
+  installIdempotency(parent, { repository: deps.idempotency });
+  const app = parent.withTypeProvider<ZodTypeProvider>();
+
+  // Waits still open when the server closes answer at once (504 with their task ids).
+  const openWaits = new Set<() => void>();
+  app.addHook('preClose', async () => {
+    for (const stop of [...openWaits]) stop();
+  });
+  /**
+   * Runs a planned request; its wait ends early when the caller goes away. The
+   * response's `close` (not the request's, which fires once the body is read) is what says
+   * the connection is gone before an answer was sent.
+   */
+  async function runAndWait(reply: FastifyReply, account: Account, plan: ImagePlan, urls: string[]) {
+    let stop = () => {};
+    const gone = () => stop();
+    reply.raw.once('close', gone);
+    try {
+      return await deps.images.run(account, plan, urls, (stopWait) => {
+        stop = stopWait;
+        openWaits.add(stopWait);
+      });
+    } finally {
+      reply.raw.off('close', gone);
+      openWaits.delete(stop);
+    }
+  }
+
+  app.get(
+    '/models',
+    {
+      schema: {
+        tags: [OPENAI_TAG],
+        operationId: 'openAiModels',
+        summary: 'List models (OpenAI shape)',
+        description:
+          'The same answer as GET /api/v1/models: OpenAI’s list with Atelier’s catalog fields and default_model. Errors in OpenAI’s shape.',
+        response: {
+          200: jsonResponse('The catalog as an OpenAI model list', modelsSchema),
+          ...openAiErrorResponses([401]),
+        },
+      },
+    },
+    async () => modelList(deps.catalog),
+  );
+
+  app.post(
+    '/images/generations',
+    {
+      schema: {
+        tags: [OPENAI_TAG],
+        operationId: 'openAiGenerateImages',
+        summary: 'Create images (OpenAI Images API)',
+        description: `${SYNC_NOTE} Idempotency-Key works as on POST /api/v1/generate.`,
+        headers: idempotencyHeadersSchema,
+        body: openAiGenerateBodySchema,
+        response: {
+          200: jsonResponse('The images that completed', openAiImagesResponseSchema),
+          ...openAiErrorResponses(IMAGE_ERRORS),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { body } = request;
+      if (body.stream === true)
+        throw new InvalidInput('stream is not supported; send stream: false', 'stream');
+      const plan = deps.images.plan({ ...body, references: 0 });
+      return runAndWait(reply, accountOf(request), plan, []);
+    },
+  );
+
+  await app.register(async (edits) => {
+    await edits.register(multipart, {
+      limits: { fileSize: MAX_UPLOAD_BYTES, files: MAX_EDIT_IMAGES + 1, fields: 30, parts: 60 },
+    });
+    edits.withTypeProvider<ZodTypeProvider>().post(
+      '/images/edits',
+      {
+        bodyLimit: (MAX_EDIT_IMAGES + 1) * MAX_UPLOAD_BYTES,
+        schema: {
+          tags: [OPENAI_TAG],
+          operationId: 'openAiEditImages',
+          summary: 'Edit or blend images (OpenAI Images API)',
+          description: `One image = edit, several = fusion (models that list fusion). Images pass the checks of POST /api/v1/upload and join the asset library. mask is refused (no model supports it). ${SYNC_NOTE} Idempotency-Key is not applied to multipart bodies (as on /api/v1/upload).`,
+          documentedOnlyBodies: { 'multipart/form-data': { schema: openAiEditFormSchema } },
+          response: {
+            200: jsonResponse('The images that completed', openAiImagesResponseSchema),
+            ...openAiErrorResponses([...IMAGE_ERRORS, 415]),
+          },
+        },
+      },
+      async (request, reply) => {
+        const account = accountOf(request);
+        const form = await readEditForm(request);
+        let plan: ImagePlan;
+        const urls: string[] = [];
+        // The temp files go as soon as the images are stored, not after the wait.
+        try {
+          plan = deps.images.plan({ ...form.fields, references: form.images.length });
+          for (const [index, image] of form.images.entries()) {
+            try {
+              urls.push((await deps.uploads.ingestFile(account.id, image.path)).url);
+            } catch (error) {
+              throw error instanceof DomainError
+                ? aboutReferenceField(error, `image[${index}]`, 'image')
+                : error;
+            }
+          }
+        } finally {
+          await form.cleanup();
+        }
+        return runAndWait(reply, account, plan, urls);
+      },
+    );
+  });
+}
