@@ -51,13 +51,32 @@ export const sessionInfoSchema = z
   .object({ email: z.string(), tier: z.enum(TIERS) })
   .describe('The signed-in account');
 
+/**
+ * GET /web/api/session: whether this browser is signed in. Not being signed in is an answer, not an
+ * error (a 401 would log a console error on every signed-out page load).
+ */
+export const sessionStateSchema = z
+  .discriminatedUnion('signedIn', [
+    z.object({ signedIn: z.literal(true), email: z.string(), tier: z.enum(TIERS) }),
+    z.object({ signedIn: z.literal(false) }),
+  ])
+  .describe('The session state');
+
+/**
+ * How far back the creation view's first listing reaches for finished tasks: a working session
+ * (a reload, a lunch break) shows the same cards; older work lives in saved works.
+ */
+export const RECENT_CARDS_MS = 24 * 60 * 60 * 1000;
+
 export const pendingTasksQuerySchema = z.object({
   since: z
     .string({ error: 'must be a time in milliseconds since the epoch' })
     .regex(/^(\d{1,15})?$/, 'must be a time in milliseconds since the epoch')
     .optional()
     .transform((raw) => (raw ? Number(raw) : undefined))
-    .describe('Also list tasks created at or after this time (epoch milliseconds), finished or not'),
+    .describe(
+      'Also list tasks created at or after this time (epoch milliseconds), finished or not; absent: the last 24 hours',
+    ),
 });
 
 export const taskCardSchema = taskRecordSchema
@@ -78,12 +97,21 @@ export const taskCardSchema = taskRecordSchema
 export const pendingTasksSchema = z
   .object({
     now: z.number().int().describe("The server's time (epoch ms): the next listing's `since`"),
+    clearedAt: z
+      .number()
+      .int()
+      .nullable()
+      .describe('When the account last cleared finished cards (epoch ms); tasks final by then are left out'),
     tasks: z
       .array(taskCardSchema)
       .max(MAX_PENDING_CARDS)
       .describe(`Newest first, at most ${MAX_PENDING_CARDS}`),
   })
   .describe('Pending tasks');
+
+export const clearedCardsSchema = z
+  .object({ clearedAt: z.number().int().describe('The instant cleared up to (epoch ms)') })
+  .describe('Finished cards cleared');
 
 export const worksQuerySchema = z.object(pageQuery(24));
 
@@ -165,6 +193,7 @@ export const rotatedApiKeySchema = z
   .describe('The new API key');
 
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;
+export type SessionState = z.infer<typeof sessionStateSchema>;
 export type TaskCard = z.infer<typeof taskCardSchema>;
 export type SavedWork = z.infer<typeof savedWorkSchema>;
 export type LibraryAsset = z.infer<typeof libraryAssetSchema>;
