@@ -113,7 +113,38 @@ export const clearedCardsSchema = z
   .object({ clearedAt: z.number().int().describe('The instant cleared up to (epoch ms)') })
   .describe('Finished cards cleared');
 
-export const worksQuerySchema = z.object(pageQuery(24));
+/** An epoch-milliseconds bound of a date filter. */
+const instantQuery = (what: string) =>
+  z
+    .string({ error: 'must be a time in milliseconds since the epoch' })
+    .regex(/^(\d{1,15})?$/, 'must be a time in milliseconds since the epoch')
+    .optional()
+    .transform((raw) => (raw ? Number(raw) : undefined))
+    .describe(what);
+
+/** Optional text that reads as absent when empty (a form submitted with a blank field). */
+const optionalText = (max: number, what: string) =>
+  z
+    .string({ error: 'must be a string' })
+    .max(max, `must be at most ${max} characters`)
+    .optional()
+    .transform((raw) => raw?.trim() || undefined)
+    .describe(what);
+
+/** Search and filters shared by saved works and the library (server-side, paged). */
+const searchQuery = {
+  q: optionalText(200, 'Only items whose prompt contains this text (case-insensitive)'),
+  model: optionalText(100, 'Only items made with this model id'),
+  mode: z
+    .enum(['text', 'edit', 'fusion', ''], { error: 'must be text, edit or fusion' })
+    .optional()
+    .transform((mode) => mode || undefined)
+    .describe('Only items made in this mode'),
+  from: instantQuery('Only items created at or after this time (epoch ms)'),
+  to: instantQuery('Only items created before this time (epoch ms)'),
+};
+
+export const worksQuerySchema = z.object({ ...pageQuery(24), ...searchQuery });
 
 /** A history item without its images (each task's record carries them) and never `removed`. */
 export const savedWorkSchema = historyItemSchema
@@ -129,6 +160,7 @@ export const workParamsSchema = z.object({ id: z.string().describe('Generation i
 
 export const libraryQuerySchema = z.object({
   ...pageQuery(30),
+  ...searchQuery,
   kind: z
     .enum(['upload', 'result', ''], { error: 'must be upload or result' })
     .optional()
@@ -191,6 +223,15 @@ export const rotatedApiKeySchema = z
     api_key_hint: z.string().nullable(),
   })
   .describe('The new API key');
+
+/** The search and filters of a saved works or library query, as the routes pass them to the store. */
+export interface SearchFilters {
+  q?: string | undefined;
+  model?: string | undefined;
+  mode?: 'text' | 'edit' | 'fusion' | undefined;
+  from?: number | undefined;
+  to?: number | undefined;
+}
 
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;
 export type SessionState = z.infer<typeof sessionStateSchema>;

@@ -113,16 +113,17 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
       schema: {
         tags: [WEBSITE_TAG],
         summary: 'Saved works',
-        description: "The account's generations not deleted, newest first, each with every task's record.",
+        description:
+          "The account's generations not deleted, newest first, each with every task's record; searchable by prompt text and filterable by model, mode and creation time.",
         security: websiteSession,
         querystring: worksQuerySchema,
         response: { 200: jsonResponse('A page of saved works', savedWorksPageSchema), ...listingErrors },
       },
     },
     async (request) => {
-      const { page, limit } = request.query;
+      const { page, limit, ...filters } = request.query;
       const storePage = storePageOf(page);
-      return { ...(await generations.savedWorks(accountOf(request), storePage, limit)), page };
+      return { ...(await generations.savedWorks(accountOf(request), storePage, limit, filters)), page };
     },
   );
 
@@ -155,17 +156,18 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
         tags: [WEBSITE_TAG],
         summary: 'Library',
         description:
-          "The account's uploads and the results of its saved works, newest first, each result with its prompt.",
+          "The account's uploads and the results of its saved works, newest first, each result with its prompt; searchable by prompt and filterable like saved works (prompt, model and mode filters match results only).",
         security: websiteSession,
         querystring: libraryQuerySchema,
         response: { 200: jsonResponse('A page of the library', libraryPageSchema), ...listingErrors },
       },
     },
     async (request) => {
-      const { page, limit, kind } = request.query;
+      const { page, limit, kind, ...filters } = request.query;
       const { items, total } = await assets.libraryPage(accountOf(request).id, {
         page: storePageOf(page),
         limit,
+        filters,
         ...(kind ? { kind } : {}),
       });
       return { items, total, page, limit, total_pages: Math.ceil(total / limit) };
