@@ -130,7 +130,7 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
           'Whether this browser is signed in, and as whom. Not being signed in is an answer (`signedIn: false`), not an error, so a signed-out page load logs nothing.',
         // Public: asking whether one is signed in needs no session.
         security: [],
-        response: { 200: jsonResponse('The session state', sessionStateSchema) },
+        response: { 200: jsonResponse('The session state', sessionStateSchema), ...errorResponses([]) },
       },
     },
     async (request) => {
