@@ -32,5 +32,6 @@ export type {
   SavedWork,
   SavedWorksPage,
   SessionInfo,
+  SessionState,
   TaskCard,
 } from '../../../src/contract/website';
