@@ -51,6 +51,7 @@ export function SearchBar({
           <label>
             <span className="field-label">Model</span>
             <select
+              aria-label="Model"
               value={value.model}
               onChange={(event) => onChange({ ...value, q: text, model: event.target.value })}
             >
@@ -68,6 +69,7 @@ export function SearchBar({
           <label>
             <span className="field-label">Mode</span>
             <select
+              aria-label="Mode"
               value={value.mode}
               onChange={(event) => onChange({ ...value, q: text, mode: event.target.value })}
             >
@@ -83,6 +85,7 @@ export function SearchBar({
             <span className="field-label">From</span>
             <input
               type="date"
+              aria-label="From"
               value={value.from}
               max={value.to || undefined}
               onChange={(event) => onChange({ ...value, q: text, from: event.target.value })}
@@ -92,6 +95,7 @@ export function SearchBar({
             <span className="field-label">To</span>
             <input
               type="date"
+              aria-label="To"
               value={value.to}
               min={value.from || undefined}
               onChange={(event) => onChange({ ...value, q: text, to: event.target.value })}
