@@ -115,3 +115,29 @@ renditionSuite('S3', async () => {
   return { t, stored: (key) => server.hasObject(`renditions/${key}`) };
 });
 after(() => s3?.close());
+
+describe('renditions with ATELIER_FILES_REDIRECT=true (S3)', () => {
+  let bucket: TestS3;
+  let t: TestApp;
+  before(async () => {
+    bucket = await startTestS3();
+    t = await createTestApp({ env: { ...bucket.env('redirect'), ATELIER_FILES_REDIRECT: 'true' } });
+  });
+  after(async () => {
+    await t?.close();
+    await bucket?.close();
+  });
+
+  test('the rendition is made, stored, and the answer redirects to it, not to the original', async () => {
+    const { apiKey } = await t.createAccount();
+    const path = await uploadPng(t, apiKey, 800, 400);
+    const answer = await t.app.inject({ method: 'GET', url: `${path}?w=160&format=webp` });
+    assert.equal(answer.statusCode, 302, answer.body);
+    const key = renditionKey(path.slice('/files/'.length), 160, 'webp');
+    assert.ok(await bucket.hasObject(`redirect/${key}`));
+    const fetched = await fetch(String(answer.headers.location));
+    assert.equal(fetched.status, 200);
+    const meta = await sharp(Buffer.from(await fetched.arrayBuffer())).metadata();
+    assert.deepEqual([meta.format, meta.width, meta.height], ['webp', 160, 80]);
+  });
+});
