@@ -128,10 +128,11 @@ describe('website polish (Chromium, end to end)', () => {
       await card(prompt).locator('img').first().waitFor();
 
     // The first listing after the reload already holds both; no later look is needed.
-    requested.length = 0;
     const firstListing = page.waitForResponse((r) => new URL(r.url()).pathname === '/web/api/tasks/pending');
     await page.reload();
     await firstListing;
+    // The reloaded page's next look comes only after its first one: none may be needed to show both.
+    requested.length = 0;
     await until(
       'both finished cards',
       async () =>
@@ -147,7 +148,8 @@ describe('website polish (Chromium, end to end)', () => {
     await page.getByText('Your images appear here as they render.').waitFor();
     const cleared = page.waitForResponse((r) => new URL(r.url()).pathname === '/web/api/tasks/pending');
     await page.reload();
-    await cleared;
+    const afterClear = (await (await cleared).json()) as { tasks: unknown[] };
+    assert.deepEqual(afterClear.tasks, [], 'the server remembers the clear');
     await page.getByText('Your images appear here as they render.').waitFor();
     assert.equal(await page.locator('article.task-card').count(), 0, 'cleared cards do not come back');
 
