@@ -81,6 +81,16 @@ describe('creation view across reloads, and search of saved works and the librar
       later.tasks.map((task) => task.task_id),
       [taskIds.river],
     );
+
+    // A day later it has left the creation view (it stays in saved works).
+    const dayAgo = Date.now() - 24 * 60 * 60 * 1000 - 60_000;
+    await t.core.db
+      .updateTable('tasks')
+      .set({ created_at: dayAgo })
+      .where('id', '=', taskIds.river ?? '')
+      .execute();
+    const nextDay = (await get('/web/api/tasks/pending')).json() as { tasks: unknown[] };
+    assert.deepEqual(nextDay.tasks, [], 'the first listing reaches back one day');
   });
 
   test('saved works: search by prompt text (case-insensitive, % literal), model, mode and dates', async () => {
