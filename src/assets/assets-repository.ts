@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Asset, AssetKind } from '../contract/assets.js';
+import type { SearchFilters } from '../contract/website.js';
+import { filterConditions, hasFilters } from '../generations/search-filters.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import type { Db } from '../store/database.js';
@@ -128,7 +130,11 @@ export function createAssetsRepository({ db, clock, ids }: { db: Db; clock: Cloc
      * still in saved works (deleting a work takes its images out of the library; the files
      * themselves stay at their URLs, which Atelier promises never expire), each with its prompt.
      */
-    async libraryPage(accountId: string, options: { page: number; limit: number; kind?: AssetKind }) {
+    async libraryPage(
+      accountId: string,
+      options: { page: number; limit: number; kind?: AssetKind; filters?: SearchFilters },
+    ) {
+      const filters = options.filters ?? {};
       let base = db
         .selectFrom('assets')
         .leftJoin('generations', 'generations.id', 'assets.generation_id')
@@ -137,6 +143,10 @@ export function createAssetsRepository({ db, clock, ids }: { db: Db; clock: Cloc
           eb.or([eb('assets.generation_id', 'is', null), eb('generations.deleted_at', 'is', null)]),
         );
       if (options.kind) base = base.where('assets.kind', '=', options.kind);
+      // Prompt, model and mode belong to results (an upload has none, so those filters leave uploads
+      // out); the dates are the asset's. The walk is assets_account_created, one account's rows.
+      if (hasFilters(filters))
+        base = base.where((eb) => eb.and(filterConditions(filters, 'assets.created_at')));
       const totalRow = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
       const rows = await base
         .select([

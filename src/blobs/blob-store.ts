@@ -25,7 +25,7 @@ export interface BlobStore {
   signedUrl?(key: string, expiresInSeconds: number): Promise<string | undefined>;
 }
 
-const keyPattern = /^(?:[a-z0-9][a-z0-9_-]*\/)*[A-Za-z0-9_-]+\.(png|jpg|webp|gif|bmp)$/;
+const keyPattern = /^(?:[a-z0-9][a-z0-9_-]*\/)*[A-Za-z0-9_-]+\.(png|jpg|webp|gif|bmp|avif)$/;
 
 /** True when `key` is a well-formed blob key (no `..`, no absolute paths, a known image extension). */
 export function isBlobKey(key: string): boolean {
@@ -38,6 +38,8 @@ const contentTypes: Record<string, string> = {
   webp: 'image/webp',
   gif: 'image/gif',
   bmp: 'image/bmp',
+  // Renditions only: uploads are never AVIF.
+  avif: 'image/avif',
 };
 
 /** The content type a key's extension stands for. */

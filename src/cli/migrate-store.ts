@@ -18,6 +18,7 @@ export const MIGRATED_TABLES = [
   'tasks',
   'assets',
   'sessions',
+  'creation_views',
   'idempotency_keys',
   'webhook_secrets',
   'webhook_callbacks',

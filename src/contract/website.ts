@@ -51,13 +51,32 @@ export const sessionInfoSchema = z
   .object({ email: z.string(), tier: z.enum(TIERS) })
   .describe('The signed-in account');
 
+/**
+ * GET /web/api/session: whether this browser is signed in. Not being signed in is an answer, not an
+ * error (a 401 would log a console error on every signed-out page load).
+ */
+export const sessionStateSchema = z
+  .discriminatedUnion('signedIn', [
+    z.object({ signedIn: z.literal(true), email: z.string(), tier: z.enum(TIERS) }),
+    z.object({ signedIn: z.literal(false) }),
+  ])
+  .describe('The session state');
+
+/**
+ * How far back the creation view's first listing reaches for finished tasks: a working session
+ * (a reload, a lunch break) shows the same cards; older work lives in saved works.
+ */
+export const RECENT_CARDS_MS = 24 * 60 * 60 * 1000;
+
 export const pendingTasksQuerySchema = z.object({
   since: z
     .string({ error: 'must be a time in milliseconds since the epoch' })
     .regex(/^(\d{1,15})?$/, 'must be a time in milliseconds since the epoch')
     .optional()
     .transform((raw) => (raw ? Number(raw) : undefined))
-    .describe('Also list tasks created at or after this time (epoch milliseconds), finished or not'),
+    .describe(
+      'Also list tasks created at or after this time (epoch milliseconds), finished or not; absent: the last 24 hours',
+    ),
 });
 
 export const taskCardSchema = taskRecordSchema
@@ -78,6 +97,11 @@ export const taskCardSchema = taskRecordSchema
 export const pendingTasksSchema = z
   .object({
     now: z.number().int().describe("The server's time (epoch ms): the next listing's `since`"),
+    clearedAt: z
+      .number()
+      .int()
+      .nullable()
+      .describe('When the account last cleared finished cards (epoch ms); tasks final by then are left out'),
     tasks: z
       .array(taskCardSchema)
       .max(MAX_PENDING_CARDS)
@@ -85,7 +109,42 @@ export const pendingTasksSchema = z
   })
   .describe('Pending tasks');
 
-export const worksQuerySchema = z.object(pageQuery(24));
+export const clearedCardsSchema = z
+  .object({ clearedAt: z.number().int().describe('The instant cleared up to (epoch ms)') })
+  .describe('Finished cards cleared');
+
+/** An epoch-milliseconds bound of a date filter. */
+const instantQuery = (what: string) =>
+  z
+    .string({ error: 'must be a time in milliseconds since the epoch' })
+    .regex(/^(\d{1,15})?$/, 'must be a time in milliseconds since the epoch')
+    .optional()
+    .transform((raw) => (raw ? Number(raw) : undefined))
+    .describe(what);
+
+/** Optional text that reads as absent when empty (a form submitted with a blank field). */
+const optionalText = (max: number, what: string) =>
+  z
+    .string({ error: 'must be a string' })
+    .max(max, `must be at most ${max} characters`)
+    .optional()
+    .transform((raw) => raw?.trim() || undefined)
+    .describe(what);
+
+/** Search and filters shared by saved works and the library (server-side, paged). */
+const searchQuery = {
+  q: optionalText(200, 'Only items whose prompt contains this text (case-insensitive)'),
+  model: optionalText(100, 'Only items made with this model id'),
+  mode: z
+    .enum(['text', 'edit', 'fusion', ''], { error: 'must be text, edit or fusion' })
+    .optional()
+    .transform((mode) => mode || undefined)
+    .describe('Only items made in this mode'),
+  from: instantQuery('Only items created at or after this time (epoch ms)'),
+  to: instantQuery('Only items created before this time (epoch ms)'),
+};
+
+export const worksQuerySchema = z.object({ ...pageQuery(24), ...searchQuery });
 
 /** A history item without its images (each task's record carries them) and never `removed`. */
 export const savedWorkSchema = historyItemSchema
@@ -101,6 +160,7 @@ export const workParamsSchema = z.object({ id: z.string().describe('Generation i
 
 export const libraryQuerySchema = z.object({
   ...pageQuery(30),
+  ...searchQuery,
   kind: z
     .enum(['upload', 'result', ''], { error: 'must be upload or result' })
     .optional()
@@ -164,7 +224,17 @@ export const rotatedApiKeySchema = z
   })
   .describe('The new API key');
 
+/** The search and filters of a saved works or library query, as the routes pass them to the store. */
+export interface SearchFilters {
+  q?: string | undefined;
+  model?: string | undefined;
+  mode?: 'text' | 'edit' | 'fusion' | undefined;
+  from?: number | undefined;
+  to?: number | undefined;
+}
+
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;
+export type SessionState = z.infer<typeof sessionStateSchema>;
 export type TaskCard = z.infer<typeof taskCardSchema>;
 export type SavedWork = z.infer<typeof savedWorkSchema>;
 export type LibraryAsset = z.infer<typeof libraryAssetSchema>;

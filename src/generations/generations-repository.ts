@@ -1,10 +1,12 @@
 import { sql, type Transaction } from 'kysely';
+import type { SearchFilters } from '../contract/website.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import type { Db } from '../store/database.js';
 import { savedCondition } from '../store/migrations.js';
 import type { Database, GenerationsTable, TasksTable } from '../store/schema.js';
 import type { GenerateRequest } from './generate-request.js';
+import { filterConditions, hasFilters } from './search-filters.js';
 
 /** Another capability's write that must commit (or roll back) with the generation's own. */
 export type AlsoInTransaction<T> = (trx: Transaction<Database>, created: T) => Promise<void>;
@@ -110,15 +112,26 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
      * One page of an account's generations, newest first (ties broken by id). History includes the
      * ones deleted from saved works (`deleted_at` set); the gallery passes `includeRemoved: false`.
      */
-    async page(accountId: string, page: number, limit: number, options: { includeRemoved?: boolean } = {}) {
+    async page(
+      accountId: string,
+      page: number,
+      limit: number,
+      options: { includeRemoved?: boolean; filters?: SearchFilters } = {},
+    ) {
       const saved = options.includeRemoved === false;
+      const { filters } = options;
+      const searching = filters !== undefined && hasFilters(filters);
       // Two steps: the page's ids from an index alone (deep pages skip index entries, not rows),
       // then those rows. Conditions are literal so SQLite can use the gallery's partial index.
-      const ids = await db
+      // A search walks the same index (one account's rows, newest first, a date range narrowing
+      // it) and tests prompt, model and mode on those rows only: see docs/website.md.
+      const matching = db
         .selectFrom('generations')
-        .select('id')
         .where('account_id', '=', accountId)
         .where(saved ? savedCondition : sql<boolean>`${sql.ref('rejected')} = 0`)
+        .$if(searching, (query) => query.where((eb) => eb.and(filterConditions(filters ?? {}))));
+      const ids = await matching
+        .select('id')
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .limit(limit)
@@ -136,17 +149,17 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
                 ids.map((row) => row.id),
               )
               .execute(),
-        db
-          .selectFrom('generation_counts')
-          .select(['history_total', 'saved_total'])
-          .where('account_id', '=', accountId)
-          .executeTakeFirst(),
+        searching
+          ? matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst()
+          : db
+              .selectFrom('generation_counts')
+              .select(['history_total', 'saved_total'])
+              .where('account_id', '=', accountId)
+              .executeTakeFirst(),
       ]);
       const byId = new Map(rows.map((row) => [row.id, row]));
-      return {
-        rows: ids.flatMap((row) => byId.get(row.id) ?? []),
-        total: Number((saved ? counts?.saved_total : counts?.history_total) ?? 0),
-      };
+      const total = counts && 'n' in counts ? counts.n : saved ? counts?.saved_total : counts?.history_total;
+      return { rows: ids.flatMap((row) => byId.get(row.id) ?? []), total: Number(total ?? 0) };
     },
 
     /**

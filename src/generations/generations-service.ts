@@ -4,6 +4,7 @@ import type { UpstreamKeyResolver } from '../accounts/accounts-service.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { GenerateResponse, HistoryItem, HistoryPage } from '../contract/generations.js';
+import type { SearchFilters } from '../contract/website.js';
 import {
   type IdempotencyClaim,
   IdempotencyClaimLostError,
@@ -205,9 +206,12 @@ export function createGenerationsService(deps: {
       };
     },
 
-    /** The gallery: the account's generations not deleted, newest first, each with its tasks' records. */
-    async savedWorks(account: Account, page: number, limit: number) {
-      const { rows, total } = await deps.generations.page(account.id, page, limit, { includeRemoved: false });
+    /** The gallery: the account's generations not deleted (matching `filters`), newest first, with their tasks' records. */
+    async savedWorks(account: Account, page: number, limit: number, filters: SearchFilters = {}) {
+      const { rows, total } = await deps.generations.page(account.id, page, limit, {
+        includeRemoved: false,
+        filters,
+      });
       const tasks = await deps.tasks.findByGenerations(rows.map((r) => r.id));
       const byGeneration = new Map<string, TaskRecord[]>();
       for (const task of tasks) {

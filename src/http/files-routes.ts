@@ -1,23 +1,50 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { BlobStat, BlobStore } from '../blobs/blob-store.js';
+import { type BlobStat, type BlobStore, isBlobKey } from '../blobs/blob-store.js';
+import {
+  createRenditions,
+  RENDITION_FORMATS,
+  RENDITION_WIDTHS,
+  RENDITIONS_PREFIX,
+  type RenditionWidth,
+} from '../blobs/renditions.js';
 import { ApiError } from './errors.js';
 import { errorResponses, noContent } from './route-responses.js';
 
 /** How long a presigned URL handed out by a redirect stays valid. */
 export const SIGNED_URL_SECONDS = 300;
 
+const widthList = RENDITION_WIDTHS.join(', ');
+
+const renditionQuery = z.object({
+  w: z
+    .string()
+    .optional()
+    .refine((raw) => raw === undefined || RENDITION_WIDTHS.some((width) => String(width) === raw), {
+      error: `must be one of ${widthList}`,
+    })
+    .transform((raw) => (raw === undefined ? undefined : (Number(raw) as RenditionWidth)))
+    .meta({ type: 'integer', enum: [...RENDITION_WIDTHS] })
+    .describe(
+      `A resized rendition this many pixels wide (never wider than the original), made once and kept: one of ${widthList}`,
+    ),
+  format: z
+    .enum(RENDITION_FORMATS, { error: 'must be avif, webp or original' })
+    .optional()
+    .describe("The rendition's format (with `w`): avif, webp, or the original's own (the default)"),
+});
+
 const filesSchema = {
   tags: ['Files'],
   summary: 'An uploaded image or a result',
-  description:
-    'Public and immutable (ETag, long cache lifetime): the URLs in imageUrl, images and upload results point here. With object storage, a 302 to a short-lived presigned URL instead.',
+  description: `Public and immutable (ETag, long cache lifetime): the URLs in imageUrl, images and upload results point here. With \`w\` (${widthList}) and optionally \`format\` (avif, webp, original), a resized rendition instead, made on first request and kept in storage. With object storage and redirects on, a 302 to a short-lived presigned URL instead.`,
   // Public: the URLs are unguessable content hashes and task ids, and must work in an <img>.
   security: [],
   params: z.object({
     '*': z.string().describe('The key, e.g. uploads/<sha256>.png or results/<task id>.png'),
   }),
+  querystring: renditionQuery,
   response: {
     200: {
       description: 'The image',
@@ -25,7 +52,7 @@ const filesSchema = {
     },
     302: noContent('Redirect to a presigned URL of the object'),
     304: noContent('Not modified (If-None-Match)'),
-    ...errorResponses(['not_found']),
+    ...errorResponses(['invalid_request', 'not_found']),
   },
 };
 
@@ -40,16 +67,18 @@ export async function blobRoutes(
   const signedUrl = blobs.signedUrl?.bind(blobs);
   if (redirect && !signedUrl) throw new Error('redirecting /files needs a blob store that presigns URLs');
 
+  const renditions = createRenditions({ blobs });
   const routes = app.withTypeProvider<ZodTypeProvider>();
   const serveFile = async (
     request: {
       params: { '*': string };
+      query: z.output<typeof renditionQuery>;
       headers: Record<string, string | string[] | undefined>;
       method: string;
     },
     reply: FastifyReply,
   ) => {
-    const key = request.params['*'];
+    const key = await keyToServe(request.params['*'], request.query);
     const ifNoneMatch = request.headers['if-none-match'] as string | undefined;
     if (redirect && signedUrl) {
       const stat = ifNoneMatch ? await blobs.stat(key) : undefined;
@@ -84,6 +113,19 @@ export async function blobRoutes(
     },
     serveFile,
   );
+
+  /** The blob to answer with: the key itself, or its rendition when `w` asks for one. */
+  async function keyToServe(key: string, { w, format }: z.output<typeof renditionQuery>): Promise<string> {
+    if (w === undefined) {
+      if (format !== undefined) throw new ApiError('invalid_request', 'format needs w (a rendition width)');
+      return key;
+    }
+    if (key.startsWith(RENDITIONS_PREFIX))
+      throw new ApiError('invalid_request', 'A rendition cannot be resized again');
+    if (!isBlobKey(key)) throw notFound();
+    // An original that cannot be resized (BMP) is served as it is.
+    return (await renditions.ensure(key, w, format ?? 'original')) ?? key;
+  }
 }
 
 function notFound(): ApiError {

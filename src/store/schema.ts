@@ -177,6 +177,13 @@ export interface WebhookDeliveriesTable {
   delivered_at: number | null;
 }
 
+/** The website's creation view, per account (owned by src/web). */
+export interface CreationViewsTable {
+  account_id: string;
+  /** Finished cards up to this instant were cleared: the view leaves out tasks final by then. */
+  cleared_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   upstream_keys: UpstreamKeysTable;
@@ -187,6 +194,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   sessions: SessionsTable;
   sign_in_failures: SignInFailuresTable;
+  creation_views: CreationViewsTable;
   webhook_secrets: WebhookSecretsTable;
   webhook_callbacks: WebhookCallbacksTable;
   webhook_deliveries: WebhookDeliveriesTable;

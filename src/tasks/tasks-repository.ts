@@ -156,13 +156,14 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
     /**
      * The account's unfinished tasks, plus every task created at or after `since` (so a task that
      * began and ended between two looks still shows up), newest first, at most `limit`, each with
-     * its generation's request, in one query. Tasks of rejected or deleted generations are left out.
+     * its generation's request, in one query. Tasks of rejected or deleted generations are left out,
+     * and so are tasks already final at `clearedAt` (the creation view cleared them).
      */
     async listPendingForAccount(
       accountId: string,
-      options: { since: number | undefined; limit: number },
+      options: { since: number | undefined; limit: number; clearedAt?: number | null },
     ): Promise<TaskWithRequest[]> {
-      const { since } = options;
+      const { since, clearedAt } = options;
       const rows = await db
         .selectFrom('tasks')
         .innerJoin('generations', 'generations.id', 'tasks.generation_id')
@@ -196,6 +197,14 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
             ? stillRunning
             : eb.or([stillRunning, eb('tasks.created_at', '>=', since)]);
         })
+        .$if(clearedAt != null, (query) =>
+          query.where((eb) =>
+            eb.or([
+              eb('tasks.status', 'in', unfinished),
+              eb(eb.fn.coalesce('tasks.finished_at', 'tasks.updated_at'), '>', clearedAt ?? 0),
+            ]),
+          ),
+        )
         .orderBy('tasks.created_at', 'desc')
         .orderBy('tasks.generation_id', 'desc')
         .orderBy('tasks.idx', 'asc')

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { storePageOf } from '../contract/paging.js';
 import {
+  clearedCardsSchema,
   generateBodySchema,
   generateResponseSchema,
   libraryPageSchema,
@@ -9,6 +10,7 @@ import {
   MAX_PENDING_CARDS,
   pendingTasksQuerySchema,
   pendingTasksSchema,
+  RECENT_CARDS_MS,
   savedWorksPageSchema,
   WEBSITE_TAG,
   websiteSession,
@@ -17,6 +19,7 @@ import {
 } from '../contract/website.js';
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
+import { createCreationViews } from './creation-views.js';
 import type { WebsiteServices } from './website.js';
 
 /** The errors of a signed-in listing: a malformed query, no session. */
@@ -26,6 +29,7 @@ const listingErrors = errorResponses(['invalid_request', 'unauthorized']);
 export async function creationRoutes(app: FastifyInstance, { services }: { services: WebsiteServices }) {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { generations, tasks, assets } = services;
+  const views = createCreationViews({ db: services.db, clock: services.clock });
 
   api.post(
     '/generate',
@@ -66,7 +70,7 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
         tags: [WEBSITE_TAG],
         summary: 'Pending tasks',
         description:
-          "The account's unfinished tasks (API-submitted ones included, labelled by source), plus every task created since `since`, newest first. Tasks of deleted works are left out.",
+          "The account's unfinished tasks (API-submitted ones included, labelled by source), plus every task created since `since` (absent: in the last 24 hours), newest first. Tasks of deleted works, and tasks already final when the account last cleared its finished cards, are left out.",
         security: websiteSession,
         querystring: pendingTasksQuerySchema,
         response: { 200: jsonResponse('Pending tasks', pendingTasksSchema), ...listingErrors },
@@ -74,12 +78,33 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
     },
     async (request) => {
       const now = services.clock.now();
-      const pending = await tasks.listPendingForAccount(accountOf(request).id, {
-        since: request.query.since,
+      const accountId = accountOf(request).id;
+      const clearedAt = await views.clearedAt(accountId);
+      const pending = await tasks.listPendingForAccount(accountId, {
+        since: request.query.since ?? now - RECENT_CARDS_MS,
         limit: MAX_PENDING_CARDS,
+        clearedAt,
       });
-      return { now, tasks: pending };
+      return { now, clearedAt, tasks: pending };
     },
+  );
+
+  api.post(
+    '/tasks/cleared',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'Clear finished cards',
+        description:
+          'Takes every task final by now off the creation view, for this account on every device (they stay in saved works and the library).',
+        security: websiteSession,
+        response: {
+          200: jsonResponse('Cleared', clearedCardsSchema),
+          ...errorResponses(['unauthorized', 'forbidden']),
+        },
+      },
+    },
+    async (request) => ({ clearedAt: await views.clear(accountOf(request).id) }),
   );
 
   api.get(
@@ -88,16 +113,17 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
       schema: {
         tags: [WEBSITE_TAG],
         summary: 'Saved works',
-        description: "The account's generations not deleted, newest first, each with every task's record.",
+        description:
+          "The account's generations not deleted, newest first, each with every task's record; searchable by prompt text and filterable by model, mode and creation time.",
         security: websiteSession,
         querystring: worksQuerySchema,
         response: { 200: jsonResponse('A page of saved works', savedWorksPageSchema), ...listingErrors },
       },
     },
     async (request) => {
-      const { page, limit } = request.query;
+      const { page, limit, ...filters } = request.query;
       const storePage = storePageOf(page);
-      return { ...(await generations.savedWorks(accountOf(request), storePage, limit)), page };
+      return { ...(await generations.savedWorks(accountOf(request), storePage, limit, filters)), page };
     },
   );
 
@@ -130,17 +156,18 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
         tags: [WEBSITE_TAG],
         summary: 'Library',
         description:
-          "The account's uploads and the results of its saved works, newest first, each result with its prompt.",
+          "The account's uploads and the results of its saved works, newest first, each result with its prompt; searchable by prompt and filterable like saved works (prompt, model and mode filters match results only).",
         security: websiteSession,
         querystring: libraryQuerySchema,
         response: { 200: jsonResponse('A page of the library', libraryPageSchema), ...listingErrors },
       },
     },
     async (request) => {
-      const { page, limit, kind } = request.query;
+      const { page, limit, kind, ...filters } = request.query;
       const { items, total } = await assets.libraryPage(accountOf(request).id, {
         page: storePageOf(page),
         limit,
+        filters,
         ...(kind ? { kind } : {}),
       });
       return { items, total, page, limit, total_pages: Math.ceil(total / limit) };

@@ -3,11 +3,11 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   SESSION_COOKIE,
   sessionInfoSchema,
+  sessionStateSchema,
   signInBodySchema,
   WEBSITE_TAG,
-  websiteSession,
 } from '../contract/website.js';
-import { accountOf, requireAccount } from '../http/authentication.js';
+import { requireAccount } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
 import { NotAuthenticated, RateLimited } from '../platform/domain-errors.js';
 import { accountRoutes } from './account-routes.js';
@@ -119,28 +119,29 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
     },
   );
 
-  await app.register(async (authed) => {
-    authed.addHook('onRequest', requireAccount([sessionResolver(sessions, publicBaseUrl)]));
+  const resolveSession = sessionResolver(sessions, publicBaseUrl);
+  api.get(
+    '/session',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'The session state',
+        description:
+          'Whether this browser is signed in, and as whom. Not being signed in is an answer (`signedIn: false`), not an error, so a signed-out page load logs nothing.',
+        // Public: asking whether one is signed in needs no session.
+        security: [],
+        response: { 200: jsonResponse('The session state', sessionStateSchema), ...errorResponses([]) },
+      },
+    },
+    async (request) => {
+      const account = await resolveSession(request);
+      if (!account || account === 'not-mine') return { signedIn: false as const };
+      return { signedIn: true as const, email: account.email, tier: account.tier };
+    },
+  );
 
-    authed.withTypeProvider<ZodTypeProvider>().get(
-      '/session',
-      {
-        schema: {
-          tags: [WEBSITE_TAG],
-          summary: 'The signed-in account',
-          description: 'Who the session belongs to; 401 when not signed in.',
-          security: websiteSession,
-          response: {
-            200: jsonResponse('The signed-in account', sessionInfoSchema),
-            ...errorResponses(['unauthorized']),
-          },
-        },
-      },
-      async (request) => {
-        const account = accountOf(request);
-        return { email: account.email, tier: account.tier };
-      },
-    );
+  await app.register(async (authed) => {
+    authed.addHook('onRequest', requireAccount([resolveSession]));
 
     await authed.register(creationRoutes, { services });
     await authed.register(accountRoutes, { services });

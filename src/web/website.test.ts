@@ -85,9 +85,11 @@ describe('website sessions', () => {
     const second = sessionCookieOf(await signIn(t, email, PASSWORD, { cookie: first }));
     assert.notEqual(first, second);
     const old = await t.app.inject({ method: 'GET', url: '/web/api/session', headers: { cookie: first } });
-    assertError(old, 401, 'unauthorized');
+    assert.equal(old.statusCode, 200);
+    assert.deepEqual(old.json(), { signedIn: false });
     const fresh = await t.app.inject({ method: 'GET', url: '/web/api/session', headers: { cookie: second } });
     assert.equal(fresh.statusCode, 200);
+    assert.equal(fresh.json().signedIn, true);
   });
 
   test('sessions are stored as hashes, never as the cookie value', async () => {
@@ -124,7 +126,10 @@ describe('website sessions', () => {
     const cookie = sessionCookieOf(await signIn(t, email));
     await t.core.db.updateTable('sessions').set({ expires_at: 1 }).execute();
     const expired = await t.app.inject({ method: 'GET', url: '/web/api/session', headers: { cookie } });
-    assertError(expired, 401, 'unauthorized');
+    assert.deepEqual(expired.json(), { signedIn: false }, 'an expired session reads as signed out');
+    const none = await t.app.inject({ method: 'GET', url: '/web/api/session' });
+    assert.equal(none.statusCode, 200, 'not being signed in is an answer, not an error');
+    assert.deepEqual(none.json(), { signedIn: false });
   });
 });
 
@@ -258,7 +263,7 @@ describe('web endpoints: generate, pending tasks, saved works, library, account'
   });
   after(() => t.close());
 
-  test('pending tasks include API-submitted ones, labelled by source; `since` keeps recently finished ones', async () => {
+  test('pending tasks include API-submitted ones, labelled by source; `since` (default: a day ago) keeps recently finished ones', async () => {
     const fromApi = await t.app.inject({
       method: 'POST',
       url: '/api/v1/generate',
@@ -301,7 +306,9 @@ describe('web endpoints: generate, pending tasks, saved works, library, account'
 
     for (const id of [apiTask, ...webTasks]) await pollUntilFinal(t.app, apiKey, id);
     const afterwards = await web('GET', '/web/api/tasks/pending');
-    assert.deepEqual(afterwards.json().tasks, [], 'finished tasks leave the pending list');
+    assert.equal(afterwards.json().tasks.length, 3, "a first listing keeps the last day's finished tasks");
+    const later = await web('GET', `/web/api/tasks/pending?since=${body.now + 60_000}`);
+    assert.deepEqual(later.json().tasks, [], 'finished tasks created before `since` leave the listing');
     const since = await web('GET', `/web/api/tasks/pending?since=${body.now - 60_000}`);
     const finished = since.json().tasks as Array<{ task_id: string; status: string; imageUrl?: string }>;
     assert.equal(finished.length, 3);

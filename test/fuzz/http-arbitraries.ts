@@ -25,6 +25,7 @@ export const OTHER_ROUTES = [
   'GET /web/api/session',
   'POST /web/api/generate',
   'GET /web/api/tasks/pending',
+  'POST /web/api/tasks/cleared',
   'GET /web/api/works',
   'DELETE /web/api/works/:id',
   'GET /web/api/assets',

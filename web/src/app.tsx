@@ -4,7 +4,7 @@ import { api, onSignedOut } from './lib/api';
 import { draftStore } from './lib/draft';
 import { Link, navigate, useLocation } from './lib/router';
 import { tasksStore } from './lib/tasks';
-import type { SessionInfo } from './lib/types';
+import type { SessionInfo, SessionState } from './lib/types';
 import CreatePage from './pages/create';
 import SignInPage from './pages/sign-in';
 
@@ -50,9 +50,18 @@ export function App() {
   const [signingOut, setSigningOut] = useState(false);
 
   useEffect(() => {
-    api.get<SessionInfo>('/web/api/session').then(setSession, () => setSession(null));
+    // Signed out is an answer (`signedIn: false`), not a failing request: no console error.
+    api.get<SessionState>('/web/api/session').then(
+      (state) => setSession(state.signedIn ? { email: state.email, tier: state.tier } : null),
+      () => setSession(null),
+    );
     return onSignedOut(() => setSession(null));
   }, []);
+
+  // Another account may sign in next in this tab: never paint the previous one's cards.
+  useEffect(() => {
+    if (session === null) tasksStore.set({ cards: [], dismissed: [] });
+  }, [session]);
 
   // Signed out → the sign-in page, remembering where the person was going.
   useEffect(() => {

@@ -3,6 +3,7 @@ import { api, messageOf } from '../lib/api';
 import type { DraftReference } from '../lib/draft';
 import type { LibraryAsset, LibraryPage } from '../lib/types';
 import { Dialog } from './dialog';
+import { Thumbnail } from './thumbnail';
 
 /** Alt text of a library image: the prompt for results, a description for uploads. */
 export function assetAlt(asset: LibraryAsset): string {
@@ -55,7 +56,13 @@ export function LibraryPicker({
                   })
                 }
               >
-                <img src={asset.url} alt={assetAlt(asset)} loading="lazy" />
+                <Thumbnail
+                  src={asset.url}
+                  width={asset.width}
+                  sizes="120px"
+                  alt={assetAlt(asset)}
+                  loading="lazy"
+                />
                 <span className="picker-caption">
                   {asset.kind === 'result' ? 'Result' : 'Upload'} · {asset.width}×{asset.height}
                 </span>

@@ -3,6 +3,7 @@ import { cssAspect, downloadName } from '../lib/format';
 import type { TaskCard as Card } from '../lib/types';
 import { DownloadIcon, ExpandIcon, ImageIcon } from './icons';
 import { ProgressBar } from './progress';
+import { Thumbnail } from './thumbnail';
 
 const STATUS_TEXT: Record<string, string> = {
   queued: 'Queued',
@@ -40,8 +41,9 @@ export const TaskCard = memo(function TaskCard({
             onClick={() => onOpen(card)}
             aria-label={`Open image: ${card.prompt}`}
           >
-            <img
-              src={card.imageUrl}
+            <Thumbnail
+              src={card.imageUrl ?? ''}
+              sizes="(max-width: 640px) 100vw, 320px"
               alt={card.prompt}
               width={card.width}
               height={card.height}

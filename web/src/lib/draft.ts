@@ -21,8 +21,10 @@ export interface Draft {
   references: DraftReference[];
 }
 
+// 2K, the API's default (the spec's): the same request gives the same image from the website and
+// from the API, and thumbnails keep the pages light whatever the size.
 export const draftStore = createStore<Draft>(
-  { prompt: '', model: '', mode: 'text', aspect: '1:1', imageSize: '1K', count: 1, references: [] },
+  { prompt: '', model: '', mode: 'text', aspect: '1:1', imageSize: '2K', count: 1, references: [] },
   'atelier.draft',
 );
 

@@ -8,11 +8,17 @@ import type { TaskCard, TaskRecord } from './types';
  */
 export interface TasksState {
   cards: TaskCard[];
-  /** Cards the person cleared: a later listing must not bring them back. */
+  /** Cards the person cleared: a listing already under way must not bring them back. */
   dismissed: string[];
+  /** The account's last clear as the server reported it (the server leaves those tasks out). */
+  clearedAt?: number | null;
 }
 
-export const tasksStore = createStore<TasksState>({ cards: [], dismissed: [] });
+/**
+ * Kept in sessionStorage too, so a reload paints the same cards at once; the first listing then
+ * replaces them with the server's view (the last day's tasks, less what the account cleared).
+ */
+export const tasksStore = createStore<TasksState>({ cards: [], dismissed: [] }, 'atelier.tasks');
 
 export const isFinal = (status: string) => status === 'completed' || status === 'failed';
 
@@ -44,10 +50,7 @@ export function upsertCards(incoming: TaskCard[]): void {
       }
     }
     if (!changed) return state;
-    const cards = [...byId.values()].sort(
-      (a, b) =>
-        b.createdAt - a.createdAt || a.generation_id.localeCompare(b.generation_id) || a.index - b.index,
-    );
+    const cards = [...byId.values()].sort(byRecency);
     return { ...state, cards };
   });
 }
@@ -68,15 +71,56 @@ export function applyRecords(records: TaskRecord[]): void {
   });
 }
 
-/** Removes finished cards from the view (they stay in saved works and the library). */
-export function clearFinished(): void {
+/** What GET /web/api/tasks/pending answers. */
+interface Listing {
+  now: number;
+  clearedAt: number | null;
+  tasks: TaskCard[];
+}
+
+const byRecency = (a: TaskCard, b: TaskCard) =>
+  b.createdAt - a.createdAt || a.generation_id.localeCompare(b.generation_id) || a.index - b.index;
+
+/**
+ * Applies a listing. The first one after a load (`complete`: no `since`) is the server's whole
+ * view, so it replaces the cards (keeping only cards just submitted and not listed yet). A later
+ * clear, from this tab or another device, takes finished cards the listing no longer has away.
+ */
+function applyListing(listing: Listing, complete: boolean): void {
+  const listed = new Set(listing.tasks.map((t) => t.task_id));
+  tasksStore.set((state) => {
+    const clearedElsewhere = (listing.clearedAt ?? 0) > (state.clearedAt ?? 0);
+    const keep = (card: TaskCard) =>
+      listed.has(card.task_id) ||
+      (complete ? card.generation_id === '' : !(clearedElsewhere && isFinal(card.status)));
+    return { ...state, cards: state.cards.filter(keep), clearedAt: listing.clearedAt };
+  });
+  upsertCards(listing.tasks);
+}
+
+/** Reads the pending listing (everything recent at first, then what changed since the last look). */
+async function readListing(serverNow: number | undefined): Promise<Listing> {
+  const since = serverNow === undefined ? '' : `?since=${Math.max(0, serverNow - LISTING_OVERLAP_MS)}`;
+  const listing = await api.get<Listing>(`/web/api/tasks/pending${since}`);
+  applyListing(listing, serverNow === undefined);
+  return listing;
+}
+
+/**
+ * Removes finished cards from the view (they stay in saved works and the library), for this
+ * account everywhere: the server remembers the clear, so a reload or another device agrees.
+ */
+export async function clearFinished(): Promise<void> {
   tasksStore.set((state) => {
     const finished = state.cards.filter((c) => isFinal(c.status)).map((c) => c.task_id);
     return {
+      ...state,
       cards: state.cards.filter((c) => !isFinal(c.status)),
-      dismissed: [...state.dismissed, ...finished],
+      dismissed: [...state.dismissed, ...finished].slice(-500),
     };
   });
+  const { clearedAt } = await api.post<{ clearedAt: number }>('/web/api/tasks/cleared');
+  tasksStore.set((state) => ({ ...state, clearedAt }));
 }
 
 /**
@@ -107,10 +151,8 @@ export function createPollingTaskFeed({ intervalMs = 2000, hiddenIntervalMs = 15
   let serverNow: number | undefined;
 
   async function tick(): Promise<void> {
-    const since = serverNow === undefined ? '' : `?since=${Math.max(0, serverNow - LISTING_OVERLAP_MS)}`;
-    const listing = await api.get<{ now: number; tasks: TaskCard[] }>(`/web/api/tasks/pending${since}`);
+    const listing = await readListing(serverNow);
     serverNow = listing.now;
-    upsertCards(listing.tasks);
     const listed = new Set(listing.tasks.map((t) => t.task_id));
     const stale = tasksStore
       .get()
@@ -249,10 +291,7 @@ export function createStreamingTaskFeed({
   }
 
   async function list(): Promise<void> {
-    const since = serverNow === undefined ? '' : `?since=${Math.max(0, serverNow - LISTING_OVERLAP_MS)}`;
-    const result = await api.get<{ now: number; tasks: TaskCard[] }>(`/web/api/tasks/pending${since}`);
-    serverNow = result.now;
-    upsertCards(result.tasks);
+    serverNow = (await readListing(serverNow)).now;
     syncStreams();
   }
 

@@ -38,5 +38,6 @@ export type {
   SavedWork,
   SavedWorksPage,
   SessionInfo,
+  SessionState,
   TaskCard,
 } from '../../../src/contract/website';

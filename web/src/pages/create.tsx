@@ -290,19 +290,22 @@ export default function CreatePage() {
           </>
         )}
 
-        {error && (
-          <p className="error-text form-error" role="alert" id={ids.error}>
-            {error}
-          </p>
-        )}
-        <button type="submit" className="button primary large" disabled={submitting || !fitted}>
-          <SparkIcon />
-          {submitting
-            ? 'Submitting…'
-            : fitted && fitted.count > 1
-              ? `Generate ${fitted.count} images`
-              : 'Generate'}
-        </button>
+        {/* Sticky at the bottom of the screen while the form is taller than it: Generate stays in view. */}
+        <div className="form-actions">
+          {error && (
+            <p className="error-text form-error" role="alert" id={ids.error}>
+              {error}
+            </p>
+          )}
+          <button type="submit" className="button primary large" disabled={submitting || !fitted}>
+            <SparkIcon />
+            {submitting
+              ? 'Submitting…'
+              : fitted && fitted.count > 1
+                ? `Generate ${fitted.count} images`
+                : 'Generate'}
+          </button>
+        </div>
       </form>
 
       <section className="tasks" aria-labelledby="tasks-heading">
@@ -312,7 +315,11 @@ export default function CreatePage() {
             {running > 0 && <span className="count-pill">{running} running</span>}
           </h2>
           {finished > 0 && (
-            <button type="button" className="button small ghost" onClick={clearFinished}>
+            <button
+              type="button"
+              className="button small ghost"
+              onClick={() => clearFinished().catch(() => feed.refresh())}
+            >
               Clear finished
             </button>
           )}

@@ -3,10 +3,13 @@ import { ChoiceGroup } from '../components/choice-group';
 import { DownloadIcon } from '../components/icons';
 import { ImageViewer } from '../components/image-viewer';
 import { assetAlt } from '../components/library-picker';
+import { SearchBar } from '../components/search-bar';
+import { Thumbnail } from '../components/thumbnail';
 import { api, messageOf } from '../lib/api';
 import { addDraftReference } from '../lib/draft';
 import { downloadName, formatBytes, formatDate, formatWhen } from '../lib/format';
 import { navigate, useLocation } from '../lib/router';
+import { isSearching, type SearchState, searchFromUrl, searchToApi, searchToUrl } from '../lib/search';
 import type { LibraryAsset, LibraryPage as LibraryPageAnswer } from '../lib/types';
 
 const PAGE_SIZE = 30;
@@ -24,11 +27,22 @@ function sendToCreate(asset: LibraryAsset) {
   navigate('/');
 }
 
-/** The asset library: every uploaded reference and every result, filterable by kind. */
+/** A card's caption: a result's prompt, or an upload's file name (uploads are named by their content hash). */
+function captionOf(asset: LibraryAsset): string {
+  if (asset.kind === 'result' && asset.prompt) return asset.prompt;
+  const name = asset.url.slice(asset.url.lastIndexOf('/') + 1);
+  return `Upload ${name.length > 16 ? `${name.slice(0, 8)}…${name.slice(-7)}` : name}`;
+}
+
+/** The asset library: every uploaded reference and every result, searchable and filterable, the query in the URL. */
 export default function LibraryPage() {
   const { search } = useLocation();
   const kindParam = search.get('kind');
   const kind: Kind = kindParam === 'upload' || kindParam === 'result' ? kindParam : '';
+  const query = searchFromUrl(search);
+  const apiQuery = searchToApi(query);
+  const go = (next: { kind?: Kind; search?: SearchState }) =>
+    navigate(`/library${searchToUrl(next.search ?? query, { kind: next.kind ?? kind })}`, { replace: true });
   const [items, setItems] = useState<LibraryAsset[]>([]);
   const [total, setTotal] = useState<number>();
   const [page, setPage] = useState(0);
@@ -45,7 +59,7 @@ export default function LibraryPage() {
       setError(undefined);
       try {
         const result = await api.get<LibraryPageAnswer>(
-          `/web/api/assets?page=${next}&limit=${PAGE_SIZE}${kind ? `&kind=${kind}` : ''}`,
+          `/web/api/assets?page=${next}&limit=${PAGE_SIZE}${kind ? `&kind=${kind}` : ''}${apiQuery}`,
         );
         if (mine !== generation.current) return; // the filter changed meanwhile
         setItems((list) =>
@@ -59,7 +73,7 @@ export default function LibraryPage() {
         if (mine === generation.current) setLoading(false);
       }
     },
-    [kind],
+    [kind, apiQuery],
   );
 
   useEffect(() => {
@@ -76,21 +90,24 @@ export default function LibraryPage() {
         legend="Show"
         name="kind"
         value={kind}
-        onChange={(value) => navigate(value ? `/library?kind=${value}` : '/library', { replace: true })}
+        onChange={(value) => go({ kind: value as Kind })}
         choices={[
           { value: '', label: 'All' },
           { value: 'upload', label: 'Uploads' },
           { value: 'result', label: 'Results' },
         ]}
       />
+      <SearchBar label="Search the library" value={query} onChange={(next) => go({ search: next })} />
       {total === 0 && !loading && (
         <div className="empty">
           <p>
-            {kind === 'upload'
-              ? 'No uploads yet.'
-              : kind === 'result'
-                ? 'No results yet.'
-                : 'Your library is empty.'}
+            {isSearching(query)
+              ? 'Nothing matches this search.'
+              : kind === 'upload'
+                ? 'No uploads yet.'
+                : kind === 'result'
+                  ? 'No results yet.'
+                  : 'Your library is empty.'}
           </p>
           <p className="muted small">Reference images you upload and every image you create land here.</p>
         </div>
@@ -104,19 +121,30 @@ export default function LibraryPage() {
               onClick={() => setViewing(asset)}
               aria-label={`Open: ${assetAlt(asset)}`}
             >
-              <img src={asset.url} alt={assetAlt(asset)} loading="lazy" decoding="async" />
+              <Thumbnail
+                src={asset.url}
+                width={asset.width}
+                height={asset.height}
+                sizes="(max-width: 640px) 50vw, 220px"
+                alt={assetAlt(asset)}
+                loading="lazy"
+                decoding="async"
+              />
               <span className={`badge kind-${asset.kind}`}>
                 {asset.kind === 'result' ? 'Result' : 'Upload'}
               </span>
             </button>
             <div className="asset-body">
+              <p className="asset-caption" title={captionOf(asset)}>
+                {captionOf(asset)}
+              </p>
               <p className="asset-meta">
                 {asset.width} × {asset.height} · {formatBytes(asset.bytes)} ·{' '}
                 <time dateTime={new Date(asset.createdAt).toISOString()} title={formatDate(asset.createdAt)}>
                   {formatWhen(asset.createdAt)}
                 </time>
               </p>
-              <div className="card-actions">
+              <div className="card-actions asset-actions">
                 <button
                   type="button"
                   className="button small primary-soft"

@@ -2,10 +2,13 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { CopyButton } from '../components/copy-button';
 import { ConfirmDialog, Dialog } from '../components/dialog';
 import { DownloadIcon, ExpandIcon, ImageIcon, ReuseIcon, TrashIcon } from '../components/icons';
+import { SearchBar } from '../components/search-bar';
+import { Thumbnail } from '../components/thumbnail';
 import { api, messageOf } from '../lib/api';
 import { draftStore } from '../lib/draft';
 import { cssAspect, downloadName, formatDate, formatWhen, MODE_LABELS } from '../lib/format';
-import { navigate } from '../lib/router';
+import { navigate, useLocation } from '../lib/router';
+import { isSearching, searchFromUrl, searchToApi, searchToUrl } from '../lib/search';
 import type { Mode, SavedWork, SavedWorksPage } from '../lib/types';
 
 const PAGE_SIZE = 24;
@@ -43,8 +46,9 @@ function WorkCard({ work, onOpen, onDelete }: { work: SavedWork; onOpen: () => v
         aria-label={`Open: ${work.prompt}`}
       >
         {cover?.imageUrl ? (
-          <img
+          <Thumbnail
             src={cover.imageUrl}
+            sizes="(max-width: 640px) 100vw, 320px"
             alt={work.prompt}
             loading="lazy"
             decoding="async"
@@ -193,7 +197,7 @@ function WorkDialog({
               <ul className="ref-list">
                 {work.refs.map((url, i) => (
                   <li key={url} className="ref">
-                    <img src={url} alt={`Reference ${i + 1}`} />
+                    <Thumbnail src={url} sizes="96px" alt={`Reference ${i + 1}`} />
                   </li>
                 ))}
               </ul>
@@ -214,8 +218,11 @@ function WorkDialog({
   );
 }
 
-/** Saved works: the account's generations, newest first, loaded page by page as the person scrolls. */
+/** Saved works: the account's generations, newest first, searchable (the query in the URL), loaded as the person scrolls. */
 export default function WorksPage() {
+  const { search } = useLocation();
+  const query = searchFromUrl(search);
+  const apiQuery = searchToApi(query);
   const [works, setWorks] = useState<SavedWork[]>([]);
   const [total, setTotal] = useState<number>();
   const [page, setPage] = useState(0);
@@ -226,31 +233,43 @@ export default function WorksPage() {
   const [deleteState, setDeleteState] = useState<{ busy: boolean; error?: string }>({ busy: false });
   const [notice, setNotice] = useState('');
   const sentinel = useRef<HTMLDivElement>(null);
+  /** Bumped when the search changes: answers to an older search are dropped. */
+  const generation = useRef(0);
   const hasMore = total === undefined || works.length < total;
 
-  const loadMore = useCallback(async () => {
-    if (loading || !hasMore) return;
-    setLoading(true);
-    setError(undefined);
-    try {
-      const next = page + 1;
-      const result = await api.get<SavedWorksPage>(`/web/api/works?page=${next}&limit=${PAGE_SIZE}`);
-      setWorks((list) => {
-        const known = new Set(list.map((w) => w.id));
-        return [...list, ...result.items.filter((w) => !known.has(w.id))];
-      });
-      setTotal(result.total);
-      setPage(next);
-    } catch (failure) {
-      setError(messageOf(failure));
-    } finally {
-      setLoading(false);
-    }
-  }, [loading, hasMore, page]);
+  const load = useCallback(
+    async (next: number, replace: boolean) => {
+      const mine = replace ? ++generation.current : generation.current;
+      setLoading(true);
+      setError(undefined);
+      try {
+        const result = await api.get<SavedWorksPage>(
+          `/web/api/works?page=${next}&limit=${PAGE_SIZE}${apiQuery}`,
+        );
+        if (mine !== generation.current) return;
+        setWorks((list) => {
+          if (replace) return result.items;
+          const known = new Set(list.map((w) => w.id));
+          return [...list, ...result.items.filter((w) => !known.has(w.id))];
+        });
+        setTotal(result.total);
+        setPage(next);
+      } catch (failure) {
+        if (mine === generation.current) setError(messageOf(failure));
+      } finally {
+        if (mine === generation.current) setLoading(false);
+      }
+    },
+    [apiQuery],
+  );
 
   useEffect(() => {
-    if (page === 0) void loadMore();
-  }, [page, loadMore]);
+    void load(1, true);
+  }, [load]);
+
+  const loadMore = useCallback(() => {
+    if (!loading && hasMore && page > 0) void load(page + 1, false);
+  }, [loading, hasMore, page, load]);
 
   // Infinite scroll: the next page loads when the end of the list comes into view.
   useEffect(() => {
@@ -291,7 +310,17 @@ export default function WorksPage() {
       <p className="visually-hidden" aria-live="polite">
         {notice}
       </p>
-      {total === 0 && (
+      <SearchBar
+        label="Search saved works"
+        value={query}
+        onChange={(next) => navigate(`/works${searchToUrl(next)}`, { replace: true })}
+      />
+      {total === 0 && !loading && isSearching(query) && (
+        <div className="empty">
+          <p>No saved work matches this search.</p>
+        </div>
+      )}
+      {total === 0 && !loading && !isSearching(query) && (
         <div className="empty">
           <p>Nothing saved yet.</p>
           <p className="muted small">
