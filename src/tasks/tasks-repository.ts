@@ -341,6 +341,25 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
         .execute();
     },
 
+    /** The queue for metrics: unfinished tasks, and how long the longest-due untaken one has waited. */
+    async queueSnapshot(): Promise<{ depth: number; oldestDueSeconds: number }> {
+      const now = clock.now();
+      const row = await db
+        .selectFrom('tasks')
+        .select([
+          sql<number | string>`count(*)`.as('depth'),
+          sql<
+            number | string | null
+          >`min(case when next_run_at <= ${now} and (lease_expires_at is null or lease_expires_at <= ${now}) then next_run_at end)`.as(
+            'due',
+          ),
+        ])
+        .where(isUnfinished)
+        .executeTakeFirst();
+      const due = row?.due == null ? now : Number(row.due);
+      return { depth: Number(row?.depth ?? 0), oldestDueSeconds: Math.max(0, now - due) / 1000 };
+    },
+
     /**
      * Earliest time an unfinished task could be leased: its due time, or the end of the live lease
      * that holds it (a task in flight is not due again until its holder lets go or dies).
