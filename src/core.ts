@@ -10,7 +10,7 @@ import { isBlobKey } from './blobs/blob-store.js';
 import { countedBlobStore } from './blobs/counted-blob-store.js';
 import { createDiskBlobStore } from './blobs/disk-blob-store.js';
 import { createS3BlobStore, createS3Client } from './blobs/s3-blob-store.js';
-import { loadCatalog } from './catalog/catalog.js';
+import { loadCatalog, routesOf } from './catalog/catalog.js';
 import type { Config } from './config/config.js';
 import { createGenerationsRepository } from './generations/generations-repository.js';
 import { createGenerationsService } from './generations/generations-service.js';
@@ -152,6 +152,10 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     assets,
     providers: measuredProviders(providers, metrics),
     metrics,
+    routesOf: (modelId) => {
+      const model = catalog.get(modelId);
+      return model ? routesOf(model) : [];
+    },
     keys: accounts.keyResolver,
     blobs,
     clock,

@@ -71,6 +71,12 @@ export function createMetrics() {
       buckets: SECONDS,
       registers,
     }),
+    upstreamFallbacks: new Counter({
+      name: 'atelier_upstream_fallbacks_total',
+      help: "Tasks moved to a model's next upstream route after a retryable submit failure",
+      labelNames: ['from', 'to'] as const,
+      registers,
+    }),
     upstreamBreakerOpen: new Gauge({
       name: 'atelier_upstream_circuit_open',
       help: '1 while the circuit breaker of a provider fails submits fast (open or half-open), else 0',

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { UpstreamKeyResolver } from '../accounts/accounts-service.js';
 import type { AssetsRepository } from '../assets/assets-repository.js';
 import type { BlobStore } from '../blobs/blob-store.js';
+import type { UpstreamRoute } from '../catalog/catalog.js';
 import type { Clock } from '../platform/clock.js';
 import { leaseOwnerId, reclaimDeadLeases } from '../platform/dead-lease-reclaim.js';
 import type { IdGenerator } from '../platform/ids.js';
@@ -49,8 +50,10 @@ export interface TaskEngineDeps {
   blobUrl(key: string): string;
   /** Called after every write that changes a task's visible record, so listeners (event stream, long-poll, webhooks) can react. */
   onTaskChanged?(change: TaskChange): void;
-  /** Counts finished tasks and times their queueing and their whole run (optional). */
-  metrics?: Pick<Metrics, 'tasksFinished' | 'taskQueuedSeconds' | 'taskResultSeconds'>;
+  /** Counts finished tasks and fallbacks, times queueing and whole runs (optional). */
+  metrics?: Pick<Metrics, 'tasksFinished' | 'taskQueuedSeconds' | 'taskResultSeconds' | 'upstreamFallbacks'>;
+  /** A catalog model's upstream routes in the order they are tried (provider fallbacks). */
+  routesOf?(modelId: string): readonly UpstreamRoute[];
   /** Work announcements between nodes: tasks created or made due anywhere wake this worker. */
   work?: Pick<TaskChangeFeed, 'announceWork' | 'onWork'>;
   options: TaskEngineOptions;

@@ -11,6 +11,8 @@ export type TaskPatch = Partial<
   Pick<
     TasksTable,
     | 'status'
+    | 'provider'
+    | 'upstream_model'
     | 'progress'
     | 'error'
     | 'image_url'
@@ -34,7 +36,10 @@ export type TaskPatch = Partial<
 /** A leased task with what the engine needs from its generation. */
 export interface LeasedTask {
   task: TaskRow;
-  generation: Pick<GenerationsTable, 'id' | 'prompt' | 'mode' | 'aspect' | 'image_size' | 'ref_keys_json'>;
+  generation: Pick<
+    GenerationsTable,
+    'id' | 'model' | 'prompt' | 'mode' | 'aspect' | 'image_size' | 'ref_keys_json'
+  >;
 }
 
 /** A task's status record with what its generation asked for (the website's creation view lists these). */
@@ -71,6 +76,7 @@ const RECORD_COLUMNS = [
   'height',
   'content_type',
   'bytes',
+  'provider',
 ] as const;
 export type TaskRecordRow = Pick<TaskRow, (typeof RECORD_COLUMNS)[number]>;
 
@@ -176,6 +182,7 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
           'tasks.height',
           'tasks.content_type',
           'tasks.bytes',
+          'tasks.provider',
           'tasks.idx',
           'tasks.created_at',
           'generations.id as generation_id',
@@ -384,7 +391,7 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
     if (tasks.length === 0) return [];
     const generations = await db
       .selectFrom('generations')
-      .select(['id', 'prompt', 'mode', 'aspect', 'image_size', 'ref_keys_json'])
+      .select(['id', 'model', 'prompt', 'mode', 'aspect', 'image_size', 'ref_keys_json'])
       .where('id', 'in', [...new Set(tasks.map((t) => t.generation_id))])
       .execute();
     const byId = new Map(generations.map((g) => [g.id, g]));
