@@ -14,6 +14,7 @@ import { installErrorHandling } from './http/error-handler.js';
 import { blobRoutes } from './http/files-routes.js';
 import { healthRoutes, roleNames } from './http/health-routes.js';
 import { installIdempotency } from './http/idempotency-hooks.js';
+import { installRequestMetrics, metricsRoutes } from './http/metrics-routes.js';
 import { refuseWhileClosing } from './http/refuse-while-closing.js';
 import { compiledSerializerCompiler } from './http/response-serializer.js';
 import { assetRoutes } from './http/routes/assets.js';
@@ -64,7 +65,12 @@ async function apiV1(
   app.addHook('onRequest', requireAccount(resolvers));
   installIdempotency(app, { repository: core.idempotency });
   await app.register(generationRoutes, { generations: core.generations });
-  await app.register(taskRoutes, { tasks: core.tasks, events: core.taskEvents, engine: core.engine });
+  await app.register(taskRoutes, {
+    tasks: core.tasks,
+    events: core.taskEvents,
+    engine: core.engine,
+    streams: core.metrics.eventStreams,
+  });
   await app.register(uploadRoutes, {
     uploads: core.uploads,
     bodyDeadlineMs: core.config.requestTimeouts.uploadDeadlineMs,
@@ -124,7 +130,9 @@ export async function buildApp(
   });
 
   await registerOpenApiDocument(app, { serverUrl: core.config.publicBaseUrl });
+  installRequestMetrics(app, core.metrics);
   await app.register(healthRoutes, { db: core.db, roles: roleNames(core.config.roles) });
+  await app.register(metricsRoutes, { metrics: core.metrics, token: core.config.metricsToken });
   await app.register(fastifyCookie);
   await app.register(blobRoutes, { blobs: core.blobs, redirect: core.config.filesRedirect });
   await app.register(openApiRoutes);

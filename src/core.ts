@@ -7,9 +7,10 @@ import { createUpstreamAccess } from './accounts/upstream-access.js';
 import { createAssetsRepository } from './assets/assets-repository.js';
 import type { BlobStore } from './blobs/blob-store.js';
 import { isBlobKey } from './blobs/blob-store.js';
+import { countedBlobStore } from './blobs/counted-blob-store.js';
 import { createDiskBlobStore } from './blobs/disk-blob-store.js';
 import { createS3BlobStore, createS3Client } from './blobs/s3-blob-store.js';
-import { loadCatalog } from './catalog/catalog.js';
+import { loadCatalog, routesOf } from './catalog/catalog.js';
 import type { Config } from './config/config.js';
 import { createGenerationsRepository } from './generations/generations-repository.js';
 import { createGenerationsService } from './generations/generations-service.js';
@@ -17,8 +18,10 @@ import { createIdempotencyRepository } from './idempotency/idempotency-repositor
 import { type Clock, systemClock } from './platform/clock.js';
 import { createHousekeeping } from './platform/housekeeping.js';
 import { type IdGenerator, randomIds } from './platform/ids.js';
+import { createMetrics } from './platform/metrics.js';
 import { createSafeFetcher, type SafeFetchOptions } from './platform/outbound/safe-fetcher.js';
 import { createProcessOwner, type ProcessOwner } from './platform/process-owner.js';
+import { measuredProviders } from './providers/call-metrics.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/provider-registry.js';
 import { createSecretBox, loadOrCreateMasterKey } from './secrets/secret-box.js';
 import { type Db, dialectOf, openDatabase } from './store/database.js';
@@ -71,7 +74,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
       pino.destination({ dest: 1, sync: false }),
     );
   const db = overrides.db ?? (await openDatabase(config.databaseUrl));
-  const blobs = overrides.blobs ?? createBlobStore(config);
+  const metrics = createMetrics();
+  const blobs = countedBlobStore(overrides.blobs ?? createBlobStore(config), metrics);
   const secrets = createSecretBox(loadOrCreateMasterKey(config.dataDir, config.masterKey));
   const providers = overrides.providers ?? createProviderRegistry({ config, clock });
   const catalog = loadCatalog(config.catalogPath, providers.names());
@@ -98,6 +102,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   });
   const assets = createAssetsRepository({ db, clock, ids });
   const tasks = createTasksRepository({ db, clock });
+  metrics.probeQueue(tasks.queueSnapshot);
   // Names this process in claims and leases, so a restart on the same host takes back its dead ones.
   const processOwner = overrides.processOwner ?? createProcessOwner();
   const idempotency = createIdempotencyRepository({ db, clock, owner: processOwner });
@@ -109,6 +114,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   const uploads = createUploadsService({ fetcher, blobs, assets, blobUrl });
 
   const webhooks = createWebhooksService({
+    onAttempt: (outcome) => metrics.webhookAttempts.inc({ outcome }),
     db,
     clock,
     ids,
@@ -144,7 +150,12 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     },
     tasks,
     assets,
-    providers,
+    providers: measuredProviders(providers, metrics),
+    metrics,
+    routesOf: (modelId) => {
+      const model = catalog.get(modelId);
+      return model ? routesOf(model) : [];
+    },
     keys: accounts.keyResolver,
     blobs,
     clock,
@@ -212,6 +223,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     generations,
     engine,
     webhooks,
+    /** This node's Prometheus metrics (GET /metrics). */
+    metrics,
     /** Periodic clean-ups of the worker role: idempotency records past their 24 h. */
     housekeeping,
     /** Stops the engine and the webhook worker (if running) and closes the database. */

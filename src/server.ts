@@ -25,6 +25,8 @@ async function main(): Promise<void> {
         roles: roleNames(config.roles),
         logger: core.logger,
         timeouts: config.requestTimeouts,
+        metrics: core.metrics,
+        metricsToken: config.metricsToken,
       });
 
   if (config.createDemoAccount) {

@@ -41,8 +41,28 @@ const catalogEntrySchema = z
     maxCount: z.number().int().min(1).max(16).default(DEFAULT_MAX_COUNT),
     /** Most references a fusion request may carry (edit always takes exactly one). */
     maxReferences: z.number().int().min(2).max(16).default(4),
+    /**
+     * Other upstream routes for the same model, tried in order when a submit fails with a retryable
+     * upstream fault (or the provider's circuit is open) and the upstream cannot have accepted it.
+     */
+    fallbacks: z
+      .array(z.object({ provider: z.string().min(1), upstreamModel: z.string().min(1) }).strict())
+      .max(4)
+      .default([]),
   })
   .strict();
+
+/** One upstream route of a model: a provider and that provider's name for the model. */
+export interface UpstreamRoute {
+  provider: string;
+  upstreamModel: string;
+}
+
+/** A model's routes in the order they are tried: its own, then its fallbacks. */
+export const routesOf = (model: CatalogEntry): UpstreamRoute[] => [
+  { provider: model.provider, upstreamModel: model.upstreamModel },
+  ...model.fallbacks,
+];
 
 const catalogFileSchema = z
   .object({
@@ -117,20 +137,21 @@ export function parseCatalog(input: unknown, knownProviders: readonly string[], 
     );
     throw new Error(`${source} is invalid:\n  ${problems.join('\n  ')}`);
   }
-  const unknown = parsed.data.models.filter((m) => !knownProviders.includes(m.provider));
-  if (unknown.length > 0) {
-    throw new Error(
-      `${source} is invalid:\n  ${unknown
-        .map((m) => `model ${m.id}: unknown provider "${m.provider}" (known: ${knownProviders.join(', ')})`)
-        .join('\n  ')}`,
-    );
-  }
+  const unknown = parsed.data.models.flatMap((m) =>
+    routesOf(m)
+      .filter((route) => !knownProviders.includes(route.provider))
+      .map(
+        (route) =>
+          `model ${m.id}: unknown provider "${route.provider}" (known: ${knownProviders.join(', ')})`,
+      ),
+  );
+  if (unknown.length > 0) throw new Error(`${source} is invalid:\n  ${unknown.join('\n  ')}`);
   const models = parsed.data.models;
   const byId = new Map(models.map((m) => [m.id, m]));
   return {
     models,
     get: (id) => byId.get(id),
-    providers: () => [...new Set(models.map((m) => m.provider))],
+    providers: () => [...new Set(models.flatMap((m) => routesOf(m).map((route) => route.provider)))],
   };
 }
 

@@ -70,6 +70,7 @@ const envSchema = z.object({
     }),
   ATELIER_S3_ENDPOINT: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
   ATELIER_FILES_REDIRECT: z.enum(['true', 'false']).default('false'),
+  ATELIER_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   AWS_ACCESS_KEY_ID: optionalText,
   AWS_SECRET_ACCESS_KEY: optionalText,
   AWS_SESSION_TOKEN: optionalText,
@@ -205,6 +206,8 @@ export interface Config {
   blobDir: string;
   /** `/files/…` answers a redirect to a short-lived presigned URL instead of streaming (S3 storage only). */
   filesRedirect: boolean;
+  /** When set, GET /metrics asks for `Authorization: Bearer <token>`; else it is open. */
+  metricsToken: string | undefined;
   /** Base of every URL Atelier hands out, without a trailing slash. */
   publicBaseUrl: string;
   /** Canonical `host` (every port) or `host:port` entries exempt from the public-address check (development only). */
@@ -256,6 +259,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storage,
     blobDir: resolve(dataDir, 'blobs'),
     filesRedirect: e.ATELIER_FILES_REDIRECT === 'true',
+    metricsToken: e.ATELIER_METRICS_TOKEN,
     publicBaseUrl: (e.ATELIER_PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     uploadAllowedHosts: e.ATELIER_UPLOAD_ALLOWED_HOSTS,
     catalogPath: e.ATELIER_CATALOG,

@@ -32,6 +32,12 @@ export const taskRecordSchema = z
     height: z.number().int().optional().describe('Result height in pixels; only when completed'),
     contentType: z.string().optional().describe('Result media type; only when completed'),
     bytes: z.number().int().optional().describe('Result size in bytes; only when completed'),
+    provider: z
+      .string()
+      .optional()
+      .describe(
+        'The upstream that made the result (a fallback route when the first was down); only when completed',
+      ),
   })
   .meta({
     id: 'TaskRecord',

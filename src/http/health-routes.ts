@@ -2,10 +2,12 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
 import { z } from 'zod';
+import type { Metrics } from '../platform/metrics.js';
 import type { Db } from '../store/database.js';
 import { answerUnsupportedHttpFeatures } from './client-errors.js';
 import { installErrorHandling } from './error-handler.js';
 import { ApiError } from './errors.js';
+import { installRequestMetrics, metricsRoutes } from './metrics-routes.js';
 import { refuseWhileClosing } from './refuse-while-closing.js';
 import { compiledSerializerCompiler } from './response-serializer.js';
 import { errorResponses, jsonResponse } from './route-responses.js';
@@ -51,6 +53,8 @@ export async function buildHealthApp(deps: {
   roles: string[];
   logger: FastifyBaseLogger;
   timeouts?: RequestTimeouts;
+  metrics: Metrics;
+  metricsToken?: string | undefined;
 }) {
   const app = Fastify({
     ...edgeServerOptions(deps.timeouts ?? DEFAULT_REQUEST_TIMEOUTS),
@@ -61,9 +65,11 @@ export async function buildHealthApp(deps: {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(compiledSerializerCompiler);
   installErrorHandling(app);
+  installRequestMetrics(app, deps.metrics);
   refuseWhileClosing(app);
   answerUnsupportedHttpFeatures(app.server);
   await app.register(healthRoutes, { db: deps.db, roles: deps.roles });
+  await app.register(metricsRoutes, { metrics: deps.metrics, token: deps.metricsToken });
   return app;
 }
 

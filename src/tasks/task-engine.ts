@@ -2,10 +2,12 @@ import type { Logger } from 'pino';
 import type { UpstreamKeyResolver } from '../accounts/accounts-service.js';
 import type { AssetsRepository } from '../assets/assets-repository.js';
 import type { BlobStore } from '../blobs/blob-store.js';
+import type { UpstreamRoute } from '../catalog/catalog.js';
 import type { Clock } from '../platform/clock.js';
 import { leaseOwnerId, reclaimDeadLeases } from '../platform/dead-lease-reclaim.js';
 import type { IdGenerator } from '../platform/ids.js';
 import { createLeaseLoop } from '../platform/lease-loop.js';
+import type { Metrics } from '../platform/metrics.js';
 import type { ProcessOwner } from '../platform/process-owner.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { TaskChange, TaskChangeFeed } from './task-events.js';
@@ -48,6 +50,10 @@ export interface TaskEngineDeps {
   blobUrl(key: string): string;
   /** Called after every write that changes a task's visible record, so listeners (event stream, long-poll, webhooks) can react. */
   onTaskChanged?(change: TaskChange): void;
+  /** Counts finished tasks and fallbacks, times queueing and whole runs (optional). */
+  metrics?: Pick<Metrics, 'tasksFinished' | 'taskQueuedSeconds' | 'taskResultSeconds' | 'upstreamFallbacks'>;
+  /** A catalog model's upstream routes in the order they are tried (provider fallbacks). */
+  routesOf?(modelId: string): readonly UpstreamRoute[];
   /** Work announcements between nodes: tasks created or made due anywhere wake this worker. */
   work?: Pick<TaskChangeFeed, 'announceWork' | 'onWork'>;
   options: TaskEngineOptions;
@@ -106,12 +112,30 @@ export function createTaskEngine(deps: TaskEngineDeps) {
     const ok = await tasks.updateLeased(task.id, owner, patch);
     if (ok) {
       const before = toTaskRecord(task);
+      const startedBefore = task.started_at;
       Object.assign(task, patch);
+      observe(task, before.status, startedBefore);
       const record = toTaskRecord(task);
       // Listeners (event stream, long-poll, webhooks, other nodes) hear of visible changes only.
       if (!sameTaskRecord(before, record)) deps.onTaskChanged?.({ accountId: task.account_id, record });
     } else logger.warn({ taskId: task.id }, 'lease lost, or the task was canceled; write skipped');
     return ok;
+  }
+
+  /** Metrics of a write: the first start (time queued) and the final state (count, time to result). */
+  function observe(task: TaskRow, statusBefore: TaskRow['status'], startedBefore: number | null): void {
+    const { metrics } = deps;
+    if (!metrics) return;
+    if (startedBefore === null && task.started_at !== null)
+      metrics.taskQueuedSeconds.observe(
+        { provider: task.provider },
+        (task.started_at - task.created_at) / 1000,
+      );
+    const final = task.status === 'completed' || task.status === 'failed';
+    if (!final || statusBefore === 'completed' || statusBefore === 'failed') return;
+    const labels = { provider: task.provider, status: task.status };
+    metrics.tasksFinished.inc({ ...labels, model: task.upstream_model });
+    metrics.taskResultSeconds.observe(labels, ((task.finished_at ?? clock.now()) - task.created_at) / 1000);
   }
 
   /** Best-effort cancel of the task's upstream job (where the provider supports it), in the background. */
@@ -189,6 +213,7 @@ export function createTaskEngine(deps: TaskEngineDeps) {
       workLoop.abort(taskId, new Error('canceled'));
       const after = (await tasks.findForAccount(accountId, taskId)) ?? row;
       if (canceled) {
+        observe(after, row.status, row.started_at);
         deps.onTaskChanged?.({ accountId, record: toTaskRecord(after) });
         cancelUpstream(row);
       }

@@ -11,7 +11,16 @@ export const TASK_NOT_FOUND = 'Task not found';
 export function toTaskRecord(
   row: Pick<
     TasksTable,
-    'id' | 'status' | 'progress' | 'image_url' | 'error' | 'width' | 'height' | 'content_type' | 'bytes'
+    | 'id'
+    | 'status'
+    | 'progress'
+    | 'image_url'
+    | 'error'
+    | 'width'
+    | 'height'
+    | 'content_type'
+    | 'bytes'
+    | 'provider'
   >,
 ): TaskRecord {
   const status = row.status;
@@ -23,6 +32,7 @@ export function toTaskRecord(
     if (row.height !== null) record.height = row.height;
     if (row.content_type !== null) record.contentType = row.content_type;
     if (row.bytes !== null) record.bytes = row.bytes;
+    record.provider = row.provider;
   } else if (status === 'failed') {
     record.error = row.error ?? 'Task failed';
   }
@@ -40,7 +50,8 @@ export function sameTaskRecord(a: TaskRecord, b: TaskRecord): boolean {
     a.width === b.width &&
     a.height === b.height &&
     a.contentType === b.contentType &&
-    a.bytes === b.bytes
+    a.bytes === b.bytes &&
+    a.provider === b.provider
   );
 }
 

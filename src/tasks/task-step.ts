@@ -6,6 +6,7 @@ import { DomainError } from '../platform/domain-errors.js';
 import type {
   ImageProvider,
   PollOutcome,
+  ProviderFailure,
   ProviderImage,
   ProviderRequest,
   ReferenceImage,
@@ -151,6 +152,7 @@ export function createTaskStep({ deps, write, fail, cancelUpstream }: StepContex
         return;
       }
       case 'failed': {
+        if (phase === 'submit' && (await fallBack(leased, outcome))) return;
         // A fail-fast of an open circuit never reached the upstream: it waits for the probe without
         // spending the task's attempts (the task deadline still bounds the wait) or changing its mark.
         const sent = outcome.cause !== 'circuit_open';
@@ -184,6 +186,41 @@ export function createTaskStep({ deps, write, fail, cancelUpstream }: StepContex
         throw new Error(`unhandled outcome ${JSON.stringify(never)}`);
       }
     }
+  }
+
+  /**
+   * Moves the task to its model's next upstream route when this submit failed with a retryable
+   * fault that the upstream cannot have accepted (a refused connection, a 5xx answer, an open
+   * circuit): the next step submits there at once. Routes only move forward, so a provider that
+   * may have accepted a submit is never sent the task again. False when there is no next route.
+   */
+  async function fallBack(leased: LeasedTask, outcome: ProviderFailure): Promise<boolean> {
+    if (!outcome.retryable || outcome.maybeAccepted) return false;
+    const { task } = leased;
+    const routes = deps.routesOf?.(leased.generation.model) ?? [];
+    const here = routes.findIndex(
+      (r) => r.provider === task.provider && r.upstreamModel === task.upstream_model,
+    );
+    const next = here < 0 ? undefined : routes.slice(here + 1).find((route) => providers.get(route.provider));
+    if (!next) return false;
+    const moved = await write(task, {
+      provider: next.provider,
+      upstream_model: next.upstreamModel,
+      attempts: 0,
+      needs_reconcile: 0,
+      upstream_id: null,
+      next_run_at: clock.now(),
+      lease_owner: null,
+      lease_expires_at: null,
+    });
+    if (moved) {
+      deps.metrics?.upstreamFallbacks.inc({ from: routes[here]?.provider ?? '', to: next.provider });
+      logger.warn(
+        { taskId: task.id, from: routes[here]?.provider, to: next.provider, cause: outcome.cause },
+        'upstream submit failed; moving the task to the next route',
+      );
+    }
+    return moved;
   }
 
   function buildRequest(

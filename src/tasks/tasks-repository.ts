@@ -11,6 +11,8 @@ export type TaskPatch = Partial<
   Pick<
     TasksTable,
     | 'status'
+    | 'provider'
+    | 'upstream_model'
     | 'progress'
     | 'error'
     | 'image_url'
@@ -34,7 +36,10 @@ export type TaskPatch = Partial<
 /** A leased task with what the engine needs from its generation. */
 export interface LeasedTask {
   task: TaskRow;
-  generation: Pick<GenerationsTable, 'id' | 'prompt' | 'mode' | 'aspect' | 'image_size' | 'ref_keys_json'>;
+  generation: Pick<
+    GenerationsTable,
+    'id' | 'model' | 'prompt' | 'mode' | 'aspect' | 'image_size' | 'ref_keys_json'
+  >;
 }
 
 /** A task's status record with what its generation asked for (the website's creation view lists these). */
@@ -71,6 +76,7 @@ const RECORD_COLUMNS = [
   'height',
   'content_type',
   'bytes',
+  'provider',
 ] as const;
 export type TaskRecordRow = Pick<TaskRow, (typeof RECORD_COLUMNS)[number]>;
 
@@ -177,6 +183,7 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
           'tasks.height',
           'tasks.content_type',
           'tasks.bytes',
+          'tasks.provider',
           'tasks.idx',
           'tasks.created_at',
           'generations.id as generation_id',
@@ -350,6 +357,25 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
         .execute();
     },
 
+    /** The queue for metrics: unfinished tasks, and how long the longest-due untaken one has waited. */
+    async queueSnapshot(): Promise<{ depth: number; oldestDueSeconds: number }> {
+      const now = clock.now();
+      const row = await db
+        .selectFrom('tasks')
+        .select([
+          sql<number | string>`count(*)`.as('depth'),
+          sql<
+            number | string | null
+          >`min(case when next_run_at <= ${now} and (lease_expires_at is null or lease_expires_at <= ${now}) then next_run_at end)`.as(
+            'due',
+          ),
+        ])
+        .where(isUnfinished)
+        .executeTakeFirst();
+      const due = row?.due == null ? now : Number(row.due);
+      return { depth: Number(row?.depth ?? 0), oldestDueSeconds: Math.max(0, now - due) / 1000 };
+    },
+
     /**
      * Earliest time an unfinished task could be leased: its due time, or the end of the live lease
      * that holds it (a task in flight is not due again until its holder lets go or dies).
@@ -374,7 +400,7 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
     if (tasks.length === 0) return [];
     const generations = await db
       .selectFrom('generations')
-      .select(['id', 'prompt', 'mode', 'aspect', 'image_size', 'ref_keys_json'])
+      .select(['id', 'model', 'prompt', 'mode', 'aspect', 'image_size', 'ref_keys_json'])
       .where('id', 'in', [...new Set(tasks.map((t) => t.generation_id))])
       .execute();
     const byId = new Map(generations.map((g) => [g.id, g]));

@@ -32,6 +32,8 @@ export interface DeliveryWorkerDeps {
   /** This process (the owner id's prefix): a restart on the same host takes back its dead leases. */
   processOwner?: ProcessOwner;
   logger: Logger;
+  /** Counts attempts by outcome (delivered, retrying, failed). */
+  onAttempt?(outcome: 'delivered' | 'retrying' | 'failed'): void;
   options: DeliveryWorkerOptions;
 }
 
@@ -152,6 +154,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
         return;
       }
       const patch = patchFor(delivery, outcome);
+      deps.onAttempt?.(
+        patch.state === 'succeeded' ? 'delivered' : patch.state === 'pending' ? 'retrying' : 'failed',
+      );
       if (!(await deliveries.updateLeased(delivery.id, owner, patch))) {
         logger.warn(
           { deliveryId: delivery.id },

@@ -12,7 +12,11 @@ import type { Db } from '../store/database.js';
 import type { Database } from '../store/schema.js';
 import type { TaskChange } from '../tasks/task-events.js';
 import { type TaskRecord, toTaskRecord } from '../tasks/task-record.js';
-import { createDeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker.js';
+import {
+  createDeliveryWorker,
+  type DeliveryWorkerDeps,
+  type DeliveryWorkerOptions,
+} from './delivery-worker.js';
 import { generateWebhookSecret } from './signature.js';
 import { createWebhooksRepository, type DeliveryRow } from './webhooks-repository.js';
 
@@ -53,6 +57,8 @@ function toDeliveryItem(row: DeliveryRow): DeliveryItem {
  * the delivery worker.
  */
 export function createWebhooksService(deps: {
+  /** Counts delivery attempts by outcome (metrics). */
+  onAttempt?: DeliveryWorkerDeps['onAttempt'];
   db: Db;
   clock: Clock;
   ids: IdGenerator;
@@ -128,6 +134,7 @@ export function createWebhooksService(deps: {
     owner: leaseOwnerId(deps.processOwner, deps.ids.next('wrk')),
     ...(deps.processOwner ? { processOwner: deps.processOwner } : {}),
     logger,
+    ...(deps.onAttempt ? { onAttempt: deps.onAttempt } : {}),
     options: { ...deps.options, concurrency: deps.options.concurrency ?? 16 },
   });
 

@@ -146,6 +146,7 @@ describe("HTTP edge: a worker-only node's /healthz app answers in the same shape
       db: t.core.db,
       roles: ['worker'],
       logger: t.core.logger as FastifyBaseLogger,
+      metrics: t.core.metrics,
     });
     await health.listen({ port: 0, host: '127.0.0.1' });
     try {

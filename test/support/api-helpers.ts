@@ -28,6 +28,7 @@ interface TaskRecord {
   progress: number;
   imageUrl?: string;
   error?: string;
+  bytes?: number;
 }
 
 /** Polls a task through the API until it is final; returns every distinct record seen, in order. */

@@ -44,7 +44,18 @@ const isNewer = (previous: TaskRecord | undefined, next: TaskRecord) =>
 /** The polling endpoints, long-poll, the event stream and cancel: they read the store, never the upstream. */
 export async function taskRoutes(
   parent: FastifyInstance,
-  { tasks, events, engine }: { tasks: TasksRepository; events: TaskChangeFeed; engine: TaskEngine },
+  {
+    tasks,
+    events,
+    engine,
+    streams,
+  }: {
+    tasks: TasksRepository;
+    events: TaskChangeFeed;
+    engine: TaskEngine;
+    /** Counts open event streams (metrics). */
+    streams?: { inc(): void; dec(): void };
+  },
 ) {
   // Open event streams and long-polls, ended first when the server closes: a stream gets a final
   // `shutdown` event (an EventSource reconnects, through the balancer, to another node) and a
@@ -135,6 +146,7 @@ export async function taskRoutes(
     });
     raw.write('retry: 3000\n\n');
     let closed = false;
+    streams?.inc();
 
     const send = (record: TaskRecord) => {
       // Notifications and store re-reads can arrive out of order: only ever move a task forward.
@@ -153,6 +165,7 @@ export async function taskRoutes(
     const close = () => {
       if (closed) return;
       closed = true;
+      streams?.dec();
       unsubscribe();
       clearInterval(heartbeat);
       openWaits.delete(shutDown);

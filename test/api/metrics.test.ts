@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyBaseLogger } from 'fastify';
+import { buildHealthApp } from '../../src/http/health-routes.js';
+import { bearer, pollUntilFinal } from '../support/api-helpers.js';
+import { createTestApp, type TestApp } from '../support/test-server.js';
+
+/** Prometheus text → sample lines as `name{labels}` → value (labels as prom-client writes them). */
+function parseSamples(text: string): Map<string, number> {
+  const samples = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const cut = line.lastIndexOf(' ');
+    samples.set(line.slice(0, cut), Number(line.slice(cut + 1)));
+  }
+  return samples;
+}
+
+/** The sum of every sample of `name` whose labels include all of `labels`. */
+function total(samples: Map<string, number>, name: string, labels: Record<string, string> = {}): number {
+  let sum = 0;
+  for (const [key, value] of samples) {
+    if (key !== name && !key.startsWith(`${name}{`)) continue;
+    if (Object.entries(labels).every(([label, v]) => key.includes(`${label}="${v}"`))) sum += value;
+  }
+  return sum;
+}
+
+describe('GET /metrics', () => {
+  let t: TestApp;
+  let apiKey: string;
+  const token = 'metrics-token-0123456789';
+
+  before(async () => {
+    t = await createTestApp({ env: { ATELIER_METRICS_TOKEN: token } });
+    ({ apiKey } = await t.createAccount('metrics@example.test'));
+  });
+  after(() => t.close());
+
+  const scrape = async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(token) });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.match(String(response.headers['content-type']), /^text\/plain/);
+    return response.body;
+  };
+
+  test('asks for the token when one is set, in the error shape', async () => {
+    for (const headers of [{}, bearer('metrics-token-wrong-000000'), bearer(apiKey)]) {
+      const response = await t.app.inject({ method: 'GET', url: '/metrics', headers });
+      assert.equal(response.statusCode, 401);
+      assert.equal(response.json().error.type, 'unauthorized');
+    }
+  });
+
+  test('after a run of tasks the counts match what happened, with no ids or emails in labels', async () => {
+    const generate = (prompt: string, count: number) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v1/generate',
+        headers: bearer(apiKey),
+        payload: { prompt, count, imageSize: '1K' },
+      });
+    const ok = (await generate('three lighthouses', 3)).json().task_ids as string[];
+    const failing = (await generate('a refusal [[fail]]', 1)).json().task_ids as string[];
+    const records = await Promise.all(
+      [...ok, ...failing].map(async (id) => (await pollUntilFinal(t.app, apiKey, id)).final),
+    );
+    assert.deepEqual(
+      records.map((r) => r.status),
+      ['completed', 'completed', 'completed', 'failed'],
+    );
+
+    const text = await scrape();
+    const samples = parseSamples(text);
+    assert.equal(
+      total(samples, 'atelier_tasks_finished_total', { provider: 'local', status: 'completed' }),
+      3,
+    );
+    assert.equal(total(samples, 'atelier_tasks_finished_total', { provider: 'local', status: 'failed' }), 1);
+    assert.equal(total(samples, 'atelier_task_duration_seconds_count', { provider: 'local' }), 4);
+    assert.equal(total(samples, 'atelier_task_queued_seconds_count', { provider: 'local' }), 4);
+    assert.equal(
+      total(samples, 'atelier_http_request_duration_seconds_count', {
+        method: 'POST',
+        route: '/api/v1/generate',
+        status: '200',
+      }),
+      2,
+    );
+    // Every result's bytes went to blob storage once.
+    const resultBytes = records.reduce((sum, r) => sum + (r.bytes ?? 0), 0);
+    assert.ok(resultBytes > 0);
+    assert.equal(total(samples, 'atelier_blob_bytes_written_total', { prefix: 'results' }), resultBytes);
+    assert.ok(
+      total(samples, 'atelier_upstream_call_duration_seconds_count', { provider: 'local', outcome: 'ok' }) >=
+        4,
+    );
+    assert.equal(total(samples, 'atelier_upstream_call_duration_seconds_count', { outcome: 'failed' }), 1);
+    assert.equal(total(samples, 'atelier_queue_depth'), 0);
+    assert.equal(total(samples, 'atelier_queue_oldest_due_seconds'), 0);
+    assert.equal(total(samples, 'atelier_event_streams'), 0);
+    assert.ok(samples.has('atelier_upstream_circuit_open{provider="gemini"}'));
+    // Low cardinality: no task or generation id, no email, no raw URL in any label.
+    assert.doesNotMatch(text, /tsk_|gen_|@example\.test|\/api\/v1\/tasks\/tsk/);
+  });
+
+  test("a worker-only node's app serves it too", async () => {
+    const health = await buildHealthApp({
+      db: t.core.db,
+      roles: ['worker'],
+      logger: t.core.logger as FastifyBaseLogger,
+      metrics: t.core.metrics,
+      metricsToken: token,
+    });
+    try {
+      const response = await health.inject({ method: 'GET', url: '/metrics', headers: bearer(token) });
+      assert.equal(response.statusCode, 200);
+      assert.match(response.body, /^atelier_queue_depth \d+$/m);
+      assert.equal((await health.inject({ method: 'GET', url: '/metrics' })).statusCode, 401);
+    } finally {
+      await health.close();
+    }
+  });
+});
