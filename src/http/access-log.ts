@@ -29,6 +29,8 @@ export class AccessLog extends LogController {
       url: request.url,
       statusCode: reply.statusCode,
       responseTimeMs: Math.round(reply.elapsedTime * 10) / 10,
+      // The caller, by id only (never the key or the email), when the request was authenticated.
+      ...(request.account ? { accountId: request.account.id } : {}),
     };
     if (error) request.log.error({ ...line, err: error }, 'request errored');
     else request.log.info(line, 'request completed');

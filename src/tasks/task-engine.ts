@@ -115,11 +115,28 @@ export function createTaskEngine(deps: TaskEngineDeps) {
       const startedBefore = task.started_at;
       Object.assign(task, patch);
       observe(task, before.status, startedBefore);
+      if (task.status !== before.status) logTransition(task, before.status);
       const record = toTaskRecord(task);
       // Listeners (event stream, long-poll, webhooks, other nodes) hear of visible changes only.
       if (!sameTaskRecord(before, record)) deps.onTaskChanged?.({ accountId: task.account_id, record });
     } else logger.warn({ taskId: task.id }, 'lease lost, or the task was canceled; write skipped');
     return ok;
+  }
+
+  /** One line per status change, with the ids that join it to the request that made the task. */
+  function logTransition(task: TaskRow, from: TaskRow['status']): void {
+    logger.info(
+      {
+        taskId: task.id,
+        generationId: task.generation_id,
+        accountId: task.account_id,
+        from,
+        to: task.status,
+        provider: task.provider,
+        ...(task.status === 'failed' ? { error: task.error } : {}),
+      },
+      'task status changed',
+    );
   }
 
   /** Metrics of a write: the first start (time queued) and the final state (count, time to result). */
@@ -214,6 +231,7 @@ export function createTaskEngine(deps: TaskEngineDeps) {
       const after = (await tasks.findForAccount(accountId, taskId)) ?? row;
       if (canceled) {
         observe(after, row.status, row.started_at);
+        logTransition(after, row.status);
         deps.onTaskChanged?.({ accountId, record: toTaskRecord(after) });
         cancelUpstream(row);
       }

@@ -60,7 +60,11 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
         },
       },
     },
-    async (request) => generations.generate(accountOf(request), request.body, 'web'),
+    async (request) => {
+      const answer = await generations.generate(accountOf(request), request.body, 'web');
+      request.log.info({ taskIds: answer.task_ids }, 'tasks created');
+      return answer;
+    },
   );
 
   api.get(

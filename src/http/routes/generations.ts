@@ -44,9 +44,17 @@ export async function generationRoutes(
     },
   };
   // The Idempotency-Key's claim goes along: its answer is recorded with the generation it creates.
-  app.post('/generate', { schema: generateSchema }, async (request) =>
-    generations.generate(accountOf(request), request.body, 'api', request.idempotencyClaim),
-  );
+  app.post('/generate', { schema: generateSchema }, async (request) => {
+    const answer = await generations.generate(
+      accountOf(request),
+      request.body,
+      'api',
+      request.idempotencyClaim,
+    );
+    // Joins this request's id to its tasks' own log lines (task status changed).
+    request.log.info({ taskIds: answer.task_ids }, 'tasks created');
+    return answer;
+  });
 
   const historySchema = {
     tags: ['History'],
