@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import { buildHealthApp } from '../../src/http/health-routes.js';
@@ -119,6 +120,27 @@ describe('GET /metrics', () => {
       assert.equal((await health.inject({ method: 'GET', url: '/metrics' })).statusCode, 401);
     } finally {
       await health.close();
+    }
+  });
+
+  test('every metric the sample Grafana dashboard and docs/operations.md name is one this node serves', async () => {
+    const text = await scrape();
+    const served = new Set([...text.matchAll(/^# TYPE (atelier_\w+)/gm)].map((m) => m[1]));
+    const named = (file: string) =>
+      new Set(
+        [
+          ...readFileSync(new URL(`../../docs/${file}`, import.meta.url), 'utf8').matchAll(
+            /atelier_[a-z_]+[a-z]/g,
+          ),
+        ]
+          .map((m) => m[0].replace(/_(bucket|count|sum)$/, ''))
+          .filter((name) => !name.endsWith('_')),
+      );
+    for (const file of ['grafana/atelier-dashboard.json', 'operations.md']) {
+      const unknown = [...named(file)].filter(
+        (name) => !served.has(name) && !/^atelier_(process|nodejs)$/.test(name),
+      );
+      assert.deepEqual(unknown, [], `${file} names metrics that do not exist`);
     }
   });
 });
