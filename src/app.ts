@@ -16,6 +16,7 @@ import { generationRoutes } from './http/routes/generations.js';
 import { catalogRoutes } from './http/routes/models.js';
 import { taskRoutes } from './http/routes/tasks.js';
 import { uploadRoutes } from './http/routes/uploads.js';
+import { usageRoutes } from './http/routes/usage.js';
 import { userStatusRoutes } from './http/routes/user-status.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { edgeServerOptions } from './http/server-options.js';
@@ -47,6 +48,7 @@ async function apiV1(
     bodyDeadlineMs: core.config.requestTimeouts.uploadDeadlineMs,
   });
   await app.register(userStatusRoutes, { upstreamAccess: core.upstreamAccess });
+  await app.register(usageRoutes, { usage: core.usage });
   await app.register(assetRoutes, { assets: core.assets });
   await app.register(catalogRoutes, { catalog: core.catalog });
   await app.register(webhookRoutes, { webhooks: core.webhooks });

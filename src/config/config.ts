@@ -57,6 +57,7 @@ const envSchema = z.object({
   ATELIER_PUBLIC_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
   ATELIER_UPLOAD_ALLOWED_HOSTS: z.string().default(''),
   ATELIER_CATALOG: optionalText,
+  ATELIER_POLICY_FILE: optionalText,
   ATELIER_MASTER_KEY: optionalText,
   ATELIER_ROLES: z
     .string()
@@ -174,6 +175,8 @@ export interface Config {
   publicBaseUrl: string;
   uploadAllowedHosts: string[];
   catalogPath: string | undefined;
+  /** Tier policies (allowed models, image quotas, tasks in flight): a JSON file; none by default. */
+  policyPath: string | undefined;
   masterKey: string | undefined;
   roles: { api: boolean; worker: boolean };
   localLatencyMs: number;
@@ -223,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((h) => h.trim().toLowerCase())
       .filter(Boolean),
     catalogPath: e.ATELIER_CATALOG,
+    policyPath: e.ATELIER_POLICY_FILE,
     masterKey: e.ATELIER_MASTER_KEY,
     roles: { api: e.ATELIER_ROLES.includes('api'), worker: e.ATELIER_ROLES.includes('worker') },
     localLatencyMs: e.ATELIER_LOCAL_LATENCY_MS,

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { DomainError, RateLimited } from '../platform/domain-errors.js';
+import { DomainError, QuotaExceeded, RateLimited } from '../platform/domain-errors.js';
 import { ApiError, apiErrorOf, type ErrorType, errorBody, errorStatus } from './errors.js';
 import { validationMessage } from './validation.js';
 
@@ -50,7 +50,7 @@ function classifyFrameworkError(
 /** One error mapper for the whole app: every failure leaves as `{ error: { type, message } }`. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((thrown: FastifyError, request, reply) => {
-    if (thrown instanceof RateLimited)
+    if (thrown instanceof RateLimited || thrown instanceof QuotaExceeded)
       reply.header('retry-after', String(Math.max(1, Math.ceil(thrown.retryAfterMs / 1000))));
     const error = thrown instanceof DomainError ? apiErrorOf(thrown) : thrown;
     if (error instanceof ApiError) {
