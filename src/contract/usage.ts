@@ -29,7 +29,9 @@ export const usageModelSchema = z.object({ model: z.string(), ...counts });
 export const usageDaySchema = z.object({
   date: z.string().describe('UTC day (YYYY-MM-DD) on which the images reached their final state'),
   ...counts,
-  models: z.array(usageModelSchema).describe('Per catalog model, by model id; models with no image that day are left out'),
+  models: z
+    .array(usageModelSchema)
+    .describe('Per catalog model, by model id; models with no image that day are left out'),
 });
 
 const quotaSchema = z
@@ -61,7 +63,9 @@ export const usageReportSchema = z
     from: z.string(),
     to: z.string(),
     totals: z.object(counts),
-    days: z.array(usageDaySchema).describe('Every day from `from` to `to`, in order, days without images included'),
+    days: z
+      .array(usageDaySchema)
+      .describe('Every day from `from` to `to`, in order, days without images included'),
     models: z.array(usageModelSchema).describe('Totals per model over the range'),
     allowance: allowanceSchema.nullable().describe("null when no policy applies to the account's tier"),
   })

@@ -75,7 +75,10 @@ const RECORD_COLUMNS = [
 export type TaskRecordRow = Pick<TaskRow, (typeof RECORD_COLUMNS)[number]>;
 
 /** A task that has just reached its final state, as the write that ended it left it. */
-export type FinishedTask = Pick<TaskRow, 'id' | 'account_id' | 'generation_id' | 'finished_at' | 'created_at'> & {
+export type FinishedTask = Pick<
+  TaskRow,
+  'id' | 'account_id' | 'generation_id' | 'finished_at' | 'created_at'
+> & {
   status: 'completed' | 'failed';
 };
 
@@ -85,7 +88,14 @@ export type FinishedTask = Pick<TaskRow, 'id' | 'account_id' | 'generation_id' |
  */
 export type OnTaskFinished = (trx: Transaction<Database>, task: FinishedTask) => Promise<void>;
 
-const FINISHED_COLUMNS = ['id', 'account_id', 'generation_id', 'status', 'finished_at', 'created_at'] as const;
+const FINISHED_COLUMNS = [
+  'id',
+  'account_id',
+  'generation_id',
+  'status',
+  'finished_at',
+  'created_at',
+] as const;
 
 /** Store queries for tasks. Only the task engine calls the writing ones. */
 export function createTasksRepository({
@@ -369,7 +379,9 @@ export function createTasksRepository({
             eb.fn.countAll<number | string>().as('month'),
             sql<
               number | string | null
-            >`sum(case when ${sql.ref('generations.created_at')} >= ${since.dayStart} then 1 else 0 end)`.as('day'),
+            >`sum(case when ${sql.ref('generations.created_at')} >= ${since.dayStart} then 1 else 0 end)`.as(
+              'day',
+            ),
           ])
           .where('generations.account_id', '=', accountId)
           .where('generations.rejected', '=', 0)
@@ -438,7 +450,8 @@ export function createTasksRepository({
     return db.transaction().execute(async (trx) => {
       const row = await update(trx);
       if (!row) return false;
-      if (row.status === 'completed' || row.status === 'failed') await hook(trx, { ...row, status: row.status });
+      if (row.status === 'completed' || row.status === 'failed')
+        await hook(trx, { ...row, status: row.status });
       return true;
     });
   }

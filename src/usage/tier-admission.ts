@@ -90,7 +90,9 @@ export function createTierAdmission(deps: {
       if (!policy) return null;
       const { periods, inFlight, today, thisMonth } = await counts(db, caller.id);
       const quota = (limit: number | undefined, used: number, resetsAt: number) =>
-        limit === undefined ? null : { limit, used, remaining: Math.max(0, limit - used), resets_at: resetsAt };
+        limit === undefined
+          ? null
+          : { limit, used, remaining: Math.max(0, limit - used), resets_at: resetsAt };
       const inFlightLimit = policy.tasks_in_flight;
       return {
         tier: caller.tier,

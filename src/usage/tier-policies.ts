@@ -6,7 +6,10 @@ const limit = z.int().min(1, 'must be a positive integer').max(1_000_000_000);
 
 /** One tier's policy; every field is optional, an absent one does not restrict. */
 const tierPolicySchema = z.strictObject({
-  models: z.array(z.string().min(1)).min(1, 'must list at least one model (leave it out to allow every model)').optional(),
+  models: z
+    .array(z.string().min(1))
+    .min(1, 'must list at least one model (leave it out to allow every model)')
+    .optional(),
   images_per_day: limit.optional(),
   images_per_month: limit.optional(),
   tasks_in_flight: limit.optional(),
@@ -34,7 +37,8 @@ export function parseTierPolicies(input: unknown, modelIds: readonly string[], s
           .map((id) => `tiers.${tier}.models: unknown model "${id}" (catalog: ${modelIds.join(', ')})`),
       )
     : parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
-  if (!parsed.success || problems.length > 0) throw new Error(`${source} is invalid:\n  ${problems.join('\n  ')}`);
+  if (!parsed.success || problems.length > 0)
+    throw new Error(`${source} is invalid:\n  ${problems.join('\n  ')}`);
   return parsed.data.tiers;
 }
 

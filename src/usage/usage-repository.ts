@@ -50,11 +50,7 @@ export function createUsageRepository({ db }: { db: Db }) {
 
     /** Usage rows from `from` to `to` (UTC days, included), of one account or of all, by day then model. */
     async rows(accountId: string | undefined, from: string, to: string): Promise<UsageRow[]> {
-      let query = db
-        .selectFrom('usage_daily')
-        .selectAll()
-        .where('day', '>=', from)
-        .where('day', '<=', to);
+      let query = db.selectFrom('usage_daily').selectAll().where('day', '>=', from).where('day', '<=', to);
       if (accountId !== undefined) query = query.where('account_id', '=', accountId);
       const rows = await query.orderBy('day').orderBy('model').orderBy('account_id').execute();
       // bigint columns come back as strings from PostgreSQL.
