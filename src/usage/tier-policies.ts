@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ACCOUNT_TIERS, type AccountTier } from '../contract/accounts.js';
 
-const limit = z.int().min(1, 'must be a positive integer').max(1_000_000_000);
+const limit = z
+  .int({ error: 'must be a positive integer' })
+  .min(1, 'must be a positive integer')
+  .max(1_000_000_000);
 
 /** One tier's policy; every field is optional, an absent one does not restrict. */
 const tierPolicySchema = z.strictObject({
@@ -36,7 +39,14 @@ export function parseTierPolicies(input: unknown, modelIds: readonly string[], s
           .filter((id) => !modelIds.includes(id))
           .map((id) => `tiers.${tier}.models: unknown model "${id}" (catalog: ${modelIds.join(', ')})`),
       )
-    : parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    : parsed.error.issues.map((issue) => {
+        const where = issue.path.join('.') || '(root)';
+        if (issue.code !== 'unrecognized_keys') return `${where}: ${issue.message}`;
+        const names = issue.keys.map((key) => `"${key}"`).join(', ');
+        return where === 'tiers'
+          ? `tiers: unknown tier ${names} (tiers: ${ACCOUNT_TIERS.join(', ')})`
+          : `${where}: unknown field ${names} (fields: ${Object.keys(where === '(root)' ? policyFileSchema.shape : tierPolicySchema.shape).join(', ')})`;
+      });
   if (!parsed.success || problems.length > 0)
     throw new Error(`${source} is invalid:\n  ${problems.join('\n  ')}`);
   return parsed.data.tiers;
