@@ -108,6 +108,7 @@ export async function buildApp(
     generations: core.generations,
     tasks: core.tasks,
     assets: core.assets,
+    usage: core.usage,
   });
   // Bearer first: an API call is never judged by a cookie. The session resolver lets the website
   // call /api/v1 same-origin, with its CSRF check on state-changing requests.

@@ -33,4 +33,5 @@ export type {
   SavedWorksPage,
   SessionInfo,
   TaskCard,
+  UsageReport,
 } from '../../../src/contract/website';
