@@ -88,13 +88,24 @@ describe('tier policies (ATELIER_POLICY_FILE): allowed models and quotas, checke
     const { apiKey } = await t.createAccount(undefined, { tier: 'starter' });
     const answers = await burst(apiKey, 50);
     assertBoundary(answers, 3, 5);
-    const first = answers.find((a) => a.statusCode === 200)?.json().task_ids[0];
-    const canceled = await t.app.inject({
-      method: 'POST',
-      url: `/api/v1/tasks/${first}/cancel`,
-      headers: bearer(apiKey),
-    });
-    assert.equal(canceled.statusCode, 200);
+    const [first, second] = answers.filter((a) => a.statusCode === 200).map((a) => a.json().task_ids[0]);
+    const cancel = (id: string) =>
+      t.app.inject({ method: 'POST', url: `/api/v1/tasks/${id}/cancel`, headers: bearer(apiKey) });
+
+    // A refusal is not an answer to replay: the same Idempotency-Key succeeds once a place is free.
+    const keyed = {
+      method: 'POST' as const,
+      url: '/api/v1/generate',
+      headers: { ...bearer(apiKey), 'idempotency-key': 'order-1' },
+      payload: { prompt: 'keyed' },
+    };
+    assertError(await t.app.inject(keyed), 429, 'quota_exceeded');
+    assert.equal((await cancel(first)).statusCode, 200);
+    const retried = await t.app.inject(keyed);
+    assert.equal(retried.statusCode, 200, retried.body);
+    assert.equal(retried.headers['idempotent-replayed'], undefined);
+
+    assert.equal((await cancel(second)).statusCode, 200);
     assertBoundary(await burst(apiKey, 10), 1, 5);
     const { allowance } = await usage(apiKey);
     assert.deepEqual(allowance.tasks_in_flight, { limit: 3, current: 3, remaining: 0 });
