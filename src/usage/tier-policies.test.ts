@@ -27,7 +27,12 @@ describe('tier policy file', () => {
     assert.throws(
       () =>
         parseTierPolicies(
-          { tiers: { gold: {}, trial: { images_per_dya: 3, images_per_month: 0, tasks_in_flight: 1.5 } } },
+          {
+            tiers: {
+              gold: {},
+              trial: { images_per_dya: 3, images_per_month: 0, tasks_in_flight: 1.5, models: ['prp'] },
+            },
+          },
           models,
           'ATELIER_POLICY_FILE (p.json)',
         ),
@@ -40,6 +45,7 @@ describe('tier policy file', () => {
         );
         assert.match(error.message, /tiers\.trial\.images_per_month: must be a positive integer/);
         assert.match(error.message, /tiers\.trial\.tasks_in_flight: must be a positive integer/);
+        assert.match(error.message, /tiers\.trial\.models: unknown model "prp"/);
         return true;
       },
     );

@@ -27,26 +27,39 @@ export type TierPolicy = z.output<typeof tierPolicySchema>;
 /** The policies of the tiers that have one; a tier absent from the file is unrestricted. */
 export type TierPolicies = Partial<Record<AccountTier, TierPolicy>>;
 
+/** One schema problem, said with the path and what is allowed there. */
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const where = issue.path.join('.') || '(root)';
+  if (issue.code !== 'unrecognized_keys') return `${where}: ${issue.message}`;
+  const names = issue.keys.map((key) => `"${key}"`).join(', ');
+  if (where === 'tiers') return `tiers: unknown tier ${names} (tiers: ${ACCOUNT_TIERS.join(', ')})`;
+  const fields = Object.keys(where === '(root)' ? policyFileSchema.shape : tierPolicySchema.shape);
+  return `${where}: unknown field ${names} (fields: ${fields.join(', ')})`;
+}
+
+/** Model ids the document names that the catalog does not have (read from the raw document, so they are reported with every other problem). */
+function unknownModels(input: unknown, modelIds: readonly string[]): string[] {
+  const tiers = (input as { tiers?: unknown } | null)?.tiers;
+  if (typeof tiers !== 'object' || tiers === null) return [];
+  return Object.entries(tiers).flatMap(([tier, policy]) => {
+    const models = (policy as { models?: unknown } | null)?.models;
+    if (!Array.isArray(models)) return [];
+    return models
+      .filter((id): id is string => typeof id === 'string' && !modelIds.includes(id))
+      .map((id) => `tiers.${tier}.models: unknown model "${id}" (catalog: ${modelIds.join(', ')})`);
+  });
+}
+
 /**
  * Validates a policy document against the catalog's model ids; throws an Error naming every problem
  * (a typo in a field or a model id must stop the start, not silently allow everything).
  */
 export function parseTierPolicies(input: unknown, modelIds: readonly string[], source: string): TierPolicies {
   const parsed = policyFileSchema.safeParse(input);
-  const problems = parsed.success
-    ? Object.entries(parsed.data.tiers).flatMap(([tier, policy]) =>
-        (policy?.models ?? [])
-          .filter((id) => !modelIds.includes(id))
-          .map((id) => `tiers.${tier}.models: unknown model "${id}" (catalog: ${modelIds.join(', ')})`),
-      )
-    : parsed.error.issues.map((issue) => {
-        const where = issue.path.join('.') || '(root)';
-        if (issue.code !== 'unrecognized_keys') return `${where}: ${issue.message}`;
-        const names = issue.keys.map((key) => `"${key}"`).join(', ');
-        return where === 'tiers'
-          ? `tiers: unknown tier ${names} (tiers: ${ACCOUNT_TIERS.join(', ')})`
-          : `${where}: unknown field ${names} (fields: ${Object.keys(where === '(root)' ? policyFileSchema.shape : tierPolicySchema.shape).join(', ')})`;
-      });
+  const problems = [
+    ...(parsed.success ? [] : parsed.error.issues.map(describeIssue)),
+    ...unknownModels(input, modelIds),
+  ];
   if (!parsed.success || problems.length > 0)
     throw new Error(`${source} is invalid:\n  ${problems.join('\n  ')}`);
   return parsed.data.tiers;
