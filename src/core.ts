@@ -108,7 +108,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     config.policyPath,
     catalog.models.map((model) => model.id),
   );
-  const admission = createTierAdmission({ policies, tasks, clock });
+  const admission = createTierAdmission({ policies, clock });
   const usage = createUsageService({ db, usage: usageRepository, admission, clock });
   // Names this process in claims and leases, so a restart on the same host takes back its dead ones.
   const processOwner = overrides.processOwner ?? createProcessOwner();

@@ -1,9 +1,10 @@
-import { type CompiledQuery, sql, type Transaction } from 'kysely';
+import { type CompiledQuery, sql } from 'kysely';
 import type { Clock } from '../platform/clock.js';
 import { skipLockedOn } from '../platform/skip-locked.js';
 import { compiledOnce } from '../store/compiled-once.js';
 import { type Db, dialectOf } from '../store/database.js';
-import type { Database, GenerationsTable, TasksTable } from '../store/schema.js';
+import type { GenerationsTable, TasksTable } from '../store/schema.js';
+import { FINISHED_COLUMNS, finishingWrites, type OnTaskFinished } from './task-finish.js';
 import { type TaskRecord, toTaskRecord } from './task-record.js';
 
 export type TaskRow = TasksTable;
@@ -74,29 +75,6 @@ const RECORD_COLUMNS = [
 ] as const;
 export type TaskRecordRow = Pick<TaskRow, (typeof RECORD_COLUMNS)[number]>;
 
-/** A task that has just reached its final state, as the write that ended it left it. */
-export type FinishedTask = Pick<
-  TaskRow,
-  'id' | 'account_id' | 'generation_id' | 'finished_at' | 'created_at'
-> & {
-  status: 'completed' | 'failed';
-};
-
-/**
- * Another capability's write that commits with a task's final write (usage counts). The guarded
- * write succeeds once per task, so the hook runs exactly once per task, whichever engine wins.
- */
-export type OnTaskFinished = (trx: Transaction<Database>, task: FinishedTask) => Promise<void>;
-
-const FINISHED_COLUMNS = [
-  'id',
-  'account_id',
-  'generation_id',
-  'status',
-  'finished_at',
-  'created_at',
-] as const;
-
 /** Store queries for tasks. Only the task engine calls the writing ones. */
 export function createTasksRepository({
   db,
@@ -107,6 +85,7 @@ export function createTasksRepository({
   clock: Clock;
   onFinished?: OnTaskFinished | undefined;
 }) {
+  const finishing = finishingWrites(db, onFinished);
   const unfinished: readonly TasksTable['status'][] = ['queued', 'in_progress'];
   // Without statistics SQLite prefers the account index for `id IN (…20) AND account_id = ?` and
   // reads every task the account ever made (it does use the primary key for one id). `+account_id`
@@ -355,47 +334,6 @@ export function createTasksRepository({
       );
     },
 
-    /**
-     * For tier policies, read through `executor` (the creating transaction): the account's tasks
-     * queued or in progress, and its images requested since `dayStart` and since `monthStart`
-     * (`dayStart` ≥ `monthStart`) that did not fail.
-     */
-    async policyCounts(
-      executor: Db,
-      accountId: string,
-      since: { dayStart: number; monthStart: number },
-    ): Promise<{ inFlight: number; today: number; thisMonth: number }> {
-      const [inFlight, requested] = await Promise.all([
-        executor
-          .selectFrom('tasks')
-          .select((eb) => eb.fn.countAll<number | string>().as('n'))
-          .where('account_id', '=', accountId)
-          .where(isUnfinished)
-          .executeTakeFirst(),
-        executor
-          .selectFrom('tasks')
-          .innerJoin('generations', 'generations.id', 'tasks.generation_id')
-          .select((eb) => [
-            eb.fn.countAll<number | string>().as('month'),
-            sql<
-              number | string | null
-            >`sum(case when ${sql.ref('generations.created_at')} >= ${since.dayStart} then 1 else 0 end)`.as(
-              'day',
-            ),
-          ])
-          .where('generations.account_id', '=', accountId)
-          .where('generations.rejected', '=', 0)
-          .where('generations.created_at', '>=', since.monthStart)
-          .where('tasks.status', '<>', 'failed')
-          .executeTakeFirst(),
-      ]);
-      return {
-        inFlight: Number(inFlight?.n ?? 0),
-        today: Number(requested?.day ?? 0),
-        thisMonth: Number(requested?.month ?? 0),
-      };
-    },
-
     /** The distinct owners of the leases held on unfinished tasks. */
     async leaseHolders(): Promise<string[]> {
       const rows = await db
@@ -437,24 +375,6 @@ export function createTasksRepository({
       return row?.due == null ? undefined : Number(row.due);
     },
   };
-
-  /**
-   * A write that may end a task: with a hook, the write and the hook commit together (or neither
-   * does); the hook runs only when the guarded write changed the row.
-   */
-  async function finishing(
-    update: (executor: Db) => Promise<Pick<TaskRow, (typeof FINISHED_COLUMNS)[number]> | undefined>,
-  ): Promise<boolean> {
-    const hook = onFinished;
-    if (!hook) return (await update(db)) !== undefined;
-    return db.transaction().execute(async (trx) => {
-      const row = await update(trx);
-      if (!row) return false;
-      if (row.status === 'completed' || row.status === 'failed')
-        await hook(trx, { ...row, status: row.status });
-      return true;
-    });
-  }
 
   async function attachGenerations(tasks: TaskRow[]): Promise<LeasedTask[]> {
     if (tasks.length === 0) return [];

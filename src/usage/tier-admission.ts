@@ -4,7 +4,7 @@ import type { Allowance } from '../contract/usage.js';
 import type { Clock } from '../platform/clock.js';
 import { ForbiddenModel, QuotaExceeded } from '../platform/domain-errors.js';
 import { type Db, dialectOf } from '../store/database.js';
-import type { TasksRepository } from '../tasks/tasks-repository.js';
+import { countTasksForPolicy } from '../tasks/task-counts.js';
 import type { TierPolicies, TierPolicy } from './tier-policies.js';
 import { periodsOf } from './usage-days.js';
 
@@ -29,16 +29,12 @@ const hasQuota = (policy: TierPolicy | undefined): policy is TierPolicy =>
  * the tasks themselves (no counter to drift; a policy added or changed mid-month applies to what
  * was already used). Images count when requested; an image that ends failed gives its place back.
  */
-export function createTierAdmission(deps: {
-  policies: TierPolicies;
-  tasks: Pick<TasksRepository, 'policyCounts'>;
-  clock: Clock;
-}) {
+export function createTierAdmission(deps: { policies: TierPolicies; clock: Clock }) {
   const { policies, clock } = deps;
 
   async function counts(executor: Db, accountId: string) {
     const periods = periodsOf(clock.now());
-    return { periods, ...(await deps.tasks.policyCounts(executor, accountId, periods)) };
+    return { periods, ...(await countTasksForPolicy(executor, accountId, periods)) };
   }
 
   return {

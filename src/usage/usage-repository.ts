@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../store/database.js';
-import type { FinishedTask } from '../tasks/tasks-repository.js';
+import type { FinishedTask } from '../tasks/task-finish.js';
 import { dayOf } from './usage-days.js';
 
 /** One row of usage: an account's images of one model that ended on one UTC day. */
