@@ -4,50 +4,53 @@ import type { UsageReport } from '../lib/types';
 import { useAction } from '../lib/use-action';
 
 const WIDTH = 600;
-const HEIGHT = 140;
-const AXIS = 18;
+const HEIGHT = 120;
 
 /** Images per day as stacked bars (completed under failed), plain SVG; the numbers are also in text. */
 function UsageChart({ report }: { report: UsageReport }) {
   const peak = Math.max(1, ...report.days.map((day) => day.completed + day.failed));
   const slot = WIDTH / report.days.length;
   const bar = Math.max(1, slot * 0.7);
-  const scale = (HEIGHT - AXIS - 4) / peak;
+  const scale = (HEIGHT - 4) / peak;
   const first = report.days[0]?.date ?? report.from;
   const last = report.days.at(-1)?.date ?? report.to;
+  // Labels are HTML, not SVG text: the chart stretches to the panel's width and would distort them.
   return (
-    <svg
-      className="usage-chart"
-      viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
-      role="img"
-      aria-label={`Images per day from ${first} to ${last}: ${report.totals.completed} completed, ${report.totals.failed} failed; busiest day ${peak}`}
-      width="100%"
-      preserveAspectRatio="none"
-    >
-      {report.days.map((day, i) => {
-        const x = i * slot + (slot - bar) / 2;
-        const done = day.completed * scale;
-        const failed = day.failed * scale;
-        const base = HEIGHT - AXIS;
-        return (
-          <g key={day.date}>
-            <title>{`${day.date}: ${day.completed} completed, ${day.failed} failed`}</title>
-            <rect x={x} y={base - done} width={bar} height={done} fill="var(--accent)" />
-            <rect x={x} y={base - done - failed} width={bar} height={failed} fill="var(--danger)" />
-          </g>
-        );
-      })}
-      <line x1={0} x2={WIDTH} y1={HEIGHT - AXIS} y2={HEIGHT - AXIS} stroke="var(--border-strong)" />
-      <text x={0} y={HEIGHT - 4} fontSize={11} fill="var(--muted)">
-        {first}
-      </text>
-      <text x={WIDTH} y={HEIGHT - 4} fontSize={11} fill="var(--muted)" textAnchor="end">
-        {last}
-      </text>
-      <text x={WIDTH} y={11} fontSize={11} fill="var(--muted)" textAnchor="end">
-        {`max ${peak}/day`}
-      </text>
-    </svg>
+    <figure className="usage-figure">
+      <div className="usage-axis small muted">
+        <span>
+          <span className="usage-swatch" style={{ background: 'var(--accent)' }} /> completed{' '}
+          <span className="usage-swatch" style={{ background: 'var(--danger)' }} /> failed
+        </span>
+        <span>busiest day: {peak}</span>
+      </div>
+      <svg
+        className="usage-chart"
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        role="img"
+        aria-label={`Images per day from ${first} to ${last}: ${report.totals.completed} completed, ${report.totals.failed} failed; busiest day ${peak}`}
+        width="100%"
+        preserveAspectRatio="none"
+      >
+        {report.days.map((day, i) => {
+          const x = i * slot + (slot - bar) / 2;
+          const done = day.completed * scale;
+          const failed = day.failed * scale;
+          return (
+            <g key={day.date}>
+              <title>{`${day.date}: ${day.completed} completed, ${day.failed} failed`}</title>
+              <rect x={x} y={HEIGHT - done} width={bar} height={done} fill="var(--accent)" />
+              <rect x={x} y={HEIGHT - done - failed} width={bar} height={failed} fill="var(--danger)" />
+            </g>
+          );
+        })}
+        <line x1={0} x2={WIDTH} y1={HEIGHT} y2={HEIGHT} stroke="var(--border-strong)" />
+      </svg>
+      <div className="usage-axis small muted">
+        <span>{first}</span>
+        <span>{last}</span>
+      </div>
+    </figure>
   );
 }
 
