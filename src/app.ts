@@ -22,6 +22,7 @@ import { generationRoutes } from './http/routes/generations.js';
 import { catalogRoutes } from './http/routes/models.js';
 import { taskRoutes } from './http/routes/tasks.js';
 import { uploadRoutes } from './http/routes/uploads.js';
+import { usageRoutes } from './http/routes/usage.js';
 import { userStatusRoutes } from './http/routes/user-status.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { edgeServerOptions } from './http/server-options.js';
@@ -76,6 +77,7 @@ async function apiV1(
     bodyDeadlineMs: core.config.requestTimeouts.uploadDeadlineMs,
   });
   await app.register(userStatusRoutes, { upstreamAccess: core.upstreamAccess });
+  await app.register(usageRoutes, { usage: core.usage });
   await app.register(assetRoutes, { assets: core.assets });
   // /v1/models is the OpenAI-compatible plugin's (same answer, OpenAI's error shape).
   if (!alias) await app.register(catalogRoutes, { catalog: core.catalog });
@@ -145,6 +147,7 @@ export async function buildApp(
     generations: core.generations,
     tasks: core.tasks,
     assets: core.assets,
+    usage: core.usage,
   });
   // Bearer first: an API call is never judged by a cookie. The session resolver lets the website
   // call /api/v1 same-origin, with its CSRF check on state-changing requests.

@@ -31,6 +31,10 @@ import { createInProcessTaskFeed } from './tasks/task-events.js';
 import { toTaskRecord } from './tasks/task-record.js';
 import { createTasksRepository } from './tasks/tasks-repository.js';
 import { createUploadsService } from './uploads/uploads-service.js';
+import { createTierAdmission } from './usage/tier-admission.js';
+import { loadTierPolicies } from './usage/tier-policies.js';
+import { createUsageRepository } from './usage/usage-repository.js';
+import { createUsageService } from './usage/usage-service.js';
 import { createWebhooksService } from './webhooks/webhooks-service.js';
 
 export const LEASE_MS = 30_000;
@@ -101,8 +105,16 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     ownKeyProviders: accounts.upstreamKeyProviders,
   });
   const assets = createAssetsRepository({ db, clock, ids });
-  const tasks = createTasksRepository({ db, clock });
+  // Usage is counted in the transaction of each task's final write (exactly once per task).
+  const usageRepository = createUsageRepository({ db });
+  const tasks = createTasksRepository({ db, clock, onFinished: usageRepository.recordFinished });
   metrics.probeQueue(tasks.queueSnapshot);
+  const policies = loadTierPolicies(
+    config.policyPath,
+    catalog.models.map((model) => model.id),
+  );
+  const admission = createTierAdmission({ policies, clock });
+  const usage = createUsageService({ db, usage: usageRepository, admission, clock });
   // Names this process in claims and leases, so a restart on the same host takes back its dead ones.
   const processOwner = overrides.processOwner ?? createProcessOwner();
   const idempotency = createIdempotencyRepository({ db, clock, owner: processOwner });
@@ -194,6 +206,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     blobKeyOfUrl,
     vetCallbackUrl: webhooks.vetCallbackUrl,
     recordCallback: webhooks.recordCallback,
+    admission,
     taskDeadlineMs: config.taskDeadlineMs,
     leaseMs: overrides.leaseMs ?? LEASE_MS,
   });
@@ -225,6 +238,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     webhooks,
     /** This node's Prometheus metrics (GET /metrics). */
     metrics,
+    /** Images per account, day and model, and the tier policies' allowance. */
+    usage,
     /** Periodic clean-ups of the worker role: idempotency records past their 24 h. */
     housekeeping,
     /** Stops the engine and the webhook worker (if running) and closes the database. */

@@ -7,6 +7,7 @@ import { createBlobStore, createCore } from '../core.js';
 import { isPostgresUrl, openDatabase } from '../store/database.js';
 import { requireExistingDatabase } from './existing-store.js';
 import { migrateStore } from './migrate-store.js';
+import { usageCommand } from './usage-command.js';
 
 const USAGE = `Usage: atelier <command>
 
@@ -19,6 +20,9 @@ Commands:
   accounts set-password --email E --password P
   accounts set-upstream-key --email E [--provider P] (--key K | --key -)   (an empty key removes it)
   accounts list [--json]
+  usage [--email E] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--json]
+                                        images completed and failed per account (UTC days; default the
+                                        last 30), or of one account per day and model, with its allowance
   migrate-store --to postgres://… [--storage s3://bucket[/prefix]]
                                         copy this single-node install (ATELIER_DATA_DIR) into PostgreSQL
                                         (+ S3: AWS_* and ATELIER_S3_ENDPOINT as for serve); safe to rerun
@@ -244,6 +248,12 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   try {
     if (command === 'accounts') {
       await accountsCommand(sub, rest, io);
+      return 0;
+    }
+    if (command === 'usage') {
+      loadDotEnv();
+      const core = await createCore(loadConfig(), {});
+      await usageCommand(core, argv.slice(1), io.out).finally(() => core.close(0));
       return 0;
     }
     if (command === 'migrate-store') return await migrateStoreCommand(argv.slice(1), io);

@@ -16,6 +16,7 @@ export const MIGRATED_TABLES = [
   'generations',
   'generation_counts',
   'tasks',
+  'usage_daily',
   'assets',
   'sessions',
   'creation_views',

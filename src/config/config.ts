@@ -91,6 +91,7 @@ const envSchema = z.object({
       }
     }),
   ATELIER_CATALOG: optionalText,
+  ATELIER_POLICY_FILE: optionalText,
   ATELIER_MASTER_KEY: optionalText,
   ATELIER_ROLES: z
     .string()
@@ -213,6 +214,8 @@ export interface Config {
   /** Canonical `host` (every port) or `host:port` entries exempt from the public-address check (development only). */
   uploadAllowedHosts: string[];
   catalogPath: string | undefined;
+  /** Tier policies (allowed models, image quotas, tasks in flight): a JSON file; none by default. */
+  policyPath: string | undefined;
   masterKey: string | undefined;
   roles: { api: boolean; worker: boolean };
   localLatencyMs: number;
@@ -263,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: (e.ATELIER_PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     uploadAllowedHosts: e.ATELIER_UPLOAD_ALLOWED_HOSTS,
     catalogPath: e.ATELIER_CATALOG,
+    policyPath: e.ATELIER_POLICY_FILE,
     masterKey: e.ATELIER_MASTER_KEY,
     roles: { api: e.ATELIER_ROLES.includes('api'), worker: e.ATELIER_ROLES.includes('worker') },
     localLatencyMs: e.ATELIER_LOCAL_LATENCY_MS,

@@ -12,8 +12,10 @@ import { generateBodySchema } from './generate-body.js';
 import { generateResponseSchema, historyItemSchema } from './generations.js';
 import { pageQuery as contractPageQuery, pageFields } from './paging.js';
 import { taskRecordSchema } from './tasks.js';
+import { usageQuerySchema, usageReportSchema } from './usage.js';
 
-export { generateBodySchema, generateResponseSchema };
+/** The account page's usage chart reads the same report as GET /api/v1/user/usage. */
+export { generateBodySchema, generateResponseSchema, usageQuerySchema, usageReportSchema };
 
 /** The website's session cookie: an opaque random token, HttpOnly, SameSite=Lax. */
 export const SESSION_COOKIE = 'atelier_session';
@@ -239,6 +241,7 @@ export type TaskCard = z.infer<typeof taskCardSchema>;
 export type SavedWork = z.infer<typeof savedWorkSchema>;
 export type LibraryAsset = z.infer<typeof libraryAssetSchema>;
 export type AccountInfo = z.infer<typeof accountInfoSchema>;
+export type UsageReport = z.infer<typeof usageReportSchema>;
 export type PendingTasks = z.infer<typeof pendingTasksSchema>;
 export type SavedWorksPage = z.infer<typeof savedWorksPageSchema>;
 export type LibraryPage = z.infer<typeof libraryPageSchema>;

@@ -26,6 +26,7 @@ import type { TaskEngine } from '../tasks/task-engine.js';
 import { type TaskRecord, toTaskRecord } from '../tasks/task-record.js';
 import type { TasksRepository } from '../tasks/tasks-repository.js';
 import type { UploadsService } from '../uploads/uploads-service.js';
+import type { TierAdmission } from '../usage/tier-admission.js';
 import { parseGenerateRequest } from './generate-request.js';
 import type { GenerationsRepository } from './generations-repository.js';
 
@@ -60,6 +61,8 @@ export function createGenerationsService(deps: {
     trx: Transaction<Database>,
     callback: { generationId: string; accountId: string; url: string },
   ): Promise<void>;
+  /** Tier policies: the models a tier may use, and its quotas, checked in the creating transaction. */
+  admission?: Pick<TierAdmission, 'checkModel' | 'admitIn'>;
   taskDeadlineMs: number;
   leaseMs: number;
 }) {
@@ -90,6 +93,7 @@ export function createGenerationsService(deps: {
    * does: a task can never end before its callback exists, nor a replay answer what was not created.
    */
   async function createGeneration(
+    account: Account,
     input: Omit<Parameters<GenerationsRepository['create']>[0], 'alsoInTransaction'>,
     claim: IdempotencyClaim | undefined,
     answer: (taskIds: string[]) => GenerateAnswer,
@@ -99,6 +103,8 @@ export function createGenerationsService(deps: {
       return await deps.generations.create({
         ...input,
         async alsoInTransaction(trx, created) {
+          // First: a refusal over quota rolls everything back before anything else is recorded.
+          await deps.admission?.admitIn(trx, account, created.taskIds.length);
           if (callbackUrl !== undefined) {
             const { generationId } = created;
             await deps.recordCallback(trx, { generationId, accountId: input.accountId, url: callbackUrl });
@@ -129,6 +135,7 @@ export function createGenerationsService(deps: {
       claim?: IdempotencyClaim,
     ): Promise<GenerateAnswer> {
       const request = parseGenerateRequest(body, deps.catalog);
+      deps.admission?.checkModel(account, request.model.id);
       const provider = deps.providers.get(request.model.provider);
       if (!provider) throw new Misconfigured(`provider ${request.model.provider} is not configured`);
       if (provider.available && !provider.available()) {
@@ -143,6 +150,7 @@ export function createGenerationsService(deps: {
       const refKeys = await storeReferences(account, request.imageUrls);
       const answer = (taskIds: string[]): GenerateAnswer => ({ task_ids: taskIds, email: account.email });
       const { generationId, taskIds } = await createGeneration(
+        account,
         {
           accountId: account.id,
           source,

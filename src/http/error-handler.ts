@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { OpenAiCompatError, openAiErrorBody } from '../openai-compat/openai-errors.js';
-import { DomainError, InvalidInput, RateLimited } from '../platform/domain-errors.js';
+import { DomainError, InvalidInput, QuotaExceeded, RateLimited } from '../platform/domain-errors.js';
 import { ApiError, apiErrorOf, type ErrorType, errorBody, errorStatus } from './errors.js';
 import { validationMessage } from './validation.js';
 
@@ -96,7 +96,7 @@ export function installErrorHandling(app: FastifyInstance): void {
         .code(thrown.status)
         .send(openAiErrorBody(thrown.status, thrown.code, thrown.message, thrown.param));
     }
-    if (thrown instanceof RateLimited)
+    if (thrown instanceof RateLimited || thrown instanceof QuotaExceeded)
       reply.header('retry-after', String(Math.max(1, Math.ceil(thrown.retryAfterMs / 1000))));
     const error = thrown instanceof DomainError ? apiErrorOf(thrown) : thrown;
     if (error instanceof ApiError) {

@@ -144,8 +144,10 @@ export function installIdempotency(
     request.idempotencyClaim = undefined;
     clearInterval(renewals.get(request));
     // Both are no-ops when the handler already recorded the response with what it committed.
-    // 5xx is our failure (or the upstream refused): let the caller retry with the same key.
-    if (reply.statusCode >= 500 || typeof payload !== 'string') await repository.release(claim);
+    // 5xx is our failure (or the upstream refused): let the caller retry with the same key. So is
+    // 429 (a quota): "try again after Retry-After" must not be replayed for 24 h.
+    const retryLater = reply.statusCode >= 500 || reply.statusCode === 429;
+    if (retryLater || typeof payload !== 'string') await repository.release(claim);
     else await repository.complete(claim, reply.statusCode, payload);
     return payload;
   });

@@ -65,6 +65,24 @@ export class RateLimited extends DomainError {
   }
 }
 
+/** The account's tier policy allows no more images or tasks now; try again after `retryAfterMs`. */
+export class QuotaExceeded extends DomainError {
+  readonly outcome = 'quota_exceeded' as const;
+  constructor(
+    message: string,
+    readonly retryAfterMs: number,
+  ) {
+    super(message);
+    this.name = 'QuotaExceeded';
+  }
+}
+
+/** The account's tier policy does not allow this model. */
+export class ForbiddenModel extends DomainError {
+  readonly outcome = 'forbidden_model' as const;
+  override name = 'ForbiddenModel';
+}
+
 /** A body or file is over its size limit. */
 export class TooLarge extends DomainError {
   readonly outcome = 'too_large' as const;
@@ -129,6 +147,8 @@ export type DomainOutcome =
   | 'not_authenticated'
   | 'forbidden'
   | 'rate_limited'
+  | 'quota_exceeded'
+  | 'forbidden_model'
   | 'too_large'
   | 'unsupported_media'
   | 'invalid_image'

@@ -92,6 +92,15 @@ export interface TasksTable {
   updated_at: number;
 }
 
+/** Images that reached a final state, per account, UTC day (`YYYY-MM-DD`) and catalog model. */
+export interface UsageDailyTable {
+  account_id: string;
+  day: string;
+  model: string;
+  completed: number;
+  failed: number;
+}
+
 export interface AssetsTable {
   id: string;
   account_id: string;
@@ -190,6 +199,7 @@ export interface Database {
   generations: GenerationsTable;
   generation_counts: GenerationCountsTable;
   tasks: TasksTable;
+  usage_daily: UsageDailyTable;
   assets: AssetsTable;
   idempotency_keys: IdempotencyKeysTable;
   sessions: SessionsTable;

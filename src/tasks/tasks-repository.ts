@@ -7,6 +7,7 @@ import type { GenerationsTable, TasksTable } from '../store/schema.js';
 import { listPendingForAccount, type PendingListingOptions } from './pending-tasks.js';
 
 export type { TaskWithRequest } from './pending-tasks.js';
+import { FINISHED_COLUMNS, finishingWrites, type OnTaskFinished } from './task-finish.js';
 
 export type TaskRow = TasksTable;
 export type TaskPatch = Partial<
@@ -67,7 +68,16 @@ const RECORD_COLUMNS = [
 export type TaskRecordRow = Pick<TaskRow, (typeof RECORD_COLUMNS)[number]>;
 
 /** Store queries for tasks. Only the task engine calls the writing ones. */
-export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
+export function createTasksRepository({
+  db,
+  clock,
+  onFinished,
+}: {
+  db: Db;
+  clock: Clock;
+  onFinished?: OnTaskFinished | undefined;
+}) {
+  const finishing = finishingWrites(db, onFinished);
   // Without statistics SQLite prefers the account index for `id IN (…20) AND account_id = ?` and
   // reads every task the account ever made (it does use the primary key for one id). `+account_id`
   // is SQLite's way to keep a term from choosing the index: the ids pick the rows, the account
@@ -204,13 +214,16 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
      * this is what keeps final states final when a lease was lost to another worker.
      */
     async updateLeased(taskId: string, owner: string, patch: TaskPatch): Promise<boolean> {
-      const result = await db
-        .updateTable('tasks')
-        .set({ ...patch, updated_at: clock.now() })
-        .where('id', '=', taskId)
-        .where('lease_owner', '=', owner)
-        .where(isUnfinished)
-        .executeTakeFirst();
+      const update = (executor: Db) =>
+        executor
+          .updateTable('tasks')
+          .set({ ...patch, updated_at: clock.now() })
+          .where('id', '=', taskId)
+          .where('lease_owner', '=', owner)
+          .where(isUnfinished);
+      if (patch.status === 'completed' || patch.status === 'failed')
+        return finishing((trx) => update(trx).returning(FINISHED_COLUMNS).executeTakeFirst());
+      const result = await update(db).executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
 
@@ -235,23 +248,24 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
      */
     async cancelUnfinished(taskId: string, error: string): Promise<boolean> {
       const now = clock.now();
-      const result = await db
-        .updateTable('tasks')
-        .set({
-          status: 'failed',
-          error,
-          finished_at: now,
-          updated_at: now,
-          lease_owner: null,
-          lease_expires_at: null,
-        })
-        .where('id', '=', taskId)
-        .where(isUnfinished)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+      return finishing((trx) =>
+        trx
+          .updateTable('tasks')
+          .set({
+            status: 'failed',
+            error,
+            finished_at: now,
+            updated_at: now,
+            lease_owner: null,
+            lease_expires_at: null,
+          })
+          .where('id', '=', taskId)
+          .where(isUnfinished)
+          .returning(FINISHED_COLUMNS)
+          .executeTakeFirst(),
+      );
     },
 
-    /** Gives back every lease `owner` holds, so another worker can take the tasks at once. */
     /** The distinct owners of the leases held on unfinished tasks. */
     async leaseHolders(): Promise<string[]> {
       const rows = await db
@@ -264,6 +278,7 @@ export function createTasksRepository({ db, clock }: { db: Db; clock: Clock }) {
       return rows.flatMap((row) => (row.lease_owner ? [row.lease_owner] : []));
     },
 
+    /** Gives back every lease `owner` holds, so another worker can take the tasks at once. */
     async releaseAll(owner: string): Promise<void> {
       await db
         .updateTable('tasks')

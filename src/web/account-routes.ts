@@ -5,6 +5,8 @@ import {
   rotatedApiKeySchema,
   upstreamKeyBodySchema,
   upstreamKeyParamsSchema,
+  usageQuerySchema,
+  usageReportSchema,
   WEBSITE_TAG,
   websiteSession,
 } from '../contract/website.js';
@@ -12,7 +14,7 @@ import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
 import type { WebsiteServices } from './website.js';
 
-/** The account page's settings: profile and upstream access, own upstream keys, API key rotation. */
+/** The account page's settings: profile and upstream access, usage, own upstream keys, API key rotation. */
 export async function accountRoutes(app: FastifyInstance, { services }: { services: WebsiteServices }) {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { accounts, upstreamAccess } = services;
@@ -48,6 +50,25 @@ export async function accountRoutes(app: FastifyInstance, { services }: { servic
         upstream,
       };
     },
+  );
+
+  api.get(
+    '/account/usage',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'Usage of the account',
+        description:
+          'Images completed and failed per UTC day and model, and what the tier policy leaves (the report of GET /api/v1/user/usage).',
+        security: websiteSession,
+        querystring: usageQuerySchema,
+        response: {
+          200: jsonResponse('Usage over the range', usageReportSchema),
+          ...errorResponses(['invalid_request', 'unauthorized']),
+        },
+      },
+    },
+    async (request) => services.usage.report(accountOf(request), request.query),
   );
 
   api.put(

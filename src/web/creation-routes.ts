@@ -50,6 +50,8 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
             'upstream_key_missing',
             'unauthorized',
             'forbidden',
+            'forbidden_model',
+            'quota_exceeded',
             'request_timeout',
             'payload_too_large',
             'unsupported_media_type',

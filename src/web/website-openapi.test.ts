@@ -16,6 +16,7 @@ const WEBSITE_ROUTES = [
   'delete /web/api/works/{id}',
   'get /web/api/assets',
   'get /web/api/account',
+  'get /web/api/account/usage',
   'put /web/api/account/upstream-keys/{provider}',
   'delete /web/api/account/upstream-keys/{provider}',
   'post /web/api/account/api-key',

@@ -7,6 +7,7 @@ import type { AccountResolver } from '../http/authentication.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../store/database.js';
 import type { TasksRepository } from '../tasks/tasks-repository.js';
+import type { UsageService } from '../usage/usage-service.js';
 import { createLoginThrottle, DEFAULT_LOGIN_THROTTLE, type LoginThrottleOptions } from './login-throttle.js';
 import { webApiRoutes } from './routes.js';
 import { sessionResolver } from './session-auth.js';
@@ -30,6 +31,7 @@ export interface WebsiteServices {
   generations: Pick<GenerationsService, 'generate' | 'savedWorks' | 'remove'>;
   tasks: Pick<TasksRepository, 'listPendingForAccount'>;
   assets: Pick<AssetsRepository, 'libraryPage'>;
+  usage: Pick<UsageService, 'report'>;
 }
 
 export interface WebsiteOptions {

@@ -189,6 +189,15 @@ describe('the OpenAPI document is the contract of every route', () => {
     await exercise('GET', '/api/v1/history', { url: '/api/v1/history?limit=0', headers: h }, 400);
     await exercise('GET', '/api/v1/user/status', { url: '/api/v1/user/status', headers: h }, 200);
     await exercise('GET', '/api/v1/user/status', { url: '/api/v1/user/status' }, 401);
+    const usage = await exercise('GET', '/api/v1/user/usage', { url: '/api/v1/user/usage', headers: h }, 200);
+    // One task completed, one canceled above: both counted, today.
+    assert.deepEqual(usage.json().totals, { completed: 1, failed: 1 });
+    await exercise(
+      'GET',
+      '/api/v1/user/usage',
+      { url: '/api/v1/user/usage?from=2026-02-30', headers: h },
+      400,
+    );
     await exercise('GET', '/api/v1/assets', { url: '/api/v1/assets', headers: h }, 200);
     await exercise('GET', '/api/v1/assets', { url: '/api/v1/assets?kind=x', headers: h }, 400);
     await exercise('GET', '/api/v1/models', { url: '/api/v1/models', headers: h }, 200);

@@ -88,6 +88,18 @@ describe('the OpenAPI document is the contract of the website API', () => {
 
     await exercise('GET', '/web/api/account', { url: '/web/api/account', headers: { cookie } }, 200);
     await exercise('GET', '/web/api/account', { url: '/web/api/account' }, 401);
+    await exercise(
+      'GET',
+      '/web/api/account/usage',
+      { url: '/web/api/account/usage', headers: { cookie } },
+      200,
+    );
+    await exercise(
+      'GET',
+      '/web/api/account/usage',
+      { url: '/web/api/account/usage?to=2026-02-29', headers: { cookie } },
+      400,
+    );
     const gemini = '/web/api/account/upstream-keys/gemini';
     await exercise('PUT', KEY, { url: gemini, headers: web, payload: { key: 'sk-contract' } }, 204);
     await exercise('PUT', KEY, { url: gemini, headers: web, payload: { key: ' ' } }, 400);

@@ -80,6 +80,12 @@ function assertEveryTaskCompletedOnce(
   assert.equal(fake.predictions.length, TASKS);
 }
 
+/** Usage counts each task once, in the transaction of its final write, whichever engine ended it. */
+async function assertUsageCountedOnce(core: Core, accountId: string) {
+  const { totals } = await core.usage.report({ id: accountId, tier: 'trial' }, {});
+  assert.deepEqual(totals, { completed: TASKS, failed: 0 });
+}
+
 describe('two engines on one database', { timeout: 180_000 }, () => {
   let fake: FakeReplicate;
   let config: Config;
@@ -114,6 +120,7 @@ describe('two engines on one database', { timeout: 180_000 }, () => {
     const { accountId, taskIds } = await submitTasks(api, TASKS, 'pair');
     const rows = await allFinal([api, ...workers], accountId, taskIds);
     assertEveryTaskCompletedOnce(fake, rows);
+    await assertUsageCountedOnce(api, accountId);
     assert.deepEqual(watch.overlaps, [], 'no task had two upstream calls in flight at once');
     for (const core of cores.splice(0)) await core.close(1000);
     await removeTestData(config);
@@ -176,5 +183,6 @@ describe('a worker killed with SIGKILL mid-run', { timeout: 180_000 }, () => {
     survivor.engine.start();
     const rows = await allFinal([survivor], accountId, taskIds);
     assertEveryTaskCompletedOnce(fake, rows);
+    await assertUsageCountedOnce(survivor, accountId);
   });
 });

@@ -32,6 +32,8 @@ export async function generationRoutes(
         'invalid_request',
         'upstream_key_missing',
         ...AUTH_ERRORS,
+        'forbidden_model',
+        'quota_exceeded',
         'idempotency_in_progress',
         'request_timeout',
         'payload_too_large',

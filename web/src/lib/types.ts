@@ -40,4 +40,5 @@ export type {
   SessionInfo,
   SessionState,
   TaskCard,
+  UsageReport,
 } from '../../../src/contract/website';

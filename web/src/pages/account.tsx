@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import { CopyButton } from '../components/copy-button';
 import { ConfirmDialog } from '../components/dialog';
+import { UsageSection } from '../components/usage-section';
 import { WebhooksSection } from '../components/webhooks-section';
 import { api } from '../lib/api';
 import type { AccountInfo } from '../lib/types';
@@ -267,6 +268,11 @@ export default function AccountPage() {
             )}
           </dd>
         </dl>
+      </section>
+
+      <section className="panel stack" aria-labelledby="usage-heading">
+        <h2 id="usage-heading">Usage</h2>
+        <UsageSection />
       </section>
 
       <section className="panel stack" aria-labelledby="upstream-heading">

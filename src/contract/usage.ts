@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { ACCOUNT_TIERS } from './accounts.js';
+
+/** Most days one usage report covers (a year, leap day included). */
+export const MAX_USAGE_DAYS = 366;
+/** Days a report covers when `from` is not given: the 30 days ending with `to`. */
+export const DEFAULT_USAGE_DAYS = 30;
+
+const day = (what: string) =>
+  z
+    .string({ error: 'must be a date YYYY-MM-DD' })
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+    .optional()
+    .describe(what);
+
+/** GET /user/usage's query: an inclusive range of UTC days. */
+export const usageQuerySchema = z.object({
+  from: day(`First UTC day of the report (default: ${DEFAULT_USAGE_DAYS - 1} days before \`to\`)`),
+  to: day('Last UTC day of the report, included (default: today, UTC)'),
+});
+
+const counts = {
+  completed: z.number().int().describe('Images that ended completed'),
+  failed: z.number().int().describe('Images that ended failed (canceled ones included)'),
+};
+
+export const usageModelSchema = z.object({ model: z.string(), ...counts });
+
+export const usageDaySchema = z.object({
+  date: z.string().describe('UTC day (YYYY-MM-DD) on which the images reached their final state'),
+  ...counts,
+  models: z
+    .array(usageModelSchema)
+    .describe('Per catalog model, by model id; models with no image that day are left out'),
+});
+
+const quotaSchema = z
+  .object({
+    limit: z.number().int(),
+    used: z.number().int().describe('Images requested in the period, less those that failed'),
+    remaining: z.number().int(),
+    resets_at: z.number().int().describe('When the period ends (epoch milliseconds, UTC)'),
+  })
+  .nullable();
+
+/** What the account's tier policy allows and what is left; null fields do not restrict. */
+export const allowanceSchema = z
+  .object({
+    tier: z.enum(ACCOUNT_TIERS),
+    models: z.array(z.string()).nullable().describe('Model ids the tier may use; null: every model'),
+    images_per_day: quotaSchema.describe('Per UTC day'),
+    images_per_month: quotaSchema.describe('Per UTC calendar month'),
+    tasks_in_flight: z
+      .object({ limit: z.number().int(), current: z.number().int(), remaining: z.number().int() })
+      .nullable()
+      .describe('Tasks queued or in progress at once'),
+  })
+  .meta({ id: 'Allowance', description: "The tier policy's limits and what is left of them" });
+
+/** GET /user/usage: images completed and failed per UTC day and model, and the remaining allowance. */
+export const usageReportSchema = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    totals: z.object(counts),
+    days: z
+      .array(usageDaySchema)
+      .describe('Every day from `from` to `to`, in order, days without images included'),
+    models: z.array(usageModelSchema).describe('Totals per model over the range'),
+    allowance: allowanceSchema.nullable().describe("null when no policy applies to the account's tier"),
+  })
+  .meta({
+    id: 'UsageReport',
+    description: 'Usage of the account',
+    examples: [
+      {
+        from: '2026-11-21',
+        to: '2026-11-22',
+        totals: { completed: 3, failed: 1 },
+        days: [
+          { date: '2026-11-21', completed: 0, failed: 0, models: [] },
+          {
+            date: '2026-11-22',
+            completed: 3,
+            failed: 1,
+            models: [{ model: 'base-image-2', completed: 3, failed: 1 }],
+          },
+        ],
+        models: [{ model: 'base-image-2', completed: 3, failed: 1 }],
+        allowance: null,
+      },
+    ],
+  });
+
+export type UsageQuery = z.output<typeof usageQuerySchema>;
+export type UsageReport = z.output<typeof usageReportSchema>;
+export type Allowance = z.output<typeof allowanceSchema>;

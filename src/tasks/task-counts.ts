@@ -1,0 +1,45 @@
+import { sql } from 'kysely';
+import type { Db } from '../store/database.js';
+import { isUnfinished } from './tasks-repository.js';
+
+/**
+ * For tier policies, read through `executor` (the creating transaction, so its own new tasks
+ * count): the account's tasks queued or in progress, and its images requested since `dayStart` and
+ * since `monthStart` (`dayStart` ≥ `monthStart`) that did not fail. The first query is answered by
+ * the (account, status) index, the second by the generations' (account, rejected, created_at) one.
+ */
+export async function countTasksForPolicy(
+  executor: Db,
+  accountId: string,
+  since: { dayStart: number; monthStart: number },
+): Promise<{ inFlight: number; today: number; thisMonth: number }> {
+  const [inFlight, requested] = await Promise.all([
+    executor
+      .selectFrom('tasks')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('account_id', '=', accountId)
+      .where(isUnfinished)
+      .executeTakeFirst(),
+    executor
+      .selectFrom('tasks')
+      .innerJoin('generations', 'generations.id', 'tasks.generation_id')
+      .select((eb) => [
+        eb.fn.countAll<number | string>().as('month'),
+        sql<
+          number | string | null
+        >`sum(case when ${sql.ref('generations.created_at')} >= ${since.dayStart} then 1 else 0 end)`.as(
+          'day',
+        ),
+      ])
+      .where('generations.account_id', '=', accountId)
+      .where('generations.rejected', '=', 0)
+      .where('generations.created_at', '>=', since.monthStart)
+      .where('tasks.status', '<>', 'failed')
+      .executeTakeFirst(),
+  ]);
+  return {
+    inFlight: Number(inFlight?.n ?? 0),
+    today: Number(requested?.day ?? 0),
+    thisMonth: Number(requested?.month ?? 0),
+  };
+}

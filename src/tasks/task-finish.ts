@@ -1,0 +1,46 @@
+import type { Transaction } from 'kysely';
+import type { Db } from '../store/database.js';
+import type { Database, TasksTable } from '../store/schema.js';
+
+/** A task that has just reached its final state, as the write that ended it left it. */
+export type FinishedTask = Pick<
+  TasksTable,
+  'id' | 'account_id' | 'generation_id' | 'finished_at' | 'created_at'
+> & {
+  status: 'completed' | 'failed';
+};
+
+/**
+ * Another capability's write that commits with a task's final write (usage counts). The guarded
+ * write succeeds once per task, so the hook runs exactly once per task, whichever engine wins.
+ */
+export type OnTaskFinished = (trx: Transaction<Database>, task: FinishedTask) => Promise<void>;
+
+/** What a write that may end a task returns (`RETURNING`), so the hook sees the row as written. */
+export const FINISHED_COLUMNS = [
+  'id',
+  'account_id',
+  'generation_id',
+  'status',
+  'finished_at',
+  'created_at',
+] as const;
+
+type FinishedRow = Pick<TasksTable, (typeof FINISHED_COLUMNS)[number]>;
+
+/**
+ * Runs writes that may end a task: with a hook, the write and the hook commit together (or neither
+ * does), and the hook runs only when the guarded write changed the row. True when it did.
+ */
+export function finishingWrites(db: Db, onFinished: OnTaskFinished | undefined) {
+  return async (update: (executor: Db) => Promise<FinishedRow | undefined>): Promise<boolean> => {
+    if (!onFinished) return (await update(db)) !== undefined;
+    return db.transaction().execute(async (trx) => {
+      const row = await update(trx);
+      if (!row) return false;
+      if (row.status === 'completed' || row.status === 'failed')
+        await onFinished(trx, { ...row, status: row.status });
+      return true;
+    });
+  };
+}

@@ -1,0 +1,62 @@
+import { sql } from 'kysely';
+import type { Db } from '../store/database.js';
+import type { FinishedTask } from '../tasks/task-finish.js';
+import { dayOf } from './usage-days.js';
+
+/** One row of usage: an account's images of one model that ended on one UTC day. */
+export interface UsageRow {
+  account_id: string;
+  day: string;
+  model: string;
+  completed: number;
+  failed: number;
+}
+
+/** Store queries of the usage table (`usage_daily`), owned by the usage capability. */
+export function createUsageRepository({ db }: { db: Db }) {
+  return {
+    /**
+     * Counts a task that has just ended, inside the transaction of the write that ended it (so once
+     * per task): under the UTC day of its end and its generation's catalog model.
+     */
+    async recordFinished(executor: Db, task: FinishedTask): Promise<void> {
+      // Literals (0 or 1), not parameters: PostgreSQL would type a parameter in a select list as text.
+      const completed = task.status === 'completed' ? 1 : 0;
+      const day = dayOf(Number(task.finished_at ?? task.created_at));
+      await executor
+        .insertInto('usage_daily')
+        .columns(['account_id', 'day', 'model', 'completed', 'failed'])
+        .expression((eb) =>
+          eb
+            .selectFrom('generations')
+            .select([
+              'account_id',
+              sql<string>`cast(${day} as text)`.as('day'),
+              'model',
+              sql<number>`${sql.lit(completed)}`.as('completed'),
+              sql<number>`${sql.lit(1 - completed)}`.as('failed'),
+            ])
+            // SQLite reads `ON CONFLICT` after a SELECT without WHERE as a join: this WHERE matters.
+            .where('id', '=', task.generation_id),
+        )
+        .onConflict((oc) =>
+          oc.columns(['account_id', 'day', 'model']).doUpdateSet({
+            completed: sql<number>`${sql.ref('usage_daily.completed')} + ${sql.lit(completed)}`,
+            failed: sql<number>`${sql.ref('usage_daily.failed')} + ${sql.lit(1 - completed)}`,
+          }),
+        )
+        .execute();
+    },
+
+    /** Usage rows from `from` to `to` (UTC days, included), of one account or of all, by day then model. */
+    async rows(accountId: string | undefined, from: string, to: string): Promise<UsageRow[]> {
+      let query = db.selectFrom('usage_daily').selectAll().where('day', '>=', from).where('day', '<=', to);
+      if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+      const rows = await query.orderBy('day').orderBy('model').orderBy('account_id').execute();
+      // bigint columns come back as strings from PostgreSQL.
+      return rows.map((row) => ({ ...row, completed: Number(row.completed), failed: Number(row.failed) }));
+    },
+  };
+}
+
+export type UsageRepository = ReturnType<typeof createUsageRepository>;

@@ -1,0 +1,90 @@
+import type { AccountTier } from '../contract/accounts.js';
+import { DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS, type UsageQuery, type UsageReport } from '../contract/usage.js';
+import type { Clock } from '../platform/clock.js';
+import { InvalidInput } from '../platform/domain-errors.js';
+import type { Db } from '../store/database.js';
+import type { TierAdmission } from './tier-admission.js';
+import { addDays, dayOf, daysBetween, eachDay, startOfDay } from './usage-days.js';
+import type { UsageRepository, UsageRow } from './usage-repository.js';
+
+type Counts = { completed: number; failed: number };
+type ModelCounts = Counts & { model: string };
+
+/** The inclusive range of UTC days a query asks for, with its defaults and limits checked. */
+export function usageRange(query: UsageQuery, now: number): { from: string; to: string } {
+  for (const field of ['from', 'to'] as const) {
+    const value = query[field];
+    if (value !== undefined && startOfDay(value) === undefined)
+      throw new InvalidInput(`${field} must be a date YYYY-MM-DD`, field);
+  }
+  const to = query.to ?? dayOf(now);
+  const from = query.from ?? addDays(to, -(DEFAULT_USAGE_DAYS - 1));
+  if (from > to) throw new InvalidInput('from must not be after to', 'from');
+  if (daysBetween(from, to) > MAX_USAGE_DAYS)
+    throw new InvalidInput(`The range covers at most ${MAX_USAGE_DAYS} days`, 'from');
+  return { from, to };
+}
+
+/** Sums rows per model, by model id. */
+function byModel(rows: readonly UsageRow[]): ModelCounts[] {
+  const models = new Map<string, ModelCounts>();
+  for (const row of rows) {
+    const entry = models.get(row.model) ?? { model: row.model, completed: 0, failed: 0 };
+    entry.completed += row.completed;
+    entry.failed += row.failed;
+    models.set(row.model, entry);
+  }
+  return [...models.values()].sort((a, b) => (a.model < b.model ? -1 : 1));
+}
+
+const total = (items: readonly Counts[]): Counts => ({
+  completed: items.reduce((sum, item) => sum + item.completed, 0),
+  failed: items.reduce((sum, item) => sum + item.failed, 0),
+});
+
+/**
+ * Usage per account: images completed and failed per UTC day and model, counted in the store as
+ * tasks end (never derived from logs), with what the account's tier policy leaves.
+ */
+export function createUsageService(deps: {
+  db: Db;
+  usage: UsageRepository;
+  admission: TierAdmission;
+  clock: Clock;
+}) {
+  const { usage, clock } = deps;
+  return {
+    /** GET /user/usage: every day of the range (zeros included), per model, and the allowance. */
+    async report(account: { id: string; tier: AccountTier }, query: UsageQuery): Promise<UsageReport> {
+      const { from, to } = usageRange(query, clock.now());
+      const [rows, allowance] = await Promise.all([
+        usage.rows(account.id, from, to),
+        deps.admission.allowance(deps.db, account),
+      ]);
+      const days = eachDay(from, to).map((date) => {
+        const models = byModel(rows.filter((row) => row.day === date));
+        return { date, ...total(models), models };
+      });
+      const models = byModel(rows);
+      return { from, to, totals: total(models), days, models, allowance };
+    },
+
+    /** The operator's view (CLI): per account over the range, by account id, with per-model totals. */
+    async accountsReport(query: UsageQuery) {
+      const { from, to } = usageRange(query, clock.now());
+      const rows = await usage.rows(undefined, from, to);
+      const accounts = new Map<string, UsageRow[]>();
+      for (const row of rows) accounts.set(row.account_id, [...(accounts.get(row.account_id) ?? []), row]);
+      return {
+        from,
+        to,
+        accounts: [...accounts.entries()].map(([accountId, own]) => {
+          const models = byModel(own);
+          return { accountId, ...total(models), models };
+        }),
+      };
+    },
+  };
+}
+
+export type UsageService = ReturnType<typeof createUsageService>;
