@@ -57,11 +57,13 @@ export function openAiErrorBody(
 export const OPENAI_ERROR_STATUSES = {
   400: 'invalid_request_error: a field is wrong (param names it)',
   401: 'invalid_request_error: missing or wrong API key (code unauthorized or invalid_api_key)',
+  403: 'invalid_request_error: the account’s tier policy does not allow the model (code forbidden_model)',
   404: 'invalid_request_error: unknown model (code model_not_found)',
   409: 'invalid_request_error: the same Idempotency-Key is still being answered',
   413: 'invalid_request_error: body or image too large',
   415: 'invalid_request_error: an image is not png, jpeg, webp, gif or bmp',
   422: 'invalid_request_error: an image cannot be decoded, or an Idempotency-Key reused with another body',
+  429: 'rate_limit_error: a tier policy’s quota would be exceeded (code quota_exceeded; Retry-After says when)',
   500: 'server_error: the upstream refused the request, or an internal error',
   502: 'server_error: every image failed (the task’s message), or a reference could not be fetched',
   504: 'server_error: the wait ceiling passed; the message gives the task ids to poll',

@@ -38,7 +38,7 @@ function openAiErrorResponses(statuses: readonly ErrorStatus[]) {
   );
 }
 
-const IMAGE_ERRORS = [400, 401, 404, 409, 413, 422, 502, 504] as const;
+const IMAGE_ERRORS = [400, 401, 403, 404, 409, 413, 422, 429, 502, 504] as const;
 const SYNC_NOTE =
   'Synchronous: answers once every image has ended (ceiling ATELIER_OPENAI_WAIT_MS, default 300 s). Errors use OpenAI’s shape { error: { message, type, param, code } }.';
 

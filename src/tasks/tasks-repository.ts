@@ -7,6 +7,7 @@ import type { GenerationsTable, TasksTable } from '../store/schema.js';
 import { listPendingForAccount, type PendingListingOptions } from './pending-tasks.js';
 
 export type { TaskWithRequest } from './pending-tasks.js';
+
 import { FINISHED_COLUMNS, finishingWrites, type OnTaskFinished } from './task-finish.js';
 
 export type TaskRow = TasksTable;
