@@ -4,6 +4,7 @@ import type { generateBodySchema } from '../contract/generate-body.js';
 import * as generations from '../contract/generations.js';
 import * as tasks from '../contract/tasks.js';
 import * as uploads from '../contract/uploads.js';
+import * as usage from '../contract/usage.js';
 
 // The /api/v1 wire shapes (spec §2) come from the contract the server's routes declare
 // (src/contract): one definition gives the client its response validation, its exported
@@ -35,6 +36,7 @@ export const historyPageSchema = z.looseObject({
   items: listOf(generations.historyPageSchema.shape.items, historyItemSchema),
 });
 export const accountStatusSchema = loose(accounts.accountStatusSchema);
+export const usageReportSchema = loose(usage.usageReportSchema);
 
 export type GenerateResponse = z.infer<typeof generateResponseSchema>;
 export type TaskRecord = z.infer<typeof taskRecordSchema>;
@@ -43,6 +45,7 @@ export type UploadResult = z.infer<typeof uploadResultSchema>;
 export type HistoryItem = z.infer<typeof historyItemSchema>;
 export type HistoryPage = z.infer<typeof historyPageSchema>;
 export type AccountStatus = z.infer<typeof accountStatusSchema>;
+export type UsageReport = z.infer<typeof usageReportSchema>;
 
 /** Body of POST /api/v1/generate (spec 2.1), as a caller writes it. Omitted fields take the server's defaults. */
 export type GenerateRequest = z.input<typeof generateBodySchema>;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { usageReportSchema } from '../contract/usage.js';
 import {
   AtelierApiError,
   AtelierConnectionError,
@@ -79,6 +80,16 @@ describe('createAtelierClient', () => {
     const client = createAtelierClient({ baseUrl: `${baseUrl}/atelier/`, apiKey: 'k' });
     await client.userStatus();
     assert.equal(stub.state.last?.url, '/atelier/api/v1/user/status');
+  });
+
+  it('asks for usage over a range of UTC days and returns the report', async () => {
+    const [report] = usageReportSchema.meta()?.examples as unknown[];
+    stub.state.respond = (_req, res) => json(res, 200, report);
+    const client = createAtelierClient({ baseUrl, apiKey: 'k' });
+    assert.deepEqual(await client.userUsage({ from: '2026-11-21', to: '2026-11-22' }), report);
+    assert.equal(stub.state.last?.url, '/api/v1/user/usage?from=2026-11-21&to=2026-11-22');
+    await client.userUsage();
+    assert.equal(stub.state.last?.url, '/api/v1/user/usage');
   });
 
   it('passes extra fields of a task record through', async () => {

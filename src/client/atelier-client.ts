@@ -13,7 +13,9 @@ import {
   taskRecordSchema,
   tasksResponseSchema,
   type UploadResult,
+  type UsageReport,
   uploadResultSchema,
+  usageReportSchema,
 } from './api-schemas.js';
 
 export * from './api-schemas.js';
@@ -231,6 +233,20 @@ export function createAtelierClient(options: AtelierClientOptions) {
     /** GET /api/v1/user/status: e-mail, tier and whether generation can reach an upstream. */
     userStatus(opts: RequestOptions = {}): Promise<AccountStatus> {
       return call({ method: 'GET', path: '/user/status', schema: accountStatusSchema, signal: opts.signal });
+    },
+
+    /** GET /api/v1/user/usage: images completed and failed per UTC day and model, and the tier's allowance. */
+    userUsage(range: { from?: string; to?: string } = {}, opts: RequestOptions = {}): Promise<UsageReport> {
+      const params = new URLSearchParams();
+      if (range.from !== undefined) params.set('from', range.from);
+      if (range.to !== undefined) params.set('to', range.to);
+      return call({
+        method: 'GET',
+        path: '/user/usage',
+        query: params.toString(),
+        schema: usageReportSchema,
+        signal: opts.signal,
+      });
     },
   };
 }
