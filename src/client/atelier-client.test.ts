@@ -83,7 +83,8 @@ describe('createAtelierClient', () => {
   });
 
   it('asks for usage over a range of UTC days and returns the report', async () => {
-    const [report] = usageReportSchema.meta()?.examples as unknown[];
+    const [report] = (usageReportSchema.meta()?.examples ?? []) as unknown[];
+    assert.ok(report, 'the contract has an example report');
     stub.state.respond = (_req, res) => json(res, 200, report);
     const client = createAtelierClient({ baseUrl, apiKey: 'k' });
     assert.deepEqual(await client.userUsage({ from: '2026-11-21', to: '2026-11-22' }), report);
