@@ -15,7 +15,13 @@ export interface LibraryAsset extends Omit<Asset, 'sha256' | 'taskId'> {
   prompt: string | null;
 }
 
-function toAsset(row: AssetsTable): Asset {
+/** The columns every asset answer is made of (an `Asset` adds sha256 and taskId). */
+type AssetColumns = Pick<
+  AssetsTable,
+  'id' | 'kind' | 'url' | 'content_type' | 'bytes' | 'width' | 'height' | 'generation_id' | 'created_at'
+>;
+
+function toAssetBase(row: AssetColumns): Omit<Asset, 'sha256' | 'taskId'> {
   return {
     id: row.id,
     kind: row.kind,
@@ -24,11 +30,13 @@ function toAsset(row: AssetsTable): Asset {
     bytes: Number(row.bytes),
     width: row.width,
     height: row.height,
-    sha256: row.sha256,
     generationId: row.generation_id,
-    taskId: row.task_id,
     createdAt: Number(row.created_at),
   };
+}
+
+function toAsset(row: AssetsTable): Asset {
+  return { ...toAssetBase(row), sha256: row.sha256, taskId: row.task_id };
 }
 
 /** Store queries for the asset library: every upload and every result of an account. */
@@ -166,18 +174,7 @@ export function createAssetsRepository({ db, clock, ids }: { db: Db; clock: Cloc
         .limit(options.limit)
         .offset((options.page - 1) * options.limit)
         .execute();
-      const items: LibraryAsset[] = rows.map((row) => ({
-        id: row.id,
-        kind: row.kind,
-        url: row.url,
-        contentType: row.content_type,
-        bytes: Number(row.bytes),
-        width: row.width,
-        height: row.height,
-        generationId: row.generation_id,
-        prompt: row.prompt ?? null,
-        createdAt: Number(row.created_at),
-      }));
+      const items: LibraryAsset[] = rows.map((row) => ({ ...toAssetBase(row), prompt: row.prompt ?? null }));
       return { items, total: Number(totalRow?.n ?? 0) };
     },
 

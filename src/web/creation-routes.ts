@@ -19,6 +19,7 @@ import {
 } from '../contract/website.js';
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
+import { GENERATE_ERRORS } from '../http/routes/generations.js';
 import { createCreationViews } from './creation-views.js';
 import type { WebsiteServices } from './website.js';
 
@@ -45,20 +46,7 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
           200: jsonResponse('Tasks created', generateResponseSchema),
           // POST /api/v1/generate's, less its Idempotency-Key answers, plus the cross-site refusal;
           // 413, 415 and 422 also come from fetching a reference image (imageUrls).
-          ...errorResponses([
-            'invalid_request',
-            'upstream_key_missing',
-            'unauthorized',
-            'forbidden',
-            'forbidden_model',
-            'quota_exceeded',
-            'request_timeout',
-            'payload_too_large',
-            'unsupported_media_type',
-            'invalid_image',
-            'upstream_error',
-            'fetch_failed',
-          ]),
+          ...errorResponses([...GENERATE_ERRORS, 'unauthorized', 'forbidden']),
         },
       },
     },

@@ -9,8 +9,27 @@ import {
 import { storePageOf } from '../../contract/paging.js';
 import type { GenerationsService } from '../../generations/generations-service.js';
 import { accountOf } from '../authentication.js';
+import type { ErrorType } from '../errors.js';
 import { idempotencyHeadersSchema } from '../idempotency-hooks.js';
 import { AUTH_ERRORS, errorResponses, jsonResponse } from '../route-responses.js';
+
+/**
+ * What creating a generation can answer besides authentication, wherever it is asked (the API and
+ * the website): the catalog's and the policies' refusals, a body cut short or too large, a reference
+ * image that cannot be fetched or read (413, 415, 422, 502), and the upstream refusing at submit.
+ */
+export const GENERATE_ERRORS = [
+  'invalid_request',
+  'upstream_key_missing',
+  'forbidden_model',
+  'quota_exceeded',
+  'request_timeout',
+  'payload_too_large',
+  'unsupported_media_type',
+  'invalid_image',
+  'upstream_error',
+  'fetch_failed',
+] as const satisfies readonly ErrorType[];
 
 /** POST /generate and GET /history. */
 export async function generationRoutes(
@@ -29,19 +48,10 @@ export async function generationRoutes(
     response: {
       200: jsonResponse('Tasks created', generateResponseSchema),
       ...errorResponses([
-        'invalid_request',
-        'upstream_key_missing',
+        ...GENERATE_ERRORS,
         ...AUTH_ERRORS,
-        'forbidden_model',
-        'quota_exceeded',
         'idempotency_in_progress',
-        'request_timeout',
-        'payload_too_large',
-        'unsupported_media_type',
-        'invalid_image',
         'idempotency_mismatch',
-        'upstream_error',
-        'fetch_failed',
       ]),
     },
   };
