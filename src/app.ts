@@ -107,8 +107,9 @@ export async function buildApp(
   // Route schemas (Zod) validate params, query and body, and serialise responses.
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(compiledSerializerCompiler);
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    done(null, payload);
   });
   installErrorHandling(app);
   refuseWhileClosing(app);

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import pino, { type Logger } from 'pino';
 import sharp from 'sharp';
+import { ACCOUNT_CHANGES_CHANNEL, createAccountChanges } from './accounts/account-changes.js';
 import { createAccountsRepository } from './accounts/accounts-repository.js';
 import { createAccountsService } from './accounts/accounts-service.js';
 import { createUpstreamAccess } from './accounts/upstream-access.js';
@@ -25,7 +26,8 @@ import { measuredProviders } from './providers/call-metrics.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/provider-registry.js';
 import { createSecretBox, loadOrCreateMasterKey } from './secrets/secret-box.js';
 import { type Db, dialectOf, openDatabase } from './store/database.js';
-import { createPostgresTaskFeed } from './tasks/postgres-task-feed.js';
+import { createPostgresListener } from './store/postgres-listener.js';
+import { createPostgresTaskFeed, TASK_FEED_CHANNELS } from './tasks/postgres-task-feed.js';
 import { createTaskEngine } from './tasks/task-engine.js';
 import { createInProcessTaskFeed } from './tasks/task-events.js';
 import { toTaskRecord } from './tasks/task-record.js';
@@ -92,8 +94,19 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     return isBlobKey(key) ? key : undefined;
   };
 
-  const accountsRepository = createAccountsRepository({ db, clock, ids });
+  // PostgreSQL: one LISTEN connection per process, for task changes and account changes.
+  const listener =
+    dialectOf(db) === 'postgres'
+      ? await createPostgresListener({
+          connectionString: config.databaseUrl,
+          channels: [...TASK_FEED_CHANNELS, ACCOUNT_CHANGES_CHANNEL],
+          logger: logger.child({ component: 'notifications' }),
+        })
+      : undefined;
+  const accountChanges = createAccountChanges(db, listener);
+  const accountsRepository = createAccountsRepository({ db, clock, ids, changes: accountChanges });
   const accounts = createAccountsService({
+    keyCache: { changes: accountChanges, clock },
     accounts: accountsRepository,
     secrets,
     deploymentKeys: providers.deploymentKeys,
@@ -143,10 +156,10 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
 
   // Task changes reach the event stream and long-polls of every node: LISTEN/NOTIFY on PostgreSQL.
   const taskEvents =
-    dialectOf(db) === 'postgres'
-      ? await createPostgresTaskFeed({
+    dialectOf(db) === 'postgres' && listener
+      ? createPostgresTaskFeed({
           db,
-          connectionString: config.databaseUrl,
+          listener,
           logger: logger.child({ component: 'task-feed' }),
           load: async (accountId, taskId) => {
             const row = await tasks.findForAccount(accountId, taskId);
@@ -226,6 +239,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     providers,
     accounts,
     accountsRepository,
+    /** How this process hears that accounts changed elsewhere (what its API-key cache trusts). */
+    accountChanges,
     /** has_key and which providers take a key (the API's account status, the website's account page). */
     upstreamAccess,
     assets,
@@ -249,6 +264,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
       // After the engine: its last task writes may still enqueue deliveries.
       await webhooks.stop(graceMs);
       await taskEvents.close();
+      await listener?.close();
       await db.destroy();
     },
   };

@@ -4,6 +4,7 @@ import type { IdGenerator } from '../platform/ids.js';
 import { compiledOnce } from '../store/compiled-once.js';
 import type { Db } from '../store/database.js';
 import type { AccountsTable } from '../store/schema.js';
+import type { AccountChanges } from './account-changes.js';
 
 /** The account tiers, as the wire names them. */
 export const TIERS = ACCOUNT_TIERS;
@@ -21,7 +22,27 @@ function toAccount(row: Pick<AccountsTable, 'id' | 'email' | 'tier' | 'created_a
 }
 
 /** Store queries for accounts and their sealed upstream keys. */
-export function createAccountsRepository({ db, clock, ids }: { db: Db; clock: Clock; ids: IdGenerator }) {
+export function createAccountsRepository({
+  db,
+  clock,
+  ids,
+  changes,
+}: {
+  db: Db;
+  clock: Clock;
+  ids: IdGenerator;
+  /** Told of every change of a key or a tier (what the API-key cache of every process keeps). */
+  changes?: AccountChanges | undefined;
+}) {
+  /** Runs an update of what authentication returns, announced in its own transaction. */
+  const changeAuthenticated = async (update: (executor: Db) => Promise<unknown>) => {
+    if (!changes) return void (await update(db));
+    await db.transaction().execute(async (trx) => {
+      await update(trx);
+      await changes.announce(trx);
+    });
+    changes.changedHere();
+  };
   const byApiKeyHash = compiledOnce(1, (hash: string) =>
     db.selectFrom('accounts').select(['id', 'email', 'tier', 'created_at']).where('api_key_hash', '=', hash),
   );
@@ -100,15 +121,23 @@ export function createAccountsRepository({ db, clock, ids }: { db: Db; clock: Cl
     },
 
     async updateApiKey(id: string, apiKeyHash: string, apiKeyHint: string): Promise<void> {
-      await db
-        .updateTable('accounts')
-        .set({ api_key_hash: apiKeyHash, api_key_hint: apiKeyHint, updated_at: clock.now() })
-        .where('id', '=', id)
-        .execute();
+      await changeAuthenticated((executor) =>
+        executor
+          .updateTable('accounts')
+          .set({ api_key_hash: apiKeyHash, api_key_hint: apiKeyHint, updated_at: clock.now() })
+          .where('id', '=', id)
+          .execute(),
+      );
     },
 
     async updateTier(id: string, tier: Tier): Promise<void> {
-      await db.updateTable('accounts').set({ tier, updated_at: clock.now() }).where('id', '=', id).execute();
+      await changeAuthenticated((executor) =>
+        executor
+          .updateTable('accounts')
+          .set({ tier, updated_at: clock.now() })
+          .where('id', '=', id)
+          .execute(),
+      );
     },
 
     async updatePasswordHash(id: string, passwordHash: string): Promise<void> {

@@ -1,8 +1,11 @@
+import type { Clock } from '../platform/clock.js';
 import { isOneOf } from '../platform/closed-set.js';
 import { InvalidInput, NotFound } from '../platform/domain-errors.js';
 import type { SecretBox } from '../secrets/secret-box.js';
+import type { AccountChanges } from './account-changes.js';
 import type { Account, AccountsRepository, Tier } from './accounts-repository.js';
 import { TIERS } from './accounts-repository.js';
+import { createApiKeyCache } from './api-key-cache.js';
 import { apiKeyHint, generateApiKey, hashApiKey, hashPassword, verifyPassword } from './credentials.js';
 
 const emailPattern = /^[^\s@]+@[^\s@]+$/;
@@ -33,12 +36,18 @@ export function createAccountsService({
   accounts,
   secrets,
   deploymentKeys,
+  keyCache,
 }: {
   accounts: AccountsRepository;
   secrets: SecretBox;
   /** Provider name → the deployment-wide key from the environment. */
   deploymentKeys: Record<string, string | undefined>;
+  /** Keep API-key lookups in memory, trusted while `changes` says accounts have not changed. */
+  keyCache?: { changes: AccountChanges; clock: Clock } | undefined;
 }) {
+  const findByApiKeyHash = keyCache
+    ? createApiKeyCache({ lookup: accounts.findByApiKeyHash, ...keyCache })
+    : accounts.findByApiKeyHash;
   async function create(input: { email: string; tier?: string; password?: string }) {
     const email = normalizeEmail(input.email);
     const tier = parseTier(input.tier ?? 'trial');
@@ -78,7 +87,7 @@ export function createAccountsService({
     requireByEmail,
     keyResolver,
     /** Bearer-key authentication: one indexed read by hash. */
-    authenticateApiKey: (apiKey: string) => accounts.findByApiKeyHash(hashApiKey(apiKey)),
+    authenticateApiKey: (apiKey: string) => findByApiKeyHash(hashApiKey(apiKey)),
 
     /** Replaces the account's API key; the old one stops working at once. */
     async rotateApiKey(accountId: string): Promise<string> {

@@ -91,7 +91,9 @@ function watchBody(request: FastifyRequest, reply: FastifyReply, limits: BodyTim
 
 /** Cuts off request bodies that stall or trickle (DESIGN.md §2 "Slow or stalled bodies"). */
 export function installBodyTimeouts(app: FastifyInstance, limits: BodyTimeouts): void {
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback style: every request passes here, and an async hook costs a promise and a tick.
+  app.addHook('onRequest', (request, reply, done) => {
     if (bodyStillArriving(request)) watchBody(request, reply, limits);
+    done();
   });
 }

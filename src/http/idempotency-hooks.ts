@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyRequest,
+  onSendAsyncHookHandler,
+  preValidationAsyncHookHandler,
+} from 'fastify';
 import { z } from 'zod';
 import {
   CLAIM_LEASE_MS,
@@ -84,6 +89,10 @@ function requestHash(request: FastifyRequest): string {
     .digest('hex');
 }
 
+/** A route's hooks of one kind as a list (a route may declare none, one, or several). */
+const hookList = <Hook>(hooks: Hook | Hook[] | undefined): Hook[] =>
+  hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
+
 /**
  * Idempotency-Key on POST requests with a JSON body (generate, upload by URL): the same key and
  * body within 24 h replay the first response and submit nothing new; the same key with another body
@@ -98,8 +107,7 @@ export function installIdempotency(
   const renewals = new WeakMap<FastifyRequest, NodeJS.Timeout>();
 
   // Before validation: a body the schema refuses is answered (and replayed) like any other 4xx.
-  app.addHook('preValidation', async (request, reply) => {
-    if (request.method !== 'POST') return;
+  const claimOrReplay: preValidationAsyncHookHandler = async (request, reply) => {
     const header = request.headers[IDEMPOTENCY_HEADER];
     if (header === undefined) return;
     if (typeof header !== 'string' || header.length === 0 || header.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
@@ -136,9 +144,9 @@ export function installIdempotency(
       .type('application/json; charset=utf-8')
       .send(row.response_body);
     return reply;
-  });
+  };
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  const recordAnswer: onSendAsyncHookHandler = async (request, reply, payload) => {
     const claim = request.idempotencyClaim;
     if (!claim) return payload;
     request.idempotencyClaim = undefined;
@@ -150,6 +158,14 @@ export function installIdempotency(
     if (retryLater || typeof payload !== 'string') await repository.release(claim);
     else await repository.complete(claim, reply.statusCode, payload);
     return payload;
+  };
+
+  // Only POST routes carry the hooks: a poll never pays for them.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('POST')) return;
+    route.preValidation = [...hookList(route.preValidation), claimOrReplay];
+    route.onSend = [...hookList(route.onSend), recordAnswer];
   });
 
   /**

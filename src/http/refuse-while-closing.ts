@@ -20,10 +20,19 @@ export function refuseWhileClosing(app: FastifyInstance, drainMs = HTTP_DRAIN_MS
   let sweep: NodeJS.Timeout | undefined;
   let drainDeadline: NodeJS.Timeout | undefined;
   const inFlight = new Map<string, string>();
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback style (every request passes here; an async hook costs a promise and a tick).
+  app.addHook('onRequest', (request, reply, done) => {
+    if (closing) {
+      reply.header('connection', 'close');
+      reply
+        .code(503)
+        .send(errorBody('service_unavailable', 'The server is shutting down; retry the request'));
+      return;
+    }
     inFlight.set(request.id, `${request.method} ${request.url}`);
     // 'close' comes for every response (hijacked event streams included) once it ends or dies.
     reply.raw.once('close', () => inFlight.delete(request.id));
+    done();
   });
   app.addHook('preClose', async () => {
     closing = true;
@@ -42,14 +51,8 @@ export function refuseWhileClosing(app: FastifyInstance, drainMs = HTTP_DRAIN_MS
     clearInterval(sweep);
     clearTimeout(drainDeadline);
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return;
-    reply.header('connection', 'close');
-    return reply
-      .code(503)
-      .send(errorBody('service_unavailable', 'The server is shutting down; retry the request'));
-  });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
 }

@@ -40,7 +40,21 @@ function openSqlite(databaseUrl: string): Db {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const dataVersion = sqlite.prepare('pragma data_version').pluck();
+  dataVersions.set(db, () => dataVersion.get() as number);
+  return db;
+}
+
+const dataVersions = new WeakMap<Db, () => number>();
+
+/**
+ * On SQLite, a reader of `PRAGMA data_version`: it changes whenever another connection (another
+ * process: the CLI, a second node on the same file) has committed since, and never for this
+ * connection's own writes. Synchronous and cheap (no table is read). Undefined on PostgreSQL.
+ */
+export function sqliteDataVersion(db: Db): (() => number) | undefined {
+  return dataVersions.get(db);
 }
 
 /**

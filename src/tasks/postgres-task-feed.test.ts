@@ -13,7 +13,8 @@ import { buildApp } from '../app.js';
 import { type Config, loadConfig } from '../config/config.js';
 import { type Core, createCore } from '../core.js';
 import { type Db, openDatabase } from '../store/database.js';
-import { createPostgresTaskFeed } from './postgres-task-feed.js';
+import { createPostgresListener, type PostgresListener } from '../store/postgres-listener.js';
+import { createPostgresTaskFeed, TASK_FEED_CHANNELS } from './postgres-task-feed.js';
 import type { TaskChange, TaskChangeFeed } from './task-events.js';
 import type { TaskRecord } from './task-record.js';
 
@@ -44,12 +45,19 @@ describe('task change feed over LISTEN/NOTIFY', onPostgres, () => {
   let databaseUrl: string;
   let db: Db;
   const feeds: TaskChangeFeed[] = [];
+  const listeners: PostgresListener[] = [];
   const stored = new Map<string, TaskRecord>();
 
   const openFeed = async () => {
-    const feed = await createPostgresTaskFeed({
-      db,
+    const listener = await createPostgresListener({
       connectionString: databaseUrl,
+      channels: TASK_FEED_CHANNELS,
+      logger: silent,
+    });
+    listeners.push(listener);
+    const feed = createPostgresTaskFeed({
+      db,
+      listener,
       logger: silent,
       load: async (_accountId, taskId) => stored.get(taskId),
     });
@@ -63,6 +71,7 @@ describe('task change feed over LISTEN/NOTIFY', onPostgres, () => {
   });
   after(async () => {
     for (const feed of feeds) await feed.close();
+    for (const listener of listeners) await listener.close();
     await db.destroy();
     await dropTestDatabase(databaseUrl);
   });

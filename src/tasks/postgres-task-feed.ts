@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Db } from '../store/database.js';
+import type { PostgresListener } from '../store/postgres-listener.js';
 import type { TaskChange, TaskChangeFeed } from './task-events.js';
 import { createLocalFanOut } from './task-events.js';
 import type { TaskRecord } from './task-record.js';
@@ -12,8 +12,6 @@ const CHANNEL = 'atelier_task_changes';
 const WORK_CHANNEL = 'atelier_task_work';
 // PostgreSQL refuses a NOTIFY payload of 8000 bytes or more.
 const MAX_PAYLOAD_BYTES = 7900;
-const RECONNECT_MIN_MS = 250;
-const RECONNECT_MAX_MS = 10_000;
 
 /** What travels in a notification: the origin (to skip our own), the account, and the record or its id. */
 interface Announcement {
@@ -23,31 +21,29 @@ interface Announcement {
   t?: string;
 }
 
+/** The channels the feed needs its process's listener to LISTEN on. */
+export const TASK_FEED_CHANNELS = [CHANNEL, WORK_CHANNEL] as const;
+
 export interface PostgresTaskFeedDeps {
   /** The pool the app writes through: notifications are sent with `pg_notify` on it. */
   db: Db;
-  connectionString: string;
+  /** The process's LISTEN connection, on `TASK_FEED_CHANNELS` among others. */
+  listener: PostgresListener;
   logger: Logger;
   /** Reads a task's record, for an announcement too large to carry it. */
   load(accountId: string, taskId: string): Promise<TaskRecord | undefined>;
 }
 
 /**
- * Task changes across nodes over PostgreSQL `LISTEN/NOTIFY`: each process keeps one dedicated
- * connection that LISTENs (outside the pool, which would hand it to other queries), and announces
- * its own changes with `pg_notify`. When that connection drops (a PostgreSQL restart, a network
- * cut) it reconnects with backoff and tells subscribers to re-read, as notifications sent while it
- * was away are lost.
+ * Task changes across nodes over PostgreSQL `LISTEN/NOTIFY`: the process's listener hears other
+ * nodes' announcements, and this process announces its own changes with `pg_notify`. When the
+ * listener's connection drops and comes back, subscribers are told to re-read (notifications sent
+ * while it was away are lost) and the workers to look for due work.
  */
-export async function createPostgresTaskFeed(deps: PostgresTaskFeedDeps): Promise<TaskChangeFeed> {
-  const { logger } = deps;
+export function createPostgresTaskFeed(deps: PostgresTaskFeedDeps): TaskChangeFeed {
+  const { logger, listener } = deps;
   const origin = randomUUID();
   const fanOut = createLocalFanOut();
-  let client: pg.Client | undefined;
-  let closed = false;
-  let everConnected = false;
-  let retryMs = RECONNECT_MIN_MS;
-  let retryTimer: NodeJS.Timeout | undefined;
 
   function receive(payload: string): void {
     let announcement: Announcement;
@@ -67,61 +63,14 @@ export async function createPostgresTaskFeed(deps: PostgresTaskFeedDeps): Promis
       );
   }
 
-  function scheduleReconnect(): void {
-    if (closed || retryTimer) return;
-    const delay = retryMs;
-    retryMs = Math.min(RECONNECT_MAX_MS, retryMs * 2);
-    retryTimer = setTimeout(() => {
-      retryTimer = undefined;
-      void connect();
-    }, delay);
-    retryTimer.unref();
-  }
-
-  async function connect(): Promise<void> {
-    // TCP keepalive probes after 10 s idle: a connection cut without a FIN (a host gone) is noticed.
-    const candidate = new pg.Client({
-      connectionString: deps.connectionString,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
-    });
-    let dropped = false;
-    const drop = (error?: unknown) => {
-      if (dropped) return;
-      dropped = true;
-      if (client === candidate) client = undefined;
-      if (error && !closed) logger.warn({ err: error }, 'task change feed connection lost; reconnecting');
-      candidate.end().catch(() => undefined);
-      scheduleReconnect();
-    };
-    candidate.on('error', drop);
-    candidate.on('end', () => drop());
-    candidate.on('notification', (message) => {
-      if (message.channel === CHANNEL && message.payload) receive(message.payload);
-      else if (message.channel === WORK_CHANNEL && message.payload !== origin) fanOut.work();
-    });
-    try {
-      await candidate.connect();
-      await candidate.query(`LISTEN ${CHANNEL}; LISTEN ${WORK_CHANNEL}`);
-    } catch (error) {
-      drop(error);
-      return;
-    }
-    if (closed) {
-      await candidate.end().catch(() => undefined);
-      return;
-    }
-    client = candidate;
-    retryMs = RECONNECT_MIN_MS;
-    if (everConnected) {
-      logger.info('task change feed reconnected');
-      fanOut.resync();
-      fanOut.work();
-    }
-    everConnected = true;
-  }
-
-  await connect();
+  listener.on(CHANNEL, receive);
+  listener.on(WORK_CHANNEL, (payload) => {
+    if (payload !== origin) fanOut.work();
+  });
+  listener.onReconnect(() => {
+    fanOut.resync();
+    fanOut.work();
+  });
 
   const notify = (channel: string, payload: string) =>
     sql`select pg_notify(${channel}, ${payload})`
@@ -146,12 +95,7 @@ export async function createPostgresTaskFeed(deps: PostgresTaskFeedDeps): Promis
       void notify(WORK_CHANNEL, origin);
     },
     onWork: fanOut.onWork,
-    async close() {
-      closed = true;
-      clearTimeout(retryTimer);
-      const current = client;
-      client = undefined;
-      await current?.end().catch(() => undefined);
-    },
+    // The listener is the process's (closed with the core).
+    async close() {},
   };
 }

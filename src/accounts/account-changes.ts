@@ -1,0 +1,115 @@
+import { sql } from 'kysely';
+import type { Db } from '../store/database.js';
+import { sqliteDataVersion } from '../store/database.js';
+import type { PostgresListener } from '../store/postgres-listener.js';
+
+/** The PostgreSQL channel on which nodes announce that an account's key or tier changed. */
+export const ACCOUNT_CHANGES_CHANNEL = 'atelier_account_changes';
+
+/**
+ * How a process learns that accounts may have changed elsewhere — in another process on the same
+ * SQLite file (the CLI), or on another node — so that what it keeps in memory about them (the
+ * API-key cache) is never trusted past a change.
+ */
+export interface AccountChanges {
+  /**
+   * A value that differs from any earlier one once accounts may have changed (here or elsewhere);
+   * undefined while changes made elsewhere cannot be heard (then nothing may be trusted).
+   */
+  stamp(): number | undefined;
+  /**
+   * Records a change of accounts made in `trx` (run it inside the transaction that makes it): on
+   * PostgreSQL a notification that every node hears when the transaction commits.
+   */
+  announce(trx: Db): Promise<void>;
+  /** This process changed accounts (after the commit): its own stamp moves at once. */
+  changedHere(): void;
+  /**
+   * Resolves when a change made elsewhere has been heard: on PostgreSQL at the next notification
+   * (or reconnect), on SQLite at the next turn of the event loop (when the next read sees it).
+   */
+  heard(): Promise<void>;
+}
+
+/**
+ * SQLite: another process's commit moves `data_version`; this process's own changes move a local
+ * epoch. Any commit by another process counts (the CLI rarely writes; a second process writing
+ * tasks on the same file just means nothing is kept). The pragma costs about as much as the key
+ * lookup it saves, so it is read once per turn of the event loop: the requests handled in one turn
+ * share the reading, as if they had all arrived at its start — a commit made elsewhere during the
+ * turn is concurrent with them, and every later turn sees it.
+ */
+function sqliteAccountChanges(dataVersion: () => number): AccountChanges {
+  let epoch = 0;
+  let seen = dataVersion();
+  let thisTurn: number | undefined;
+  const endTurn = () => {
+    thisTurn = undefined;
+  };
+  return {
+    stamp() {
+      if (thisTurn !== undefined) return thisTurn;
+      const version = dataVersion();
+      if (version !== seen) {
+        seen = version;
+        epoch++;
+      }
+      thisTurn = epoch;
+      setImmediate(endTurn);
+      return epoch;
+    },
+    announce: async () => {},
+    changedHere() {
+      epoch++;
+      thisTurn = undefined;
+    },
+    heard: () => new Promise((resolve) => setImmediate(resolve)),
+  };
+}
+
+/**
+ * PostgreSQL: a notification on `ACCOUNT_CHANGES_CHANNEL`, sent in the changing transaction (so a
+ * change is never committed unannounced), moves the epoch of every node. While the listener's
+ * connection is down nothing is trusted; when it comes back the epoch moves (what was missed is
+ * unknown).
+ */
+function postgresAccountChanges(listener: PostgresListener): AccountChanges {
+  let epoch = 0;
+  let waiting: Array<() => void> = [];
+  const moved = () => {
+    epoch++;
+    const heard = waiting;
+    waiting = [];
+    for (const resolve of heard) resolve();
+  };
+  listener.on(ACCOUNT_CHANGES_CHANNEL, moved);
+  listener.onReconnect(moved);
+  return {
+    stamp: () => (listener.isListening() ? epoch : undefined),
+    async announce(trx) {
+      await sql`select pg_notify(${ACCOUNT_CHANGES_CHANNEL}, '')`.execute(trx);
+    },
+    changedHere() {
+      epoch++;
+    },
+    heard: () => new Promise((resolve) => waiting.push(resolve)),
+  };
+}
+
+/** Nothing can be heard (a store opened elsewhere and wrapped): nothing is ever trusted. */
+const deaf: AccountChanges = {
+  stamp: () => undefined,
+  announce: async () => {},
+  changedHere: () => {},
+  heard: () => new Promise((resolve) => setImmediate(resolve)),
+};
+
+/**
+ * The account-change signal of this store: SQLite's data version, or the PostgreSQL listener;
+ * without either (a database handed in already wrapped, as some tests do) keys are always read.
+ */
+export function createAccountChanges(db: Db, listener: PostgresListener | undefined): AccountChanges {
+  const dataVersion = sqliteDataVersion(db);
+  if (dataVersion) return sqliteAccountChanges(dataVersion);
+  return listener ? postgresAccountChanges(listener) : deaf;
+}
