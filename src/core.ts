@@ -118,9 +118,17 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     ownKeyProviders: accounts.upstreamKeyProviders,
   });
   const assets = createAssetsRepository({ db, clock, ids });
-  // Usage is counted in the transaction of each task's final write (exactly once per task).
+  // Usage is counted, and the account's history version moved, in the transaction of each task's
+  // final write (exactly once per task).
   const usageRepository = createUsageRepository({ db });
-  const tasks = createTasksRepository({ db, clock, onFinished: usageRepository.recordFinished });
+  const tasks = createTasksRepository({
+    db,
+    clock,
+    onFinished: async (trx, task) => {
+      await usageRepository.recordFinished(trx, task);
+      if (task.status === 'completed') await generationsRepository.taskCompleted(trx, task.account_id);
+    },
+  });
   metrics.probeQueue(tasks.queueSnapshot);
   const policies = loadTierPolicies(
     config.policyPath,

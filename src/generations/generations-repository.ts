@@ -2,6 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { SearchFilters } from '../contract/website.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
+import { compiledOnce } from '../store/compiled-once.js';
 import type { Db } from '../store/database.js';
 import { savedCondition } from '../store/migrations.js';
 import type { Database, GenerationsTable, TasksTable } from '../store/schema.js';
@@ -13,7 +14,28 @@ export type AlsoInTransaction<T> = (trx: Transaction<Database>, created: T) => P
 
 /** Store queries for generations (one per generate request) and the creation of their tasks. */
 export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock: Clock; ids: IdGenerator }) {
+  const historyVersionOf = compiledOnce(1, (accountId: string) =>
+    db.selectFrom('generation_counts').select(['history_version']).where('account_id', '=', accountId),
+  );
   return {
+    /**
+     * The account's history version: it moves in the transaction of every change a history page
+     * can show (0 before the account's first generation).
+     */
+    async historyVersion(accountId: string): Promise<number> {
+      const [row] = (await db.executeQuery(historyVersionOf(accountId))).rows;
+      return Number(row?.history_version ?? 0);
+    },
+
+    /** A task of the account completed (its image joins its history item): in the task's final write. */
+    async taskCompleted(trx: Transaction<Database>, accountId: string): Promise<void> {
+      await trx
+        .updateTable('generation_counts')
+        .set({ history_version: sql<number>`${sql.ref('history_version')} + 1` })
+        .where('account_id', '=', accountId)
+        .execute();
+    },
+
     /**
      * Writes the generation and one queued task per image in one transaction, before anything is
      * sent upstream. `leaseOwner` pre-leases the tasks to the engine that submits them inline.
@@ -200,11 +222,17 @@ async function countGeneration(
 ): Promise<void> {
   await trx
     .insertInto('generation_counts')
-    .values({ account_id: accountId, history_total: delta.history, saved_total: delta.saved })
+    .values({
+      account_id: accountId,
+      history_total: delta.history,
+      saved_total: delta.saved,
+      history_version: 1,
+    })
     .onConflict((oc) =>
       oc.column('account_id').doUpdateSet({
         history_total: sql<number>`${sql.ref('generation_counts.history_total')} + ${delta.history}`,
         saved_total: sql<number>`${sql.ref('generation_counts.saved_total')} + ${delta.saved}`,
+        history_version: sql<number>`${sql.ref('generation_counts.history_version')} + 1`,
       }),
     )
     .execute();

@@ -29,6 +29,7 @@ import type { UploadsService } from '../uploads/uploads-service.js';
 import type { TierAdmission } from '../usage/tier-admission.js';
 import { parseGenerateRequest } from './generate-request.js';
 import type { GenerationsRepository } from './generations-repository.js';
+import { createHistoryPages } from './history-pages.js';
 
 export type { HistoryItem, HistoryPage };
 
@@ -122,6 +123,7 @@ export function createGenerationsService(deps: {
     }
   }
 
+  const historyPages = createHistoryPages({ generations: deps.generations, tasks: deps.tasks });
   return {
     /**
      * POST /generate. With an Idempotency-Key `claim`, the answer is recorded in the transaction
@@ -180,41 +182,10 @@ export function createGenerationsService(deps: {
       return answer(taskIds);
     },
 
-    async history(account: Account, page: number, limit: number): Promise<HistoryPage> {
-      const { rows, total } = await deps.generations.page(account.id, page, limit);
-      const tasks = await deps.tasks.findByGenerations(rows.map((r) => r.id));
-      const images = new Map<string, string[]>();
-      for (const task of tasks) {
-        if (task.status !== 'completed' || !task.image_url) continue;
-        const list = images.get(task.generation_id) ?? [];
-        list.push(task.image_url);
-        images.set(task.generation_id, list);
-      }
-      return {
-        items: rows.map((row) => {
-          const item: HistoryItem = {
-            id: row.id,
-            prompt: row.prompt,
-            model: row.model,
-            mode: row.mode,
-            aspect: row.aspect,
-            imageSize: row.image_size,
-            imageCount: row.image_count,
-            images: images.get(row.id) ?? [],
-            refs: JSON.parse(row.refs_json) as string[],
-            createdAt: Number(row.created_at),
-          };
-          if (row.deleted_at !== null) item.removed = true;
-          return item;
-        }),
-        total,
-        page,
-        limit,
-        total_pages: Math.ceil(total / limit),
-      };
-    },
+    /** One page of the account's history (kept in memory while nothing it shows changes). */
+    history: (account: Account, page: number, limit: number): Promise<HistoryPage> =>
+      historyPages.page(account.id, page, limit),
 
-    /** The gallery: the account's generations not deleted (matching `filters`), newest first, with their tasks' records. */
     async savedWorks(account: Account, page: number, limit: number, filters: SearchFilters = {}) {
       const { rows, total } = await deps.generations.page(account.id, page, limit, {
         includeRemoved: false,

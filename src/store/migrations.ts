@@ -323,6 +323,17 @@ const migrations: Record<string, Migration> = {
         group by t.account_id, ${day}, g.model`.execute(db);
     },
   },
+  '0011_history_version': {
+    async up(db: Kysely<unknown>) {
+      // Moves with every change of what an account's history pages show (a generation created,
+      // rejected or removed, a task completed), in the same transaction: a page kept in memory is
+      // good while its account's version is the one it was read under.
+      await db.schema
+        .alterTable('generation_counts')
+        .addColumn('history_version', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 };
 
 /** The gallery's partial-index condition, stated literally by its queries too (see generations-repository). */

@@ -59,6 +59,8 @@ export interface GenerationCountsTable {
   history_total: number;
   /** Generations neither rejected nor deleted from saved works (what the gallery lists). */
   saved_total: number;
+  /** Moves with every change of what the account's history shows (pages cached in memory check it). */
+  history_version: Generated<number>;
 }
 
 export interface TasksTable {
