@@ -121,6 +121,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   // Usage is counted, and the account's history version moved, in the transaction of each task's
   // final write (exactly once per task).
   const usageRepository = createUsageRepository({ db });
+  const generationsRepository = createGenerationsRepository({ db, clock, ids });
   const tasks = createTasksRepository({
     db,
     clock,
@@ -139,7 +140,6 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   // Names this process in claims and leases, so a restart on the same host takes back its dead ones.
   const processOwner = overrides.processOwner ?? createProcessOwner();
   const idempotency = createIdempotencyRepository({ db, clock, owner: processOwner });
-  const generationsRepository = createGenerationsRepository({ db, clock, ids });
   const fetcher = createSafeFetcher({
     allowedHosts: config.uploadAllowedHosts,
     ...(overrides.lookup ? { lookup: overrides.lookup } : {}),
@@ -163,18 +163,17 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   });
 
   // Task changes reach the event stream and long-polls of every node: LISTEN/NOTIFY on PostgreSQL.
-  const taskEvents =
-    dialectOf(db) === 'postgres' && listener
-      ? createPostgresTaskFeed({
-          db,
-          listener,
-          logger: logger.child({ component: 'task-feed' }),
-          load: async (accountId, taskId) => {
-            const row = await tasks.findForAccount(accountId, taskId);
-            return row && toTaskRecord(row);
-          },
-        })
-      : createInProcessTaskFeed();
+  const taskEvents = listener
+    ? createPostgresTaskFeed({
+        db,
+        listener,
+        logger: logger.child({ component: 'task-feed' }),
+        load: async (accountId, taskId) => {
+          const row = await tasks.findForAccount(accountId, taskId);
+          return row && toTaskRecord(row);
+        },
+      })
+    : createInProcessTaskFeed();
   const engine = createTaskEngine({
     work: taskEvents,
     onTaskChanged: (change) => {
