@@ -29,7 +29,7 @@ import type { UploadsService } from '../uploads/uploads-service.js';
 import type { TierAdmission } from '../usage/tier-admission.js';
 import { parseGenerateRequest } from './generate-request.js';
 import type { GenerationsRepository } from './generations-repository.js';
-import { createHistoryPages } from './history-pages.js';
+import { createHistoryPages, generationFields } from './history-pages.js';
 
 export type { HistoryItem, HistoryPage };
 
@@ -199,16 +199,8 @@ export function createGenerationsService(deps: {
         byGeneration.set(task.generation_id, list);
       }
       const items: SavedWork[] = rows.map((row) => ({
-        id: row.id,
+        ...generationFields(row),
         source: row.source,
-        prompt: row.prompt,
-        model: row.model,
-        mode: row.mode,
-        aspect: row.aspect,
-        imageSize: row.image_size,
-        imageCount: row.image_count,
-        refs: JSON.parse(row.refs_json) as string[],
-        createdAt: Number(row.created_at),
         tasks: byGeneration.get(row.id) ?? [],
       }));
       return { items, total, page, limit, total_pages: Math.ceil(total / limit) };

@@ -1,7 +1,23 @@
 import type { HistoryItem, HistoryPage } from '../contract/generations.js';
 import { createRecentMap } from '../platform/recent-map.js';
+import type { GenerationsTable } from '../store/schema.js';
 import type { TasksRepository } from '../tasks/tasks-repository.js';
 import type { GenerationsRepository } from './generations-repository.js';
+
+/** The fields a history item and a saved work share, from the generation's row. */
+export function generationFields(row: GenerationsTable) {
+  return {
+    id: row.id,
+    prompt: row.prompt,
+    model: row.model,
+    mode: row.mode,
+    aspect: row.aspect,
+    imageSize: row.image_size,
+    imageCount: row.image_count,
+    refs: JSON.parse(row.refs_json) as string[],
+    createdAt: Number(row.created_at),
+  };
+}
 
 /** How many history pages a process keeps (about 10 KB each at 20 items). */
 export const HISTORY_PAGES_KEPT = 500;
@@ -28,18 +44,7 @@ export function createHistoryPages(deps: { generations: GenerationsRepository; t
     }
     return {
       items: rows.map((row) => {
-        const item: HistoryItem = {
-          id: row.id,
-          prompt: row.prompt,
-          model: row.model,
-          mode: row.mode,
-          aspect: row.aspect,
-          imageSize: row.image_size,
-          imageCount: row.image_count,
-          images: images.get(row.id) ?? [],
-          refs: JSON.parse(row.refs_json) as string[],
-          createdAt: Number(row.created_at),
-        };
+        const item: HistoryItem = { ...generationFields(row), images: images.get(row.id) ?? [] };
         if (row.deleted_at !== null) item.removed = true;
         return item;
       }),
