@@ -113,7 +113,9 @@ export async function buildApp(
   });
   installErrorHandling(app);
   refuseWhileClosing(app);
+  // Both add hooks to routes as they are registered: before any route.
   installBodyTimeouts(app, timeouts);
+  installRequestMetrics(app, core.metrics);
   answerUnsupportedHttpFeatures(app.server);
   // An empty body with a JSON content type (common on POSTs like cancel) reads as no body;
   // everything else goes through Fastify's own parser (which refuses prototype poisoning).
@@ -133,7 +135,6 @@ export async function buildApp(
   });
 
   await registerOpenApiDocument(app, { serverUrl: core.config.publicBaseUrl });
-  installRequestMetrics(app, core.metrics);
   await app.register(healthRoutes, { db: core.db, roles: roleNames(core.config.roles) });
   await app.register(metricsRoutes, { metrics: core.metrics, token: core.config.metricsToken });
   await app.register(fastifyCookie);

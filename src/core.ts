@@ -19,6 +19,7 @@ import { createIdempotencyRepository } from './idempotency/idempotency-repositor
 import { type Clock, systemClock } from './platform/clock.js';
 import { createHousekeeping } from './platform/housekeeping.js';
 import { type IdGenerator, randomIds } from './platform/ids.js';
+import { createLogDestination } from './platform/log-destination.js';
 import { createMetrics } from './platform/metrics.js';
 import { createSafeFetcher, type SafeFetchOptions } from './platform/outbound/safe-fetcher.js';
 import { createProcessOwner, type ProcessOwner } from './platform/process-owner.js';
@@ -76,8 +77,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
           paths: ['req.headers.authorization', 'req.headers.cookie', '*.apiKey', '*.password'],
           censor: '[redacted]',
         },
-      }, // Asynchronous: a log line never blocks a request on stdout; pino flushes it on exit and crash.
-      pino.destination({ dest: 1, sync: false }),
+      }, // Asynchronous: a log line never blocks a request on stdout; flushed on exit and crash.
+      createLogDestination(1),
     );
   const db = overrides.db ?? (await openDatabase(config.databaseUrl));
   const metrics = createMetrics();

@@ -1,6 +1,7 @@
 import { Socket } from 'node:net';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { ApiError } from './errors.js';
+import { hookList, routeMethods } from './route-hooks.js';
 import type { RequestTimeouts } from './server-options.js';
 
 declare module 'fastify' {
@@ -31,10 +32,14 @@ const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
  * answers in the error shape with `Connection: close`. Once a response has started there is
  * nothing left to tell the client: the socket is closed.
  */
-function watchBody(request: FastifyRequest, reply: FastifyReply, limits: BodyTimeouts): void {
+function watchBody(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  limits: { bodyIdleMs: number },
+  deadlineMs: number,
+): void {
   const req = request.raw;
   const socket = req.socket;
-  const deadlineMs = request.routeOptions.config?.bodyDeadlineMs ?? limits.bodyDeadlineMs;
   let watching = true;
 
   const stop = () => {
@@ -89,11 +94,20 @@ function watchBody(request: FastifyRequest, reply: FastifyReply, limits: BodyTim
   reply.raw.once('close', stop);
 }
 
-/** Cuts off request bodies that stall or trickle (DESIGN.md §2 "Slow or stalled bodies"). */
+/**
+ * Cuts off request bodies that stall or trickle (DESIGN.md §2 "Slow or stalled bodies"), on the
+ * routes whose body Fastify reads: every method but GET and HEAD (Fastify never reads theirs).
+ * Install it before any route.
+ */
 export function installBodyTimeouts(app: FastifyInstance, limits: BodyTimeouts): void {
-  // Callback style: every request passes here, and an async hook costs a promise and a tick.
-  app.addHook('onRequest', (request, reply, done) => {
-    if (bodyStillArriving(request)) watchBody(request, reply, limits);
-    done();
+  app.addHook('onRoute', (route) => {
+    if (routeMethods(route).every((method) => method === 'GET' || method === 'HEAD')) return;
+    const deadlineMs = route.config?.bodyDeadlineMs ?? limits.bodyDeadlineMs;
+    // Callback style: an async hook costs a promise and a tick.
+    const watch: onRequestHookHandler = (request, reply, done) => {
+      if (bodyStillArriving(request)) watchBody(request, reply, limits, deadlineMs);
+      done();
+    };
+    route.onRequest = [...hookList(route.onRequest), watch];
   });
 }

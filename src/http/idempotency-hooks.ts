@@ -13,6 +13,7 @@ import {
 } from '../idempotency/idempotency-repository.js';
 import { accountOf } from './authentication.js';
 import { ApiError } from './errors.js';
+import { hookList, routeMethods } from './route-hooks.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -90,9 +91,6 @@ function requestHash(request: FastifyRequest): string {
 }
 
 /** A route's hooks of one kind as a list (a route may declare none, one, or several). */
-const hookList = <Hook>(hooks: Hook | Hook[] | undefined): Hook[] =>
-  hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
-
 /**
  * Idempotency-Key on POST requests with a JSON body (generate, upload by URL): the same key and
  * body within 24 h replay the first response and submit nothing new; the same key with another body
@@ -162,8 +160,7 @@ export function installIdempotency(
 
   // Only POST routes carry the hooks: a poll never pays for them.
   app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.includes('POST')) return;
+    if (!routeMethods(route).includes('POST')) return;
     route.preValidation = [...hookList(route.preValidation), claimOrReplay];
     route.onSend = [...hookList(route.onSend), recordAnswer];
   });

@@ -1,31 +1,46 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Metrics } from '../platform/metrics.js';
 import { ApiError } from './errors.js';
+import { hookList } from './route-hooks.js';
 
 /**
  * Every request's latency by method, route template (never the raw URL: ids stay out) and status.
- * The labelled child of each (method, route, status) is kept: prom-client hashes the label object
- * on every `observe` otherwise, a measurable share of a poll's cost.
+ * Each route gets its own observer, made when the route is registered (install this before any
+ * route), which knows its template; requests no route matched are `unmatched`. An observer keeps
+ * the labelled child of each (method, status) it has seen, so a request neither builds the route's
+ * options nor a label object.
  */
 export function installRequestMetrics(
   app: FastifyInstance,
   metrics: Pick<Metrics, 'httpRequestSeconds'>,
 ): void {
   type Series = ReturnType<Metrics['httpRequestSeconds']['labels']>;
-  const series = new Map<string, Series>();
+  const observer = (route: string) => {
+    // Bounded: methods × statuses of one route, never anything a caller can vary freely.
+    const series = new Map<string, Series>();
+    return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+      const key = `${request.method} ${reply.statusCode}`;
+      let child = series.get(key);
+      if (child === undefined) {
+        child = metrics.httpRequestSeconds.labels({
+          method: request.method,
+          route,
+          status: String(reply.statusCode),
+        });
+        series.set(key, child);
+      }
+      child.observe(reply.elapsedTime / 1000);
+      done();
+    };
+  };
+  app.addHook('onRoute', (route) => {
+    route.onResponse = [...hookList(route.onResponse), observer(route.url)];
+  });
+  const unmatched = observer('unmatched');
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    const status = String(reply.statusCode);
-    const key = `${request.method} ${status} ${route}`;
-    let child = series.get(key);
-    if (child === undefined) {
-      // Bounded: methods × route templates × statuses, never anything a caller can vary freely.
-      child = metrics.httpRequestSeconds.labels({ method: request.method, route, status });
-      series.set(key, child);
-    }
-    child.observe(reply.elapsedTime / 1000);
-    done();
+    if (request.is404) unmatched(request, reply, done);
+    else done();
   });
 }
 

@@ -4,8 +4,12 @@ import { test } from 'node:test';
 import Fastify from 'fastify';
 import { refuseWhileClosing } from './refuse-while-closing.js';
 
-test('a request stuck past the drain deadline is cut, so close finishes', async () => {
-  const app = Fastify({ return503OnClosing: false });
+test('a request stuck past the drain deadline is logged and cut, so close finishes', async () => {
+  const lines: string[] = [];
+  const app = Fastify({
+    return503OnClosing: false,
+    logger: { level: 'warn', stream: { write: (line: string) => lines.push(line) } },
+  });
   refuseWhileClosing(app, 200);
   app.get('/stuck', () => new Promise(() => {}));
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -18,6 +22,9 @@ test('a request stuck past the drain deadline is cut, so close finishes', async 
   await received;
   await app.close(); // would wait forever without the deadline
   assert.equal(await stuck, 'TypeError', 'the stuck request lost its connection');
+  const warning = lines.map((line) => JSON.parse(line)).find((entry) => entry.inFlight);
+  assert.deepEqual(warning?.inFlight, ['GET /stuck']);
+  assert.equal(warning?.count, 1);
 });
 
 test('a request that finishes in time is answered, with Connection: close', async () => {

@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { errorBody } from './errors.js';
 
@@ -14,14 +16,31 @@ export const HTTP_DRAIN_MS = 10_000;
  * ended just after close began would hold the server open until its keep-alive timeout. A request
  * still running after `HTTP_DRAIN_MS` is logged (method and URL) and its connection cut, so a stuck
  * request cannot keep a node from shutting down.
+ *
+ * Nothing is tracked per request (every request passes here): the open connections are, and at the
+ * drain deadline each one's request in progress is the one its current response answers.
  */
+/** `METHOD url` of the request each connection is answering now (Node's response in progress on it). */
+function requestsInProgress(connections: Iterable<Socket>): string[] {
+  const found: string[] = [];
+  for (const socket of connections) {
+    const request = (socket as { _httpMessage?: { req?: IncomingMessage } })._httpMessage?.req;
+    if (request) found.push(`${request.method} ${request.url}`);
+  }
+  return found;
+}
+
 export function refuseWhileClosing(app: FastifyInstance, drainMs = HTTP_DRAIN_MS): void {
   let closing = false;
   let sweep: NodeJS.Timeout | undefined;
   let drainDeadline: NodeJS.Timeout | undefined;
-  const inFlight = new Map<string, string>();
+  const connections = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
   // Callback style (every request passes here; an async hook costs a promise and a tick).
-  app.addHook('onRequest', (request, reply, done) => {
+  app.addHook('onRequest', (_request, reply, done) => {
     if (closing) {
       reply.header('connection', 'close');
       reply
@@ -29,9 +48,6 @@ export function refuseWhileClosing(app: FastifyInstance, drainMs = HTTP_DRAIN_MS
         .send(errorBody('service_unavailable', 'The server is shutting down; retry the request'));
       return;
     }
-    inFlight.set(request.id, `${request.method} ${request.url}`);
-    // 'close' comes for every response (hijacked event streams included) once it ends or dies.
-    reply.raw.once('close', () => inFlight.delete(request.id));
     done();
   });
   app.addHook('preClose', async () => {
@@ -39,8 +55,9 @@ export function refuseWhileClosing(app: FastifyInstance, drainMs = HTTP_DRAIN_MS
     sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
     sweep.unref();
     drainDeadline = setTimeout(() => {
+      const inFlight = requestsInProgress(connections);
       app.log.warn(
-        { inFlight: [...inFlight.values()].slice(0, 20), count: inFlight.size },
+        { inFlight: inFlight.slice(0, 20), count: inFlight.length },
         `requests still running ${drainMs} ms into shutdown; closing their connections`,
       );
       app.server.closeAllConnections();

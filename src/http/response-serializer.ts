@@ -23,9 +23,14 @@ export const compiledSerializerCompiler: FastifySerializerCompiler<RouteResponse
   const schema = zodSchemaOf(route.schema);
   if (schema === undefined) return zodSerializerCompiler(route);
   try {
-    const { $schema: _dialect, ...jsonSchema } = z.toJSONSchema(schema, { io: 'output', target: 'draft-7' });
-    return fastJson(jsonSchema as Parameters<typeof fastJson>[0]);
+    return compileJsonSerializer(schema);
   } catch {
     return zodSerializerCompiler(route);
   }
 };
+
+/** The serializer compiled from a Zod schema's output JSON Schema (throws when it cannot express it). */
+export function compileJsonSerializer<T extends z.ZodType>(schema: T): (value: z.output<T>) => string {
+  const { $schema: _dialect, ...jsonSchema } = z.toJSONSchema(schema, { io: 'output', target: 'draft-7' });
+  return fastJson(jsonSchema as Parameters<typeof fastJson>[0]) as (value: z.output<T>) => string;
+}

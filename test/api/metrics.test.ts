@@ -71,8 +71,18 @@ describe('GET /metrics', () => {
       ['completed', 'completed', 'completed', 'failed'],
     );
 
+    // No route answers POST /no-such-route (the website's pages are GET only).
+    await t.app.inject({ method: 'POST', url: '/no-such-route', headers: bearer(apiKey) });
+    await t.app.inject({ method: 'GET', url: '/api/v1/tasks/tsk_unknown', headers: bearer(apiKey) });
+
     const text = await scrape();
     const samples = parseSamples(text);
+    // Each request under its route's template; no route matched is `unmatched`.
+    const requests = (labels: Record<string, string>) =>
+      total(samples, 'atelier_http_request_duration_seconds_count', labels);
+    assert.equal(requests({ method: 'POST', route: 'unmatched', status: '404' }), 1);
+    assert.equal(requests({ method: 'GET', route: '/api/v1/tasks/:task_id', status: '404' }), 1);
+    assert.ok(requests({ method: 'GET', route: '/api/v1/tasks/:task_id', status: '200' }) >= 4);
     assert.equal(
       total(samples, 'atelier_tasks_finished_total', { provider: 'local', status: 'completed' }),
       3,

@@ -13,10 +13,11 @@ import {
 import { CANCELED, type TaskEngine } from '../../tasks/task-engine.js';
 import type { TaskChangeFeed } from '../../tasks/task-events.js';
 import { notFoundRecord, TASK_NOT_FOUND, toTaskRecord } from '../../tasks/task-record.js';
-import type { TasksRepository } from '../../tasks/tasks-repository.js';
+import type { TaskRecordRow, TasksRepository } from '../../tasks/tasks-repository.js';
 import { accountOf } from '../authentication.js';
 import { ApiError } from '../errors.js';
 import { AUTH_ERRORS, errorResponses, jsonResponse } from '../route-responses.js';
+import { createTaskRecordJson, sendJsonText } from '../task-record-json.js';
 
 const SSE_HEARTBEAT_MS = 15_000;
 const TAG = 'Tasks';
@@ -40,6 +41,12 @@ const isNewer = (previous: TaskRecord | undefined, next: TaskRecord) =>
   (!isFinal(previous) &&
     (statusRank[next.status] > statusRank[previous.status] ||
       (next.status === previous.status && next.progress > previous.progress)));
+
+/** Records for ids, in input order, with not-found records in place. */
+function recordsOf(ids: readonly string[], rows: readonly TaskRecordRow[]): TaskRecord[] {
+  const byId = new Map(rows.map((row) => [row.id, toTaskRecord(row)]));
+  return ids.map((id) => byId.get(id) ?? notFoundRecord(id));
+}
 
 /** The polling endpoints, long-poll, the event stream and cancel: they read the store, never the upstream. */
 export async function taskRoutes(
@@ -69,11 +76,10 @@ export async function taskRoutes(
   });
 
   /** Current records for ids, in input order, with not-found records in place. */
-  async function readRecords(accountId: string, ids: readonly string[]): Promise<TaskRecord[]> {
-    const rows = await tasks.findRecordsForAccount(accountId, ids);
-    const byId = new Map(rows.map((row) => [row.id, toTaskRecord(row)]));
-    return ids.map((id) => byId.get(id) ?? notFoundRecord(id));
-  }
+  const readRecords = async (accountId: string, ids: readonly string[]) =>
+    recordsOf(ids, await tasks.findRecordsForAccount(accountId, ids));
+  // Polls answer with the records' JSON text (final ones are written once and kept).
+  const recordJson = createTaskRecordJson();
 
   /**
    * Long-poll: resolves when the visible record of one of `ids` moves on from `initial` (status,
@@ -204,15 +210,17 @@ export async function taskRoutes(
       ...errorResponses(['invalid_request', ...AUTH_ERRORS, 'not_found']),
     },
   };
-  app.get('/tasks/:task_id', { schema: getTaskSchema }, async (request) => {
+  app.get('/tasks/:task_id', { schema: getTaskSchema }, async (request, reply) => {
     const accountId = accountOf(request).id;
     const { wait } = request.query;
     const [row] = await tasks.findRecordsForAccount(accountId, [request.params.task_id]);
     if (!row) throw new ApiError('not_found', TASK_NOT_FOUND);
-    if (wait === 0) return toTaskRecord(row);
-    await waitForChange(request, accountId, [toTaskRecord(row)], wait);
-    const [after] = await tasks.findRecordsForAccount(accountId, [request.params.task_id]);
-    return toTaskRecord(after ?? row);
+    let answer = row;
+    if (wait > 0) {
+      await waitForChange(request, accountId, [toTaskRecord(row)], wait);
+      [answer = row] = await tasks.findRecordsForAccount(accountId, [request.params.task_id]);
+    }
+    return sendJsonText(reply, recordJson.one(answer));
   });
 
   const getTasksSchema = {
@@ -226,13 +234,15 @@ export async function taskRoutes(
       ...errorResponses(['invalid_request', ...AUTH_ERRORS]),
     },
   };
-  app.get('/tasks', { schema: getTasksSchema }, async (request) => {
+  app.get('/tasks', { schema: getTasksSchema }, async (request, reply) => {
     const accountId = accountOf(request).id;
     const { ids, wait } = request.query;
-    const records = await readRecords(accountId, ids);
-    if (wait === 0) return { tasks: records };
-    await waitForChange(request, accountId, records, wait);
-    return { tasks: await readRecords(accountId, ids) };
+    let rows = await tasks.findRecordsForAccount(accountId, ids);
+    if (wait > 0) {
+      await waitForChange(request, accountId, recordsOf(ids, rows), wait);
+      rows = await tasks.findRecordsForAccount(accountId, ids);
+    }
+    return sendJsonText(reply, recordJson.batch(ids, rows));
   });
 
   const cancelSchema = {

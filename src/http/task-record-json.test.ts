@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { TASK_STATUSES, taskBatchSchema, taskRecordSchema } from '../contract/tasks.js';
+import { notFoundRecord, toTaskRecord } from '../tasks/task-record.js';
+import type { TaskRecordRow } from '../tasks/tasks-repository.js';
+import { compileJsonSerializer } from './response-serializer.js';
+import { createTaskRecordJson } from './task-record-json.js';
+
+// The routes' own serializers: what GET /tasks/{id} and GET /tasks wrote before they sent text.
+const recordSerializer = compileJsonSerializer(taskRecordSchema);
+const batchSerializer = compileJsonSerializer(taskBatchSchema);
+
+const text = fc.string({ unit: 'binary', maxLength: 40 });
+const nullable = <T>(value: fc.Arbitrary<T>) => fc.option(value, { nil: null });
+const rowArbitrary: fc.Arbitrary<TaskRecordRow> = fc.record({
+  id: fc.stringMatching(/^tsk_[A-Za-z0-9_-]{1,12}$/),
+  status: fc.constantFrom(...TASK_STATUSES),
+  progress: fc.integer({ min: 0, max: 100 }),
+  image_url: nullable(text),
+  error: nullable(text),
+  width: nullable(fc.integer({ min: 1, max: 8192 })),
+  height: nullable(fc.integer({ min: 1, max: 8192 })),
+  content_type: nullable(text),
+  bytes: nullable(fc.integer({ min: 0, max: 2 ** 31 })),
+  provider: text,
+});
+
+test('one record: the bytes of the route schema serializer, and JSON that reads back as the record', () => {
+  const json = createTaskRecordJson();
+  fc.assert(
+    fc.property(rowArbitrary, (row) => {
+      const expected = recordSerializer(toTaskRecord(row));
+      assert.equal(json.one(row), expected);
+      // A final row's text is kept: asked again, the same text.
+      assert.equal(json.one(row), expected);
+      assert.deepEqual(JSON.parse(expected), JSON.parse(JSON.stringify(toTaskRecord(row))));
+    }),
+  );
+});
+
+test('a batch: the batch serializer’s bytes, input order, unknown ids in place, repeats kept', () => {
+  const json = createTaskRecordJson();
+  fc.assert(
+    fc.property(
+      fc.uniqueArray(rowArbitrary, { selector: (row) => row.id, maxLength: 20 }),
+      fc.array(fc.stringMatching(/^tsk_[A-Za-z0-9_-]{1,12}$/), { maxLength: 5 }),
+      fc.integer(),
+      (rows, unknown, seed) => {
+        const known = rows.map((row) => row.id);
+        const ids = [...known, ...unknown.filter((id) => !known.includes(id))];
+        // Shuffled input order, with one id asked twice when there is one.
+        const order = ids
+          .map((id, i) => ({ id, key: (i * 7919 + seed) % 101 }))
+          .sort((a, b) => a.key - b.key)
+          .map((entry) => entry.id);
+        if (order.length > 0) order.push(order[0] as string);
+        const byId = new Map(rows.map((row) => [row.id, toTaskRecord(row)]));
+        const expected = batchSerializer({ tasks: order.map((id) => byId.get(id) ?? notFoundRecord(id)) });
+        assert.equal(json.batch(order, rows), expected);
+      },
+    ),
+  );
+});
+
+test('an unfinished row is written afresh each time; a final row once', () => {
+  const json = createTaskRecordJson();
+  const row: TaskRecordRow = {
+    id: 'tsk_a',
+    status: 'in_progress',
+    progress: 10,
+    image_url: null,
+    error: null,
+    width: null,
+    height: null,
+    content_type: null,
+    bytes: null,
+    provider: 'local',
+  };
+  assert.match(json.one(row), /"progress":10/);
+  row.progress = 40;
+  assert.match(json.one(row), /"progress":40/);
+  const done = Object.freeze({ ...row, status: 'completed' as const, image_url: 'http://x/files/a.png' });
+  assert.equal(json.one(done), json.one(done));
+  assert.equal(JSON.parse(json.one(done)).imageUrl, 'http://x/files/a.png');
+});

@@ -1,0 +1,54 @@
+import type { FastifyReply } from 'fastify';
+import { taskRecordSchema } from '../contract/tasks.js';
+import { notFoundRecord, toTaskRecord } from '../tasks/task-record.js';
+import type { TaskRecordRow } from '../tasks/tasks-repository.js';
+import { compileJsonSerializer } from './response-serializer.js';
+
+/**
+ * Answers with JSON text the route's schema serializer would have written: Fastify sends a string
+ * with a JSON content type as is (no serializer, no preSerialization hook).
+ */
+export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(text);
+}
+
+/**
+ * Task records as the JSON bytes of the poll routes, written by the serializer compiled from the
+ * contract's TaskRecord schema (the one the routes' response schemas compile to). The text of a
+ * final record is kept beside its row: final rows are kept frozen, once, by the repository (see
+ * final-records.ts), so a poll of a finished task — and every finished id of a batch — costs a
+ * lookup instead of a mapping and a serialisation. A batch is `{"tasks":[…]}` around the records'
+ * texts, byte for byte what the batch schema's serializer writes (task-record-json.test.ts).
+ */
+export function createTaskRecordJson() {
+  const serialize = compileJsonSerializer(taskRecordSchema);
+  const finalTexts = new WeakMap<TaskRecordRow, string>();
+  const textOf = (row: TaskRecordRow): string => {
+    if (row.status !== 'completed' && row.status !== 'failed') return serialize(toTaskRecord(row));
+    let text = finalTexts.get(row);
+    if (text === undefined) {
+      text = serialize(toTaskRecord(row));
+      finalTexts.set(row, text);
+    }
+    return text;
+  };
+  return {
+    /** One record's text. */
+    one: textOf,
+    /** `{"tasks":[…]}` for `ids` in input order; an id without a row is answered "Task not found" in place. */
+    batch(ids: readonly string[], rows: readonly TaskRecordRow[]): string {
+      const byId = new Map<string, TaskRecordRow>();
+      for (const row of rows) byId.set(row.id, row);
+      let text = '{"tasks":[';
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i] as string;
+        const row = byId.get(id);
+        if (i > 0) text += ',';
+        text += row === undefined ? serialize(notFoundRecord(id)) : textOf(row);
+      }
+      return `${text}]}`;
+    },
+  };
+}
+
+export type TaskRecordJson = ReturnType<typeof createTaskRecordJson>;
