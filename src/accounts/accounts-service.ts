@@ -86,8 +86,9 @@ export function createAccountsService({
     create,
     requireByEmail,
     keyResolver,
-    /** Bearer-key authentication: one indexed read by hash. */
-    authenticateApiKey: (apiKey: string) => findByApiKeyHash(hashApiKey(apiKey)),
+    /** Bearer-key authentication: one indexed read by hash, or the account itself when it is kept. */
+    authenticateApiKey: (apiKey: string): Account | Promise<Account | undefined> =>
+      findByApiKeyHash(hashApiKey(apiKey)),
 
     /** Replaces the account's API key; the old one stops working at once. */
     async rotateApiKey(accountId: string): Promise<string> {

@@ -27,18 +27,20 @@ export function createApiKeyCache({
   capacity?: number;
 }) {
   const entries = createRecentMap<string, { account: Account; stamp: number; at: number }>(capacity);
-  return async (apiKeyHash: string): Promise<Account | undefined> => {
+  // A kept answer is returned as is, not in a promise: every API request starts here.
+  return (apiKeyHash: string): Account | Promise<Account | undefined> => {
     const stamp = changes.stamp();
     const now = clock.now();
     const known = entries.get(apiKeyHash);
     if (known !== undefined && known.stamp === stamp && now - known.at < API_KEY_CACHE_MAX_AGE_MS) {
       return known.account;
     }
-    const account = await lookup(apiKeyHash);
-    // The stamp read before the query: a change racing it leaves an entry that is already stale.
-    if (account && stamp !== undefined)
-      entries.set(apiKeyHash, { account: Object.freeze(account), stamp, at: now });
-    else entries.delete(apiKeyHash);
-    return account;
+    return lookup(apiKeyHash).then((account) => {
+      // The stamp read before the query: a change racing it leaves an entry that is already stale.
+      if (account && stamp !== undefined)
+        entries.set(apiKeyHash, { account: Object.freeze(account), stamp, at: now });
+      else entries.delete(apiKeyHash);
+      return account;
+    });
   };
 }

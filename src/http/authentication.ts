@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Account } from '../accounts/accounts-repository.js';
 import { ApiError } from './errors.js';
 
@@ -9,8 +9,13 @@ declare module 'fastify' {
   }
 }
 
-/** A way to find the caller's account (bearer key; the website adds its session). */
-export type AccountResolver = (request: FastifyRequest) => Promise<Account | undefined | 'not-mine'>;
+type Resolved = Account | undefined | 'not-mine';
+
+/**
+ * A way to find the caller's account (bearer key; the website adds its session). It may answer at
+ * once (a key kept in memory) or in a promise (a read from the store).
+ */
+export type AccountResolver = (request: FastifyRequest) => Resolved | Promise<Resolved>;
 
 const bearerPattern = /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i;
 
@@ -24,9 +29,13 @@ function authorizationHeaderCount(request: FastifyRequest): number {
 
 /** Reads `Authorization: Bearer <key>` (spec §5): missing/not Bearer → unauthorized; unknown → invalid_api_key. */
 export function bearerKeyResolver(
-  authenticate: (apiKey: string) => Promise<Account | undefined>,
+  authenticate: (apiKey: string) => Account | undefined | Promise<Account | undefined>,
 ): AccountResolver {
-  return async (request) => {
+  const known = (account: Account | undefined) => {
+    if (!account) throw new ApiError('invalid_api_key', 'Invalid API key');
+    return account;
+  };
+  return (request) => {
     const header = request.headers.authorization;
     if (header === undefined) return 'not-mine';
     // Security: with two, a proxy reading the last and Atelier the first would disagree on the caller.
@@ -37,26 +46,46 @@ export function bearerKeyResolver(
     if (!match?.[1]) {
       throw new ApiError('unauthorized', 'Authorization header must be "Bearer <API_KEY>"');
     }
-    const account = await authenticate(match[1]);
-    if (!account) throw new ApiError('invalid_api_key', 'Invalid API key');
-    return account;
+    const account = authenticate(match[1]);
+    return account instanceof Promise ? account.then(known) : known(account);
   };
 }
 
-/** An onRequest hook: tries each resolver in turn; none answering → 401 unauthorized. */
-export function requireAccount(resolvers: AccountResolver[]) {
-  return async (request: FastifyRequest, _reply: FastifyReply) => {
-    for (const resolve of resolvers) {
-      const result = await resolve(request);
-      if (result && result !== 'not-mine') {
-        request.account = result;
-        return;
+/**
+ * An onRequest hook: tries each resolver in turn; none answering → 401 unauthorized. Callback
+ * style, and a resolver's immediate answer is taken at once: a request whose key is kept in memory
+ * passes without a promise.
+ */
+export function requireAccount(resolvers: AccountResolver[]): onRequestHookHandler {
+  return (request, _reply, done) => {
+    const accepted = (result: Resolved) => {
+      if (!result || result === 'not-mine') return false;
+      request.account = result;
+      return true;
+    };
+    const tryFrom = (first: number): void => {
+      for (let i = first; i < resolvers.length; i++) {
+        let result: Resolved | Promise<Resolved>;
+        try {
+          result = (resolvers[i] as AccountResolver)(request);
+        } catch (error) {
+          done(error as Error);
+          return;
+        }
+        if (result instanceof Promise) {
+          result.then((found) => (accepted(found) ? done() : tryFrom(i + 1)), done);
+          return;
+        }
+        if (accepted(result)) {
+          done();
+          return;
+        }
       }
-    }
-    throw new ApiError(
-      'unauthorized',
-      'Missing Authorization header; send "Authorization: Bearer <API_KEY>"',
-    );
+      done(
+        new ApiError('unauthorized', 'Missing Authorization header; send "Authorization: Bearer <API_KEY>"'),
+      );
+    };
+    tryFrom(0);
   };
 }
 

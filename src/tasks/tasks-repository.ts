@@ -126,6 +126,20 @@ export function createTasksRepository({
     },
 
     /**
+     * The records of `taskIds` (the account's only) when every id is a final record kept in memory,
+     * so the answer needs no query and no promise; undefined when any id is not.
+     */
+    recordsInMemory(accountId: string, taskIds: readonly string[]): TaskRecordRow[] | undefined {
+      const found: TaskRecordRow[] = [];
+      for (const id of taskIds) {
+        const known = finalRecords.get(id);
+        if (known === undefined) return undefined;
+        if (known.accountId === accountId) found.push(known.row);
+      }
+      return found;
+    },
+
+    /**
      * The record columns of an account's tasks among `taskIds` (foreign and unknown ids are absent),
      * in no particular order. Final records come from memory once seen (they never change).
      */

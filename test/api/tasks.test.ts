@@ -106,6 +106,13 @@ describe('task polling: GET /api/v1/tasks/{id} and GET /api/v1/tasks?ids=', () =
     assert.equal(tasks[2].status, 'completed');
     assert.deepEqual(tasks[3], { task_id: foreign, status: 'failed', progress: 0, error: 'Task not found' });
     assert.deepEqual(tasks[4], tasks[2]);
+    // Every id finished and already read (the answer comes from memory): the same answer.
+    const again = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/tasks?ids=${[failed, done, foreign, done].join(',')}`,
+      headers: bearer(apiKey),
+    });
+    assert.deepEqual(again.json().tasks, [tasks[0], tasks[2], tasks[3], tasks[2]]);
   });
 
   test('batch: ids are trimmed and empty entries ignored', async () => {

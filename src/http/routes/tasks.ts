@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
@@ -210,17 +210,29 @@ export async function taskRoutes(
       ...errorResponses(['invalid_request', ...AUTH_ERRORS, 'not_found']),
     },
   };
-  app.get('/tasks/:task_id', { schema: getTaskSchema }, async (request, reply) => {
+  /** The answer of GET /tasks/{id} for the caller's row of the task (404 when there is none). */
+  const answerOne = (reply: FastifyReply, row: TaskRecordRow | undefined) => {
+    if (!row) throw new ApiError('not_found', TASK_NOT_FOUND);
+    return sendJsonText(reply, recordJson.one(row));
+  };
+  app.get('/tasks/:task_id', { schema: getTaskSchema }, (request, reply) => {
     const accountId = accountOf(request).id;
     const { wait } = request.query;
-    const [row] = await tasks.findRecordsForAccount(accountId, [request.params.task_id]);
-    if (!row) throw new ApiError('not_found', TASK_NOT_FOUND);
-    let answer = row;
-    if (wait > 0) {
-      await waitForChange(request, accountId, [toTaskRecord(row)], wait);
-      [answer = row] = await tasks.findRecordsForAccount(accountId, [request.params.task_id]);
+    const ids = [request.params.task_id];
+    // A finished task kept in memory is answered at once, without a promise (most polls of a
+    // finished task: clients keep asking after the end); the rest read the store.
+    const kept = wait === 0 ? tasks.recordsInMemory(accountId, ids) : undefined;
+    if (kept !== undefined) {
+      answerOne(reply, kept[0]);
+      return;
     }
-    return sendJsonText(reply, recordJson.one(answer));
+    return (async () => {
+      const [row] = await tasks.findRecordsForAccount(accountId, ids);
+      if (!row || wait === 0) return answerOne(reply, row);
+      await waitForChange(request, accountId, [toTaskRecord(row)], wait);
+      const [after] = await tasks.findRecordsForAccount(accountId, ids);
+      return answerOne(reply, after ?? row);
+    })();
   });
 
   const getTasksSchema = {
@@ -234,15 +246,23 @@ export async function taskRoutes(
       ...errorResponses(['invalid_request', ...AUTH_ERRORS]),
     },
   };
-  app.get('/tasks', { schema: getTasksSchema }, async (request, reply) => {
+  app.get('/tasks', { schema: getTasksSchema }, (request, reply) => {
     const accountId = accountOf(request).id;
     const { ids, wait } = request.query;
-    let rows = await tasks.findRecordsForAccount(accountId, ids);
-    if (wait > 0) {
-      await waitForChange(request, accountId, recordsOf(ids, rows), wait);
-      rows = await tasks.findRecordsForAccount(accountId, ids);
+    // As for one task: a batch of finished tasks all kept in memory is answered at once.
+    const kept = wait === 0 ? tasks.recordsInMemory(accountId, ids) : undefined;
+    if (kept !== undefined) {
+      sendJsonText(reply, recordJson.batch(ids, kept));
+      return;
     }
-    return sendJsonText(reply, recordJson.batch(ids, rows));
+    return (async () => {
+      let rows = await tasks.findRecordsForAccount(accountId, ids);
+      if (wait > 0) {
+        await waitForChange(request, accountId, recordsOf(ids, rows), wait);
+        rows = await tasks.findRecordsForAccount(accountId, ids);
+      }
+      return sendJsonText(reply, recordJson.batch(ids, rows));
+    })();
   });
 
   const cancelSchema = {
