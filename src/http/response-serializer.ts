@@ -1,4 +1,5 @@
 import fastJson from 'fast-json-stringify';
+import type { FastifyReply } from 'fastify';
 import type { FastifySerializerCompiler } from 'fastify/types/schema.js';
 import { serializerCompiler as zodSerializerCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -33,4 +34,12 @@ export const compiledSerializerCompiler: FastifySerializerCompiler<RouteResponse
 export function compileJsonSerializer<T extends z.ZodType>(schema: T): (value: z.output<T>) => string {
   const { $schema: _dialect, ...jsonSchema } = z.toJSONSchema(schema, { io: 'output', target: 'draft-7' });
   return fastJson(jsonSchema as Parameters<typeof fastJson>[0]) as (value: z.output<T>) => string;
+}
+
+/**
+ * Answers with JSON text the route's schema serializer would have written: Fastify sends a string
+ * with a JSON content type as is (no serializer, no preSerialization hook).
+ */
+export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(text);
 }

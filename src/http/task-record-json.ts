@@ -1,16 +1,7 @@
-import type { FastifyReply } from 'fastify';
 import { taskRecordSchema } from '../contract/tasks.js';
 import { notFoundRecord, toTaskRecord } from '../tasks/task-record.js';
 import type { TaskRecordRow } from '../tasks/tasks-repository.js';
 import { compileJsonSerializer } from './response-serializer.js';
-
-/**
- * Answers with JSON text the route's schema serializer would have written: Fastify sends a string
- * with a JSON content type as is (no serializer, no preSerialization hook).
- */
-export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(text);
-}
 
 /**
  * Task records as the JSON bytes of the poll routes, written by the serializer compiled from the

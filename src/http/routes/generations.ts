@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   generateBodySchema,
   generateResponseSchema,
+  type HistoryPage,
   historyPageSchema,
   historyQuerySchema,
 } from '../../contract/generations.js';
@@ -11,6 +12,7 @@ import type { GenerationsService } from '../../generations/generations-service.j
 import { accountOf } from '../authentication.js';
 import type { ErrorType } from '../errors.js';
 import { idempotencyHeadersSchema } from '../idempotency-hooks.js';
+import { compileJsonSerializer, sendJsonText } from '../response-serializer.js';
 import { AUTH_ERRORS, errorResponses, jsonResponse } from '../route-responses.js';
 
 /**
@@ -78,8 +80,18 @@ export async function generationRoutes(
       ...errorResponses(['invalid_request', ...AUTH_ERRORS]),
     },
   };
-  app.get('/history', { schema: historySchema }, async (request) => {
+  // A kept page (the same object while nothing it shows changes) is serialised once: its text is
+  // kept beside it, for the page number it was asked as.
+  const serialize = compileJsonSerializer(historyPageSchema);
+  const texts = new WeakMap<HistoryPage, { page: number; text: string }>();
+  app.get('/history', { schema: historySchema }, async (request, reply) => {
     const { page, limit } = request.query;
-    return { ...(await generations.history(accountOf(request), storePageOf(page), limit)), page };
+    const found = await generations.history(accountOf(request), storePageOf(page), limit);
+    let kept = texts.get(found);
+    if (kept === undefined || kept.page !== page) {
+      kept = { page, text: serialize({ ...found, page }) };
+      texts.set(found, kept);
+    }
+    return sendJsonText(reply, kept.text);
   });
 }

@@ -16,8 +16,9 @@ import { notFoundRecord, TASK_NOT_FOUND, toTaskRecord } from '../../tasks/task-r
 import type { TaskRecordRow, TasksRepository } from '../../tasks/tasks-repository.js';
 import { accountOf } from '../authentication.js';
 import { ApiError } from '../errors.js';
+import { sendJsonText } from '../response-serializer.js';
 import { AUTH_ERRORS, errorResponses, jsonResponse } from '../route-responses.js';
-import { createTaskRecordJson, sendJsonText } from '../task-record-json.js';
+import { createTaskRecordJson } from '../task-record-json.js';
 
 const SSE_HEARTBEAT_MS = 15_000;
 const TAG = 'Tasks';
