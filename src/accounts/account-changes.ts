@@ -32,36 +32,26 @@ export interface AccountChanges {
 }
 
 /**
- * SQLite: another process's commit moves `data_version`; this process's own changes move a local
- * epoch. Any commit by another process counts (the CLI rarely writes; a second process writing
- * tasks on the same file just means nothing is kept). The pragma costs about as much as the key
- * lookup it saves, so it is read once per turn of the event loop: the requests handled in one turn
- * share the reading, as if they had all arrived at its start — a commit made elsewhere during the
- * turn is concurrent with them, and every later turn sees it.
+ * SQLite: another process's commit moves `data_version` (read once per turn of the event loop, see
+ * `sqliteDataVersion`); this process's own changes move a local epoch. Any commit by another
+ * process counts (the CLI rarely writes; a second process writing tasks on the same file just
+ * means nothing is kept).
  */
 function sqliteAccountChanges(dataVersion: () => number): AccountChanges {
   let epoch = 0;
   let seen = dataVersion();
-  let thisTurn: number | undefined;
-  const endTurn = () => {
-    thisTurn = undefined;
-  };
   return {
     stamp() {
-      if (thisTurn !== undefined) return thisTurn;
       const version = dataVersion();
       if (version !== seen) {
         seen = version;
         epoch++;
       }
-      thisTurn = epoch;
-      setImmediate(endTurn);
       return epoch;
     },
     announce: async () => {},
     changedHere() {
       epoch++;
-      thisTurn = undefined;
     },
     heard: () => new Promise((resolve) => setImmediate(resolve)),
   };

@@ -7,6 +7,7 @@ import type { Db } from '../store/database.js';
 import { savedCondition } from '../store/migrations.js';
 import type { Database, GenerationsTable, TasksTable } from '../store/schema.js';
 import type { GenerateRequest } from './generate-request.js';
+import { createHistoryVersions } from './history-versions.js';
 import { filterConditions, hasFilters } from './search-filters.js';
 
 /** Another capability's write that must commit (or roll back) with the generation's own. */
@@ -17,18 +18,29 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
   const historyVersionOf = compiledOnce(1, (accountId: string) =>
     db.selectFrom('generation_counts').select(['history_version']).where('account_id', '=', accountId),
   );
+  const versions = createHistoryVersions(db, async (accountId) => {
+    const [row] = (await db.executeQuery(historyVersionOf(accountId))).rows;
+    return Number(row?.history_version ?? 0);
+  });
+  /** Moves an account's history and gallery totals, and its history version, in `trx`. */
+  const count = (
+    trx: Transaction<Database>,
+    accountId: string,
+    delta: { history: number; saved: number },
+  ) => {
+    versions.moved(accountId);
+    return countGeneration(trx, accountId, delta);
+  };
   return {
     /**
      * The account's history version: it moves in the transaction of every change a history page
-     * can show (0 before the account's first generation).
+     * can show (0 before the account's first generation). At once when it is kept (SQLite).
      */
-    async historyVersion(accountId: string): Promise<number> {
-      const [row] = (await db.executeQuery(historyVersionOf(accountId))).rows;
-      return Number(row?.history_version ?? 0);
-    },
+    historyVersion: versions.current,
 
     /** A task of the account completed (its image joins its history item): in the task's final write. */
     async taskCompleted(trx: Transaction<Database>, accountId: string): Promise<void> {
+      versions.moved(accountId);
       await trx
         .updateTable('generation_counts')
         .set({ history_version: sql<number>`${sql.ref('history_version')} + 1` })
@@ -102,7 +114,7 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
       await db.transaction().execute(async (trx) => {
         await trx.insertInto('generations').values(generation).execute();
         await trx.insertInto('tasks').values(tasks).execute();
-        await countGeneration(trx, input.accountId, { history: 1, saved: 1 });
+        await count(trx, input.accountId, { history: 1, saved: 1 });
         await input.alsoInTransaction?.(trx, created);
       });
       return created;
@@ -122,7 +134,7 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
           .returning(['account_id', 'deleted_at'])
           .executeTakeFirst();
         if (rejected)
-          await countGeneration(trx, rejected.account_id, {
+          await count(trx, rejected.account_id, {
             history: -1,
             saved: rejected.deleted_at === null ? -1 : 0,
           });
@@ -205,8 +217,7 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
             .where('id', '=', generationId)
             .where('deleted_at', 'is', null)
             .executeTakeFirst();
-          if (Number(removed.numUpdatedRows) === 1)
-            await countGeneration(trx, accountId, { history: 0, saved: -1 });
+          if (Number(removed.numUpdatedRows) === 1) await count(trx, accountId, { history: 0, saved: -1 });
         });
       }
       return true;

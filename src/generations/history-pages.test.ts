@@ -24,7 +24,13 @@ after(async () => {
 test('a kept page is served until anything it shows changes, on any node', async () => {
   const { account } = await writer.accounts.create({ email: 'pages@example.test' });
   const first = await writer.generations.generate(account, { prompt: 'first', imageSize: '1K', count: 2 });
-  const page = () => reader.generations.history(account, 1, 20);
+  // On SQLite a node reads the other processes' commit counter once per turn of its event loop: a
+  // request that follows another node's answer arrives in a later turn. The reader's next page is
+  // asked for in the next turn too.
+  const page = async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    return reader.generations.history(account, 1, 20);
+  };
 
   const before = await page();
   assert.equal(before.total, 1);
@@ -62,4 +68,29 @@ test('a kept page is served until anything it shows changes, on any node', async
   assert.equal(removed.items[1]?.removed, true);
   assert.equal(removed.total, 2);
   assert.equal(await page(), removed);
+});
+
+test("this node's own changes show at once, even within one turn", async () => {
+  const { account } = await reader.accounts.create({ email: 'own-pages@example.test' });
+  const page = () => reader.generations.history(account, 1, 20);
+  await reader.generations.generate(account, { prompt: 'one', imageSize: '1K' });
+  const before = await page();
+  assert.equal(await page(), before);
+  // No turn passes between the change and the next page.
+  const [again] = await Promise.all([
+    reader.generations.generate(account, { prompt: 'two', imageSize: '1K' }).then(page),
+    page(),
+  ]);
+  assert.deepEqual(
+    again.items.map((item) => item.prompt),
+    ['two', 'one'],
+  );
+  assert.deepEqual(
+    (await page()).items.map((item) => item.prompt),
+    ['two', 'one'],
+  );
+  const removedId = again.items[0]?.id;
+  assert.ok(removedId);
+  await reader.generations.remove(account, removedId);
+  assert.equal((await page()).items[0]?.removed, true);
 });

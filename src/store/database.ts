@@ -42,7 +42,17 @@ function openSqlite(databaseUrl: string): Db {
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
-  dataVersions.set(db, () => dataVersion.get() as number);
+  let thisTurn: number | undefined;
+  const endTurn = () => {
+    thisTurn = undefined;
+  };
+  dataVersions.set(db, () => {
+    if (thisTurn === undefined) {
+      thisTurn = dataVersion.get() as number;
+      setImmediate(endTurn);
+    }
+    return thisTurn;
+  });
   return db;
 }
 
@@ -51,7 +61,10 @@ const dataVersions = new WeakMap<Db, () => number>();
 /**
  * On SQLite, a reader of `PRAGMA data_version`: it changes whenever another connection (another
  * process: the CLI, a second node on the same file) has committed since, and never for this
- * connection's own writes. Synchronous and cheap (no table is read). Undefined on PostgreSQL.
+ * connection's own writes. Synchronous, and read once per turn of the event loop (the pragma costs
+ * a few µs, and everything kept in memory asks for it on every request): the requests handled in
+ * one turn share the reading, as if they had all arrived at its start — a commit made elsewhere
+ * during the turn is concurrent with them, and every later turn sees it. Undefined on PostgreSQL.
  */
 export function sqliteDataVersion(db: Db): (() => number) | undefined {
   return dataVersions.get(db);
