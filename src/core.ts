@@ -77,7 +77,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
           paths: ['req.headers.authorization', 'req.headers.cookie', '*.apiKey', '*.password'],
           censor: '[redacted]',
         },
-      }, // Asynchronous: a log line never blocks a request on stdout; flushed on exit and crash.
+      }, // One write per event-loop turn, never one per line; flushed on exit and crash.
       createLogDestination(1),
     );
   const db = overrides.db ?? (await openDatabase(config.databaseUrl));

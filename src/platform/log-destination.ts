@@ -9,15 +9,18 @@ export interface LogDestination {
 }
 
 /**
- * The logger's destination: pino's asynchronous file descriptor destination (sonic-boom), fed one
- * string per event-loop turn. Under load the access log writes a line per request; sonic-boom
- * measures the UTF-8 length of the text it is still holding on every write it is given while one is
- * in flight, so a line at a time costs a pass over everything pending. Lines of one turn are joined
- * here and handed over together once the turn's I/O callbacks have run (setImmediate): the order of
- * lines is kept, and nothing waits on the disk. On exit, and when pino flushes synchronously (a
- * fatal line), the pending text is handed over first and written before the process ends.
+ * The logger's destination: pino's file descriptor destination (sonic-boom), fed one string per
+ * event-loop turn. Under load the access log writes a line per request; the lines of one turn are
+ * joined here and written together once the turn's I/O callbacks have run (setImmediate) — one
+ * write(2) per turn instead of one per line, and nothing between a request and its answer.
+ *
+ * The write itself is synchronous (pino's default, and Node's own for stdout on a pipe or a file):
+ * whatever a finished turn logged is on the descriptor, in order, so an exit or a crash loses
+ * nothing. An asynchronous destination cannot promise that — its write in flight on the thread
+ * pool can be overtaken by the synchronous flush at exit, or cut off by it. On exit, and when pino
+ * flushes (a fatal line), the pending text is written before the process ends.
  */
-/** Destinations holding text sonic-boom has not seen yet; pino's own exit flush does not know it. */
+/** Destinations holding text of the current turn; pino's own exit flush does not know it. */
 const holding = new Set<LogDestination>();
 let exitHooked = false;
 const flushHeldOnExit = () => {
@@ -29,7 +32,7 @@ export function createLogDestination(fd = 1): LogDestination {
     exitHooked = true;
     process.on('exit', flushHeldOnExit);
   }
-  const sonic = pino.destination({ dest: fd, sync: false });
+  const sonic = pino.destination({ dest: fd, sync: true });
   let pending = '';
   let scheduled = false;
   const handOver = () => {
