@@ -68,7 +68,7 @@ if (!postgres) {
 }
 // Each step starts its own server (or process); the load average is sampled between steps.
 const steps: Array<[boolean, () => Promise<RowResult[]>]> = [
-  [['P1', 'P2', 'P4', 'P6', 'P7'].some(wanted), () => sqliteSuite(ctx, wanted)],
+  [['C1', 'P1', 'P2', 'P4', 'P6', 'P7'].some(wanted), () => sqliteSuite(ctx, wanted)],
   [
     wanted('P3'),
     async () => [

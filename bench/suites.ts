@@ -17,7 +17,7 @@ import { createBenchDatabase, dropBenchDatabase } from './lib/postgres.js';
 import { failedRow, type RowResult } from './lib/report.js';
 import { seedHistory } from './lib/seed.js';
 import { idleEngine, renderingRows } from './rows/engine.js';
-import { batchVersusBare, historyVersusPoll, pollVersusBare } from './rows/polls.js';
+import { batchVersusBare, calibration, historyVersusPoll, pollVersusBare } from './rows/polls.js';
 
 type Row = (ctx: BenchContext) => Promise<RowResult>;
 export type Wanted = (id: string) => boolean;
@@ -82,6 +82,8 @@ async function seededServer(
 async function readRows(ctx: BenchContext, s: Seeded, store: 'sqlite' | 'postgres', wanted: Wanted) {
   const poll = { baseUrl: s.target.baseUrl, apiKey: s.pollerKey, store, taskIds: s.taskIds };
   const rows: RowResult[] = [];
+  if (store === 'sqlite' && wanted('C1'))
+    rows.push(await attempt(ctx, { id: 'C1', what: 'calibration', store: '-' }, (c) => calibration(c, poll)));
   if (wanted('P1'))
     rows.push(
       await attempt(ctx, { id: 'P1', what: 'single poll ÷ bare', store }, (c) => pollVersusBare(c, poll)),

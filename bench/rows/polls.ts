@@ -111,3 +111,33 @@ export async function historyVersusPoll(ctx: BenchContext, target: HistoryTarget
     ...(countNote ? { note: countNote } : {}),
   };
 }
+
+/**
+ * C1 (calibration, no target): the bare server with 5 and with 10 µs of busy work per request
+ * (under /spin/<µs>/) ÷ the bare server, answering the poll's bytes. On a machine whose load
+ * generator shares the cores with the server, a request's own work costs more than its own
+ * time (the server's answers wake a load generator that now waits): this row says which ratio
+ * a given amount of work per request comes to, on the machine of the run.
+ */
+export async function calibration(ctx: BenchContext, target: PollTarget): Promise<RowResult> {
+  const sample = await fetchBytes(target.baseUrl, `/api/v1/tasks/${target.taskIds[0]}`, target.apiKey);
+  await ctx.bare.answerWith(sample.body, sample.contentType);
+  const job = (path: string) => ({ url: `${ctx.bare.baseUrl}${path}`, connections: ctx.connections });
+  const [bare = [], five = [], ten = []] = await alternate(ctx, [
+    job('/x'),
+    job('/spin/5/x'),
+    job('/spin/10/x'),
+  ]);
+  const r5 = ratios(five, bare);
+  const r10 = ratios(ten, bare);
+  return {
+    id: 'C1',
+    what: 'calibration: bare server with 5 / 10 µs of work per request ÷ bare',
+    store: '-',
+    before: '—',
+    target: '— (reads the ratios above)',
+    measured: `${formatSpread(r5)} / ${formatSpread(r10)}; bare ${rps(bare).median.toFixed(0)} req/s`,
+    met: undefined,
+    details: { ratio5: r5, ratio10: r10, bare, five, ten },
+  };
+}
