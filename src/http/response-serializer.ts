@@ -30,10 +30,21 @@ export const compiledSerializerCompiler: FastifySerializerCompiler<RouteResponse
   }
 };
 
-/** The serializer compiled from a Zod schema's output JSON Schema (throws when it cannot express it). */
+/** Serializers by schema: the /v1 alias, and the routes that write their own JSON, share a route's. */
+const compiled = new WeakMap<z.ZodType, (value: never) => string>();
+
+/**
+ * The serializer compiled from a Zod schema's output JSON Schema (throws when it cannot express
+ * it). Compiled once per schema (compiling costs milliseconds at start).
+ */
 export function compileJsonSerializer<T extends z.ZodType>(schema: T): (value: z.output<T>) => string {
-  const { $schema: _dialect, ...jsonSchema } = z.toJSONSchema(schema, { io: 'output', target: 'draft-7' });
-  return fastJson(jsonSchema as Parameters<typeof fastJson>[0]) as (value: z.output<T>) => string;
+  let serialize = compiled.get(schema);
+  if (serialize === undefined) {
+    const { $schema: _dialect, ...jsonSchema } = z.toJSONSchema(schema, { io: 'output', target: 'draft-7' });
+    serialize = fastJson(jsonSchema as Parameters<typeof fastJson>[0]);
+    compiled.set(schema, serialize);
+  }
+  return serialize as (value: z.output<T>) => string;
 }
 
 /**
