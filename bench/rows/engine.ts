@@ -158,7 +158,9 @@ export async function idleEngine(
   for (let i = 0; i < windows; i++) {
     const before = cpuSeconds(target.pid);
     await new Promise((r) => setTimeout(r, windowMs));
-    cpu.push(((cpuSeconds(target.pid) - before) * 10_000) / windowMs);
+    // Clock ticks (10 ms) read as seconds: rounded to the millisecond, so that ten ticks are 0.1 s
+    // and not 0.1 plus a floating-point remainder (which read as over the target).
+    cpu.push(Math.round(((cpuSeconds(target.pid) - before) * 10_000_000) / windowMs) / 1000);
   }
   const probeSeconds = ctx.quick ? 3 : 10;
   const served = await probeLatency(target.baseUrl, '/healthz', probeSeconds);
