@@ -10,7 +10,6 @@ import type { BlobStore } from './blobs/blob-store.js';
 import { isBlobKey } from './blobs/blob-store.js';
 import { countedBlobStore } from './blobs/counted-blob-store.js';
 import { createDiskBlobStore } from './blobs/disk-blob-store.js';
-import { createS3BlobStore, createS3Client } from './blobs/s3-blob-store.js';
 import { loadCatalog, routesOf } from './catalog/catalog.js';
 import type { Config } from './config/config.js';
 import { createGenerationsRepository } from './generations/generations-repository.js';
@@ -82,7 +81,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     );
   const db = overrides.db ?? (await openDatabase(config.databaseUrl));
   const metrics = createMetrics();
-  const blobs = countedBlobStore(overrides.blobs ?? createBlobStore(config), metrics);
+  const blobs = countedBlobStore(overrides.blobs ?? (await createBlobStore(config)), metrics);
   const secrets = createSecretBox(loadOrCreateMasterKey(config.dataDir, config.masterKey));
   const providers = overrides.providers ?? createProviderRegistry({ config, clock });
   const catalog = loadCatalog(config.catalogPath, providers.names());
@@ -281,9 +280,12 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
 export type Core = Awaited<ReturnType<typeof createCore>>;
 
 /** Files under the data dir, or objects in the configured bucket (then nothing is written to local disk). */
-export function createBlobStore(config: Config): BlobStore {
+export async function createBlobStore(config: Config): Promise<BlobStore> {
   const { storage } = config;
   if (storage.kind === 'file') return createDiskBlobStore({ root: config.blobDir });
+  // Loaded only when S3 is the storage: the AWS SDK would add about a tenth of a second to every
+  // start on local disk.
+  const { createS3BlobStore, createS3Client } = await import('./blobs/s3-blob-store.js');
   return createS3BlobStore({
     client: createS3Client(storage),
     bucket: storage.bucket,

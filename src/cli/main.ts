@@ -219,7 +219,7 @@ async function migrateStoreCommand(args: string[], io: CliIo): Promise<number> {
   try {
     const report = await migrateStore({
       source: { db: source, config: sourceConfig },
-      target: { db: target, blobs: values.storage ? createBlobStore(targetConfig) : undefined },
+      target: { db: target, blobs: values.storage ? await createBlobStore(targetConfig) : undefined },
       progress: out,
     });
     if (!values.storage) out('blobs: not copied (no --storage); they stay under this data dir');
