@@ -33,6 +33,12 @@ export const GENERATE_ERRORS = [
   'fetch_failed',
 ] as const satisfies readonly ErrorType[];
 
+/**
+ * A kept history page (the same object while nothing it shows changes) is serialised once: its
+ * text is kept beside it, for the page number it was asked as (shared by /api/v1 and /v1).
+ */
+const historyTexts = new WeakMap<HistoryPage, { page: number; text: string }>();
+
 /** POST /generate and GET /history. */
 export async function generationRoutes(
   parent: FastifyInstance,
@@ -80,17 +86,13 @@ export async function generationRoutes(
       ...errorResponses(['invalid_request', ...AUTH_ERRORS]),
     },
   };
-  // A kept page (the same object while nothing it shows changes) is serialised once: its text is
-  // kept beside it, for the page number it was asked as.
-  const serialize = compileJsonSerializer(historyPageSchema);
-  const texts = new WeakMap<HistoryPage, { page: number; text: string }>();
   app.get('/history', { schema: historySchema }, async (request, reply) => {
     const { page, limit } = request.query;
     const found = await generations.history(accountOf(request), storePageOf(page), limit);
-    let kept = texts.get(found);
+    let kept = historyTexts.get(found);
     if (kept === undefined || kept.page !== page) {
-      kept = { page, text: serialize({ ...found, page }) };
-      texts.set(found, kept);
+      kept = { page, text: compileJsonSerializer(historyPageSchema)({ ...found, page }) };
+      historyTexts.set(found, kept);
     }
     return sendJsonText(reply, kept.text);
   });

@@ -49,6 +49,9 @@ function recordsOf(ids: readonly string[], rows: readonly TaskRecordRow[]): Task
   return ids.map((id) => byId.get(id) ?? notFoundRecord(id));
 }
 
+/** Polls answer with the records' JSON text (final ones are written once and kept, for every prefix). */
+const recordJson = createTaskRecordJson();
+
 /** The polling endpoints, long-poll, the event stream and cancel: they read the store, never the upstream. */
 export async function taskRoutes(
   parent: FastifyInstance,
@@ -79,8 +82,6 @@ export async function taskRoutes(
   /** Current records for ids, in input order, with not-found records in place. */
   const readRecords = async (accountId: string, ids: readonly string[]) =>
     recordsOf(ids, await tasks.findRecordsForAccount(accountId, ids));
-  // Polls answer with the records' JSON text (final ones are written once and kept).
-  const recordJson = createTaskRecordJson();
 
   /**
    * Long-poll: resolves when the visible record of one of `ids` moves on from `initial` (status,
