@@ -5,6 +5,7 @@ import { buildApp } from './app.js';
 import { loadConfig, loadDotEnv } from './config/config.js';
 import { createCore } from './core.js';
 import { buildHealthApp, roleNames } from './http/health-routes.js';
+import { lowerPoolThreadPriority } from './platform/pool-priority.js';
 
 /** Starts Atelier: config from the environment, the HTTP API and/or the worker, graceful shutdown. */
 async function main(): Promise<void> {
@@ -17,6 +18,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const core = await createCore(config);
+  // Image work and file I/O yield contended cores to the event loop, which answers every request.
+  const poolThreadsLowered = await lowerPoolThreadPriority();
   // Every role listens: an api node serves the whole app, a worker-only node just /healthz.
   const app = config.roles.api
     ? await buildApp(core)
@@ -42,7 +45,12 @@ async function main(): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   // leaseOwner names this node in the tasks' lease_owner column (which node holds which task).
   core.logger.info(
-    { roles: config.roles, publicBaseUrl: config.publicBaseUrl, leaseOwner: core.engine.owner },
+    {
+      roles: config.roles,
+      publicBaseUrl: config.publicBaseUrl,
+      leaseOwner: core.engine.owner,
+      poolThreadsLowered,
+    },
     'atelier is ready',
   );
 
