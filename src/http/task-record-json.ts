@@ -41,5 +41,3 @@ export function createTaskRecordJson() {
     },
   };
 }
-
-export type TaskRecordJson = ReturnType<typeof createTaskRecordJson>;
