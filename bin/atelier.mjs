@@ -3,12 +3,15 @@
 // build is missing or older than the sources (a fresh clone after `npm ci`, a `git pull`), it is built
 // first, under a lock, so the command always matches the checked-out code and concurrent commands never
 // build the same dist/ twice at once; see scripts/ensure-build.mjs.
+import module from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { ensureCurrentBuild } from '../scripts/ensure-build.mjs';
 
 ensureCurrentBuild(fileURLToPath(new URL('..', import.meta.url)));
 // First among the built modules, before any native addon loads: refuse an unsupported Node.js clearly.
 await import('../dist/src/platform/require-supported-runtime.js');
+// Node's module compile cache for every command, as dist/src/server.js turns it on for the server.
+module.enableCompileCache();
 if (process.argv[2] === 'serve') {
   await import('../dist/src/server.js');
 } else {

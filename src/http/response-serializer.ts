@@ -23,19 +23,34 @@ function zodSchemaOf(schema: unknown): z.ZodType | undefined {
 export const compiledSerializerCompiler: FastifySerializerCompiler<RouteResponseSchema> = (route) => {
   const schema = zodSchemaOf(route.schema);
   if (schema === undefined) return zodSerializerCompiler(route);
-  try {
-    return compileJsonSerializer(schema);
-  } catch {
-    return zodSerializerCompiler(route);
-  }
+  return compiledAtFirstUse(() => {
+    try {
+      return compileJsonSerializer(schema);
+    } catch {
+      return zodSerializerCompiler(route);
+    }
+  });
 };
+
+/**
+ * A function that builds the real one at its first call, not before. Serializers are compiled when a
+ * route first answers, not at start: compiling them all was about 60 ms of every cold start, for
+ * routes a process may never serve.
+ */
+export function compiledAtFirstUse<A, R>(compile: () => (value: A) => R): (value: A) => R {
+  let compiled: ((value: A) => R) | undefined;
+  return (value) => {
+    compiled ??= compile();
+    return compiled(value);
+  };
+}
 
 /** Serializers by schema: the /v1 alias, and the routes that write their own JSON, share a route's. */
 const compiled = new WeakMap<z.ZodType, (value: never) => string>();
 
 /**
  * The serializer compiled from a Zod schema's output JSON Schema (throws when it cannot express
- * it). Compiled once per schema (compiling costs milliseconds at start).
+ * it). Compiled once per schema (compiling costs milliseconds).
  */
 export function compileJsonSerializer<T extends z.ZodType>(schema: T): (value: z.output<T>) => string {
   let serialize = compiled.get(schema);

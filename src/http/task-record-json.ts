@@ -1,7 +1,7 @@
 import { taskRecordSchema } from '../contract/tasks.js';
 import { notFoundRecord, toTaskRecord } from '../tasks/task-record.js';
 import type { TaskRecordRow } from '../tasks/tasks-repository.js';
-import { compileJsonSerializer } from './response-serializer.js';
+import { compiledAtFirstUse, compileJsonSerializer } from './response-serializer.js';
 
 /**
  * Task records as the JSON bytes of the poll routes, written by the serializer compiled from the
@@ -12,7 +12,7 @@ import { compileJsonSerializer } from './response-serializer.js';
  * texts, byte for byte what the batch schema's serializer writes (task-record-json.test.ts).
  */
 export function createTaskRecordJson() {
-  const serialize = compileJsonSerializer(taskRecordSchema);
+  const serialize = compiledAtFirstUse(() => compileJsonSerializer(taskRecordSchema));
   const finalTexts = new WeakMap<TaskRecordRow, string>();
   const textOf = (row: TaskRecordRow): string => {
     if (row.status !== 'completed' && row.status !== 'failed') return serialize(toTaskRecord(row));

@@ -1,0 +1,84 @@
+// The server, loaded by its entry (server.ts) once the runtime is checked and the compile cache is on.
+import { demoBanner, ensureDemoAccount } from './accounts/demo-account.js';
+import { buildApp } from './app.js';
+import { loadConfig, loadDotEnv } from './config/config.js';
+import { createCore } from './core.js';
+import { buildHealthApp, roleNames } from './http/health-routes.js';
+import { lowerPoolThreadPriority } from './platform/pool-priority.js';
+
+/** Starts Atelier: config from the environment, the HTTP API and/or the worker, graceful shutdown. */
+async function main(): Promise<void> {
+  loadDotEnv();
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(1);
+  }
+  const core = await createCore(config);
+  // Image work and file I/O yield contended cores to the event loop, which answers every request.
+  const poolThreadsLowered = await lowerPoolThreadPriority();
+  // Every role listens: an api node serves the whole app, a worker-only node just /healthz.
+  const app = config.roles.api
+    ? await buildApp(core)
+    : await buildHealthApp({
+        db: core.db,
+        roles: roleNames(config.roles),
+        logger: core.logger,
+        timeouts: config.requestTimeouts,
+        metrics: core.metrics,
+        metricsToken: config.metricsToken,
+      });
+
+  if (config.createDemoAccount) {
+    const demo = await ensureDemoAccount(core.accountsRepository, core.accounts);
+    if (demo) process.stdout.write(`${demoBanner(demo, config.publicBaseUrl)}\n`);
+  }
+
+  if (config.roles.worker) {
+    core.engine.start();
+    core.webhooks.start();
+    void core.housekeeping.start();
+  }
+  await app.listen({ port: config.port, host: config.host });
+  // leaseOwner names this node in the tasks' lease_owner column (which node holds which task).
+  core.logger.info(
+    {
+      roles: config.roles,
+      publicBaseUrl: config.publicBaseUrl,
+      leaseOwner: core.engine.owner,
+      poolThreadsLowered,
+    },
+    'atelier is ready',
+  );
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    core.logger.info({ signal }, 'shutting down');
+    let phase = 'closing HTTP (in-flight requests finish)';
+    const forceExit = setTimeout(() => {
+      core.logger.error({ phase }, 'shutdown did not finish within 15 s; exiting');
+      process.exit(1);
+    }, 15_000);
+    forceExit.unref();
+    try {
+      await app.close(); // in-flight requests finish; new ones get 503
+      phase = 'closing the core (engine, webhooks, change feed, database)';
+      await core.close(5000); // the engine stops leasing and gives its leases back; the database closes
+      process.exit(0);
+    } catch (error) {
+      core.logger.error({ err: error }, 'error during shutdown');
+      process.exit(1);
+    }
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((error) => {
+  process.stderr.write(`atelier failed to start: ${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});
