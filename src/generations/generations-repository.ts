@@ -18,9 +18,19 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
   const historyVersionOf = compiledOnce(1, (accountId: string) =>
     db.selectFrom('generation_counts').select(['history_version']).where('account_id', '=', accountId),
   );
-  const versions = createHistoryVersions(db, async (accountId) => {
-    const [row] = (await db.executeQuery(historyVersionOf(accountId))).rows;
-    return Number(row?.history_version ?? 0);
+  const versions = createHistoryVersions(db, {
+    async one(accountId) {
+      const [row] = (await db.executeQuery(historyVersionOf(accountId))).rows;
+      return Number(row?.history_version ?? 0);
+    },
+    async many(accountIds) {
+      const rows = await db
+        .selectFrom('generation_counts')
+        .select(['account_id', 'history_version'])
+        .where('account_id', '=', sql<string>`any(${accountIds})`)
+        .execute();
+      return new Map(rows.map((row) => [row.account_id, Number(row.history_version)]));
+    },
   });
   /** Moves an account's history and gallery totals, and its history version, in `trx`. */
   const count = (

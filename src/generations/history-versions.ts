@@ -1,5 +1,6 @@
 import { createRecentMap } from '../platform/recent-map.js';
 import { type Db, sqliteDataVersion } from '../store/database.js';
+import { readsPerTurn } from '../store/reads-per-turn.js';
 
 /** How many accounts' history versions a process keeps (SQLite only). */
 const VERSIONS_KEPT = 10_000;
@@ -15,12 +16,21 @@ const VERSIONS_KEPT = 10_000;
  * moved keeps nothing (it may have read the value from before). The store's single connection
  * runs a transaction alone, so no read sees a bump before its commit.
  *
- * On PostgreSQL the version is read on every request (one primary-key read): a change committed
- * on another node must be seen by the next request whatever node serves it.
+ * On PostgreSQL the version is read for every request, after it arrived: a change committed on
+ * another node must be seen by the next request whatever node serves it. The reads asked for in one
+ * turn share one query (`read.many`, see reads-per-turn.ts).
  */
-export function createHistoryVersions(db: Db, read: (accountId: string) => Promise<number>) {
+export function createHistoryVersions(
+  db: Db,
+  read: {
+    one(accountId: string): Promise<number>;
+    /** The versions of the accounts that have one (`any($1)`: PostgreSQL only). */
+    many(accountIds: string[]): Promise<Map<string, number>>;
+  },
+) {
   const dataVersion = sqliteDataVersion(db);
-  if (dataVersion === undefined) return { current: read, moved: (_accountId: string) => {} };
+  if (dataVersion === undefined)
+    return { current: readsPerTurn(read.many, 0), moved: (_accountId: string) => {} };
   const kept = createRecentMap<string, { version: number; dataVersion: number }>(VERSIONS_KEPT);
   let moves = 0;
   return {
@@ -30,7 +40,7 @@ export function createHistoryVersions(db: Db, read: (accountId: string) => Promi
       const known = kept.get(accountId);
       if (known !== undefined && known.dataVersion === seen) return known.version;
       const movesBefore = moves;
-      return read(accountId).then((version) => {
+      return read.one(accountId).then((version) => {
         if (moves === movesBefore) kept.set(accountId, { version, dataVersion: seen });
         return version;
       });
