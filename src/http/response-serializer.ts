@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { FastifySerializerCompiler } from 'fastify/types/schema.js';
 import { serializerCompiler as zodSerializerCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { writeAtEndOfTurn } from './end-of-turn-writes.js';
 
 type RouteResponseSchema = Parameters<typeof zodSerializerCompiler>[0]['schema'];
 
@@ -64,8 +65,10 @@ export function compileJsonSerializer<T extends z.ZodType>(schema: T): (value: z
 
 /**
  * Answers with JSON text the route's schema serializer would have written: Fastify sends a string
- * with a JSON content type as is (no serializer, no preSerialization hook).
+ * with a JSON content type as is (no serializer, no preSerialization hook). These are the poll and
+ * history answers, the hottest: they leave at the end of the turn (end-of-turn-writes.ts).
  */
 export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
+  writeAtEndOfTurn(reply.raw.socket);
   return reply.type('application/json; charset=utf-8').send(text);
 }
