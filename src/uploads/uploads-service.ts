@@ -10,6 +10,9 @@ import type { SafeFetcher } from '../platform/outbound/safe-fetcher.js';
 // The upload result of spec §2.5 is the contract's; the service adds its blob key for internal use.
 export type { UploadResult };
 
+/** How much of a file each read hands to the hash. */
+const HASH_READ_BYTES = 256 * 1024;
+
 /**
  * The file's SHA-256, read through one reused buffer: a read stream allocates a new 64 KB buffer per
  * chunk, and a 25 MB upload's worth of them waits as garbage for the next collection (with the
@@ -30,8 +33,6 @@ async function sha256OfFile(path: string): Promise<string> {
   }
   return hash.digest('hex');
 }
-
-const HASH_READ_BYTES = 256 * 1024;
 
 /** Re-hosts reference images: checks the bytes, stores them content-addressed, records the asset. */
 export function createUploadsService(deps: {
