@@ -1,25 +1,27 @@
-import type { Socket } from 'node:net';
+import type { FastifyReply } from 'fastify';
 
-/** Sockets whose answers wait for the end of this event-loop turn. */
-const corked: Socket[] = [];
+/** Replies and their payloads, held until the end of this event-loop turn (pairs, flat). */
+const held: Array<FastifyReply | string> = [];
 
-function uncorkAll(): void {
-  for (const socket of corked) socket.uncork();
-  corked.length = 0;
+function sendHeld(): void {
+  // Taken out first: a send may hold another answer (it then waits for the next turn).
+  const pairs = held.splice(0, held.length);
+  for (let i = 0; i < pairs.length; i += 2) (pairs[i] as FastifyReply).send(pairs[i + 1]);
 }
 
 /**
- * Holds what is written to `socket` until the end of this event-loop turn (`setImmediate`: after
- * the turn's I/O callbacks), so that the answers to the requests read in one turn leave back to
- * back instead of one between each request's work. Each write to a client that sleeps wakes it,
- * and the sender's write(2) pays for that; answers written together find it awake. An answer waits
- * at most for the rest of its turn. Measured on the 2-core bench machine, seven alternating runs
- * of 64 clients polling one finished task: median 0.43 of the bare server with it, 0.39 without;
- * CPU per poll 61.9 against 66.8 µs.
+ * Sends `payload` at the end of this event-loop turn (`setImmediate`: after the turn's I/O
+ * callbacks), so that the answers to the requests read in one turn leave back to back instead of
+ * one between each request's work. Each write to a client that sleeps wakes it, and the sender's
+ * write(2) pays for that; answers written together find it awake. An answer waits at most for the
+ * rest of its turn. The whole send is deferred, not just the socket write: Node's `res.end()`
+ * uncorks its socket fully, so a socket corked for the turn would still be written at once.
+ *
+ * Returns the reply: an async handler returns it (Fastify then waits for the response to finish);
+ * a sync handler returns nothing.
  */
-export function writeAtEndOfTurn(socket: Socket | null): void {
-  if (socket === null || socket.destroyed) return;
-  if (corked.length === 0) setImmediate(uncorkAll);
-  socket.cork();
-  corked.push(socket);
+export function sendAtEndOfTurn(reply: FastifyReply, payload: string): FastifyReply {
+  if (held.length === 0) setImmediate(sendHeld);
+  held.push(reply, payload);
+  return reply;
 }

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { FastifySerializerCompiler } from 'fastify/types/schema.js';
 import { serializerCompiler as zodSerializerCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { writeAtEndOfTurn } from './end-of-turn-writes.js';
+import { sendAtEndOfTurn } from './end-of-turn-writes.js';
 
 type RouteResponseSchema = Parameters<typeof zodSerializerCompiler>[0]['schema'];
 
@@ -69,6 +69,5 @@ export function compileJsonSerializer<T extends z.ZodType>(schema: T): (value: z
  * history answers, the hottest: they leave at the end of the turn (end-of-turn-writes.ts).
  */
 export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
-  writeAtEndOfTurn(reply.raw.socket);
-  return reply.type('application/json; charset=utf-8').send(text);
+  return sendAtEndOfTurn(reply.type('application/json; charset=utf-8'), text);
 }
