@@ -107,6 +107,8 @@ export async function buildApp(
   // Route schemas (Zod) validate params, query and body, and serialise responses.
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(compiledSerializerCompiler);
+  // Declared up front, so every request object has one shape (authentication sets it on most).
+  app.decorateRequest('account', undefined);
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     done(null, payload);

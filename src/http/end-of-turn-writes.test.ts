@@ -10,7 +10,8 @@ async function heldAnswersApp() {
   const app = Fastify();
   const afterCall: Array<{ sent: boolean; headersSent: boolean }> = [];
   const finished: string[] = [];
-  const look = (reply: FastifyReply) => afterCall.push({ sent: reply.sent, headersSent: reply.raw.headersSent });
+  const look = (reply: FastifyReply) =>
+    afterCall.push({ sent: reply.sent, headersSent: reply.raw.headersSent });
   app.addHook('onResponse', (request, _reply, done) => {
     finished.push(request.url);
     done();

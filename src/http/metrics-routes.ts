@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { LatencySeries } from '../platform/latency-histogram.js';
 import type { Metrics } from '../platform/metrics.js';
 import { ApiError } from './errors.js';
 import { hookList } from './route-hooks.js';
@@ -15,15 +16,14 @@ export function installRequestMetrics(
   app: FastifyInstance,
   metrics: Pick<Metrics, 'httpRequestSeconds'>,
 ): void {
-  type Series = ReturnType<Metrics['httpRequestSeconds']['labels']>;
   const observer = (route: string) => {
     // Bounded: methods × statuses of one route, never anything a caller can vary freely.
-    const series = new Map<string, Series>();
+    const series = new Map<string, LatencySeries>();
     return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
       const key = `${request.method} ${reply.statusCode}`;
       let child = series.get(key);
       if (child === undefined) {
-        child = metrics.httpRequestSeconds.labels({
+        child = metrics.httpRequestSeconds.series({
           method: request.method,
           route,
           status: String(reply.statusCode),

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { LatencyHistogram } from './latency-histogram.js';
 
 /** What the queue looks like now (the whole deployment's, read from the store at scrape time). */
 export interface QueueSnapshot {
@@ -40,13 +41,13 @@ export function createMetrics() {
 
   return {
     registry,
-    httpRequestSeconds: new Histogram({
-      name: 'atelier_http_request_duration_seconds',
-      help: 'HTTP requests by method, route template and status, with their latency',
-      labelNames: ['method', 'route', 'status'] as const,
-      buckets: SECONDS,
+    // Every request records here: series resolved once per route, method and status (see LatencyHistogram).
+    httpRequestSeconds: new LatencyHistogram(
+      'atelier_http_request_duration_seconds',
+      'HTTP requests by method, route template and status, with their latency',
+      SECONDS,
       registers,
-    }),
+    ),
     tasksFinished: new Counter({
       name: 'atelier_tasks_finished_total',
       help: 'Tasks that reached a final state on this node, by catalog model, provider and status',
