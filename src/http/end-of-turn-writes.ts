@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 
 /** Replies and their payloads, held until the end of this event-loop turn (pairs, flat). */
-const held: Array<FastifyReply | string> = [];
+const held: Array<FastifyReply | string | Buffer> = [];
 
 function sendHeld(): void {
   // Taken out first: a send may hold another answer (it then waits for the next turn).
@@ -20,7 +20,7 @@ function sendHeld(): void {
  * Returns the reply: an async handler returns it (Fastify then waits for the response to finish);
  * a sync handler returns nothing.
  */
-export function sendAtEndOfTurn(reply: FastifyReply, payload: string): FastifyReply {
+export function sendAtEndOfTurn(reply: FastifyReply, payload: string | Buffer): FastifyReply {
   if (held.length === 0) setImmediate(sendHeld);
   held.push(reply, payload);
   return reply;

@@ -64,10 +64,11 @@ export function compileJsonSerializer<T extends z.ZodType>(schema: T): (value: z
 }
 
 /**
- * Answers with JSON text the route's schema serializer would have written: Fastify sends a string
- * with a JSON content type as is (no serializer, no preSerialization hook). These are the poll and
- * history answers, the hottest: they leave at the end of the turn (end-of-turn-writes.ts).
+ * Answers with JSON text (or its UTF-8 bytes) the route's schema serializer would have written:
+ * Fastify sends a string or a Buffer with a JSON content type as is (no serializer, no
+ * preSerialization hook). These are the poll and history answers, the hottest: they leave at the
+ * end of the turn (end-of-turn-writes.ts).
  */
-export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
-  return sendAtEndOfTurn(reply.type('application/json; charset=utf-8'), text);
+export function sendJsonText(reply: FastifyReply, json: string | Buffer): FastifyReply {
+  return sendAtEndOfTurn(reply.type('application/json; charset=utf-8'), json);
 }

@@ -84,3 +84,41 @@ test('an unfinished row is written afresh each time; a final row once', () => {
   assert.equal(json.one(done), json.one(done));
   assert.equal(JSON.parse(json.one(done)).imageUrl, 'http://x/files/a.png');
 });
+
+test('a batch of final records kept in memory is kept as bytes, by account and id list; any other is not', () => {
+  const json = createTaskRecordJson();
+  const final = (id: string): TaskRecordRow =>
+    Object.freeze({
+      id,
+      status: 'completed' as const,
+      progress: 100,
+      image_url: `http://x/files/${id}.png`,
+      error: null,
+      width: 64,
+      height: 64,
+      content_type: 'image/png',
+      bytes: 10,
+      provider: 'local',
+    });
+  const rows = [final('tsk_a'), final('tsk_b')];
+  let reads = 0;
+  const keptRows = () => {
+    reads++;
+    return rows;
+  };
+  const ids = ['tsk_b', 'tsk_a', 'tsk_b'];
+  const first = json.finalBatch('acc_1', ids, keptRows);
+  assert.equal(first?.toString('utf8'), json.batch(ids, rows));
+  assert.equal(json.finalBatch('acc_1', ids, keptRows), first, 'the same bytes, not assembled again');
+  assert.equal(reads, 1);
+  // Another id list, or another account, is its own answer.
+  assert.notEqual(json.finalBatch('acc_1', ['tsk_a'], keptRows), first);
+  assert.equal(json.finalBatch('acc_2', ids, () => [])?.toString('utf8'), json.batch(ids, []));
+  assert.equal(reads, 2);
+  // Not every id final and kept: nothing is kept, and the rows are asked for again next time.
+  assert.equal(
+    json.finalBatch('acc_3', ids, () => undefined),
+    undefined,
+  );
+  assert.equal(json.finalBatch('acc_3', ids, keptRows)?.toString('utf8'), json.batch(ids, rows));
+});

@@ -1,4 +1,5 @@
 import { taskRecordSchema } from '../contract/tasks.js';
+import { createRecentMap } from '../platform/recent-map.js';
 import { notFoundRecord, toTaskRecord } from '../tasks/task-record.js';
 import type { TaskRecordRow } from '../tasks/tasks-repository.js';
 import { compiledAtFirstUse, compileJsonSerializer } from './response-serializer.js';
@@ -11,9 +12,16 @@ import { compiledAtFirstUse, compileJsonSerializer } from './response-serializer
  * lookup instead of a mapping and a serialisation. A batch is `{"tasks":[…]}` around the records'
  * texts, byte for byte what the batch schema's serializer writes (task-record-json.test.ts).
  */
+/**
+ * Batch answers kept as bytes (up to 20 records, about 5 KB each), for the batches whose every id was
+ * a final record kept in memory: 1,000 of them are at most about 6 MB.
+ */
+const FINAL_BATCHES_KEPT = 1_000;
+
 export function createTaskRecordJson() {
   const serialize = compiledAtFirstUse(() => compileJsonSerializer(taskRecordSchema));
   const finalTexts = new WeakMap<TaskRecordRow, string>();
+  const finalBatches = createRecentMap<string, Buffer>(FINAL_BATCHES_KEPT);
   const textOf = (row: TaskRecordRow): string => {
     if (row.status !== 'completed' && row.status !== 'failed') return serialize(toTaskRecord(row));
     let text = finalTexts.get(row);
@@ -23,21 +31,44 @@ export function createTaskRecordJson() {
     }
     return text;
   };
+  const batch = (ids: readonly string[], rows: readonly TaskRecordRow[]): string => {
+    const byId = new Map<string, TaskRecordRow>();
+    for (const row of rows) byId.set(row.id, row);
+    let text = '{"tasks":[';
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i] as string;
+      const row = byId.get(id);
+      if (i > 0) text += ',';
+      text += row === undefined ? serialize(notFoundRecord(id)) : textOf(row);
+    }
+    return `${text}]}`;
+  };
   return {
     /** One record's text. */
     one: textOf,
     /** `{"tasks":[…]}` for `ids` in input order; an id without a row is answered "Task not found" in place. */
-    batch(ids: readonly string[], rows: readonly TaskRecordRow[]): string {
-      const byId = new Map<string, TaskRecordRow>();
-      for (const row of rows) byId.set(row.id, row);
-      let text = '{"tasks":[';
-      for (let i = 0; i < ids.length; i++) {
-        const id = ids[i] as string;
-        const row = byId.get(id);
-        if (i > 0) text += ',';
-        text += row === undefined ? serialize(notFoundRecord(id)) : textOf(row);
+    batch,
+    /**
+     * The batch answer's bytes when every id is final and kept (`keptRows` answers the account's
+     * rows, or undefined when any id is not): such an answer never changes — a final record is
+     * final, and an id that is not the account's never becomes it — so it is kept, by account and
+     * id list, and a batch polled again costs a lookup instead of assembling, measuring and
+     * encoding 5 KB of text.
+     */
+    finalBatch(
+      accountId: string,
+      ids: readonly string[],
+      keptRows: () => readonly TaskRecordRow[] | undefined,
+    ): Buffer | undefined {
+      const key = `${accountId} ${ids.join(',')}`;
+      let bytes = finalBatches.get(key);
+      if (bytes === undefined) {
+        const rows = keptRows();
+        if (rows === undefined) return undefined;
+        bytes = Buffer.from(batch(ids, rows));
+        finalBatches.set(key, bytes);
       }
-      return `${text}]}`;
+      return bytes;
     },
   };
 }

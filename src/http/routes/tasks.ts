@@ -251,10 +251,14 @@ export async function taskRoutes(
   app.get('/tasks', { schema: getTasksSchema }, (request, reply) => {
     const accountId = accountOf(request).id;
     const { ids, wait } = request.query;
-    // As for one task: a batch of finished tasks all kept in memory is answered at once.
-    const kept = wait === 0 ? tasks.recordsInMemory(accountId, ids) : undefined;
+    // As for one task: a batch of finished tasks all kept in memory is answered at once (and the
+    // answer itself is kept: it never changes).
+    const kept =
+      wait === 0
+        ? recordJson.finalBatch(accountId, ids, () => tasks.recordsInMemory(accountId, ids))
+        : undefined;
     if (kept !== undefined) {
-      sendJsonText(reply, recordJson.batch(ids, kept));
+      sendJsonText(reply, kept);
       return;
     }
     return (async () => {
