@@ -56,21 +56,29 @@ export class AccessLog extends LogController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): void {
-    const line = {
+    const responseTimeMs = Math.round(reply.elapsedTime * 10) / 10;
+    // The caller, by id only (never the key or the email), when the request was authenticated.
+    const accountId = request.account?.id;
+    if (error) {
+      // request.log binds reqId itself.
+      const { method, url } = request;
+      const account = accountId === undefined ? {} : { accountId };
+      request.log.error(
+        { method, url, statusCode: reply.statusCode, responseTimeMs, ...account, err: error },
+        'request errored',
+      );
+      return;
+    }
+    // The root logger does not bind reqId, so the line names it.
+    const fields: AccessFields = {
+      reqId: request.id,
       method: request.method,
       url: request.url,
       statusCode: reply.statusCode,
-      responseTimeMs: Math.round(reply.elapsedTime * 10) / 10,
-      // The caller, by id only (never the key or the email), when the request was authenticated.
-      ...(request.account ? { accountId: request.account.id } : {}),
+      responseTimeMs,
+      ...(accountId === undefined ? {} : { accountId }),
     };
-    // request.log binds reqId itself; the root logger does not, so the line names it.
-    if (error) {
-      request.log.error({ ...line, err: error }, 'request errored');
-      return;
-    }
     const root = request.server.log;
-    const fields = { reqId: request.id, ...line };
     const internals = root as unknown as PinoInternals;
     const destination = internals[pino.symbols.streamSym];
     const text = destination && internals.isLevelEnabled?.('info') ? accessLine(root, fields) : undefined;

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { FastifyHttpOptions } from 'fastify';
 import { AccessLog, nextRequestId } from './access-log.js';
 import { answerClientError, answerFrameworkError, MAX_HEADER_BYTES } from './client-errors.js';
+import { lazyRequestLogger } from './request-logger.js';
 
 export interface RequestTimeouts {
   /** A body (or a header block) that sends nothing for this long is cut off. */
@@ -35,9 +36,11 @@ export function edgeServerOptions(timeouts: RequestTimeouts) {
     // A backstop for bodies no route reads (the route-level watch covers the ones that are read).
     requestTimeout: Math.max(timeouts.bodyDeadlineMs, timeouts.uploadDeadlineMs) + timeouts.bodyIdleMs,
     clientErrorHandler: answerClientError,
-    // One access-log line per request (AccessLog) instead of Fastify's two, and cheap ids.
+    // One access-log line per request (AccessLog) instead of Fastify's two, cheap ids, and a request
+    // logger made only when the request logs a line of its own.
     logController: new AccessLog(),
     genReqId: nextRequestId,
+    childLoggerFactory: lazyRequestLogger,
     requestIdHeader: false,
     frameworkErrors: answerFrameworkError,
     // Path parameters may be as long as the header block allows, so a long id is judged like any
