@@ -79,8 +79,20 @@ async function seededServer(
   }
 }
 
+/** Stops the seeded server and starts it again on the same data dir, database and port. */
+async function restart(ctx: BenchContext, s: Seeded): Promise<void> {
+  await s.server.stop();
+  s.server = await startAtelier(s.target, serverArgs(ctx.entry));
+}
+
 async function readRows(ctx: BenchContext, s: Seeded, store: 'sqlite' | 'postgres', wanted: Wanted) {
-  const poll = { baseUrl: s.target.baseUrl, apiKey: s.pollerKey, store, taskIds: s.taskIds };
+  const poll = {
+    baseUrl: s.target.baseUrl,
+    apiKey: s.pollerKey,
+    store,
+    taskIds: s.taskIds,
+    restart: () => restart(ctx, s),
+  };
   const rows: RowResult[] = [];
   if (store === 'sqlite' && wanted('C1'))
     rows.push(await attempt(ctx, { id: 'C1', what: 'calibration', store: '-' }, (c) => calibration(c, poll)));
@@ -172,6 +184,7 @@ export async function largeTableSuite(ctx: BenchContext, wanted: Wanted): Promis
         apiKey: s.pollerKey,
         store: 'sqlite' as const,
         taskIds: s.taskIds,
+        restart: () => restart(ctx, s),
         historyApiKey: s.historyKey,
         generations: s.generations,
       };

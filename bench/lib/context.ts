@@ -19,12 +19,30 @@ export interface BenchContext {
 /**
  * Runs each job once per round, rotating which goes first in each round (A B, B A, …) so that
  * neither side always follows the other; returns the results per job, in round order.
+ *
+ * With `freshServer`, every round begins on a newly started server process (then warmed up):
+ * one process's steady speed is a draw — on this machine a process of the same build settles,
+ * for its whole life, at its usual speed or in one of two slower states (docs/benchmarks.md,
+ * "One process is one draw") — so rounds on one process would all share its draw, and the spread
+ * would hide it. The median of rounds on fresh processes is the speed of a typical process.
  */
-export async function alternate(ctx: BenchContext, jobs: LoadJob[]): Promise<LoadResult[][]> {
+export async function alternate(
+  ctx: BenchContext,
+  jobs: LoadJob[],
+  freshServer?: () => Promise<void>,
+): Promise<LoadResult[][]> {
   const results: LoadResult[][] = jobs.map(() => []);
-  // Warm-up (JIT, caches, connections): half a second of each, not counted.
-  for (const job of jobs) await ctx.load.run({ ...job, seconds: 0.5 });
+  // Warm-up (JIT, caches, connections), not counted: half a second of each job; on a fresh
+  // process, long enough for V8 to optimise the hot path (about 100,000 polls).
+  const warmUp = async (seconds: number) => {
+    for (const job of jobs) await ctx.load.run({ ...job, seconds });
+  };
+  if (freshServer === undefined) await warmUp(0.5);
   for (let round = 0; round < ctx.rounds; round++) {
+    if (freshServer !== undefined) {
+      await freshServer();
+      await warmUp(ctx.quick ? 1 : 2);
+    }
     for (let k = 0; k < jobs.length; k++) {
       const index = (round + k) % jobs.length;
       const job = jobs[index] as LoadJob;

@@ -14,6 +14,8 @@ export interface PollTarget {
   store: 'sqlite' | 'postgres';
   /** 20 task ids of the polling account. */
   taskIds: string[];
+  /** Starts the server anew on the same data (each round of P1, P2 and P6 runs on a fresh process). */
+  restart?: () => Promise<void>;
 }
 
 const ratios = (a: LoadResult[], b: LoadResult[]) =>
@@ -26,10 +28,14 @@ async function versusBare(ctx: BenchContext, target: PollTarget, path: string) {
   const sample = await fetchBytes(target.baseUrl, path, target.apiKey);
   await ctx.bare.answerWith(sample.body, sample.contentType);
   const headers = { authorization: `Bearer ${target.apiKey}` };
-  const [route = [], bare = []] = await alternate(ctx, [
-    { url: `${target.baseUrl}${path}`, connections: ctx.connections, headers },
-    { url: `${ctx.bare.baseUrl}${path}`, connections: ctx.connections, headers },
-  ]);
+  const [route = [], bare = []] = await alternate(
+    ctx,
+    [
+      { url: `${target.baseUrl}${path}`, connections: ctx.connections, headers },
+      { url: `${ctx.bare.baseUrl}${path}`, connections: ctx.connections, headers },
+    ],
+    target.restart,
+  );
   return { route, bare, bytes: sample.body.length };
 }
 
@@ -83,15 +89,19 @@ export async function historyVersusPoll(ctx: BenchContext, target: HistoryTarget
   const deep = (await fetchBytes(target.baseUrl, page400, target.historyApiKey)).json as {
     items?: unknown[];
   };
-  const [poll = [], one = [], four = []] = await alternate(ctx, [
-    {
-      url: `${target.baseUrl}/api/v1/tasks/${target.taskIds[0]}`,
-      connections: ctx.connections,
-      headers: { authorization: `Bearer ${target.apiKey}` },
-    },
-    { url: `${target.baseUrl}${page1}`, connections: ctx.connections, headers: history },
-    { url: `${target.baseUrl}${page400}`, connections: ctx.connections, headers: history },
-  ]);
+  const [poll = [], one = [], four = []] = await alternate(
+    ctx,
+    [
+      {
+        url: `${target.baseUrl}/api/v1/tasks/${target.taskIds[0]}`,
+        connections: ctx.connections,
+        headers: { authorization: `Bearer ${target.apiKey}` },
+      },
+      { url: `${target.baseUrl}${page1}`, connections: ctx.connections, headers: history },
+      { url: `${target.baseUrl}${page400}`, connections: ctx.connections, headers: history },
+    ],
+    target.restart,
+  );
   const r1 = ratios(one, poll);
   const r400 = ratios(four, poll);
   const countNote =
