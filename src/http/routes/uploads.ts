@@ -70,8 +70,9 @@ export async function uploadRoutes(
     }
   }
 
-  async function ingestStream(request: FastifyRequest, stream: Readable) {
-    const file = await writeStreamToTempFile(stream);
+  /** `rawBody`: the stream is the request body itself (its chunks can be released once written). */
+  async function ingestStream(request: FastifyRequest, stream: Readable, rawBody = false) {
+    const file = await writeStreamToTempFile(stream, { releaseChunks: rawBody });
     try {
       if (file.bytes === 0) throw new ApiError('invalid_request', 'The uploaded file is empty');
       const { blobKey: _key, ...result } = await uploads.ingestFile(accountOf(request).id, file.path);
@@ -97,7 +98,8 @@ export async function uploadRoutes(
       return result;
     }
     const body = request.body;
-    if (body && typeof body === 'object' && 'pipe' in body) return ingestStream(request, body as Readable);
+    if (body && typeof body === 'object' && 'pipe' in body)
+      return ingestStream(request, body as Readable, true);
     const { source_url: sourceUrl } = parseInput(uploadBodySchema, body);
     const { blobKey: _key, ...result } = await uploads.ingestUrl(account.id, sourceUrl.trim());
     return result;
