@@ -193,6 +193,47 @@ describe('POST /api/v1/upload', () => {
     }
   });
 
+  test('a raw upload over a real socket, in many chunks, is stored byte for byte (and injected bodies are left intact)', async () => {
+    const served = await createTestApp({ listen: true });
+    try {
+      const { apiKey: key } = await served.createAccount();
+      // A PNG with a long text chunk after its header: about 3 MB, many socket reads.
+      const image = await makePng(64, 64);
+      const filler = Buffer.alloc(3 * 1024 * 1024, 7);
+      const textChunk = Buffer.concat([
+        Buffer.from([0, 0, 0, 0]),
+        Buffer.from('tEXt'),
+        filler,
+        Buffer.from([0, 0, 0, 0]),
+      ]);
+      textChunk.writeUInt32BE(filler.length, 0);
+      const body = Buffer.concat([image.subarray(0, 33), textChunk, image.subarray(33)]);
+      const original = Buffer.from(body);
+      const response = await fetch(`${served.baseUrl}/api/v1/upload`, {
+        method: 'POST',
+        headers: { ...bearer(key), 'content-type': 'image/png' },
+        body,
+      });
+      const answer = (await response.json()) as { url: string; bytes: number };
+      assert.equal(response.status, 200, JSON.stringify(answer));
+      assert.equal(answer.bytes, original.length);
+      const stored = Buffer.from(await (await fetch(answer.url)).arrayBuffer());
+      assert.ok(stored.equals(original), 'the stored file is the body, byte for byte');
+      // In process, the body is the caller's own buffer: it must come back untouched.
+      const injected = Buffer.from(original);
+      const again = await served.app.inject({
+        method: 'POST',
+        url: '/api/v1/upload',
+        headers: { ...bearer(key), 'content-type': 'image/png' },
+        payload: injected,
+      });
+      assert.equal(again.statusCode, 200, again.body);
+      assert.ok(injected.equals(original), "an injected body's buffer is left as it was");
+    } finally {
+      await served.close();
+    }
+  });
+
   test('502 fetch_failed for a 404 at the source', async () => {
     assertError(await upload({ source_url: `${originUrl}/missing.png` }), 502, 'fetch_failed');
   });

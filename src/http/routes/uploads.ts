@@ -1,3 +1,4 @@
+import { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -44,6 +45,16 @@ const uploadSchema = {
 };
 
 /**
+ * True when the raw body's chunks are the HTTP/1 parser's own copies, made for this request alone
+ * (a body read from a real connection, no hook in between): then each chunk can be released once
+ * it is on disk. A request injected in process (`app.inject`) streams the caller's own buffers,
+ * which must be left alone.
+ */
+function bodyChunksAreCopies(request: FastifyRequest): boolean {
+  return request.raw.socket instanceof Socket && request.raw.httpVersionMajor === 1;
+}
+
+/**
  * POST /upload: JSON `{ source_url }` (spec §4.4), or a direct upload — multipart/form-data with a
  * `file` field, or a raw `image/*` body — with the same limits and checks.
  */
@@ -70,9 +81,9 @@ export async function uploadRoutes(
     }
   }
 
-  /** `rawBody`: the stream is the request body itself (its chunks can be released once written). */
-  async function ingestStream(request: FastifyRequest, stream: Readable, rawBody = false) {
-    const file = await writeStreamToTempFile(stream, { releaseChunks: rawBody });
+  /** `ownChunks`: nothing else holds the stream's chunks (they can be released once written). */
+  async function ingestStream(request: FastifyRequest, stream: Readable, ownChunks = false) {
+    const file = await writeStreamToTempFile(stream, { releaseChunks: ownChunks });
     try {
       if (file.bytes === 0) throw new ApiError('invalid_request', 'The uploaded file is empty');
       const { blobKey: _key, ...result } = await uploads.ingestFile(accountOf(request).id, file.path);
@@ -99,7 +110,7 @@ export async function uploadRoutes(
     }
     const body = request.body;
     if (body && typeof body === 'object' && 'pipe' in body)
-      return ingestStream(request, body as Readable, true);
+      return ingestStream(request, body as Readable, bodyChunksAreCopies(request));
     const { source_url: sourceUrl } = parseInput(uploadBodySchema, body);
     const { blobKey: _key, ...result } = await uploads.ingestUrl(account.id, sourceUrl.trim());
     return result;
