@@ -104,3 +104,29 @@ test('an answer held for a client that went away is dropped, and the server goes
     await app.close();
   }
 });
+
+test('an answer that fails to send becomes an error answer, and the others of its turn still leave', async () => {
+  const app = Fastify();
+  app.get('/bad', (_request, reply) => {
+    // Node refuses to write this header: the held send throws (Fastify rethrows writeHead's error).
+    reply.header('x-broken', 'a\nb');
+    sendAtEndOfTurn(reply, 'never');
+  });
+  app.get('/good', (_request, reply) => {
+    sendAtEndOfTurn(reply, 'fine');
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    const port = (app.server.address() as AddressInfo).port;
+    const [bad, good] = await Promise.all([
+      exchange(port, get('/bad'), [/ERR_INVALID_CHAR/]),
+      exchange(port, get('/good'), [/fine$/]),
+    ]);
+    assert.match(bad, /^HTTP\/1\.1 500/);
+    assert.doesNotMatch(bad, /never/);
+    assert.match(good, /^HTTP\/1\.1 200 OK/);
+    assert.match(await exchange(port, get('/good'), [/fine$/]), /^HTTP\/1\.1 200 OK/, 'the server goes on');
+  } finally {
+    await app.close();
+  }
+});

@@ -6,7 +6,21 @@ const held: Array<FastifyReply | string | Buffer> = [];
 function sendHeld(): void {
   // Taken out first: a send may hold another answer (it then waits for the next turn).
   const pairs = held.splice(0, held.length);
-  for (let i = 0; i < pairs.length; i += 2) (pairs[i] as FastifyReply).send(pairs[i + 1]);
+  for (let i = 0; i < pairs.length; i += 2) {
+    const reply = pairs[i] as FastifyReply;
+    // Nothing may escape here, or the answers after it in the turn would never leave.
+    try {
+      reply.send(pairs[i + 1]);
+    } catch (error) {
+      // As Fastify does for a handler's answer that fails to send: the error becomes the answer;
+      // when even that cannot be written, the connection is closed.
+      try {
+        reply.send(error as Error);
+      } catch {
+        reply.raw.destroy(error as Error);
+      }
+    }
+  }
 }
 
 /**
