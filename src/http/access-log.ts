@@ -59,10 +59,10 @@ export class AccessLog extends LogController {
     const responseTimeMs = Math.round(reply.elapsedTime * 10) / 10;
     // The caller, by id only (never the key or the email), when the request was authenticated.
     const accountId = request.account?.id;
+    const account = accountId === undefined ? {} : { accountId };
     if (error) {
       // request.log binds reqId itself.
       const { method, url } = request;
-      const account = accountId === undefined ? {} : { accountId };
       request.log.error(
         { method, url, statusCode: reply.statusCode, responseTimeMs, ...account, err: error },
         'request errored',
@@ -76,7 +76,7 @@ export class AccessLog extends LogController {
       url: request.url,
       statusCode: reply.statusCode,
       responseTimeMs,
-      ...(accountId === undefined ? {} : { accountId }),
+      ...account,
     };
     const root = request.server.log;
     const internals = root as unknown as PinoInternals;

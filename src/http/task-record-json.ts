@@ -5,6 +5,12 @@ import type { TaskRecordRow } from '../tasks/tasks-repository.js';
 import { compiledAtFirstUse, compileJsonSerializer } from './response-serializer.js';
 
 /**
+ * Batch answers kept as bytes (up to 20 records, about 5 KB each), for the batches whose every id was
+ * a final record kept in memory: 1,000 of them are at most about 6 MB.
+ */
+const FINAL_BATCHES_KEPT = 1_000;
+
+/**
  * Task records as the JSON bytes of the poll routes, written by the serializer compiled from the
  * contract's TaskRecord schema (the one the routes' response schemas compile to). The text of a
  * final record is kept beside its row: final rows are kept frozen, once, by the repository (see
@@ -12,12 +18,6 @@ import { compiledAtFirstUse, compileJsonSerializer } from './response-serializer
  * lookup instead of a mapping and a serialisation. A batch is `{"tasks":[…]}` around the records'
  * texts, byte for byte what the batch schema's serializer writes (task-record-json.test.ts).
  */
-/**
- * Batch answers kept as bytes (up to 20 records, about 5 KB each), for the batches whose every id was
- * a final record kept in memory: 1,000 of them are at most about 6 MB.
- */
-const FINAL_BATCHES_KEPT = 1_000;
-
 export function createTaskRecordJson() {
   const serialize = compiledAtFirstUse(() => compileJsonSerializer(taskRecordSchema));
   const finalTexts = new WeakMap<TaskRecordRow, string>();
