@@ -4,7 +4,7 @@ import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import { compiledOnce } from '../store/compiled-once.js';
 import type { Db } from '../store/database.js';
-import { savedCondition } from '../store/migrations.js';
+import { savedCondition } from '../store/saved-condition.js';
 import type { Database, GenerationsTable, TasksTable } from '../store/schema.js';
 import type { GenerateRequest } from './generate-request.js';
 import { createHistoryVersions } from './history-versions.js';

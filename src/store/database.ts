@@ -2,7 +2,7 @@ import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import { migrateToLatest } from './migrations.js';
+import { migrateToLatest } from './migrate.js';
 import { createPostgresPool, isPostgresUrl, nulSafePool } from './postgres-pool.js';
 import type { Database } from './schema.js';
 import { withStatementCache } from './statement-cache.js';

@@ -1,0 +1,30 @@
+import type { Migration } from 'kysely';
+import { migration as m0001 } from './0001_core.js';
+import { migration as m0002 } from './0002_web.js';
+import { migration as m0003 } from './0003_idempotency.js';
+import { migration as m0004 } from './0004_webhooks.js';
+import { migration as m0005 } from './0005_task_reconcile.js';
+import { migration as m0006 } from './0006_sign_in_failures.js';
+import { migration as m0007 } from './0007_idempotency_claim_owner.js';
+import { migration as m0008 } from './0008_generation_counts.js';
+import { migration as m0009 } from './0009_creation_views.js';
+import { migration as m0010 } from './0010_usage.js';
+import { migration as m0011 } from './0011_history_version.js';
+
+/**
+ * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
+ * PostgreSQL can run them too. A new migration is a new file listed here, never an edit of an old one.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001_core': m0001,
+  '0002_web': m0002,
+  '0003_idempotency': m0003,
+  '0004_webhooks': m0004,
+  '0005_task_reconcile': m0005,
+  '0006_sign_in_failures': m0006,
+  '0007_idempotency_claim_owner': m0007,
+  '0008_generation_counts': m0008,
+  '0009_creation_views': m0009,
+  '0010_usage': m0010,
+  '0011_history_version': m0011,
+};
