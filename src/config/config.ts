@@ -207,7 +207,7 @@ export interface Config {
   blobDir: string;
   /** `/files/…` answers a redirect to a short-lived presigned URL instead of streaming (S3 storage only). */
   filesRedirect: boolean;
-  /** When set, GET /metrics asks for `Authorization: Bearer <token>`; else it is open. */
+  /** When set, GET /metrics asks for `Authorization: Bearer <token>`; else /metrics is off (404). */
   metricsToken: string | undefined;
   /** Base of every URL Atelier hands out, without a trailing slash. */
   publicBaseUrl: string;

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { LatencySeries } from '../platform/latency-histogram.js';
 import type { Metrics } from '../platform/metrics.js';
@@ -44,24 +44,37 @@ export function installRequestMetrics(
   });
 }
 
-const sameToken = (given: string, expected: string) =>
-  given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+/**
+ * Compares a presented token with the configured one in time that depends on neither: both are
+ * HMAC-SHA-256'd under a key drawn once per process, and the 32-byte digests are compared with
+ * `timingSafeEqual` (comparing the strings would return early on a length mismatch, telling a
+ * caller the token's length).
+ */
+export function tokenMatcher(expected: string): (given: string) => boolean {
+  const key = randomBytes(32);
+  const digest = (value: string) => createHmac('sha256', key).update(value).digest();
+  const expectedDigest = digest(expected);
+  return (given) => timingSafeEqual(digest(given), expectedDigest);
+}
 
 /**
- * GET /metrics in Prometheus text format, on every role. Open by default (bind the port privately,
- * or scrape through the private network); with ATELIER_METRICS_TOKEN it asks for that bearer token.
- * Not in the OpenAPI document: it is for the operator's scraper, not for API callers.
+ * GET /metrics in Prometheus text format, on every role, behind `Authorization: Bearer
+ * <ATELIER_METRICS_TOKEN>` (Prometheus' `authorization: { credentials }` scrape setting). Without a
+ * token configured it is off — 404, like any unknown route, with a message for the operator — so a
+ * node exposed by mistake never publishes its figures. Not in the OpenAPI document: it is for the
+ * operator's scraper, not for API callers.
  */
 export async function metricsRoutes(
   app: FastifyInstance,
   { metrics, token }: { metrics: Metrics; token?: string | undefined },
 ) {
+  const matches = token === undefined ? undefined : tokenMatcher(token);
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    if (token !== undefined) {
-      const given = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
-      if (!sameToken(given, token))
-        throw new ApiError('unauthorized', 'Send "Authorization: Bearer <ATELIER_METRICS_TOKEN>"');
-    }
+    if (matches === undefined)
+      throw new ApiError('not_found', 'Metrics are off: set ATELIER_METRICS_TOKEN to serve GET /metrics');
+    const given = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+    if (!matches(given))
+      throw new ApiError('unauthorized', 'Send "Authorization: Bearer <ATELIER_METRICS_TOKEN>"');
     reply.type(metrics.registry.contentType);
     return metrics.registry.metrics();
   });

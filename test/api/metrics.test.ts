@@ -53,6 +53,19 @@ describe('GET /metrics', () => {
     }
   });
 
+  test('compares the token whole: a prefix, an extension or another case of it is refused', async () => {
+    for (const given of [token.slice(0, -1), `${token}0`, token.toUpperCase(), `${token} extra`]) {
+      const response = await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(given) });
+      assert.equal(response.statusCode, 401, given);
+    }
+    const lowerScheme = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: `bearer ${token}` },
+    });
+    assert.equal(lowerScheme.statusCode, 200);
+  });
+
   test('after a run of tasks the counts match what happened, with no ids or emails in labels', async () => {
     const generate = (prompt: string, count: number) =>
       t.app.inject({
@@ -113,6 +126,28 @@ describe('GET /metrics', () => {
     assert.ok(samples.has('atelier_upstream_circuit_open{provider="gemini"}'));
     // Low cardinality: no task or generation id, no email, no raw URL in any label.
     assert.doesNotMatch(text, /tsk_|gen_|@example\.test|\/api\/v1\/tasks\/tsk/);
+  });
+
+  test('is off without ATELIER_METRICS_TOKEN (404 in the error shape), on the api app and a worker-only node', async () => {
+    const open = await createTestApp({ startEngine: false });
+    const health = await buildHealthApp({
+      db: open.core.db,
+      roles: ['worker'],
+      logger: open.core.logger as FastifyBaseLogger,
+      metrics: open.core.metrics,
+    });
+    try {
+      for (const app of [open.app, health]) {
+        const response = await app.inject({ method: 'GET', url: '/metrics' });
+        assert.equal(response.statusCode, 404);
+        assert.equal(response.json().error.type, 'not_found');
+        assert.match(response.json().error.message, /ATELIER_METRICS_TOKEN/);
+        assert.doesNotMatch(response.body, /atelier_/);
+      }
+    } finally {
+      await health.close();
+      await open.close();
+    }
   });
 
   test("a worker-only node's app serves it too", async () => {

@@ -38,6 +38,7 @@ before(async () => {
       ATELIER_OPENAI_BASE_URL: `http://127.0.0.1:${await freePort()}`,
       ATELIER_GEMINI_API_KEY: 'gemini-key',
       ATELIER_GEMINI_BASE_URL: gemini.baseUrl,
+      ATELIER_METRICS_TOKEN: 'metrics-token-0123456789',
     },
   });
 });
@@ -68,6 +69,12 @@ test('with the first upstream down, every task completes on the next route, subm
     assert.equal((record as { provider?: string }).provider, 'gemini');
   }
   assert.equal(gemini.calls.length, taskIds.length, 'one Gemini call per task');
-  const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+  const metrics = (
+    await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: 'Bearer metrics-token-0123456789' },
+    })
+  ).body;
   assert.match(metrics, /^atelier_upstream_fallbacks_total\{from="openai",to="gemini"\} 8$/m);
 });
