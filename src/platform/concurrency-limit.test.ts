@@ -37,26 +37,3 @@ test('no more than the limit run at once; the rest run in order, failures releas
     [0, 2, 3, 4],
   );
 });
-
-test('with a bounded queue, a call that finds it full is refused at once and the queue still drains', async () => {
-  const limit = createConcurrencyLimit(1, { maxWaiting: 2, whenFull: () => new Error('full') });
-  let open = () => {};
-  const gate = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  const admitted = [1, 2, 3].map((i) =>
-    limit.run(async () => {
-      await gate;
-      return i;
-    }),
-  );
-  assert.deepEqual(limit.load, { running: 1, waiting: 2 });
-  await assert.rejects(
-    limit.run(async () => 4),
-    /full/,
-  );
-  open();
-  assert.deepEqual(await Promise.all(admitted), [1, 2, 3]);
-  assert.deepEqual(limit.load, { running: 0, waiting: 0 });
-  assert.equal(await limit.run(async () => 5), 5);
-});
