@@ -13,8 +13,8 @@ export const pageOf = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item).describe('Newest first'), ...pageFields });
 
 /**
- * An integer query parameter (decimal digits, optionally signed). Absent or empty reads as
- * `fallback`; values beyond 2^53 − 1 read as 2^53 − 1 (then checked against the range), so
+ * An integer query parameter (decimal digits, optionally signed). Absent reads as `fallback`;
+ * given empty (`?limit=`) it is refused like any other non-integer, as docs/api.md says; values beyond 2^53 − 1 read as 2^53 − 1 (then checked against the range), so
  * "page=99999999999999999999" is a far page, not an error. Messages name the parameter the way
  * the rest of the API does: "limit must be an integer" (not a number at all), "page must be at
  * least 1", "limit must be between 1 and 50" (an integer out of range, "-1" included).
@@ -34,13 +34,11 @@ export function integerQuery(options: { fallback: number; min: number; max?: num
     .string({ error: 'must be an integer' })
     .meta(documented)
     .optional()
-    .refine((raw) => raw === undefined || raw === '' || /^[-+]?\d+$/.test(raw), {
+    .refine((raw) => raw === undefined || /^[-+]?\d+$/.test(raw), {
       error: 'must be an integer',
       abort: true,
     })
-    .transform((raw) =>
-      raw === undefined || raw === '' ? fallback : Math.min(Number(raw), Number.MAX_SAFE_INTEGER),
-    )
+    .transform((raw) => (raw === undefined ? fallback : Math.min(Number(raw), Number.MAX_SAFE_INTEGER)))
     .refine((value) => value >= min && (max === undefined || value <= max), { error: `must be ${range}` });
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Account } from '../accounts/accounts-repository.js';
 import { ApiError } from './errors.js';
+import { headerLineCount } from './header-lines.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,14 +20,6 @@ export type AccountResolver = (request: FastifyRequest) => Resolved | Promise<Re
 
 const bearerPattern = /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i;
 
-/** How many `Authorization` header lines the request carried (Node keeps only the first). */
-function authorizationHeaderCount(request: FastifyRequest): number {
-  const raw = request.raw.rawHeaders;
-  let count = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]?.toLowerCase() === 'authorization') count++;
-  return count;
-}
-
 /** Reads `Authorization: Bearer <key>` (spec §5): missing/not Bearer → unauthorized; unknown → invalid_api_key. */
 export function bearerKeyResolver(
   authenticate: (apiKey: string) => Account | undefined | Promise<Account | undefined>,
@@ -39,7 +32,7 @@ export function bearerKeyResolver(
     const header = request.headers.authorization;
     if (header === undefined) return 'not-mine';
     // Security: with two, a proxy reading the last and Atelier the first would disagree on the caller.
-    if (authorizationHeaderCount(request) > 1) {
+    if (headerLineCount(request, 'authorization') > 1) {
       throw new ApiError('unauthorized', 'Send exactly one Authorization header');
     }
     const match = bearerPattern.exec(header);

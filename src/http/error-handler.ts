@@ -37,6 +37,10 @@ function wrongContentType(request: FastifyRequest): { type: ErrorType; message: 
   };
 }
 
+/** What an unknown route (or a method no route takes) is told. */
+const noRouteMessage = (request: FastifyRequest) =>
+  `No route for ${request.method} ${request.url.split('?')[0]}`;
+
 /** Maps a framework-level error (parsing, limits, routing) to our closed list of types. */
 function classifyFrameworkError(
   error: FastifyError,
@@ -59,6 +63,12 @@ function classifyFrameworkError(
       return { type: 'payload_too_large', message: 'Image is larger than 25 MB' };
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
       return { type: 'invalid_request', message: 'Expected multipart/form-data' };
+    // Fastify refuses a QUERY without a Content-Type (RFC 10008) before routing: no route takes
+    // QUERY, so it is answered like every other method no route takes.
+    case 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE':
+      return request.is404
+        ? { type: 'not_found', message: noRouteMessage(request) }
+        : { type: 'invalid_request', message: `Content-Type is missing for ${request.method}` };
     default:
       break;
   }
@@ -112,8 +122,6 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) =>
-    reply
-      .code(404)
-      .send(errorBody('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`)),
+    reply.code(404).send(errorBody('not_found', noRouteMessage(request))),
   );
 }

@@ -13,6 +13,7 @@ import {
 } from '../idempotency/idempotency-repository.js';
 import { accountOf } from './authentication.js';
 import { ApiError } from './errors.js';
+import { headerLineCount } from './header-lines.js';
 import { hookList, routeMethods } from './route-hooks.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -108,6 +109,9 @@ export function installIdempotency(
   const claimOrReplay: preValidationAsyncHookHandler = async (request, reply) => {
     const header = request.headers[IDEMPOTENCY_HEADER];
     if (header === undefined) return;
+    // Node joins repeated lines into "a, b": a proxy and the service could each read another key.
+    if (headerLineCount(request, IDEMPOTENCY_HEADER) > 1)
+      throw new ApiError('invalid_request', 'Send exactly one Idempotency-Key header');
     if (typeof header !== 'string' || header.length === 0 || header.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
       throw new ApiError(
         'invalid_request',

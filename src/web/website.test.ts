@@ -339,8 +339,13 @@ describe('web endpoints: generate, pending tasks, saved works, library, account'
     ];
     for (const [answer, message] of cases)
       assert.equal(assertError(await answer, 400, 'invalid_request'), message);
-    // Empty and absent parameters take their defaults; a huge page is an empty page, echoed as asked.
-    const works = await web('GET', '/web/api/works?page=99999999999999999999&limit=&since=');
+    // An empty number is refused like any non-integer (docs/api.md); absent ones take their
+    // defaults; a huge page is an empty page, echoed as asked.
+    assert.equal(
+      assertError(await web('GET', '/web/api/works?limit='), 400, 'invalid_request'),
+      'limit must be an integer',
+    );
+    const works = await web('GET', '/web/api/works?page=99999999999999999999&since=');
     assert.equal(works.statusCode, 200, works.body);
     assert.deepEqual(
       { ...(works.json() as object), total: 0, total_pages: 0 },

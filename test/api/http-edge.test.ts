@@ -139,6 +139,74 @@ describe('HTTP edge: refusals made before any route runs keep the error shape (r
   });
 });
 
+describe('HTTP edge: protocol edges a fuzzer found (issue 25, items 20 and 21)', () => {
+  let t: TestApp;
+  let port: number;
+  let apiKey: string;
+
+  before(async () => {
+    t = await createTestApp({ listen: true, startEngine: false });
+    port = portOf(t.baseUrl);
+    ({ apiKey } = await t.createAccount());
+  });
+  after(() => t.close());
+
+  test('two Idempotency-Key headers are 400 invalid_request, and nothing is submitted', async () => {
+    const body = JSON.stringify({ prompt: 'two keys', imageSize: '1K' });
+    for (const keys of [
+      ['a', 'b'],
+      ['same', 'same'],
+    ]) {
+      const response = await rawExchange(
+        port,
+        request(
+          [
+            'POST /api/v1/generate HTTP/1.1',
+            'Host: x',
+            `Authorization: Bearer ${apiKey}`,
+            'Content-Type: application/json',
+            `Content-Length: ${Buffer.byteLength(body)}`,
+            ...keys.map((key) => `Idempotency-Key: ${key}`),
+          ],
+          body,
+        ),
+      );
+      assert.match(assertRawError(response, 400, 'invalid_request'), /exactly one Idempotency-Key/);
+    }
+    const history = await t.app.inject({ method: 'GET', url: '/api/v1/history', headers: bearer(apiKey) });
+    assert.equal(history.json().total, 0);
+  });
+
+  test('QUERY, which no route takes, is 404 not_found in our wording, with or without a Content-Type', async () => {
+    for (const contentType of [[], ['Content-Type: application/json', 'Content-Length: 2']]) {
+      for (const path of ['/api/v1/user/status', '/nowhere']) {
+        const response = await rawExchange(
+          port,
+          request(
+            [`QUERY ${path} HTTP/1.1`, 'Host: x', `Authorization: Bearer ${apiKey}`, ...contentType],
+            contentType.length > 0 ? '{}' : '',
+          ),
+        );
+        assert.equal(assertRawError(response, 404, 'not_found'), `No route for QUERY ${path}`);
+      }
+    }
+  });
+
+  test('wait=, page= and limit= given empty are 400 invalid_request naming the parameter', async () => {
+    for (const [url, name] of [
+      ['/api/v1/tasks/tsk_x?wait=', 'wait'],
+      ['/api/v1/tasks?ids=tsk_x&wait=', 'wait'],
+      ['/api/v1/history?page=', 'page'],
+      ['/api/v1/history?limit=', 'limit'],
+      ['/api/v1/assets?limit=', 'limit'],
+      ['/api/v1/webhooks/deliveries?page=', 'page'],
+    ] as const) {
+      const response = await t.app.inject({ method: 'GET', url, headers: bearer(apiKey) });
+      assert.equal(assertError(response, 400, 'invalid_request'), `${name} must be an integer`, url);
+    }
+  });
+});
+
 describe("HTTP edge: a worker-only node's /healthz app answers in the same shape", () => {
   test('bad request line, oversized headers, unknown route', async () => {
     const t = await createTestApp({ startEngine: false });
