@@ -2,10 +2,14 @@ import type { FastifyRequest } from 'fastify';
 import { openAiEditFieldsSchema } from '../contract/openai.js';
 import { parseInput } from '../contract/parse-input.js';
 import { DomainError, InvalidInput, TooLarge } from '../platform/domain-errors.js';
+import { type MultipartLimits, refuseOverLimitForm } from '../uploads/multipart-limits.js';
 import { writeStreamToTempFile } from '../uploads/temp-file.js';
 
 /** Most image parts an edit may carry (OpenAI's own limit is 16). */
 export const MAX_EDIT_IMAGES = 16;
+
+/** The edit form's part limits: the images, a mask, and OpenAI's text fields with room to spare. */
+export const EDIT_FORM_LIMITS: MultipartLimits = { files: MAX_EDIT_IMAGES + 1, fields: 30, parts: 60 };
 
 type TempFile = Awaited<ReturnType<typeof writeStreamToTempFile>>;
 
@@ -69,7 +73,8 @@ export async function readEditForm(request: FastifyRequest): Promise<EditForm> {
 }
 
 /** A body busboy cannot parse (no boundary, cut short, garbage) is the caller's error, not a 500. */
-function asCallerError(error: unknown): unknown {
+function asCallerError(thrown: unknown): unknown {
+  const error = refuseOverLimitForm(thrown, EDIT_FORM_LIMITS);
   if (error instanceof DomainError) return error;
   const status = (error as { statusCode?: unknown }).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) return error;

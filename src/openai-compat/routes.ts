@@ -19,7 +19,7 @@ import type { IdempotencyRepository } from '../idempotency/idempotency-repositor
 import { aboutReferenceField, DomainError, InvalidInput } from '../platform/domain-errors.js';
 import { MAX_UPLOAD_BYTES } from '../uploads/temp-file.js';
 import type { UploadsService } from '../uploads/uploads-service.js';
-import { MAX_EDIT_IMAGES, readEditForm } from './edit-form.js';
+import { EDIT_FORM_LIMITS, MAX_EDIT_IMAGES, readEditForm } from './edit-form.js';
 import type { ImagePlan, ImageRequests } from './image-requests.js';
 import { OPENAI_ERROR_STATUSES } from './openai-errors.js';
 
@@ -135,7 +135,7 @@ export async function openAiCompatRoutes(
 
   await app.register(async (edits) => {
     await edits.register(multipart, {
-      limits: { fileSize: MAX_UPLOAD_BYTES, files: MAX_EDIT_IMAGES + 1, fields: 30, parts: 60 },
+      limits: { fileSize: MAX_UPLOAD_BYTES, ...EDIT_FORM_LIMITS },
     });
     edits.withTypeProvider<ZodTypeProvider>().post(
       '/images/edits',

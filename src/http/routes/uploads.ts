@@ -10,6 +10,8 @@ import {
   uploadBodySchema,
   uploadResultSchema,
 } from '../../contract/uploads.js';
+import { InvalidInput } from '../../platform/domain-errors.js';
+import { refuseOverLimitForm, UPLOAD_FORM_LIMITS } from '../../uploads/multipart-limits.js';
 import { MAX_UPLOAD_BYTES, writeStreamToTempFile } from '../../uploads/temp-file.js';
 import type { UploadsService } from '../../uploads/uploads-service.js';
 import { accountOf } from '../authentication.js';
@@ -63,7 +65,7 @@ export async function uploadRoutes(
   { uploads, bodyDeadlineMs }: { uploads: UploadsService; bodyDeadlineMs: number },
 ) {
   const app = parent.withTypeProvider<ZodTypeProvider>();
-  await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 5, parts: 6 } });
+  await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, ...UPLOAD_FORM_LIMITS } });
   // Raw image bodies stay a stream: the handler writes them to disk with a byte cap.
   app.addContentTypeParser(/^(image\/[a-z0-9.+-]+|application\/octet-stream)$/i, (_request, payload, done) =>
     done(null, payload),
@@ -73,10 +75,11 @@ export async function uploadRoutes(
   async function filePart(request: FastifyRequest) {
     try {
       return await request.file();
-    } catch (error) {
+    } catch (thrown) {
+      const error = refuseOverLimitForm(thrown, UPLOAD_FORM_LIMITS);
       const status = (error as { statusCode?: unknown }).statusCode;
-      if (error instanceof ApiError || (typeof status === 'number' && status >= 400 && status < 500))
-        throw error;
+      const callers = error instanceof ApiError || error instanceof InvalidInput;
+      if (callers || (typeof status === 'number' && status >= 400 && status < 500)) throw error;
       throw new ApiError('invalid_request', 'Malformed multipart/form-data body');
     }
   }
