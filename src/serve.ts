@@ -1,5 +1,5 @@
 // The server, loaded by its entry (server.ts) once the runtime is checked and the compile cache is on.
-import { demoBanner, ensureDemoAccount } from './accounts/demo-account.js';
+import { demoBanner, ensureDemoAccount, writeDemoCredentials } from './accounts/demo-account.js';
 import { buildApp } from './app.js';
 import { loadConfig, loadDotEnv } from './config/config.js';
 import { createCore } from './core.js';
@@ -17,6 +17,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const core = await createCore(config);
+  for (const warning of config.warnings) core.logger.warn(warning);
   // Image work and file I/O yield contended cores to the event loop, which answers every request.
   const poolThreadsLowered = await lowerPoolThreadPriority();
   // Every role listens: an api node serves the whole app, a worker-only node just /healthz.
@@ -33,7 +34,10 @@ async function main(): Promise<void> {
 
   if (config.createDemoAccount) {
     const demo = await ensureDemoAccount(core.accountsRepository, core.accounts);
-    if (demo) process.stdout.write(`${demoBanner(demo, config.publicBaseUrl)}\n`);
+    if (demo) {
+      const path = await writeDemoCredentials(config.dataDir, demo, config.publicBaseUrl);
+      process.stdout.write(`${demoBanner(demo.email, path)}\n`);
+    }
   }
 
   if (config.roles.worker) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -86,10 +86,22 @@ describe('black box: npm start + bin/atelier', () => {
 
   const cli = (...args: string[]) => run(join(root, 'bin/atelier'), args, { cwd: root, env });
 
-  test('first start prints the demo account once, with a ready curl', () => {
+  test('first start writes the demo account to a 0600 file in the data dir and prints only its path', async () => {
+    const path = join(dataDir, 'demo-credentials.txt');
     assert.match(stdout, /demo@localhost/);
-    assert.match(stdout, /API key: {2}atl_[A-Za-z0-9_-]{43}/);
-    assert.match(stdout, /curl -s http:\/\/localhost:\d+\/api\/v1\/generate/);
+    assert.ok(stdout.includes(path), stdout);
+    // Log shippers keep stdout: no key, no password there.
+    assert.doesNotMatch(stdout, /atl_|password:/);
+    assert.equal((await stat(path)).mode & 0o777, 0o600);
+    const text = await readFile(path, 'utf8');
+    assert.match(text, /password: \S{12,}/);
+    assert.match(text, /curl -s http:\/\/localhost:\d+\/api\/v1\/generate/);
+    const apiKey = /API key: {2}(atl_[A-Za-z0-9_-]{43})/.exec(text)?.[1];
+    assert.ok(apiKey, text);
+    const status = await fetch(`http://127.0.0.1:${port}/api/v1/user/status`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    assert.equal(((await status.json()) as { email: string }).email, 'demo@localhost');
   });
 
   test('CLI account → generate → poll to completed → fetch the image → rotate key → graceful stop', async () => {
