@@ -10,6 +10,7 @@ import type { Core } from './core.js';
 import { type AccountResolver, bearerKeyResolver, requireAccount } from './http/authentication.js';
 import { installBodyTimeouts } from './http/body-timeouts.js';
 import { answerUnsupportedHttpFeatures } from './http/client-errors.js';
+import { type ConnectionCaps, createConnectionCaps } from './http/connection-caps.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { blobRoutes } from './http/files-routes.js';
 import { healthRoutes, roleNames } from './http/health-routes.js';
@@ -56,7 +57,12 @@ function openAiCompatDeps(core: Core, resolvers: AccountResolver[]) {
  */
 async function apiV1(
   app: FastifyInstance,
-  { core, resolvers, alias = false }: { core: Core; resolvers: AccountResolver[]; alias?: boolean },
+  {
+    core,
+    resolvers,
+    connectionCaps,
+    alias = false,
+  }: { core: Core; resolvers: AccountResolver[]; connectionCaps: ConnectionCaps; alias?: boolean },
 ) {
   if (alias) {
     app.addHook('onRoute', (route) => {
@@ -71,6 +77,7 @@ async function apiV1(
     events: core.taskEvents,
     engine: core.engine,
     streams: core.metrics.eventStreams,
+    caps: connectionCaps,
   });
   await app.register(uploadRoutes, {
     uploads: core.uploads,
@@ -140,7 +147,11 @@ export async function buildApp(
   await app.register(healthRoutes, { db: core.db, roles: roleNames(core.config.roles) });
   await app.register(metricsRoutes, { metrics: core.metrics, token: core.config.metricsToken });
   await app.register(fastifyCookie);
-  await app.register(blobRoutes, { blobs: core.blobs, redirect: core.config.filesRedirect });
+  await app.register(blobRoutes, {
+    blobs: core.blobs,
+    redirect: core.config.filesRedirect,
+    renditionCaps: core.config.resourceCaps.renditions,
+  });
   await app.register(openApiRoutes);
   const website = createWebsite({
     publicBaseUrl: core.config.publicBaseUrl,
@@ -157,10 +168,12 @@ export async function buildApp(
   // call /api/v1 same-origin, with its CSRF check on state-changing requests.
   const resolvers = [bearerKeyResolver(core.accounts.authenticateApiKey), website.sessionResolver];
   // The spec writes the poll path both as /api/v1/tasks/{id} and /v1/tasks/{id}: serve both.
-  await app.register(apiV1, { prefix: '/api/v1', core, resolvers });
+  // One count of open streams and long-polls for both prefixes.
+  const connectionCaps = createConnectionCaps(core.config.resourceCaps.streams);
+  await app.register(apiV1, { prefix: '/api/v1', core, resolvers, connectionCaps });
   // OpenAI's Images API first: /v1/models and /v1/images/* are its; every other /v1 path is the alias.
   await app.register(openAiCompatRoutes, { prefix: '/v1', ...openAiCompatDeps(core, resolvers) });
-  await app.register(apiV1, { prefix: '/v1', core, resolvers, alias: true });
+  await app.register(apiV1, { prefix: '/v1', core, resolvers, connectionCaps, alias: true });
   // A route that declares no schema is left out of the document (the website's pages and static
   // files); the route-coverage test (test/api/openapi-contract.test.ts) names every such route.
   app.addHook('onRoute', (route) => {

@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { createBoundedWorkPool } from '../platform/bounded-work-pool.js';
 import { type BlobStore, contentTypeOfKey } from './blob-store.js';
 
 /**
@@ -57,12 +58,31 @@ async function encode(original: Buffer, width: number, ext: string): Promise<Buf
   }
 }
 
+/** How long a caller refused by a full rendition pool is asked to wait. */
+const RENDITION_RETRY_AFTER_MS = 2000;
+
 /**
  * Resized copies of stored images, made on first request and kept in blob storage beside the
  * originals (so every node, on disk or S3, makes each one once). `ensure` answers the rendition's
  * key, or undefined when the original is absent or cannot be decoded (BMP, say): serve the original.
+ *
+ * Security: anyone may ask for a first rendition of a 100-megapixel upload, and each decode holds a
+ * thread of libuv's pool (where file reads for every other image wait) and up to 25 MB of memory
+ * for seconds. First renditions run in their own pool of `concurrency` slots with `queue` waiting
+ * places; past that, `ensure` throws RateLimited (429, Retry-After). Kept renditions never wait.
  */
-export function createRenditions({ blobs }: { blobs: BlobStore }) {
+export function createRenditions({
+  blobs,
+  caps = { concurrency: 2, queue: 32 },
+}: {
+  blobs: BlobStore;
+  caps?: { concurrency: number; queue: number };
+}) {
+  const pool = createBoundedWorkPool({
+    ...caps,
+    busyMessage: 'Too many new image renditions are being made on this server; retry shortly',
+    retryAfterMs: RENDITION_RETRY_AFTER_MS,
+  });
   // One encoding per rendition at a time in this process: concurrent requests wait for the first.
   const inFlight = new Map<string, Promise<string | undefined>>();
 
@@ -85,7 +105,7 @@ export function createRenditions({ blobs }: { blobs: BlobStore }) {
       if (await blobs.stat(target)) return target;
       let pending = inFlight.get(target);
       if (!pending) {
-        pending = make(key, target, width).finally(() => inFlight.delete(target));
+        pending = pool.run(() => make(key, target, width)).finally(() => inFlight.delete(target));
         inFlight.set(target, pending);
       }
       return pending;

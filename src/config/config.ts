@@ -122,6 +122,20 @@ const envSchema = z.object({
   ATELIER_BODY_IDLE_TIMEOUT_MS: milliseconds(30_000, 50, 30_000),
   ATELIER_BODY_DEADLINE_MS: milliseconds(60_000, 50),
   ATELIER_UPLOAD_DEADLINE_MS: milliseconds(300_000, 50),
+  // Resource caps (issue 25): defaults no honest caller meets; past them, 429 with Retry-After.
+  ATELIER_RENDITION_CONCURRENCY: wholeNumber({ min: 1, max: 64, fallback: 2 }),
+  ATELIER_RENDITION_QUEUE: wholeNumber({ min: 0, max: 10_000, fallback: 32 }),
+  ATELIER_SEARCH_CONCURRENCY: wholeNumber({ min: 1, max: 64, fallback: 2 }),
+  ATELIER_SEARCH_QUEUE: wholeNumber({ min: 0, max: 10_000, fallback: 32 }),
+  ATELIER_STREAMS_PER_ACCOUNT: wholeNumber({ min: 1, max: 1_000_000, fallback: 200 }),
+  ATELIER_STREAMS_PER_ADDRESS: wholeNumber({ min: 1, max: 1_000_000, fallback: 1000 }),
+  ATELIER_UPLOADS_PER_DAY: wholeNumber({ min: 1, max: 100_000_000, fallback: 5000 }),
+  ATELIER_UPLOAD_BYTES_PER_DAY: wholeNumber({
+    min: 1,
+    max: Number.MAX_SAFE_INTEGER,
+    fallback: 10 * 1024 ** 3,
+  }),
+  ATELIER_IDEMPOTENCY_KEYS_PER_ACCOUNT: wholeNumber({ min: 1, max: 100_000_000, fallback: 10_000 }),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -237,6 +251,22 @@ export interface Config {
   trustProxy: boolean;
   /** Slow clients: a body (or header block) silent this long is cut off; whole-body deadlines per route. */
   requestTimeouts: { bodyIdleMs: number; bodyDeadlineMs: number; uploadDeadlineMs: number };
+  /** Caps that keep one account or client from slowing the others (docs/operations.md#resource-limits). */
+  resourceCaps: ResourceCaps;
+}
+
+/** Per-node pools (renditions, search), open streams, and per-account daily and stored quotas. */
+export interface ResourceCaps {
+  /** First-time renditions encoded at once on this node, and how many may wait their turn. */
+  renditions: { concurrency: number; queue: number };
+  /** Saved-works and library searches run at once on this node, and how many may wait. */
+  searches: { concurrency: number; queue: number };
+  /** Open event streams plus long-polls on this node, per account and per client address. */
+  streams: { perAccount: number; perAddress: number };
+  /** Uploads stored per account per UTC day, by count and by bytes (all nodes, in the database). */
+  uploadsPerDay: { count: number; bytes: number };
+  /** Idempotency records an account may hold at once (all nodes, in the database). */
+  idempotencyKeysPerAccount: number;
 }
 
 /** Parses the environment once; throws an Error that names every bad variable. */
@@ -287,6 +317,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       bodyIdleMs: e.ATELIER_BODY_IDLE_TIMEOUT_MS,
       bodyDeadlineMs: e.ATELIER_BODY_DEADLINE_MS,
       uploadDeadlineMs: e.ATELIER_UPLOAD_DEADLINE_MS,
+    },
+    resourceCaps: {
+      renditions: { concurrency: e.ATELIER_RENDITION_CONCURRENCY, queue: e.ATELIER_RENDITION_QUEUE },
+      searches: { concurrency: e.ATELIER_SEARCH_CONCURRENCY, queue: e.ATELIER_SEARCH_QUEUE },
+      streams: { perAccount: e.ATELIER_STREAMS_PER_ACCOUNT, perAddress: e.ATELIER_STREAMS_PER_ADDRESS },
+      uploadsPerDay: { count: e.ATELIER_UPLOADS_PER_DAY, bytes: e.ATELIER_UPLOAD_BYTES_PER_DAY },
+      idempotencyKeysPerAccount: e.ATELIER_IDEMPOTENCY_KEYS_PER_ACCOUNT,
     },
   };
 }

@@ -52,7 +52,7 @@ const filesSchema = {
     },
     302: noContent('Redirect to a presigned URL of the object'),
     304: noContent('Not modified (If-None-Match)'),
-    ...errorResponses(['invalid_request', 'not_found']),
+    ...errorResponses(['invalid_request', 'not_found', 'too_many_requests']),
   },
 };
 
@@ -62,12 +62,21 @@ const filesSchema = {
  */
 export async function blobRoutes(
   app: FastifyInstance,
-  { blobs, redirect = false }: { blobs: BlobStore; redirect?: boolean },
+  {
+    blobs,
+    redirect = false,
+    renditionCaps,
+  }: {
+    blobs: BlobStore;
+    redirect?: boolean;
+    /** First-time renditions at once on this node, and callers waiting (past them: 429). */
+    renditionCaps?: { concurrency: number; queue: number };
+  },
 ) {
   const signedUrl = blobs.signedUrl?.bind(blobs);
   if (redirect && !signedUrl) throw new Error('redirecting /files needs a blob store that presigns URLs');
 
-  const renditions = createRenditions({ blobs });
+  const renditions = createRenditions({ blobs, ...(renditionCaps ? { caps: renditionCaps } : {}) });
   const routes = app.withTypeProvider<ZodTypeProvider>();
   const serveFile = async (
     request: {

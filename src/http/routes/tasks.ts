@@ -15,6 +15,7 @@ import type { TaskChangeFeed } from '../../tasks/task-events.js';
 import { notFoundRecord, TASK_NOT_FOUND, toTaskRecord } from '../../tasks/task-record.js';
 import type { TaskRecordRow, TasksRepository } from '../../tasks/tasks-repository.js';
 import { accountOf } from '../authentication.js';
+import type { ConnectionCaps } from '../connection-caps.js';
 import { ApiError } from '../errors.js';
 import { sendJsonText } from '../response-serializer.js';
 import { AUTH_ERRORS, errorResponses, jsonResponse } from '../route-responses.js';
@@ -60,12 +61,15 @@ export async function taskRoutes(
     events,
     engine,
     streams,
+    caps,
   }: {
     tasks: TasksRepository;
     events: TaskChangeFeed;
     engine: TaskEngine;
     /** Counts open event streams (metrics). */
     streams?: { inc(): void; dec(): void };
+    /** Open streams and long-polls per account and client address (shared by every prefix). */
+    caps?: ConnectionCaps;
   },
 ) {
   // Open event streams and long-polls, ended first when the server closes: a stream gets a final
@@ -91,6 +95,8 @@ export async function taskRoutes(
   function waitForChange(request: FastifyRequest, accountId: string, initial: TaskRecord[], seconds: number) {
     const before = new Map(initial.filter((r) => !isFinal(r)).map((r) => [r.task_id, r]));
     if (before.size === 0 || seconds === 0 || closing) return Promise.resolve();
+    // Throws (429) past the account's or the address's cap, before anything is held.
+    const release = caps?.open(accountId, request.ip);
     const changed = (record: TaskRecord) =>
       before.has(record.task_id) && isNewer(before.get(record.task_id), record);
     return new Promise<void>((resolve) => {
@@ -98,6 +104,7 @@ export async function taskRoutes(
       const finish = () => {
         if (done) return;
         done = true;
+        release?.();
         unsubscribe();
         clearTimeout(timeout);
         request.raw.off('close', finish);
@@ -134,7 +141,7 @@ export async function taskRoutes(
         description: 'An event stream of task records',
         content: { 'text/event-stream': { schema: eventStreamSchema } },
       },
-      ...errorResponses(['invalid_request', ...AUTH_ERRORS]),
+      ...errorResponses(['invalid_request', ...AUTH_ERRORS, 'too_many_requests']),
     },
   };
   app.get('/tasks/events', { schema: streamSchema }, async (request, reply) => {
@@ -142,6 +149,8 @@ export async function taskRoutes(
     const ids = request.query.ids;
     const watched = new Set(ids);
     const lastSent = new Map<string, TaskRecord>();
+    // Before the stream starts, so a refusal is an ordinary 429 answer.
+    const release = caps?.open(accountId, request.ip);
     reply.hijack();
     const raw = reply.raw;
     raw.writeHead(200, {
@@ -173,6 +182,7 @@ export async function taskRoutes(
     const close = () => {
       if (closed) return;
       closed = true;
+      release?.();
       streams?.dec();
       unsubscribe();
       clearInterval(heartbeat);
@@ -209,7 +219,7 @@ export async function taskRoutes(
     querystring: taskWaitQuerySchema,
     response: {
       200: jsonResponse('The task record', taskRecordSchema),
-      ...errorResponses(['invalid_request', ...AUTH_ERRORS, 'not_found']),
+      ...errorResponses(['invalid_request', ...AUTH_ERRORS, 'not_found', 'too_many_requests']),
     },
   };
   /** The answer of GET /tasks/{id} for the caller's row of the task (404 when there is none). */
@@ -245,7 +255,7 @@ export async function taskRoutes(
     querystring: taskBatchQuerySchema,
     response: {
       200: jsonResponse('Records in input order', taskBatchSchema),
-      ...errorResponses(['invalid_request', ...AUTH_ERRORS]),
+      ...errorResponses(['invalid_request', ...AUTH_ERRORS, 'too_many_requests']),
     },
   };
   app.get('/tasks', { schema: getTasksSchema }, (request, reply) => {
