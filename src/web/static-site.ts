@@ -72,14 +72,20 @@ export async function staticSite(
   await app.register(fastifyStatic, { root: distDir, serve: false });
   const notFound = (url: string) => new ApiError('not_found', `No route for GET ${url.split('?')[0]}`);
 
-  async function sendPage(reply: FastifyReply, status = 200) {
+  // Every answer of this branch, bundles and root files included, is read as the type it is sent as.
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+  });
+
+  /** An HTML file with the pages' headers: CSP and framing refused, revalidated, never cached publicly. */
+  async function sendHtml(reply: FastifyReply, file: string, status = 200) {
     reply.code(status);
     pageSecurityHeaders(reply, publicBaseUrl);
     reply.header('cache-control', 'no-cache');
-    if (!existsSync(join(distDir, 'index.html')))
-      return reply.type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
-    return reply.sendFile('index.html', { cacheControl: false });
+    if (!existsSync(join(distDir, file))) return reply.type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
+    return reply.sendFile(file, { cacheControl: false });
   }
+  const sendPage = (reply: FastifyReply, status = 200) => sendHtml(reply, 'index.html', status);
 
   // Pages and bundles, not API: kept out of the OpenAPI document.
   const page = { schema: { hide: true } };
@@ -100,6 +106,8 @@ export async function staticSite(
     if (last.includes('.')) {
       // A file (favicon, robots.txt …): serve it if the build has it; never answer a file with the page.
       if (!existsSync(join(distDir, path))) throw notFound(request.url);
+      // /index.html (or any page) is a page, with the pages' headers, wherever it is asked for.
+      if (/\.html?$/i.test(last)) return sendHtml(reply, path.slice(1));
       return reply.sendFile(path.slice(1), { maxAge: 24 * 60 * 60 * 1000 });
     }
     if (PAGE_ROUTES.has(path.replace(/\/+$/, '') || '/')) return sendPage(reply);
