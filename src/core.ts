@@ -11,6 +11,7 @@ import { isBlobKey } from './blobs/blob-store.js';
 import { countedBlobStore } from './blobs/counted-blob-store.js';
 import { createDiskBlobStore } from './blobs/disk-blob-store.js';
 import { loadCatalog, routesOf } from './catalog/catalog.js';
+import { replacementOf } from './catalog/catalog-check.js';
 import type { Config } from './config/config.js';
 import { createGenerationsRepository } from './generations/generations-repository.js';
 import { createGenerationsService } from './generations/generations-service.js';
@@ -182,7 +183,9 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     },
     tasks,
     assets,
-    providers: measuredProviders(providers, metrics),
+    providers: measuredProviders(providers, metrics, (provider, upstreamModel) =>
+      replacementOf(catalog, provider, upstreamModel),
+    ),
     metrics,
     routesOf: (modelId) => {
       const model = catalog.get(modelId);

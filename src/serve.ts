@@ -1,6 +1,7 @@
 // The server, loaded by its entry (server.ts) once the runtime is checked and the compile cache is on.
 import { demoBanner, ensureDemoAccount, writeDemoCredentials } from './accounts/demo-account.js';
 import { buildApp } from './app.js';
+import { reportCatalogAtStart } from './catalog/startup-check.js';
 import { loadConfig, loadDotEnv } from './config/config.js';
 import { createCore } from './core.js';
 import { buildHealthApp, roleNames } from './http/health-routes.js';
@@ -56,6 +57,14 @@ async function main(): Promise<void> {
     },
     'atelier is ready',
   );
+  // In the background: a slow or unreachable model list never delays the start.
+  void reportCatalogAtStart({
+    catalog: core.catalog,
+    providers: core.providers,
+    keys: core.providers.deploymentKeys,
+    now: () => core.clock.now(),
+    logger: core.logger.child({ component: 'catalog-check' }),
+  });
 
   let stopping = false;
   const shutdown = async (signal: string) => {

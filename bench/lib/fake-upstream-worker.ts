@@ -9,11 +9,12 @@ const fake = await startFakeReplicate({
   token: TOKEN,
   models: [
     {
-      name: 'google/nano-banana',
+      name: 'google/nano-banana-2',
       version: 'f'.repeat(64),
       inputs: {
         prompt: { type: 'string' },
         aspect_ratio: { type: 'string', enum: ['1:1', '16:9'] },
+        resolution: { type: 'string', enum: ['1K', '2K', '4K'] },
         seed: { type: 'integer', minimum: 0, maximum: 1_000_000 },
       },
     },

@@ -21,6 +21,31 @@ export const DEFAULT_MAX_COUNT = 4;
 
 const aspectPattern = /^([1-9][0-9]{0,2}):([1-9][0-9]{0,2})$/;
 
+const isoDay = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'a date as YYYY-MM-DD')
+  .refine((day) => !Number.isNaN(Date.parse(`${day}T00:00:00Z`)), 'not a calendar date');
+
+/**
+ * The upstream model's lifecycle as its provider announced it: `bin/atelier catalog check` and the
+ * start-up report warn about entries near or past `shutdown`, and a task failed for a missing
+ * model names `replacement`.
+ */
+const lifecycleSchema = z
+  .object({
+    released: isoDay.optional(),
+    deprecated: isoDay.optional(),
+    /** The day the provider turns the model off (or its earliest announced shutdown). */
+    shutdown: isoDay.optional(),
+    /** The provider's recommended replacement (its upstream model name). */
+    replacement: z.string().min(1).optional(),
+    /** Where the dates come from (the provider's deprecations page). */
+    source: z.string().url().optional(),
+  })
+  .strict();
+
+export type Lifecycle = z.infer<typeof lifecycleSchema>;
+
 const catalogEntrySchema = z
   .object({
     id: z
@@ -46,9 +71,18 @@ const catalogEntrySchema = z
      * upstream fault (or the provider's circuit is open) and the upstream cannot have accepted it.
      */
     fallbacks: z
-      .array(z.object({ provider: z.string().min(1), upstreamModel: z.string().min(1) }).strict())
+      .array(
+        z
+          .object({
+            provider: z.string().min(1),
+            upstreamModel: z.string().min(1),
+            lifecycle: lifecycleSchema.optional(),
+          })
+          .strict(),
+      )
       .max(4)
       .default([]),
+    lifecycle: lifecycleSchema.optional(),
   })
   .strict();
 
@@ -56,11 +90,12 @@ const catalogEntrySchema = z
 export interface UpstreamRoute {
   provider: string;
   upstreamModel: string;
+  lifecycle?: Lifecycle | undefined;
 }
 
 /** A model's routes in the order they are tried: its own, then its fallbacks. */
 export const routesOf = (model: CatalogEntry): UpstreamRoute[] => [
-  { provider: model.provider, upstreamModel: model.upstreamModel },
+  { provider: model.provider, upstreamModel: model.upstreamModel, lifecycle: model.lifecycle },
   ...model.fallbacks,
 ];
 

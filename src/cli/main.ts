@@ -5,6 +5,7 @@ import { DEFAULT_MODEL_ID } from '../catalog/catalog.js';
 import { loadConfig, loadDotEnv } from '../config/config.js';
 import { createBlobStore, createCore } from '../core.js';
 import { isPostgresUrl, openDatabase } from '../store/database.js';
+import { catalogCheckCommand } from './catalog-command.js';
 import { requireExistingDatabase } from './existing-store.js';
 import { migrateStore } from './migrate-store.js';
 import { usageCommand } from './usage-command.js';
@@ -26,6 +27,10 @@ Commands:
   migrate-store --to postgres://… [--storage s3://bucket[/prefix]]
                                         copy this single-node install (ATELIER_DATA_DIR) into PostgreSQL
                                         (+ S3: AWS_* and ATELIER_S3_ENDPOINT as for serve); safe to rerun
+  catalog check [--catalog PATH] [--offline] [--days N] [--json]
+                                        upstream models of the catalog near (N days, default 30) or past
+                                        their shutdown, and missing from the providers' model lists (asked
+                                        with the deployment keys unless --offline); exit 1 when one is gone
   mcp                                   MCP stdio server (env ATELIER_API_KEY, ATELIER_BASE_URL)
 
 Tiers: ${TIERS.join(', ')}. The CLI works on ATELIER_DATA_DIR / ATELIER_DATABASE_URL, with or without the server running;
@@ -257,6 +262,11 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       return 0;
     }
     if (command === 'migrate-store') return await migrateStoreCommand(argv.slice(1), io);
+    if (command === 'catalog') {
+      if (sub !== 'check') throw new UsageError(`unknown catalog command ${sub ?? '(none)'}`);
+      if (io.env === process.env) loadDotEnv();
+      return await catalogCheckCommand(loadConfig(io.env), rest, io.out);
+    }
     if (command === 'mcp') {
       const { runMcpServer } = await import('../mcp/main.js');
       await runMcpServer(io.env);

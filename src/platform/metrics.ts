@@ -81,6 +81,12 @@ export function createMetrics() {
       labelNames: ['from', 'to'] as const,
       registers,
     }),
+    tasksFailedModelMissing: new Counter({
+      name: 'atelier_tasks_failed_model_missing_total',
+      help: 'Tasks failed because the upstream answered that their model does not exist (shut down or renamed)',
+      labelNames: ['provider', 'upstream_model'] as const,
+      registers,
+    }),
     upstreamBreakerOpen: new Gauge({
       name: 'atelier_upstream_circuit_open',
       help: '1 while the circuit breaker of a provider fails submits fast (open or half-open), else 0',

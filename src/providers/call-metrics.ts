@@ -8,8 +8,35 @@ function outcomeLabels(outcome: SubmitOutcome | PollOutcome): { outcome: string;
   return { outcome: outcome.retryable ? 'retry' : 'failed', cause: outcome.cause ?? '' };
 }
 
+/** The replacement the catalog names for an upstream model (its lifecycle), if any. */
+export type ReplacementLookup = (provider: string, upstreamModel: string) => string | undefined;
+
+/**
+ * A submit failed because the upstream model is gone: the message names the model's replacement
+ * when the catalog knows it, and the task is counted.
+ */
+function modelMissing(
+  outcome: SubmitOutcome,
+  provider: string,
+  upstreamModel: string,
+  metrics: Metrics,
+  replacementOf: ReplacementLookup,
+): SubmitOutcome {
+  if (outcome.kind !== 'failed' || outcome.cause !== 'model_not_found') return outcome;
+  metrics.tasksFailedModelMissing.inc({ provider, upstream_model: upstreamModel });
+  const replacement = replacementOf(provider, upstreamModel);
+  const advice = replacement
+    ? `; its replacement is ${replacement}: point the catalog entry at it (see bin/atelier catalog check)`
+    : '; the model may have been shut down: update the catalog entry (see bin/atelier catalog check)';
+  return { ...outcome, message: `${outcome.message}${advice}` };
+}
+
 /** A provider whose submits and polls are timed and counted by outcome. */
-function measured(provider: ImageProvider, metrics: Metrics): ImageProvider {
+function measured(
+  provider: ImageProvider,
+  metrics: Metrics,
+  replacementOf: ReplacementLookup,
+): ImageProvider {
   const timed =
     (phase: 'submit' | 'poll') =>
     async <T extends SubmitOutcome | PollOutcome>(call: () => Promise<T>): Promise<T> => {
@@ -28,20 +55,32 @@ function measured(provider: ImageProvider, metrics: Metrics): ImageProvider {
   // Providers are plain objects of closures: a copy with two calls replaced behaves the same.
   return {
     ...provider,
-    submit: (request) => submit(() => provider.submit(request)),
+    submit: async (request) =>
+      modelMissing(
+        await submit(() => provider.submit(request)),
+        provider.name,
+        request.upstreamModel,
+        metrics,
+        replacementOf,
+      ),
     poll: (request) => poll(() => provider.poll(request)),
   };
 }
 
 /**
- * The registry with every provider measured (upstream call latency and outcomes), and the circuit
- * breakers' state reported to `metrics` at scrape time.
+ * The registry with every provider measured (upstream call latency and outcomes, tasks failed for a
+ * missing model, whose message then names the catalog's replacement), and the circuit breakers'
+ * state reported to `metrics` at scrape time.
  */
-export function measuredProviders(registry: ProviderRegistry, metrics: Metrics): ProviderRegistry {
+export function measuredProviders(
+  registry: ProviderRegistry,
+  metrics: Metrics,
+  replacementOf: ReplacementLookup = () => undefined,
+): ProviderRegistry {
   const wrapped = new Map<string, ImageProvider>();
   for (const name of registry.names()) {
     const provider = registry.get(name);
-    if (provider) wrapped.set(name, measured(provider, metrics));
+    if (provider) wrapped.set(name, measured(provider, metrics, replacementOf));
   }
   metrics.probeProviders(() =>
     [...wrapped.values()].map((provider) => ({

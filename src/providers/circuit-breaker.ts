@@ -133,6 +133,8 @@ export function withCircuitBreaker(
     expectedDurationMs: (request) => provider.expectedDurationMs(request),
     poll: (request) => provider.poll(request),
     available: () => breaker.canPass() && (provider.available?.() ?? true),
+    // Model-list questions are not image work: they pass whatever the circuit's state.
+    ...(provider.checkModels && { checkModels: provider.checkModels.bind(provider) }),
     // Absent unless the provider sets it: the engine's default backoff applies then.
     ...(provider.pollIntervalMs !== undefined && { pollIntervalMs: provider.pollIntervalMs }),
 

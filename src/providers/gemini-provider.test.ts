@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { BlockedReason, FinishReason } from '@google/genai';
 import sharp from 'sharp';
 import { parseCatalog } from '../catalog/catalog.js';
 import { createGeminiProvider, geminiRefusesImageSize } from './gemini-provider.js';
 import type { ProviderFailure, SubmitOutcome } from './provider.js';
-import { type FakeGemini, startFakeGemini } from './testing/fake-gemini.js';
+import { type FakeGemini, GEMINI_IMAGE_MODELS, startFakeGemini } from './testing/fake-gemini.js';
 import { noisePng, solidGif } from './testing/fake-http.js';
 import { providerRequest, referenceImage } from './testing/provider-request.js';
 
@@ -22,13 +23,14 @@ function assertDone(outcome: SubmitOutcome): asserts outcome is Extract<SubmitOu
 describe('gemini provider', () => {
   let fake: FakeGemini;
   before(async () => {
-    fake = await startFakeGemini({ apiKey: KEY });
+    // A 2.x image model is gone from the Gemini API; this fake still serves one, as a proxy might.
+    fake = await startFakeGemini({ apiKey: KEY, models: [...GEMINI_IMAGE_MODELS, 'gemini-2.5-flash-image'] });
   });
   after(() => fake.close());
 
   const provider = () => createGeminiProvider({ baseUrl: fake.baseUrl, requestTimeoutMs: 10_000 });
   const request = (overrides: Parameters<typeof providerRequest>[0] = {}) =>
-    providerRequest({ upstreamModel: 'gemini-3-pro-image-preview', apiKey: KEY, ...overrides });
+    providerRequest({ upstreamModel: 'gemini-3-pro-image', apiKey: KEY, ...overrides });
 
   test('text: sends the prompt, aspect and size, and returns the inline image', async () => {
     const outcome = await provider().submit(request({ aspect: '16:9', imageSize: '2K' }));
@@ -38,12 +40,75 @@ describe('gemini provider', () => {
     const meta = await sharp(outcome.image.bytes).metadata();
     assert.ok((meta.width ?? 0) > (meta.height ?? 0), 'a landscape result for 16:9');
     const call = fake.calls.at(-1);
-    assert.equal(call?.model, 'gemini-3-pro-image-preview');
+    assert.equal(call?.model, 'gemini-3-pro-image');
     assert.deepEqual(call?.body.generationConfig, {
       responseModalities: ['IMAGE'],
       imageConfig: { aspectRatio: '16:9', imageSize: '2K' },
     });
     assert.deepEqual(call?.body.contents[0]?.parts, [{ text: 'a lighthouse at dawn' }]);
+  });
+
+  test('every finish reason the SDK defines keeps its name; the policy ones are blocks', async () => {
+    const policy = new Set([
+      'SAFETY',
+      'IMAGE_SAFETY',
+      'PROHIBITED_CONTENT',
+      'IMAGE_PROHIBITED_CONTENT',
+      'BLOCKLIST',
+      'SPII',
+      'RECITATION',
+      'IMAGE_RECITATION',
+      'ESCALATION',
+      'PUP_LIMITED_DISABLED',
+      'MODEL_ARMOR',
+    ]);
+    for (const reason of Object.values(FinishReason)) {
+      fake.script({ kind: 'finish', finishReason: reason });
+      const outcome = await provider().submit(request());
+      assertFailed(outcome);
+      assert.ok(outcome.message.includes(`(${reason})`), `${reason}: ${outcome.message}`);
+      assert.equal(outcome.cause, policy.has(reason) ? 'blocked' : 'invalid_request', reason);
+      assert.equal(outcome.retryable, false, reason);
+    }
+    for (const reason of Object.values(BlockedReason)) {
+      fake.script({ kind: 'blocked', blockReason: reason });
+      const outcome = await provider().submit(request());
+      assertFailed(outcome);
+      assert.ok(outcome.message.includes(`(${reason})`), `${reason}: ${outcome.message}`);
+      assert.equal(outcome.cause, 'blocked', reason);
+    }
+  });
+
+  test('a model the API does not have (shut down): 404 NOT_FOUND, final, naming the model', async () => {
+    const outcome = await provider().submit(request({ upstreamModel: 'gemini-3-pro-image-preview' }));
+    assertFailed(outcome);
+    assert.equal(outcome.retryable, false);
+    assert.equal(outcome.cause, 'model_not_found');
+    assert.match(
+      outcome.message,
+      /model gemini-3-pro-image-preview not found upstream \(HTTP 404 NOT_FOUND\)/,
+    );
+  });
+
+  test("an edit without a named aspect sends no aspectRatio, and keeps the reference's ratio", async () => {
+    const reference = await referenceImage(120, 40);
+    const outcome = await provider().submit(
+      request({
+        mode: 'edit',
+        references: [reference],
+        keepReferenceAspect: true,
+        aspect: '21:9',
+        imageSize: '2K',
+      }),
+    );
+    assertDone(outcome);
+    assert.deepEqual(fake.calls.at(-1)?.body.generationConfig, {
+      responseModalities: ['IMAGE'],
+      imageConfig: { imageSize: '2K' },
+    });
+    assert.ok('bytes' in outcome.image);
+    const meta = await sharp(outcome.image.bytes).metadata();
+    assert.equal(Math.round((meta.width ?? 0) / (meta.height ?? 1)), 3, 'the reference is 3:1');
   });
 
   test('edit: the reference travels as an inlineData part', async () => {
@@ -279,7 +344,7 @@ describe('gemini provider request size', () => {
       const provider = createGeminiProvider({ baseUrl: fake.baseUrl, maxRequestBytes: limit });
       const outcome = await provider.submit(
         providerRequest({
-          upstreamModel: 'gemini-3-pro-image-preview',
+          upstreamModel: 'gemini-3-pro-image',
           apiKey: KEY,
           mode: 'fusion',
           references,
@@ -302,7 +367,7 @@ describe('gemini provider request size', () => {
     const provider = createGeminiProvider({ baseUrl: 'http://127.0.0.1:9', maxRequestBytes: 20_000 });
     const outcome = await provider.submit(
       providerRequest({
-        upstreamModel: 'gemini-3-pro-image-preview',
+        upstreamModel: 'gemini-3-pro-image',
         mode: 'edit',
         references: [{ bytes: await noisePng(600, 600), contentType: 'image/png', width: 600, height: 600 }],
       }),

@@ -23,6 +23,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { isOneOf } from '../platform/closed-set.js';
+import { geminiModelPresence } from './model-lists.js';
 import type {
   ImageProvider,
   ImageSize,
@@ -81,6 +82,7 @@ function defaultExpectedDurationMs({
   return Math.round(base * factor[imageSize]);
 }
 
+/** Every `FinishReason` of the Gemini API (googleapis/js-genai `FinishReason`, checked by a test). */
 const FINISH_REASONS = [
   'FINISH_REASON_UNSPECIFIED',
   'STOP',
@@ -95,14 +97,21 @@ const FINISH_REASONS = [
   'MALFORMED_FUNCTION_CALL',
   'IMAGE_SAFETY',
   'IMAGE_PROHIBITED_CONTENT',
-  'IMAGE_RECITATION',
   'IMAGE_OTHER',
   'NO_IMAGE',
+  'IMAGE_RECITATION',
   'UNEXPECTED_TOOL_CALL',
   'TOO_MANY_TOOL_CALLS',
+  'MISSING_THOUGHT_SIGNATURE',
+  'MALFORMED_RESPONSE',
+  'ESCALATION',
+  'PUP_LIMITED_DISABLED',
+  'CONTINUATION',
+  'MODEL_ARMOR',
 ] as const;
 type FinishReason = (typeof FINISH_REASONS)[number];
 
+/** Every `BlockedReason` of `promptFeedback` (googleapis/js-genai `BlockedReason`). */
 const BLOCK_REASONS = [
   'BLOCKED_REASON_UNSPECIFIED',
   'SAFETY',
@@ -110,11 +119,16 @@ const BLOCK_REASONS = [
   'BLOCKLIST',
   'PROHIBITED_CONTENT',
   'IMAGE_SAFETY',
+  'MODEL_ARMOR',
+  'JAILBREAK',
 ] as const;
 type BlockReason = (typeof BLOCK_REASONS)[number];
 
-/** Why a candidate has no image, and whether that is a refusal (blocked) rather than a miss. */
-function explainFinish(reason: FinishReason): { text: string; blocked: boolean } {
+/** A reason token Atelier does not know yet: repeated only when it looks like an enum name. */
+const REASON_TOKEN = /^[A-Z][A-Z0-9_]{1,48}$/;
+
+/** Why a candidate has no image, and whether that is a policy refusal (blocked) rather than a miss. */
+export function explainFinish(reason: FinishReason): { text: string; blocked: boolean } {
   switch (reason) {
     case 'SAFETY':
     case 'IMAGE_SAFETY':
@@ -129,10 +143,24 @@ function explainFinish(reason: FinishReason): { text: string; blocked: boolean }
     case 'RECITATION':
     case 'IMAGE_RECITATION':
       return { text: 'the output was blocked for reciting protected content', blocked: true };
+    case 'ESCALATION':
+      return { text: 'the request was filtered by an escalation rule', blocked: true };
+    case 'PUP_LIMITED_DISABLED':
+      return {
+        text: 'the upstream account is limited or disabled for Prohibited Use Policy violations',
+        blocked: true,
+      };
+    case 'MODEL_ARMOR':
+      return { text: 'the answer was blocked by Model Armor', blocked: true };
     case 'LANGUAGE':
       return { text: 'the prompt language is not supported', blocked: false };
     case 'MAX_TOKENS':
+    case 'CONTINUATION':
       return { text: 'the model ran out of output tokens before producing an image', blocked: false };
+    case 'MISSING_THOUGHT_SIGNATURE':
+      return { text: 'the upstream refused the request for a missing thought signature', blocked: false };
+    case 'MALFORMED_RESPONSE':
+      return { text: 'the model produced a malformed answer', blocked: false };
     case 'NO_IMAGE':
     case 'IMAGE_OTHER':
     case 'OTHER':
@@ -157,12 +185,31 @@ function explainBlock(reason: BlockReason): string {
       return 'the prompt was blocked as prohibited content';
     case 'BLOCKLIST':
       return 'the prompt contains blocked terms';
+    case 'MODEL_ARMOR':
+      return 'the prompt was blocked by Model Armor';
+    case 'JAILBREAK':
+      return 'the prompt was blocked as a jailbreak attempt';
     case 'OTHER':
     case 'BLOCKED_REASON_UNSPECIFIED':
       return 'the prompt was blocked';
     default:
       return assertNever(reason, 'block reason');
   }
+}
+
+/**
+ * `imageConfig`: without an aspect named for an edit or fusion, no `aspectRatio` is sent and Gemini
+ * keeps the references' shape; `imageSize` only to the models that take it.
+ */
+function imageConfigFor(
+  request: ProviderRequest,
+  sendsSize: boolean,
+): { imageConfig?: Record<string, string> } {
+  const imageConfig = {
+    ...(request.keepReferenceAspect ? {} : { aspectRatio: request.aspect }),
+    ...(sendsSize ? { imageSize: request.imageSize } : {}),
+  };
+  return Object.keys(imageConfig).length > 0 ? { imageConfig } : {};
 }
 
 /** `"13s"` / `"0.5s"` from a google.rpc.RetryInfo detail. */
@@ -199,7 +246,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Image
 
   const fail = failureFactory('Gemini');
 
-  function errorFailure(status: number, headers: Headers, body: Buffer): ProviderFailure {
+  function errorFailure(model: string, status: number, headers: Headers, body: Buffer): ProviderFailure {
     const json = parseJson(body);
     const error = isRecord(json) && isRecord(json.error) ? json.error : undefined;
     // Only allow-listed fields reach the message (see upstream-error-text.ts); free text never does.
@@ -213,6 +260,14 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Image
       return fail(httpFailureText(status, [rpcStatus, reason ?? 'API_KEY_INVALID'], sentence), {
         retryable: false,
         cause: 'unauthorized',
+      });
+    }
+    if (status === 404) {
+      // The only path is models/{model}:generateContent: a 404 says the model is gone (shut down,
+      // renamed, or never offered to this key).
+      return fail(httpFailureText(status, [rpcStatus, reason], `model ${model} not found upstream`), {
+        retryable: false,
+        cause: 'model_not_found',
       });
     }
     const { retryable, cause } = statusClass(status);
@@ -234,8 +289,10 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Image
     }
     const feedback = isRecord(json.promptFeedback) ? json.promptFeedback : undefined;
     if (feedback && feedback.blockReason !== undefined) {
-      const reason = isOneOf(BLOCK_REASONS, feedback.blockReason) ? feedback.blockReason : 'OTHER';
-      return fail(`${explainBlock(reason)} (${reason})`, {
+      const given = feedback.blockReason;
+      const reason = isOneOf(BLOCK_REASONS, given) ? given : 'OTHER';
+      const name = typeof given === 'string' && REASON_TOKEN.test(given) ? given : reason;
+      return fail(`${explainBlock(reason)} (${name})`, {
         retryable: false,
         cause: 'blocked',
       });
@@ -278,11 +335,12 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Image
         return { kind: 'done', image: { bytes, contentType: sniffed } };
       }
     }
-    const first = candidates[0];
-    const reason = first && isOneOf(FINISH_REASONS, first.finishReason) ? first.finishReason : 'OTHER';
+    const given = candidates[0]?.finishReason;
+    const reason = isOneOf(FINISH_REASONS, given) ? given : 'OTHER';
     const { text, blocked } = explainFinish(reason);
     const said = texts.length > 0 ? `; the model said: "${safeMessage(texts.join(' '), [], 300)}"` : '';
-    const raw = first && isOneOf(FINISH_REASONS, first.finishReason) ? ` (${first.finishReason})` : '';
+    // A reason newer than this list keeps its name (an enum-shaped token only, never free text).
+    const raw = typeof given === 'string' && REASON_TOKEN.test(given) ? ` (${given})` : '';
     // A miss is final too: retrying an identical prompt mostly misses again, and each try is billed.
     return fail(`${text}${raw}${said}`, { retryable: false, cause: blocked ? 'blocked' : 'invalid_request' });
   }
@@ -327,12 +385,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Image
             ],
           },
         ],
-        generationConfig: {
-          responseModalities: ['IMAGE'],
-          imageConfig: sendsSize
-            ? { aspectRatio: request.aspect, imageSize: request.imageSize }
-            : { aspectRatio: request.aspect },
-        },
+        generationConfig: { responseModalities: ['IMAGE'], ...imageConfigFor(request, sendsSize) },
       });
       const result = await callForJson(
         'Gemini',
@@ -345,10 +398,13 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Image
           signal: request.signal,
           dispatcher,
         },
-        errorFailure,
+        (status, headers, body) => errorFailure(model, status, headers, body),
       );
       return 'kind' in result ? result : readImage(result.json);
     },
+
+    checkModels: (models, apiKey, signal) =>
+      geminiModelPresence(models, { baseUrl, apiKey, signal, dispatcher }),
 
     async poll() {
       // Never pending: submit always ends the call.

@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { parseCatalog } from '../catalog/catalog.js';
-import { createOpenAIProvider, nearestSize, openAISizes } from './openai-provider.js';
+import { createOpenAIProvider } from './openai-provider.js';
+import { CUSTOM_SIZE_LIMITS, nearestSize, openAISizing, ratioOf, sizeFor } from './openai-sizes.js';
 import type { ProviderFailure, SubmitOutcome } from './provider.js';
 import { solidGif } from './testing/fake-http.js';
 import { type FakeOpenAI, startFakeOpenAI } from './testing/fake-openai.js';
@@ -19,9 +20,9 @@ function assertDone(outcome: SubmitOutcome): asserts outcome is Extract<SubmitOu
   assert.equal(outcome.kind, 'done', `expected done, got ${JSON.stringify(outcome).slice(0, 300)}`);
 }
 
-describe('nearestSize', () => {
-  const gpt = ['1024x1024', '1536x1024', '1024x1536'];
-  test('maps each listed aspect to the nearest GPT image size', () => {
+describe('openai sizes', () => {
+  const standard = ['1024x1024', '1536x1024', '1024x1536'];
+  test('older GPT image models: each aspect maps to the nearest standard size, 1K only', () => {
     const expected: Record<string, string> = {
       '1:1': '1024x1024',
       '3:2': '1536x1024',
@@ -34,12 +35,45 @@ describe('nearestSize', () => {
       '5:4': '1536x1024',
       '4:5': '1024x1536',
     };
-    for (const [aspect, size] of Object.entries(expected))
-      assert.equal(nearestSize(aspect, gpt), size, aspect);
+    for (const [aspect, size] of Object.entries(expected)) {
+      assert.equal(nearestSize(ratioOf(aspect), standard), size, aspect);
+      assert.equal(sizeFor('gpt-image-1.5', '1K', ratioOf(aspect)), size, aspect);
+    }
+    assert.match(JSON.stringify(sizeFor('gpt-image-1-mini', '2K', 1)), /makes no 2K images/);
   });
 
-  test('uses the DALL·E 3 table when given it', () => {
-    assert.equal(nearestSize('16:9', ['1024x1024', '1792x1024', '1024x1792']), '1792x1024');
+  test('GPT image 2 / 2.5: custom sizes inside every documented limit, 4K = the largest the API makes', () => {
+    assert.equal(sizeFor('gpt-image-2.5-flare', '1K', 1), '1024x1024');
+    assert.equal(sizeFor('gpt-image-2.5-flare', '2K', 1), '2048x2048');
+    assert.equal(sizeFor('gpt-image-2.5-sunburst', '4K', 16 / 9), '3840x2160');
+    assert.equal(sizeFor('gpt-image-2.5-sunburst-2026-09-08', '4K', 9 / 16), '2160x3840');
+    assert.equal(sizeFor('gpt-image-2', '4K', 1), '2880x2880');
+    assert.match(JSON.stringify(sizeFor('gpt-image-2.5-flare', '1K', 4)), /between 1:3 and 3:1/);
+    const { multiple, maxEdge, maxPixels, minPixels, maxRatio } = CUSTOM_SIZE_LIMITS;
+    for (const aspect of [
+      '1:1',
+      '2:3',
+      '3:2',
+      '3:4',
+      '4:3',
+      '9:16',
+      '16:9',
+      '21:9',
+      '4:5',
+      '5:4',
+      '1:3',
+      '3:1',
+    ]) {
+      for (const imageSize of ['1K', '2K', '4K'] as const) {
+        const size = sizeFor('gpt-image-2.5-flare', imageSize, ratioOf(aspect));
+        assert.equal(typeof size, 'string', `${aspect} ${imageSize}`);
+        const [w = 0, h = 0] = String(size).split('x').map(Number);
+        assert.ok(w % multiple === 0 && h % multiple === 0, `${size}`);
+        assert.ok(Math.max(w, h) <= maxEdge && w * h <= maxPixels && w * h >= minPixels, `${size}`);
+        assert.ok(Math.max(w, h) / Math.min(w, h) <= maxRatio + 1e-9, `${size}`);
+        assert.ok(Math.abs(w / h / ratioOf(aspect) - 1) < 0.02, `${aspect} ${imageSize} → ${size}`);
+      }
+    }
   });
 });
 
@@ -53,7 +87,7 @@ describe('openai provider', () => {
   const provider = (options: Parameters<typeof createOpenAIProvider>[0] = {}) =>
     createOpenAIProvider({ baseUrl: fake.baseUrl, requestTimeoutMs: 10_000, ...options });
   const request = (overrides: Parameters<typeof providerRequest>[0] = {}) =>
-    providerRequest({ upstreamModel: 'gpt-image-1', apiKey: KEY, ...overrides });
+    providerRequest({ upstreamModel: 'gpt-image-1.5', apiKey: KEY, ...overrides });
 
   test('text: JSON generation with the nearest size, b64_json decoded', async () => {
     const outcome = await provider().submit(request({ aspect: '16:9' }));
@@ -63,7 +97,7 @@ describe('openai provider', () => {
     const call = fake.calls.at(-1);
     assert.equal(call?.endpoint, 'generations');
     assert.deepEqual(call?.params, {
-      model: 'gpt-image-1',
+      model: 'gpt-image-1.5',
       prompt: 'a lighthouse at dawn',
       n: 1,
       size: '1536x1024',
@@ -75,16 +109,35 @@ describe('openai provider', () => {
     assert.equal(fake.calls.at(-1)?.params.quality, 'high');
   });
 
-  test('dall-e-3: asks for b64_json and uses its own sizes', async () => {
-    const outcome = await provider().submit(request({ upstreamModel: 'dall-e-3', aspect: '9:16' }));
-    assertDone(outcome);
+  test('GPT image 2.5: 2K and 4K at the requested ratio, as custom sizes', async () => {
+    assertDone(
+      await provider().submit(
+        request({ upstreamModel: 'gpt-image-2.5-flare', aspect: '16:9', imageSize: '4K' }),
+      ),
+    );
     assert.deepEqual(fake.calls.at(-1)?.params, {
-      model: 'dall-e-3',
+      model: 'gpt-image-2.5-flare',
       prompt: 'a lighthouse at dawn',
       n: 1,
-      size: '1024x1792',
-      response_format: 'b64_json',
+      size: '3840x2160',
     });
+    assertDone(
+      await provider().submit(
+        request({ upstreamModel: 'gpt-image-2.5-sunburst', aspect: '3:4', imageSize: '2K' }),
+      ),
+    );
+    assert.equal(fake.calls.at(-1)?.params.size, '1776x2368');
+  });
+
+  test('a model the API does not have (shut down): 404 model_not_found, final, naming the model', async () => {
+    const outcome = await provider().submit(request({ upstreamModel: 'gpt-image-1' }));
+    assertFailed(outcome);
+    assert.equal(outcome.retryable, false);
+    assert.equal(outcome.cause, 'model_not_found');
+    assert.match(
+      outcome.message,
+      /model gpt-image-1 not found upstream \(HTTP 404 model_not_found invalid_request_error\)/,
+    );
   });
 
   test('edit: multipart with one image[] part', async () => {
@@ -96,7 +149,7 @@ describe('openai provider', () => {
     const call = fake.calls.at(-1);
     assert.equal(call?.endpoint, 'edits');
     assert.deepEqual(call?.params, {
-      model: 'gpt-image-1',
+      model: 'gpt-image-1.5',
       prompt: 'a lighthouse at dawn',
       n: '1',
       size: '1024x1536',
@@ -127,17 +180,7 @@ describe('openai provider', () => {
     assert.equal((await sharp(images[1]?.bytes ?? Buffer.alloc(0)).metadata()).format, 'png');
   });
 
-  test('dall-e-3 cannot edit: a final failure before any call', async () => {
-    const before = fake.requests.length;
-    const outcome = await provider().submit(
-      request({ upstreamModel: 'dall-e-3', mode: 'edit', references: [await referenceImage()] }),
-    );
-    assertFailed(outcome);
-    assert.equal(outcome.retryable, false);
-    assert.equal(fake.requests.length, before);
-  });
-
-  test('2K is refused (every OpenAI size is ~1 MP) instead of silently shrunk', async () => {
+  test('2K is refused on a standard-size model (every size is ~1 MP) instead of silently shrunk', async () => {
     const before = fake.requests.length;
     const outcome = await provider().submit(request({ imageSize: '2K' }));
     assertFailed(outcome);
@@ -257,22 +300,16 @@ describe('openai provider', () => {
 });
 
 describe('catalogs/openai.json', () => {
-  test('parses; every size is one the model makes and every aspect maps to an exact size', () => {
+  test('parses; every model makes every size and aspect its entry lists', () => {
     const json = JSON.parse(readFileSync(new URL('../../catalogs/openai.json', import.meta.url), 'utf8'));
     const catalog = parseCatalog(json, ['local', 'gemini', 'openai', 'replicate']);
     for (const model of catalog.models) {
       assert.equal(model.provider, 'openai');
-      const table = openAISizes(model.upstreamModel);
+      assert.equal(openAISizing(model.upstreamModel).kind, 'custom', model.id);
       for (const size of model.sizes) {
-        const sizes = table[size];
-        assert.ok(sizes, `${model.id}: ${size}`);
         for (const aspect of model.aspects) {
-          const [w, h] = aspect.split(':').map(Number);
-          const [sw, sh] = nearestSize(aspect, sizes).split('x').map(Number);
-          assert.ok(
-            Math.abs((w ?? 1) / (h ?? 1) - (sw ?? 1) / (sh ?? 1)) < 0.01,
-            `${model.id}: ${aspect} is not approximated`,
-          );
+          const made = sizeFor(model.upstreamModel, size, ratioOf(aspect));
+          assert.equal(typeof made, 'string', `${model.id}: ${aspect} ${size}`);
         }
       }
     }

@@ -2,21 +2,18 @@
  * OpenAI Images (`POST /v1/images/generations`, `POST /v1/images/edits`), a synchronous upstream:
  * `submit` makes the whole call and answers `done` with the decoded `b64_json` image.
  *
- * Wire format checked against (2026):
- * - https://platform.openai.com/docs/api-reference/images and openai/openai-node
- *   `src/resources/images.ts`: generations take JSON `{model, prompt, n, size, quality, …}`;
- *   edits take multipart with one `image[]` part per input image (GPT image models take several,
- *   which is what fusion needs), `dall-e-2` a single `image`; GPT image models always answer
- *   `data[].b64_json` and refuse `response_format`, DALL·E models need `response_format=b64_json`.
- *   Sizes: GPT image `1024x1024`, `1536x1024`, `1024x1536`; `dall-e-3` `1024x1024`, `1792x1024`,
- *   `1024x1792`; `dall-e-2` squares.
- * - Error body `{error:{message,type,param,code}}`; a safety refusal is 400 with code
- *   `moderation_blocked` (GPT image) or `content_policy_violation` (DALL·E); an exhausted balance
- *   is 429 `insufficient_quota`, which no retry can fix.
+ * Wire format checked against (2026, openai-node 7.57 `src/resources/images.ts`, compared by test
+ * with what that client sends): generations take JSON `{model, prompt, n, size[, quality]}`; edits
+ * take multipart with one `image[]` part per input image (GPT image models take up to 16, which is
+ * what fusion needs). GPT image models always answer `data[].b64_json` and refuse
+ * `response_format`. The DALL·E models were retired on 2026-05-12 and are not supported.
+ * - Error body `{error:{message,type,param,code}}`; a safety refusal is 400 `moderation_blocked`;
+ *   an exhausted balance is 429 `insufficient_quota`, which no retry can fix; an unknown or shut-down
+ *   model is 404 `model_not_found`.
  *
- * Aspect → size: the supported size whose ratio is nearest the requested aspect (in log scale),
- * e.g. 16:9 → 1536x1024. Every size these models offer is about 1 megapixel, so only `1K` is
- * accepted; a catalog that lists 2K/4K for an OpenAI model gets a clear task failure.
+ * Sizes come from a per-model table (openai-sizes.ts): the GPT image 2 / 2.5 models take custom
+ * sizes up to 3840x2160, so 1K, 2K and 4K are offered there; older GPT image models make only the
+ * three ~1 megapixel standard sizes (1K).
  *
  * Retry safety: the Images API keeps no job and offers no idempotency key for images, so a call
  * that died after it was sent left nothing to recover; repeating it cannot duplicate a result,
@@ -24,6 +21,8 @@
  * them at most once.
  */
 import type { Dispatcher } from 'undici';
+import { openAIModelPresence } from './model-lists.js';
+import { ratioOf, referenceRatio, sizeFor } from './openai-sizes.js';
 import type {
   ImageProvider,
   ImageSize,
@@ -50,55 +49,23 @@ import {
   statusClass,
 } from './upstream-http.js';
 
-/** The pixel sizes a model offers, per Atelier image size. */
-export type OpenAISizeTable = Partial<Record<ImageSize, readonly string[]>>;
-
 export interface OpenAIProviderOptions {
   baseUrl?: string;
   requestTimeoutMs?: number;
   expectedDurationMs?: number | ((request: Pick<ProviderRequest, 'upstreamModel' | 'imageSize'>) => number);
-  /** Sizes per model (default: the documented tables of the GPT image and DALL·E models). */
-  sizesFor?: (upstreamModel: string) => OpenAISizeTable;
   /** `quality` for GPT image models; not sent when unset (the API default, `auto`). */
-  quality?: 'auto' | 'low' | 'medium' | 'high';
+  quality?: 'auto' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
   dispatcher?: Dispatcher;
   now?: () => number;
 }
 
-const GPT_IMAGE_SIZES = ['1024x1024', '1536x1024', '1024x1536'] as const;
-const DALL_E_3_SIZES = ['1024x1024', '1792x1024', '1024x1792'] as const;
-
-const isDallE = (model: string) => /^dall-e-/.test(model);
-
-/** The documented size tables. */
-export function openAISizes(upstreamModel: string): OpenAISizeTable {
-  if (upstreamModel === 'dall-e-3') return { '1K': DALL_E_3_SIZES };
-  if (upstreamModel === 'dall-e-2') return { '1K': ['1024x1024'] };
-  return { '1K': GPT_IMAGE_SIZES };
-}
-
-/** The size whose width:height is nearest `aspect` (log-ratio distance; ties go to the first). */
-export function nearestSize(aspect: string, sizes: readonly string[]): string {
-  const [w, h] = aspect.split(':').map(Number);
-  const wanted = Math.log((w || 1) / (h || 1));
-  let best = sizes[0] ?? '1024x1024';
-  let bestDistance = Number.POSITIVE_INFINITY;
-  for (const size of sizes) {
-    const [sw, sh] = size.split('x').map(Number);
-    const distance = Math.abs(Math.log((sw || 1) / (sh || 1)) - wanted);
-    if (distance < bestDistance - 1e-9) {
-      best = size;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
 function defaultExpectedDurationMs({
   upstreamModel,
+  imageSize,
 }: Pick<ProviderRequest, 'upstreamModel' | 'imageSize'>): number {
-  if (isDallE(upstreamModel)) return 15_000;
-  return /mini/.test(upstreamModel) ? 20_000 : 45_000;
+  const base = /mini|flare/.test(upstreamModel) ? 20_000 : 45_000;
+  const factor: Record<ImageSize, number> = { '1K': 1, '2K': 1.5, '4K': 2.5 };
+  return Math.round(base * factor[imageSize]);
 }
 
 const ACCEPTED_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
@@ -108,20 +75,25 @@ const EXTENSION: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'j
 export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ImageProvider {
   const baseUrl = (options.baseUrl ?? 'https://api.openai.com').replace(/\/+$/, '');
   const requestTimeoutMs = options.requestTimeoutMs ?? 300_000;
-  const sizesFor = options.sizesFor ?? openAISizes;
   const dispatcher = options.dispatcher ?? createUpstreamDispatcher();
   const now = options.now ?? Date.now;
   const expected = options.expectedDurationMs ?? defaultExpectedDurationMs;
 
   const fail = failureFactory('OpenAI');
 
-  function errorFailure(status: number, headers: Headers, body: Buffer): ProviderFailure {
+  function errorFailure(model: string, status: number, headers: Headers, body: Buffer): ProviderFailure {
     const json = parseJson(body);
     const error = isRecord(json) && isRecord(json.error) ? json.error : undefined;
     // Only allow-listed fields reach the message (see upstream-error-text.ts); free text never does.
     const code = allowedToken(error?.code, OPENAI_ERROR_CODES);
     const type = allowedToken(error?.type, OPENAI_ERROR_TYPES);
     const tokens = [code, type];
+    if (code === 'model_not_found') {
+      return fail(httpFailureText(status, tokens, `model ${model} not found upstream`), {
+        retryable: false,
+        cause: 'model_not_found',
+      });
+    }
     if (code === 'moderation_blocked' || code === 'content_policy_violation') {
       const sentence = 'the request was refused by the safety system; change the prompt or the images';
       return fail(httpFailureText(status, tokens, sentence), { retryable: false, cause: 'blocked' });
@@ -170,59 +142,40 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
         });
       }
       const model = request.upstreamModel;
-      const table = sizesFor(model);
-      const sizes = table[request.imageSize];
-      if (!sizes || sizes.length === 0) {
-        const offered = Object.keys(table).join(', ') || 'none';
-        return fail(
-          `${model} makes no ${request.imageSize} images (sizes it offers: ${offered}); fix the sizes of its catalog entry`,
-          { retryable: false, cause: 'invalid_request' },
-        );
-      }
-      const size = nearestSize(request.aspect, sizes);
+      const first = request.references[0];
+      // An edit without a named aspect keeps the reference's shape: the offered size nearest its ratio.
+      const ratio =
+        request.keepReferenceAspect && request.mode !== 'text' && first
+          ? referenceRatio(first.width, first.height)
+          : ratioOf(request.aspect);
+      const size = sizeFor(model, request.imageSize, ratio);
+      if (typeof size !== 'string') return fail(size.error, { retryable: false, cause: 'invalid_request' });
       const headers: Record<string, string> = { authorization: `Bearer ${request.apiKey}` };
+      const quality = options.quality ? { quality: options.quality } : {};
       let url: string;
       let body: string | FormData;
 
       if (request.mode === 'text') {
         url = `${baseUrl}/v1/images/generations`;
         headers['content-type'] = 'application/json';
-        body = JSON.stringify({
-          model,
-          prompt: request.prompt,
-          n: 1,
-          size,
-          ...(isDallE(model) ? { response_format: 'b64_json' } : {}),
-          ...(options.quality && !isDallE(model) ? { quality: options.quality } : {}),
-        });
+        body = JSON.stringify({ model, prompt: request.prompt, n: 1, size, ...quality });
       } else {
-        if (model === 'dall-e-3' || (model === 'dall-e-2' && request.references.length > 1)) {
-          return fail(
-            `${model} cannot ${request.mode === 'edit' ? 'edit images' : 'combine several images'}`,
-            {
-              retryable: false,
-              cause: 'invalid_request',
-            },
-          );
-        }
         const fitted = await fitReferences(request.references, {
           acceptedTypes: ACCEPTED_TYPES,
           budgetBytes: Number.MAX_SAFE_INTEGER,
         });
         if ('error' in fitted) return fail(fitted.error, { retryable: false, cause: 'invalid_request' });
         const form = new FormData();
+        // Parts in the order the official client writes them: images first, then the fields.
+        fitted.forEach((image, i) => {
+          const name = `reference-${i + 1}.${EXTENSION[image.contentType] ?? 'png'}`;
+          form.append('image[]', new Blob([new Uint8Array(image.bytes)], { type: image.contentType }), name);
+        });
         form.append('model', model);
         form.append('prompt', request.prompt);
         form.append('n', '1');
         form.append('size', size);
-        if (isDallE(model)) form.append('response_format', 'b64_json');
-        else if (options.quality) form.append('quality', options.quality);
-        // GPT image models take several images as repeated `image[]` parts; dall-e-2 one `image`.
-        const field = isDallE(model) ? 'image' : 'image[]';
-        fitted.forEach((image, i) => {
-          const name = `reference-${i + 1}.${EXTENSION[image.contentType] ?? 'png'}`;
-          form.append(field, new Blob([new Uint8Array(image.bytes)], { type: image.contentType }), name);
-        });
+        if (options.quality) form.append('quality', options.quality);
         url = `${baseUrl}/v1/images/edits`;
         body = form;
       }
@@ -238,10 +191,13 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
           signal: request.signal,
           dispatcher,
         },
-        errorFailure,
+        (status, responseHeaders, responseBody) => errorFailure(model, status, responseHeaders, responseBody),
       );
       return 'kind' in result ? result : readImage(result.json);
     },
+
+    checkModels: (models, apiKey, signal) =>
+      openAIModelPresence(models, { baseUrl, apiKey, signal, dispatcher }),
 
     async poll() {
       // Never pending: submit always ends the call.

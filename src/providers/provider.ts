@@ -31,6 +31,13 @@ export interface ProviderRequest {
   prompt: string;
   /** `W:H`, e.g. `16:9`. */
   aspect: string;
+  /**
+   * true for an edit or fusion whose caller named no aspect: the result keeps the (first)
+   * reference's shape, as the providers do by default (Gemini chooses from the references when no
+   * `aspectRatio` is sent, Replicate models take `match_input_image`, OpenAI gets the offered size
+   * nearest the reference's ratio). `aspect` then holds the catalog ratio nearest the reference.
+   */
+  keepReferenceAspect?: boolean;
   imageSize: ImageSize;
   /** Target pixel size that `aspect` × `imageSize` give (sides multiples of 16). */
   width: number;
@@ -68,7 +75,9 @@ export type FailureCause =
   | 'blocked'
   | 'invalid_request'
   | 'canceled'
-  | 'circuit_open';
+  | 'circuit_open'
+  /** The upstream answered that the model does not exist (shut down, renamed, or never there). */
+  | 'model_not_found';
 
 export interface ProviderFailure {
   kind: 'failed';
@@ -96,6 +105,9 @@ export type PollOutcome =
   | { kind: 'pending'; status: 'queued' | 'in_progress'; progress?: number }
   | ProviderFailure;
 
+/** Which of some upstream model names the provider's model list has, or why it could not be read. */
+export type ModelPresence = { present: string[]; missing: string[] } | { error: string };
+
 export interface ImageProvider {
   /** The provider name used in the catalog: `local`, `gemini`, `openai`, `replicate`. */
   readonly name: string;
@@ -118,6 +130,11 @@ export interface ImageProvider {
    * `upstream_error` "provider X unavailable" at once. Absent means always available.
    */
   available?(): boolean;
+  /**
+   * Asks the provider's model list (or model endpoint) which of `models` exist for this key. Never
+   * throws; a network failure or an error answer is `{ error }`.
+   */
+  checkModels?(models: readonly string[], apiKey: string, signal: AbortSignal): Promise<ModelPresence>;
   /** Best-effort cancel of an upstream job, where the provider supports it. */
   cancel?(request: { upstreamId: string; apiKey: string | null; signal: AbortSignal }): Promise<void>;
 }

@@ -122,9 +122,9 @@ export function createReplicateApi({
     if (answer.kind === 'transport_error')
       return { ...transportFailure('Replicate', answer), maybeAccepted: false };
     if (answer.status === 404) {
-      return replicateFailure(`model ${key.replace(/:latest$/, '')} not found (HTTP 404)`, {
+      return replicateFailure(`model ${key.replace(/:latest$/, '')} not found upstream (HTTP 404)`, {
         retryable: false,
-        cause: 'invalid_request',
+        cause: 'model_not_found',
       });
     }
     if (answer.status < 200 || answer.status >= 300) return errorFailure(answer);

@@ -13,6 +13,8 @@ const SIZE_INPUTS = ['resolution', 'image_size', 'size', 'output_resolution'];
 const ARRAY_REFERENCE_INPUTS = ['image_input', 'input_images', 'images', 'image_inputs'];
 const SINGLE_REFERENCE_INPUTS = ['input_image', 'image'];
 const ACCEPTED_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
+/** The `aspect_ratio` value of Replicate image models that keeps the input image's shape. */
+const MATCH_INPUT = 'match_input_image';
 
 export interface BuiltInput {
   input: Record<string, unknown>;
@@ -65,12 +67,16 @@ export async function buildInput(
   const fileKeys: string[] = [];
 
   const aspectField = fields.aspect_ratio;
-  if (aspectField) {
+  // An edit or fusion without a named aspect keeps the reference's shape where the model can say so.
+  const keepShape = request.keepReferenceAspect === true && request.mode !== 'text';
+  if (aspectField && keepShape && aspectField.enum?.includes(MATCH_INPUT)) {
+    input.aspect_ratio = MATCH_INPUT;
+  } else if (aspectField) {
     if (aspectField.enum && !aspectField.enum.includes(request.aspect)) {
       return `${model} does not take aspect ${request.aspect} (aspect_ratio: ${aspectField.enum.join(', ')}); fix its catalog entry`;
     }
     input.aspect_ratio = request.aspect;
-  } else if (request.aspect !== '1:1') {
+  } else if (request.aspect !== '1:1' && !keepShape) {
     return `${model} has no aspect_ratio input, so it cannot make ${request.aspect}; list only "1:1" in its catalog entry`;
   }
 

@@ -280,16 +280,37 @@ describe('replicate provider', () => {
     assert.equal(outcome.retryable, false);
   });
 
-  test('500 is a retryable failure, and the next submit succeeds', async () => {
+  test('500 is retryable and "maybe accepted"; the next submit finds nothing and creates one', async () => {
     fake.scriptCreate({ kind: 'error', status: 500, json: { detail: 'Internal server error', status: 500 } });
     const p = provider();
-    const first = await p.submit(request());
+    const req = request();
+    const first = await p.submit(req);
     assertFailed(first);
     assert.equal(first.retryable, true);
-    assert.ok(!first.maybeAccepted);
-    assertPending(await p.submit(request()));
+    assert.equal(first.maybeAccepted, true);
+    assertPending(await p.submit({ ...req, reconcile: true }));
     assert.equal(fake.predictions.length, 1);
   });
+
+  for (const status of [500, 503]) {
+    test(`a ${status} that came after the prediction was created: exactly one prediction`, async () => {
+      const createdBefore = fake.predictions.length;
+      fake.scriptCreate({ kind: 'error-after-create', status, json: { detail: 'upstream error', status } });
+      const p = provider();
+      const req = request({ upstreamModel: 'black-forest-labs/flux-kontext-pro' });
+      const first = await p.submit(req);
+      assertFailed(first);
+      assert.equal(first.maybeAccepted, true);
+      // A fresh adapter (another worker) with the engine's flag, and this one from its own memory.
+      const again = await provider().submit({ ...req, reconcile: true });
+      assertPending(again);
+      const mine = await p.submit(req);
+      assertPending(mine);
+      assert.equal(fake.predictions.length, createdBefore + 1);
+      assert.equal(again.upstreamId, fake.predictions.at(-1)?.id);
+      assert.equal(mine.upstreamId, again.upstreamId);
+    });
+  }
 
   test('poll errors are retryable and never limit retries as "maybe accepted"', async () => {
     const p = provider();

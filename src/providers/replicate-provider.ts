@@ -22,8 +22,8 @@
  * A request the model cannot express fails the task with a message naming the catalog fix; nothing
  * is silently dropped.
  *
- * Never two predictions for one task: a create whose answer was lost is reported `maybeAccepted:
- * true`, and the next submit of that task adopts the prediction it made (replicate-reconcile.ts).
+ * Never two predictions for one task: a create whose answer was lost, or answered with any 5xx, is
+ * reported `maybeAccepted: true`, and the next submit of that task adopts the prediction it made (replicate-reconcile.ts).
  *
  * This file is the adapter: submit, poll and cancel, composed from replicate-api.ts (calls, error
  * mapping, model schemas), replicate-schema.ts (the input schema and its `$ref`s),
@@ -32,6 +32,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { isOneOf } from '../platform/closed-set.js';
+import { replicateModelPresence } from './model-lists.js';
 import type {
   ImageProvider,
   PollOutcome,
@@ -83,11 +84,12 @@ const noToken = () =>
 /** Creates the Replicate adapter. */
 export function createReplicateProvider(options: ReplicateProviderOptions = {}): ImageProvider {
   const now = options.now ?? Date.now;
+  const dispatcher = options.dispatcher ?? createUpstreamDispatcher();
   const api = createReplicateApi({
     baseUrl: (options.baseUrl ?? 'https://api.replicate.com').replace(/\/+$/, ''),
     requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
     schemaTtlMs: options.schemaTtlMs ?? 60 * 60_000,
-    dispatcher: options.dispatcher ?? createUpstreamDispatcher(),
+    dispatcher,
     now,
   });
   const reconciler = createReconciler(api, {
@@ -145,8 +147,9 @@ export function createReplicateProvider(options: ReplicateProviderOptions = {}):
     if (answer.kind === 'transport_error') return lost(transportFailure('Replicate', answer));
     if (answer.status < 200 || answer.status >= 300) {
       const failure = api.errorFailure(answer);
-      // A gateway error may hide a prediction that was created behind it.
-      return lost([502, 504].includes(answer.status) ? { ...failure, maybeAccepted: true } : failure);
+      // Any 5xx may hide a prediction created before the error (the official client never retries
+      // a create on 5xx for that reason): the next submit reconciles before creating again.
+      return lost(answer.status >= 500 ? { ...failure, maybeAccepted: true } : failure);
     }
     const json = parseJson(answer.body);
     if (!isRecord(json) || typeof json.id !== 'string' || !PREDICTION_ID.test(json.id)) {
@@ -210,6 +213,8 @@ export function createReplicateProvider(options: ReplicateProviderOptions = {}):
     expectedDurationMs,
     submit,
     poll,
+    checkModels: (models, apiKey, signal) =>
+      replicateModelPresence(models, { baseUrl: api.baseUrl, apiKey, signal, dispatcher }),
     async cancel({ upstreamId, apiKey, signal }) {
       if (!apiKey || !PREDICTION_ID.test(upstreamId)) return;
       await api.call(apiKey, `/v1/predictions/${upstreamId}/cancel`, 'POST', signal);

@@ -46,7 +46,7 @@ describe('Gemini error text echoing the key', () => {
         },
       });
       const text = failureText(
-        await provider.submit(providerRequest({ upstreamModel: 'gemini-3-pro-image-preview', apiKey: KEY })),
+        await provider.submit(providerRequest({ upstreamModel: 'gemini-3-pro-image', apiKey: KEY })),
       );
       assertNoKey(text, KEY, `Gemini ${status}`);
       assert.match(text, new RegExp(`^Gemini: .+ \\(HTTP ${status}( [A-Z_]+)*\\)$`));
@@ -80,7 +80,7 @@ describe('OpenAI error text echoing the key', () => {
         },
       });
       const text = failureText(
-        await provider.submit(providerRequest({ upstreamModel: 'gpt-image-1', apiKey: KEY })),
+        await provider.submit(providerRequest({ upstreamModel: 'gpt-image-1.5', apiKey: KEY })),
       );
       assertNoKey(text, KEY, `OpenAI ${status}`);
       assert.match(text, new RegExp(`^OpenAI: .+ \\(HTTP ${status}( [a-z_]+)*\\)$`));

@@ -12,7 +12,7 @@ import { type FakeReplicate, startFakeReplicate } from '../../src/providers/test
 import type { TaskRow } from '../../src/tasks/tasks-repository.js';
 
 export const TOKEN = 'r8_clusterToken0123456789abcdefgh';
-/** The catalog entry the tests ask for: `flash2` is `google/nano-banana`, text at 1K. */
+/** The catalog entry the tests ask for: `flash2` is `google/nano-banana-2`, text at 1K. */
 export const MODEL = 'flash2';
 export const CATALOG = resolve(import.meta.dirname, '../../catalogs/replicate.json');
 
@@ -23,11 +23,12 @@ export function startCountingReplicate(): Promise<FakeReplicate> {
     pageSize: 50,
     models: [
       {
-        name: 'google/nano-banana',
+        name: 'google/nano-banana-2',
         version: 'f'.repeat(64),
         inputs: {
           prompt: { type: 'string' },
           aspect_ratio: { type: 'string', enum: ['1:1', '16:9'] },
+        resolution: { type: 'string', enum: ['1K', '2K', '4K'] },
           seed: { type: 'integer', minimum: 0, maximum: 1_000_000 },
         },
       },

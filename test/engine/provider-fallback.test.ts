@@ -22,11 +22,11 @@ before(async () => {
         {
           id: 'base-image-2',
           provider: 'openai',
-          upstreamModel: 'gpt-image-1',
+          upstreamModel: 'gpt-image-2.5-flare',
           modes: ['text'],
           aspects: ['1:1'],
           sizes: ['1K'],
-          fallbacks: [{ provider: 'gemini', upstreamModel: 'gemini-3.1-flash-image-preview' }],
+          fallbacks: [{ provider: 'gemini', upstreamModel: 'gemini-3.1-flash-image' }],
         },
       ],
     }),

@@ -15,7 +15,7 @@ import { bearer } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 import { allFinal, MODEL, replicateEnv, startCountingReplicate, TOKEN } from './cluster-fixtures.js';
 
-// Upstream chaos: the real app, catalog entry `flash2` → Replicate (`google/nano-banana`), talking to
+// Upstream chaos: the real app, catalog entry `flash2` → Replicate (`google/nano-banana-2`), talking to
 // the Replicate stand-in through a relay that injects faults into 30 % of the API calls (5xx), 10 %
 // (hung connections), 5 % (malformed bodies), 429 bursts with Retry-After, and a 404 on the first
 // download of every result. The Replicate adapter is the real one; the circuit breaker is left out:

@@ -1,8 +1,10 @@
 /**
- * A loopback stand-in for the Generative Language API `generateContent` endpoint that checks
- * requests the way the real one does: unknown fields, a wrong image type, an `imageSize` sent to
- * a model that has none, a bad key or an oversized body are refused with the real error shapes.
- * Answers are scripted per call; the default is a small PNG of the requested aspect.
+ * A loopback stand-in for the Generative Language API (`models/{model}:generateContent` and the
+ * model list `GET /v1beta/models`) that checks requests the way the real one does: unknown fields, a
+ * wrong image type, an `imageSize` sent to a model that has none, a model that does not exist or
+ * was shut down (404 `NOT_FOUND`), a bad key or an oversized body are refused with the real error
+ * shapes; every aspect ratio and size the API documents is accepted. Answers are scripted per call;
+ * the default is a small PNG of the requested aspect (of the first reference when none is sent).
  */
 import sharp from 'sharp';
 import { z } from 'zod';
@@ -29,7 +31,26 @@ export interface GeminiCall {
   raw: RecordedRequest;
 }
 
-const ASPECTS = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9'] as const;
+/** `ImageConfig.aspectRatio` values of @google/genai 3.3 (the 1:4 … 8:1 ones on Gemini 3.1 Flash Image). */
+const ASPECTS = [
+  '1:1',
+  '2:3',
+  '3:2',
+  '3:4',
+  '4:3',
+  '4:5',
+  '5:4',
+  '9:16',
+  '16:9',
+  '21:9',
+  '1:4',
+  '4:1',
+  '1:8',
+  '8:1',
+] as const;
+
+/** The image models the API serves today (the preview ids and gemini-2.5-flash-image are shut down). */
+export const GEMINI_IMAGE_MODELS = ['gemini-3-pro-image', 'gemini-3.1-flash-image'];
 
 const partSchema = z.union([
   z.object({ text: z.string().min(1) }).strict(),
@@ -59,7 +80,7 @@ const requestSchema = z
         imageConfig: z
           .object({
             aspectRatio: z.enum(ASPECTS).optional(),
-            imageSize: z.enum(['1K', '2K', '4K']).optional(),
+            imageSize: z.enum(['512', '1K', '2K', '4K']).optional(),
           })
           .strict()
           .optional(),
@@ -73,6 +94,17 @@ const invalidArgument = (message: string): FakeAnswer => ({
   json: { error: { code: 400, message, status: 'INVALID_ARGUMENT' } },
 });
 
+/** Without `aspectRatio`, Gemini follows the references: the first inline image's shape, else 1:1. */
+async function firstReferenceAspect(body: z.infer<typeof requestSchema>): Promise<string> {
+  for (const part of body.contents.flatMap((content) => content.parts)) {
+    if ('inlineData' in part) {
+      const meta = await sharp(Buffer.from(part.inlineData.data, 'base64')).metadata();
+      return `${meta.width ?? 1}:${meta.height ?? 1}`;
+    }
+  }
+  return '1:1';
+}
+
 export interface FakeGemini extends FakeHttpServer {
   calls: GeminiCall[];
   /** Answers for the next calls, in order; afterwards each call gets an image. */
@@ -84,20 +116,37 @@ export async function startFakeGemini({
   apiKey,
   maxRequestBytes = 20_000_000,
   sizelessModels = /^gemini-2\./,
+  models = GEMINI_IMAGE_MODELS,
 }: {
   apiKey: string;
   maxRequestBytes?: number;
   sizelessModels?: RegExp;
+  /** The model ids this fake serves (and lists at `GET /v1beta/models`). */
+  models?: readonly string[];
 }): Promise<FakeGemini> {
   const queue: GeminiScript[] = [];
   const calls: GeminiCall[] = [];
 
+  /** `GET /v1beta/models`, one model per page so that paging is exercised. */
+  function modelList(query: URLSearchParams): FakeAnswer {
+    const all = [...models, 'gemini-3.5-flash', 'text-embedding-004'];
+    const at = Number(query.get('pageToken') ?? '0') || 0;
+    const pageSize = Math.min(Number(query.get('pageSize') ?? '50') || 50, 2);
+    const page = all.slice(at, at + pageSize).map((id) => ({
+      name: `models/${id}`,
+      displayName: id,
+      supportedGenerationMethods: ['generateContent', 'countTokens'],
+    }));
+    const next = at + pageSize < all.length ? { nextPageToken: String(at + pageSize) } : {};
+    return { status: 200, json: { models: page, ...next } };
+  }
+
   async function handle(request: RecordedRequest): Promise<FakeAnswer> {
     const match = /^\/v1beta\/models\/([^/:]+):generateContent$/.exec(request.path);
-    if (request.method !== 'POST' || !match?.[1]) {
+    const listing = request.method === 'GET' && request.path === '/v1beta/models';
+    if (!listing && (request.method !== 'POST' || !match?.[1])) {
       return { status: 404, json: { error: { code: 404, message: 'Not found', status: 'NOT_FOUND' } } };
     }
-    const model = decodeURIComponent(match[1]);
     const key = request.headers['x-goog-api-key'];
     if (key === undefined) {
       return {
@@ -126,6 +175,20 @@ export async function startFakeGemini({
                 domain: 'googleapis.com',
               },
             ],
+          },
+        },
+      };
+    }
+    if (listing) return modelList(request.query);
+    const model = decodeURIComponent(match?.[1] ?? '');
+    if (!models.includes(model)) {
+      return {
+        status: 404,
+        json: {
+          error: {
+            code: 404,
+            message: `models/${model} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.`,
+            status: 'NOT_FOUND',
           },
         },
       };
@@ -203,7 +266,9 @@ export async function startFakeGemini({
           },
         };
       case 'image': {
-        const { width, height } = smallSizeFor(body.generationConfig.imageConfig?.aspectRatio ?? '1:1');
+        const { width, height } = smallSizeFor(
+          body.generationConfig.imageConfig?.aspectRatio ?? (await firstReferenceAspect(body)),
+        );
         const data = (await solidPng(width, height)).toString('base64');
         const thought = (await solidPng(8, 8, '#999999')).toString('base64');
         const parts: unknown[] = [];

@@ -1,11 +1,15 @@
 /**
  * A loopback stand-in for the OpenAI Images API (`/v1/images/generations` JSON and
- * `/v1/images/edits` multipart) that refuses what the real one refuses: an unknown parameter,
- * `response_format` sent to a GPT image model, a size the model does not offer, an input image of
- * the wrong type, a missing or wrong Bearer key. Answers are scripted per call.
+ * `/v1/images/edits` multipart, and `GET /v1/models`) that accepts what the real one accepts (the
+ * documented optional fields of openai-node 7.57, custom sizes on the GPT image 2 / 2.5 models
+ * within their limits) and refuses what it refuses: an unknown parameter, `response_format` (GPT
+ * image models), a size the model does not make, an input image of the wrong type, a model that
+ * does not exist or was shut down (404 `model_not_found`), a missing or wrong Bearer key. Answers
+ * are scripted per call.
  */
 import sharp from 'sharp';
 import { z } from 'zod';
+import { CUSTOM_SIZE_LIMITS, openAISizing, STANDARD_SIZES } from '../openai-sizes.js';
 import {
   type FakeAnswer,
   type FakeHttpServer,
@@ -30,26 +34,39 @@ export interface OpenAICall {
   raw: RecordedRequest;
 }
 
-const SIZES: Record<string, readonly string[]> = {
-  'dall-e-2': ['256x256', '512x512', '1024x1024'],
-  'dall-e-3': ['1024x1024', '1792x1024', '1024x1792'],
-};
-const GPT_IMAGE_SIZES = ['auto', '1024x1024', '1536x1024', '1024x1536'];
-const sizesOf = (model: string) => SIZES[model] ?? GPT_IMAGE_SIZES;
-const isDallE = (model: string) => model.startsWith('dall-e-');
+/** The GPT image models the API serves today (openai-node 7.57 `ImageModel`, without `gpt-image-1`). */
+export const OPENAI_IMAGE_MODELS = [
+  'gpt-image-1-mini',
+  'gpt-image-1.5',
+  'gpt-image-2',
+  'gpt-image-2-2026-04-21',
+  'gpt-image-2.5-sunburst',
+  'gpt-image-2.5-sunburst-2026-09-08',
+  'gpt-image-2.5-flare',
+  'gpt-image-2.5-flare-2026-09-08',
+  'gpt-image-2.6-sunburst',
+  'gpt-image-2.6-flare',
+  'chatgpt-image-latest',
+];
+
+const QUALITY = ['low', 'medium', 'high', 'xhigh', 'max', 'auto'] as const;
+const OUTPUT_FORMAT = ['png', 'webp', 'jpeg'] as const;
 
 const generationSchema = z
   .object({
     model: z.string().min(1),
-    prompt: z.string().min(1),
+    prompt: z.string().min(1).max(32_000),
     n: z.number().int().min(1).max(10).optional(),
     size: z.string().optional(),
-    quality: z.enum(['auto', 'low', 'medium', 'high', 'standard', 'hd']).optional(),
-    response_format: z.enum(['url', 'b64_json']).optional(),
-    output_format: z.enum(['png', 'jpeg', 'webp']).optional(),
+    quality: z.enum(QUALITY).optional(),
+    output_format: z.enum(OUTPUT_FORMAT).optional(),
+    output_compression: z.number().int().min(0).max(100).optional(),
     background: z.enum(['transparent', 'opaque', 'auto']).optional(),
     moderation: z.enum(['low', 'auto']).optional(),
-    style: z.enum(['vivid', 'natural']).optional(),
+    partial_images: z.number().int().min(0).max(3).optional(),
+    stream: z.boolean().optional(),
+    complexity: z.enum(['low', 'medium', 'high']).optional(),
+    safety_identifier: z.string().optional(),
     user: z.string().optional(),
   })
   .strict();
@@ -60,12 +77,35 @@ const EDIT_FIELDS = new Set([
   'n',
   'size',
   'quality',
-  'response_format',
   'output_format',
+  'output_compression',
   'background',
   'input_fidelity',
+  'partial_images',
+  'stream',
+  'complexity',
+  'safety_identifier',
   'user',
 ]);
+
+/** Whether `size` is one `model` makes (see src/providers/openai-sizes.ts for the limits). */
+function sizeAccepted(model: string, size: string): boolean {
+  if (size === 'auto' || STANDARD_SIZES.includes(size as (typeof STANDARD_SIZES)[number])) return true;
+  if (openAISizing(model).kind !== 'custom') return false;
+  const match = /^(\d{2,5})x(\d{2,5})$/.exec(size);
+  if (!match) return false;
+  const w = Number(match[1]);
+  const h = Number(match[2]);
+  const { multiple, maxEdge, maxPixels, minPixels, maxRatio } = CUSTOM_SIZE_LIMITS;
+  return (
+    w % multiple === 0 &&
+    h % multiple === 0 &&
+    Math.max(w, h) <= maxEdge &&
+    w * h <= maxPixels &&
+    w * h >= minPixels &&
+    Math.max(w, h) / Math.min(w, h) <= maxRatio
+  );
+}
 
 const invalid = (message: string, param: string | null = null, code: string | null = null): FakeAnswer => ({
   status: 400,
@@ -78,20 +118,33 @@ export interface FakeOpenAI extends FakeHttpServer {
 }
 
 /** Starts a fake OpenAI Images API that accepts `apiKey`. */
-export async function startFakeOpenAI({ apiKey }: { apiKey: string }): Promise<FakeOpenAI> {
+export async function startFakeOpenAI({
+  apiKey,
+  models = OPENAI_IMAGE_MODELS,
+}: {
+  apiKey: string;
+  /** The model ids this fake serves (and lists at `GET /v1/models`). */
+  models?: readonly string[];
+}): Promise<FakeOpenAI> {
   const queue: OpenAIScript[] = [];
   const calls: OpenAICall[] = [];
 
   function checkModelParams(model: string, params: Record<string, unknown>): FakeAnswer | undefined {
-    if (params.size !== undefined && !sizesOf(model).includes(String(params.size))) {
-      return invalid(
-        `Invalid value: '${String(params.size)}'. Supported values are: ${sizesOf(model).join(', ')}.`,
-        'size',
-        'invalid_value',
-      );
+    if (!models.includes(model)) {
+      return {
+        status: 404,
+        json: {
+          error: {
+            message: `The model \`${model}\` does not exist or you do not have access to it.`,
+            type: 'invalid_request_error',
+            param: null,
+            code: 'model_not_found',
+          },
+        },
+      };
     }
-    if (!isDallE(model) && params.response_format !== undefined) {
-      return invalid("Unknown parameter: 'response_format'.", 'response_format', 'unknown_parameter');
+    if (params.size !== undefined && !sizeAccepted(model, String(params.size))) {
+      return invalid(`Invalid size '${String(params.size)}' for ${model}.`, 'size', 'invalid_value');
     }
     return undefined;
   }
@@ -113,6 +166,10 @@ export async function startFakeOpenAI({ apiKey }: { apiKey: string }): Promise<F
           },
         },
       };
+    }
+    if (request.method === 'GET' && request.path === '/v1/models') {
+      const data = models.map((id) => ({ id, object: 'model', created: 1_757_289_600, owned_by: 'system' }));
+      return { status: 200, json: { object: 'list', data } };
     }
     if (request.method !== 'POST') return { status: 405, json: { error: { message: 'Method not allowed' } } };
     let call: OpenAICall;
@@ -177,14 +234,12 @@ export async function startFakeOpenAI({ apiKey }: { apiKey: string }): Promise<F
           return invalid(`Unknown parameter: '${field}'.`, field, 'unknown_parameter');
         }
       }
-      const model = String(params.model ?? 'dall-e-2');
+      if (typeof params.model !== 'string') return invalid("Missing required parameter: 'model'.", 'model');
+      const model = params.model;
       if (typeof params.prompt !== 'string' || params.prompt === '')
         return invalid("Missing required parameter: 'prompt'.", 'prompt');
       if (images.length === 0) return invalid("Missing required parameter: 'image'.", 'image');
-      if (model === 'dall-e-3') return invalid('dall-e-3 does not support edits', 'model');
-      if (isDallE(model) && (images.length > 1 || images[0]?.field !== 'image'))
-        return invalid('dall-e-2 takes one image', 'image');
-      if (!isDallE(model) && images.length > 16) return invalid('Too many images', 'image');
+      if (images.length > 16) return invalid('Too many images', 'image');
       const refused = checkModelParams(model, params);
       if (refused) return refused;
       call = { endpoint: 'edits', model, params, images, raw: request };
@@ -213,13 +268,9 @@ export async function startFakeOpenAI({ apiKey }: { apiKey: string }): Promise<F
           json: {
             created: Math.floor(Date.now() / 1000),
             data: [{ b64_json: png.toString('base64') }],
-            ...(isDallE(call.model)
-              ? {}
-              : {
-                  output_format: 'png',
-                  size,
-                  usage: { input_tokens: 50, output_tokens: 4160, total_tokens: 4210 },
-                }),
+            output_format: 'png',
+            size,
+            usage: { input_tokens: 50, output_tokens: 4160, total_tokens: 4210 },
           },
         };
       }

@@ -36,7 +36,9 @@ export type CreateScript =
   | { kind: 'error'; status: number; json: unknown; headers?: Record<string, string> }
   /** The prediction is created, but the answer never comes (a lost create). */
   | { kind: 'hang-after-create' }
-  | { kind: 'malformed-after-create' };
+  | { kind: 'malformed-after-create' }
+  /** The prediction is created, then the answer is an error (a 500 from a proxy or the API itself). */
+  | { kind: 'error-after-create'; status: number; json: unknown; headers?: Record<string, string> };
 
 export type PollScript =
   | { kind: 'error'; status: number; json: unknown; headers?: Record<string, string> }
@@ -330,6 +332,8 @@ export async function startFakeReplicate({
       creates.push({ path: request.path, body: record });
       const prediction = create(model, record.input as Record<string, unknown>);
       if (script?.kind === 'hang-after-create') return hang();
+      if (script?.kind === 'error-after-create')
+        return { status: script.status, json: script.json, headers: script.headers };
       if (script?.kind === 'malformed-after-create')
         return { status: 201, raw: '{"id": "', contentType: 'application/json' };
       return { status: 201, json: view(prediction) };

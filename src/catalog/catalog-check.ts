@@ -1,0 +1,183 @@
+/**
+ * Catalogs that cannot silently rot: which upstream models of the catalog are near or past their
+ * announced shutdown (from each entry's `lifecycle`), and — where a deployment key is configured —
+ * whether the provider's model list still has them. Used by `bin/atelier catalog check` and, in the
+ * background, at every start (src/catalog/startup-check.ts). Nothing here throws for an upstream's
+ * behaviour: a network failure is a line of the report, never a failed start.
+ */
+import type { ImageProvider } from '../providers/provider.js';
+import { type Catalog, type Lifecycle, routesOf } from './catalog.js';
+
+const DAY_MS = 86_400_000;
+/** "Near" shutdown: within this many days. */
+export const SHUTDOWN_WARNING_DAYS = 30;
+
+export type DateStatus = 'ok' | 'deprecated' | 'near_shutdown' | 'past_shutdown';
+export type UpstreamStatus = 'present' | 'missing' | 'not_checked' | 'error';
+
+/** One upstream model of the catalog (a provider and its model name), with the ids that use it. */
+export interface RouteReport {
+  provider: string;
+  upstreamModel: string;
+  /** Public model ids routed to it (as primary route or fallback). */
+  modelIds: string[];
+  lifecycle?: Lifecycle | undefined;
+  dates: DateStatus;
+  upstream: UpstreamStatus;
+  /** Why the upstream was not asked, or what went wrong asking it. */
+  detail?: string;
+}
+
+export interface CatalogReport {
+  routes: RouteReport[];
+  /** One sentence per problem, for logs and the command's output. */
+  warnings: string[];
+}
+
+/** The state of a lifecycle on `nowMs`. */
+export function dateStatus(
+  lifecycle: Lifecycle | undefined,
+  nowMs: number,
+  warningDays = SHUTDOWN_WARNING_DAYS,
+): DateStatus {
+  if (lifecycle?.shutdown) {
+    const shutdown = Date.parse(`${lifecycle.shutdown}T00:00:00Z`);
+    if (nowMs >= shutdown) return 'past_shutdown';
+    if (shutdown - nowMs <= warningDays * DAY_MS) return 'near_shutdown';
+  }
+  if (lifecycle?.deprecated && nowMs >= Date.parse(`${lifecycle.deprecated}T00:00:00Z`)) return 'deprecated';
+  return 'ok';
+}
+
+/** Each distinct (provider, upstream model) of the catalog, in catalog order. */
+export function catalogRoutes(
+  catalog: Catalog,
+  nowMs: number,
+  warningDays = SHUTDOWN_WARNING_DAYS,
+): RouteReport[] {
+  const byKey = new Map<string, RouteReport>();
+  for (const model of catalog.models) {
+    for (const route of routesOf(model)) {
+      const key = `${route.provider}\u0000${route.upstreamModel}`;
+      const known = byKey.get(key);
+      if (known) {
+        if (!known.modelIds.includes(model.id)) known.modelIds.push(model.id);
+        known.lifecycle ??= route.lifecycle;
+        continue;
+      }
+      byKey.set(key, {
+        provider: route.provider,
+        upstreamModel: route.upstreamModel,
+        modelIds: [model.id],
+        lifecycle: route.lifecycle,
+        dates: 'ok',
+        upstream: 'not_checked',
+      });
+    }
+  }
+  const routes = [...byKey.values()];
+  for (const route of routes) route.dates = dateStatus(route.lifecycle, nowMs, warningDays);
+  return routes;
+}
+
+/** The replacement the catalog knows for an upstream model, if any. */
+export function replacementOf(catalog: Catalog, provider: string, upstreamModel: string): string | undefined {
+  for (const model of catalog.models) {
+    for (const route of routesOf(model)) {
+      if (
+        route.provider === provider &&
+        route.upstreamModel === upstreamModel &&
+        route.lifecycle?.replacement
+      )
+        return route.lifecycle.replacement;
+    }
+  }
+  return undefined;
+}
+
+const daysBetween = (fromMs: number, day: string) =>
+  Math.round((Date.parse(`${day}T00:00:00Z`) - fromMs) / DAY_MS);
+
+/** The warning sentence for a route, or undefined when there is nothing to say. */
+function warningOf(route: RouteReport, nowMs: number): string | undefined {
+  const who = `${route.modelIds.join(', ')} → ${route.provider} ${route.upstreamModel}`;
+  const replacement = route.lifecycle?.replacement ? `; replacement: ${route.lifecycle.replacement}` : '';
+  const problems: string[] = [];
+  const shutdown = route.lifecycle?.shutdown;
+  if (route.dates === 'past_shutdown' && shutdown)
+    problems.push(`shut down on ${shutdown} (${-daysBetween(nowMs, shutdown)} days ago)`);
+  if (route.dates === 'near_shutdown' && shutdown)
+    problems.push(`shuts down on ${shutdown} (in ${daysBetween(nowMs, shutdown)} days)`);
+  if (route.dates === 'deprecated') problems.push(`deprecated since ${route.lifecycle?.deprecated}`);
+  if (route.upstream === 'missing')
+    problems.push(`${route.provider}'s model list does not have it: tasks on it will fail`);
+  if (route.upstream === 'error')
+    problems.push(`could not ask ${route.provider}'s model list (${route.detail})`);
+  return problems.length > 0 ? `${who}: ${problems.join('; ')}${replacement}` : undefined;
+}
+
+export interface CheckCatalogOptions {
+  catalog: Catalog;
+  /** The providers (with `checkModels` where the upstream has a model list). */
+  providers: { get(name: string): ImageProvider | undefined };
+  /** The deployment-wide key per provider; a provider without one is not asked. */
+  keys: Record<string, string | undefined>;
+  now: () => number;
+  warningDays?: number;
+  /** false: dates only, no upstream call. */
+  askUpstream?: boolean;
+  signal?: AbortSignal;
+}
+
+/** The lifecycle dates of every upstream model and, where a key is set, the providers' answer. */
+export async function checkCatalog(options: CheckCatalogOptions): Promise<CatalogReport> {
+  const nowMs = options.now();
+  const routes = catalogRoutes(options.catalog, nowMs, options.warningDays);
+  const signal = options.signal ?? new AbortController().signal;
+  if (options.askUpstream !== false) {
+    const byProvider = Map.groupBy(routes, (route) => route.provider);
+    await Promise.all(
+      [...byProvider].map(async ([name, list]) => {
+        const provider = options.providers.get(name);
+        const key = options.keys[name];
+        if (!provider?.checkModels || !provider.requiresKey) {
+          for (const route of list) route.detail = 'the provider has no model list';
+          return;
+        }
+        if (!key) {
+          for (const route of list) route.detail = `no deployment key for ${name}`;
+          return;
+        }
+        const answer = await provider
+          .checkModels(
+            list.map((route) => route.upstreamModel),
+            key,
+            signal,
+          )
+          .catch((error: unknown) => ({ error: error instanceof Error ? error.message : 'failed' }));
+        for (const route of list) {
+          if ('error' in answer) {
+            route.upstream = 'error';
+            route.detail = answer.error;
+          } else {
+            route.upstream = answer.missing.includes(route.upstreamModel) ? 'missing' : 'present';
+          }
+        }
+      }),
+    );
+  }
+  const warnings = routes.flatMap((route) => warningOf(route, nowMs) ?? []);
+  return { routes, warnings };
+}
+
+/** The report as lines for a person: one per upstream model, then the warnings. */
+export function formatCatalogReport(report: CatalogReport): string[] {
+  const lines = report.routes.map((route) => {
+    const shutdown = route.lifecycle?.shutdown ? `, shutdown ${route.lifecycle.shutdown}` : '';
+    const upstream =
+      route.upstream === 'not_checked' ? `not asked (${route.detail ?? 'dates only'})` : route.upstream;
+    return `${route.provider} ${route.upstreamModel} [${route.modelIds.join(', ')}]: ${route.dates.replace('_', ' ')}${shutdown}; upstream: ${upstream}`;
+  });
+  if (report.warnings.length === 0) return [...lines, 'No problems found.'];
+  return [...lines, '', ...report.warnings.map((warning) => `WARNING ${warning}`)];
+}

@@ -1,0 +1,117 @@
+/**
+ * The providers' model lists, asked whether the catalog's upstream models still exist:
+ * - Gemini `GET /v1beta/models` (paged by `pageToken`, each `name` is `models/{id}`);
+ * - OpenAI `GET /v1/models` (`data[].id`);
+ * - Replicate `GET /v1/models/{owner}/{name}` (and `…/versions/{id}` for a pinned version), one
+ *   call per model: 200 is present, 404 missing.
+ * Every function answers data, never throws: a transport failure or an error status is `{ error }`.
+ */
+import type { Dispatcher } from 'undici';
+import type { ModelPresence } from './provider.js';
+import { callUpstream, isRecord, parseJson } from './upstream-http.js';
+
+export interface ModelListCall {
+  baseUrl: string;
+  apiKey: string;
+  signal: AbortSignal;
+  dispatcher: Dispatcher;
+  timeoutMs?: number;
+}
+
+const MAX_PAGES = 20;
+
+async function getJson(
+  url: string,
+  headers: Record<string, string>,
+  call: ModelListCall,
+): Promise<{ status: number; json: unknown } | { error: string }> {
+  const answer = await callUpstream({
+    url,
+    method: 'GET',
+    headers,
+    timeoutMs: call.timeoutMs ?? 15_000,
+    signal: call.signal,
+    dispatcher: call.dispatcher,
+    maxResponseBytes: 16 * 1024 * 1024,
+  });
+  if (answer.kind === 'transport_error') return { error: answer.detail };
+  return { status: answer.status, json: parseJson(answer.body) };
+}
+
+const split = (models: readonly string[], known: ReadonlySet<string>): ModelPresence => ({
+  present: models.filter((m) => known.has(m)),
+  missing: models.filter((m) => !known.has(m)),
+});
+
+/** Gemini: every page of `GET /v1beta/models`. */
+export async function geminiModelPresence(
+  models: readonly string[],
+  call: ModelListCall,
+): Promise<ModelPresence> {
+  const known = new Set<string>();
+  let pageToken: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const query = new URLSearchParams({ pageSize: '1000' });
+    if (pageToken) query.set('pageToken', pageToken);
+    const answer = await getJson(
+      `${call.baseUrl}/v1beta/models?${query}`,
+      { 'x-goog-api-key': call.apiKey },
+      call,
+    );
+    if ('error' in answer) return answer;
+    if (answer.status !== 200) return { error: `the model list answered HTTP ${answer.status}` };
+    const json = answer.json;
+    if (!isRecord(json)) return { error: 'the model list is unreadable' };
+    for (const model of Array.isArray(json.models) ? json.models : []) {
+      if (isRecord(model) && typeof model.name === 'string') known.add(model.name.replace(/^models\//, ''));
+    }
+    pageToken =
+      typeof json.nextPageToken === 'string' && json.nextPageToken !== '' ? json.nextPageToken : undefined;
+    if (!pageToken) break;
+  }
+  return split(
+    models.map((m) => m.replace(/^models\//, '')),
+    known,
+  );
+}
+
+/** OpenAI: `GET /v1/models`. */
+export async function openAIModelPresence(
+  models: readonly string[],
+  call: ModelListCall,
+): Promise<ModelPresence> {
+  const answer = await getJson(`${call.baseUrl}/v1/models`, { authorization: `Bearer ${call.apiKey}` }, call);
+  if ('error' in answer) return answer;
+  if (answer.status !== 200) return { error: `the model list answered HTTP ${answer.status}` };
+  const json = answer.json;
+  if (!isRecord(json) || !Array.isArray(json.data)) return { error: 'the model list is unreadable' };
+  const known = new Set(
+    json.data.flatMap((model) => (isRecord(model) && typeof model.id === 'string' ? [model.id] : [])),
+  );
+  return split(models, known);
+}
+
+const REPLICATE_REF = /^([a-z0-9][a-z0-9_.-]*)\/([a-z0-9][a-z0-9_.-]*)(?::([a-z0-9]{8,128}))?$/i;
+
+/** Replicate: `GET /v1/models/{owner}/{name}[/versions/{id}]` per model. */
+export async function replicateModelPresence(
+  models: readonly string[],
+  call: ModelListCall,
+): Promise<ModelPresence> {
+  const present: string[] = [];
+  const missing: string[] = [];
+  for (const model of models) {
+    const ref = REPLICATE_REF.exec(model);
+    if (!ref) {
+      missing.push(model);
+      continue;
+    }
+    const path = `/v1/models/${ref[1]}/${ref[2]}${ref[3] ? `/versions/${ref[3]}` : ''}`;
+    const answer = await getJson(`${call.baseUrl}${path}`, { authorization: `Bearer ${call.apiKey}` }, call);
+    if ('error' in answer) return answer;
+    if (answer.status === 404) missing.push(model);
+    else if (answer.status === 200) present.push(model);
+    else return { error: `${path} answered HTTP ${answer.status}` };
+  }
+  return { present, missing };
+}
