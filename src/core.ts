@@ -140,7 +140,12 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   const usage = createUsageService({ db, usage: usageRepository, admission, clock });
   // Names this process in claims and leases, so a restart on the same host takes back its dead ones.
   const processOwner = overrides.processOwner ?? createProcessOwner();
-  const idempotency = createIdempotencyRepository({ db, clock, owner: processOwner });
+  const idempotency = createIdempotencyRepository({
+    db,
+    clock,
+    owner: processOwner,
+    maxRecordsPerAccount: config.resourceCaps.idempotencyKeysPerAccount,
+  });
   const fetcher = createSafeFetcher({
     allowedHosts: config.uploadAllowedHosts,
     ...(overrides.lookup ? { lookup: overrides.lookup } : {}),

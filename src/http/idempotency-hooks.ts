@@ -29,7 +29,7 @@ export const idempotencyHeadersSchema = z.looseObject({
     .max(MAX_IDEMPOTENCY_KEY_LENGTH)
     .optional()
     .describe(
-      `Up to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, per account, kept 24 h: a repeat with the same body replays the first response (header Idempotent-Replayed: true) and submits nothing`,
+      `Up to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, per account, kept 24 h: a repeat with the same body replays the first successful response (header Idempotent-Replayed: true) and submits nothing; refusals (4xx, 5xx) are not kept. An account holds at most ATELIER_IDEMPOTENCY_KEYS_PER_ACCOUNT keys (default 10,000), then 429`,
     ),
 });
 
@@ -94,9 +94,10 @@ function requestHash(request: FastifyRequest): string {
 /** A route's hooks of one kind as a list (a route may declare none, one, or several). */
 /**
  * Idempotency-Key on POST requests with a JSON body (generate, upload by URL): the same key and
- * body within 24 h replay the first response and submit nothing new; the same key with another body
- * is 422 idempotency_mismatch; while the first is still running, 409 idempotency_in_progress.
- * Keys are scoped per account. Direct (binary) uploads are content-addressed, so a repeat is
+ * body within 24 h replay the first successful response and submit nothing new; the same key with
+ * another body is 422 idempotency_mismatch; while the first is still running, 409
+ * idempotency_in_progress. A refusal (4xx, 5xx) is not kept: the key is free again. Keys are scoped
+ * per account, at most `maxRecordsPerAccount` of them at once (past it, 429). Direct (binary) uploads are content-addressed, so a repeat is
  * harmless and the header is not needed there.
  */
 export function installIdempotency(
@@ -105,7 +106,7 @@ export function installIdempotency(
 ) {
   const renewals = new WeakMap<FastifyRequest, NodeJS.Timeout>();
 
-  // Before validation: a body the schema refuses is answered (and replayed) like any other 4xx.
+  // Before validation: a body the schema refuses is answered like any other 4xx (and not kept).
   const claimOrReplay: preValidationAsyncHookHandler = async (request, reply) => {
     const header = request.headers[IDEMPOTENCY_HEADER];
     if (header === undefined) return;
@@ -154,11 +155,13 @@ export function installIdempotency(
     request.idempotencyClaim = undefined;
     clearInterval(renewals.get(request));
     // Both are no-ops when the handler already recorded the response with what it committed.
-    // 5xx is our failure (or the upstream refused): let the caller retry with the same key. So is
-    // 429 (a quota): "try again after Retry-After" must not be replayed for 24 h.
-    const retryLater = reply.statusCode >= 500 || reply.statusCode === 429;
-    if (retryLater || typeof payload !== 'string') await repository.release(claim);
-    else await repository.complete(claim, reply.statusCode, payload);
+    // Only successes are kept (and replayed for 24 h). 5xx is our failure (or the upstream
+    // refused) and 429 a quota: the caller retries with the same key. A 4xx refusal committed
+    // nothing, so sending it again is harmless and is answered afresh: keeping it would spend a
+    // record of the account's cap (ATELIER_IDEMPOTENCY_KEYS_PER_ACCOUNT) on every bad request.
+    const keep = reply.statusCode < 400 && typeof payload === 'string';
+    if (!keep) await repository.release(claim);
+    else await repository.complete(claim, reply.statusCode, payload as string);
     return payload;
   };
 

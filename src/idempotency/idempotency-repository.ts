@@ -1,5 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Clock } from '../platform/clock.js';
+import { RateLimited } from '../platform/domain-errors.js';
 import type { ProcessOwner } from '../platform/process-owner.js';
 import type { Db } from '../store/database.js';
 import type { Database, IdempotencyKeysTable } from '../store/schema.js';
@@ -10,6 +11,11 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const CLAIM_LEASE_MS = 30 * 1000;
 /** Records written before claims named their holder: abandoned after this long (the former rule). */
 const UNOWNED_CLAIM_MS = 10 * 60 * 1000;
+/** Records are counted per account and hour of creation (`idempotency_usage`). */
+const HOUR_MS = 60 * 60 * 1000;
+const hourOf = (at: number) => Math.floor(at / HOUR_MS) * HOUR_MS;
+/** The oldest hour whose records may still be live at `now` (counted whole: a slight overcount). */
+const oldestLiveHour = (now: number) => hourOf(now - IDEMPOTENCY_TTL_MS);
 
 /** A key this process claimed for one request: only its holder may record or release it. */
 export interface IdempotencyClaim {
@@ -46,11 +52,67 @@ export function createIdempotencyRepository({
   db,
   clock,
   owner,
+  maxRecordsPerAccount = Number.POSITIVE_INFINITY,
 }: {
   db: Db;
   clock: Clock;
   owner: ProcessOwner;
+  /**
+   * Records an account may hold (kept answers and claims in progress, last 24 h). Security: keys
+   * cost a row each for a day; without a cap one account wrote ~2,000 a second.
+   */
+  maxRecordsPerAccount?: number;
 }) {
+  /** Moves the count of `accountId`'s records created in the hour of `createdAt`. */
+  const countRecords = (executor: Executor, accountId: string, createdAt: number, delta: 1 | -1) =>
+    executor
+      .insertInto('idempotency_usage')
+      .values({ account_id: accountId, hour: hourOf(createdAt), records: delta })
+      .onConflict((oc) =>
+        oc.columns(['account_id', 'hour']).doUpdateSet({
+          records: sql<number>`${sql.ref('idempotency_usage.records')} + ${delta}`,
+        }),
+      )
+      .execute();
+
+  /**
+   * Refuses (RateLimited, rolling back the caller's transaction) when the account holds more than
+   * its cap once this claim is counted. Run after the count moved, in the same transaction: on
+   * PostgreSQL concurrent claims queue on the hour's row, so each sees the ones before it.
+   */
+  async function assertUnderCap(trx: Executor, accountId: string, now: number): Promise<void> {
+    if (!Number.isFinite(maxRecordsPerAccount)) return;
+    const hours = await trx
+      .selectFrom('idempotency_usage')
+      .select(['hour', 'records'])
+      .where('account_id', '=', accountId)
+      .where('hour', '>=', oldestLiveHour(now))
+      .orderBy('hour')
+      .execute();
+    const live = hours.reduce((sum, row) => sum + Number(row.records), 0);
+    if (live <= maxRecordsPerAccount) return;
+    // Room comes back when the oldest counted hour leaves the day.
+    const oldest = hours.find((row) => Number(row.records) > 0);
+    const freedAt = Number(oldest?.hour ?? hourOf(now)) + HOUR_MS + IDEMPOTENCY_TTL_MS;
+    throw new RateLimited(
+      `Too many Idempotency-Key records for this account (at most ${maxRecordsPerAccount} kept for 24 h); reuse keys only for retries, or retry later`,
+      Math.max(1000, freedAt - now),
+    );
+  }
+
+  /** Deletes one of this holder's records with `where`, and uncounts it, in one transaction. */
+  async function deleteHeld(claim: IdempotencyClaim, executor: Executor, inProgressOnly: boolean) {
+    const removed = await executor
+      .deleteFrom('idempotency_keys')
+      .where('account_id', '=', claim.accountId)
+      .where('key', '=', claim.key)
+      .where('owner', '=', claim.owner)
+      .$if(inProgressOnly, (query) => query.where('state', '=', 'in_progress'))
+      .returning('created_at')
+      .executeTakeFirst();
+    if (removed) await countRecords(executor, claim.accountId, Number(removed.created_at), -1);
+  }
+
   /** An update of `claim`'s record, only while this holder still has it in progress. */
   const held = (claim: IdempotencyClaim, executor: Executor = db) =>
     executor
@@ -85,12 +147,19 @@ export function createIdempotencyRepository({
         owner: owner.id,
         expires_at: now + CLAIM_LEASE_MS,
       };
-      const inserted = await db
-        .insertInto('idempotency_keys')
-        .values({ account_id: accountId, key, ...fresh })
-        .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing())
-        .executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { kind: 'claimed', claim };
+      // A new record is counted with its insert; past the cap both are rolled back.
+      const inserted = await db.transaction().execute(async (trx) => {
+        const result = await trx
+          .insertInto('idempotency_keys')
+          .values({ account_id: accountId, key, ...fresh })
+          .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing())
+          .executeTakeFirst();
+        if (Number(result.numInsertedOrUpdatedRows ?? 0) !== 1) return false;
+        await countRecords(trx, accountId, now, 1);
+        await assertUnderCap(trx, accountId, now);
+        return true;
+      });
+      if (inserted) return { kind: 'claimed', claim };
       const row = await db
         .selectFrom('idempotency_keys')
         .selectAll()
@@ -99,17 +168,24 @@ export function createIdempotencyRepository({
         .executeTakeFirstOrThrow();
       if (isStale(row, now)) {
         // Take the stale record over only as it was read, so two takers (or a renewal) cannot both win.
-        const taken = await db
-          .updateTable('idempotency_keys')
-          .set(fresh)
-          .where('account_id', '=', accountId)
-          .where('key', '=', key)
-          .where('state', '=', row.state)
-          .where('created_at', '=', row.created_at)
-          .where('owner', row.owner === null ? 'is' : '=', row.owner)
-          .where('expires_at', row.expires_at === null ? 'is' : '=', row.expires_at)
-          .executeTakeFirst();
-        if (Number(taken.numUpdatedRows) === 1) return { kind: 'claimed', claim };
+        // It is counted again in its new hour (one record either way: no cap check).
+        const taken = await db.transaction().execute(async (trx) => {
+          const result = await trx
+            .updateTable('idempotency_keys')
+            .set(fresh)
+            .where('account_id', '=', accountId)
+            .where('key', '=', key)
+            .where('state', '=', row.state)
+            .where('created_at', '=', row.created_at)
+            .where('owner', row.owner === null ? 'is' : '=', row.owner)
+            .where('expires_at', row.expires_at === null ? 'is' : '=', row.expires_at)
+            .executeTakeFirst();
+          if (Number(result.numUpdatedRows) !== 1) return false;
+          await countRecords(trx, accountId, Number(row.created_at), -1);
+          await countRecords(trx, accountId, now, 1);
+          return true;
+        });
+        if (taken) return { kind: 'claimed', claim };
       }
       return { kind: 'existing', row };
     },
@@ -139,31 +215,25 @@ export function createIdempotencyRepository({
 
     /** Forgets a record this holder made, in a transaction (its result was undone: the key is free). */
     async forgetIn(trx: Executor, claim: IdempotencyClaim): Promise<void> {
-      await trx
-        .deleteFrom('idempotency_keys')
-        .where('account_id', '=', claim.accountId)
-        .where('key', '=', claim.key)
-        .where('owner', '=', claim.owner)
-        .execute();
+      await deleteHeld(claim, trx, false);
     },
 
-    /** Frees a claim whose request failed on our side, so the caller may retry with the same key. */
+    /**
+     * Frees a claim whose answer is not kept — our failure (5xx), a quota's 429, a refusal (4xx) —
+     * so the caller may send the key again.
+     */
     async release(claim: IdempotencyClaim): Promise<void> {
-      await db
-        .deleteFrom('idempotency_keys')
-        .where('account_id', '=', claim.accountId)
-        .where('key', '=', claim.key)
-        .where('owner', '=', claim.owner)
-        .where('state', '=', 'in_progress')
-        .execute();
+      await db.transaction().execute((trx) => deleteHeld(claim, trx, true));
     },
 
-    /** Deletes records past their lifetime. */
+    /** Deletes records past their lifetime, and the counts of hours no record can be live in. */
     async purgeExpired(): Promise<void> {
+      const now = clock.now();
       await db
         .deleteFrom('idempotency_keys')
-        .where('created_at', '<', clock.now() - IDEMPOTENCY_TTL_MS)
+        .where('created_at', '<', now - IDEMPOTENCY_TTL_MS)
         .execute();
+      await db.deleteFrom('idempotency_usage').where('hour', '<', oldestLiveHour(now)).execute();
     },
   };
 }

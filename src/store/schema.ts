@@ -150,6 +150,13 @@ export interface IdempotencyKeysTable {
   expires_at: number | null;
 }
 
+/** Idempotency records of an account created in one hour (`hour`: its start, epoch ms); migration 0016. */
+export interface IdempotencyUsageTable {
+  account_id: string;
+  hour: number;
+  records: number;
+}
+
 /** An account's Standard Webhooks signing secret (`whsec_…`), sealed with the master key. */
 export interface WebhookSecretsTable {
   account_id: string;
@@ -204,6 +211,7 @@ export interface Database {
   usage_daily: UsageDailyTable;
   assets: AssetsTable;
   idempotency_keys: IdempotencyKeysTable;
+  idempotency_usage: IdempotencyUsageTable;
   sessions: SessionsTable;
   sign_in_failures: SignInFailuresTable;
   creation_views: CreationViewsTable;

@@ -69,12 +69,15 @@ describe('Idempotency-Key', () => {
     assert.equal(await historyTotal(otherKey), before + 1);
   });
 
-  test('a 4xx answer is replayed too; a 5xx (upstream refusal) frees the key for a retry', async () => {
+  test('a 4xx answer is not kept (the key is free: answered afresh); a 5xx (upstream refusal) frees it too', async () => {
+    // Issue 25, item 13: a refusal committed nothing, and keeping it spent a record of the cap.
     const bad = await generate('order-4', { prompt: '' });
     assertError(bad, 400, 'invalid_request');
-    const replay = await generate('order-4', { prompt: '' });
-    assertError(replay, 400, 'invalid_request');
-    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    const again = await generate('order-4', { prompt: '' });
+    assertError(again, 400, 'invalid_request');
+    assert.equal(again.headers['idempotent-replayed'], undefined);
+    const fixed = await generate('order-4', { prompt: 'now valid', imageSize: '1K' });
+    assert.equal(fixed.statusCode, 200, 'the same key, corrected body: accepted');
 
     assertError(await generate('order-5', { prompt: 'x [[upstream_error]]' }), 500, 'upstream_error');
     const retried = await generate('order-5', { prompt: 'x [[upstream_error]]' });
@@ -87,7 +90,7 @@ describe('Idempotency-Key', () => {
     assert.equal((await generate('k'.repeat(255), { prompt: 'p', imageSize: '1K' })).statusCode, 200);
   });
 
-  test('upload by URL honours the key as well (a replay does not fetch again)', async () => {
+  test('upload by URL takes the key as well; its refusal is not kept', async () => {
     const first = await t.app.inject({
       method: 'POST',
       url: '/api/v1/upload',
@@ -95,12 +98,14 @@ describe('Idempotency-Key', () => {
       payload: { source_url: 'http://10.0.0.1/x.png' },
     });
     assertError(first, 400, 'invalid_request');
-    const mismatch = await t.app.inject({
+    // A refusal is not kept: the same key with another body is answered afresh, not 422.
+    const afresh = await t.app.inject({
       method: 'POST',
       url: '/api/v1/upload',
       headers: { ...bearer(apiKey), 'idempotency-key': 'up-1' },
       payload: { source_url: 'http://10.0.0.2/y.png' },
     });
-    assertError(mismatch, 422, 'idempotency_mismatch');
+    assertError(afresh, 400, 'invalid_request');
+    assert.match(afresh.json().error.message, /10\.0\.0\.2|not public|address/);
   });
 });
