@@ -5,6 +5,7 @@ import { ACCOUNT_CHANGES_CHANNEL, createAccountChanges } from './accounts/accoun
 import { createAccountsRepository } from './accounts/accounts-repository.js';
 import { createAccountsService } from './accounts/accounts-service.js';
 import { createUpstreamAccess } from './accounts/upstream-access.js';
+import { bindLegacyUpstreamKeys } from './accounts/upstream-key-seals.js';
 import { createAssetsRepository } from './assets/assets-repository.js';
 import type { BlobStore } from './blobs/blob-store.js';
 import { isBlobKey } from './blobs/blob-store.js';
@@ -167,6 +168,9 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
       idlePollMs: overrides.idlePollMs ?? 1000,
     },
   });
+  // Secrets sealed before seals were bound to their row (issue 25) are bound once, at start.
+  const boundSeals = (await bindLegacyUpstreamKeys(db, secrets)) + (await webhooks.bindLegacySecrets());
+  if (boundSeals > 0) logger.info({ count: boundSeals }, 'bound sealed secrets to their rows');
 
   // Task changes reach the event stream and long-polls of every node: LISTEN/NOTIFY on PostgreSQL.
   const taskEvents = listener

@@ -7,6 +7,7 @@ import type { Account, AccountsRepository, Tier } from './accounts-repository.js
 import { TIERS } from './accounts-repository.js';
 import { createApiKeyCache } from './api-key-cache.js';
 import { apiKeyHint, generateApiKey, hashApiKey, hashPassword, verifyPassword } from './credentials.js';
+import { openUpstreamKey, upstreamKeyContext } from './upstream-key-seals.js';
 
 const emailPattern = /^[^\s@]+@[^\s@]+$/;
 
@@ -77,7 +78,8 @@ export function createAccountsService({
   const keyResolver: UpstreamKeyResolver = {
     async resolve(accountId, provider) {
       const sealed = await accounts.getUpstreamKey(accountId, provider);
-      if (sealed) return secrets.open(sealed);
+      const own = sealed === undefined ? undefined : openUpstreamKey(secrets, sealed, accountId, provider);
+      if (own !== undefined) return own;
       return deploymentKeys[provider] ?? null;
     },
   };
@@ -122,7 +124,11 @@ export function createAccountsService({
       const trimmed = key.trim();
       if (trimmed === '') return accounts.deleteUpstreamKey(accountId, provider);
       if (trimmed.length > 4096) throw new InvalidInput('upstream key is too long', 'key');
-      await accounts.putUpstreamKey(accountId, provider, secrets.seal(trimmed));
+      await accounts.putUpstreamKey(
+        accountId,
+        provider,
+        secrets.seal(trimmed, upstreamKeyContext(accountId, provider)),
+      );
     },
 
     upstreamKeyProviders: (accountId: string) => accounts.upstreamKeyProviders(accountId),

@@ -110,4 +110,37 @@ describe('bin/atelier: usage errors, a missing database, an empty list', () => {
     const listed = await cli({ ATELIER_DATA_DIR: join(root, 'new') }, 'accounts', 'list');
     assert.match(listed.stdout, /^n@example\.test\ttrial\t/);
   });
+
+  test('accounts rotate-webhook-secret: a new secret, the old one in its grace; a bad --grace-seconds is a usage error', async () => {
+    const env = { ATELIER_DATA_DIR: join(root, 'webhooks') };
+    const email = 'hooks@example.test';
+    assert.equal((await cli(env, 'accounts', 'create', '--email', email)).code, 0);
+    const bad = await cli(
+      env,
+      'accounts',
+      'rotate-webhook-secret',
+      '--email',
+      email,
+      '--grace-seconds',
+      'soon',
+    );
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--grace-seconds must be a whole number of seconds/);
+    const first = await cli(env, 'accounts', 'rotate-webhook-secret', '--email', email, '--json');
+    assert.equal(first.code, 0, first.stderr);
+    const rotated = JSON.parse(first.stdout);
+    assert.deepEqual(Object.keys(rotated).sort(), ['email', 'previous_secret_expires_at', 'secret']);
+    assert.match(rotated.secret, /^whsec_/);
+    assert.ok(rotated.previous_secret_expires_at > Date.now() + 23 * 3600_000);
+    const now = await cli(env, 'accounts', 'rotate-webhook-secret', '--email', email, '--grace-seconds', '0');
+    assert.equal(now.code, 0, now.stderr);
+    assert.match(
+      now.stdout,
+      /^New webhook signing secret for hooks@example\.test: whsec_\S+\nThe old secret no longer signs deliveries\.\n$/,
+    );
+    assert.equal(
+      (await cli(env, 'accounts', 'rotate-webhook-secret', '--email', 'nobody@example.test')).code,
+      1,
+    );
+  });
 });

@@ -17,6 +17,9 @@ Commands:
                                         on the built server (built first only when missing or stale)
   accounts create --email E [--tier T] [--password P] [--json]
   accounts rotate-key --email E [--json]
+  accounts rotate-webhook-secret --email E [--grace-seconds N] [--json]
+                                        a new webhook signing secret; the old one keeps signing beside it
+                                        for N seconds (default 86400 = 24 h; 0 stops it at once)
   accounts set-tier --email E --tier T
   accounts set-password --email E --password P
   accounts set-upstream-key --email E [--provider P] (--key K | --key -)   (an empty key removes it)
@@ -50,6 +53,7 @@ export interface CliIo {
 const ACCOUNT_COMMANDS: Record<string, Array<'email' | 'tier' | 'password'>> = {
   create: ['email'],
   'rotate-key': ['email'],
+  'rotate-webhook-secret': ['email'],
   'set-tier': ['email', 'tier'],
   'set-password': ['email', 'password'],
   'set-upstream-key': ['email'],
@@ -64,6 +68,13 @@ function tierOption(value: string | undefined): string | undefined {
   return value;
 }
 
+/** A --grace-seconds value: whole seconds, else a usage error (its range is the service's to check). */
+function graceOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(value)) throw new UsageError('--grace-seconds must be a whole number of seconds');
+  return Number(value);
+}
+
 function options(args: string[]) {
   const { values } = parseArgs({
     args,
@@ -73,6 +84,7 @@ function options(args: string[]) {
       password: { type: 'string' },
       provider: { type: 'string' },
       key: { type: 'string' },
+      'grace-seconds': { type: 'string' },
       json: { type: 'boolean', default: false },
     },
     strict: true,
@@ -103,6 +115,7 @@ async function accountsCommand(sub: string | undefined, args: string[], io: CliI
   const opts = options(args);
   for (const name of needed) required(opts[name], name);
   const tier = tierOption(opts.tier);
+  const graceSeconds = graceOption(opts['grace-seconds']);
   if (io.env === process.env) loadDotEnv();
   const config = loadConfig(io.env);
   // Only create starts a new install; every other command reads one that must exist.
@@ -125,6 +138,30 @@ async function accountsCommand(sub: string | undefined, args: string[], io: CliI
         const apiKey = await core.accounts.rotateApiKey(account.id);
         if (opts.json) out(JSON.stringify({ email: account.email, tier: account.tier, api_key: apiKey }));
         else out(`New API key for ${account.email} (shown once; the old one no longer works): ${apiKey}`);
+        return;
+      }
+      case 'rotate-webhook-secret': {
+        const account = await core.accounts.requireByEmail(required(opts.email, 'email'));
+        const rotated = await core.webhooks.rotateSecret(
+          account.id,
+          ...(graceSeconds === undefined ? [] : [graceSeconds]),
+        );
+        const until = rotated.previousExpiresAt;
+        if (opts.json)
+          out(
+            JSON.stringify({
+              email: account.email,
+              secret: rotated.secret,
+              previous_secret_expires_at: until,
+            }),
+          );
+        else
+          out(
+            `New webhook signing secret for ${account.email}: ${rotated.secret}\n` +
+              (until === null
+                ? 'The old secret no longer signs deliveries.'
+                : `Deliveries carry a signature with the old secret too until ${new Date(until).toISOString()}.`),
+          );
         return;
       }
       case 'set-tier': {

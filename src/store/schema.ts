@@ -162,6 +162,9 @@ export interface WebhookSecretsTable {
   account_id: string;
   ciphertext: string;
   created_at: number;
+  /** The secret the last rotation replaced, sealed; deliveries carry its signature too until it expires. */
+  previous_ciphertext: string | null;
+  previous_expires_at: number | null;
 }
 
 /** The callbackUrl given with a generate request: every task of the generation reports there. */

@@ -23,8 +23,8 @@ export interface DeliveryWorkerDeps {
   deliveries: WebhooksRepository;
   /** Sends one attempt: vetted again and pinned at call time (DNS may have changed since submit). */
   post: SafeFetcher['postPinned'];
-  /** The account's plaintext `whsec_…` secret, created if it has none yet. */
-  secretFor(accountId: string): Promise<string>;
+  /** The account's plaintext `whsec_…` secrets to sign with: the current one, then a replaced one in its grace. */
+  signingSecretsFor(accountId: string): Promise<string[]>;
   /** Re-enqueues what a crash between a task's final write and its enqueue left behind. */
   sweep(): Promise<void>;
   clock: Clock;
@@ -87,7 +87,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
 
   async function send(delivery: DeliveryRow, signal: AbortSignal): Promise<AttemptOutcome> {
     try {
-      const secret = await deps.secretFor(delivery.account_id);
+      const secrets = await deps.signingSecretsFor(delivery.account_id);
       // The timestamp is the attempt's, not the event's: receivers reject stale ones as replays.
       const timestamp = Math.floor(clock.now() / 1000);
       const { statusCode } = await deps.post(delivery.url, {
@@ -97,7 +97,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
           'user-agent': USER_AGENT,
           'webhook-id': delivery.id,
           'webhook-timestamp': String(timestamp),
-          'webhook-signature': signWebhook(secret, delivery.id, timestamp, delivery.payload),
+          // Standard Webhooks: several space-separated signatures; a receiver accepts any it can verify.
+          'webhook-signature': secrets
+            .map((secret) => signWebhook(secret, delivery.id, timestamp, delivery.payload))
+            .join(' '),
         },
         body: delivery.payload,
         timeoutMs: options.attemptTimeoutMs,

@@ -17,7 +17,7 @@ import {
   type DeliveryWorkerDeps,
   type DeliveryWorkerOptions,
 } from './delivery-worker.js';
-import { generateWebhookSecret } from './signature.js';
+import { createSigningSecrets } from './signing-secrets.js';
 import { createWebhooksRepository, type DeliveryRow } from './webhooks-repository.js';
 
 export type WebhookEventType = 'task.completed' | 'task.failed';
@@ -72,16 +72,7 @@ export function createWebhooksService(deps: {
   const repository = createWebhooksRepository({ db: deps.db, clock });
   const enqueues = new Set<Promise<void>>();
 
-  /** The account's `whsec_…` secret, created (and sealed at rest) on first use. */
-  async function secretFor(accountId: string): Promise<string> {
-    let sealed = await repository.findSecret(accountId);
-    if (sealed === undefined) {
-      await repository.insertSecretIfAbsent(accountId, deps.secrets.seal(generateWebhookSecret()));
-      sealed = await repository.findSecret(accountId);
-      if (sealed === undefined) throw new Error('webhook secret vanished right after it was stored');
-    }
-    return deps.secrets.open(sealed);
-  }
+  const signingSecrets = createSigningSecrets({ repository, secrets: deps.secrets, clock });
 
   /** Inserts the delivery of a task's final state; a second call for the same task is a no-op. */
   async function enqueue(
@@ -128,7 +119,7 @@ export function createWebhooksService(deps: {
   const worker = createDeliveryWorker({
     deliveries: repository,
     post: deps.fetcher.postPinned,
-    secretFor,
+    signingSecretsFor: signingSecrets.signing,
     sweep,
     clock,
     owner: leaseOwnerId(deps.processOwner, deps.ids.next('wrk')),
@@ -185,7 +176,12 @@ export function createWebhooksService(deps: {
       });
     },
 
-    secretFor,
+    /** The account's `whsec_…` secret, created (and sealed at rest) on first use. */
+    secretFor: signingSecrets.current,
+    /** A new secret; the replaced one keeps signing for a grace period (see signing-secrets.ts). */
+    rotateSecret: signingSecrets.rotate,
+    /** Binds secrets sealed before seals were bound to their row (run at start). */
+    bindLegacySecrets: signingSecrets.bindLegacy,
 
     async listDeliveries(accountId: string, page: number, limit: number) {
       const { rows, total } = await repository.page(accountId, page, limit);

@@ -256,6 +256,11 @@ describe('the OpenAPI document is the contract of every route', () => {
       { url: '/api/v1/webhooks/deliveries/msg_none/redeliver', headers: json },
       404,
     );
+    const rotate = '/api/v1/user/webhook-secret/rotate';
+    await exercise('POST', rotate, { url: rotate, headers: json, payload: { grace_seconds: 60 } }, 200);
+    await exercise('POST', rotate, { url: rotate, headers: h }, 200);
+    await exercise('POST', rotate, { url: rotate, headers: json, payload: { grace_seconds: -1 } }, 400);
+    await exercise('POST', rotate, { url: rotate }, 401);
     assertError(await app.inject({ method: 'GET', url: '/api/v1/tasks/nope', headers: h }), 404, 'not_found');
 
     // The website's own API (/web/api) is exercised by openapi-website.test.ts, signed in.

@@ -4,8 +4,11 @@ import { storePageOf } from '../../contract/paging.js';
 import {
   deliveriesQuerySchema,
   deliveryIdParamsSchema,
+  ROTATION_GRACE,
   webhookDeliveriesPageSchema,
   webhookDeliverySchema,
+  webhookSecretRotateBodySchema,
+  webhookSecretRotatedSchema,
   webhookSecretSchema,
 } from '../../contract/webhooks.js';
 import type { WebhooksService } from '../../webhooks/webhooks-service.js';
@@ -14,7 +17,10 @@ import { AUTH_ERRORS, errorResponses, jsonResponse } from '../route-responses.js
 
 const TAG = 'Webhooks';
 
-/** GET /user/webhook-secret, GET /webhooks/deliveries and POST /webhooks/deliveries/{id}/redeliver. */
+/**
+ * GET /user/webhook-secret, POST /user/webhook-secret/rotate, GET /webhooks/deliveries and
+ * POST /webhooks/deliveries/{id}/redeliver.
+ */
 export async function webhookRoutes(parent: FastifyInstance, { webhooks }: { webhooks: WebhooksService }) {
   const app = parent.withTypeProvider<ZodTypeProvider>();
   const secretSchema = {
@@ -32,6 +38,24 @@ export async function webhookRoutes(parent: FastifyInstance, { webhooks }: { web
     // A credential: no cache along the way may keep it.
     reply.header('cache-control', 'no-store');
     return { secret: await webhooks.secretFor(accountOf(request).id) };
+  });
+
+  const rotateSchema = {
+    tags: [TAG],
+    operationId: 'rotateWebhookSecret',
+    summary: "Replace the account's webhook signing secret",
+    description: `A new secret signs every delivery from now on. For a grace period (grace_seconds, default ${ROTATION_GRACE.defaultSeconds} = 24 h) deliveries also carry a signature made with the replaced secret — webhook-signature: "v1,<new> v1,<old>", as Standard Webhooks allows — so a receiver can switch to the new secret without losing a delivery. A secret still in its grace from an earlier rotation stops at once. grace_seconds: 0 stops the replaced secret at once (a leaked secret).`,
+    body: webhookSecretRotateBodySchema,
+    response: {
+      200: jsonResponse('The new secret', webhookSecretRotatedSchema),
+      ...errorResponses(['invalid_request', ...AUTH_ERRORS, 'conflict']),
+    },
+  };
+  app.post('/user/webhook-secret/rotate', { schema: rotateSchema }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    const grace = request.body?.grace_seconds ?? ROTATION_GRACE.defaultSeconds;
+    const { secret, previousExpiresAt } = await webhooks.rotateSecret(accountOf(request).id, grace);
+    return { secret, previous_secret_expires_at: previousExpiresAt };
   });
 
   const deliveriesSchema = {

@@ -1,12 +1,14 @@
 import { useEffect, useId, useState } from 'react';
 import { api } from '../lib/api';
-import type { WebhookDelivery } from '../lib/types';
+import type { WebhookDelivery, WebhookSecretRotated } from '../lib/types';
 import { useAction } from '../lib/use-action';
 import { CopyButton } from './copy-button';
 
 /** The webhook signing secret (fetched on demand, never kept on the page longer than shown) and recent deliveries. */
 export function WebhooksSection() {
   const [secret, setSecret] = useState<string>();
+  // After a rotation: until when the replaced secret still signs (null: it no longer does).
+  const [replacedUntil, setReplacedUntil] = useState<number | null>();
   const [deliveries, setDeliveries] = useState<WebhookDelivery[]>();
   // One line of trouble for both calls: the listing at mount and the secret on demand.
   const { error, run } = useAction();
@@ -23,6 +25,17 @@ export function WebhooksSection() {
   const reveal = () =>
     run(async () => {
       setSecret((await api.get<{ secret: string }>('/api/v1/user/webhook-secret')).secret);
+    });
+
+  const rotate = () =>
+    run(async () => {
+      const sure = window.confirm(
+        'Replace the signing secret? Deliveries carry a signature with the current one too for 24 hours, so your receiver can switch.',
+      );
+      if (!sure) return;
+      const rotated = await api.post<WebhookSecretRotated>('/api/v1/user/webhook-secret/rotate');
+      setSecret(rotated.secret);
+      setReplacedUntil(rotated.previous_secret_expires_at);
     });
 
   return (
@@ -42,11 +55,25 @@ export function WebhooksSection() {
             />
             <CopyButton text={secret} label="Copy secret" />
           </div>
+          {replacedUntil ? (
+            <p className="muted small" role="status">
+              New secret. Deliveries also carry a signature with the old one until{' '}
+              {new Date(replacedUntil).toLocaleString()}.
+            </p>
+          ) : null}
+          <div>
+            <button type="button" className="button" onClick={rotate}>
+              Rotate secret
+            </button>
+          </div>
         </div>
       ) : (
-        <div>
+        <div className="row">
           <button type="button" className="button" onClick={reveal}>
             Show signing secret
+          </button>
+          <button type="button" className="button" onClick={rotate}>
+            Rotate secret
           </button>
         </div>
       )}

@@ -30,7 +30,10 @@ export interface Catalog {
   models: CatalogModel[];
 }
 
-export type { DeliveryItem as WebhookDelivery } from '../../../src/contract/webhooks';
+export type {
+  DeliveryItem as WebhookDelivery,
+  WebhookSecretRotated,
+} from '../../../src/contract/webhooks';
 export type {
   AccountInfo,
   LibraryAsset,

@@ -1,0 +1,88 @@
+import { ROTATION_GRACE } from '../contract/webhooks.js';
+import type { Clock } from '../platform/clock.js';
+import { Conflict, InvalidInput } from '../platform/domain-errors.js';
+import { bindLegacySeals, type SecretBox, sealContext } from '../secrets/secret-box.js';
+import { generateWebhookSecret } from './signature.js';
+import type { WebhooksRepository } from './webhooks-repository.js';
+
+/** What a webhook secret's seal is bound to: its account (both the current and the previous one). */
+const secretContext = (accountId: string) => sealContext('webhook_secrets', accountId);
+
+/**
+ * Each account's Standard Webhooks signing secret (`whsec_…`, sealed at rest), created on first
+ * use, and its rotation: the replaced secret keeps signing beside the new one for a grace period,
+ * so receivers can switch to the new one without dropping a delivery.
+ */
+export function createSigningSecrets(deps: {
+  repository: WebhooksRepository;
+  secrets: SecretBox;
+  clock: Clock;
+}) {
+  const { repository, secrets, clock } = deps;
+
+  async function row(accountId: string) {
+    const found = await repository.findSecret(accountId);
+    if (found) return found;
+    await repository.insertSecretIfAbsent(
+      accountId,
+      secrets.seal(generateWebhookSecret(), secretContext(accountId)),
+    );
+    const created = await repository.findSecret(accountId);
+    if (created === undefined) throw new Error('webhook secret vanished right after it was stored');
+    return created;
+  }
+
+  const open = (accountId: string, sealed: string) => secrets.open(sealed, secretContext(accountId));
+
+  return {
+    /** The account's current secret, created on first use. */
+    async current(accountId: string): Promise<string> {
+      return open(accountId, (await row(accountId)).ciphertext);
+    },
+
+    /** The secrets a delivery is signed with now: the current one, then the replaced one in its grace. */
+    async signing(accountId: string): Promise<string[]> {
+      const found = await row(accountId);
+      const current = open(accountId, found.ciphertext);
+      const { previous_ciphertext: previous, previous_expires_at: until } = found;
+      if (previous === null || until === null || until <= clock.now()) return [current];
+      return [current, open(accountId, previous)];
+    },
+
+    /**
+     * Replaces the account's secret by a new one; the replaced one keeps signing for
+     * `graceSeconds` (0: it stops at once). A secret still in its grace from an earlier rotation
+     * stops now. Answers the new secret and when the replaced one stops (null: it already has).
+     */
+    async rotate(
+      accountId: string,
+      graceSeconds: number = ROTATION_GRACE.defaultSeconds,
+    ): Promise<{ secret: string; previousExpiresAt: number | null }> {
+      const { maxSeconds } = ROTATION_GRACE;
+      if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > maxSeconds)
+        throw new InvalidInput(
+          `grace_seconds must be an integer between 0 and ${maxSeconds}`,
+          'grace_seconds',
+        );
+      const { ciphertext: from } = await row(accountId);
+      const secret = generateWebhookSecret();
+      const previousExpiresAt = graceSeconds === 0 ? null : clock.now() + graceSeconds * 1000;
+      const sealed = secrets.seal(secret, secretContext(accountId));
+      if (!(await repository.rotateSecret(accountId, from, sealed, previousExpiresAt)))
+        throw new Conflict('The webhook secret was rotated by another request at the same time; try again');
+      return { secret, previousExpiresAt };
+    },
+
+    /** Binds secrets sealed before seals were bound to their row (at start). */
+    async bindLegacy(): Promise<number> {
+      return bindLegacySeals(
+        secrets,
+        await repository.legacySealedSecrets(),
+        (legacy) => secretContext(legacy.account_id),
+        (legacy, bound) => repository.resealSecret(legacy.account_id, legacy.sealed, bound),
+      );
+    },
+  };
+}
+
+export type SigningSecrets = ReturnType<typeof createSigningSecrets>;
