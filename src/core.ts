@@ -239,6 +239,10 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     vetCallbackUrl: webhooks.vetCallbackUrl,
     recordCallback: webhooks.recordCallback,
     admission,
+    async referenceSize(accountId, blobKey) {
+      const asset = await assets.findByBlobKey(accountId, blobKey);
+      return asset && { width: asset.width, height: asset.height };
+    },
     taskDeadlineMs: config.taskDeadlineMs,
     leaseMs: overrides.leaseMs ?? LEASE_MS,
   });

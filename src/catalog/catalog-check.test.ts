@@ -116,7 +116,7 @@ describe('catalog check', () => {
       "gone → replicate acme/retired: replicate's model list does not have it: tasks on it will fail",
     ]);
     // The Gemini list is paged: every page was read (the fake serves two models a page).
-    assert.ok(gemini.requests.filter((r) => r.path === '/v1beta/models').length > 1);
+    assert.ok(gemini.requests.filter((r) => r.path === '/v1/models').length > 1);
   });
 
   test('no key: the provider is not asked; an unreachable model list is a warning, never a throw', async () => {

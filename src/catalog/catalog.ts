@@ -222,4 +222,21 @@ export function pixelSize(aspect: string, imageSize: ImageSize): { width: number
   return { width: round16(width), height: round16(height) };
 }
 
+/** The ratio of `aspects` nearest `width`:`height` (log distance; ties go to the first listed). */
+export function nearestAspect(width: number, height: number, aspects: readonly string[]): string | undefined {
+  const wanted = Math.log((width || 1) / (height || 1));
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const aspect of aspects) {
+    const match = aspectPattern.exec(aspect);
+    if (!match) continue;
+    const distance = Math.abs(Math.log(Number(match[1]) / Number(match[2])) - wanted);
+    if (distance < bestDistance - 1e-9) {
+      best = aspect;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
 export type { GenerationMode, ImageSize };

@@ -16,6 +16,11 @@ export interface GenerateRequest {
   model: CatalogEntry;
   mode: GenerationMode;
   aspect: string;
+  /**
+   * An edit or fusion that names no aspect keeps the (first) reference's shape: `aspect` is then the
+   * model's ratio nearest the reference, set once the reference's size is known.
+   */
+  keepReferenceAspect?: boolean;
   imageSize: ImageSize;
   count: number;
   imageUrls: string[];
@@ -146,6 +151,7 @@ export function parseGenerateRequest(body: unknown, catalog: Catalog): GenerateR
     model,
     mode,
     aspect,
+    keepReferenceAspect: mode !== 'text' && (input.aspect === undefined || input.aspect === null),
     imageSize,
     count,
     imageUrls,

@@ -83,6 +83,7 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
         model: request.model.id,
         mode: request.mode,
         aspect: request.aspect,
+        aspect_from_reference: request.keepReferenceAspect ? 1 : 0,
         image_size: request.imageSize,
         image_count: request.count,
         refs_json: JSON.stringify(request.imageUrls),

@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Account } from '../accounts/accounts-repository.js';
 import type { UpstreamKeyResolver } from '../accounts/accounts-service.js';
 import type { BlobStore } from '../blobs/blob-store.js';
-import type { Catalog } from '../catalog/catalog.js';
+import { type Catalog, nearestAspect } from '../catalog/catalog.js';
 import type { GenerateResponse, HistoryItem, HistoryPage } from '../contract/generations.js';
 import type { SearchFilters } from '../contract/website.js';
 import {
@@ -27,7 +27,7 @@ import { type TaskRecord, toTaskRecord } from '../tasks/task-record.js';
 import type { TasksRepository } from '../tasks/tasks-repository.js';
 import type { UploadsService } from '../uploads/uploads-service.js';
 import type { TierAdmission } from '../usage/tier-admission.js';
-import { parseGenerateRequest } from './generate-request.js';
+import { type GenerateRequest, parseGenerateRequest } from './generate-request.js';
 import type { GenerationsRepository } from './generations-repository.js';
 import { createHistoryPages, generationFields } from './history-pages.js';
 
@@ -64,9 +64,25 @@ export function createGenerationsService(deps: {
   ): Promise<void>;
   /** Tier policies: the models a tier may use, and its quotas, checked in the creating transaction. */
   admission?: Pick<TierAdmission, 'checkModel' | 'admitIn'>;
+  /** Width and height of a stored image of the account (its upload or result record), if known. */
+  referenceSize?: (
+    accountId: string,
+    blobKey: string,
+  ) => Promise<{ width: number; height: number } | undefined>;
   taskDeadlineMs: number;
   leaseMs: number;
 }) {
+  /**
+   * The model's ratio nearest the first reference, for an edit or fusion that names no aspect (what
+   * history reports; the providers are told to keep the reference's own shape). The request's
+   * default when the reference's size is not on record.
+   */
+  async function referenceAspect(account: Account, request: GenerateRequest, refKeys: string[]) {
+    const first = refKeys[0];
+    const size = first === undefined ? undefined : await deps.referenceSize?.(account.id, first);
+    return (size && nearestAspect(size.width, size.height, request.model.aspects)) ?? request.aspect;
+  }
+
   /** Turns the request's imageUrls into stored blob keys: own URLs are looked up, others fetched safely. */
   async function storeReferences(account: Account, urls: string[]): Promise<string[]> {
     const keys: string[] = [];
@@ -150,6 +166,7 @@ export function createGenerationsService(deps: {
       }
       if (request.callbackUrl !== undefined) await deps.vetCallbackUrl(request.callbackUrl);
       const refKeys = await storeReferences(account, request.imageUrls);
+      if (request.keepReferenceAspect) request.aspect = await referenceAspect(account, request, refKeys);
       const answer = (taskIds: string[]): GenerateAnswer => ({ task_ids: taskIds, email: account.email });
       const { generationId, taskIds } = await createGeneration(
         account,

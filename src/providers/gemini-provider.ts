@@ -1,6 +1,8 @@
 /**
- * Gemini image models through the Generative Language API (`models/{model}:generateContent`),
- * a synchronous upstream: `submit` makes the whole call and answers `done` with the image bytes.
+ * Gemini image models through the Generative Language API (`v1/models/{model}:generateContent`,
+ * the stable API version @google/genai 3.x calls by default), a synchronous upstream: `submit`
+ * makes the whole call and answers `done` with the image bytes. The request is compared by test
+ * with what that client sends for the same call (sdk-request-bodies.test.ts).
  *
  * Wire format checked against (2026):
  * - https://ai.google.dev/api/generate-content — request `contents[].parts[]` (`text`,
@@ -390,7 +392,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Image
       const result = await callForJson(
         'Gemini',
         {
-          url: `${baseUrl}/v1beta/models/${encodeURIComponent(model)}:generateContent`,
+          url: `${baseUrl}/v1/models/${encodeURIComponent(model)}:generateContent`,
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-goog-api-key': request.apiKey },
           body,

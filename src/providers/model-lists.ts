@@ -1,6 +1,6 @@
 /**
  * The providers' model lists, asked whether the catalog's upstream models still exist:
- * - Gemini `GET /v1beta/models` (paged by `pageToken`, each `name` is `models/{id}`);
+ * - Gemini `GET /v1/models` (paged by `pageToken`, each `name` is `models/{id}`);
  * - OpenAI `GET /v1/models` (`data[].id`);
  * - Replicate `GET /v1/models/{owner}/{name}` (and `…/versions/{id}` for a pinned version), one
  *   call per model: 200 is present, 404 missing.
@@ -43,7 +43,7 @@ const split = (models: readonly string[], known: ReadonlySet<string>): ModelPres
   missing: models.filter((m) => !known.has(m)),
 });
 
-/** Gemini: every page of `GET /v1beta/models`. */
+/** Gemini: every page of `GET /v1/models`. */
 export async function geminiModelPresence(
   models: readonly string[],
   call: ModelListCall,
@@ -54,7 +54,7 @@ export async function geminiModelPresence(
     const query = new URLSearchParams({ pageSize: '1000' });
     if (pageToken) query.set('pageToken', pageToken);
     const answer = await getJson(
-      `${call.baseUrl}/v1beta/models?${query}`,
+      `${call.baseUrl}/v1/models?${query}`,
       { 'x-goog-api-key': call.apiKey },
       call,
     );

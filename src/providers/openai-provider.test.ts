@@ -140,6 +140,18 @@ describe('openai provider', () => {
     );
   });
 
+  test('an edit without a named aspect gets the size nearest the reference ratio', async () => {
+    const wide = await referenceImage(300, 100);
+    const edit = { mode: 'edit' as const, references: [wide], keepReferenceAspect: true, aspect: '1:1' };
+    assertDone(await provider().submit(request({ ...edit, upstreamModel: 'gpt-image-2.5-flare' })));
+    assert.equal(fake.calls.at(-1)?.params.size, '1776x592');
+    assertDone(await provider().submit(request(edit)));
+    assert.equal(fake.calls.at(-1)?.params.size, '1536x1024');
+    // A named aspect wins over the reference.
+    assertDone(await provider().submit(request({ ...edit, keepReferenceAspect: false, aspect: '2:3' })));
+    assert.equal(fake.calls.at(-1)?.params.size, '1024x1536');
+  });
+
   test('edit: multipart with one image[] part', async () => {
     const reference = await referenceImage();
     const outcome = await provider().submit(

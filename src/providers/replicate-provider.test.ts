@@ -121,6 +121,27 @@ describe('replicate provider', () => {
     assert.equal(response.headers.get('content-type'), 'image/png');
   });
 
+  const lastInput = () => (fake.creates.at(-1)?.body.input ?? {}) as Record<string, unknown>;
+
+  test('an edit without a named aspect asks for match_input_image where the model offers it', async () => {
+    const reference = await referenceImage(120, 40);
+    const edit = {
+      mode: 'edit' as const,
+      references: [reference],
+      keepReferenceAspect: true,
+      aspect: '21:9',
+    };
+    assertPending(await provider().submit(request(edit)));
+    assert.equal(lastInput().aspect_ratio, 'match_input_image');
+    // A model without that value gets the catalog ratio nearest the reference.
+    const seeded = { ...edit, upstreamModel: 'acme/seeded-fusion', aspect: '16:9' };
+    assertPending(await provider().submit(request(seeded)));
+    assert.equal(lastInput().aspect_ratio, '16:9');
+    // A named aspect is sent as named.
+    assertPending(await provider().submit(request({ ...edit, keepReferenceAspect: false, aspect: '4:3' })));
+    assert.equal(lastInput().aspect_ratio, '4:3');
+  });
+
   test('starting is reported as queued; logs with a percentage give progress', async () => {
     fake.scriptLifecycle({
       statuses: ['starting', 'starting', 'processing'],

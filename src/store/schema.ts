@@ -39,6 +39,11 @@ export interface GenerationsTable {
   model: string;
   mode: GenerationMode;
   aspect: string;
+  /**
+   * 1 for an edit or fusion whose caller named no aspect: the providers keep the reference's shape
+   * (`aspect` is the model's ratio nearest it). Absent on rows written before migration 0021 (0).
+   */
+  aspect_from_reference?: number;
   image_size: ImageSize;
   image_count: number;
   /** The request's imageUrls as given (JSON array). */

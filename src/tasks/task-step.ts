@@ -238,6 +238,7 @@ export function createTaskStep({ deps, write, fail, cancelUpstream }: StepContex
       mode: generation.mode,
       prompt: generation.prompt,
       aspect: generation.aspect,
+      keepReferenceAspect: generation.aspect_from_reference === 1,
       imageSize,
       width,
       height,

@@ -43,7 +43,7 @@ export interface LeasedTask {
   task: TaskRow;
   generation: Pick<
     GenerationsTable,
-    'id' | 'model' | 'prompt' | 'mode' | 'aspect' | 'image_size' | 'ref_keys_json'
+    'id' | 'model' | 'prompt' | 'mode' | 'aspect' | 'aspect_from_reference' | 'image_size' | 'ref_keys_json'
   >;
 }
 
@@ -362,7 +362,16 @@ export function createTasksRepository({
     if (tasks.length === 0) return [];
     const generations = await db
       .selectFrom('generations')
-      .select(['id', 'model', 'prompt', 'mode', 'aspect', 'image_size', 'ref_keys_json'])
+      .select([
+        'id',
+        'model',
+        'prompt',
+        'mode',
+        'aspect',
+        'aspect_from_reference',
+        'image_size',
+        'ref_keys_json',
+      ])
       .where('id', 'in', [...new Set(tasks.map((t) => t.generation_id))])
       .execute();
     const byId = new Map(generations.map((g) => [g.id, g]));

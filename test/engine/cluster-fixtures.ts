@@ -28,7 +28,7 @@ export function startCountingReplicate(): Promise<FakeReplicate> {
         inputs: {
           prompt: { type: 'string' },
           aspect_ratio: { type: 'string', enum: ['1:1', '16:9'] },
-        resolution: { type: 'string', enum: ['1K', '2K', '4K'] },
+          resolution: { type: 'string', enum: ['1K', '2K', '4K'] },
           seed: { type: 'integer', minimum: 0, maximum: 1_000_000 },
         },
       },

@@ -1,6 +1,6 @@
 /**
  * A loopback stand-in for the Generative Language API (`models/{model}:generateContent` and the
- * model list `GET /v1beta/models`) that checks requests the way the real one does: unknown fields, a
+ * model list `GET /v1/models`, on the stable `v1` and the `v1beta` paths) that checks requests the way the real one does: unknown fields, a
  * wrong image type, an `imageSize` sent to a model that has none, a model that does not exist or
  * was shut down (404 `NOT_FOUND`), a bad key or an oversized body are refused with the real error
  * shapes; every aspect ratio and size the API documents is accepted. Answers are scripted per call;
@@ -121,13 +121,13 @@ export async function startFakeGemini({
   apiKey: string;
   maxRequestBytes?: number;
   sizelessModels?: RegExp;
-  /** The model ids this fake serves (and lists at `GET /v1beta/models`). */
+  /** The model ids this fake serves (and lists at `GET /v1/models`). */
   models?: readonly string[];
 }): Promise<FakeGemini> {
   const queue: GeminiScript[] = [];
   const calls: GeminiCall[] = [];
 
-  /** `GET /v1beta/models`, one model per page so that paging is exercised. */
+  /** `GET /v1/models`, one model per page so that paging is exercised. */
   function modelList(query: URLSearchParams): FakeAnswer {
     const all = [...models, 'gemini-3.5-flash', 'text-embedding-004'];
     const at = Number(query.get('pageToken') ?? '0') || 0;
@@ -142,9 +142,9 @@ export async function startFakeGemini({
   }
 
   async function handle(request: RecordedRequest): Promise<FakeAnswer> {
-    const match = /^\/v1beta\/models\/([^/:]+):generateContent$/.exec(request.path);
-    const listing = request.method === 'GET' && request.path === '/v1beta/models';
-    if (!listing && (request.method !== 'POST' || !match?.[1])) {
+    const match = /^\/(v1|v1beta)\/models\/([^/:]+):generateContent$/.exec(request.path);
+    const listing = request.method === 'GET' && /^\/(v1|v1beta)\/models$/.test(request.path);
+    if (!listing && (request.method !== 'POST' || !match?.[2])) {
       return { status: 404, json: { error: { code: 404, message: 'Not found', status: 'NOT_FOUND' } } };
     }
     const key = request.headers['x-goog-api-key'];
@@ -180,14 +180,14 @@ export async function startFakeGemini({
       };
     }
     if (listing) return modelList(request.query);
-    const model = decodeURIComponent(match?.[1] ?? '');
+    const model = decodeURIComponent(match?.[2] ?? '');
     if (!models.includes(model)) {
       return {
         status: 404,
         json: {
           error: {
             code: 404,
-            message: `models/${model} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.`,
+            message: `models/${model} is not found for API version ${match?.[1]}, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.`,
             status: 'NOT_FOUND',
           },
         },

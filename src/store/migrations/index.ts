@@ -12,6 +12,7 @@ import { migration as m0010 } from './0010_usage.js';
 import { migration as m0011 } from './0011_history_version.js';
 import { migration as m0016 } from './0016_idempotency_usage.js';
 import { migration as m0019 } from './0019_webhook_secret_rotation.js';
+import { migration as m0021 } from './0021_generation_aspect_source.js';
 
 /**
  * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '0011_history_version': m0011,
   '0016_idempotency_usage': m0016,
   '0019_webhook_secret_rotation': m0019,
+  '0021_generation_aspect_source': m0021,
 };
