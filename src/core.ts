@@ -26,7 +26,7 @@ import { createSafeFetcher, type SafeFetchOptions } from './platform/outbound/sa
 import { createProcessOwner, type ProcessOwner } from './platform/process-owner.js';
 import { measuredProviders } from './providers/call-metrics.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/provider-registry.js';
-import { createSecretBox, loadOrCreateMasterKey } from './secrets/secret-box.js';
+import { createSecretBox, deriveKey, loadOrCreateMasterKey } from './secrets/secret-box.js';
 import { type Db, dialectOf, openDatabase } from './store/database.js';
 import { createPostgresListener } from './store/postgres-listener.js';
 import { createPostgresTaskFeed, TASK_FEED_CHANNELS } from './tasks/postgres-task-feed.js';
@@ -34,6 +34,7 @@ import { createTaskEngine } from './tasks/task-engine.js';
 import { createInProcessTaskFeed } from './tasks/task-events.js';
 import { toTaskRecord } from './tasks/task-record.js';
 import { createTasksRepository } from './tasks/tasks-repository.js';
+import { UPLOAD_NAMING_KEY_LABEL } from './uploads/content-names.js';
 import { createUploadsService } from './uploads/uploads-service.js';
 import { createTierAdmission } from './usage/tier-admission.js';
 import { loadTierPolicies } from './usage/tier-policies.js';
@@ -84,7 +85,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   const db = overrides.db ?? (await openDatabase(config.databaseUrl));
   const metrics = createMetrics();
   const blobs = countedBlobStore(overrides.blobs ?? (await createBlobStore(config)), metrics);
-  const secrets = createSecretBox(loadOrCreateMasterKey(config.dataDir, config.masterKey));
+  const masterKey = loadOrCreateMasterKey(config.dataDir, config.masterKey);
+  const secrets = createSecretBox(masterKey);
   const providers = overrides.providers ?? createProviderRegistry({ config, clock });
   const catalog = loadCatalog(config.catalogPath, providers.names());
 
@@ -151,7 +153,13 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     allowedHosts: config.uploadAllowedHosts,
     ...(overrides.lookup ? { lookup: overrides.lookup } : {}),
   });
-  const uploads = createUploadsService({ fetcher, blobs, assets, blobUrl });
+  const uploads = createUploadsService({
+    fetcher,
+    blobs,
+    assets,
+    blobUrl,
+    namingKey: deriveKey(masterKey, UPLOAD_NAMING_KEY_LABEL),
+  });
 
   const webhooks = createWebhooksService({
     onAttempt: (outcome) => metrics.webhookAttempts.inc({ outcome }),

@@ -42,7 +42,7 @@ const filesSchema = {
   // Public: the URLs are unguessable content hashes and task ids, and must work in an <img>.
   security: [],
   params: z.object({
-    '*': z.string().describe('The key, e.g. uploads/<sha256>.png or results/<task id>.png'),
+    '*': z.string().describe('The key, e.g. uploads/<name>.png or results/<task id>.png'),
   }),
   querystring: renditionQuery,
   response: {
