@@ -487,6 +487,21 @@ describe('website (Chromium, end to end)', () => {
     await screenshot(page, '11b-account-webhooks');
   });
 
+  test('the account page rotates the webhook signing secret after a confirmation (issue 25, item 15)', async () => {
+    const field = page.getByLabel('Signing secret');
+    const old = await field.inputValue();
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Rotate the signing secret?' });
+    await dialog.getByRole('button', { name: 'Rotate secret' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('status').filter({ hasText: 'signature with the old one until' }).waitFor();
+    const shown = await field.inputValue();
+    assert.match(shown, /^whsec_/);
+    assert.notEqual(shown, old);
+    const fromApi = ((await (await api('/api/v1/user/webhook-secret')).json()) as { secret: string }).secret;
+    assert.equal(shown, fromApi);
+  });
+
   test('a state-changing request from another origin is refused, even with the cookie', async () => {
     const before = ((await (await api('/api/v1/history')).json()) as { total: number }).total;
     const attacker = await context.newPage();

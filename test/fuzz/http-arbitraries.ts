@@ -15,6 +15,7 @@ export const V1_ROUTES = [
   'GET /assets',
   'GET /models',
   'GET /user/webhook-secret',
+  'POST /user/webhook-secret/rotate',
   'GET /webhooks/deliveries',
   'POST /webhooks/deliveries/:id/redeliver',
 ];

@@ -3,6 +3,7 @@ import { api } from '../lib/api';
 import type { WebhookDelivery, WebhookSecretRotated } from '../lib/types';
 import { useAction } from '../lib/use-action';
 import { CopyButton } from './copy-button';
+import { ConfirmDialog } from './dialog';
 
 /** The webhook signing secret (fetched on demand, never kept on the page longer than shown) and recent deliveries. */
 export function WebhooksSection() {
@@ -12,6 +13,8 @@ export function WebhooksSection() {
   const [deliveries, setDeliveries] = useState<WebhookDelivery[]>();
   // One line of trouble for both calls: the listing at mount and the secret on demand.
   const { error, run } = useAction();
+  const [confirming, setConfirming] = useState(false);
+  const rotation = useAction();
   const secretId = useId();
 
   useEffect(() => {
@@ -27,16 +30,18 @@ export function WebhooksSection() {
       setSecret((await api.get<{ secret: string }>('/api/v1/user/webhook-secret')).secret);
     });
 
-  const rotate = () =>
-    run(async () => {
-      const sure = window.confirm(
-        'Replace the signing secret? Deliveries carry a signature with the current one too for 24 hours, so your receiver can switch.',
-      );
-      if (!sure) return;
-      const rotated = await api.post<WebhookSecretRotated>('/api/v1/user/webhook-secret/rotate');
-      setSecret(rotated.secret);
-      setReplacedUntil(rotated.previous_secret_expires_at);
+  const rotate = async () => {
+    const rotated = await rotation.run(async () => {
+      const answer = await api.post<WebhookSecretRotated>('/api/v1/user/webhook-secret/rotate');
+      setSecret(answer.secret);
+      setReplacedUntil(answer.previous_secret_expires_at);
     });
+    if (rotated) setConfirming(false);
+  };
+  const askToRotate = () => {
+    rotation.reset();
+    setConfirming(true);
+  };
 
   return (
     <div className="stack">
@@ -62,7 +67,7 @@ export function WebhooksSection() {
             </p>
           ) : null}
           <div>
-            <button type="button" className="button" onClick={rotate}>
+            <button type="button" className="button" onClick={askToRotate}>
               Rotate secret
             </button>
           </div>
@@ -72,10 +77,27 @@ export function WebhooksSection() {
           <button type="button" className="button" onClick={reveal}>
             Show signing secret
           </button>
-          <button type="button" className="button" onClick={rotate}>
+          <button type="button" className="button" onClick={askToRotate}>
             Rotate secret
           </button>
         </div>
+      )}
+      {confirming && (
+        <ConfirmDialog
+          title="Rotate the signing secret?"
+          message={
+            <p>
+              A new secret signs every delivery from now on. For 24 hours deliveries also carry a signature
+              made with the current one, so your receiver keeps accepting them while you switch it to the new
+              secret.
+            </p>
+          }
+          confirmLabel="Rotate secret"
+          busy={rotation.busy}
+          error={rotation.error}
+          onConfirm={() => void rotate()}
+          onCancel={() => setConfirming(false)}
+        />
       )}
       {error ? (
         <p className="error-text" role="alert">
