@@ -3,16 +3,19 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { pino } from 'pino';
 import { runCli } from '../cli/main.js';
 import { createGeminiProvider } from '../providers/gemini-provider.js';
 import { createOpenAIProvider } from '../providers/openai-provider.js';
 import type { ImageProvider } from '../providers/provider.js';
 import { createReplicateProvider } from '../providers/replicate-provider.js';
 import { type FakeGemini, startFakeGemini } from '../providers/testing/fake-gemini.js';
+import { startFakeHttpServer } from '../providers/testing/fake-http.js';
 import { type FakeOpenAI, startFakeOpenAI } from '../providers/testing/fake-openai.js';
 import { type FakeReplicate, startFakeReplicate } from '../providers/testing/fake-replicate.js';
 import { type CatalogFile, parseCatalog } from './catalog.js';
 import { checkCatalog, dateStatus, formatCatalogReport } from './catalog-check.js';
+import { reportCatalogAtStart } from './startup-check.js';
 
 const GEMINI_KEY = 'AIzaCatalogCheck-0123456789abcdefghij';
 const OPENAI_KEY = 'sk-catalog-check-0123456789abcdef';
@@ -132,6 +135,39 @@ describe('catalog check', () => {
     assert.equal(mini?.upstream, 'error');
     assert.ok(report.warnings.some((w) => /could not ask openai's model list \(network error/.test(w)));
     assert.ok(formatCatalogReport(report).some((line) => line.startsWith('WARNING pro → gemini')));
+  });
+
+  test('at start: warnings go to the log; a model list that never answers only adds a warning', async () => {
+    const hanging = await startFakeHttpServer(() => ({ hang: true }));
+    try {
+      const lines: Array<{ level: number; msg: string }> = [];
+      const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+      await reportCatalogAtStart({
+        catalog: parseCatalog(CATALOG, PROVIDERS),
+        providers: new Map([...providers, ['openai', createOpenAIProvider({ baseUrl: hanging.baseUrl })]]),
+        keys,
+        now: () => NOW,
+        logger,
+        timeoutMs: 300,
+      });
+      const warnings = lines.filter((line) => line.level === 40).map((line) => line.msg);
+      assert.ok(
+        warnings.some((w) =>
+          w.startsWith('catalog check: pro → gemini gemini-3-pro-image-preview: shut down on'),
+        ),
+        warnings.join('\n'),
+      );
+      assert.ok(
+        warnings.some((w) =>
+          /^catalog check: flash2 → openai gpt-image-1-mini: shuts down on 2026-12-01 \(in 6 days\); could not ask openai's model list/.test(
+            w,
+          ),
+        ),
+        warnings.join('\n'),
+      );
+    } finally {
+      await hanging.close();
+    }
   });
 
   test('the catalog check command: prints the report and exits 1 when a model is gone', async () => {

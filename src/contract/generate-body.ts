@@ -26,7 +26,7 @@ export const generateBodySchema = z
       .string({ error: 'must be a string' })
       .nullish()
       .describe(
-        "Ratio W:H from the model's list (default list: 1:1 2:3 3:2 3:4 4:3 9:16 16:9 21:9 4:5 5:4); default 1:1",
+        "Ratio W:H from the model's list (default list: 1:1 2:3 3:2 3:4 4:3 9:16 16:9 21:9 4:5 5:4); default 1:1, except for edit and fusion, which keep the reference's shape when no aspect is given",
       ),
     imageSize: z
       .enum(['1K', '2K', '4K'], { error: 'must be one of 1K, 2K, 4K' })

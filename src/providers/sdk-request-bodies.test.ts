@@ -246,6 +246,22 @@ describe('Replicate: the adapter sends what the replicate client sends', () => {
     );
   });
 
+  test('edit', () => {
+    const req = request({ mode: 'edit', references: refs.slice(0, 1), aspect: '1:1', imageSize: '1K' });
+    return both(req, (replicate) =>
+      replicate.predictions.create({
+        model: 'google/nano-banana-pro',
+        input: {
+          prompt: PROMPT,
+          aspect_ratio: '1:1',
+          resolution: '1K',
+          image_input: [dataUrl(refs[0] as ReferenceImage)],
+          seed: seedForTask(req.taskId),
+        },
+      }),
+    );
+  });
+
   test('edit without a named aspect (match_input_image), on a pinned version', () => {
     const req = request({
       upstreamModel: `google/nano-banana-pro:${VERSION}`,

@@ -46,7 +46,8 @@ const inputSchema = {
     .string()
     .optional()
     .describe(
-      'Width:height ratio, default "1:1". Accepted by default: 1:1, 2:3, 3:2, 3:4, 4:3, 9:16, 16:9, 21:9, 4:5, 5:4 ' +
+      'Width:height ratio, default "1:1" (an edit or fusion without it keeps the reference image\'s shape). ' +
+        'Accepted by default: 1:1, 2:3, 3:2, 3:4, 4:3, 9:16, 16:9, 21:9, 4:5, 5:4 ' +
         '(an invalid_request error lists what the deployment accepts).',
     ),
   imageSize: z
