@@ -35,6 +35,7 @@ import { createInProcessTaskFeed } from './tasks/task-events.js';
 import { toTaskRecord } from './tasks/task-record.js';
 import { createTasksRepository } from './tasks/tasks-repository.js';
 import { UPLOAD_NAMING_KEY_LABEL } from './uploads/content-names.js';
+import { createUploadQuota } from './uploads/upload-quota.js';
 import { createUploadsService } from './uploads/uploads-service.js';
 import { createTierAdmission } from './usage/tier-admission.js';
 import { loadTierPolicies } from './usage/tier-policies.js';
@@ -159,6 +160,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     assets,
     blobUrl,
     namingKey: deriveKey(masterKey, UPLOAD_NAMING_KEY_LABEL),
+    quota: createUploadQuota({ db, clock, limits: config.resourceCaps.uploadsPerDay }),
   });
 
   const webhooks = createWebhooksService({

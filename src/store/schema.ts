@@ -124,6 +124,15 @@ export interface AssetsTable {
   created_at: number;
 }
 
+/** Uploads an account stored on one UTC day and their bytes: its daily upload quota (migration 0017). */
+export interface UploadUsageTable {
+  account_id: string;
+  /** `YYYY-MM-DD`, UTC. */
+  day: string;
+  uploads: number;
+  bytes: number;
+}
+
 /** A website session: the cookie holds a random token, this table its SHA-256 (hex). */
 export interface SessionsTable {
   id_hash: string;
@@ -218,6 +227,7 @@ export interface Database {
   tasks: TasksTable;
   usage_daily: UsageDailyTable;
   assets: AssetsTable;
+  upload_usage: UploadUsageTable;
   idempotency_keys: IdempotencyKeysTable;
   idempotency_usage: IdempotencyUsageTable;
   sessions: SessionsTable;

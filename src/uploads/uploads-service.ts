@@ -1,3 +1,4 @@
+import { stat as fileStat } from 'node:fs/promises';
 import type { AssetsRepository } from '../assets/assets-repository.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { UploadResult } from '../contract/uploads.js';
@@ -5,6 +6,7 @@ import { assertImageDecodes } from '../images/decode-check.js';
 import { inspectImageFile } from '../images/inspect-image.js';
 import type { SafeFetcher } from '../platform/outbound/safe-fetcher.js';
 import { uploadDigests } from './content-names.js';
+import type { UploadQuota } from './upload-quota.js';
 
 // The upload result of spec §2.5 is the contract's; the service adds its blob key for internal use.
 export type { UploadResult };
@@ -17,6 +19,8 @@ export function createUploadsService(deps: {
   blobUrl(key: string): string;
   /** The key upload names are an HMAC under (derived from the master key: the same on every node). */
   namingKey: Buffer;
+  /** The daily upload quota per account; none when absent. */
+  quota?: UploadQuota;
 }) {
   /** Checks and stores an image file already on disk (a download or a direct upload). */
   async function ingestFile(accountId: string, path: string): Promise<UploadResult & { blobKey: string }> {
@@ -26,9 +30,17 @@ export function createUploadsService(deps: {
     const { sha256, name } = await uploadDigests(path, deps.namingKey);
     const filename = `${name}.${info.extension}`;
     const blobKey = `uploads/${filename}`;
-    const stat = await deps.blobs.stat(blobKey);
-    if (!stat) await deps.blobs.put(blobKey, { path }, info.contentType);
-    const bytes = stat?.bytes ?? (await deps.blobs.stat(blobKey))?.bytes ?? 0;
+    // Counted once the image is known good, before it is stored; given back if storing fails.
+    const giveBack = await deps.quota?.reserve(accountId, (await fileStat(path)).size);
+    let bytes: number;
+    try {
+      const stat = await deps.blobs.stat(blobKey);
+      if (!stat) await deps.blobs.put(blobKey, { path }, info.contentType);
+      bytes = stat?.bytes ?? (await deps.blobs.stat(blobKey))?.bytes ?? 0;
+    } catch (error) {
+      await giveBack?.();
+      throw error;
+    }
     const url = deps.blobUrl(blobKey);
     await deps.assets.insertUpload({
       accountId,
@@ -46,8 +58,14 @@ export function createUploadsService(deps: {
   return {
     ingestFile,
 
+    /** Refuses (RateLimited) an account whose uploads for today are spent, before any body is read. */
+    async assertRoom(accountId: string): Promise<void> {
+      await deps.quota?.assertRoom(accountId);
+    },
+
     /** Fetches a caller-named URL through the SSRF-safe fetcher and ingests it. */
     async ingestUrl(accountId: string, url: string): Promise<UploadResult & { blobKey: string }> {
+      await deps.quota?.assertRoom(accountId);
       const file = await deps.fetcher.fetchToFile(url, { subject: 'source_url' });
       try {
         return await ingestFile(accountId, file.path);

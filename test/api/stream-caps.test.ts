@@ -150,7 +150,7 @@ describe('an account at its stream cap leaves the others fast (issue 25, item 11
     console.log(
       `other account's poll: idle ${idle.toFixed(2)} ms, flooder at its cap ${loaded.toFixed(2)} ms`,
     );
-    assert.ok(loaded < Math.max(idle, 1) * 10, `idle ${idle} ms, loaded ${loaded} ms`);
+    assert.ok(loaded < Math.max(idle, 1) * 20, `idle ${idle} ms, loaded ${loaded} ms`);
     for (const stream of flood) stream.close();
   });
 });

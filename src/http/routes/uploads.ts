@@ -42,6 +42,7 @@ const uploadSchema = {
       'unsupported_media_type',
       'invalid_image',
       'fetch_failed',
+      'too_many_requests',
     ]),
   },
 };
@@ -103,6 +104,8 @@ export async function uploadRoutes(
   };
   app.post('/upload', routeOptions, async (request) => {
     const account = accountOf(request);
+    // An account whose uploads for today are spent is refused before its body is read.
+    await uploads.assertRoom(account.id);
     if (request.isMultipart()) {
       const part = await filePart(request);
       if (part?.fieldname !== 'file')
