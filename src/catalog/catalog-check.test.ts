@@ -45,7 +45,8 @@ const CATALOG: CatalogFile = {
       provider: 'openai',
       upstreamModel: 'gpt-image-1-mini',
       modes: ['text'],
-      lifecycle: { deprecated: '2026-09-08', shutdown: '2026-12-01', replacement: 'gpt-image-2.5-flare' },
+      // No shutdown day in the catalog: the one OpenAI's model list announces counts.
+      lifecycle: { deprecated: '2026-09-08', replacement: 'gpt-image-2.5-flare' },
     },
     { id: 'flash', provider: 'openai', upstreamModel: 'gpt-image-1', modes: ['text'] },
     { id: 'nb', provider: 'replicate', upstreamModel: 'google/nano-banana-2', modes: ['text'] },
@@ -114,7 +115,7 @@ describe('catalog check', () => {
     });
     assert.deepEqual(report.warnings, [
       "pro → gemini gemini-3-pro-image-preview: shut down on 2026-06-25 (153 days ago); gemini's model list does not have it: tasks on it will fail; replacement: gemini-3-pro-image",
-      'flash2 → openai gpt-image-1-mini: shuts down on 2026-12-01 (in 6 days); replacement: gpt-image-2.5-flare',
+      "flash2 → openai gpt-image-1-mini: shuts down on 2026-12-01 (in 6 days) (announced by openai's model list); replacement: gpt-image-2.5-flare",
       "flash → openai gpt-image-1: openai's model list does not have it: tasks on it will fail",
       "gone → replicate acme/retired: replicate's model list does not have it: tasks on it will fail",
     ]);
@@ -159,7 +160,7 @@ describe('catalog check', () => {
       );
       assert.ok(
         warnings.some((w) =>
-          /^catalog check: flash2 → openai gpt-image-1-mini: shuts down on 2026-12-01 \(in 6 days\); could not ask openai's model list/.test(
+          /^catalog check: flash2 → openai gpt-image-1-mini: deprecated since 2026-09-08; could not ask openai's model list/.test(
             w,
           ),
         ),

@@ -24,6 +24,8 @@ export interface RouteReport {
   lifecycle?: Lifecycle | undefined;
   dates: DateStatus;
   upstream: UpstreamStatus;
+  /** A shutdown day the provider's model list announces (OpenAI's `shutdown_date`). */
+  announcedShutdown?: string;
   /** Why the upstream was not asked, or what went wrong asking it. */
   detail?: string;
 }
@@ -103,11 +105,12 @@ function warningOf(route: RouteReport, nowMs: number): string | undefined {
   const who = `${route.modelIds.join(', ')} → ${route.provider} ${route.upstreamModel}`;
   const replacement = route.lifecycle?.replacement ? `; replacement: ${route.lifecycle.replacement}` : '';
   const problems: string[] = [];
-  const shutdown = route.lifecycle?.shutdown;
+  const shutdown = route.lifecycle?.shutdown ?? route.announcedShutdown;
+  const announced = route.lifecycle?.shutdown ? '' : ` (announced by ${route.provider}'s model list)`;
   if (route.dates === 'past_shutdown' && shutdown)
-    problems.push(`shut down on ${shutdown} (${-daysBetween(nowMs, shutdown)} days ago)`);
+    problems.push(`shut down on ${shutdown} (${-daysBetween(nowMs, shutdown)} days ago)${announced}`);
   if (route.dates === 'near_shutdown' && shutdown)
-    problems.push(`shuts down on ${shutdown} (in ${daysBetween(nowMs, shutdown)} days)`);
+    problems.push(`shuts down on ${shutdown} (in ${daysBetween(nowMs, shutdown)} days)${announced}`);
   if (route.dates === 'deprecated') problems.push(`deprecated since ${route.lifecycle?.deprecated}`);
   if (route.upstream === 'missing')
     problems.push(`${route.provider}'s model list does not have it: tasks on it will fail`);
@@ -161,10 +164,19 @@ export async function checkCatalog(options: CheckCatalogOptions): Promise<Catalo
             route.detail = answer.error;
           } else {
             route.upstream = answer.missing.includes(route.upstreamModel) ? 'missing' : 'present';
+            const announced = answer.shutdowns?.[route.upstreamModel];
+            if (announced) route.announcedShutdown = announced;
           }
         }
       }),
     );
+  }
+  // A shutdown the provider announces counts where the catalog's lifecycle names none.
+  for (const route of routes) {
+    if (route.announcedShutdown && !route.lifecycle?.shutdown) {
+      const lifecycle = { ...route.lifecycle, shutdown: route.announcedShutdown };
+      route.dates = dateStatus(lifecycle, nowMs, options.warningDays);
+    }
   }
   const warnings = routes.flatMap((route) => warningOf(route, nowMs) ?? []);
   return { routes, warnings };
@@ -173,7 +185,8 @@ export async function checkCatalog(options: CheckCatalogOptions): Promise<Catalo
 /** The report as lines for a person: one per upstream model, then the warnings. */
 export function formatCatalogReport(report: CatalogReport): string[] {
   const lines = report.routes.map((route) => {
-    const shutdown = route.lifecycle?.shutdown ? `, shutdown ${route.lifecycle.shutdown}` : '';
+    const day = route.lifecycle?.shutdown ?? route.announcedShutdown;
+    const shutdown = day ? `, shutdown ${day}` : '';
     const upstream =
       route.upstream === 'not_checked' ? `not asked (${route.detail ?? 'dates only'})` : route.upstream;
     return `${route.provider} ${route.upstreamModel} [${route.modelIds.join(', ')}]: ${route.dates.replace('_', ' ')}${shutdown}; upstream: ${upstream}`;

@@ -1,7 +1,7 @@
 /**
  * The providers' model lists, asked whether the catalog's upstream models still exist:
  * - Gemini `GET /v1/models` (paged by `pageToken`, each `name` is `models/{id}`);
- * - OpenAI `GET /v1/models` (`data[].id`);
+ * - OpenAI `GET /v1/models` (`data[].id`, and `shutdown_date` where OpenAI announced one);
  * - Replicate `GET /v1/models/{owner}/{name}` (and `…/versions/{id}` for a pinned version), one
  *   call per model: 200 is present, 404 missing.
  * Every function answers data, never throws: a transport failure or an error status is `{ error }`.
@@ -38,7 +38,7 @@ async function getJson(
   return { status: answer.status, json: parseJson(answer.body) };
 }
 
-const split = (models: readonly string[], known: ReadonlySet<string>): ModelPresence => ({
+const split = (models: readonly string[], known: ReadonlySet<string>) => ({
   present: models.filter((m) => known.has(m)),
   missing: models.filter((m) => !known.has(m)),
 });
@@ -85,10 +85,16 @@ export async function openAIModelPresence(
   if (answer.status !== 200) return { error: `the model list answered HTTP ${answer.status}` };
   const json = answer.json;
   if (!isRecord(json) || !Array.isArray(json.data)) return { error: 'the model list is unreadable' };
-  const known = new Set(
-    json.data.flatMap((model) => (isRecord(model) && typeof model.id === 'string' ? [model.id] : [])),
-  );
-  return split(models, known);
+  const known = new Set<string>();
+  const shutdowns: Record<string, string> = {};
+  for (const model of json.data) {
+    if (!isRecord(model) || typeof model.id !== 'string') continue;
+    known.add(model.id);
+    const day =
+      typeof model.shutdown_date === 'string' ? /^\d{4}-\d{2}-\d{2}/.exec(model.shutdown_date) : null;
+    if (day && models.includes(model.id)) shutdowns[model.id] = day[0];
+  }
+  return { ...split(models, known), shutdowns };
 }
 
 const REPLICATE_REF = /^([a-z0-9][a-z0-9_.-]*)\/([a-z0-9][a-z0-9_.-]*)(?::([a-z0-9]{8,128}))?$/i;

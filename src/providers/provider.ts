@@ -106,7 +106,14 @@ export type PollOutcome =
   | ProviderFailure;
 
 /** Which of some upstream model names the provider's model list has, or why it could not be read. */
-export type ModelPresence = { present: string[]; missing: string[] } | { error: string };
+export type ModelPresence =
+  | {
+      present: string[];
+      missing: string[];
+      /** Shutdown days (`YYYY-MM-DD`) the list itself announces, by model (OpenAI's `shutdown_date`). */
+      shutdowns?: Record<string, string>;
+    }
+  | { error: string };
 
 export interface ImageProvider {
   /** The provider name used in the catalog: `local`, `gemini`, `openai`, `replicate`. */

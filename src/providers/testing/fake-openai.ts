@@ -49,6 +49,9 @@ export const OPENAI_IMAGE_MODELS = [
   'chatgpt-image-latest',
 ];
 
+/** Shutdowns OpenAI announces in its model list (`shutdown_date`). */
+const SHUTDOWNS: Record<string, string> = { 'gpt-image-1-mini': '2026-12-01' };
+
 const QUALITY = ['low', 'medium', 'high', 'xhigh', 'max', 'auto'] as const;
 const OUTPUT_FORMAT = ['png', 'webp', 'jpeg'] as const;
 
@@ -168,7 +171,13 @@ export async function startFakeOpenAI({
       };
     }
     if (request.method === 'GET' && request.path === '/v1/models') {
-      const data = models.map((id) => ({ id, object: 'model', created: 1_757_289_600, owned_by: 'system' }));
+      const data = models.map((id) => ({
+        id,
+        object: 'model',
+        created: 1_757_289_600,
+        owned_by: 'system',
+        ...(SHUTDOWNS[id] ? { shutdown_date: SHUTDOWNS[id] } : {}),
+      }));
       return { status: 200, json: { object: 'list', data } };
     }
     if (request.method !== 'POST') return { status: 405, json: { error: { message: 'Method not allowed' } } };
