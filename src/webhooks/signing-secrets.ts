@@ -17,36 +17,54 @@ export function createSigningSecrets(deps: {
   repository: WebhooksRepository;
   secrets: SecretBox;
   clock: Clock;
+  /** Told when an account's sealed secret did not open in its row (it is replaced by a new one). */
+  onUnusableSeal?: (accountId: string) => void;
 }) {
   const { repository, secrets, clock } = deps;
 
-  async function row(accountId: string) {
-    const found = await repository.findSecret(accountId);
-    if (found) return found;
-    await repository.insertSecretIfAbsent(
-      accountId,
-      secrets.seal(generateWebhookSecret(), secretContext(accountId)),
-    );
-    const created = await repository.findSecret(accountId);
-    if (created === undefined) throw new Error('webhook secret vanished right after it was stored');
-    return created;
-  }
+  /** The plaintext of a seal made for this account's row, or undefined when it does not open here. */
+  const open = (accountId: string, sealed: string | null): string | undefined => {
+    if (sealed === null) return undefined;
+    try {
+      return secrets.open(sealed, secretContext(accountId));
+    } catch {
+      return undefined;
+    }
+  };
 
-  const open = (accountId: string, sealed: string) => secrets.open(sealed, secretContext(accountId));
+  /**
+   * The account's secret row with its current secret opened, created on first use. A current seal
+   * that does not open here (copied from another account's row, or tampered with) is replaced by a
+   * new secret, so a delivery is never signed with, nor a caller shown, a secret not its own.
+   */
+  async function usable(accountId: string) {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const found = await repository.findSecret(accountId);
+      const current = found && open(accountId, found.ciphertext);
+      if (found && current !== undefined) return { ...found, current };
+      const fresh = secrets.seal(generateWebhookSecret(), secretContext(accountId));
+      if (found === undefined) await repository.insertSecretIfAbsent(accountId, fresh);
+      else {
+        deps.onUnusableSeal?.(accountId);
+        await repository.rotateSecret(accountId, found.ciphertext, fresh, null);
+      }
+    }
+    throw new Error('the webhook secret changed under every attempt to read it');
+  }
 
   return {
     /** The account's current secret, created on first use. */
     async current(accountId: string): Promise<string> {
-      return open(accountId, (await row(accountId)).ciphertext);
+      return (await usable(accountId)).current;
     },
 
     /** The secrets a delivery is signed with now: the current one, then the replaced one in its grace. */
     async signing(accountId: string): Promise<string[]> {
-      const found = await row(accountId);
-      const current = open(accountId, found.ciphertext);
-      const { previous_ciphertext: previous, previous_expires_at: until } = found;
-      if (previous === null || until === null || until <= clock.now()) return [current];
-      return [current, open(accountId, previous)];
+      const found = await usable(accountId);
+      const until = found.previous_expires_at;
+      const previous =
+        until !== null && until > clock.now() ? open(accountId, found.previous_ciphertext) : undefined;
+      return previous === undefined ? [found.current] : [found.current, previous];
     },
 
     /**
@@ -64,7 +82,7 @@ export function createSigningSecrets(deps: {
           `grace_seconds must be an integer between 0 and ${maxSeconds}`,
           'grace_seconds',
         );
-      const { ciphertext: from } = await row(accountId);
+      const { ciphertext: from } = await usable(accountId);
       const secret = generateWebhookSecret();
       const previousExpiresAt = graceSeconds === 0 ? null : clock.now() + graceSeconds * 1000;
       const sealed = secrets.seal(secret, secretContext(accountId));

@@ -72,7 +72,16 @@ export function createWebhooksService(deps: {
   const repository = createWebhooksRepository({ db: deps.db, clock });
   const enqueues = new Set<Promise<void>>();
 
-  const signingSecrets = createSigningSecrets({ repository, secrets: deps.secrets, clock });
+  const signingSecrets = createSigningSecrets({
+    repository,
+    secrets: deps.secrets,
+    clock,
+    onUnusableSeal: (accountId) =>
+      logger.error(
+        { accountId },
+        'the sealed webhook secret does not open in its row (moved or tampered with); replaced',
+      ),
+  });
 
   /** Inserts the delivery of a task's final state; a second call for the same task is a no-op. */
   async function enqueue(

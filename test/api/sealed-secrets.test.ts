@@ -57,6 +57,36 @@ describe('sealed secrets are bound to their rows', () => {
     assert.equal(await resolve(owner.id, 'openai'), null);
   });
 
+  test("a webhook secret copied into another account's row is neither shown nor used there: that account gets its own", async () => {
+    const owner = await t.createAccount();
+    const other = await t.createAccount();
+    const secretOf = async (apiKey: string) => {
+      const response = await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/user/webhook-secret',
+        headers: bearer(apiKey),
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      return response.json().secret as string;
+    };
+    const ownerSecret = await secretOf(owner.apiKey);
+    await secretOf(other.apiKey);
+    const { ciphertext } = await t.core.db
+      .selectFrom('webhook_secrets')
+      .select('ciphertext')
+      .where('account_id', '=', owner.id)
+      .executeTakeFirstOrThrow();
+    await t.core.db
+      .updateTable('webhook_secrets')
+      .set({ ciphertext })
+      .where('account_id', '=', other.id)
+      .execute();
+    const replaced = await secretOf(other.apiKey);
+    assert.notEqual(replaced, ownerSecret);
+    assert.equal(await secretOf(other.apiKey), replaced, 'the new secret stays');
+    assert.equal(await secretOf(owner.apiKey), ownerSecret);
+  });
+
   test('seals made before binding (v1) are bound to their row at the next start, and still work', async () => {
     const { id, apiKey } = await t.createAccount();
     const webhookSecret = `whsec_${randomBytes(32).toString('base64')}`;
