@@ -29,6 +29,11 @@ export interface ImagePlan {
   model: CatalogEntry;
   mode: 'text' | 'edit' | 'fusion';
   aspect: string;
+  /**
+   * An edit or fusion whose `size` is absent or `auto` keeps the (first) reference's shape, as
+   * OpenAI's own edits do: the generate request then names no aspect.
+   */
+  keepReferenceAspect: boolean;
   imageSize: ImageSize;
   count: number;
   responseFormat: ResponseFormat;
@@ -92,6 +97,7 @@ export function createImageRequests(deps: {
         model,
         mode,
         ...mapSize(model, input.size),
+        keepReferenceAspect: mode !== 'text' && ['', 'auto'].includes(input.size?.trim() ?? ''),
         count: mapCount(model, input.n),
         responseFormat: input.response_format ?? 'url',
       };
@@ -114,7 +120,7 @@ export function createImageRequests(deps: {
         prompt: plan.prompt,
         model: plan.model.id,
         mode: plan.mode,
-        aspect: plan.aspect,
+        ...(plan.keepReferenceAspect ? {} : { aspect: plan.aspect }),
         imageSize: plan.imageSize,
         count: plan.count,
         imageUrls,

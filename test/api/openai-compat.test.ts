@@ -178,6 +178,17 @@ describe('OpenAI-compatible images API, with the official openai client', () => 
     assert.ok(uploads.items.some((asset: { url: string }) => asset.url === item?.refs[0]));
   });
 
+  test('an edit without size (or size auto) keeps the reference’s shape; a named size wins', async () => {
+    const wide = await toFile(await makePng(96, 64), 'wide.png', { type: 'image/png' });
+    await client.images.edit({ image: wide, prompt: 'keep the shape' });
+    assert.equal((await historyOf(t, apiKey)).items[0]?.aspect, '3:2');
+    const tall = await toFile(await makePng(64, 96), 'tall.png', { type: 'image/png' });
+    await client.images.edit({ image: tall, prompt: 'keep the shape', size: 'auto' });
+    assert.equal((await historyOf(t, apiKey)).items[0]?.aspect, '2:3');
+    await client.images.edit({ image: tall, prompt: 'square it', size: '1024x1024' });
+    assert.equal((await historyOf(t, apiKey)).items[0]?.aspect, '1:1');
+  });
+
   test('two images on a model without fusion, a mask, or a file that is no image: 4xx naming the field', async () => {
     const image = await toFile(await makePng(), 'a.png', { type: 'image/png' });
     const two = await rejection(
