@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { ACCOUNT_TIERS } from '../contract/accounts.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
@@ -15,11 +16,26 @@ export interface Account {
   email: string;
   tier: Tier;
   createdAt: number;
+  /** Present (true) only on a disabled account: its key and sessions are refused. */
+  disabled?: true;
 }
 
-function toAccount(row: Pick<AccountsTable, 'id' | 'email' | 'tier' | 'created_at'>): Account {
-  return { id: row.id, email: row.email, tier: row.tier, createdAt: Number(row.created_at) };
+type AccountRow = Pick<AccountsTable, 'id' | 'email' | 'tier' | 'created_at'> &
+  Partial<Pick<AccountsTable, 'disabled_at'>>;
+
+function toAccount(row: AccountRow): Account {
+  const account: Account = {
+    id: row.id,
+    email: row.email,
+    tier: row.tier,
+    createdAt: Number(row.created_at),
+  };
+  if (row.disabled_at !== null && row.disabled_at !== undefined) account.disabled = true;
+  return account;
 }
+
+/** The columns an account is read with. */
+const ACCOUNT_COLUMNS = ['id', 'email', 'tier', 'created_at', 'disabled_at'] as const;
 
 /** Store queries for accounts and their sealed upstream keys. */
 export function createAccountsRepository({
@@ -44,7 +60,7 @@ export function createAccountsRepository({
     changes.changedHere();
   };
   const byApiKeyHash = compiledOnce(1, (hash: string) =>
-    db.selectFrom('accounts').select(['id', 'email', 'tier', 'created_at']).where('api_key_hash', '=', hash),
+    db.selectFrom('accounts').select(ACCOUNT_COLUMNS).where('api_key_hash', '=', hash),
   );
   return {
     /**
@@ -91,10 +107,28 @@ export function createAccountsRepository({
     async findById(id: string): Promise<Account | undefined> {
       const row = await db
         .selectFrom('accounts')
-        .select(['id', 'email', 'tier', 'created_at'])
+        .select(ACCOUNT_COLUMNS)
         .where('id', '=', id)
         .executeTakeFirst();
       return row && toAccount(row);
+    },
+
+    /** The account with its session generation and password hash: what a website session is checked against. */
+    async findWithCredentials(
+      id: string,
+    ): Promise<{ account: Account; sessionGeneration: number; passwordHash: string | null } | undefined> {
+      const row = await db
+        .selectFrom('accounts')
+        .select([...ACCOUNT_COLUMNS, 'session_generation', 'password_hash'])
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return (
+        row && {
+          account: toAccount(row),
+          sessionGeneration: Number(row.session_generation),
+          passwordHash: row.password_hash,
+        }
+      );
     },
 
     /** The last characters of the account's API key, for telling keys apart (the key itself is never kept). */
@@ -135,6 +169,42 @@ export function createAccountsRepository({
         executor
           .updateTable('accounts')
           .set({ tier, updated_at: clock.now() })
+          .where('id', '=', id)
+          .execute(),
+      );
+    },
+
+    /**
+     * A new password: the hash changes and the session generation moves (every session ends), in
+     * one statement. (`updatePasswordHash` is for re-hashing the same password, sessions kept.)
+     */
+    async changePassword(id: string, passwordHash: string): Promise<void> {
+      await db
+        .updateTable('accounts')
+        .set({
+          password_hash: passwordHash,
+          session_generation: sql<number>`session_generation + 1`,
+          updated_at: clock.now(),
+        })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    /**
+     * Disables (or enables) the account. Either way its session generation moves: disabling ends
+     * every session, and enabling again never brings one back. Announced, so that every process's
+     * API-key cache drops the account at once.
+     */
+    async setDisabled(id: string, disabled: boolean): Promise<void> {
+      const now = clock.now();
+      await changeAuthenticated((executor) =>
+        executor
+          .updateTable('accounts')
+          .set({
+            disabled_at: disabled ? now : null,
+            session_generation: sql<number>`session_generation + 1`,
+            updated_at: now,
+          })
           .where('id', '=', id)
           .execute(),
       );

@@ -103,9 +103,39 @@ export function createAccountsService({
       await accounts.updateTier(accountId, parseTier(tier));
     },
 
+    /** Sets a new password; every session of the account ends (the website starts a new one for its own). */
     async setPassword(accountId: string, password: string): Promise<void> {
       if (password.length < 8) throw new InvalidInput('password must be at least 8 characters', 'password');
-      await accounts.updatePasswordHash(accountId, await hashPassword(password));
+      await accounts.changePassword(accountId, await hashPassword(password));
+    },
+
+    /**
+     * Disables the account: its API key is refused at once on every node (the change is announced
+     * to every process's key cache), its sessions end, and no new one starts. For the CLI and the
+     * operator console.
+     */
+    disable: (accountId: string) => accounts.setDisabled(accountId, true),
+    /** Enables a disabled account again: the same key works again; its old sessions stay ended. */
+    enable: (accountId: string) => accounts.setDisabled(accountId, false),
+
+    /**
+     * What a website session is checked against: the account (undefined when unknown or disabled)
+     * and the generation its sessions must belong to.
+     */
+    async sessionStanding(accountId: string): Promise<{ account: Account; generation: number } | undefined> {
+      const found = await accounts.findWithCredentials(accountId);
+      if (!found || found.account.disabled) return undefined;
+      return { account: found.account, generation: found.sessionGeneration };
+    },
+
+    /**
+     * Re-authentication of a signed-in person (changing the password, rotating the key): whether
+     * this is the account's password. An account with no password has nothing to confirm with.
+     */
+    async confirmPassword(accountId: string, password: string): Promise<'ok' | 'wrong' | 'no-password'> {
+      const found = await accounts.findWithCredentials(accountId);
+      if (!found?.passwordHash) return 'no-password';
+      return (await verifyPassword(password, found.passwordHash)) ? 'ok' : 'wrong';
     },
 
     /** Checks email + password; the same undefined for an unknown email as for a wrong password. */

@@ -23,6 +23,8 @@ Commands:
   accounts set-tier --email E --tier T
   accounts set-password --email E --password P
   accounts set-upstream-key --email E [--provider P] (--key K | --key -)   (an empty key removes it)
+  accounts disable --email E [--json]   refuse the account's API key and end its sessions at once, on every node
+  accounts enable --email E [--json]    let a disabled account's API key work again (it signs in anew)
   accounts list [--json]
   usage [--email E] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--json]
                                         images completed and failed per account (UTC days; default the
@@ -57,6 +59,8 @@ const ACCOUNT_COMMANDS: Record<string, Array<'email' | 'tier' | 'password'>> = {
   'set-tier': ['email', 'tier'],
   'set-password': ['email', 'password'],
   'set-upstream-key': ['email'],
+  disable: ['email'],
+  enable: ['email'],
   list: [],
 };
 
@@ -203,6 +207,20 @@ async function accountsCommand(sub: string | undefined, args: string[], io: CliI
         );
         return;
       }
+      case 'disable':
+      case 'enable': {
+        const account = await core.accounts.requireByEmail(required(opts.email, 'email'));
+        await (sub === 'disable' ? core.accounts.disable(account.id) : core.accounts.enable(account.id));
+        const disabled = sub === 'disable';
+        out(
+          opts.json
+            ? JSON.stringify({ email: account.email, disabled })
+            : disabled
+              ? `${account.email} is disabled: its API key is refused and its sessions have ended.`
+              : `${account.email} is enabled again: its API key works; its sessions stay ended.`,
+        );
+        return;
+      }
       case 'list': {
         const rows = await core.accountsRepository.list();
         if (opts.json) {
@@ -213,6 +231,7 @@ async function accountsCommand(sub: string | undefined, args: string[], io: CliI
                 tier: r.tier,
                 api_key_hint: r.apiKeyHint,
                 created_at: r.createdAt,
+                disabled: r.disabled === true,
               })),
             ),
           );
@@ -220,7 +239,9 @@ async function accountsCommand(sub: string | undefined, args: string[], io: CliI
           out(`No accounts in ${config.databaseUrl}. Create one: atelier accounts create --email E`);
         } else {
           for (const r of rows)
-            out(`${r.email}\t${r.tier}\t${r.apiKeyHint}\t${new Date(r.createdAt).toISOString()}`);
+            out(
+              `${r.email}\t${r.tier}\t${r.apiKeyHint}\t${new Date(r.createdAt).toISOString()}${r.disabled ? '\tdisabled' : ''}`,
+            );
         }
         return;
       }

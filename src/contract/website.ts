@@ -19,6 +19,8 @@ export { generateBodySchema, generateResponseSchema, usageQuerySchema, usageRepo
 
 /** The website's session cookie: an opaque random token, HttpOnly, SameSite=Lax. */
 export const SESSION_COOKIE = 'atelier_session';
+/** Its name wherever the site is served over https (Secure, Path=/, no Domain: no sibling can plant one). */
+export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 export const WEBSITE_TAG = 'website';
 /** The name the session cookie's security scheme is registered under in the OpenAPI document. */
 export const WEBSITE_SESSION_SCHEME = 'websiteSession';
@@ -27,7 +29,7 @@ export const websiteSessionSecurityScheme = {
   in: 'cookie',
   name: SESSION_COOKIE,
   description:
-    'The session cookie set by POST /web/api/session. State-changing requests must also carry an Origin (or Referer) of this server.',
+    'The session cookie set by POST /web/api/session: `atelier_session` over plain http, `__Host-atelier_session` over https. A request carrying two session cookies is refused (401). State-changing requests must also carry an Origin (or Referer) of this server.',
 } as const;
 /** The security requirement of every signed-in website route. */
 export const websiteSession = [{ [WEBSITE_SESSION_SCHEME]: [] }];
@@ -46,8 +48,27 @@ export const signInBodySchema = z
   .looseObject({
     email: z.string({ error: fieldError('must be a string') }).max(254, 'is too long'),
     password: z.string({ error: fieldError('must be a string') }).max(1024, 'is too long'),
+    remember: z
+      .boolean({ error: 'must be true or false' })
+      .optional()
+      .describe(
+        '"Keep me signed in": a cookie that outlives the browser, for at most 30 days (7 days unused); otherwise a browser-session cookie, for at most 12 hours (1 hour unused)',
+      ),
   })
   .describe('Sign-in');
+
+const passwordField = z.string({ error: fieldError('must be a string') }).max(1024, 'is too long');
+
+export const changePasswordBodySchema = z
+  .looseObject({
+    current_password: passwordField.describe('The password the account has now'),
+    new_password: passwordField.min(8, 'must be at least 8 characters').describe('The new password'),
+  })
+  .describe('A password change');
+
+export const confirmPasswordBodySchema = z
+  .looseObject({ password: passwordField.describe("The account's password, asked again") })
+  .describe('The password, asked again before a sensitive change');
 
 export const sessionInfoSchema = z
   .object({ email: z.string(), tier: z.enum(TIERS) })

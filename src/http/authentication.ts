@@ -18,6 +18,9 @@ type Resolved = Account | undefined | 'not-mine';
  */
 export type AccountResolver = (request: FastifyRequest) => Resolved | Promise<Resolved>;
 
+/** The answer to a disabled account's API key (401 invalid_api_key) and its sessions' sign-in (403). */
+export const ACCOUNT_DISABLED = 'This account is disabled';
+
 const bearerPattern = /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i;
 
 /** Reads `Authorization: Bearer <key>` (spec §5): missing/not Bearer → unauthorized; unknown → invalid_api_key. */
@@ -26,6 +29,8 @@ export function bearerKeyResolver(
 ): AccountResolver {
   const known = (account: Account | undefined) => {
     if (!account) throw new ApiError('invalid_api_key', 'Invalid API key');
+    // The key is right but no longer opens anything: the same type (clients stop either way).
+    if (account.disabled) throw new ApiError('invalid_api_key', ACCOUNT_DISABLED);
     return account;
   };
   return (request) => {

@@ -21,6 +21,10 @@ export interface AccountsTable {
   api_key_hint: string;
   created_at: number;
   updated_at: number;
+  /** When the account was disabled (its key and sessions refused); null while enabled. */
+  disabled_at: number | null;
+  /** Moves when every session of the account must end (password change, disabling). */
+  session_generation: Generated<number>;
 }
 
 export interface UpstreamKeysTable {
@@ -138,7 +142,14 @@ export interface SessionsTable {
   id_hash: string;
   account_id: string;
   created_at: number;
+  /** The absolute end of the session, whatever its use. */
   expires_at: number;
+  /** The account's session generation when it started: a newer one ends it. */
+  generation: number;
+  /** Last use, renewed at most once a minute: the idle timeout counts from here. */
+  last_seen_at: number;
+  /** 1 for "keep me signed in" (longer limits, a persistent cookie), else 0. */
+  persistent: number;
 }
 
 export interface SignInFailuresTable {

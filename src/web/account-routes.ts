@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   accountInfoSchema,
-  rotatedApiKeySchema,
   upstreamKeyBodySchema,
   upstreamKeyParamsSchema,
   usageQuerySchema,
@@ -14,7 +13,7 @@ import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
 import type { WebsiteServices } from './website.js';
 
-/** The account page's settings: profile and upstream access, usage, own upstream keys, API key rotation. */
+/** The account page's settings: profile and upstream access, usage, own upstream keys (credentials: credential-routes). */
 export async function accountRoutes(app: FastifyInstance, { services }: { services: WebsiteServices }) {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { accounts, upstreamAccess } = services;
@@ -123,28 +122,6 @@ export async function accountRoutes(app: FastifyInstance, { services }: { servic
       const provider = upstreamAccess.requireKeyedProvider(request.params.provider);
       await accounts.setUpstreamKey(accountOf(request).id, provider, '');
       return reply.code(204).send(null);
-    },
-  );
-
-  api.post(
-    '/account/api-key',
-    {
-      schema: {
-        tags: [WEBSITE_TAG],
-        summary: 'Rotate the API key',
-        description:
-          'Creates a new API key, shown once in the answer; the previous one stops working at once.',
-        security: websiteSession,
-        response: {
-          200: jsonResponse('The new API key', rotatedApiKeySchema),
-          ...errorResponses(['unauthorized', 'forbidden']),
-        },
-      },
-    },
-    async (request) => {
-      const account = accountOf(request);
-      const apiKey = await accounts.rotateApiKey(account.id);
-      return { api_key: apiKey, api_key_hint: (await accounts.apiKeyHint(account.id)) ?? null };
     },
   );
 }

@@ -1,24 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import {
-  SESSION_COOKIE,
-  sessionInfoSchema,
-  sessionStateSchema,
-  signInBodySchema,
-  WEBSITE_TAG,
-} from '../contract/website.js';
+import { sessionInfoSchema, sessionStateSchema, signInBodySchema, WEBSITE_TAG } from '../contract/website.js';
 import { requireAccount } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
 import { NotAuthenticated, RateLimited } from '../platform/domain-errors.js';
 import { accountRoutes } from './account-routes.js';
 import { creationRoutes } from './creation-routes.js';
+import { credentialRoutes } from './credential-routes.js';
 import type { LoginThrottle } from './login-throttle.js';
 import {
   assertSameOrigin,
   clearSessionCookie,
   isUnsafeMethod,
-  sessionCookieOptions,
+  sessionCookieName,
   sessionResolver,
+  setSessionCookie,
 } from './session-auth.js';
 import type { Sessions } from './sessions.js';
 import type { WebsiteServices } from './website.js';
@@ -91,10 +87,10 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
       await throttle.recordSuccess(key);
 
       // A new token at every sign-in (no session fixation); the browser's previous session ends.
-      const previous = request.cookies[SESSION_COOKIE];
+      const previous = request.cookies[sessionCookieName(request, publicBaseUrl)];
       if (previous) await sessions.end(previous);
-      const { token, expiresAt } = await sessions.start(account.id);
-      reply.setCookie(SESSION_COOKIE, token, sessionCookieOptions(request, publicBaseUrl, expiresAt));
+      const session = await sessions.start(account.id, { persistent: request.body.remember === true });
+      setSessionCookie(request, reply, publicBaseUrl, session);
       return { email: account.email, tier: account.tier };
     },
   );
@@ -112,7 +108,7 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
       },
     },
     async (request, reply) => {
-      const token = request.cookies[SESSION_COOKIE];
+      const token = request.cookies[sessionCookieName(request, publicBaseUrl)];
       if (token) await sessions.end(token);
       clearSessionCookie(request, reply, publicBaseUrl);
       return reply.code(204).send(null);
@@ -145,6 +141,7 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
 
     await authed.register(creationRoutes, { services });
     await authed.register(accountRoutes, { services });
+    await authed.register(credentialRoutes, { services, sessions, throttle });
   });
 }
 

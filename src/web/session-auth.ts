@@ -1,8 +1,9 @@
 import type {} from '@fastify/cookie'; // request.cookies, reply.setCookie/clearCookie
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from '../contract/website.js';
 import type { AccountResolver } from '../http/authentication.js';
 import { ApiError } from '../http/errors.js';
-import { SESSION_COOKIE, type Sessions } from './sessions.js';
+import type { Sessions } from './sessions.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -41,6 +42,45 @@ export function assertSameOrigin(request: FastifyRequest, publicBaseUrl: string)
     throw new ApiError('forbidden', `Cross-site request refused: origin ${claimed} is not allowed`);
 }
 
+/** Whether the site is served over https here: the request came over https, or the public base URL is https. */
+function overHttps(request: FastifyRequest, publicBaseUrl: string): boolean {
+  return request.protocol === 'https' || publicBaseUrl.startsWith('https:');
+}
+
+/**
+ * The session cookie's name for this request: `__Host-atelier_session` over https (the browser
+ * only accepts it Secure, on Path=/, for this host alone, so no sibling subdomain or plain-http
+ * page can plant one), `atelier_session` over plain http.
+ */
+export function sessionCookieName(request: FastifyRequest, publicBaseUrl: string): string {
+  return overHttps(request, publicBaseUrl) ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+}
+
+/** How many cookies named `name` the request's Cookie header(s) carry. */
+function cookieCount(request: FastifyRequest, name: string): number {
+  const header = request.headers.cookie;
+  if (!header) return 0;
+  let count = 0;
+  for (const pair of header.split(';')) {
+    const eq = pair.indexOf('=');
+    if ((eq < 0 ? pair : pair.slice(0, eq)).trim() === name) count++;
+  }
+  return count;
+}
+
+/**
+ * The request's session token, if any. Two or more session cookies are refused (401), as two
+ * Authorization headers are: a cookie planted with a longer path (cookie tossing) would otherwise
+ * be the one read, and the person's next action would land in the planter's account.
+ */
+export function sessionTokenOf(request: FastifyRequest, publicBaseUrl: string): string | undefined {
+  const name = sessionCookieName(request, publicBaseUrl);
+  if (cookieCount(request, name) > 1) {
+    throw new ApiError('unauthorized', `Send exactly one ${name} cookie; sign out and sign in again`);
+  }
+  return request.cookies?.[name] || undefined;
+}
+
 /**
  * The website's session as a way into /api/v1 and /web/api: the session cookie names the account;
  * state-changing requests must also come from our own origin. No cookie → 'not-mine', so the
@@ -48,7 +88,7 @@ export function assertSameOrigin(request: FastifyRequest, publicBaseUrl: string)
  */
 export function sessionResolver(sessions: Sessions, publicBaseUrl: string): AccountResolver {
   return async (request) => {
-    const token = request.cookies?.[SESSION_COOKIE];
+    const token = sessionTokenOf(request, publicBaseUrl);
     if (!token) return 'not-mine';
     // Checked before the lookup, so a cross-site page learns nothing about the cookie's validity.
     if (isUnsafeMethod(request.method)) assertSameOrigin(request, publicBaseUrl);
@@ -56,15 +96,33 @@ export function sessionResolver(sessions: Sessions, publicBaseUrl: string): Acco
   };
 }
 
-/** The cookie options for a session: HttpOnly, SameSite=Lax, Secure whenever the site is served over https. */
+/**
+ * The cookie options for a session: HttpOnly, SameSite=Lax, Path=/, no Domain (host-only), Secure
+ * whenever the site is served over https. A persistent session's cookie expires with it; any other
+ * is a browser-session cookie.
+ */
 export function sessionCookieOptions(request: FastifyRequest, publicBaseUrl: string, expiresAt?: number) {
   return {
     path: '/',
     httpOnly: true,
     sameSite: 'lax' as const,
-    secure: request.protocol === 'https' || publicBaseUrl.startsWith('https:'),
+    secure: overHttps(request, publicBaseUrl),
     ...(expiresAt === undefined ? {} : { expires: new Date(expiresAt) }),
   };
+}
+
+/** Sets the session cookie (its name depends on https) on the reply. */
+export function setSessionCookie(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  publicBaseUrl: string,
+  session: { token: string; expiresAt: number | undefined },
+): void {
+  reply.setCookie(
+    sessionCookieName(request, publicBaseUrl),
+    session.token,
+    sessionCookieOptions(request, publicBaseUrl, session.expiresAt),
+  );
 }
 
 /** Clears the session cookie on the reply. */
@@ -73,5 +131,5 @@ export function clearSessionCookie(
   reply: FastifyReply,
   publicBaseUrl: string,
 ): void {
-  reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(request, publicBaseUrl));
+  reply.clearCookie(sessionCookieName(request, publicBaseUrl), sessionCookieOptions(request, publicBaseUrl));
 }

@@ -1,12 +1,40 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Account } from '../accounts/accounts-repository.js';
-import { SESSION_COOKIE } from '../contract/website.js';
+import { ACCOUNT_DISABLED } from '../http/authentication.js';
 import type { Clock } from '../platform/clock.js';
+import { Forbidden } from '../platform/domain-errors.js';
 import type { Db } from '../store/database.js';
 
-export { SESSION_COOKIE };
-/** Sessions end 30 days after sign-in, used or not (no sliding renewal: a stolen cookie ages out). */
-export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+export { SESSION_COOKIE } from '../contract/website.js';
+
+const MINUTE = 60 * 1000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** How long a session lasts: at most `absoluteMs` after sign-in, and ends after `idleMs` unused. */
+export interface SessionLimits {
+  absoluteMs: number;
+  idleMs: number;
+}
+
+export interface SessionPolicy {
+  /** A sign-in without "keep me signed in": a browser-session cookie. */
+  standard: SessionLimits;
+  /** "Keep me signed in": a cookie that survives the browser, still bounded. */
+  persistent: SessionLimits;
+  /** Last use is written at most this often per session (not on every request). */
+  touchEveryMs: number;
+}
+
+/**
+ * ASVS 3.3 / NIST AAL2: a standard session ends 12 hours after sign-in, or after 1 hour unused;
+ * "keep me signed in" lasts at most 30 days, or 7 days unused.
+ */
+export const DEFAULT_SESSION_POLICY: SessionPolicy = {
+  standard: { absoluteMs: 12 * HOUR, idleMs: HOUR },
+  persistent: { absoluteMs: 30 * DAY, idleMs: 7 * DAY },
+  touchEveryMs: MINUTE,
+};
 
 /** The stored form of a session token. Tokens carry 256 random bits, so a plain SHA-256 suffices. */
 export function hashSessionToken(token: string): string {
@@ -15,26 +43,47 @@ export function hashSessionToken(token: string): string {
 
 const tokenPattern = /^[A-Za-z0-9_-]{43}$/;
 
+/** What a session is checked against: the accounts capability's view of the account. */
+export interface SessionAccounts {
+  /** The account and its current session generation; undefined when unknown or disabled. */
+  sessionStanding(accountId: string): Promise<{ account: Account; generation: number } | undefined>;
+}
+
 /**
  * Website sessions, in the database so that every node of a deployment shares them. The cookie
  * holds a random token; the table holds only its hash, so a database leak yields no live cookie.
+ * A session ends at its absolute expiry, after its idle timeout, when its account's session
+ * generation moves (password changed, account disabled — on any node, by any process) or when its
+ * account is disabled.
  */
 export function createSessions({
   db,
   clock,
   accounts,
+  policy = DEFAULT_SESSION_POLICY,
 }: {
   db: Db;
   clock: Clock;
-  /** The accounts capability, which the session's account is read through. */
-  accounts: { findById(id: string): Promise<Account | undefined> };
+  accounts: SessionAccounts;
+  policy?: SessionPolicy;
 }) {
+  const limitsOf = (persistent: boolean) => (persistent ? policy.persistent : policy.standard);
+  const byHash = (token: string) => db.deleteFrom('sessions').where('id_hash', '=', hashSessionToken(token));
+
   return {
-    /** Starts a session for an account; returns the token for the cookie and its expiry. */
-    async start(accountId: string): Promise<{ token: string; expiresAt: number }> {
+    /**
+     * Starts a session for an account; returns the token for the cookie and, for a persistent
+     * session, the cookie's expiry. A disabled account gets none (403).
+     */
+    async start(
+      accountId: string,
+      { persistent = false }: { persistent?: boolean } = {},
+    ): Promise<{ token: string; expiresAt: number | undefined }> {
+      const standing = await accounts.sessionStanding(accountId);
+      if (!standing) throw new Forbidden(ACCOUNT_DISABLED);
       const token = randomBytes(32).toString('base64url');
       const now = clock.now();
-      const expiresAt = now + SESSION_TTL_MS;
+      const expiresAt = now + limitsOf(persistent).absoluteMs;
       await db
         .insertInto('sessions')
         .values({
@@ -42,29 +91,66 @@ export function createSessions({
           account_id: accountId,
           created_at: now,
           expires_at: expiresAt,
+          generation: standing.generation,
+          last_seen_at: now,
+          persistent: persistent ? 1 : 0,
         })
         .execute();
-      // Opportunistic cleanup: sign-ins are rare enough that this costs nothing, and keeps the table small.
+      // Opportunistic cleanup: sign-ins are rare enough that this costs nothing, and keeps the table
+      // small (sessions ended by their idle timeout go when their absolute expiry passes).
       await db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
-      return { token, expiresAt };
+      return { token, expiresAt: persistent ? expiresAt : undefined };
     },
 
-    /** The account of a live session token, or undefined (unknown, malformed or expired). */
+    /**
+     * The account of a live session token, or undefined (unknown, malformed, expired, idle too
+     * long, of an older generation, or of a disabled account). Renews the session's last use, at
+     * most once per `touchEveryMs`.
+     */
     async accountOf(token: string): Promise<Account | undefined> {
       if (!tokenPattern.test(token)) return undefined;
+      const idHash = hashSessionToken(token);
       const row = await db
         .selectFrom('sessions')
-        .select(['account_id', 'expires_at'])
+        .select(['account_id', 'expires_at', 'generation', 'last_seen_at', 'persistent'])
+        .where('id_hash', '=', idHash)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const now = clock.now();
+      const lastSeen = Number(row.last_seen_at);
+      const live = Number(row.expires_at) > now && now - lastSeen < limitsOf(row.persistent === 1).idleMs;
+      const standing = live ? await accounts.sessionStanding(row.account_id) : undefined;
+      if (!standing || standing.generation !== Number(row.generation)) {
+        // Ended for good (time only moves on, a generation never comes back): the row goes.
+        await byHash(token).execute();
+        return undefined;
+      }
+      if (now - lastSeen >= policy.touchEveryMs) {
+        await db.updateTable('sessions').set({ last_seen_at: now }).where('id_hash', '=', idHash).execute();
+      }
+      return standing.account;
+    },
+
+    /** Whether the session was started with "keep me signed in". */
+    async isPersistent(token: string | undefined): Promise<boolean> {
+      if (!token || !tokenPattern.test(token)) return false;
+      const row = await db
+        .selectFrom('sessions')
+        .select('persistent')
         .where('id_hash', '=', hashSessionToken(token))
         .executeTakeFirst();
-      if (!row || Number(row.expires_at) <= clock.now()) return undefined;
-      return accounts.findById(row.account_id);
+      return row?.persistent === 1;
     },
 
     /** Ends a session (sign-out, or the old session replaced at sign-in). */
     async end(token: string): Promise<void> {
       if (!tokenPattern.test(token)) return;
-      await db.deleteFrom('sessions').where('id_hash', '=', hashSessionToken(token)).execute();
+      await byHash(token).execute();
+    },
+
+    /** Ends every session of the account, on every node ("sign out everywhere"). */
+    async endAll(accountId: string): Promise<void> {
+      await db.deleteFrom('sessions').where('account_id', '=', accountId).execute();
     },
   };
 }

@@ -20,6 +20,8 @@ const WEBSITE_ROUTES = [
   'put /web/api/account/upstream-keys/{provider}',
   'delete /web/api/account/upstream-keys/{provider}',
   'post /web/api/account/api-key',
+  'post /web/api/account/password',
+  'delete /web/api/sessions',
 ];
 
 /** The website's route schemas, as the served document (/api/v1/openapi.json) lists them. */

@@ -492,7 +492,7 @@ describe('web endpoints: generate, pending tasks, saved works, library, account'
       false,
     );
 
-    const rotated = await web('POST', '/web/api/account/api-key');
+    const rotated = await web('POST', '/web/api/account/api-key', { password: PASSWORD });
     assert.equal(rotated.statusCode, 200);
     const newKey = rotated.json().api_key as string;
     assert.match(newKey, /^atl_/);

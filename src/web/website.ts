@@ -11,7 +11,7 @@ import type { UsageService } from '../usage/usage-service.js';
 import { createLoginThrottle, DEFAULT_LOGIN_THROTTLE, type LoginThrottleOptions } from './login-throttle.js';
 import { webApiRoutes } from './routes.js';
 import { sessionResolver } from './session-auth.js';
-import { createSessions } from './sessions.js';
+import { createSessions, type SessionPolicy } from './sessions.js';
 import { defaultWebDistDir, staticSite } from './static-site.js';
 
 /**
@@ -25,7 +25,14 @@ export interface WebsiteServices {
   clock: Clock;
   accounts: Pick<
     AccountsService,
-    'findById' | 'verifyLogin' | 'apiKeyHint' | 'rotateApiKey' | 'setUpstreamKey'
+    | 'findById'
+    | 'verifyLogin'
+    | 'apiKeyHint'
+    | 'rotateApiKey'
+    | 'setUpstreamKey'
+    | 'setPassword'
+    | 'confirmPassword'
+    | 'sessionStanding'
   >;
   upstreamAccess: Pick<UpstreamAccess, 'hasKey' | 'overview' | 'requireKeyedProvider'>;
   generations: Pick<GenerationsService, 'generate' | 'savedWorks' | 'remove'>;
@@ -38,6 +45,8 @@ export interface WebsiteOptions {
   /** Where the built site lives (default: the package's web/dist). */
   distDir?: string;
   loginThrottle?: LoginThrottleOptions;
+  /** How long sessions last (default DEFAULT_SESSION_POLICY). */
+  sessionPolicy?: SessionPolicy;
 }
 
 /**
@@ -47,7 +56,12 @@ export interface WebsiteOptions {
  */
 export function createWebsite(services: WebsiteServices, options: WebsiteOptions = {}) {
   const { db, clock, publicBaseUrl } = services;
-  const sessions = createSessions({ db, clock, accounts: services.accounts });
+  const sessions = createSessions({
+    db,
+    clock,
+    accounts: services.accounts,
+    ...(options.sessionPolicy ? { policy: options.sessionPolicy } : {}),
+  });
   const throttle = createLoginThrottle({
     db,
     clock,

@@ -106,8 +106,25 @@ describe('the OpenAPI document is the contract of the website API', () => {
     await exercise('DELETE', KEY, { url: gemini, headers: web }, 204);
     await exercise('DELETE', KEY, { url: '/web/api/account/upstream-keys/local', headers: web }, 400);
     const rotate = '/web/api/account/api-key';
-    await exercise('POST', rotate, { url: rotate, headers: web }, 200);
-    await exercise('POST', rotate, { url: rotate, headers: { cookie } }, 403);
+    const again = { password: PASSWORD };
+    await exercise('POST', rotate, { url: rotate, headers: web, payload: again }, 200);
+    await exercise('POST', rotate, { url: rotate, headers: web, payload: { password: 'wrong one' } }, 403);
+    await exercise('POST', rotate, { url: rotate, headers: web }, 400);
+    await exercise('POST', rotate, { url: rotate, headers: { cookie }, payload: again }, 403);
+    const password = '/web/api/account/password';
+    const change = (new_password: string) => ({ current_password: PASSWORD, new_password });
+    await exercise('POST', password, { url: password, headers: web, payload: change('short') }, 400);
+    const changed = await exercise(
+      'POST',
+      password,
+      { url: password, headers: web, payload: change('a new password') },
+      204,
+    );
+    const renewed = { cookie: sessionCookieOf(changed), ...origin };
+    const everywhere = '/web/api/sessions';
+    await exercise('DELETE', everywhere, { url: everywhere, headers: { cookie: renewed.cookie } }, 403);
+    await exercise('DELETE', everywhere, { url: everywhere, headers: renewed }, 204);
+    await exercise('DELETE', everywhere, { url: everywhere, headers: renewed }, 401);
 
     await exercise('DELETE', SESSION, { url: SESSION, headers: { cookie } }, 403);
     await exercise('DELETE', SESSION, { url: SESSION, headers: web }, 204);

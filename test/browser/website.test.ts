@@ -455,10 +455,13 @@ describe('website (Chromium, end to end)', () => {
 
   test('rotate the API key: shown once with a copy button; the old one is refused', async () => {
     await page.getByRole('button', { name: 'Rotate API key' }).click();
-    await page
-      .getByRole('dialog', { name: 'Rotate the API key?' })
-      .getByRole('button', { name: 'Rotate key' })
-      .click();
+    const dialog = page.getByRole('dialog', { name: 'Rotate the API key?' });
+    // The password is asked again: a stolen session alone cannot mint a key.
+    await dialog.getByLabel('Your password').fill('not my password');
+    await dialog.getByRole('button', { name: 'Rotate key' }).click();
+    await dialog.getByRole('alert').filter({ hasText: 'Password is incorrect' }).waitFor();
+    await dialog.getByLabel('Your password').fill(server.password);
+    await dialog.getByRole('button', { name: 'Rotate key' }).click();
     const field = page.getByLabel('Your new API key — shown once');
     await field.waitFor();
     const newKey = await field.inputValue();

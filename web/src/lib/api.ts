@@ -24,6 +24,11 @@ export function onSignedOut(listener: Listener): () => void {
   return () => signedOutListeners.delete(listener);
 }
 
+/** This browser's session ended by its own doing (sign out everywhere): the app goes to sign-in. */
+export function signedOutHere(): void {
+  for (const listener of signedOutListeners) listener();
+}
+
 async function request<T>(method: string, path: string, body?: unknown, init: RequestInit = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   let payload: BodyInit | undefined;
@@ -55,9 +60,7 @@ async function request<T>(method: string, path: string, body?: unknown, init: Re
       error?.type ?? 'http_error',
       error?.message ?? `The server answered ${response.status} ${response.statusText}`,
     );
-    if (response.status === 401 && !path.startsWith('/web/api/session')) {
-      for (const listener of signedOutListeners) listener();
-    }
+    if (response.status === 401 && !path.startsWith('/web/api/session')) signedOutHere();
     throw failure;
   }
   return json as T;

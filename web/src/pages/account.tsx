@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useId, useState } from 'react';
+import { ApiKeySection } from '../components/api-key-section';
 import { CopyButton } from '../components/copy-button';
-import { ConfirmDialog } from '../components/dialog';
+import { SignInSecurity } from '../components/sign-in-security';
 import { UsageSection } from '../components/usage-section';
 import { WebhooksSection } from '../components/webhooks-section';
 import { api } from '../lib/api';
@@ -125,75 +126,7 @@ function UpstreamKeyForm({ account, onSaved }: { account: AccountInfo; onSaved: 
   );
 }
 
-function ApiKeySection({ account, onRotated }: { account: AccountInfo; onRotated: () => void }) {
-  const [confirming, setConfirming] = useState(false);
-  const rotation = useAction();
-  const [newKey, setNewKey] = useState<string>();
-  const keyId = useId();
-
-  const rotate = () =>
-    rotation.run(async () => {
-      const result = await api.post<{ api_key: string }>('/web/api/account/api-key');
-      setNewKey(result.api_key);
-      setConfirming(false);
-      onRotated();
-    });
-
-  return (
-    <div className="stack">
-      <p>
-        Current key: <code>{account.api_key_hint ?? 'unknown'}</code>
-      </p>
-      {newKey ? (
-        <div className="key-reveal stack" role="status">
-          <label className="field-label" htmlFor={keyId}>
-            Your new API key — shown once
-          </label>
-          <div className="row">
-            <input
-              id={keyId}
-              className="mono grow"
-              readOnly
-              value={newKey}
-              onFocus={(event) => event.target.select()}
-            />
-            <CopyButton text={newKey} label="Copy key" />
-          </div>
-          <p className="muted small">
-            Store it now: Atelier keeps only a hash. The previous key no longer works.
-          </p>
-        </div>
-      ) : null}
-      <div>
-        <button type="button" className="button" onClick={() => setConfirming(true)}>
-          Rotate API key
-        </button>
-      </div>
-      {confirming && (
-        <ConfirmDialog
-          title="Rotate the API key?"
-          message={
-            <p>
-              A new key is created and the current one stops working at once. Scripts and agents using it will
-              need the new key.
-            </p>
-          }
-          confirmLabel="Rotate key"
-          danger
-          busy={rotation.busy}
-          error={rotation.error}
-          onConfirm={rotate}
-          onCancel={() => {
-            setConfirming(false);
-            rotation.reset();
-          }}
-        />
-      )}
-    </div>
-  );
-}
-
-/** Account: who you are, your upstream key, your API key, and how to use the API and MCP. */
+/** Account: who you are, your upstream key, your API key, your password and sessions, and how to use the API and MCP. */
 export default function AccountPage() {
   const [account, setAccount] = useState<AccountInfo>();
   const { error, run } = useAction();
@@ -298,6 +231,11 @@ export default function AccountPage() {
           For your scripts, backends and agents. Keep it on servers, never in a web page.
         </p>
         <ApiKeySection account={account} onRotated={reload} />
+      </section>
+
+      <section className="panel stack" aria-labelledby="signin-heading">
+        <h2 id="signin-heading">Password and sessions</h2>
+        <SignInSecurity />
       </section>
 
       <section className="panel stack" aria-labelledby="webhooks-heading">

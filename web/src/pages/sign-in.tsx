@@ -7,9 +7,10 @@ import type { SessionInfo } from '../lib/types';
 export default function SignInPage({ onSignedIn }: { onSignedIn: (session: SessionInfo) => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  const [remember, setRemember] = useState(false);
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const ids = { email: useId(), password: useId(), error: useId() };
+  const ids = { email: useId(), password: useId(), remember: useId(), error: useId() };
   const emailRef = useRef<HTMLInputElement>(null);
 
   useEffect(() => {
@@ -22,7 +23,7 @@ export default function SignInPage({ onSignedIn }: { onSignedIn: (session: Sessi
     setBusy(true);
     setError(undefined);
     try {
-      onSignedIn(await api.post<SessionInfo>('/web/api/session', { email, password }));
+      onSignedIn(await api.post<SessionInfo>('/web/api/session', { email, password, remember }));
     } catch (failure) {
       setError(messageOf(failure));
     } finally {
@@ -69,6 +70,15 @@ export default function SignInPage({ onSignedIn }: { onSignedIn: (session: Sessi
             onChange={(event) => setPassword(event.target.value)}
           />
         </div>
+        <div className="row tight">
+          <input
+            id={ids.remember}
+            type="checkbox"
+            checked={remember}
+            onChange={(event) => setRemember(event.target.checked)}
+          />
+          <label htmlFor={ids.remember}>Keep me signed in for 30 days</label>
+        </div>
         {error && (
           <p className="error-text" role="alert" id={ids.error}>
             {error}
@@ -79,7 +89,7 @@ export default function SignInPage({ onSignedIn }: { onSignedIn: (session: Sessi
         </button>
         <p className="muted small">
           Accounts are created with <code>bin/atelier accounts create</code>. On a first start, the demo
-          account’s password is printed in the server log.
+          account’s password is written to a file in the data directory, whose path the server log shows.
         </p>
       </form>
     </main>

@@ -1,0 +1,147 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Account } from '../accounts/accounts-repository.js';
+import {
+  changePasswordBodySchema,
+  confirmPasswordBodySchema,
+  rotatedApiKeySchema,
+  WEBSITE_TAG,
+  websiteSession,
+} from '../contract/website.js';
+import { accountOf } from '../http/authentication.js';
+import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
+import { Forbidden, RateLimited } from '../platform/domain-errors.js';
+import type { LoginThrottle } from './login-throttle.js';
+import { clearSessionCookie, sessionTokenOf, setSessionCookie } from './session-auth.js';
+import type { Sessions } from './sessions.js';
+import type { WebsiteServices } from './website.js';
+
+export const WRONG_PASSWORD = 'Password is incorrect';
+export const NO_PASSWORD =
+  'This account has no password: an operator sets one with "bin/atelier accounts set-password"';
+
+/**
+ * What ends or replaces the signed-in person's credentials: sign out everywhere, a password
+ * change, an API key rotation. The last two ask for the password again, so a stolen session
+ * cannot take the account over; wrong passwords count against the same throttle as sign-in
+ * (email + client address), and answer 403 (not 401: the session itself is fine).
+ */
+export async function credentialRoutes(
+  app: FastifyInstance,
+  deps: { services: WebsiteServices; sessions: Sessions; throttle: LoginThrottle },
+) {
+  const { services, sessions, throttle } = deps;
+  const { accounts, publicBaseUrl } = services;
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  async function confirmPassword(request: FastifyRequest, account: Account, password: string): Promise<void> {
+    const key = `${account.email}|${request.ip}`;
+    const wait = await throttle.retryAfterMs(key);
+    if (wait > 0) throw tooManyAttempts(wait);
+    const outcome = await accounts.confirmPassword(account.id, password);
+    if (outcome === 'no-password') throw new Forbidden(NO_PASSWORD);
+    if (outcome === 'wrong') {
+      const delay = await throttle.recordFailure(key);
+      if (delay > 0) throw tooManyAttempts(delay);
+      throw new Forbidden(WRONG_PASSWORD);
+    }
+    await throttle.recordSuccess(key);
+  }
+
+  api.delete(
+    '/sessions',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'Sign out everywhere',
+        description:
+          "Ends every session of the account, on every browser and node, this one included, and clears this browser's cookie. The API key is not affected.",
+        security: websiteSession,
+        response: {
+          204: noContent('Signed out everywhere'),
+          ...errorResponses(['unauthorized', 'forbidden']),
+        },
+      },
+    },
+    async (request, reply) => {
+      await sessions.endAll(accountOf(request).id);
+      clearSessionCookie(request, reply, publicBaseUrl);
+      return reply.code(204).send(null);
+    },
+  );
+
+  api.post(
+    '/account/password',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'Change the password',
+        description:
+          'Checks the current password, sets the new one, and ends every session of the account; this browser gets a new session (a new cookie, keeping its "keep me signed in" choice). A wrong current password is 403 and counts against the sign-in throttle (429 with Retry-After).',
+        security: websiteSession,
+        body: changePasswordBodySchema,
+        response: {
+          204: noContent('Changed; the other sessions ended'),
+          ...errorResponses([
+            'invalid_request',
+            'unauthorized',
+            'forbidden',
+            'request_timeout',
+            'payload_too_large',
+            'too_many_requests',
+          ]),
+        },
+      },
+    },
+    async (request, reply) => {
+      const account = accountOf(request);
+      await confirmPassword(request, account, request.body.current_password);
+      const current = sessionTokenOf(request, publicBaseUrl);
+      const persistent = await sessions.isPersistent(current);
+      await accounts.setPassword(account.id, request.body.new_password);
+      if (current) await sessions.end(current);
+      setSessionCookie(request, reply, publicBaseUrl, await sessions.start(account.id, { persistent }));
+      return reply.code(204).send(null);
+    },
+  );
+
+  api.post(
+    '/account/api-key',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'Rotate the API key',
+        description:
+          'Asks for the password again, then creates a new API key, shown once in the answer; the previous one stops working at once. A wrong password is 403 and counts against the sign-in throttle (429 with Retry-After); an account without a password cannot rotate from the website (403; the CLI can).',
+        security: websiteSession,
+        body: confirmPasswordBodySchema,
+        response: {
+          200: jsonResponse('The new API key', rotatedApiKeySchema),
+          ...errorResponses([
+            'invalid_request',
+            'unauthorized',
+            'forbidden',
+            'request_timeout',
+            'payload_too_large',
+            'too_many_requests',
+          ]),
+        },
+      },
+    },
+    async (request) => {
+      const account = accountOf(request);
+      await confirmPassword(request, account, request.body.password);
+      const apiKey = await accounts.rotateApiKey(account.id);
+      return { api_key: apiKey, api_key_hint: (await accounts.apiKeyHint(account.id)) ?? null };
+    },
+  );
+}
+
+/** The refusal of a throttled password check; the error handler sets Retry-After from the wait. */
+function tooManyAttempts(waitMs: number): RateLimited {
+  const seconds = Math.ceil(waitMs / 1000);
+  return new RateLimited(
+    `Too many wrong passwords; try again in ${seconds} second${seconds === 1 ? '' : 's'}`,
+    waitMs,
+  );
+}
