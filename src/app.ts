@@ -6,6 +6,7 @@ import Fastify, {
   type RouteOptions,
 } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
+import { fastifyTrustProxy } from './config/trust-proxy.js';
 import type { Core } from './core.js';
 import { type AccountResolver, bearerKeyResolver, requireAccount } from './http/authentication.js';
 import { installBodyTimeouts } from './http/body-timeouts.js';
@@ -106,7 +107,7 @@ export async function buildApp(
     bodyLimit: JSON_BODY_LIMIT,
     // Security: X-Forwarded-* are believed only when the operator says a proxy sets them; otherwise
     // any client could pick its own address (and dodge the sign-in throttle) or claim https.
-    trustProxy: core.config.trustProxy,
+    trustProxy: fastifyTrustProxy(core.config.trustProxy),
     // New requests during close get our own 503 (refuseWhileClosing), in the error shape.
     return503OnClosing: false,
   });

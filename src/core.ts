@@ -4,6 +4,7 @@ import sharp from 'sharp';
 import { ACCOUNT_CHANGES_CHANNEL, createAccountChanges } from './accounts/account-changes.js';
 import { createAccountsRepository } from './accounts/accounts-repository.js';
 import { createAccountsService } from './accounts/accounts-service.js';
+import { createPasswordHashing } from './accounts/password-hashing.js';
 import { createUpstreamAccess } from './accounts/upstream-access.js';
 import { bindLegacyUpstreamKeys } from './accounts/upstream-key-seals.js';
 import { createAssetsRepository } from './assets/assets-repository.js';
@@ -115,6 +116,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     accounts: accountsRepository,
     secrets,
     deploymentKeys: providers.deploymentKeys,
+    passwords: createPasswordHashing({ options: config.resourceCaps.passwordHashes }),
   });
   const upstreamAccess = createUpstreamAccess({
     catalog,

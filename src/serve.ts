@@ -18,6 +18,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const core = await createCore(config);
+  for (const warning of config.warnings) core.logger.warn(warning);
   // Image work and file I/O yield contended cores to the event loop, which answers every request.
   const poolThreadsLowered = await lowerPoolThreadPriority();
   // Every role listens: an api node serves the whole app, a worker-only node just /healthz.

@@ -1,12 +1,13 @@
 import type { Clock } from '../platform/clock.js';
 import { isOneOf } from '../platform/closed-set.js';
-import { InvalidInput, NotFound } from '../platform/domain-errors.js';
+import { InvalidInput, NotFound, RateLimited } from '../platform/domain-errors.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { AccountChanges } from './account-changes.js';
 import type { Account, AccountsRepository, Tier } from './accounts-repository.js';
 import { TIERS } from './accounts-repository.js';
 import { createApiKeyCache } from './api-key-cache.js';
-import { apiKeyHint, generateApiKey, hashApiKey, hashPassword, verifyPassword } from './credentials.js';
+import { apiKeyHint, generateApiKey, hashApiKey } from './credentials.js';
+import { createPasswordHashing, type PasswordHashing } from './password-hashing.js';
 import { openUpstreamKey, upstreamKeyContext } from './upstream-key-seals.js';
 
 const emailPattern = /^[^\s@]+@[^\s@]+$/;
@@ -38,6 +39,7 @@ export function createAccountsService({
   secrets,
   deploymentKeys,
   keyCache,
+  passwords = createPasswordHashing(),
 }: {
   accounts: AccountsRepository;
   secrets: SecretBox;
@@ -45,7 +47,10 @@ export function createAccountsService({
   deploymentKeys: Record<string, string | undefined>;
   /** Keep API-key lookups in memory, trusted while `changes` says accounts have not changed. */
   keyCache?: { changes: AccountChanges; clock: Clock } | undefined;
+  /** Password hashing on its own bounded pool (one per node). */
+  passwords?: PasswordHashing;
 }) {
+  const hashPassword = (password: string) => passwords.hash(password);
   const findByApiKeyHash = keyCache
     ? createApiKeyCache({ lookup: accounts.findByApiKeyHash, ...keyCache })
     : accounts.findByApiKeyHash;
@@ -67,6 +72,15 @@ export function createAccountsService({
     });
     if (!account) throw exists();
     return { account, apiKey };
+  }
+
+  /** Replaces a weaker stored hash of a password just proven right; a busy pool leaves it for next time. */
+  async function rehash(accountId: string, password: string): Promise<void> {
+    try {
+      await accounts.updatePasswordHash(accountId, await hashPassword(password));
+    } catch (error) {
+      if (!(error instanceof RateLimited)) throw error;
+    }
   }
 
   async function requireByEmail(email: string): Promise<Account> {
@@ -135,18 +149,25 @@ export function createAccountsService({
     async confirmPassword(accountId: string, password: string): Promise<'ok' | 'wrong' | 'no-password'> {
       const found = await accounts.findWithCredentials(accountId);
       if (!found?.passwordHash) return 'no-password';
-      return (await verifyPassword(password, found.passwordHash)) ? 'ok' : 'wrong';
+      return (await passwords.verify(password, found.passwordHash)).ok ? 'ok' : 'wrong';
     },
 
-    /** Checks email + password; the same undefined for an unknown email as for a wrong password. */
-    async verifyLogin(email: string, password: string): Promise<Account | undefined> {
+    /**
+     * Checks email + password; the same undefined, after the same full-size hash, for an unknown
+     * email, an account without a password and a wrong password. `beforeHash` runs once a hashing
+     * slot is held (the sign-in throttle counts the attempt there). A hash made with weaker
+     * parameters than today's is replaced after a successful check.
+     */
+    async verifyLogin(
+      email: string,
+      password: string,
+      beforeHash?: () => Promise<void>,
+    ): Promise<Account | undefined> {
       const found = await accounts.findByEmail(email.trim().toLowerCase());
-      // Hash anyway for unknown emails, so the answer takes as long either way.
-      const ok = await verifyPassword(
-        password,
-        found?.passwordHash ?? 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAA',
-      );
-      return ok && found ? found.account : undefined;
+      const check = await passwords.verify(password, found?.passwordHash, beforeHash);
+      if (!check.ok || !found) return undefined;
+      if (check.outdated) await rehash(found.account.id, password);
+      return found.account;
     },
 
     /** Stores the account's own upstream key, sealed; an empty key removes it. */
@@ -164,6 +185,9 @@ export function createAccountsService({
     upstreamKeyProviders: (accountId: string) => accounts.upstreamKeyProviders(accountId),
 
     findById: (accountId: string) => accounts.findById(accountId),
+
+    /** Password hashes running and waiting on this node. */
+    passwordHashingLoad: passwords.load,
 
     /** The last characters of the account's API key (the key itself is never kept). */
     apiKeyHint: (accountId: string) => accounts.apiKeyHint(accountId),

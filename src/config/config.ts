@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseAllowedHosts } from '../platform/outbound/address-policy.js';
+import { parseTrustProxy, type TrustProxy } from './trust-proxy.js';
 
 /**
  * A whole number in [min, max] written in decimal; unset or empty reads as `fallback`. The refusal
@@ -118,7 +119,15 @@ const envSchema = z.object({
   ATELIER_REPLICATE_API_TOKEN: optionalText,
   ATELIER_REPLICATE_BASE_URL: optionalText,
   ATELIER_DEMO_ACCOUNT: z.enum(['true', 'false']).default('true'),
-  ATELIER_TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  ATELIER_TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((v, ctx) => {
+      const parsed = parseTrustProxy(v);
+      if (!('problem' in parsed)) return parsed;
+      ctx.addIssue({ code: 'custom', message: parsed.problem });
+      return z.NEVER;
+    }),
   ATELIER_BODY_IDLE_TIMEOUT_MS: milliseconds(30_000, 50, 30_000),
   ATELIER_BODY_DEADLINE_MS: milliseconds(60_000, 50),
   ATELIER_UPLOAD_DEADLINE_MS: milliseconds(300_000, 50),
@@ -127,6 +136,8 @@ const envSchema = z.object({
   ATELIER_RENDITION_QUEUE: wholeNumber({ min: 0, max: 10_000, fallback: 32 }),
   ATELIER_SEARCH_CONCURRENCY: wholeNumber({ min: 1, max: 64, fallback: 2 }),
   ATELIER_SEARCH_QUEUE: wholeNumber({ min: 0, max: 10_000, fallback: 32 }),
+  ATELIER_PASSWORD_HASH_CONCURRENCY: wholeNumber({ min: 1, max: 64, fallback: 2 }),
+  ATELIER_PASSWORD_HASH_QUEUE: wholeNumber({ min: 0, max: 10_000, fallback: 32 }),
   ATELIER_STREAMS_PER_ACCOUNT: wholeNumber({ min: 1, max: 1_000_000, fallback: 200 }),
   ATELIER_STREAMS_PER_ADDRESS: wholeNumber({ min: 1, max: 1_000_000, fallback: 1000 }),
   ATELIER_UPLOADS_PER_DAY: wholeNumber({ min: 1, max: 100_000_000, fallback: 5000 }),
@@ -247,8 +258,13 @@ export interface Config {
     replicate: { apiKey: string | undefined; baseUrl: string | undefined };
   };
   createDemoAccount: boolean;
-  /** Believe X-Forwarded-For/-Proto (only behind a reverse proxy that sets them). */
-  trustProxy: boolean;
+  /**
+   * Which hops' X-Forwarded-For/-Proto to believe (only behind reverse proxies that set them):
+   * none, the nearest `n` hops, or hops from these addresses/CIDR ranges (Fastify's trustProxy).
+   */
+  trustProxy: TrustProxy;
+  /** Settings accepted but worth a word to the operator; logged once when the server starts. */
+  warnings: string[];
   /** Slow clients: a body (or header block) silent this long is cut off; whole-body deadlines per route. */
   requestTimeouts: { bodyIdleMs: number; bodyDeadlineMs: number; uploadDeadlineMs: number };
   /** Caps that keep one account or client from slowing the others (docs/operations.md#resource-limits). */
@@ -261,6 +277,8 @@ export interface ResourceCaps {
   renditions: { concurrency: number; queue: number };
   /** Saved-works and library searches run at once on this node, and how many may wait. */
   searches: { concurrency: number; queue: number };
+  /** Password hashes (scrypt, 128 MiB each) computed at once on this node, and how many may wait. */
+  passwordHashes: { concurrency: number; queue: number };
   /** Open event streams plus long-polls on this node, per account and per client address. */
   streams: { perAccount: number; perAddress: number };
   /** Uploads stored per account per UTC day, by count and by bytes (all nodes, in the database). */
@@ -312,7 +330,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       replicate: { apiKey: e.ATELIER_REPLICATE_API_TOKEN, baseUrl: e.ATELIER_REPLICATE_BASE_URL },
     },
     createDemoAccount: e.ATELIER_DEMO_ACCOUNT === 'true',
-    trustProxy: e.ATELIER_TRUST_PROXY === 'true',
+    trustProxy: e.ATELIER_TRUST_PROXY.value,
+    warnings: e.ATELIER_TRUST_PROXY.warning ? [e.ATELIER_TRUST_PROXY.warning] : [],
     requestTimeouts: {
       bodyIdleMs: e.ATELIER_BODY_IDLE_TIMEOUT_MS,
       bodyDeadlineMs: e.ATELIER_BODY_DEADLINE_MS,
@@ -321,6 +340,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     resourceCaps: {
       renditions: { concurrency: e.ATELIER_RENDITION_CONCURRENCY, queue: e.ATELIER_RENDITION_QUEUE },
       searches: { concurrency: e.ATELIER_SEARCH_CONCURRENCY, queue: e.ATELIER_SEARCH_QUEUE },
+      passwordHashes: {
+        concurrency: e.ATELIER_PASSWORD_HASH_CONCURRENCY,
+        queue: e.ATELIER_PASSWORD_HASH_QUEUE,
+      },
       streams: { perAccount: e.ATELIER_STREAMS_PER_ACCOUNT, perAddress: e.ATELIER_STREAMS_PER_ADDRESS },
       uploadsPerDay: { count: e.ATELIER_UPLOADS_PER_DAY, bytes: e.ATELIER_UPLOAD_BYTES_PER_DAY },
       idempotencyKeysPerAccount: e.ATELIER_IDEMPOTENCY_KEYS_PER_ACCOUNT,

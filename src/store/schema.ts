@@ -153,12 +153,16 @@ export interface SessionsTable {
 }
 
 export interface SignInFailuresTable {
-  /** email + client address */
+  /** `address:<email>|<client address>` or `email:<email>` (one budget each). */
   key: string;
+  /** Attempts counted (each counted before its password is checked; a success deletes the row). */
   failures: number;
+  /** When the last counted attempt was made. */
   last_failure_at: number;
   /** Before this instant, sign-in attempts for the key are refused without checking the password. */
   blocked_until: number;
+  /** The id of the last counted attempt: how an attempt learns it was the one counted (migration 0012). */
+  last_attempt_id: Generated<string>;
 }
 
 export interface IdempotencyKeysTable {

@@ -35,17 +35,16 @@ export async function credentialRoutes(
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   async function confirmPassword(request: FastifyRequest, account: Account, password: string): Promise<void> {
-    const key = `${account.email}|${request.ip}`;
-    const wait = await throttle.retryAfterMs(key);
-    if (wait > 0) throw tooManyAttempts(wait);
+    // Counted before the password is checked, as a sign-in is.
+    const attempt = await throttle.attempt(account.email, request.ip);
+    if (!attempt.allowed) throw tooManyAttempts(attempt.retryAfterMs);
     const outcome = await accounts.confirmPassword(account.id, password);
     if (outcome === 'no-password') throw new Forbidden(NO_PASSWORD);
     if (outcome === 'wrong') {
-      const delay = await throttle.recordFailure(key);
-      if (delay > 0) throw tooManyAttempts(delay);
+      if (attempt.waitAfterFailureMs > 0) throw tooManyAttempts(attempt.waitAfterFailureMs);
       throw new Forbidden(WRONG_PASSWORD);
     }
-    await throttle.recordSuccess(key);
+    await throttle.succeeded(account.email, request.ip);
   }
 
   api.delete(

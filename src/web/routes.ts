@@ -54,7 +54,7 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
         tags: [WEBSITE_TAG],
         summary: 'Sign in',
         description:
-          'Checks email and password and starts a session: sets the HttpOnly session cookie (a new token at every sign-in). Repeated failures per email and client address are slowed down (429 with Retry-After).',
+          'Checks email and password and starts a session: sets the HttpOnly session cookie (a new token at every sign-in). Attempts are counted before the password is checked; after a few, per email and client address and (more) per email alone, further ones wait (429 with Retry-After). When the node is busy hashing passwords, 429 as well.',
         // Public: it is how a session starts.
         security: [],
         body: signInBodySchema,
@@ -74,17 +74,20 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
     async (request, reply) => {
       const email = request.body.email.trim().toLowerCase();
       const { password } = request.body;
-      const key = `${email}|${request.ip}`;
-      const wait = await throttle.retryAfterMs(key);
-      if (wait > 0) throw tooManyAttempts(wait);
-
-      const account = await services.accounts.verifyLogin(email, password);
+      // The attempt is counted (per e-mail and address, and per e-mail) once a hashing slot is held
+      // and before the password is checked: guesses sent at once are counted one by one, and a
+      // guess refused because the node is busy hashing has spent nothing.
+      let waitAfterFailureMs = 0;
+      const account = await services.accounts.verifyLogin(email, password, async () => {
+        const attempt = await throttle.attempt(email, request.ip);
+        if (!attempt.allowed) throw tooManyAttempts(attempt.retryAfterMs);
+        waitAfterFailureMs = attempt.waitAfterFailureMs;
+      });
       if (!account) {
-        const delay = await throttle.recordFailure(key);
-        if (delay > 0) throw tooManyAttempts(delay, WRONG_CREDENTIALS);
+        if (waitAfterFailureMs > 0) throw tooManyAttempts(waitAfterFailureMs, WRONG_CREDENTIALS);
         throw new NotAuthenticated(WRONG_CREDENTIALS);
       }
-      await throttle.recordSuccess(key);
+      await throttle.succeeded(email, request.ip);
 
       // A new token at every sign-in (no session fixation); the browser's previous session ends.
       const previous = request.cookies[sessionCookieName(request, publicBaseUrl)];

@@ -10,6 +10,7 @@ import { migration as m0008 } from './0008_generation_counts.js';
 import { migration as m0009 } from './0009_creation_views.js';
 import { migration as m0010 } from './0010_usage.js';
 import { migration as m0011 } from './0011_history_version.js';
+import { migration as m0012 } from './0012_sign_in_attempts.js';
 import { migration as m0014 } from './0014_session_controls.js';
 import { migration as m0016 } from './0016_idempotency_usage.js';
 import { migration as m0017 } from './0017_upload_usage.js';
@@ -32,6 +33,7 @@ export const migrations: Record<string, Migration> = {
   '0009_creation_views': m0009,
   '0010_usage': m0010,
   '0011_history_version': m0011,
+  '0012_sign_in_attempts': m0012,
   '0014_session_controls': m0014,
   '0016_idempotency_usage': m0016,
   '0017_upload_usage': m0017,
