@@ -18,6 +18,7 @@ import type { Config } from './config/config.js';
 import { createGenerationsRepository } from './generations/generations-repository.js';
 import { createGenerationsService } from './generations/generations-service.js';
 import { createIdempotencyRepository } from './idempotency/idempotency-repository.js';
+import { createBoundedWorkPool } from './platform/bounded-work-pool.js';
 import { type Clock, systemClock } from './platform/clock.js';
 import { createHousekeeping } from './platform/housekeeping.js';
 import { type IdGenerator, randomIds } from './platform/ids.js';
@@ -30,6 +31,7 @@ import { createProviderRegistry, type ProviderRegistry } from './providers/provi
 import { createSecretBox, deriveKey, loadOrCreateMasterKey } from './secrets/secret-box.js';
 import { type Db, dialectOf, openDatabase } from './store/database.js';
 import { createPostgresListener } from './store/postgres-listener.js';
+import { createSqliteReaders } from './store/sqlite-readers.js';
 import { createPostgresTaskFeed, TASK_FEED_CHANNELS } from './tasks/postgres-task-feed.js';
 import { createTaskEngine } from './tasks/task-engine.js';
 import { createInProcessTaskFeed } from './tasks/task-events.js';
@@ -128,7 +130,22 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   // Usage is counted, and the account's history version moved, in the transaction of each task's
   // final write (exactly once per task).
   const usageRepository = createUsageRepository({ db });
-  const generationsRepository = createGenerationsRepository({ db, clock, ids });
+  // SQLite answers on the event loop: searches read on their own threads (one per pool slot).
+  const searchReaders =
+    dialectOf(db) === 'sqlite' && !overrides.db && config.databaseUrl !== ':memory:'
+      ? createSqliteReaders({ file: config.databaseUrl, count: config.resourceCaps.searches.concurrency })
+      : undefined;
+  const generationsRepository = createGenerationsRepository({
+    db,
+    clock,
+    ids,
+    searches: createBoundedWorkPool({
+      ...config.resourceCaps.searches,
+      busyMessage: 'Too many searches are running on this server; retry shortly',
+      retryAfterMs: 1000,
+    }),
+    ...(searchReaders ? { readers: searchReaders } : {}),
+  });
   const tasks = createTasksRepository({
     db,
     clock,
@@ -300,6 +317,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
       await webhooks.stop(graceMs);
       await taskEvents.close();
       await listener?.close();
+      await searchReaders?.close();
       await db.destroy();
     },
   };

@@ -4,7 +4,7 @@ import type { SearchFilters } from '../contract/website.js';
 import { filterConditions, hasFilters } from '../generations/search-filters.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
-import type { Db } from '../store/database.js';
+import { type Db, dialectOf } from '../store/database.js';
 import type { AssetsTable } from '../store/schema.js';
 
 // The wire shape is the contract's; the repository maps its rows onto it.
@@ -154,7 +154,7 @@ export function createAssetsRepository({ db, clock, ids }: { db: Db; clock: Cloc
       // Prompt, model and mode belong to results (an upload has none, so those filters leave uploads
       // out); the dates are the asset's. The walk is assets_account_created, one account's rows.
       if (hasFilters(filters))
-        base = base.where((eb) => eb.and(filterConditions(filters, 'assets.created_at')));
+        base = base.where((eb) => eb.and(filterConditions(filters, dialectOf(db), 'assets.created_at')));
       const totalRow = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
       const rows = await base
         .select([

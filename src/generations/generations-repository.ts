@@ -1,11 +1,13 @@
 import { sql, type Transaction } from 'kysely';
 import type { SearchFilters } from '../contract/website.js';
+import type { BoundedWorkPool } from '../platform/bounded-work-pool.js';
 import type { Clock } from '../platform/clock.js';
 import type { IdGenerator } from '../platform/ids.js';
 import { compiledOnce } from '../store/compiled-once.js';
-import type { Db } from '../store/database.js';
+import { type Db, dialectOf } from '../store/database.js';
 import { savedCondition } from '../store/saved-condition.js';
 import type { Database, GenerationsTable, TasksTable } from '../store/schema.js';
+import type { SqliteReaders } from '../store/sqlite-readers.js';
 import type { GenerateRequest } from './generate-request.js';
 import { createHistoryVersions } from './history-versions.js';
 import { filterConditions, hasFilters } from './search-filters.js';
@@ -14,7 +16,38 @@ import { filterConditions, hasFilters } from './search-filters.js';
 export type AlsoInTransaction<T> = (trx: Transaction<Database>, created: T) => Promise<void>;
 
 /** Store queries for generations (one per generate request) and the creation of their tasks. */
-export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock: Clock; ids: IdGenerator }) {
+export function createGenerationsRepository({
+  db,
+  clock,
+  ids,
+  searches,
+  readers,
+}: {
+  db: Db;
+  clock: Clock;
+  ids: IdGenerator;
+  /** The pool searches of saved works run in on this node (bounded: past it, 429). */
+  searches?: BoundedWorkPool;
+  /** SQLite only: threads with their own connection, where searches read off the event loop. */
+  readers?: SqliteReaders;
+}) {
+  const dialect = dialectOf(db);
+
+  /** The generations of `ids`, in their order. */
+  async function rowsInOrder(ids: ReadonlyArray<{ id: string }>) {
+    if (ids.length === 0) return [];
+    const rows = await db
+      .selectFrom('generations')
+      .selectAll()
+      .where(
+        'id',
+        'in',
+        ids.map((row) => row.id),
+      )
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.flatMap((row) => byId.get(row.id) ?? []);
+  }
   const historyVersionOf = compiledOnce(1, (accountId: string) =>
     db.selectFrom('generation_counts').select(['history_version']).where('account_id', '=', accountId),
   );
@@ -174,37 +207,42 @@ export function createGenerationsRepository({ db, clock, ids }: { db: Db; clock:
         .selectFrom('generations')
         .where('account_id', '=', accountId)
         .where(saved ? savedCondition : sql<boolean>`${sql.ref('rejected')} = 0`)
-        .$if(searching, (query) => query.where((eb) => eb.and(filterConditions(filters ?? {}))));
-      const ids = await matching
+        .$if(searching, (query) => query.where((eb) => eb.and(filterConditions(filters ?? {}, dialect))));
+      const pageIds = matching
         .select('id')
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .limit(limit)
-        .offset((page - 1) * limit)
-        .execute();
-      const [rows, counts] = await Promise.all([
-        ids.length === 0
-          ? []
-          : db
-              .selectFrom('generations')
-              .selectAll()
-              .where(
-                'id',
-                'in',
-                ids.map((row) => row.id),
-              )
-              .execute(),
-        searching
-          ? matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst()
-          : db
-              .selectFrom('generation_counts')
-              .select(['history_total', 'saved_total'])
-              .where('account_id', '=', accountId)
-              .executeTakeFirst(),
-      ]);
-      const byId = new Map(rows.map((row) => [row.id, row]));
-      const total = counts && 'n' in counts ? counts.n : saved ? counts?.saved_total : counts?.history_total;
-      return { rows: ids.flatMap((row) => byId.get(row.id) ?? []), total: Number(total ?? 0) };
+        .offset((page - 1) * limit);
+      if (!searching) {
+        const ids = await pageIds.execute();
+        const [rows, counts] = await Promise.all([
+          rowsInOrder(ids),
+          db
+            .selectFrom('generation_counts')
+            .select(['history_total', 'saved_total'])
+            .where('account_id', '=', accountId)
+            .executeTakeFirst(),
+        ]);
+        return { rows, total: Number((saved ? counts?.saved_total : counts?.history_total) ?? 0) };
+      }
+      // A search's two reads (the page's ids, the count of every match) take a place in this
+      // node's search pool, and on SQLite run on a reader thread: the count walks every match of
+      // the account, which must not hold the event loop. Then the page's rows are read by id.
+      const countAll = matching.select((eb) => eb.fn.countAll<number>().as('n'));
+      const searchReads = async () => {
+        if (readers) {
+          const [ids, counts] = await readers.read([pageIds.compile(), countAll.compile()]);
+          return {
+            ids: (ids ?? []) as Array<{ id: string }>,
+            total: (counts?.[0] as { n: number } | undefined)?.n,
+          };
+        }
+        const [ids, counts] = await Promise.all([pageIds.execute(), countAll.executeTakeFirst()]);
+        return { ids, total: counts?.n };
+      };
+      const { ids, total } = await (searches ? searches.run(searchReads) : searchReads());
+      return { rows: await rowsInOrder(ids), total: Number(total ?? 0) };
     },
 
     /**

@@ -93,7 +93,7 @@ describe('creation view across reloads, and search of saved works and the librar
     assert.deepEqual(nextDay.tasks, [], 'the first listing reaches back one day');
   });
 
-  test('saved works: search by prompt text (case-insensitive, % literal), model, mode and dates', async () => {
+  test('saved works: search by prompt words (prefixes, any order, case-insensitive), model, mode and dates', async () => {
     const ids = async (query: string) => {
       const answer = await get(`/web/api/works?${query}`);
       assert.equal(answer.statusCode, 200, answer.body);
@@ -102,8 +102,12 @@ describe('creation view across reloads, and search of saved works and the librar
       return page.items.map((item) => item.prompt);
     };
     assert.deepEqual(await ids('q=lighthouse'), ['A Lighthouse in 100% fog']);
-    assert.deepEqual(await ids('q=100%25'), ['A Lighthouse in 100% fog'], '% is literal');
-    assert.deepEqual(await ids('q=10_%25'), [], '_ is literal');
+    assert.deepEqual(await ids('q=100%25'), ['A Lighthouse in 100% fog'], 'punctuation separates words');
+    // Issue 25, item 10: a full-text index of words replaces the substring scan (docs/website.md).
+    assert.deepEqual(await ids('q=LIGHT'), ['A Lighthouse in 100% fog'], 'a word prefix');
+    assert.deepEqual(await ids('q=fog%20lighthouse'), ['A Lighthouse in 100% fog'], 'every word, any order');
+    assert.deepEqual(await ids('q=house'), [], 'the inside of a word is not a match');
+    assert.deepEqual(await ids('q=%25_'), [], 'a query without a word finds nothing');
     assert.deepEqual(await ids('q=orchard&mode=text&model=base-image-2'), ['an apple orchard at dawn']);
     assert.deepEqual(await ids('q=orchard&mode=edit'), []);
     assert.deepEqual(await ids('model=nope'), []);

@@ -14,6 +14,7 @@ import { migration as m0012 } from './0012_sign_in_attempts.js';
 import { migration as m0014 } from './0014_session_controls.js';
 import { migration as m0016 } from './0016_idempotency_usage.js';
 import { migration as m0017 } from './0017_upload_usage.js';
+import { migration as m0018 } from './0018_prompt_search.js';
 import { migration as m0019 } from './0019_webhook_secret_rotation.js';
 import { migration as m0021 } from './0021_generation_aspect_source.js';
 
@@ -37,6 +38,7 @@ export const migrations: Record<string, Migration> = {
   '0014_session_controls': m0014,
   '0016_idempotency_usage': m0016,
   '0017_upload_usage': m0017,
+  '0018_prompt_search': m0018,
   '0019_webhook_secret_rotation': m0019,
   '0021_generation_aspect_source': m0021,
 };
