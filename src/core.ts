@@ -32,6 +32,9 @@ import { createSecretBox, deriveKey, loadOrCreateMasterKey } from './secrets/sec
 import { type Db, dialectOf, openDatabase } from './store/database.js';
 import { createPostgresListener } from './store/postgres-listener.js';
 import { createSqliteReaders } from './store/sqlite-readers.js';
+import { createCapacityMetrics } from './tasks/capacity/capacity-metrics.js';
+import { routeLimits } from './tasks/capacity/capacity-pool.js';
+import { createUpstreamCapacity } from './tasks/capacity/upstream-capacity.js';
 import { createPostgresTaskFeed, TASK_FEED_CHANNELS } from './tasks/postgres-task-feed.js';
 import { createTaskEngine } from './tasks/task-engine.js';
 import { createInProcessTaskFeed } from './tasks/task-events.js';
@@ -65,6 +68,8 @@ export interface CoreOverrides {
   webhookAttemptTimeoutMs?: number;
   /** Who this process is to claims it holds (tests play a second or a dead holder). */
   processOwner?: ProcessOwner;
+  /** The per-minute window of upstream capacity (60 s; tests shorten it with their upstream's). */
+  capacityWindowMs?: number;
 }
 
 /** Builds every capability from the config: the composition root shared by the server and the CLI. */
@@ -213,6 +218,12 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
         },
       })
     : createInProcessTaskFeed();
+  // Upstream capacity per (provider, upstream model, key), shared by every worker on the database.
+  const capacity = createUpstreamCapacity({
+    db,
+    clock,
+    ...(overrides.capacityWindowMs ? { windowMs: overrides.capacityWindowMs } : {}),
+  });
   const engine = createTaskEngine({
     work: taskEvents,
     onTaskChanged: (change) => {
@@ -221,6 +232,9 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     },
     tasks,
     assets,
+    capacity,
+    limitsOf: routeLimits(catalog.models),
+    capacityMetrics: createCapacityMetrics(metrics.registry, capacity.snapshot),
     providers: measuredProviders(providers, metrics, (provider, upstreamModel) =>
       replacementOf(catalog, provider, upstreamModel),
     ),

@@ -75,6 +75,9 @@ function rowsOf(accountId: string, from: number, to: number, total: number, perG
         started_at: at,
         finished_at: at + 500,
         created_at: at,
+        waiting_for: null,
+        capacity_pool: null,
+        waiting_since: null,
         updated_at: at + 500,
       });
     }

@@ -46,6 +46,21 @@ const lifecycleSchema = z
 
 export type Lifecycle = z.infer<typeof lifecycleSchema>;
 
+/**
+ * Limits of the upstream route's capacity, shared by every worker (docs/operations.md, "Capacity
+ * and fairness"). Absent limits are learned from the upstream's refusals.
+ */
+const capacitySchema = z
+  .object({
+    /** Calls in flight at once per key. */
+    maxInFlight: z.number().int().min(1).max(100_000).optional(),
+    /** Calls started per minute per key. */
+    requestsPerMinute: z.number().int().min(1).max(1_000_000).optional(),
+    /** Images per minute per key (one image per call: a cap on calls per minute as well). */
+    imagesPerMinute: z.number().int().min(1).max(1_000_000).optional(),
+  })
+  .strict();
+
 const catalogEntrySchema = z
   .object({
     id: z
@@ -66,6 +81,8 @@ const catalogEntrySchema = z
     maxCount: z.number().int().min(1).max(16).default(DEFAULT_MAX_COUNT),
     /** Most references a fusion request may carry (edit always takes exactly one). */
     maxReferences: z.number().int().min(2).max(16).default(4),
+    /** Capacity limits of the model's own upstream route, per key. */
+    capacity: capacitySchema.optional(),
     /**
      * Other upstream routes for the same model, tried in order when a submit fails with a retryable
      * upstream fault (or the provider's circuit is open) and the upstream cannot have accepted it.

@@ -152,6 +152,9 @@ export function createGenerationsRepository({
         started_at: null,
         finished_at: null,
         created_at: now,
+        waiting_for: null,
+        capacity_pool: null,
+        waiting_since: null,
         updated_at: now,
       }));
       const created = { generationId: generation.id, taskIds: tasks.map((t) => t.id) };

@@ -268,6 +268,8 @@ describe('openai provider', () => {
     const outcome = await provider().submit(request());
     assertFailed(outcome);
     assert.equal(outcome.retryable, false);
+    // Not a rate limit: the engine fails the task at once instead of waiting for capacity.
+    assert.equal(outcome.cause, 'quota_exhausted');
   });
 
   test('500 is a retryable failure, and the next submit succeeds', async () => {

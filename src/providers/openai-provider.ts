@@ -101,7 +101,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
     if (code === 'insufficient_quota' || type === 'insufficient_quota') {
       // A billing limit: retrying cannot succeed until someone adds credit.
       const sentence = 'the upstream account has no quota left; add credit or raise its limit';
-      return fail(httpFailureText(status, tokens, sentence), { retryable: false, cause: 'rate_limited' });
+      return fail(httpFailureText(status, tokens, sentence), { retryable: false, cause: 'quota_exhausted' });
     }
     const { retryable, cause } = statusClass(status);
     const failure = fail(httpFailureText(status, tokens), { retryable, cause });

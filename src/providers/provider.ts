@@ -66,7 +66,10 @@ export type ProviderImage = { bytes: Buffer; contentType?: string } | { url: str
  * key or quota, a refused prompt, or the engine's own abort.
  */
 export type FailureCause =
+  /** Slow down (429, RESOURCE_EXHAUSTED): the task waits for capacity, spending no attempt. */
   | 'rate_limited'
+  /** The upstream account's balance or billing limit is spent: no wait fixes it. */
+  | 'quota_exhausted'
   | 'upstream_error'
   | 'network'
   | 'timeout'

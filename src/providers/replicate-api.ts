@@ -97,7 +97,8 @@ export function createReplicateApi({
     // the names of the inputs Atelier fills, as Replicate's detail lists them; never its free text.
     const failure = replicateFailure(httpFailureText(status, [], refusedInputs(status, parseJson(body))), {
       retryable: status === 402 ? false : retryable,
-      cause: status === 402 ? 'rate_limited' : cause,
+      // 402: the account's credit is spent (a billing refusal, not a rate limit).
+      cause: status === 402 ? 'quota_exhausted' : cause,
     });
     if (status === 429 || status === 503) {
       const wait = retryAfterMs(headers, now());

@@ -299,6 +299,7 @@ describe('replicate provider', () => {
     const outcome = await provider().submit(request());
     assertFailed(outcome);
     assert.equal(outcome.retryable, false);
+    assert.equal(outcome.cause, 'quota_exhausted');
   });
 
   test('500 is retryable and "maybe accepted"; the next submit finds nothing and creates one', async () => {

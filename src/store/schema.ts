@@ -101,6 +101,47 @@ export interface TasksTable {
   finished_at: number | null;
   created_at: number;
   updated_at: number;
+  /** `upstream_capacity` while the task waits for a slot of its upstream pool; else null. */
+  waiting_for: 'upstream_capacity' | null;
+  /** The pool a waiting task waits for (see UpstreamPoolsTable); null when it waits for nothing. */
+  capacity_pool: string | null;
+  /** When the task began waiting for upstream capacity (kept across parks until it gets a slot). */
+  waiting_since: number | null;
+}
+
+/**
+ * One upstream capacity pool: a provider, an upstream model and a hash of the key (never the key).
+ * What the engine learned of its limit and the hold a `Retry-After` put on it (migration 0022).
+ */
+export interface UpstreamPoolsTable {
+  pool: string;
+  provider: string;
+  upstream_model: string;
+  key_hash: string;
+  /** Calls in flight the upstream took before refusing (AIMD); null until its first refusal. */
+  learned_limit: number | null;
+  /** Successes since the learned limit last moved (additive increase). */
+  successes: number;
+  /** Lowest the learned limit may go during the current burst of refusals (half of it before). */
+  burst_floor: number;
+  /** No call leaves before this time (the upstream's Retry-After), on any node. */
+  hold_until: number;
+  /** Earliest time a parked task may get a slot when none is free (hold end, window refill). */
+  retry_at: number;
+  updated_at: number;
+}
+
+/** One upstream call: its slot while `ended_at` is null, then a count of the per-minute window. */
+export interface UpstreamCallsTable {
+  id: string;
+  pool: string;
+  task_id: string;
+  /** The lease owner that made it: the slot lives while that owner holds the task's lease. */
+  owner: string;
+  started_at: number;
+  ended_at: number | null;
+  /** 1 when the upstream refused it (429). */
+  refused: number;
 }
 
 /** Images that reached a final state, per account, UTC day (`YYYY-MM-DD`) and catalog model. */
@@ -240,6 +281,8 @@ export interface Database {
   generations: GenerationsTable;
   generation_counts: GenerationCountsTable;
   tasks: TasksTable;
+  upstream_pools: UpstreamPoolsTable;
+  upstream_calls: UpstreamCallsTable;
   usage_daily: UsageDailyTable;
   assets: AssetsTable;
   upload_usage: UploadUsageTable;

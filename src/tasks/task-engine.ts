@@ -10,6 +10,9 @@ import { createLeaseLoop } from '../platform/lease-loop.js';
 import type { Metrics } from '../platform/metrics.js';
 import type { ProcessOwner } from '../platform/process-owner.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
+import { type CapacityMetrics, createCapacityGate } from './capacity/capacity-gate.js';
+import type { CapacityLimits } from './capacity/capacity-pool.js';
+import type { UpstreamCapacity } from './capacity/upstream-capacity.js';
 import type { TaskChange, TaskChangeFeed } from './task-events.js';
 import { createLeaseKeeper } from './task-lease.js';
 import { sameTaskRecord, toTaskRecord } from './task-record.js';
@@ -19,7 +22,10 @@ import type { LeasedTask, TaskPatch, TaskRow, TasksRepository } from './tasks-re
 export { pollDelayMs, retryDelayMs } from './retry-schedule.js';
 
 export interface TaskEngineOptions {
-  /** Most tasks worked on at once by this process. */
+  /**
+   * Most task steps in flight at once in this process (upstream calls, polls, result copies). Tasks
+   * waiting for upstream capacity are parked in the store and hold none.
+   */
   concurrency: number;
   /** How long a lease lasts; the holder renews it (heartbeat) for as long as it works on the task. */
   leaseMs: number;
@@ -54,6 +60,11 @@ export interface TaskEngineDeps {
   metrics?: Pick<Metrics, 'tasksFinished' | 'taskQueuedSeconds' | 'taskResultSeconds' | 'upstreamFallbacks'>;
   /** A catalog model's upstream routes in the order they are tried (provider fallbacks). */
   routesOf?(modelId: string): readonly UpstreamRoute[];
+  /** Upstream capacity shared through the store: a slot before each upstream submit. */
+  capacity: UpstreamCapacity;
+  /** The catalog's capacity limits of a provider's upstream model. */
+  limitsOf?(provider: string, upstreamModel: string): CapacityLimits;
+  capacityMetrics?: CapacityMetrics;
   /** Work announcements between nodes: tasks created or made due anywhere wake this worker. */
   work?: Pick<TaskChangeFeed, 'announceWork' | 'onWork'>;
   options: TaskEngineOptions;
@@ -64,6 +75,9 @@ export type InlineSubmitResult =
   | { taskId: string; kind: 'accepted' }
   | { taskId: string; kind: 'deferred' }
   | { taskId: string; kind: 'failed'; message: string };
+
+const earliest = (a: number | undefined, b: number | undefined) =>
+  a === undefined ? b : b === undefined ? a : Math.min(a, b);
 
 /** The error of a canceled task. */
 export const CANCELED = 'Canceled';
@@ -77,6 +91,16 @@ export function createTaskEngine(deps: TaskEngineDeps) {
   const { tasks, providers, clock, logger, options } = deps;
   const owner = leaseOwnerId(deps.processOwner, deps.ids.next('wrk'));
   const keeper = createLeaseKeeper({ tasks, owner, clock, leaseMs: options.leaseMs, logger });
+  const gate = createCapacityGate({
+    capacity: deps.capacity,
+    clock,
+    logger,
+    owner,
+    ...(deps.limitsOf ? { limitsOf: deps.limitsOf } : {}),
+    metrics: deps.capacityMetrics,
+    onCalledBack: () => wake(),
+    onRetryKnown: () => workLoop.wake(),
+  });
   const workLoop = createLeaseLoop<LeasedTask>({
     name: 'task engine',
     clock,
@@ -84,7 +108,10 @@ export function createTaskEngine(deps: TaskEngineDeps) {
     concurrency: options.concurrency,
     idlePollMs: options.idlePollMs,
     leaseDue: (limit) => tasks.leaseDue(owner, options.leaseMs, limit),
-    nextDueAt: () => tasks.nextDueAt(),
+    nextDueAt: async () => earliest(await tasks.nextDueAt(), gate.nextRetryAt()),
+    // Parked tasks are called back here when their pool has room again (a hold ended, a dead
+    // worker's slots freed); a release calls them back at once without waiting for a round.
+    beforeRound: () => gate.sweep(),
     releaseAll: () => tasks.releaseAll(owner),
     beforeFirstRound: () =>
       reclaimDeadLeases({
@@ -177,7 +204,7 @@ export function createTaskEngine(deps: TaskEngineDeps) {
     });
   }
 
-  const step = createTaskStep({ deps, write, fail, cancelUpstream });
+  const step = createTaskStep({ deps, write, fail, cancelUpstream, gate });
 
   return {
     owner,

@@ -12,8 +12,10 @@ import type {
   ReferenceImage,
   SubmitOutcome,
 } from '../providers/provider.js';
+import { type CapacityGate, isRateLimit } from './capacity/capacity-gate.js';
 import { pollDelayMs, retryDelayMs } from './retry-schedule.js';
 import type { TaskEngineDeps } from './task-engine.js';
+import { createTaskSubmit } from './task-submit.js';
 import type { LeasedTask, TaskPatch, TaskRow } from './tasks-repository.js';
 
 const contentTypeOfFormat: Record<string, string> = {
@@ -30,14 +32,25 @@ export interface StepContext {
   write(task: TaskRow, patch: TaskPatch): Promise<boolean>;
   fail(task: TaskRow, message: string): Promise<boolean>;
   cancelUpstream(task: TaskRow): void;
+  /** Upstream capacity: slots before calls, parked tasks called back when room returns. */
+  gate: CapacityGate;
+}
+
+/** The message of a task that reached its deadline (naming the wait when it waited for capacity). */
+export function deadlineMessage(task: TaskRow, deadlineMs: number): string {
+  const minutes = Math.round(deadlineMs / 60000);
+  return task.waiting_for === 'upstream_capacity'
+    ? `Task timed out after ${minutes} minutes waiting for upstream capacity (${task.provider})`
+    : `Task timed out: no result within ${minutes} minutes`;
 }
 
 /**
  * One step of a leased task — submit, poll, or finish — against its upstream provider, then the
  * copy of a result into blob storage. Every outcome is written through the lease-guarded `write`.
  */
-export function createTaskStep({ deps, write, fail, cancelUpstream }: StepContext) {
+export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: StepContext) {
   const { providers, clock, logger, options } = deps;
+  const submit = createTaskSubmit({ deps, write, gate });
 
   async function loadReferences(refKeys: string[]): Promise<ReferenceImage[] | string> {
     const references: ReferenceImage[] = [];
@@ -113,6 +126,7 @@ export function createTaskStep({ deps, write, fail, cancelUpstream }: StepContex
     outcome: SubmitOutcome | PollOutcome,
     phase: 'submit' | 'poll',
     signal: AbortSignal,
+    poolId?: string,
   ): Promise<void> {
     const { task } = leased;
     const now = clock.now();
@@ -152,6 +166,9 @@ export function createTaskStep({ deps, write, fail, cancelUpstream }: StepContex
         return;
       }
       case 'failed': {
+        // A rate limit is not a failure: the task waits for capacity (its deadline bounds the wait),
+        // spending none of its attempts, on the same route.
+        if (isRateLimit(outcome)) return waitForCapacity(task, outcome, phase, poolId);
         if (phase === 'submit' && (await fallBack(leased, outcome))) return;
         // A fail-fast of an open circuit never reached the upstream: it waits for the probe without
         // spending the task's attempts (the task deadline still bounds the wait) or changing its mark.
@@ -186,6 +203,41 @@ export function createTaskStep({ deps, write, fail, cancelUpstream }: StepContex
         throw new Error(`unhandled outcome ${JSON.stringify(never)}`);
       }
     }
+  }
+
+  /**
+   * After a 429: a refused submit parks the task on its pool (the release already held the pool for
+   * the Retry-After; the sweep calls it back), a refused poll asks again after the wait.
+   */
+  async function waitForCapacity(
+    task: TaskRow,
+    outcome: ProviderFailure,
+    phase: 'submit' | 'poll',
+    poolId: string | undefined,
+  ): Promise<void> {
+    const now = clock.now();
+    const delay = Math.max(outcome.retryAfterMs ?? 0, phase === 'poll' ? 1000 : 0);
+    logger.info(
+      { taskId: task.id, phase, retryAfterMs: outcome.retryAfterMs },
+      'upstream rate limit; waiting',
+    );
+    // A refused submit created nothing upstream: the next one need not reconcile.
+    const waiting: TaskPatch =
+      phase === 'submit'
+        ? {
+            waiting_for: 'upstream_capacity',
+            capacity_pool: poolId ?? null,
+            waiting_since: task.waiting_since ?? now,
+            needs_reconcile: 0,
+          }
+        : {};
+    await write(task, {
+      ...waiting,
+      // Parked on a pool: called back when it has room. Without a pool: asked again after the wait.
+      next_run_at: poolId ? task.deadline_at : Math.min(task.deadline_at, now + Math.max(delay, 1000)),
+      lease_owner: null,
+      lease_expires_at: null,
+    });
   }
 
   /**
@@ -250,59 +302,12 @@ export function createTaskStep({ deps, write, fail, cancelUpstream }: StepContex
     };
   }
 
-  /**
-   * An asynchronous submit. Before the request leaves, the task is marked durably as "may have
-   * been accepted": if this worker dies before the answer is recorded, whichever worker takes the
-   * task over asks the provider to reconcile (adopt the job) instead of creating a second one.
-   */
-  async function submitAsync(
-    leased: LeasedTask,
-    provider: ImageProvider,
-    request: ProviderRequest,
-  ): Promise<SubmitOutcome | undefined> {
-    const { task } = leased;
-    if (task.needs_reconcile !== 1 && !(await write(task, { needs_reconcile: 1 }))) return undefined;
-    return provider.submit(request);
-  }
-
-  /**
-   * A synchronous upstream call: the task reads in_progress while it runs, with progress estimated
-   * from elapsed time (the lease is kept by the engine's heartbeat, as for every step).
-   */
-  async function runSynchronously(
-    leased: LeasedTask,
-    provider: ImageProvider,
-    request: ProviderRequest,
-  ): Promise<SubmitOutcome | undefined> {
-    const { task } = leased;
-    const startedAt = clock.now();
-    let progress = task.progress;
-    if (!(await write(task, { status: 'in_progress', started_at: task.started_at ?? startedAt })))
-      return undefined;
-    const expected = Math.max(1000, provider.expectedDurationMs(request));
-    const ticker = setInterval(
-      () => {
-        const estimate = Math.min(95, Math.floor(((clock.now() - startedAt) / expected) * 95));
-        if (estimate <= progress) return;
-        progress = estimate;
-        void write(task, { progress }).catch(() => undefined);
-      },
-      Math.max(250, Math.min(options.leaseMs / 3, expected / 20)),
-    );
-    try {
-      return await provider.submit(request);
-    } finally {
-      clearInterval(ticker);
-    }
-  }
-
   /** Works one leased task one step: submit, poll, or finish. Never throws. */
   return async function step(leased: LeasedTask, controller: AbortController): Promise<void> {
     const { task } = leased;
     try {
       if (clock.now() >= task.deadline_at) {
-        const message = `Task timed out: no result within ${Math.round(options.taskDeadlineMs / 60000)} minutes`;
-        if (await fail(task, message)) cancelUpstream(task);
+        if (await fail(task, deadlineMessage(task, options.taskDeadlineMs))) cancelUpstream(task);
         return;
       }
       const provider = providers.get(task.provider);
@@ -323,11 +328,11 @@ export function createTaskStep({ deps, write, fail, cancelUpstream }: StepContex
       const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(options.upstreamTimeoutMs)]);
       const request = buildRequest(leased, references, apiKey, signal);
       if (task.upstream_id === null) {
-        const outcome = provider.submitsInline
-          ? await submitAsync(leased, provider, request)
-          : await runSynchronously(leased, provider, request);
-        // No outcome: the lease was lost before the call, which was then never made.
-        if (outcome) await applyOutcome(leased, provider, outcome, 'submit', signal);
+        const pool = gate.poolOf(provider, task, apiKey);
+        const result = await submit(leased, provider, request, pool);
+        // Parked for capacity, or the lease was lost before the call (which was then never made).
+        if (result.kind !== 'outcome') return;
+        await applyOutcome(leased, provider, result.outcome, 'submit', signal, pool?.id);
       } else {
         const outcome = await provider.poll({ ...request, upstreamId: task.upstream_id });
         await applyOutcome(leased, provider, outcome, 'poll', signal);

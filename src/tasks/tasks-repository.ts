@@ -35,6 +35,9 @@ export type TaskPatch = Partial<
     | 'lease_expires_at'
     | 'started_at'
     | 'finished_at'
+    | 'waiting_for'
+    | 'capacity_pool'
+    | 'waiting_since'
   >
 >;
 

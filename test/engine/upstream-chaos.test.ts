@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Clock } from '../../src/platform/clock.js';
 import { createLocalProvider } from '../../src/providers/local-provider.js';
@@ -13,7 +16,7 @@ import type { FakeReplicate } from '../../src/providers/testing/fake-replicate.j
 import type { TaskRow } from '../../src/tasks/tasks-repository.js';
 import { bearer } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
-import { allFinal, MODEL, replicateEnv, startCountingReplicate, TOKEN } from './cluster-fixtures.js';
+import { allFinal, CATALOG, MODEL, replicateEnv, startCountingReplicate, TOKEN } from './cluster-fixtures.js';
 
 // Upstream chaos: the real app, catalog entry `flash2` → Replicate (`google/nano-banana-2`), talking to
 // the Replicate stand-in through a relay that injects faults into 30 % of the API calls (5xx), 10 %
@@ -66,7 +69,7 @@ function steppingClock(): Clock & { advanceTo(time: number): void; skippedMs(): 
 }
 
 /**
- * Moves `clock` to the earliest due time of the unfinished tasks whenever none of them is leased:
+ * Moves `clock` to the earliest due time of the unfinished tasks (or of a held pool's end) whenever none of them is leased:
  * nothing can happen before that time, so waiting for it in real time would only be slow. While a
  * task is worked on the clock runs at real speed, so leases and timeouts keep their meaning.
  */
@@ -80,7 +83,14 @@ function startTimePump(t: TestApp, clock: ReturnType<typeof steppingClock>) {
         .select((eb) => [eb.fn.count<number>('lease_owner').as('leased'), eb.fn.min('next_run_at').as('due')])
         .where('status', 'in', ['queued', 'in_progress'])
         .executeTakeFirst();
-      const due = row?.due === null || row?.due === undefined ? undefined : Number(row.due);
+      // A pool's parked tasks are called back when its hold ends (a Retry-After): a due time too.
+      const pools = await t.core.db
+        .selectFrom('upstream_pools')
+        .select((eb) => eb.fn.min('retry_at').as('at'))
+        .where('retry_at', '>', clock.now())
+        .executeTakeFirst();
+      const times = [row?.due, pools?.at].filter((v) => v !== null && v !== undefined).map(Number);
+      const due = times.length === 0 ? undefined : Math.min(...times);
       if (Number(row?.leased ?? 0) > 0 || due === undefined || due <= clock.now()) continue;
       clock.advanceTo(due);
       t.core.engine.wake();
@@ -136,14 +146,22 @@ describe('upstream chaos', { timeout: 180_000 }, () => {
   let relay: ChaosRelay;
   let t: TestApp;
   const clock = steppingClock();
+  let catalogPath: string;
 
   before(async () => {
+    // The catalog's route with its calls in flight set (48, the worker's bound here): the relay's
+    // 429 bursts are not a limit on calls at once, so they hold the pool without lowering it.
+    const catalog = JSON.parse(await readFile(CATALOG, 'utf8')) as { models: Array<Record<string, unknown>> };
+    for (const model of catalog.models) if (model.id === MODEL) model.capacity = { maxInFlight: 48 };
+    catalogPath = join(await mkdtemp(join(tmpdir(), 'chaos-catalog-')), 'catalog.json');
+    await writeFile(catalogPath, JSON.stringify(catalog));
     fake = await startCountingReplicate();
     relay = await startChaosRelay(fake.baseUrl, PLAN, SEED);
     t = await createTestApp({
       startEngine: false,
       env: {
         ...replicateEnv(fake, relay.baseUrl),
+        ATELIER_CATALOG: catalogPath,
         ATELIER_UPLOAD_ALLOWED_HOSTS: new URL(relay.baseUrl).host,
         ATELIER_UPSTREAM_TIMEOUT_MS: '1000',
         ATELIER_SUBMIT_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
@@ -162,6 +180,7 @@ describe('upstream chaos', { timeout: 180_000 }, () => {
     await t?.close();
     await relay?.close();
     await fake?.close();
+    await rm(dirname(catalogPath), { recursive: true, force: true });
   });
 
   test(`${TASKS} tasks through faults: every task final within its deadline, retries bounded, every failure says why`, async (ctx) => {

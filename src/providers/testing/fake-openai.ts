@@ -17,6 +17,7 @@ import {
   solidPng,
   startFakeHttpServer,
 } from './fake-http.js';
+import { type UpstreamLimit, upstreamLatency } from './upstream-limit.js';
 
 export type OpenAIScript =
   | { kind: 'image' }
@@ -120,12 +121,34 @@ export interface FakeOpenAI extends FakeHttpServer {
   script(...answers: OpenAIScript[]): void;
 }
 
-/** Starts a fake OpenAI Images API that accepts `apiKey`. */
+/** OpenAI's answer past a rate limit: 429 `rate_limit_exceeded`, with `retry-after` and `retry-after-ms`. */
+function rateLimited(model: string, retryAfterMs: number): FakeAnswer {
+  return {
+    status: 429,
+    headers: {
+      'retry-after': String(Math.ceil(retryAfterMs / 1000)),
+      'retry-after-ms': String(retryAfterMs),
+    },
+    json: {
+      error: {
+        message: `Rate limit reached for ${model} in organization org-fake on requests per min (RPM). Please try again later.`,
+        type: 'requests',
+        param: null,
+        code: 'rate_limit_exceeded',
+      },
+    },
+  };
+}
+
+/** Starts a fake OpenAI Images API that accepts `apiKey`, optionally behind a rate limit of its own. */
 export async function startFakeOpenAI({
   apiKey,
   models = OPENAI_IMAGE_MODELS,
+  limit,
 }: {
   apiKey: string;
+  /** The upstream's own rate limit (429 past it), and the time each accepted call takes. */
+  limit?: UpstreamLimit;
   /** The model ids this fake serves (and lists at `GET /v1/models`). */
   models?: readonly string[];
 }): Promise<FakeOpenAI> {
@@ -259,7 +282,17 @@ export async function startFakeOpenAI({
       };
     }
     calls.push(call);
+    const admission = limit?.admit();
+    if (admission && !admission.ok) return rateLimited(call.model, admission.retryAfterMs);
+    try {
+      await upstreamLatency(limit);
+      return await scripted(call);
+    } finally {
+      if (admission?.ok) admission.done();
+    }
+  }
 
+  async function scripted(call: OpenAICall): Promise<FakeAnswer> {
     const next = queue.shift() ?? { kind: 'image' };
     switch (next.kind) {
       case 'hang':

@@ -17,6 +17,7 @@ import { migration as m0017 } from './0017_upload_usage.js';
 import { migration as m0018 } from './0018_prompt_search.js';
 import { migration as m0019 } from './0019_webhook_secret_rotation.js';
 import { migration as m0021 } from './0021_generation_aspect_source.js';
+import { migration as m0022 } from './0022_upstream_capacity.js';
 
 /**
  * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
@@ -34,6 +35,7 @@ export const migrations: Record<string, Migration> = {
   '0009_creation_views': m0009,
   '0010_usage': m0010,
   '0011_history_version': m0011,
+  '0022_upstream_capacity': m0022,
   '0012_sign_in_attempts': m0012,
   '0014_session_controls': m0014,
   '0016_idempotency_usage': m0016,

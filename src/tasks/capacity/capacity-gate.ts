@@ -1,0 +1,158 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../../platform/clock.js';
+import type { ImageProvider, ProviderFailure, SubmitOutcome } from '../../providers/provider.js';
+import type { TaskRow } from '../tasks-repository.js';
+import {
+  type CapacityLimits,
+  type CapacityPool,
+  capacityPool,
+  hasConfiguredLimit,
+  keyHashOf,
+} from './capacity-pool.js';
+import type { CallBack, CallResult, SlotAnswer, UpstreamCapacity } from './upstream-capacity.js';
+
+/** What operators see of capacity (Prometheus), labelled by provider and key hash, never the key. */
+export interface CapacityMetrics {
+  callsRefused: { inc(labels: { provider: string; key: string }): void };
+  secondsWaited: { observe(labels: { provider: string; key: string }, seconds: number): void };
+}
+
+export interface CapacityGateDeps {
+  capacity: UpstreamCapacity;
+  clock: Clock;
+  logger: Logger;
+  /** The lease owner of this engine: a slot lives while it holds the task's lease. */
+  owner: string;
+  /** The catalog's limits for a provider's upstream model (empty when none are set). */
+  limitsOf?(provider: string, upstreamModel: string): CapacityLimits;
+  /** Parked tasks were called back: wake this worker and the others. */
+  onCalledBack(): void;
+  /** Room returns on a pool sooner than this node's loop knew: wake it (this node only). */
+  onRetryKnown?(): void;
+  metrics?: CapacityMetrics | undefined;
+}
+
+/**
+ * How often the loop looks for pools with room and parked tasks that no release or known hold
+ * called back (a hold set by another node, slots of a dead worker, a call-back lost to a race):
+ * every 2 s while there are parked tasks, every 30 s otherwise (an idle round then costs no query).
+ */
+export const BUSY_SWEEP_MS = 2000;
+export const SWEEP_MS = 30_000;
+
+/** True for a rate-limit answer that a wait fixes (not an exhausted balance, which fails at once). */
+export const isRateLimit = (outcome: SubmitOutcome | ProviderFailure): boolean =>
+  outcome.kind === 'failed' && outcome.cause === 'rate_limited' && outcome.retryable;
+
+/**
+ * The engine's side of upstream capacity: which pool a task's call draws on, a slot before each
+ * upstream submit, its release (with what the answer taught), and the call-back of parked tasks
+ * when room returns — at once after a release, and on each loop round for holds that ended and
+ * slots of dead workers.
+ */
+export function createCapacityGate(deps: CapacityGateDeps) {
+  const { capacity, owner, clock } = deps;
+  let lastSweep = Number.NEGATIVE_INFINITY;
+  // Whether the last sweep (or a park here) saw parked tasks: sweeps come often while there are.
+  let waitersSeen = false;
+  // When room returns on a pool this node knows waiters of (a hold's end, a window's refill).
+  let knownRetryAt: number | undefined;
+  const noteRetry = (at: number | undefined) => {
+    if (at === undefined || at <= clock.now() || (knownRetryAt !== undefined && knownRetryAt <= at)) return;
+    knownRetryAt = at;
+    // The loop may be asleep past it: let it count its sleep again.
+    deps.onRetryKnown?.();
+  };
+
+  function calledBack({ called, retryAt }: CallBack): void {
+    noteRetry(retryAt);
+    if (called > 0) deps.onCalledBack();
+  }
+
+  async function callBack(pool: CapacityPool): Promise<void> {
+    calledBack(await capacity.callBackWaiting(pool));
+  }
+
+  return {
+    /**
+     * The pool a task's calls draw on: every keyed upstream (its limits learned, or set in the
+     * catalog), and a keyless one only when the catalog sets a limit for it.
+     */
+    poolOf(provider: ImageProvider, task: TaskRow, apiKey: string | null): CapacityPool | undefined {
+      const limits = deps.limitsOf?.(task.provider, task.upstream_model) ?? {};
+      if (!provider.requiresKey && !hasConfiguredLimit(limits)) return undefined;
+      return capacityPool(task.provider, task.upstream_model, apiKey, limits);
+    },
+
+    /** A slot for the task's next call; a task already parked on the pool keeps its turn. */
+    async acquire(pool: CapacityPool, task: TaskRow): Promise<SlotAnswer> {
+      const answer = await capacity.acquire(pool, task.id, owner, task.capacity_pool === pool.id);
+      if (answer.kind === 'wait') noteRetry(answer.retryAt);
+      return answer;
+    },
+
+    /** Records how long a task waited, once it got its slot. */
+    waited(task: TaskRow, pool: CapacityPool): void {
+      if (task.waiting_since === null) return;
+      deps.metrics?.secondsWaited.observe(
+        { provider: pool.provider, key: pool.keyHash },
+        Math.max(0, deps.clock.now() - task.waiting_since) / 1000,
+      );
+    },
+
+    /** Ends a call's slot, learns from its outcome, and calls back parked tasks if room returned. */
+    async release(pool: CapacityPool, callId: string, outcome: SubmitOutcome | undefined): Promise<void> {
+      let result: CallResult = 'neutral';
+      if (outcome && isRateLimit(outcome)) {
+        result = 'refused';
+        deps.metrics?.callsRefused.inc({ provider: pool.provider, key: pool.keyHash });
+      } else if (outcome && outcome.kind !== 'failed') result = 'ok';
+      const retryAfterMs = outcome?.kind === 'failed' ? outcome.retryAfterMs : undefined;
+      try {
+        calledBack(await capacity.release(pool, callId, result, retryAfterMs));
+        if (retryAfterMs !== undefined) noteRetry(clock.now() + retryAfterMs);
+      } catch (error) {
+        // The slot ends anyway when this worker lets go of the task's lease.
+        deps.logger.warn({ err: error, pool: pool.id }, 'could not release an upstream slot');
+      }
+    },
+
+    /** After a task parked: room may already be free (it joined behind others), so call back now. */
+    afterPark(pool: CapacityPool): Promise<void> {
+      waitersSeen = true;
+      return callBack(pool);
+    },
+
+    /**
+     * Calls back parked tasks on every pool that has room now: when a hold this node knows of ends,
+     * and every `SWEEP_MS` (holds set by other nodes, slots of dead workers, which free when their
+     * leases expire). Between sweeps an idle round costs no query.
+     */
+    async sweep(): Promise<void> {
+      const now = clock.now();
+      const due = knownRetryAt !== undefined && now >= knownRetryAt;
+      if (!due && now < lastSweep + (waitersSeen ? BUSY_SWEEP_MS : SWEEP_MS)) return;
+      lastSweep = now;
+      knownRetryAt = undefined;
+      const pools = await capacity.poolsWithWaiters();
+      waitersSeen = pools.length > 0;
+      for (const row of pools) {
+        noteRetry(row.retry_at);
+        const limits = deps.limitsOf?.(row.provider, row.upstream_model) ?? {};
+        await callBack({
+          id: row.pool,
+          provider: row.provider,
+          upstreamModel: row.upstream_model,
+          keyHash: row.key_hash,
+          limits,
+        });
+      }
+    },
+
+    /** When this node should sweep next (a known hold's end), for the loop's sleep. */
+    nextRetryAt: (): number | undefined => knownRetryAt,
+  };
+}
+
+export type CapacityGate = ReturnType<typeof createCapacityGate>;
+export { keyHashOf };

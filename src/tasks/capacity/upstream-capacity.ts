@@ -1,0 +1,394 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Clock } from '../../platform/clock.js';
+import { type Db, dialectOf } from '../../store/database.js';
+import type { UpstreamPoolsTable } from '../../store/schema.js';
+import type { PoolSnapshot } from './capacity-metrics.js';
+import { type CapacityLimits, type CapacityPool, configuredPerMinute } from './capacity-pool.js';
+
+/** The answer to a request for a slot. */
+export type SlotAnswer =
+  | { kind: 'granted'; callId: string }
+  /** No slot now: `retryAt` when capacity returns at a known time (hold, window), else at a release. */
+  | { kind: 'wait'; retryAt: number | undefined };
+
+/** Parked tasks called back, and when room returns if the pool is full. */
+export interface CallBack {
+  called: number;
+  retryAt: number | undefined;
+}
+
+/** How an upstream call ended, for the pool's learning. */
+export type CallResult = 'ok' | 'refused' | 'neutral';
+
+export interface UpstreamCapacityOptions {
+  db: Db;
+  clock: Clock;
+  /** The per-minute window (60 s; tests shorten it together with their upstream's). */
+  windowMs?: number;
+  /** Hold after a refusal that named no Retry-After. */
+  defaultHoldMs?: number;
+}
+
+const UNFINISHED = sql<boolean>`${sql.ref('t.status')} in ('queued', 'in_progress')`;
+
+/** Successes before the learned limit grows by one: twice the limit, and never fewer than 20. */
+export const successesPerIncrease = (limit: number) => Math.max(20, 2 * limit);
+
+/**
+ * A task's later step asks this before each upstream call: is there a slot on its pool? Capacity
+ * lives in the database, so every worker on it shares one count — calls in flight (a call's slot
+ * lives while its worker holds the task's lease, so a killed worker's slots come back when its
+ * leases expire), calls started in the last window, a hold set by a `Retry-After`, and a limit
+ * learned from refusals (decrease to what was in flight, at most halving; +1 after
+ * `successesPerIncrease` successes). Each decision runs in a transaction that locks the pool's row
+ * on PostgreSQL (SQLite has one writer).
+ */
+export function createUpstreamCapacity({
+  db,
+  clock,
+  windowMs = 60_000,
+  defaultHoldMs = 1000,
+}: UpstreamCapacityOptions) {
+  const postgres = dialectOf(db) === 'postgres';
+  // A call is counted from its slot, a moment before the upstream sees it: the window is kept a
+  // little longer than the upstream's so that it has surely freed when the next call arrives.
+  const windowSpan = windowMs + Math.max(250, Math.round(windowMs / 40));
+
+  async function lockPool(trx: Db, pool: CapacityPool): Promise<UpstreamPoolsTable> {
+    const now = clock.now();
+    await trx
+      .insertInto('upstream_pools')
+      .values({
+        pool: pool.id,
+        provider: pool.provider,
+        upstream_model: pool.upstreamModel,
+        key_hash: pool.keyHash,
+        learned_limit: null,
+        successes: 0,
+        burst_floor: 1,
+        hold_until: 0,
+        retry_at: 0,
+        updated_at: now,
+      })
+      .onConflict((oc) => oc.column('pool').doNothing())
+      .execute();
+    let query = trx.selectFrom('upstream_pools').selectAll().where('pool', '=', pool.id);
+    if (postgres) query = query.forUpdate();
+    return query.executeTakeFirstOrThrow();
+  }
+
+  /** Ends the slots of calls whose worker no longer holds the task (died, or the task ended). */
+  async function endDeadCalls(trx: Db, poolId: string, now: number): Promise<void> {
+    await trx
+      .updateTable('upstream_calls')
+      .set({ ended_at: now })
+      .where('pool', '=', poolId)
+      .where('ended_at', 'is', null)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('tasks as t')
+              .select(sql.lit(1).as('one'))
+              .whereRef('t.id', '=', 'upstream_calls.task_id')
+              .whereRef('t.lease_owner', '=', 'upstream_calls.owner')
+              .where('t.lease_expires_at', '>', now)
+              .where(UNFINISHED),
+          ),
+        ),
+      )
+      .execute();
+    await trx
+      .deleteFrom('upstream_calls')
+      .where('pool', '=', poolId)
+      .where('ended_at', 'is not', null)
+      .where('started_at', '<=', now - windowSpan)
+      .execute();
+  }
+
+  async function inFlight(trx: Db, poolId: string): Promise<number> {
+    const row = await trx
+      .selectFrom('upstream_calls')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('pool', '=', poolId)
+      .where('ended_at', 'is', null)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  /** Accepted calls started in the window, and the oldest one's start (when the window frees). */
+  async function windowUse(trx: Db, poolId: string, now: number) {
+    const row = await trx
+      .selectFrom('upstream_calls')
+      .select([sql<number>`count(*)`.as('n'), sql<number | null>`min(started_at)`.as('oldest')])
+      .where('pool', '=', poolId)
+      .where('refused', '=', 0)
+      .where('started_at', '>', now - windowSpan)
+      .executeTakeFirst();
+    return { count: Number(row?.n ?? 0), oldest: row?.oldest == null ? now : Number(row.oldest) };
+  }
+
+  /** Tasks parked on the pool and not yet called back (due later than now). */
+  async function waiters(trx: Db, poolId: string, now: number, limit = 1): Promise<number> {
+    const rows = await trx
+      .selectFrom('tasks as t')
+      .select('t.id')
+      .where('t.capacity_pool', '=', poolId)
+      .where(UNFINISHED)
+      .where('t.next_run_at', '>', now)
+      .limit(limit)
+      .execute();
+    return rows.length;
+  }
+
+  /** Tasks called back from the pool but not yet at their slot (due now, still marked waiting). */
+  async function calledBack(trx: Db, poolId: string, now: number): Promise<number> {
+    const row = await trx
+      .selectFrom('tasks as t')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('t.capacity_pool', '=', poolId)
+      .where(UNFINISHED)
+      .where('t.next_run_at', '<=', now)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  const limitOf = (row: UpstreamPoolsTable, limits: CapacityLimits) =>
+    Math.min(limits.maxInFlight ?? Number.POSITIVE_INFINITY, row.learned_limit ?? Number.POSITIVE_INFINITY);
+
+  /**
+   * Room on the pool now: how many more calls may start (Infinity when unbounded), or when it
+   * returns. Reads inside the caller's transaction, after dead slots were ended.
+   */
+  async function room(trx: Db, row: UpstreamPoolsTable, pool: CapacityPool, now: number) {
+    if (row.hold_until > now) return { free: 0, retryAt: row.hold_until };
+    const slots = limitOf(row, pool.limits) - (await inFlight(trx, pool.id));
+    const perMinute = configuredPerMinute(pool.limits);
+    if (perMinute === undefined) return { free: Math.max(0, slots), retryAt: undefined };
+    const used = await windowUse(trx, pool.id, now);
+    const windowFree = perMinute - used.count;
+    const retryAt = windowFree <= 0 ? used.oldest + windowSpan + 1 : undefined;
+    return { free: Math.max(0, Math.min(slots, windowFree)), retryAt };
+  }
+
+  /**
+   * Calls back up to `count` parked tasks of the pool, in fair turns: each account's oldest waiting
+   * task first (round robin across accounts, submission order within one). Returns their number.
+   */
+  async function callBack(trx: Db, poolId: string, count: number, now: number): Promise<number> {
+    if (count <= 0) return 0;
+    const limit = Number.isFinite(count) ? count : 100_000;
+    const result = await sql<{ id: string }>`
+      update tasks set next_run_at = ${now}
+      where id in (
+        select id from (
+          select id, created_at, row_number() over (partition by account_id order by created_at, idx) as turn
+          from tasks
+          where capacity_pool = ${poolId} and status in ('queued', 'in_progress') and next_run_at > ${now}
+        ) waiting
+        order by turn, created_at, id
+        limit ${limit}
+      )`.execute(trx);
+    return Number(result.numAffectedRows ?? 0);
+  }
+
+  /**
+   * What a call's end teaches the pool. A success counts toward the next +1 of a learned limit; a
+   * refusal decreases the limit to the other calls in flight then (none: it was a limit on time,
+   * and the limit stays), but within one burst of refusals
+   * (while the pool is held) never below half the limit the burst began with, and holds the pool
+   * for the Retry-After (or `defaultHoldMs`).
+   */
+  async function learn(
+    trx: Db,
+    row: UpstreamPoolsTable,
+    pool: CapacityPool,
+    result: CallResult,
+    retryAfterMs: number | undefined,
+    now: number,
+  ): Promise<Partial<UpstreamPoolsTable> | undefined> {
+    if (result === 'neutral') return undefined;
+    if (result === 'ok') {
+      if (row.learned_limit === null) return undefined;
+      const successes = row.successes + 1;
+      if (successes < successesPerIncrease(row.learned_limit)) return { successes };
+      const ceiling = pool.limits.maxInFlight ?? Number.POSITIVE_INFINITY;
+      return { successes: 0, learned_limit: Math.min(ceiling, row.learned_limit + 1), updated_at: now };
+    }
+    const others = await inFlight(trx, pool.id);
+    const burstFloor =
+      row.hold_until > now
+        ? row.burst_floor
+        : row.learned_limit === null
+          ? 1
+          : Math.max(1, Math.floor(row.learned_limit / 2));
+    const holdUntil = Math.max(row.hold_until, now + (retryAfterMs ?? defaultHoldMs));
+    return {
+      // Refused with nothing else in flight: a limit on time (per minute), not on calls at once;
+      // the hold paces it and the learned limit stays.
+      // A limit set in the catalog is the operator's word: refusals hold the pool, never lower it.
+      learned_limit:
+        others === 0 || pool.limits.maxInFlight !== undefined
+          ? row.learned_limit
+          : Math.max(burstFloor, Math.min(row.learned_limit ?? Number.POSITIVE_INFINITY, others)),
+      burst_floor: burstFloor,
+      successes: 0,
+      hold_until: holdUntil,
+      retry_at: Math.max(row.retry_at, holdUntil),
+      updated_at: now,
+    };
+  }
+
+  /** Calls back waiting tasks within the caller's transaction (the pool's row locked). */
+  async function callBackIn(trx: Db, row: UpstreamPoolsTable, pool: CapacityPool): Promise<CallBack> {
+    const now = clock.now();
+    if ((await waiters(trx, pool.id, now)) === 0) return { called: 0, retryAt: undefined };
+    const { free, retryAt } = await room(trx, row, pool, now);
+    if (retryAt !== undefined && retryAt > row.retry_at)
+      await trx
+        .updateTable('upstream_pools')
+        .set({ retry_at: retryAt })
+        .where('pool', '=', pool.id)
+        .execute();
+    const called = await callBack(trx, pool.id, free - (await calledBack(trx, pool.id, now)), now);
+    return { called, retryAt };
+  }
+
+  return {
+    windowMs,
+
+    /**
+     * A slot for one call of `taskId`, made by the worker `owner` (which holds the task's lease).
+     * A task that is not already waiting (`waiter` false) joins the queue behind parked tasks
+     * instead of taking a slot ahead of them.
+     */
+    async acquire(pool: CapacityPool, taskId: string, owner: string, waiter: boolean): Promise<SlotAnswer> {
+      return db.transaction().execute(async (trx) => {
+        const row = await lockPool(trx, pool);
+        // Read after the lock: a transaction that queued for it must not count from before.
+        const now = clock.now();
+        await endDeadCalls(trx, pool.id, now);
+        const { free, retryAt } = await room(trx, row, pool, now);
+        if (free < 1) {
+          if (retryAt !== undefined && retryAt > row.retry_at)
+            await trx
+              .updateTable('upstream_pools')
+              .set({ retry_at: retryAt })
+              .where('pool', '=', pool.id)
+              .execute();
+          return { kind: 'wait', retryAt };
+        }
+        if (!waiter && (await waiters(trx, pool.id, now)) > 0) return { kind: 'wait', retryAt: undefined };
+        const callId = `call_${randomBytes(12).toString('base64url')}`;
+        await trx
+          .insertInto('upstream_calls')
+          .values({
+            id: callId,
+            pool: pool.id,
+            task_id: taskId,
+            owner,
+            started_at: now,
+            ended_at: null,
+            refused: 0,
+          })
+          .execute();
+        return { kind: 'granted', callId };
+      });
+    },
+
+    /**
+     * Ends a call's slot, learns from how it ended (a refusal lowers the limit and holds the pool),
+     * and calls back the parked tasks the freed room allows, in one transaction.
+     */
+    async release(
+      pool: CapacityPool,
+      callId: string,
+      result: CallResult,
+      retryAfterMs?: number,
+    ): Promise<CallBack> {
+      return db.transaction().execute(async (trx) => {
+        const row = await lockPool(trx, pool);
+        // Read after the lock: a transaction that queued for it must not count from before.
+        const now = clock.now();
+        await trx
+          .updateTable('upstream_calls')
+          .set({ ended_at: now, refused: result === 'refused' ? 1 : 0 })
+          .where('id', '=', callId)
+          .execute();
+        const learned = await learn(trx, row, pool, result, retryAfterMs, now);
+        if (learned)
+          await trx.updateTable('upstream_pools').set(learned).where('pool', '=', pool.id).execute();
+        return callBackIn(trx, { ...row, ...learned }, pool);
+      });
+    },
+
+    /**
+     * Calls back as many parked tasks as the pool has room for now (a hold's end, a sweep).
+     * Answers how many, and when room returns if the pool is full (a hold, a full window).
+     */
+    callBackWaiting(pool: CapacityPool): Promise<CallBack> {
+      return db.transaction().execute(async (trx) => {
+        const row = await lockPool(trx, pool);
+        await endDeadCalls(trx, pool.id, clock.now());
+        return callBackIn(trx, row, pool);
+      });
+    },
+
+    /** The pools that have parked tasks, with their stored identity (for the periodic call-back). */
+    async poolsWithWaiters(): Promise<
+      Array<Pick<UpstreamPoolsTable, 'pool' | 'provider' | 'upstream_model' | 'key_hash' | 'retry_at'>>
+    > {
+      const now = clock.now();
+      return db
+        .selectFrom('upstream_pools as p')
+        .select(['p.pool', 'p.provider', 'p.upstream_model', 'p.key_hash', 'p.retry_at'])
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('tasks as t')
+              .select(sql.lit(1).as('one'))
+              .whereRef('t.capacity_pool', '=', 'p.pool')
+              .where(UNFINISHED)
+              .where('t.next_run_at', '>', now),
+          ),
+        )
+        .execute();
+    },
+
+    /** Every pool's learned limit, calls in flight and parked tasks (for the gauges). */
+    async snapshot(): Promise<PoolSnapshot[]> {
+      const rows = await db
+        .selectFrom('upstream_pools as p')
+        .select((eb) => [
+          'p.provider',
+          'p.upstream_model',
+          'p.key_hash',
+          'p.learned_limit',
+          eb
+            .selectFrom('upstream_calls as c')
+            .select(sql<number>`count(*)`.as('n'))
+            .whereRef('c.pool', '=', 'p.pool')
+            .where('c.ended_at', 'is', null)
+            .as('in_flight'),
+          eb
+            .selectFrom('tasks as t')
+            .select(sql<number>`count(*)`.as('n'))
+            .whereRef('t.capacity_pool', '=', 'p.pool')
+            .where(UNFINISHED)
+            .as('waiting'),
+        ])
+        .execute();
+      return rows.map((row) => ({
+        provider: row.provider,
+        upstreamModel: row.upstream_model,
+        key: row.key_hash,
+        learnedLimit: row.learned_limit,
+        inFlight: Number(row.in_flight ?? 0),
+        waiting: Number(row.waiting ?? 0),
+      }));
+    },
+  };
+}
+
+export type UpstreamCapacity = ReturnType<typeof createUpstreamCapacity>;

@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type Core, createCore } from '../../src/core.js';
+import { createOpenAIProvider } from '../../src/providers/openai-provider.js';
+import { startFakeOpenAI } from '../../src/providers/testing/fake-openai.js';
+import {
+  createUpstreamLimit,
+  type UpstreamLimitOptions,
+} from '../../src/providers/testing/upstream-limit.js';
+import type { CapacityLimits } from '../../src/tasks/capacity/capacity-pool.js';
+import { removeTestData } from '../support/test-database.js';
+import {
+  allEnded,
+  capacityConfig,
+  capacityOverrides,
+  notCompleted,
+  submitBurst,
+  UPSTREAM_KEY,
+} from './capacity-fixtures.js';
+
+// Bursts past an OpenAI stand-in's own rate limit (429 rate_limit_exceeded with Retry-After, as
+// OpenAI answers): no task fails, the upstream's limit is respected, and its capacity is kept busy.
+// Pace is measured by the upstream's own count (mean calls in flight over its busy span, or calls
+// per window), never by a test's clock window.
+
+async function runBurst(
+  limitOptions: UpstreamLimitOptions,
+  capacity: CapacityLimits | undefined,
+  images: number,
+  windowMs?: number,
+) {
+  const limit = createUpstreamLimit(limitOptions);
+  const fake = await startFakeOpenAI({ apiKey: UPSTREAM_KEY, limit });
+  const config = await capacityConfig('openai', 'gpt-image-1.5', capacity);
+  let core: Core | undefined;
+  try {
+    const provider = createOpenAIProvider({ baseUrl: fake.baseUrl });
+    core = await createCore(config, capacityOverrides(provider, windowMs ? { windowMs } : {}));
+    const { accountId, taskIds } = await submitBurst(core, 'burst', images);
+    core.engine.start();
+    const rows = await allEnded([core], accountId, taskIds);
+    return { rows, limit };
+  } finally {
+    await core?.close(500);
+    await fake.close();
+    await removeTestData(config);
+  }
+}
+
+test('past a concurrent limit set in the catalog: every task completes, no call is refused, the slots stay busy', async (t) => {
+  const { rows, limit } = await runBurst({ maxInFlight: 4, latencyMs: 500 }, { maxInFlight: 4 }, 48);
+  t.diagnostic(`refused ${limit.stats.refused}, mean in flight ${limit.meanInFlight().toFixed(2)} of 4`);
+  assert.deepEqual(notCompleted(rows), []);
+  assert.ok(limit.stats.refused < 0.15 * rows.length, `${limit.stats.refused} refused calls`);
+  assert.ok(limit.stats.maxInFlight <= 4);
+  assert.ok(limit.meanInFlight() >= 0.75 * 4, `pace ${limit.meanInFlight()} of 4 calls in flight`);
+});
+
+test('past a concurrent limit nobody configured: the limit is learned, then every task completes with few refusals and no attempt spent', async (t) => {
+  const limit = createUpstreamLimit({ maxInFlight: 4, latencyMs: 500, retryAfterMs: 100 });
+  const fake = await startFakeOpenAI({ apiKey: UPSTREAM_KEY, limit });
+  const config = await capacityConfig('openai', 'gpt-image-1.5', undefined);
+  let core: Core | undefined;
+  try {
+    core = await createCore(config, capacityOverrides(createOpenAIProvider({ baseUrl: fake.baseUrl })));
+    core.engine.start();
+    // A fresh key is unbounded until its first refusal: the calls already on their way then are
+    // refused too. A first burst teaches the pool its limit (kept in the store for every worker).
+    const first = await submitBurst(core, 'first', 12);
+    assert.deepEqual(notCompleted(await allEnded([core], first.accountId, first.taskIds)), []);
+    const learnedFrom = limit.stats.refused;
+    const { accountId, taskIds } = await submitBurst(core, 'burst', 60);
+    const rows = await allEnded([core], accountId, taskIds);
+    const refused = limit.stats.refused - learnedFrom;
+    t.diagnostic(`refused ${learnedFrom} in the first burst, then ${refused} for ${rows.length} tasks`);
+    assert.deepEqual(notCompleted(rows), []);
+    assert.ok(rows.every((row) => row.attempts === 0));
+    assert.ok(learnedFrom > 0, 'the first burst met the limit');
+    assert.ok(refused < 0.15 * rows.length, `${refused} refused calls once the limit was learned`);
+    assert.ok(limit.stats.maxInFlight <= 4);
+  } finally {
+    await core?.close(500);
+    await fake.close();
+    await removeTestData(config);
+  }
+});
+
+test('past a per-minute limit set in the catalog: every task completes, the window is never overrun, the pace reaches the limit', async (t) => {
+  const windowMs = 3000;
+  const { rows, limit } = await runBurst(
+    { perWindow: 8, windowMs, latencyMs: 20 },
+    { requestsPerMinute: 8 },
+    32,
+    windowMs,
+  );
+  const first = limit.stats.acceptedAt[0] ?? 0;
+  const span = (limit.stats.acceptedAt.at(-1) ?? first) - first;
+  // Ideal: 8 calls at the start of each window, 32 calls in 4 windows.
+  const pace = limit.stats.accepted / ((span / windowMs + 1) * 8);
+  t.diagnostic(
+    `refused ${limit.stats.refused}, busiest window ${limit.busiestWindow()}, pace ${pace.toFixed(2)}`,
+  );
+  assert.deepEqual(notCompleted(rows), []);
+  assert.ok(limit.stats.refused < 0.15 * rows.length, `${limit.stats.refused} refused calls`);
+  assert.ok(pace >= 0.75, `pace ${pace}`);
+});
