@@ -71,6 +71,42 @@ describe('sign-in guesses sent at once', () => {
   });
 });
 
+describe('password hashing on its own pool', () => {
+  test('a sign-in refused because the node is busy hashing is 429 and spends none of its budget', async () => {
+    const t = await appWithStoppedClock({
+      ATELIER_PASSWORD_HASH_CONCURRENCY: '1',
+      ATELIER_PASSWORD_HASH_QUEUE: '0',
+    });
+    try {
+      const emails = ['busy1@example.test', 'busy2@example.test'];
+      // Two at once: one takes the only slot (a full-size hash), the other finds no place.
+      const answers = await Promise.all(emails.map((email) => signIn(t, email, 'wrong')));
+      const refused = answers.findIndex((answer) => answer.statusCode === 429);
+      assert.notEqual(refused, -1, answers.map((answer) => answer.statusCode).join());
+      const busy = answers[refused] as LightMyRequestResponse;
+      assert.match(assertError(busy, 429, 'too_many_requests'), /Too many passwords are being checked/);
+      assert.equal(busy.headers['retry-after'], '1');
+      assertError(answers[1 - refused] as LightMyRequestResponse, 401, 'unauthorized');
+      const counted = async (email: string) =>
+        (
+          await t.core.db
+            .selectFrom('sign_in_failures')
+            .select('key')
+            .where('key', 'like', `%${email}%`)
+            .execute()
+        ).length;
+      assert.equal(await counted(emails[refused] as string), 0, 'the refused attempt was not counted');
+      assert.equal(
+        await counted(emails[1 - refused] as string),
+        2,
+        'the checked one was (per address and per email)',
+      );
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('the client address behind trusted proxies', () => {
   /** Four wrong guesses, each with a different client-written first entry, then a fifth. */
   async function guessWithSpoofedEntries(t: TestApp, email: string, real: string) {
