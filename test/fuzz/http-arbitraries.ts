@@ -25,6 +25,8 @@ export const OTHER_ROUTES = [
   'POST /web/api/session',
   'DELETE /web/api/session',
   'GET /web/api/session',
+  'DELETE /web/api/sessions',
+  'POST /web/api/account/password',
   'POST /web/api/generate',
   'GET /web/api/tasks/pending',
   'POST /web/api/tasks/cleared',
