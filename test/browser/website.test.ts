@@ -539,7 +539,7 @@ describe('website (Chromium, end to end)', () => {
   });
 
   test('sign out', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     const status = await page.evaluate(async () => (await fetch('/api/v1/user/status')).status);
     assert.equal(status, 401, 'the session is over on the server too');
