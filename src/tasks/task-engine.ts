@@ -139,9 +139,8 @@ export function createTaskEngine(deps: TaskEngineDeps) {
     const ok = await tasks.updateLeased(task.id, owner, patch);
     if (ok) {
       const before = toTaskRecord(task);
-      const startedBefore = task.started_at;
       Object.assign(task, patch);
-      observe(task, before.status, startedBefore);
+      observe(task, before.status);
       if (task.status !== before.status) logTransition(task, before.status);
       const record = toTaskRecord(task);
       // Listeners (event stream, long-poll, webhooks, other nodes) hear of visible changes only.
@@ -166,14 +165,18 @@ export function createTaskEngine(deps: TaskEngineDeps) {
     );
   }
 
-  /** Metrics of a write: the first start (time queued) and the final state (count, time to result). */
-  function observe(task: TaskRow, statusBefore: TaskRow['status'], startedBefore: number | null): void {
+  /**
+   * Metrics of a write: leaving the queue (time queued: until the start upstream, or until the end
+   * of a task that ended without starting, so every task is counted once whatever the timing) and
+   * the final state (count, time to result).
+   */
+  function observe(task: TaskRow, statusBefore: TaskRow['status']): void {
     const { metrics } = deps;
     if (!metrics) return;
-    if (startedBefore === null && task.started_at !== null)
+    if (statusBefore === 'queued' && task.status !== 'queued')
       metrics.taskQueuedSeconds.observe(
         { provider: task.provider },
-        (task.started_at - task.created_at) / 1000,
+        ((task.started_at ?? task.finished_at ?? clock.now()) - task.created_at) / 1000,
       );
     const final = task.status === 'completed' || task.status === 'failed';
     if (!final || statusBefore === 'completed' || statusBefore === 'failed') return;
@@ -257,7 +260,7 @@ export function createTaskEngine(deps: TaskEngineDeps) {
       workLoop.abort(taskId, new Error('canceled'));
       const after = (await tasks.findForAccount(accountId, taskId)) ?? row;
       if (canceled) {
-        observe(after, row.status, row.started_at);
+        observe(after, row.status);
         logTransition(after, row.status);
         deps.onTaskChanged?.({ accountId, record: toTaskRecord(after) });
         cancelUpstream(row);
