@@ -184,3 +184,29 @@ test('ATELIER_OPENAI_WAIT_MS: 300 s by default, 1 ms to 10 min, anything else na
     assert.throws(() => loadConfig({ ATELIER_OPENAI_WAIT_MS: bad }), /ATELIER_OPENAI_WAIT_MS/);
   }
 });
+
+test('resource caps (issue 25): defaults no honest caller meets; each variable read and checked', () => {
+  const caps = loadConfig({}).resourceCaps;
+  assert.deepEqual(caps.renditions, { concurrency: 2, queue: 32 });
+  assert.deepEqual(caps.searches, { concurrency: 2, queue: 32 });
+  assert.deepEqual(caps.streams, { perAccount: 200, perAddress: 1000 });
+  assert.deepEqual(caps.uploadsPerDay, { count: 5000, bytes: 10 * 1024 ** 3 });
+  assert.equal(caps.idempotencyKeysPerAccount, 10_000);
+  const set = loadConfig({
+    ATELIER_RENDITION_CONCURRENCY: '1',
+    ATELIER_RENDITION_QUEUE: '0',
+    ATELIER_STREAMS_PER_ACCOUNT: '5',
+    ATELIER_UPLOAD_BYTES_PER_DAY: '1000',
+    ATELIER_IDEMPOTENCY_KEYS_PER_ACCOUNT: '7',
+  }).resourceCaps;
+  assert.deepEqual(set.renditions, { concurrency: 1, queue: 0 });
+  assert.equal(set.streams.perAccount, 5);
+  assert.equal(set.uploadsPerDay.bytes, 1000);
+  assert.equal(set.idempotencyKeysPerAccount, 7);
+  assert.throws(
+    () => loadConfig({ ATELIER_STREAMS_PER_ADDRESS: '0', ATELIER_SEARCH_CONCURRENCY: 'many' }),
+    (error: Error) =>
+      /ATELIER_STREAMS_PER_ADDRESS: must be a whole number from 1/.test(error.message) &&
+      /ATELIER_SEARCH_CONCURRENCY: must be a whole number from 1 to 64/.test(error.message),
+  );
+});
