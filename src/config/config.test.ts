@@ -152,7 +152,7 @@ test('numbers: a bad value says what is accepted; empty reads as the default', (
     ['PORT', 'eighty', /PORT: must be a whole number from 0 to 65535 \(got "eighty"\)/],
     ['PORT', '70000', /PORT: must be a whole number from 0 to 65535/],
     ['PORT', '80.5', /PORT: must be a whole number from 0 to 65535/],
-    ['ATELIER_WORKER_CONCURRENCY', '0', /ATELIER_WORKER_CONCURRENCY: must be a whole number from 1 to 256/],
+    ['ATELIER_WORKER_CONCURRENCY', '0', /ATELIER_WORKER_CONCURRENCY: must be a whole number from 1 to 50000/],
     [
       'ATELIER_TASK_DEADLINE_MS',
       '10',

@@ -108,7 +108,8 @@ const envSchema = z.object({
   ATELIER_TASK_DEADLINE_MS: milliseconds(20 * 60 * 1000, 1000),
   // Kept under the 10-minute limit of common proxies and of the openai client's own timeout.
   ATELIER_OPENAI_WAIT_MS: milliseconds(300_000, 1, 600_000),
-  ATELIER_WORKER_CONCURRENCY: wholeNumber({ min: 1, max: 256, fallback: 8 }),
+  // Task steps in flight per worker (upstream calls and polls mostly wait): see docs/operations.md.
+  ATELIER_WORKER_CONCURRENCY: wholeNumber({ min: 1, max: 50_000, fallback: 2000 }),
   ATELIER_SUBMIT_MAX_ATTEMPTS: wholeNumber({ min: 1, max: 50, fallback: 6 }),
   ATELIER_UPSTREAM_TIMEOUT_MS: milliseconds(5 * 60 * 1000, 1000),
   ATELIER_WEBHOOK_RETRY_SCHEDULE_MS: optionalText.pipe(msList.optional()),

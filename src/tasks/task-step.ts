@@ -39,8 +39,9 @@ export interface StepContext {
 /** The message of a task that reached its deadline (naming the wait when it waited for capacity). */
 export function deadlineMessage(task: TaskRow, deadlineMs: number): string {
   const minutes = Math.round(deadlineMs / 60000);
+  const waited = deadlineMs >= 60_000 ? `${minutes} minutes` : `${Math.round(deadlineMs / 1000)} seconds`;
   return task.waiting_for === 'upstream_capacity'
-    ? `Task timed out after ${minutes} minutes waiting for upstream capacity (${task.provider})`
+    ? `Task timed out after ${waited} waiting for upstream capacity (${task.provider})`
     : `Task timed out: no result within ${minutes} minutes`;
 }
 
