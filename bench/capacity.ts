@@ -4,7 +4,7 @@
 //   throughput  tasks per second through one node against a zero-latency upstream (1,000 tasks)
 //   inflight    upstream calls in flight against a 30 s upstream (2,000 tasks), and RSS per call
 //   drain       time to drain 1,000 tasks through an upstream that refuses past 600 calls per
-//               minute (no limit configured: learned), divided by the ideal 100 s
+//               minute (no limit configured: learned), as the upstream's ideal over the time taken
 //   five        1,000 five-second images on one node with the defaults: time to the last one
 import { createCore } from '../src/core.js';
 import { createOpenAIProvider } from '../src/providers/openai-provider.js';
@@ -72,8 +72,10 @@ const rows: Record<string, () => Promise<string>> = {
     return line;
   },
   async drain() {
+    // A sliding window lets 600 calls go at once and the next ones a minute after: the upstream's
+    // own ideal for 1,000 calls is its last call at 60 s. The row is that ideal over the time taken.
     const { seconds, limit, failed } = await run(1000, { perWindow: 600, windowMs: 60_000 });
-    return `1000 tasks at 600/min: ${seconds.toFixed(1)} s, ratio to the ideal 100 s ${(seconds / 100).toFixed(2)} (refused ${limit.stats.refused}, ${failed} not completed)`;
+    return `1000 tasks at 600/min: ${seconds.toFixed(1)} s; the upstream's ideal 60 s / measured = ${(60 / seconds).toFixed(2)} (refused ${limit.stats.refused}, ${failed} not completed)`;
   },
   async five() {
     const { seconds, limit, failed } = await run(1000, { latencyMs: 5000 });
