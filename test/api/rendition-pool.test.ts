@@ -22,6 +22,32 @@ async function upload(t: TestApp, apiKey: string, png: Buffer): Promise<string> 
   return new URL((answer.json() as { url: string }).url).pathname;
 }
 
+/**
+ * Blobs on disk, watched: `originalReads` counts reads of originals (a rendition being made reads
+ * its original just before encoding), and while `gate` is set those reads wait for it.
+ */
+function watchedDiskBlobs(root: string) {
+  const disk = createDiskBlobStore({ root });
+  const watch = { originalReads: 0, renditionStats: 0, gate: undefined as Promise<void> | undefined };
+  const blobs: BlobStore = {
+    ...disk,
+    put: disk.put.bind(disk),
+    open: disk.open.bind(disk),
+    delete: disk.delete.bind(disk),
+    async get(key) {
+      watch.originalReads++;
+      if (watch.gate) await watch.gate;
+      return disk.get(key);
+    },
+    async stat(key) {
+      const stat = await disk.stat(key);
+      if (key.startsWith(RENDITIONS_PREFIX)) watch.renditionStats++;
+      return stat;
+    },
+  };
+  return { blobs, watch };
+}
+
 /** Every rendition URL of one original (widths × formats): each is a first-time rendition once. */
 const everyRendition = (path: string) =>
   RENDITION_WIDTHS.flatMap((w) => RENDITION_FORMATS.map((format) => `${path}?w=${w}&format=${format}`));
@@ -30,29 +56,14 @@ describe('first-time renditions run on their own bounded pool (issue 25, item 9)
   let t: TestApp;
   let root: string;
   let apiKey: string;
-  /** While closed, reading an original for a rendition waits (the encoding slot stays taken). */
-  let gate: Promise<void> | undefined;
+  let watch: ReturnType<typeof watchedDiskBlobs>['watch'];
   let openGate = () => {};
-  let renditionStats = 0;
 
   before(async () => {
     root = await mkdtemp(join(tmpdir(), 'atelier-renditions-'));
-    const disk = createDiskBlobStore({ root });
-    const blobs: BlobStore = {
-      ...disk,
-      put: disk.put.bind(disk),
-      open: disk.open.bind(disk),
-      delete: disk.delete.bind(disk),
-      async get(key) {
-        if (gate) await gate;
-        return disk.get(key);
-      },
-      async stat(key) {
-        const stat = await disk.stat(key);
-        if (key.startsWith(RENDITIONS_PREFIX)) renditionStats++;
-        return stat;
-      },
-    };
+    const watched = watchedDiskBlobs(root);
+    watch = watched.watch;
+    const blobs = watched.blobs;
     t = await createTestApp({
       env: { ATELIER_RENDITION_CONCURRENCY: '1', ATELIER_RENDITION_QUEUE: '2' },
       overrides: { blobs },
@@ -67,17 +78,18 @@ describe('first-time renditions run on their own bounded pool (issue 25, item 9)
   test('past the running one and the queue, a first rendition is 429 with Retry-After; then it works', async () => {
     const path = await upload(t, apiKey, await makePng(800, 600));
     const [first, second, third, fourth] = everyRendition(path);
-    gate = new Promise((resolve) => {
+    // While closed, reading an original for a rendition waits (the encoding slot stays taken).
+    watch.gate = new Promise((resolve) => {
       openGate = resolve;
     });
-    const statsBefore = renditionStats;
+    const statsBefore = watch.renditionStats;
     const admitted = [first, second, third].map((url) => t.app.inject({ method: 'GET', url: url ?? '' }));
     // All three looked for a kept rendition, found none, and took the slot or a waiting place.
-    await eventually(() => renditionStats === statsBefore + 3);
+    await eventually(() => watch.renditionStats === statsBefore + 3);
     const refused = await t.app.inject({ method: 'GET', url: fourth ?? '' });
     assertError(refused, 429, 'too_many_requests');
     assert.equal(refused.headers['retry-after'], '2');
-    gate = undefined;
+    watch.gate = undefined;
     openGate();
     for (const answer of await Promise.all(admitted)) assert.equal(answer.statusCode, 200, answer.body);
     const retried = await t.app.inject({ method: 'GET', url: fourth ?? '' });
@@ -89,14 +101,22 @@ describe('first-time renditions run on their own bounded pool (issue 25, item 9)
 
 describe('renditions at their cap leave image serving fast (issue 25, item 9, measured)', () => {
   let t: TestApp;
+  let root: string;
   let apiKey: string;
+  let watch: ReturnType<typeof watchedDiskBlobs>['watch'];
 
   before(async () => {
+    root = await mkdtemp(join(tmpdir(), 'atelier-renditions-'));
+    const watched = watchedDiskBlobs(root);
+    watch = watched.watch;
     // The defaults: 2 at once, 32 waiting.
-    t = await createTestApp({ listen: true });
+    t = await createTestApp({ listen: true, overrides: { blobs: watched.blobs } });
     ({ apiKey } = await t.createAccount());
   });
-  after(() => t?.close());
+  after(async () => {
+    await t?.close();
+    await rm(root, { recursive: true, force: true });
+  });
 
   test("another account's image is served within a small factor of idle while renditions are queued", async () => {
     const other = await t.createAccount();
@@ -113,6 +133,7 @@ describe('renditions at their cap leave image serving fast (issue 25, item 9, me
     const big = await upload(t, apiKey, await makePng(4000, 4000));
     const big2 = await upload(t, apiKey, await makePng(4000, 4000, { r: 1, g: 2, b: 3 }));
     let finished = false;
+    const readsBefore = watch.originalReads;
     const flood = Promise.all(
       [...everyRendition(big), ...everyRendition(big2)].map((url) =>
         fetch(`${t.baseUrl}${url}`).then(async (answer) => {
@@ -123,6 +144,8 @@ describe('renditions at their cap leave image serving fast (issue 25, item 9, me
     ).finally(() => {
       finished = true;
     });
+    // Measured once two renditions are being made (their originals read, their encoding next).
+    await eventually(() => watch.originalReads >= readsBefore + 2);
     const loaded = await medianLatencyMs(15, getImage);
     const measuredUnderLoad = !finished;
     const statuses = await flood;
