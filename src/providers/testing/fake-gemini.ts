@@ -16,6 +16,7 @@ import {
   solidPng,
   startFakeHttpServer,
 } from './fake-http.js';
+import { type UpstreamLimit, upstreamLatency } from './upstream-limit.js';
 
 export type GeminiScript =
   | { kind: 'image'; thoughtFirst?: boolean; text?: string }
@@ -51,6 +52,26 @@ const ASPECTS = [
 
 /** The image models the API serves today (the preview ids and gemini-2.5-flash-image are shut down). */
 export const GEMINI_IMAGE_MODELS = ['gemini-3-pro-image', 'gemini-3.1-flash-image'];
+
+/** Gemini's answer past a quota: 429 `RESOURCE_EXHAUSTED` with a google.rpc.RetryInfo delay. */
+function resourceExhausted(retryAfterMs: number): FakeAnswer {
+  return {
+    status: 429,
+    json: {
+      error: {
+        code: 429,
+        message: 'Resource has been exhausted (e.g. check quota).',
+        status: 'RESOURCE_EXHAUSTED',
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.RetryInfo',
+            retryDelay: `${(retryAfterMs / 1000).toFixed(3)}s`,
+          },
+        ],
+      },
+    },
+  };
+}
 
 const partSchema = z.union([
   z.object({ text: z.string().min(1) }).strict(),
@@ -117,8 +138,11 @@ export async function startFakeGemini({
   maxRequestBytes = 20_000_000,
   sizelessModels = /^gemini-2\./,
   models = GEMINI_IMAGE_MODELS,
+  limit,
 }: {
   apiKey: string;
+  /** The upstream's own rate limit (429 RESOURCE_EXHAUSTED past it), and each accepted call's time. */
+  limit?: UpstreamLimit;
   maxRequestBytes?: number;
   sizelessModels?: RegExp;
   /** The model ids this fake serves (and lists at `GET /v1/models`). */
@@ -233,6 +257,10 @@ export async function startFakeGemini({
         }
       }
     }
+    const admission = limit?.admit();
+    if (admission && !admission.ok) return resourceExhausted(admission.retryAfterMs);
+    await upstreamLatency(limit);
+    if (admission?.ok) admission.done();
     calls.push({ model, body, raw: request });
     const next = queue.shift() ?? { kind: 'image' };
     switch (next.kind) {

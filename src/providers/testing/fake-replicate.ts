@@ -14,6 +14,7 @@ import {
   solidPng,
   startFakeHttpServer,
 } from './fake-http.js';
+import { type UpstreamLimit, upstreamLatency } from './upstream-limit.js';
 
 export interface FakeModelInput {
   type: 'string' | 'integer' | 'array' | 'boolean' | 'number';
@@ -162,14 +163,30 @@ function validateInput(model: FakeModel, input: unknown): string | undefined {
 }
 
 /** Starts a fake Replicate API that accepts `token` and knows `models`. */
+/** Replicate's answer past its rate limit: 429 with `retry-after` and its "throttled" detail. */
+function throttled(retryAfterMs: number): FakeAnswer {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return {
+    status: 429,
+    headers: { 'retry-after': String(seconds) },
+    json: {
+      detail: `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`,
+      status: 429,
+    },
+  };
+}
+
 export async function startFakeReplicate({
   token,
   models,
   pageSize = 100,
+  limit,
 }: {
   token: string;
   models: FakeModel[];
   pageSize?: number;
+  /** The upstream's own rate limit on creates (429 past it, as Replicate throttles), and their time. */
+  limit?: UpstreamLimit;
 }): Promise<FakeReplicate> {
   const predictions: FakePrediction[] = [];
   const creates: FakeReplicate['creates'] = [];
@@ -326,6 +343,10 @@ export async function startFakeReplicate({
       if (!model) return problem(404, 'The requested model or version does not exist', 'Not found');
       const invalid = validateInput(model, record.input);
       if (invalid) return problem(422, invalid, 'Input validation failed');
+      const admission = limit?.admit();
+      if (admission && !admission.ok) return throttled(admission.retryAfterMs);
+      await upstreamLatency(limit);
+      if (admission?.ok) admission.done();
       const script = createQueue.shift();
       if (script?.kind === 'error')
         return { status: script.status, json: script.json, headers: script.headers };
