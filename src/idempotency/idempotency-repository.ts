@@ -80,7 +80,12 @@ export function createIdempotencyRepository({
    * its cap once this claim is counted. Run after the count moved, in the same transaction: on
    * PostgreSQL concurrent claims queue on the hour's row, so each sees the ones before it.
    */
-  async function assertUnderCap(trx: Executor, accountId: string, now: number): Promise<void> {
+  async function assertUnderCap(
+    trx: Executor,
+    accountId: string,
+    now: number,
+    counted: 'with this claim' | 'before it',
+  ): Promise<void> {
     if (!Number.isFinite(maxRecordsPerAccount)) return;
     const hours = await trx
       .selectFrom('idempotency_usage')
@@ -90,7 +95,7 @@ export function createIdempotencyRepository({
       .orderBy('hour')
       .execute();
     const live = hours.reduce((sum, row) => sum + Number(row.records), 0);
-    if (live <= maxRecordsPerAccount) return;
+    if (counted === 'with this claim' ? live <= maxRecordsPerAccount : live < maxRecordsPerAccount) return;
     // Room comes back when the oldest counted hour leaves the day.
     const oldest = hours.find((row) => Number(row.records) > 0);
     const freedAt = Number(oldest?.hour ?? hourOf(now)) + HOUR_MS + IDEMPOTENCY_TTL_MS;
@@ -147,7 +152,19 @@ export function createIdempotencyRepository({
         owner: owner.id,
         expires_at: now + CLAIM_LEASE_MS,
       };
-      // A new record is counted with its insert; past the cap both are rolled back.
+      // An account at its cap is refused a new key by reads alone (no write, no transaction); a
+      // key it already holds goes on to its replay…
+      await assertUnderCap(db, accountId, now, 'before it').catch(async (error: unknown) => {
+        if (!(error instanceof RateLimited)) throw error;
+        const held = await db
+          .selectFrom('idempotency_keys')
+          .select('key')
+          .where('account_id', '=', accountId)
+          .where('key', '=', key)
+          .executeTakeFirst();
+        if (!held) throw error;
+      });
+      // …and a new record is counted with its insert; past the cap both are rolled back (a race).
       const inserted = await db.transaction().execute(async (trx) => {
         const result = await trx
           .insertInto('idempotency_keys')
@@ -156,7 +173,7 @@ export function createIdempotencyRepository({
           .executeTakeFirst();
         if (Number(result.numInsertedOrUpdatedRows ?? 0) !== 1) return false;
         await countRecords(trx, accountId, now, 1);
-        await assertUnderCap(trx, accountId, now);
+        await assertUnderCap(trx, accountId, now, 'with this claim');
         return true;
       });
       if (inserted) return { kind: 'claimed', claim };
