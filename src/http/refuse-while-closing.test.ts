@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { test } from 'node:test';
 import Fastify from 'fastify';
 import { refuseWhileClosing } from './refuse-while-closing.js';
@@ -53,4 +53,27 @@ test('a request that finishes in time is answered, with Connection: close', asyn
   assert.equal(response.status, 200);
   assert.equal(response.headers.get('connection'), 'close');
   await closed;
+});
+
+test('a connection that never sent a request does not hold the close until the drain deadline', async () => {
+  const lines: string[] = [];
+  const app = Fastify({
+    return503OnClosing: false,
+    logger: { level: 'warn', stream: { write: (line: string) => lines.push(line) } },
+  });
+  refuseWhileClosing(app, 30_000);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  const accepted = new Promise((resolve) => app.server.once('connection', resolve));
+  // What a client's spare connection is: connected, nothing sent.
+  const spare = connect(port, '127.0.0.1');
+  const spareClosed = new Promise((resolve) => spare.once('close', resolve));
+  await accepted;
+  await app.close(); // waited the whole drain deadline (30 s) before the fix
+  await spareClosed;
+  assert.deepEqual(
+    lines.map((line) => JSON.parse(line).msg),
+    [],
+    'closed without reaching the drain deadline',
+  );
 });

@@ -13,7 +13,8 @@ export const HTTP_DRAIN_MS = 10_000;
  * `503 service_unavailable` in the error shape (Fastify's own `return503OnClosing` answers in its
  * shape), requests already in flight finish normally but carry `Connection: close`, and keep-alive
  * connections are closed as soon as they go idle — otherwise a connection whose last response
- * ended just after close began would hold the server open until its keep-alive timeout. A request
+ * ended just after close began would hold the server open until its keep-alive timeout — and so are
+ * connections that never sent a request. A request
  * still running after `HTTP_DRAIN_MS` is logged (method and URL) and its connection cut, so a stuck
  * request cannot keep a node from shutting down.
  *
@@ -52,7 +53,13 @@ export function refuseWhileClosing(app: FastifyInstance, drainMs = HTTP_DRAIN_MS
   });
   app.addHook('preClose', async () => {
     closing = true;
-    sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
+    sweep = setInterval(() => {
+      app.server.closeIdleConnections();
+      // Node counts a connection that has not sent a byte as busy (its headers timeout runs), but
+      // it has no request to finish: a client's spare connection (browsers and undici open some
+      // ahead of need) would otherwise hold the close until the drain deadline.
+      for (const socket of connections) if (socket.bytesRead === 0) socket.destroy();
+    }, IDLE_SWEEP_MS);
     sweep.unref();
     drainDeadline = setTimeout(() => {
       const inFlight = requestsInProgress(connections);
