@@ -9,6 +9,9 @@ import { createCore } from '../../src/core.js';
 const core = await createCore(loadConfig(process.env), {
   leaseMs: Number(process.env.TEST_LEASE_MS ?? 3000),
   idlePollMs: Number(process.env.TEST_IDLE_POLL_MS ?? 200),
+  ...(process.env.TEST_CAPACITY_WINDOW_MS
+    ? { capacityWindowMs: Number(process.env.TEST_CAPACITY_WINDOW_MS) }
+    : {}),
 });
 core.engine.start();
 process.stdout.write('ready\n');
