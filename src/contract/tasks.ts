@@ -38,6 +38,12 @@ export const taskRecordSchema = z
       .describe(
         'The upstream that made the result (a fallback route when the first was down); only when completed',
       ),
+    waiting_for: z
+      .literal('upstream_capacity')
+      .optional()
+      .describe(
+        "Why an unfinished task waits: `upstream_capacity` while its upstream key is at its limit (a rate limit, a Retry-After, the catalog's capacity); it is served in fair turns and keeps waiting up to its deadline. Absent otherwise. An extra field, not the spec's",
+      ),
   })
   .meta({
     id: 'TaskRecord',

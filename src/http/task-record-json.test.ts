@@ -24,6 +24,7 @@ const rowArbitrary: fc.Arbitrary<TaskRecordRow> = fc.record({
   content_type: nullable(text),
   bytes: nullable(fc.integer({ min: 0, max: 2 ** 31 })),
   provider: text,
+  waiting_for: fc.constantFrom(null, 'upstream_capacity' as const),
 });
 
 test('one record: the bytes of the route schema serializer, and JSON that reads back as the record', () => {
@@ -76,6 +77,7 @@ test('an unfinished row is written afresh each time; a final row once', () => {
     content_type: null,
     bytes: null,
     provider: 'local',
+    waiting_for: null,
   };
   assert.match(json.one(row), /"progress":10/);
   row.progress = 40;
@@ -99,6 +101,7 @@ test('a batch of final records kept in memory is kept as bytes, by account and i
       content_type: 'image/png',
       bytes: 10,
       provider: 'local',
+      waiting_for: null,
     });
   const rows = [final('tsk_a'), final('tsk_b')];
   let reads = 0;

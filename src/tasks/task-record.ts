@@ -7,7 +7,10 @@ export const FINAL_STATUSES: readonly TaskStatus[] = ['completed', 'failed'];
 
 export const TASK_NOT_FOUND = 'Task not found';
 
-/** Maps a stored task row to its wire record: imageUrl only when completed, error only when failed. */
+/**
+ * Maps a stored task row to its wire record: imageUrl only when completed, error only when failed,
+ * waiting_for only while unfinished.
+ */
 export function toTaskRecord(
   row: Pick<
     TasksTable,
@@ -21,10 +24,14 @@ export function toTaskRecord(
     | 'content_type'
     | 'bytes'
     | 'provider'
-  >,
+  > &
+    Partial<Pick<TasksTable, 'waiting_for'>>,
 ): TaskRecord {
   const status = row.status;
   const record: TaskRecord = { task_id: row.id, status, progress: row.progress };
+  // Why an unfinished task waits (an extra field, not the spec's): parked for upstream capacity.
+  if (row.waiting_for && (status === 'queued' || status === 'in_progress'))
+    record.waiting_for = row.waiting_for;
   if (status === 'completed') {
     record.progress = 100;
     record.imageUrl = row.image_url ?? '';
@@ -51,7 +58,8 @@ export function sameTaskRecord(a: TaskRecord, b: TaskRecord): boolean {
     a.height === b.height &&
     a.contentType === b.contentType &&
     a.bytes === b.bytes &&
-    a.provider === b.provider
+    a.provider === b.provider &&
+    a.waiting_for === b.waiting_for
   );
 }
 

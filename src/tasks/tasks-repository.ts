@@ -69,6 +69,7 @@ const RECORD_COLUMNS = [
   'content_type',
   'bytes',
   'provider',
+  'waiting_for',
 ] as const;
 export type TaskRecordRow = Pick<TaskRow, (typeof RECORD_COLUMNS)[number]>;
 

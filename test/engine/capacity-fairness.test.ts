@@ -60,9 +60,27 @@ test('a task still waiting for upstream capacity at its deadline fails, saying i
   let core: Core | undefined;
   try {
     core = await createCore(config, capacityOverrides(createOpenAIProvider({ baseUrl: fake.baseUrl })));
+    const { account } = await core.accounts.create({ email: 'watcher@example.test' });
+    // The record says why the task waits while it does (an extra field of the task record).
+    const seenWaiting = new Promise<string | undefined>((resolve) => {
+      const unsubscribe = core?.taskEvents.subscribe(account.id, {
+        onChange: ({ record }) => {
+          if (record.status !== 'queued') return;
+          unsubscribe?.();
+          resolve(record.waiting_for);
+        },
+        onResync: () => undefined,
+      });
+    });
     core.engine.start();
-    const { accountId, taskIds } = await submitBurst(core, 'late', 2);
-    const rows = await allEnded([core], accountId, taskIds);
+    const { task_ids: taskIds } = await core.generations.generate(account, {
+      prompt: 'late',
+      model: 'base-image-2',
+      imageSize: '1K',
+      count: 2,
+    });
+    assert.equal(await seenWaiting, 'upstream_capacity');
+    const rows = await allEnded([core], account.id, taskIds);
     for (const row of rows) {
       assert.equal(row.status, 'failed');
       assert.equal(row.error, 'Task timed out after 3 seconds waiting for upstream capacity (openai)');
