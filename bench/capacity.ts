@@ -50,13 +50,24 @@ async function run(
   }
 }
 
-const rows: Record<string, () => Promise<string>> = {
+/** A row's figure: its line, whether it meets its goal (undefined: no goal), and its raw numbers. */
+export interface CapacityFigure {
+  measured: string;
+  met: boolean | undefined;
+  details: Record<string, number>;
+}
+
+export const capacityRows: Record<string, () => Promise<CapacityFigure>> = {
   async throughput() {
     const { seconds, failed } = await run(1000, {});
-    return `1000 tasks in ${seconds.toFixed(1)} s: ${(1000 / seconds).toFixed(0)} tasks/s (${failed} not completed)`;
+    return {
+      measured: `${(1000 / seconds).toFixed(0)} tasks/s (1,000 in ${seconds.toFixed(1)} s, ${failed} not completed)`,
+      met: failed === 0 ? undefined : false,
+      details: { seconds, failed },
+    };
   },
   async inflight() {
-    let line = '';
+    let figure: CapacityFigure = { measured: '', met: undefined, details: {} };
     await run(2000, { latencyMs: 30_000 }, async (limit) => {
       const rssStart = process.memoryUsage().rss;
       let seen = -1;
@@ -67,24 +78,43 @@ const rows: Record<string, () => Promise<string>> = {
       }
       globalThis.gc?.();
       const rss = process.memoryUsage().rss;
-      line = `${seen} calls in flight on one node; RSS ${(rss / MB).toFixed(0)} MB, +${((rss - rssStart) / MB).toFixed(0)} MB, ${((rss - rssStart) / seen / 1024).toFixed(0)} kB per call in flight (upstream stand-in in the same process)`;
+      const perCallKb = (rss - rssStart) / seen / 1024;
+      figure = {
+        measured: `${seen} calls in flight; ${perCallKb.toFixed(0)} kB RSS per call (RSS ${(rss / MB).toFixed(0)} MB)`,
+        met: seen >= 2000 ? undefined : false,
+        details: { inFlight: seen, rssMb: rss / MB, perCallKb },
+      };
     });
-    return line;
+    return figure;
   },
   async drain() {
     // A sliding window lets 600 calls go at once and the next ones a minute after: the upstream's
     // own ideal for 1,000 calls is its last call at 60 s. The row is that ideal over the time taken.
     const { seconds, limit, failed } = await run(1000, { perWindow: 600, windowMs: 60_000 });
-    return `1000 tasks at 600/min: ${seconds.toFixed(1)} s; the upstream's ideal 60 s / measured = ${(60 / seconds).toFixed(2)} (refused ${limit.stats.refused}, ${failed} not completed)`;
+    const ratio = 60 / seconds;
+    return {
+      measured: `ideal ÷ measured ${ratio.toFixed(2)} (1,000 tasks at 600/min in ${seconds.toFixed(1)} s, ${limit.stats.refused} refused, ${failed} not completed)`,
+      met: ratio >= 0.9 && failed === 0,
+      details: { seconds, ratio, refused: limit.stats.refused, failed },
+    };
   },
   async five() {
     const { seconds, limit, failed } = await run(1000, { latencyMs: 5000 });
-    return `1000 five-second images: ${seconds.toFixed(1)} s, most in flight ${limit.stats.maxInFlight} (${failed} not completed)`;
+    return {
+      measured: `${seconds.toFixed(1)} s for 1,000 five-second images (${limit.stats.maxInFlight} in flight at most, ${failed} not completed)`,
+      met: seconds <= 10 && failed === 0,
+      details: { seconds, maxInFlight: limit.stats.maxInFlight, failed },
+    };
   },
 };
 
-for (const name of process.argv.slice(2)) {
-  const row = rows[name];
-  if (!row) throw new Error(`unknown row ${name}: ${Object.keys(rows).join(', ')}`);
-  console.log(`${name}: ${await row()}`);
+// As a script: one line per row named, or one JSON object with `--json` (the bench's rows read it).
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const json = process.argv.includes('--json');
+  for (const name of process.argv.slice(2).filter((arg) => arg !== '--json')) {
+    const row = capacityRows[name];
+    if (!row) throw new Error(`unknown row ${name}: ${Object.keys(capacityRows).join(', ')}`);
+    const figure = await row();
+    console.log(json ? JSON.stringify(figure) : `${name}: ${figure.measured}`);
+  }
 }

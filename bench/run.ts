@@ -11,6 +11,7 @@ import type { BenchContext } from './lib/context.js';
 import { startBareServer, startLoadGenerator } from './lib/load.js';
 import { loadWarning, machineInfo } from './lib/machine.js';
 import { type BenchReport, markdownTable, type RowResult, writeReport } from './lib/report.js';
+import { capacityRows } from './rows/capacity.js';
 import { coldStart } from './rows/startup.js';
 import { uploadMemory } from './rows/upload.js';
 import { upstreamCallsPerTask } from './rows/upstream.js';
@@ -87,6 +88,8 @@ const steps: Array<[boolean, () => Promise<RowResult[]>]> = [
     async () => [await attempt(ctx, { id: 'P9', what: 'cold start', store: 'sqlite' }, coldStart)],
   ],
   [postgres && ['P1', 'P2', 'P6'].some(wanted), () => postgresSuite(ctx, wanted)],
+  // Upstream capacity (issue 27): each row in its own process, ~2 minutes in all.
+  [['Q1', 'Q2', 'Q3', 'Q4'].some(wanted), () => capacityRows(ctx, wanted)],
 ];
 try {
   for (const [run, step] of steps) {
