@@ -115,11 +115,19 @@ export async function taskImageBlocks(
 }
 
 /** Advice on what to call next for tasks that have not finished yet, or undefined when all have. */
-export function pollingHint(tasks: readonly Pick<TaskRecord, 'task_id' | 'status'>[]): string | undefined {
+export function pollingHint(
+  tasks: readonly Pick<TaskRecord, 'task_id' | 'status' | 'waiting_for'>[],
+): string | undefined {
   const pending = tasks.filter((task) => task.status !== 'completed' && task.status !== 'failed');
   if (pending.length === 0) return undefined;
   const ids = JSON.stringify(pending.map((task) => task.task_id));
-  return pending.length === 1
-    ? `Task ${pending[0]?.task_id} is still ${pending[0]?.status}; call get_task again in 2-5 seconds.`
-    : `${pending.length} tasks are not finished; call batch_get_tasks with task_ids ${ids} again in 2-5 seconds.`;
+  const hint =
+    pending.length === 1
+      ? `Task ${pending[0]?.task_id} is still ${pending[0]?.status}; call get_task again in 2-5 seconds.`
+      : `${pending.length} tasks are not finished; call batch_get_tasks with task_ids ${ids} again in 2-5 seconds.`;
+  const waiting = pending.filter((task) => task.waiting_for === 'upstream_capacity').length;
+  if (waiting === 0) return hint;
+  // Said plainly, so an agent neither gives up nor resubmits: the wait is a queue, not a failure.
+  const who = waiting === 1 && pending.length === 1 ? 'It waits' : `${waiting} of them wait`;
+  return `${hint} ${who} for upstream capacity (the provider's rate limit): a wait keeps its turn and never fails a task; do not submit again.`;
 }
