@@ -42,7 +42,9 @@ const imageRequestFields = {
   response_format: z
     .enum(RESPONSE_FORMATS, { error: 'must be one of url, b64_json' })
     .nullish()
-    .describe("url (default): Atelier's stable /files/… URL; b64_json: the image bytes, base64"),
+    .describe(
+      "url: Atelier's stable /files/… URL only; b64_json: the image bytes (base64) only; absent: both (b64_json, as GPT image models answer, and url)",
+    ),
   quality: ignored('low, medium, high, hd, standard or auto'),
   output_format: ignored('png, jpeg or webp: the result keeps the format the model produced'),
   user: ignored('An end-user id'),
@@ -101,10 +103,16 @@ export const openAiEditFormSchema = z
   })
   .describe('Multipart form: image (or image[]) parts and text fields; other fields are ignored');
 
-/** One image of an answer: `url` or `b64_json`, as the request's response_format asked. */
+/** One image of an answer: `url`, `b64_json`, or both when the request named no response_format. */
 export const openAiImageSchema = z.object({
-  url: z.string().optional().describe("Atelier's stable URL of the result (response_format url)"),
-  b64_json: z.string().optional().describe('The image bytes, base64 (response_format b64_json)'),
+  url: z
+    .string()
+    .optional()
+    .describe("Atelier's stable URL of the result (response_format url, or none given)"),
+  b64_json: z
+    .string()
+    .optional()
+    .describe('The image bytes, base64 (response_format b64_json, or none given)'),
   revised_prompt: z.string().optional().describe('Never sent: Atelier does not rewrite prompts'),
 });
 
@@ -113,7 +121,14 @@ export const openAiImagesResponseSchema = z
   .object({
     created: z.number().int().describe('Unix seconds when the request was accepted'),
     data: z.array(openAiImageSchema).describe('The images that completed, in task order'),
-    output_format: z.string().optional().describe('png, jpeg or webp: the format of the first image'),
+    size: z
+      .string()
+      .optional()
+      .describe('WIDTHxHEIGHT of the first image as produced (may differ from the size asked)'),
+    output_format: z
+      .string()
+      .optional()
+      .describe('png, jpeg or webp: the format of the first image as produced'),
   })
   .meta({
     id: 'OpenAiImagesResponse',

@@ -12,6 +12,15 @@ import { OpenAiCompatError } from './openai-errors.js';
 import { mapCount, mapSize } from './request-mapping.js';
 import { waitForTasks } from './task-wait.js';
 
+/** What the answer echoes of its first image: the pixel size and format that were produced. */
+function producedOf(record: TaskRecord | undefined): Pick<OpenAiImagesResponse, 'size' | 'output_format'> {
+  const format = record?.contentType?.replace(/^image\//, '');
+  return {
+    ...(record?.width && record.height ? { size: `${record.width}x${record.height}` } : {}),
+    ...(format ? { output_format: format } : {}),
+  };
+}
+
 /** An OpenAI image request, before it is checked against the catalog. */
 export interface ImageRequestInput {
   prompt: string;
@@ -36,7 +45,8 @@ export interface ImagePlan {
   keepReferenceAspect: boolean;
   imageSize: ImageSize;
   count: number;
-  responseFormat: ResponseFormat;
+  /** `both` when the request named none: `b64_json` (what GPT image models answer) and `url`. */
+  responseFormat: ResponseFormat | 'both';
 }
 
 /**
@@ -99,7 +109,7 @@ export function createImageRequests(deps: {
         ...mapSize(model, input.size),
         keepReferenceAspect: mode !== 'text' && ['', 'auto'].includes(input.size?.trim() ?? ''),
         count: mapCount(model, input.n),
-        responseFormat: input.response_format ?? 'url',
+        responseFormat: input.response_format ?? 'both',
       };
     },
 
@@ -145,14 +155,12 @@ export function createImageRequests(deps: {
         throw new OpenAiCompatError(502, message, 'generation_failed', null, false);
       }
       const data = await Promise.all(
-        completed.map(async (record) =>
-          plan.responseFormat === 'b64_json'
-            ? { b64_json: await base64Of(record) }
-            : { url: record.imageUrl },
-        ),
+        completed.map(async (record) => ({
+          ...(plan.responseFormat === 'url' ? {} : { b64_json: await base64Of(record) }),
+          ...(plan.responseFormat === 'b64_json' ? {} : { url: record.imageUrl }),
+        })),
       );
-      const format = completed[0]?.contentType?.replace(/^image\//, '');
-      return { created, data, ...(format ? { output_format: format } : {}) };
+      return { created, data, ...producedOf(completed[0]) };
     },
   };
 }
