@@ -52,6 +52,7 @@ export async function listPendingForAccount(
       'tasks.content_type',
       'tasks.bytes',
       'tasks.provider',
+      'tasks.waiting_for',
       'tasks.idx',
       'tasks.created_at',
       'generations.id as generation_id',

@@ -25,7 +25,13 @@ export const TaskCard = memo(function TaskCard({
   const { status, progress } = card;
   const done = status === 'completed' && card.imageUrl;
   const position = card.count > 1 ? ` (${card.index + 1} of ${card.count})` : '';
-  const statusText = status === 'in_progress' ? `Rendering ${progress}%` : (STATUS_TEXT[status] ?? status);
+  // A task parked for its upstream's capacity says so: it keeps its turn, and a rate limit never fails it.
+  const waiting = card.waiting_for === 'upstream_capacity' && status === 'queued';
+  const statusText = waiting
+    ? 'Waiting for upstream capacity'
+    : status === 'in_progress'
+      ? `Rendering ${progress}%`
+      : (STATUS_TEXT[status] ?? status);
 
   return (
     <article
