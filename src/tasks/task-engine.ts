@@ -204,6 +204,8 @@ export function createTaskEngine(deps: TaskEngineDeps) {
       finished_at: now,
       lease_owner: null,
       lease_expires_at: null,
+      // Off the pool's line (its partial index holds waiting tasks only).
+      capacity_pool: null,
     });
   }
 

@@ -293,6 +293,7 @@ export function createTasksRepository({
             updated_at: now,
             lease_owner: null,
             lease_expires_at: null,
+            capacity_pool: null,
           })
           .where('id', '=', taskId)
           .where(isUnfinished)
