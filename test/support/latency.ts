@@ -45,10 +45,12 @@ export interface LatencyTrial<T> {
  * The trials are answered with each load's own results, so the test can assert that every load
  * was real (the cap reached, the pool busy). `floorMs` (default 1 ms) keeps a sub-millisecond idle
  * median from making the factor meaningless; `warmUp` requests (default 5) are made once, first.
+ * `request` is given the trial's index (from 0; the warm-up is trial 0's): where the measured
+ * requests spend a quota of their own (keys, uploads), each trial can measure with a fresh account.
  */
 export async function compareWithIdle<T>(options: {
   label: string;
-  request: () => Promise<void>;
+  request: (trial: number) => Promise<void>;
   samples: number;
   idleSamples?: number;
   warmUp?: number;
@@ -61,11 +63,12 @@ export async function compareWithIdle<T>(options: {
   const floorMs = options.floorMs ?? 1;
   const ratio = (trial: LatencyTrial<T>) => trial.loadedMs / Math.max(trial.idleMs, floorMs);
   const trials: LatencyTrial<T>[] = [];
-  await medianLatencyMs(options.warmUp ?? 5, request);
+  await medianLatencyMs(options.warmUp ?? 5, () => request(0));
   while (trials.length < (options.trials ?? 3)) {
-    const idleMs = await medianLatencyMs(options.idleSamples ?? samples, request);
+    const measure = (count: number) => medianLatencyMs(count, () => request(trials.length));
+    const idleMs = await measure(options.idleSamples ?? samples);
     const stop = await startLoad();
-    const loadedMs = await medianLatencyMs(samples, request).catch(async (error: unknown) => {
+    const loadedMs = await measure(samples).catch(async (error: unknown) => {
       await stop().catch(() => undefined);
       throw error;
     });
