@@ -61,11 +61,18 @@ const capacitySchema = z
   })
   .strict();
 
+const modelIdSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'model id: lowercase letters, digits, ".", "_" or "-"');
+
 const catalogEntrySchema = z
   .object({
-    id: z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'model id: lowercase letters, digits, ".", "_" or "-"'),
+    id: modelIdSchema,
+    /**
+     * Other ids that name this model (OpenAI's and Google's model ids, so tools that ship those
+     * defaults work): accepted wherever a model id is, listed by GET /v1/models with `alias_of`.
+     */
+    aliases: z.array(modelIdSchema).max(32).default([]),
     displayName: z.string().min(1).max(100).optional(),
     provider: z.string().min(1),
     upstreamModel: z.string().min(1),
@@ -133,6 +140,21 @@ const catalogFileSchema = z
       }
       seen.add(model.id);
     }
+    // An alias names exactly one model: never another model's id, nor an alias listed twice.
+    const named = new Map(catalog.models.map((model) => [model.id, `model ${model.id}`]));
+    for (const [i, model] of catalog.models.entries()) {
+      for (const [j, alias] of model.aliases.entries()) {
+        const taken = named.get(alias);
+        if (taken !== undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['models', i, 'aliases', j],
+            message: `alias ${alias} of ${model.id} is already the id or an alias of ${taken}`,
+          });
+        }
+        named.set(alias, `model ${model.id}`);
+      }
+    }
     if (!seen.has(DEFAULT_MODEL_ID)) {
       ctx.addIssue({
         code: 'custom',
@@ -145,19 +167,32 @@ const catalogFileSchema = z
 export type CatalogEntry = z.infer<typeof catalogEntrySchema>;
 export type CatalogFile = z.input<typeof catalogFileSchema>;
 
-/** The built-in catalog: the spec's four models (text and edit, no fusion), all on the offline renderer. */
+/**
+ * The built-in catalog: the spec's four models (text and edit, no fusion), all on the offline
+ * renderer. The aliases (the same in catalogs/*.json) let tools that ship OpenAI's or Google's model
+ * ids work unchanged: docs/openai-compat.md, "Model aliases".
+ */
 export const DEFAULT_CATALOG: CatalogFile = {
   models: [
     {
       id: 'base-image-2',
+      aliases: ['dall-e-3', 'gemini-3.1-flash-image', 'gemini-3.1-flash-image-preview'],
       displayName: 'Base Image 2',
       provider: 'local',
       upstreamModel: 'local-v1',
       modes: ['text', 'edit'],
     },
-    { id: 'pro', displayName: 'Pro', provider: 'local', upstreamModel: 'local-v1', modes: ['text', 'edit'] },
+    {
+      id: 'pro',
+      aliases: ['gpt-image-1', 'gpt-image-1.5', 'gemini-3-pro-image', 'gemini-3-pro-image-preview'],
+      displayName: 'Pro',
+      provider: 'local',
+      upstreamModel: 'local-v1',
+      modes: ['text', 'edit'],
+    },
     {
       id: 'flash2',
+      aliases: ['gpt-image-1-mini', 'gemini-2.5-flash-image'],
       displayName: 'Flash 2',
       provider: 'local',
       upstreamModel: 'local-v1',
@@ -165,6 +200,7 @@ export const DEFAULT_CATALOG: CatalogFile = {
     },
     {
       id: 'flash',
+      aliases: ['dall-e-2'],
       displayName: 'Flash',
       provider: 'local',
       upstreamModel: 'local-v1',
@@ -175,6 +211,7 @@ export const DEFAULT_CATALOG: CatalogFile = {
 
 export interface Catalog {
   readonly models: readonly CatalogEntry[];
+  /** The model of an id or an alias (callers record the entry's canonical `id`). */
   get(id: string): CatalogEntry | undefined;
   /** Names of the providers the catalog uses. */
   providers(): string[];
@@ -199,7 +236,7 @@ export function parseCatalog(input: unknown, knownProviders: readonly string[], 
   );
   if (unknown.length > 0) throw new Error(`${source} is invalid:\n  ${unknown.join('\n  ')}`);
   const models = parsed.data.models;
-  const byId = new Map(models.map((m) => [m.id, m]));
+  const byId = new Map(models.flatMap((m) => [m.id, ...m.aliases].map((id) => [id, m] as const)));
   return {
     models,
     get: (id) => byId.get(id),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { catalogModelSchema, modelsSchema } from './catalog.js';
 import { fieldError } from './field-error.js';
 
 /**
@@ -166,3 +167,25 @@ export const openAiErrorBodySchema = z
   });
 
 export type OpenAiErrorBody = z.output<typeof openAiErrorBodySchema>;
+
+/** A model of GET /v1/models: the catalog's model object, or an alias of one (`alias_of`). */
+export const openAiModelSchema = catalogModelSchema
+  .extend({
+    alias_of: z
+      .string()
+      .optional()
+      .describe(
+        'On an alias (an OpenAI or Google model id): the Atelier model it names, whose fields it carries',
+      ),
+  })
+  .meta({ id: 'OpenAiModel', description: 'A model or model alias (an OpenAI model object)' });
+
+/** GET /v1/models: the catalog's models, then every alias as an entry of its own. */
+export const openAiModelsSchema = modelsSchema
+  .extend({ data: z.array(openAiModelSchema) })
+  .meta({ id: 'OpenAiModels', description: "Models and their aliases, in OpenAI's list shape" });
+
+export type OpenAiModel = z.output<typeof openAiModelSchema>;
+export type OpenAiModels = z.output<typeof openAiModelsSchema>;
+
+export const openAiModelParamsSchema = z.object({ model: z.string().describe('A model id or alias') });

@@ -8,6 +8,7 @@ import { InvalidInput } from '../platform/domain-errors.js';
 import type { TaskChangeFeed } from '../tasks/task-events.js';
 import type { TaskRecord } from '../tasks/task-record.js';
 import type { TasksRepository } from '../tasks/tasks-repository.js';
+import { modelNotFound } from './models.js';
 import { OpenAiCompatError } from './openai-errors.js';
 import { mapCount, mapSize } from './request-mapping.js';
 import { waitForTasks } from './task-wait.js';
@@ -78,15 +79,7 @@ export function createImageRequests(deps: {
     plan(input: ImageRequestInput): ImagePlan {
       const modelId = input.model?.trim() || DEFAULT_MODEL_ID;
       const model = deps.catalog.get(modelId);
-      if (!model) {
-        const known = deps.catalog.models.map((m) => m.id).join(', ');
-        throw new OpenAiCompatError(
-          404,
-          `The model "${modelId}" does not exist; available models: ${known}`,
-          'model_not_found',
-          'model',
-        );
-      }
+      if (!model) throw modelNotFound(deps.catalog, modelId);
       const mode = input.references === 0 ? 'text' : input.references === 1 ? 'edit' : 'fusion';
       if (!model.modes.includes(mode)) {
         const hint =

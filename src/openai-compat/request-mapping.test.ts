@@ -14,6 +14,7 @@ const model = (overrides: Partial<CatalogEntry> = {}): CatalogEntry => ({
   maxCount: 4,
   maxReferences: 4,
   fallbacks: [],
+  aliases: [],
   ...overrides,
 });
 /** An OpenAI-catalog-like model: three ratios, 1K only. */

@@ -3,24 +3,26 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Account } from '../accounts/accounts-repository.js';
 import type { Catalog } from '../catalog/catalog.js';
-import { modelsSchema } from '../contract/catalog.js';
 import {
   OPENAI_TAG,
   openAiEditFormSchema,
   openAiErrorBodySchema,
   openAiGenerateBodySchema,
   openAiImagesResponseSchema,
+  openAiModelParamsSchema,
+  openAiModelSchema,
+  openAiModelsSchema,
 } from '../contract/openai.js';
 import { type AccountResolver, accountOf, requireAccount } from '../http/authentication.js';
 import { idempotencyHeadersSchema, installIdempotency } from '../http/idempotency-hooks.js';
 import { jsonResponse } from '../http/route-responses.js';
-import { modelList } from '../http/routes/models.js';
 import type { IdempotencyRepository } from '../idempotency/idempotency-repository.js';
 import { aboutReferenceField, DomainError, InvalidInput } from '../platform/domain-errors.js';
 import { MAX_UPLOAD_BYTES } from '../uploads/temp-file.js';
 import type { UploadsService } from '../uploads/uploads-service.js';
 import { EDIT_FORM_LIMITS, MAX_EDIT_IMAGES, readEditForm } from './edit-form.js';
 import type { ImagePlan, ImageRequests } from './image-requests.js';
+import { openAiModel, openAiModelList } from './models.js';
 import { OPENAI_ERROR_STATUSES } from './openai-errors.js';
 
 type ErrorStatus = keyof typeof OPENAI_ERROR_STATUSES;
@@ -98,14 +100,33 @@ export async function openAiCompatRoutes(
         operationId: 'openAiModels',
         summary: 'List models (OpenAI shape)',
         description:
-          'The same answer as GET /api/v1/models: OpenAI’s list with Atelier’s catalog fields and default_model. Errors in OpenAI’s shape.',
+          'The answer of GET /api/v1/models (OpenAI’s list with Atelier’s catalog fields and default_model), then each model alias (an OpenAI or Google model id) as an entry with alias_of. Errors in OpenAI’s shape.',
         response: {
-          200: jsonResponse('The catalog as an OpenAI model list', modelsSchema),
+          200: jsonResponse('The catalog and its aliases as an OpenAI model list', openAiModelsSchema),
           ...openAiErrorResponses([401]),
         },
       },
     },
-    async () => modelList(deps.catalog),
+    async () => openAiModelList(deps.catalog),
+  );
+
+  app.get(
+    '/models/:model',
+    {
+      schema: {
+        tags: [OPENAI_TAG],
+        operationId: 'openAiModel',
+        summary: 'Retrieve a model (OpenAI shape)',
+        description:
+          'A model of the catalog, or an alias (with alias_of), as GET /v1/models lists it; an unknown id is a 404 model_not_found. Errors in OpenAI’s shape.',
+        params: openAiModelParamsSchema,
+        response: {
+          200: jsonResponse('The model', openAiModelSchema),
+          ...openAiErrorResponses([401, 404]),
+        },
+      },
+    },
+    async (request) => openAiModel(deps.catalog, request.params.model),
   );
 
   app.post(

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { DallEAPIWrapper } from '@langchain/openai';
 import { generateImage } from 'ai';
 import OpenAI from 'openai';
 import sharp from 'sharp';
-import { makePng } from '../support/api-helpers.js';
+import { bearer, makePng } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 
 /**
@@ -74,4 +75,71 @@ describe('OpenAI client libraries, unchanged, against Atelier', () => {
     assert.equal(result.images.length, 2);
     for (const image of result.images) assert.equal(await sizeOf(image.uint8Array), '1024x1024');
   });
+
+  test("openai: models.retrieve answers a model, an alias (alias_of), or OpenAI's 404", async () => {
+    const client = new OpenAI({ baseURL, apiKey });
+    const pro = await client.models.retrieve('pro');
+    assert.equal(pro.id, 'pro');
+    assert.equal((pro as { alias_of?: string }).alias_of, undefined);
+    const alias = await client.models.retrieve('gpt-image-1');
+    assert.deepEqual(
+      [alias.id, alias.object, (alias as { alias_of?: string }).alias_of],
+      ['gpt-image-1', 'model', 'pro'],
+    );
+    const error = await client.models.retrieve('dall-e-4').then(
+      () => assert.fail('should be a 404'),
+      (thrown: unknown) => thrown,
+    );
+    assert.ok(error instanceof OpenAI.NotFoundError, String(error));
+    assert.deepEqual(
+      [error.code, error.param, error.type],
+      ['model_not_found', 'model', 'invalid_request_error'],
+    );
+  });
+
+  test('openai: models.list lists the models, then each alias with alias_of', async () => {
+    const client = new OpenAI({ baseURL, apiKey });
+    const ids = new Map<string, string | undefined>();
+    for await (const model of client.models.list())
+      ids.set(model.id, (model as { alias_of?: string }).alias_of);
+    for (const id of ['base-image-2', 'pro', 'flash2', 'flash']) assert.equal(ids.get(id), undefined, id);
+    assert.equal(ids.get('gpt-image-1'), 'pro');
+    assert.equal(ids.get('gpt-image-1-mini'), 'flash2');
+    assert.equal(ids.get('dall-e-3'), 'base-image-2');
+    assert.equal(ids.get('dall-e-2'), 'flash');
+    assert.equal(ids.get('gemini-3-pro-image'), 'pro');
+    assert.equal(ids.get('gemini-3.1-flash-image'), 'base-image-2');
+  });
+
+  test('ai generateImage with @ai-sdk/openai and its default id gpt-image-1: history records pro', async () => {
+    const openai = createOpenAI({ baseURL, apiKey });
+    const result = await generateImage({ model: openai.image('gpt-image-1'), prompt: 'a heron' });
+    assert.equal(await sizeOf(result.image.uint8Array), '1024x1024');
+    assert.equal((await lastHistoryItem()).model, 'pro');
+  });
+
+  test('@langchain/openai DallEAPIWrapper with its defaults (dall-e-3, url, style vivid, quality standard)', async () => {
+    const tool = new DallEAPIWrapper({ apiKey, baseUrl: baseURL });
+    const url = await tool.invoke('a red bicycle');
+    assert.match(String(url), new RegExp(`^${t.baseUrl}/files/results/`));
+    assert.equal((await fetch(String(url))).status, 200);
+    assert.equal((await lastHistoryItem()).model, 'base-image-2');
+  });
+
+  test('/api/v1/generate takes an alias too; the generation records the model it names', async () => {
+    const response = await fetch(`${t.baseUrl}/api/v1/generate`, {
+      method: 'POST',
+      headers: { ...bearer(apiKey), 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'alias', model: 'dall-e-2', imageSize: '1K' }),
+    });
+    assert.equal(response.status, 200, await response.clone().text());
+    assert.equal((await lastHistoryItem()).model, 'flash');
+  });
+
+  async function lastHistoryItem(): Promise<{ model: string }> {
+    const response = await fetch(`${t.baseUrl}/api/v1/history?limit=1`, { headers: bearer(apiKey) });
+    const { items } = (await response.json()) as { items: Array<{ model: string }> };
+    assert.ok(items[0], 'a history item');
+    return items[0];
+  }
 });

@@ -84,16 +84,17 @@ describe('OpenAI-compatible images API, with the official openai client', () => 
     return works.json().items as Array<{ source: string; tasks: Array<{ imageUrl?: string }> }>;
   }
 
-  test('models: OpenAI’s list with the catalog fields; /api/v1/models answers the same', async () => {
+  test('models: OpenAI’s list with the catalog fields; /api/v1/models answers the same without the aliases', async () => {
     const ids: string[] = [];
     for await (const model of client.models.list()) {
       assert.equal(model.object, 'model');
       assert.equal(typeof model.created, 'number');
       ids.push(model.id);
     }
-    assert.deepEqual(ids, ['base-image-2', 'pro', 'flash2', 'flash']);
+    assert.deepEqual(ids.slice(0, 4), ['base-image-2', 'pro', 'flash2', 'flash']);
     const openAi = await get(t, apiKey, '/v1/models');
-    assert.deepEqual(await get(t, apiKey, '/api/v1/models'), openAi);
+    const models = openAi.data.filter((model: { alias_of?: string }) => model.alias_of === undefined);
+    assert.deepEqual(await get(t, apiKey, '/api/v1/models'), { ...openAi, data: models });
     assert.equal(openAi.object, 'list');
     assert.equal(openAi.default_model, 'base-image-2');
     assert.deepEqual(openAi.data[0], {
@@ -217,7 +218,7 @@ describe('OpenAI-compatible images API, with the official openai client', () => 
       'n',
     );
     assertOpenAiError(await rejection(client.images.generate({ prompt: '  ' })), 400, 'prompt');
-    const unknown = await rejection(client.images.generate({ prompt: 'x', model: 'dall-e-3' }));
+    const unknown = await rejection(client.images.generate({ prompt: 'x', model: 'no-such-model' }));
     assertOpenAiError(unknown, 404, 'model');
     assert.equal(unknown.code, 'model_not_found');
     assert.ok(unknown instanceof OpenAI.NotFoundError);

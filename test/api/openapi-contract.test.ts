@@ -30,6 +30,10 @@ async function exerciseOpenAiRoutes(
   const json = { ...h, 'content-type': 'application/json' };
   await exercise('GET', '/v1/models', { url: '/v1/models', headers: h }, 200);
   await exercise('GET', '/v1/models', { url: '/v1/models', headers: bearer('atl_x') }, 401);
+  const model = '/v1/models/{model}';
+  await exercise('GET', model, { url: '/v1/models/gpt-image-1', headers: h }, 200);
+  await exercise('GET', model, { url: '/v1/models/no-such-model', headers: h }, 404);
+  await exercise('GET', model, { url: '/v1/models/pro', headers: bearer('atl_x') }, 401);
   const generations = '/v1/images/generations';
   const prompt = { prompt: 'contract', size: '1024x1024' };
   await exercise('POST', generations, { url: generations, headers: json, payload: prompt }, 200);

@@ -20,7 +20,12 @@ export const V1_ROUTES = [
   'POST /webhooks/deliveries/:id/redeliver',
 ];
 /** The OpenAI-compatible routes (their errors are in OpenAI's shape). */
-export const OPENAI_ROUTES = ['GET /v1/models', 'POST /v1/images/generations', 'POST /v1/images/edits'];
+export const OPENAI_ROUTES = [
+  'GET /v1/models',
+  'GET /v1/models/:id',
+  'POST /v1/images/generations',
+  'POST /v1/images/edits',
+];
 export const OTHER_ROUTES = [
   'POST /web/api/session',
   'DELETE /web/api/session',

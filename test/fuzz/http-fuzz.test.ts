@@ -32,6 +32,16 @@ const HELD_SOCKET_MS = Number(process.env.FUZZ_HELD_MS ?? 20_000);
 // Upload temp files go to os.tmpdir(): this process's own folder, to check that none is left.
 process.env.TMPDIR = mkdtempSync(join(tmpdir(), 'atelier-fuzz-tmp-'));
 
+/** Whether a path's percent-encoding is valid. */
+const decodable = (text: string) => {
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /** What is wrong with an answer (a short kind to group by, and the detail), or undefined. */
 function contractProblem(
   method: string,
@@ -46,7 +56,12 @@ function contractProblem(
   if (!Number.isInteger(status) || status < 100) return { kind: 'no valid status line', detail: body };
   // The OpenAI-compatible routes wait for their images; with the engine off nothing renders, so a
   // valid request ends at the wait ceiling with its documented 504 (an answer, not a failure).
-  const openAiRoute = OPENAI_ROUTES.includes(`${method} ${url.split('?')[0]}`);
+  // A route with a parameter matches any one segment; a path the router cannot decode (`%zz`) is
+  // answered before any route, in the spec's shape.
+  const request = `${method} ${url.split('?')[0]}`;
+  const openAiRoute =
+    decodable(request) &&
+    OPENAI_ROUTES.some((route) => new RegExp(`^${route.replace(/:id\b/g, '[^/]*')}$`).test(request));
   const code = (response.json as { error?: { code?: unknown } } | undefined)?.error?.code;
   if (status === 504 && openAiRoute && code === 'wait_timeout') return undefined;
   if (status >= 500) {
