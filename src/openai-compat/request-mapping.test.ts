@@ -56,6 +56,17 @@ test('a class below the model’s smallest is raised to it; above its largest is
   assert.throws(() => mapSize(narrow, '2048x2048'), /accepted: auto, 1024x1024, 832x1248, 1248x832/);
 });
 
+test('more pixels than twice the largest class (nearer a class above it) is refused, not served smaller', () => {
+  // 4K at 1:1 is 4096x4096 (16.8 MP): up to twice that (33.5 MP, the log midpoint to 8K) maps to 4K.
+  assert.deepEqual(mapSize(model(), '5792x5792'), { aspect: '1:1', imageSize: '4K' });
+  for (const size of ['8192x8192', '5808x5808', '16384x9216']) {
+    assert.throws(() => mapSize(model(), size), refusedOn('size'), size);
+    assert.throws(() => mapSize(model(), size), /larger than its largest size class \(4K\)/, size);
+  }
+  assert.deepEqual(mapSize(model({ sizes: ['1K', '2K'] }), '2880x2880'), { aspect: '1:1', imageSize: '2K' });
+  assert.throws(() => mapSize(model({ sizes: ['1K', '2K'] }), '3072x3072'), refusedOn('size'));
+});
+
 test('a ratio the model lacks (more than 10 % off), or a malformed size, is refused naming size', () => {
   assert.throws(() => mapSize(narrow, '1792x1024'), refusedOn('size'));
   assert.throws(() => mapSize(model(), '100x900'), refusedOn('size'));

@@ -29,8 +29,9 @@ export function sizesOffered(model: CatalogEntry): string[] {
  * OpenAI's `size` onto the catalog: `auto` (or none) is 1:1 at 1K where the model offers them (the
  * nearest to OpenAI's default 1024x1024); `WxH` takes the model's aspect nearest in ratio (within
  * 10 %), then the size class nearest in megapixels. A class smaller than the model's smallest is
- * raised to it (a bigger image is still the image asked for); a ratio the model lacks, or more
- * pixels than its largest class, is a 400 naming `size`.
+ * raised to it (a bigger image is still the image asked for); a ratio the model lacks, a class
+ * between two it offers that it lacks, or more than twice the pixels of its largest class (nearer
+ * the class above it) is a 400 naming `size`.
  */
 export function mapSize(
   model: CatalogEntry,
@@ -62,10 +63,15 @@ export function mapSize(
     const side = pixelSize(aspect, imageSize);
     return side.width * side.height;
   };
+  const rank = (imageSize: ImageSize) => ALL_SIZES.indexOf(imageSize);
+  // Classes are 4x apart in pixels: beyond twice the largest, the nearest class is one above it.
+  const largest = [...model.sizes].sort((a, b) => rank(b) - rank(a))[0];
+  if (largest !== undefined && pixels > 2 * area(largest)) {
+    throw refuse(`larger than its largest size class (${largest})`);
+  }
   const classDistance = (imageSize: ImageSize) => Math.abs(Math.log(area(imageSize) / pixels));
   const nearest = [...ALL_SIZES].sort((a, b) => classDistance(a) - classDistance(b))[0] ?? '1K';
   if (model.sizes.includes(nearest)) return { aspect, imageSize: nearest };
-  const rank = (imageSize: ImageSize) => ALL_SIZES.indexOf(imageSize);
   const smallest = [...model.sizes].sort((a, b) => rank(a) - rank(b))[0];
   if (smallest !== undefined && rank(nearest) < rank(smallest)) return { aspect, imageSize: smallest };
   throw refuse(`it needs ${nearest}`);

@@ -76,6 +76,17 @@ describe('OpenAI client libraries, unchanged, against Atelier', () => {
     for (const image of result.images) assert.equal(await sizeOf(image.uint8Array), '1024x1024');
   });
 
+  test("openai: a size over the model's largest class is a 400 naming size (8192x8192 is not served at 4K)", async () => {
+    const client = new OpenAI({ baseURL, apiKey, maxRetries: 0 });
+    const error = await client.images.generate({ model: 'pro', prompt: 'huge', size: '8192x8192' }).then(
+      () => assert.fail('should be refused'),
+      (thrown: unknown) => thrown,
+    );
+    assert.ok(error instanceof OpenAI.BadRequestError, String(error));
+    assert.equal(error.param, 'size');
+    assert.match(error.message, /larger than its largest size class \(4K\)/);
+  });
+
   test("openai: models.retrieve answers a model, an alias (alias_of), or OpenAI's 404", async () => {
     const client = new OpenAI({ baseURL, apiKey });
     const pro = await client.models.retrieve('pro');
