@@ -49,8 +49,8 @@ test('Gemini past a concurrent limit nobody configured (RESOURCE_EXHAUSTED): lea
 });
 
 test('Replicate past a per-minute limit on creates (throttled 429): every task completes, the window is kept full', async (t) => {
-  const windowMs = 3000;
-  const limit = createUpstreamLimit({ perWindow: 8, windowMs });
+  const windowMs = 6000;
+  const limit = createUpstreamLimit({ perWindow: 16, windowMs });
   const fake = await startFakeReplicate({
     token: UPSTREAM_KEY,
     limit,
@@ -61,7 +61,7 @@ test('Replicate past a per-minute limit on creates (throttled 429): every task c
   const config = await capacityConfig(
     'replicate',
     'google/nano-banana-2',
-    { requestsPerMinute: 8 },
+    { requestsPerMinute: 16 },
     { ATELIER_UPLOAD_ALLOWED_HOSTS: new URL(fake.baseUrl).host },
   );
   let core: Core | undefined;
@@ -69,11 +69,11 @@ test('Replicate past a per-minute limit on creates (throttled 429): every task c
     const provider = createReplicateProvider({ baseUrl: fake.baseUrl });
     core = await createCore(config, capacityOverrides(provider, { windowMs }));
     core.engine.start();
-    const { accountId, taskIds } = await submitBurst(core, 'replicate', 24);
+    const { accountId, taskIds } = await submitBurst(core, 'replicate', 48);
     const rows = await allEnded([core], accountId, taskIds);
     const first = limit.stats.acceptedAt[0] ?? 0;
     const span = (limit.stats.acceptedAt.at(-1) ?? first) - first;
-    const pace = limit.stats.accepted / ((span / windowMs + 1) * 8);
+    const pace = limit.stats.accepted / ((span / windowMs + 1) * 16);
     t.diagnostic(
       `refused ${limit.stats.refused}, busiest window ${limit.busiestWindow()}, pace ${pace.toFixed(2)}`,
     );

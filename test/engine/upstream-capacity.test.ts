@@ -48,7 +48,7 @@ async function runBurst(
 }
 
 test('past a concurrent limit set in the catalog: every task completes, no call is refused, the slots stay busy', async (t) => {
-  const { rows, limit } = await runBurst({ maxInFlight: 4, latencyMs: 500 }, { maxInFlight: 4 }, 48);
+  const { rows, limit } = await runBurst({ maxInFlight: 4, latencyMs: 1000 }, { maxInFlight: 4 }, 32);
   t.diagnostic(`refused ${limit.stats.refused}, mean in flight ${limit.meanInFlight().toFixed(2)} of 4`);
   assert.deepEqual(notCompleted(rows), []);
   assert.ok(limit.stats.refused < 0.15 * rows.length, `${limit.stats.refused} refused calls`);
@@ -86,17 +86,17 @@ test('past a concurrent limit nobody configured: the limit is learned, then ever
 });
 
 test('past a per-minute limit set in the catalog: every task completes, the window is never overrun, the pace reaches the limit', async (t) => {
-  const windowMs = 3000;
+  const windowMs = 6000;
   const { rows, limit } = await runBurst(
-    { perWindow: 8, windowMs, latencyMs: 20 },
-    { requestsPerMinute: 8 },
-    32,
+    { perWindow: 16, windowMs, latencyMs: 20 },
+    { requestsPerMinute: 16 },
+    48,
     windowMs,
   );
   const first = limit.stats.acceptedAt[0] ?? 0;
   const span = (limit.stats.acceptedAt.at(-1) ?? first) - first;
-  // Ideal: 8 calls at the start of each window, 32 calls in 4 windows.
-  const pace = limit.stats.accepted / ((span / windowMs + 1) * 8);
+  // Ideal: 16 calls at the start of each window, 48 calls in 3 windows.
+  const pace = limit.stats.accepted / ((span / windowMs + 1) * 16);
   t.diagnostic(
     `refused ${limit.stats.refused}, busiest window ${limit.busiestWindow()}, pace ${pace.toFixed(2)}`,
   );
