@@ -173,7 +173,12 @@ export async function buildApp(
   const connectionCaps = createConnectionCaps(core.config.resourceCaps.streams);
   await app.register(apiV1, { prefix: '/api/v1', core, resolvers, connectionCaps });
   // OpenAI's Images API first: /v1/models and /v1/images/* are its; every other /v1 path is the alias.
-  await app.register(openAiCompatRoutes, { prefix: '/v1', ...openAiCompatDeps(core, resolvers) });
+  // They also take Azure OpenAI's `api-key` header (apps in Azure mode send it).
+  const openAiResolvers = [
+    bearerKeyResolver(core.accounts.authenticateApiKey, { apiKeyHeader: true }),
+    website.sessionResolver,
+  ];
+  await app.register(openAiCompatRoutes, { prefix: '/v1', ...openAiCompatDeps(core, openAiResolvers) });
   await app.register(apiV1, { prefix: '/v1', core, resolvers, connectionCaps, alias: true });
   // A route that declares no schema is left out of the document (the website's pages and static
   // files); the route-coverage test (test/api/openapi-contract.test.ts) names every such route.

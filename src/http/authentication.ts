@@ -23,9 +23,43 @@ export const ACCOUNT_DISABLED = 'This account is disabled';
 
 const bearerPattern = /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i;
 
-/** Reads `Authorization: Bearer <key>` (spec §5): missing/not Bearer → unauthorized; unknown → invalid_api_key. */
+/** The key of `Authorization: Bearer <key>`; undefined without the header. */
+function bearerKeyOf(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (header === undefined) return undefined;
+  // Security: with two, a proxy reading the last and Atelier the first would disagree on the caller.
+  if (headerLineCount(request, 'authorization') > 1) {
+    throw new ApiError('unauthorized', 'Send exactly one Authorization header');
+  }
+  const match = bearerPattern.exec(header);
+  if (!match?.[1]) {
+    throw new ApiError('unauthorized', 'Authorization header must be "Bearer <API_KEY>"');
+  }
+  return match[1];
+}
+
+const apiKeyPattern = /^ *([A-Za-z0-9._~+/=-]+) *$/;
+
+/** The key of Azure OpenAI's `api-key: <key>` header; undefined without the header. */
+function apiKeyHeaderOf(request: FastifyRequest): string | undefined {
+  const header = request.headers['api-key'];
+  if (header === undefined) return undefined;
+  if (headerLineCount(request, 'api-key') > 1 || typeof header !== 'string') {
+    throw new ApiError('unauthorized', 'Send exactly one api-key header');
+  }
+  const match = apiKeyPattern.exec(header);
+  if (!match?.[1]) throw new ApiError('unauthorized', 'api-key header must be the API key');
+  return match[1];
+}
+
+/**
+ * Reads `Authorization: Bearer <key>` (spec §5): missing/not Bearer → unauthorized; unknown →
+ * invalid_api_key. With `apiKeyHeader` (the OpenAI-compatible routes) Azure OpenAI's `api-key: <key>`
+ * is read too; both present and naming different keys → unauthorized (never a guess between them).
+ */
 export function bearerKeyResolver(
   authenticate: (apiKey: string) => Account | undefined | Promise<Account | undefined>,
+  options: { apiKeyHeader?: boolean } = {},
 ): AccountResolver {
   const known = (account: Account | undefined) => {
     if (!account) throw new ApiError('invalid_api_key', 'Invalid API key');
@@ -34,17 +68,14 @@ export function bearerKeyResolver(
     return account;
   };
   return (request) => {
-    const header = request.headers.authorization;
-    if (header === undefined) return 'not-mine';
-    // Security: with two, a proxy reading the last and Atelier the first would disagree on the caller.
-    if (headerLineCount(request, 'authorization') > 1) {
-      throw new ApiError('unauthorized', 'Send exactly one Authorization header');
+    const bearer = bearerKeyOf(request);
+    const azure = options.apiKeyHeader ? apiKeyHeaderOf(request) : undefined;
+    if (bearer !== undefined && azure !== undefined && bearer !== azure) {
+      throw new ApiError('unauthorized', 'Authorization and api-key name different keys; send one');
     }
-    const match = bearerPattern.exec(header);
-    if (!match?.[1]) {
-      throw new ApiError('unauthorized', 'Authorization header must be "Bearer <API_KEY>"');
-    }
-    const account = authenticate(match[1]);
+    const key = bearer ?? azure;
+    if (key === undefined) return 'not-mine';
+    const account = authenticate(key);
     return account instanceof Promise ? account.then(known) : known(account);
   };
 }

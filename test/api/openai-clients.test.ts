@@ -147,6 +147,60 @@ describe('OpenAI client libraries, unchanged, against Atelier', () => {
     assert.equal((await lastHistoryItem()).model, 'flash');
   });
 
+  test('Azure-style api-key header on /v1/images/* and /v1/models (api-version ignored); disagreeing keys are a 401', async () => {
+    const post = (headers: Record<string, string>) =>
+      fetch(`${baseURL}/images/generations?api-version=2025-04-01-preview`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ model: 'gpt-image-1', prompt: 'azure', size: '1024x1024' }),
+      });
+    const ok = await post({ 'api-key': apiKey });
+    assert.equal(ok.status, 200, await ok.clone().text());
+    assert.ok(((await ok.json()) as { data: Array<{ b64_json?: string }> }).data[0]?.b64_json);
+    const models = await fetch(`${baseURL}/models?api-version=2024-10-21`, {
+      headers: { 'api-key': apiKey },
+    });
+    assert.equal(models.status, 200);
+    // The same key in both headers is one credential.
+    assert.equal((await post({ 'api-key': apiKey, ...bearer(apiKey) })).status, 200);
+
+    const { apiKey: other } = await t.createAccount();
+    const disagree = await post({ 'api-key': other, ...bearer(apiKey) });
+    assert.equal(disagree.status, 401);
+    const body = (await disagree.json()) as { error: { code: string; type: string; param: unknown } };
+    assert.deepEqual(
+      [body.error.code, body.error.type, body.error.param],
+      ['unauthorized', 'invalid_request_error', null],
+    );
+    const wrong = await post({ 'api-key': 'atl_not_a_key' });
+    assert.equal(wrong.status, 401);
+    assert.equal(((await wrong.json()) as { error: { code: string } }).error.code, 'invalid_api_key');
+    // Only OpenAI's surface reads it: /api/v1 keeps Authorization (spec §5).
+    const v1 = await fetch(`${t.baseUrl}/api/v1/user/status`, { headers: { 'api-key': apiKey } });
+    assert.equal(v1.status, 401);
+  });
+
+  test("Open WebUI's OpenAI image engine request shape: Bearer, ?api-version, no response_format for gpt-image; it reads url first, else b64_json", async () => {
+    // Follows open-webui backend/open_webui/routers/images.py, image_generations(): POST
+    // {IMAGES_OPENAI_API_BASE_URL}/images/generations (+ ?api-version= when set) with
+    // { model, prompt, n, size } and response_format "b64_json" unless the model matches
+    // IMAGE_URL_RESPONSE_MODELS_REGEX_PATTERN (the gpt-image models); for each data[] it downloads
+    // `url` (sending the same Authorization header) when present, else decodes `b64_json`.
+    const headers = { ...bearer(apiKey), 'content-type': 'application/json' };
+    const response = await fetch(`${baseURL}/images/generations?api-version=2025-04-01-preview`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ model: 'gpt-image-1', prompt: 'owui', n: 1, size: '1024x1024' }),
+    });
+    assert.equal(response.status, 200);
+    const { data } = (await response.json()) as { data: Array<{ url?: string; b64_json?: string }> };
+    const image = data[0];
+    const download = await fetch(image?.url ?? '', { headers });
+    assert.equal(download.status, 200);
+    assert.match(download.headers.get('content-type') ?? '', /^image\//);
+    assert.ok(Buffer.from(await download.arrayBuffer()).equals(Buffer.from(image?.b64_json ?? '', 'base64')));
+  });
+
   async function lastHistoryItem(): Promise<{ model: string }> {
     const response = await fetch(`${t.baseUrl}/api/v1/history?limit=1`, { headers: bearer(apiKey) });
     const { items } = (await response.json()) as { items: Array<{ model: string }> };
