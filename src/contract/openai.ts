@@ -49,13 +49,18 @@ const imageRequestFields = {
   quality: ignored('low, medium, high, hd, standard or auto'),
   output_format: ignored('png, jpeg or webp: the result keeps the format the model produced'),
   user: ignored('An end-user id'),
+  background: z
+    .string({ error: 'must be a string' })
+    .nullish()
+    .describe(
+      'auto or opaque: accepted (the model decides); transparent is refused (400, param background): no model of the catalog makes transparent images',
+    ),
 };
 
 /** POST /v1/images/generations (JSON). */
 export const openAiGenerateBodySchema = z
   .looseObject({
     ...imageRequestFields,
-    background: ignored('transparent, opaque or auto'),
     style: ignored('vivid or natural'),
     moderation: ignored('low or auto'),
     stream: z

@@ -29,6 +29,7 @@ export interface ImageRequestInput {
   n?: number | null | undefined;
   size?: string | null | undefined;
   response_format?: ResponseFormat | null | undefined;
+  background?: string | null | undefined;
   /** How many reference images came with it (edits): 0 = text, 1 = edit, several = fusion. */
   references: number;
 }
@@ -80,6 +81,12 @@ export function createImageRequests(deps: {
       const modelId = input.model?.trim() || DEFAULT_MODEL_ID;
       const model = deps.catalog.get(modelId);
       if (!model) throw modelNotFound(deps.catalog, modelId);
+      if (input.background?.trim() === 'transparent') {
+        throw new InvalidInput(
+          `background transparent is not supported by model ${model.id}: its images are opaque; send auto or opaque`,
+          'background',
+        );
+      }
       const mode = input.references === 0 ? 'text' : input.references === 1 ? 'edit' : 'fusion';
       if (!model.modes.includes(mode)) {
         const hint =

@@ -4,7 +4,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { DallEAPIWrapper } from '@langchain/openai';
 import { generateImage } from 'ai';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import sharp from 'sharp';
 import { bearer, makePng } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
@@ -85,6 +85,29 @@ describe('OpenAI client libraries, unchanged, against Atelier', () => {
     assert.ok(error instanceof OpenAI.BadRequestError, String(error));
     assert.equal(error.param, 'size');
     assert.match(error.message, /larger than its largest size class \(4K\)/);
+  });
+
+  test('openai: background transparent is refused naming background (generate and edit); auto and opaque are accepted', async () => {
+    const client = new OpenAI({ baseURL, apiKey, maxRetries: 0 });
+    const refusal = (call: Promise<unknown>) =>
+      call.then(
+        () => assert.fail('should be refused'),
+        (thrown: unknown) => {
+          assert.ok(thrown instanceof OpenAI.BadRequestError, String(thrown));
+          assert.equal(thrown.param, 'background');
+        },
+      );
+    await refusal(
+      client.images.generate({ model: 'gpt-image-1', prompt: 'logo', background: 'transparent' }),
+    );
+    const image = await toFile(await makePng(), 'a.png', { type: 'image/png' });
+    await refusal(
+      client.images.edit({ model: 'gpt-image-1', image, prompt: 'cut out', background: 'transparent' }),
+    );
+    for (const background of ['auto', 'opaque'] as const) {
+      const response = await client.images.generate({ model: 'gpt-image-1', prompt: 'logo', background });
+      assert.equal(response.data?.length, 1, background);
+    }
   });
 
   test("openai: models.retrieve answers a model, an alias (alias_of), or OpenAI's 404", async () => {
