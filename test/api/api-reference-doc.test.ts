@@ -9,7 +9,7 @@ import { createTestApp, type TestApp } from '../support/test-server.js';
 const reference = await readFile(new URL('../../docs/api.md', import.meta.url), 'utf8');
 const openAiReference = await readFile(new URL('../../docs/openai-compat.md', import.meta.url), 'utf8');
 /** The OpenAI-compatible routes are documented in docs/openai-compat.md, the rest in docs/api.md. */
-const isOpenAiRoute = (path: string) => path === '/v1/models' || path.startsWith('/v1/images/');
+const isOpenAiRoute = (path: string) => path.startsWith('/v1/models') || path.startsWith('/v1/images/');
 
 describe('docs/api.md', () => {
   let t: TestApp;
