@@ -224,6 +224,50 @@ describe('OpenAI client libraries, unchanged, against Atelier', () => {
     assert.ok(Buffer.from(await download.arrayBuffer()).equals(Buffer.from(image?.b64_json ?? '', 'base64')));
   });
 
+  test("LibreChat's image_gen_oai / image_edit_oai in Azure mode: gpt-image-1, api-key + api-version, reads data[0].b64_json", async () => {
+    // Follows LibreChat api/app/clients/tools/structured/OpenAIImageTools.js (createOpenAIImageTools):
+    // generation through the openai client with baseURL, defaultQuery { "api-version" } and
+    // defaultHeaders { "api-key" } (apiKey the same key), body { model, prompt, n, background: "auto",
+    // output_format: "png", quality: "auto", size: "auto" }; the edit is a multipart POST
+    // {baseURL}/images/edits?api-version=… with model, prompt, quality, size and image[] parts and
+    // the api-key header. Both read only data[0].b64_json ("No image data returned" otherwise).
+    const openai = new OpenAI({
+      apiKey,
+      baseURL,
+      defaultQuery: { 'api-version': '2025-04-01-preview' },
+      defaultHeaders: { 'api-key': apiKey, 'Content-Type': 'application/json' },
+    });
+    const generated = await openai.images.generate({
+      model: 'gpt-image-1',
+      prompt: 'a lighthouse',
+      n: 1,
+      background: 'auto',
+      output_format: 'png',
+      quality: 'auto',
+      size: 'auto',
+    });
+    assert.equal(await sizeOf(Buffer.from(generated.data?.[0]?.b64_json ?? '', 'base64')), '1024x1024');
+
+    const form = new FormData();
+    form.append('model', 'gpt-image-1');
+    form.append('prompt', 'make it night');
+    form.append('quality', 'auto');
+    form.append('size', 'auto');
+    form.append(
+      'image[]',
+      new Blob([new Uint8Array(await makePng(640, 480))], { type: 'image/png' }),
+      'a.png',
+    );
+    const edit = await fetch(`${baseURL}/images/edits?api-version=2025-04-01-preview`, {
+      method: 'POST',
+      headers: { 'api-key': apiKey },
+      body: form,
+    });
+    assert.equal(edit.status, 200, await edit.clone().text());
+    const { data } = (await edit.json()) as { data: Array<{ b64_json?: string }> };
+    assert.equal(await sizeOf(Buffer.from(data[0]?.b64_json ?? '', 'base64')), '1184x880');
+  });
+
   async function lastHistoryItem(): Promise<{ model: string }> {
     const response = await fetch(`${t.baseUrl}/api/v1/history?limit=1`, { headers: bearer(apiKey) });
     const { items } = (await response.json()) as { items: Array<{ model: string }> };
