@@ -140,7 +140,12 @@ export const openAiImagesResponseSchema = z
     id: 'OpenAiImagesResponse',
     description: 'OpenAI Images response',
     examples: [
-      { created: 1795300990, data: [{ url: 'http://localhost:8080/files/results/tsk_4f9c2a7e.png' }] },
+      {
+        created: 1795300990,
+        data: [{ b64_json: 'iVBORw0KGgo…', url: 'http://localhost:8080/files/results/tsk_4f9c2a7e.png' }],
+        size: '1024x1024',
+        output_format: 'png',
+      },
     ],
   });
 
