@@ -129,7 +129,7 @@ describe('secrets at rest: the database file, its dump and the logs', () => {
       cookie,
     );
     assert.equal(keySet.status, 204);
-    const rotated = await web('POST', '/web/api/account/api-key', {}, cookie);
+    const rotated = await web('POST', '/web/api/account/api-key', { password: secrets.password }, cookie);
     assert.equal(rotated.status, 200);
     secrets.rotatedApiKey = ((await rotated.json()) as { api_key: string }).api_key;
 
