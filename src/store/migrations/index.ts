@@ -35,7 +35,6 @@ export const migrations: Record<string, Migration> = {
   '0009_creation_views': m0009,
   '0010_usage': m0010,
   '0011_history_version': m0011,
-  '0022_upstream_capacity': m0022,
   '0012_sign_in_attempts': m0012,
   '0014_session_controls': m0014,
   '0016_idempotency_usage': m0016,
@@ -43,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '0018_prompt_search': m0018,
   '0019_webhook_secret_rotation': m0019,
   '0021_generation_aspect_source': m0021,
+  '0022_upstream_capacity': m0022,
 };
