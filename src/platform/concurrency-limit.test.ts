@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createConcurrencyLimit } from './concurrency-limit.js';
+import { createConcurrencyLimit, createFairConcurrencyLimit } from './concurrency-limit.js';
 
 test('no more than the limit run at once; the rest run in order, failures release their turn', async () => {
   const limit = createConcurrencyLimit(2);
@@ -36,4 +36,47 @@ test('no more than the limit run at once; the rest run in order, failures releas
     results.filter((r) => r.status === 'fulfilled').map((r) => r.value),
     [0, 2, 3, 4],
   );
+});
+
+test('the fair limit serves waiting keys in turn, each key in its own order, and starves none', async () => {
+  const limit = createFairConcurrencyLimit(1);
+  const order: string[] = [];
+  let release = () => {};
+  const first = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const job = (name: string, gate?: Promise<void>) => async () => {
+    order.push(name);
+    await gate;
+  };
+  // A holds the only slot and queues four more; then B queues one and C two; then A one more.
+  const runs = [limit.run('A', job('A0', first))];
+  for (let i = 1; i <= 4; i++) runs.push(limit.run('A', job(`A${i}`)));
+  runs.push(limit.run('B', job('B0')));
+  runs.push(limit.run('C', job('C0')), limit.run('C', job('C1')));
+  runs.push(limit.run('A', job('A5')));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(order, ['A0']);
+  release();
+  await Promise.all(runs);
+  // B runs second (not sixth), C third; A's own calls keep their order and still all run.
+  assert.deepEqual(order, ['A0', 'A1', 'B0', 'C0', 'A2', 'C1', 'A3', 'A4', 'A5']);
+});
+
+test('the fair limit hands a freed slot to a waiter: a newcomer never runs past the limit', async () => {
+  const limit = createFairConcurrencyLimit(1);
+  let running = 0;
+  let peak = 0;
+  const work = async () => {
+    running++;
+    peak = Math.max(peak, running);
+    await new Promise((resolve) => setImmediate(resolve));
+    running--;
+  };
+  const runs = [limit.run('A', work), limit.run('B', work)];
+  // Right after the first call ends (its slot handed to B's waiter), a third caller arrives.
+  await runs[0];
+  runs.push(limit.run('C', work));
+  await Promise.all(runs);
+  assert.equal(peak, 1);
 });

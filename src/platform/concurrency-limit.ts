@@ -1,18 +1,41 @@
 /**
- * At most `limit` calls of `run` at a time; the others wait their turn, in order. For CPU-bound
- * work (image encoding) that would otherwise take both cores from the API's event loop.
+ * At most `limit` calls of `run` at a time; the others wait their turn. For CPU-bound work (image
+ * encoding) that would otherwise take both cores from the API's event loop.
+ *
+ * Waiters are served fairly between keys: when a slot frees, the keys that have work waiting take
+ * turns (round robin, in the order each key first queued), and one key's calls run in the order
+ * they were made. One key's backlog therefore delays another key's call by at most one call per
+ * waiting key, not by the whole backlog.
  */
-export function createConcurrencyLimit(limit: number) {
+export function createFairConcurrencyLimit(limit: number) {
   let running = 0;
-  const waiting: Array<() => void> = [];
+  /** Per key, its waiters in order; Map iteration order is the round robin's turn order. */
+  const waiting = new Map<string, Array<() => void>>();
   const release = () => {
-    running--;
-    waiting.shift()?.();
+    const next = waiting.entries().next();
+    if (next.done) {
+      running--;
+      return;
+    }
+    const [key, queue] = next.value;
+    const wake = queue.shift();
+    // The key goes to the back of the turn order (or leaves it when it has nobody left waiting).
+    waiting.delete(key);
+    if (queue.length > 0) waiting.set(key, queue);
+    // The slot passes straight to the waiter: `running` is unchanged, so no newcomer can slip in.
+    wake?.();
   };
   return {
-    async run<T>(work: () => Promise<T>): Promise<T> {
-      if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-      running++;
+    async run<T>(key: string, work: () => Promise<T>): Promise<T> {
+      if (running >= limit) {
+        await new Promise<void>((resolve) => {
+          const queue = waiting.get(key);
+          if (queue) queue.push(resolve);
+          else waiting.set(key, [resolve]);
+        });
+      } else {
+        running++;
+      }
       try {
         return await work();
       } finally {
@@ -20,4 +43,10 @@ export function createConcurrencyLimit(limit: number) {
       }
     },
   };
+}
+
+/** At most `limit` calls of `run` at a time; the others wait their turn, in order. */
+export function createConcurrencyLimit(limit: number) {
+  const fair = createFairConcurrencyLimit(limit);
+  return { run: <T>(work: () => Promise<T>): Promise<T> => fair.run('', work) };
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import sharp, { type OverlayOptions } from 'sharp';
 import type { Clock } from '../platform/clock.js';
-import { createConcurrencyLimit } from '../platform/concurrency-limit.js';
+import { createFairConcurrencyLimit } from '../platform/concurrency-limit.js';
 import type { ImageProvider, PollOutcome, ProviderRequest, SubmitOutcome } from './provider.js';
 
 export const FAIL_MARKER = '[[fail]]';
@@ -130,13 +130,17 @@ export async function renderLocalImage(request: ProviderRequest): Promise<Buffer
 export function createLocalProvider({
   clock,
   latencyMs,
+  renderSlots = Math.max(1, availableParallelism() - 1),
 }: {
   clock: Clock;
   latencyMs: number;
+  /** Renders at once; by default one per core but one. */
+  renderSlots?: number;
 }): ImageProvider {
   // Rendering is CPU work in this process: leave a core to the API's event loop (polls keep their
-  // latency while hundreds of renders are due at once).
-  const renders = createConcurrencyLimit(Math.max(1, availableParallelism() - 1));
+  // latency while hundreds of renders are due at once). Accounts take turns for the slots, so one
+  // account's backlog does not hold up another account's image.
+  const renders = createFairConcurrencyLimit(renderSlots);
   return {
     name: 'local',
     requiresKey: false,
@@ -189,7 +193,7 @@ export function createLocalProvider({
         };
       }
       try {
-        const bytes = await renders.run(() => renderLocalImage(request));
+        const bytes = await renders.run(request.fairnessKey ?? '', () => renderLocalImage(request));
         return { kind: 'done', image: { bytes, contentType: 'image/png' } };
       } catch (error) {
         if (!(error instanceof UndecodableReferenceError)) throw error;

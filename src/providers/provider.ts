@@ -50,6 +50,11 @@ export interface ProviderRequest {
   /** Aborted when the engine gives up on the call (timeout, shutdown, cancel). */
   signal: AbortSignal;
   /**
+   * Whose work this is (the account's id): a provider that queues work in this process (the
+   * `local` renderer's CPU pool) serves the keys in turn. Absent means one shared queue.
+   */
+  fairnessKey?: string;
+  /**
    * Set by the engine on a submit that follows a failure with `maybeAccepted: true`: an
    * asynchronous provider must first look for the job that earlier attempt may have started
    * (and adopt it) instead of starting a second one. Synchronous providers ignore it.

@@ -299,6 +299,7 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
       references,
       apiKey,
       signal,
+      fairnessKey: task.account_id,
       reconcile: task.needs_reconcile === 1,
     };
   }
