@@ -16,6 +16,16 @@ import { clearSessionCookie, sessionTokenOf, setSessionCookie } from './session-
 import type { Sessions } from './sessions.js';
 import type { WebsiteServices } from './website.js';
 
+/** The refusals of a route that checks a password (sign-in, and asking for it again). */
+export const PASSWORD_CHECK_ERRORS = [
+  'invalid_request',
+  'unauthorized',
+  'forbidden',
+  'request_timeout',
+  'payload_too_large',
+  'too_many_requests',
+] as const;
+
 export const WRONG_PASSWORD = 'Password is incorrect';
 export const NO_PASSWORD =
   'This account has no password: an operator sets one with "bin/atelier accounts set-password"';
@@ -81,14 +91,7 @@ export async function credentialRoutes(
         body: changePasswordBodySchema,
         response: {
           204: noContent('Changed; the other sessions ended'),
-          ...errorResponses([
-            'invalid_request',
-            'unauthorized',
-            'forbidden',
-            'request_timeout',
-            'payload_too_large',
-            'too_many_requests',
-          ]),
+          ...errorResponses(PASSWORD_CHECK_ERRORS),
         },
       },
     },
@@ -116,14 +119,7 @@ export async function credentialRoutes(
         body: confirmPasswordBodySchema,
         response: {
           200: jsonResponse('The new API key', rotatedApiKeySchema),
-          ...errorResponses([
-            'invalid_request',
-            'unauthorized',
-            'forbidden',
-            'request_timeout',
-            'payload_too_large',
-            'too_many_requests',
-          ]),
+          ...errorResponses(PASSWORD_CHECK_ERRORS),
         },
       },
     },

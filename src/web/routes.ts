@@ -6,7 +6,7 @@ import { errorResponses, jsonResponse, noContent } from '../http/route-responses
 import { NotAuthenticated, RateLimited } from '../platform/domain-errors.js';
 import { accountRoutes } from './account-routes.js';
 import { creationRoutes } from './creation-routes.js';
-import { credentialRoutes } from './credential-routes.js';
+import { credentialRoutes, PASSWORD_CHECK_ERRORS } from './credential-routes.js';
 import type { LoginThrottle } from './login-throttle.js';
 import {
   assertSameOrigin,
@@ -60,14 +60,7 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
         body: signInBodySchema,
         response: {
           200: jsonResponse('Signed in; the session cookie is set', sessionInfoSchema),
-          ...errorResponses([
-            'invalid_request',
-            'unauthorized',
-            'forbidden',
-            'request_timeout',
-            'payload_too_large',
-            'too_many_requests',
-          ]),
+          ...errorResponses(PASSWORD_CHECK_ERRORS),
         },
       },
     },

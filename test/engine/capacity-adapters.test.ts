@@ -9,6 +9,7 @@ import { createUpstreamLimit } from '../../src/providers/testing/upstream-limit.
 import { removeTestData } from '../support/test-database.js';
 import {
   allEnded,
+  assertLimitLearned,
   capacityConfig,
   capacityOverrides,
   notCompleted,
@@ -27,20 +28,7 @@ test('Gemini past a concurrent limit nobody configured (RESOURCE_EXHAUSTED): lea
   let core: Core | undefined;
   try {
     core = await createCore(config, capacityOverrides(createGeminiProvider({ baseUrl: fake.baseUrl })));
-    core.engine.start();
-    // The first burst teaches the pool its limit (see upstream-capacity.test.ts).
-    const warmUp = await submitBurst(core, 'gemini-first', 8);
-    assert.deepEqual(notCompleted(await allEnded([core], warmUp.accountId, warmUp.taskIds)), []);
-    const learnedFrom = limit.stats.refused;
-    const { accountId, taskIds } = await submitBurst(core, 'gemini', 36);
-    const rows = await allEnded([core], accountId, taskIds);
-    const refused = limit.stats.refused - learnedFrom;
-    t.diagnostic(`refused ${learnedFrom} in the first burst, then ${refused} for ${rows.length} tasks`);
-    assert.deepEqual(notCompleted(rows), []);
-    assert.ok(rows.every((row) => row.attempts === 0));
-    assert.ok(learnedFrom > 0, 'the first burst met the limit');
-    assert.ok(refused < 0.15 * rows.length, `${refused} refused once the limit was learned`);
-    assert.ok(limit.stats.maxInFlight <= 3);
+    await assertLimitLearned(t, core, limit, { first: 8, second: 36, maxInFlight: 3 });
   } finally {
     await core?.close(500);
     await fake.close();

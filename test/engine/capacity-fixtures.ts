@@ -4,13 +4,16 @@
  * fake behind its own rate limit, bursts of tasks from several accounts, and a wait for them to end
  * that listens to the task change feeds.
  */
+import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { TestContext } from 'node:test';
 import type { Config } from '../../src/config/config.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Core, CoreOverrides } from '../../src/core.js';
 import type { ImageProvider } from '../../src/providers/provider.js';
 import type { ProviderRegistry } from '../../src/providers/provider-registry.js';
+import type { UpstreamLimit } from '../../src/providers/testing/upstream-limit.js';
 import type { CapacityLimits } from '../../src/tasks/capacity/capacity-pool.js';
 import type { TaskRow } from '../../src/tasks/tasks-repository.js';
 import { freshTestDataEnv } from '../support/test-database.js';
@@ -91,4 +94,30 @@ export function allEnded(cores: Core[], accountId: string, taskIds: string[]): P
 /** The rows that did not complete, as `id: error` lines (empty when every task completed). */
 export function notCompleted(rows: TaskRow[]): string[] {
   return rows.filter((r) => r.status !== 'completed').map((r) => `${r.id}: ${r.status} ${r.error ?? ''}`);
+}
+
+/**
+ * A key nobody configured, past its upstream's concurrent limit: a first burst teaches the pool its
+ * limit (kept in the store for every worker; the calls already on their way when the first refusal
+ * comes back are refused too), then a second burst completes with few refusals and no attempt spent.
+ */
+export async function assertLimitLearned(
+  t: TestContext,
+  core: Core,
+  limit: UpstreamLimit,
+  bursts: { first: number; second: number; maxInFlight: number },
+): Promise<void> {
+  core.engine.start();
+  const first = await submitBurst(core, 'first', bursts.first);
+  assert.deepEqual(notCompleted(await allEnded([core], first.accountId, first.taskIds)), []);
+  const learnedFrom = limit.stats.refused;
+  const { accountId, taskIds } = await submitBurst(core, 'burst', bursts.second);
+  const rows = await allEnded([core], accountId, taskIds);
+  const refused = limit.stats.refused - learnedFrom;
+  t.diagnostic(`refused ${learnedFrom} in the first burst, then ${refused} for ${rows.length} tasks`);
+  assert.deepEqual(notCompleted(rows), []);
+  assert.ok(rows.every((row) => row.attempts === 0));
+  assert.ok(learnedFrom > 0, 'the first burst met the limit');
+  assert.ok(refused < 0.15 * rows.length, `${refused} refused calls once the limit was learned`);
+  assert.ok(limit.stats.maxInFlight <= bursts.maxInFlight);
 }

@@ -11,6 +11,7 @@ import type { CapacityLimits } from '../../src/tasks/capacity/capacity-pool.js';
 import { removeTestData } from '../support/test-database.js';
 import {
   allEnded,
+  assertLimitLearned,
   capacityConfig,
   capacityOverrides,
   notCompleted,
@@ -63,21 +64,7 @@ test('past a concurrent limit nobody configured: the limit is learned, then ever
   let core: Core | undefined;
   try {
     core = await createCore(config, capacityOverrides(createOpenAIProvider({ baseUrl: fake.baseUrl })));
-    core.engine.start();
-    // A fresh key is unbounded until its first refusal: the calls already on their way then are
-    // refused too. A first burst teaches the pool its limit (kept in the store for every worker).
-    const first = await submitBurst(core, 'first', 12);
-    assert.deepEqual(notCompleted(await allEnded([core], first.accountId, first.taskIds)), []);
-    const learnedFrom = limit.stats.refused;
-    const { accountId, taskIds } = await submitBurst(core, 'burst', 60);
-    const rows = await allEnded([core], accountId, taskIds);
-    const refused = limit.stats.refused - learnedFrom;
-    t.diagnostic(`refused ${learnedFrom} in the first burst, then ${refused} for ${rows.length} tasks`);
-    assert.deepEqual(notCompleted(rows), []);
-    assert.ok(rows.every((row) => row.attempts === 0));
-    assert.ok(learnedFrom > 0, 'the first burst met the limit');
-    assert.ok(refused < 0.15 * rows.length, `${refused} refused calls once the limit was learned`);
-    assert.ok(limit.stats.maxInFlight <= 4);
+    await assertLimitLearned(t, core, limit, { first: 12, second: 60, maxInFlight: 4 });
   } finally {
     await core?.close(500);
     await fake.close();
