@@ -4,6 +4,7 @@ import type { AccountInfo } from '../lib/types';
 import { useAction } from '../lib/use-action';
 import { CopyButton } from './copy-button';
 import { Dialog } from './dialog';
+import { FormOutcome, PasswordField } from './form-fields';
 
 /** Asks for the password again, then rotates: a stolen session alone cannot mint a key. */
 function RotateDialog({
@@ -32,24 +33,14 @@ function RotateDialog({
           A new key is created and the current one stops working at once. Scripts and agents using it will
           need the new key.
         </p>
-        <div className="field">
-          <label className="field-label" htmlFor={passwordId}>
-            Your password
-          </label>
-          <input
-            id={passwordId}
-            type="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-          />
-        </div>
-        {rotation.error && (
-          <p className="error-text" role="alert">
-            {rotation.error}
-          </p>
-        )}
+        <PasswordField
+          id={passwordId}
+          label="Your password"
+          value={password}
+          onChange={setPassword}
+          autoComplete="current-password"
+        />
+        <FormOutcome error={rotation.error} />
         <div className="row end">
           <button type="button" className="button" onClick={onCancel}>
             Cancel

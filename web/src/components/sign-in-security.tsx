@@ -2,6 +2,7 @@ import { type FormEvent, useId, useState } from 'react';
 import { api, signedOutHere } from '../lib/api';
 import { useAction } from '../lib/use-action';
 import { ConfirmDialog } from './dialog';
+import { FormOutcome, PasswordField } from './form-fields';
 
 /** Change the password: the current one, then the new one twice. Every other session ends. */
 function PasswordForm() {
@@ -26,58 +27,33 @@ function PasswordForm() {
 
   return (
     <form className="stack" onSubmit={submit}>
-      <div className="field">
-        <label className="field-label" htmlFor={ids.current}>
-          Current password
-        </label>
-        <input
-          id={ids.current}
-          type="password"
-          autoComplete="current-password"
-          required
-          value={current}
-          onChange={(event) => setCurrent(event.target.value)}
+      <PasswordField
+        id={ids.current}
+        label="Current password"
+        value={current}
+        onChange={setCurrent}
+        autoComplete="current-password"
+      />
+      <div className="field-pair">
+        <PasswordField
+          id={ids.next}
+          label="New password"
+          value={next}
+          onChange={setNext}
+          autoComplete="new-password"
+          minLength={8}
+          className="field grow"
+        />
+        <PasswordField
+          id={ids.repeat}
+          label="New password again"
+          value={repeat}
+          onChange={setRepeat}
+          autoComplete="new-password"
+          className="field grow"
         />
       </div>
-      <div className="field-pair">
-        <div className="field grow">
-          <label className="field-label" htmlFor={ids.next}>
-            New password
-          </label>
-          <input
-            id={ids.next}
-            type="password"
-            autoComplete="new-password"
-            minLength={8}
-            required
-            value={next}
-            onChange={(event) => setNext(event.target.value)}
-          />
-        </div>
-        <div className="field grow">
-          <label className="field-label" htmlFor={ids.repeat}>
-            New password again
-          </label>
-          <input
-            id={ids.repeat}
-            type="password"
-            autoComplete="new-password"
-            required
-            value={repeat}
-            onChange={(event) => setRepeat(event.target.value)}
-          />
-        </div>
-      </div>
-      {state.error && (
-        <p className="error-text" role="alert">
-          {state.error}
-        </p>
-      )}
-      {state.done && (
-        <p className="success-text" role="status">
-          {state.done}
-        </p>
-      )}
+      <FormOutcome error={state.error} done={state.done} />
       <div>
         <button type="submit" className="button primary" disabled={state.busy}>
           Change password

@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import { ApiKeySection } from '../components/api-key-section';
 import { CopyButton } from '../components/copy-button';
+import { FormOutcome } from '../components/form-fields';
 import { SignInSecurity } from '../components/sign-in-security';
 import { UsageSection } from '../components/usage-section';
 import { WebhooksSection } from '../components/webhooks-section';
@@ -102,16 +103,7 @@ function UpstreamKeyForm({ account, onSaved }: { account: AccountInfo; onSaved: 
           ? ' This provider is not enabled on this deployment yet; the key is kept for when it is.'
           : ''}
       </p>
-      {state.error && (
-        <p className="error-text" role="alert">
-          {state.error}
-        </p>
-      )}
-      {state.done && (
-        <p className="success-text" role="status">
-          {state.done}
-        </p>
-      )}
+      <FormOutcome error={state.error} done={state.done} />
       <div className="row wrap tight">
         <button type="submit" className="button primary" disabled={state.busy}>
           {chosen?.own_key ? 'Replace key' : 'Save key'}

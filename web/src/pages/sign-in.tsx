@@ -1,4 +1,5 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { PasswordField } from '../components/form-fields';
 import { Logo } from '../components/icons';
 import { api, messageOf } from '../lib/api';
 import type { SessionInfo } from '../lib/types';
@@ -57,19 +58,13 @@ export default function SignInPage({ onSignedIn }: { onSignedIn: (session: Sessi
             onChange={(event) => setEmail(event.target.value)}
           />
         </div>
-        <div className="field">
-          <label className="field-label" htmlFor={ids.password}>
-            Password
-          </label>
-          <input
-            id={ids.password}
-            type="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-          />
-        </div>
+        <PasswordField
+          id={ids.password}
+          label="Password"
+          value={password}
+          onChange={setPassword}
+          autoComplete="current-password"
+        />
         <div className="row tight">
           <input
             id={ids.remember}
