@@ -5,6 +5,7 @@ import { type Db, dialectOf } from '../../store/database.js';
 import type { UpstreamPoolsTable } from '../../store/schema.js';
 import type { PoolSnapshot } from './capacity-metrics.js';
 import { type CapacityLimits, type CapacityPool, configuredPerMinute } from './capacity-pool.js';
+import { createCapacityReads, UNFINISHED } from './capacity-reads.js';
 
 /** The answer to a request for a slot. */
 export type SlotAnswer =
@@ -30,8 +31,6 @@ export interface UpstreamCapacityOptions {
   defaultHoldMs?: number;
 }
 
-const UNFINISHED = sql<boolean>`${sql.ref('t.status')} in ('queued', 'in_progress')`;
-
 /** Successes before the learned limit grows by one: twice the limit, and never fewer than 20. */
 export const successesPerIncrease = (limit: number) => Math.max(20, 2 * limit);
 
@@ -54,6 +53,7 @@ export function createUpstreamCapacity({
   // A call is counted from its slot, a moment before the upstream sees it: the window is kept a
   // little longer than the upstream's so that it has surely freed when the next call arrives.
   const windowSpan = windowMs + Math.max(250, Math.round(windowMs / 40));
+  const { endDeadCalls, inFlight, windowUse, waiters, calledBack } = createCapacityReads(windowSpan);
 
   async function lockPool(trx: Db, pool: CapacityPool): Promise<UpstreamPoolsTable> {
     const now = clock.now();
@@ -76,82 +76,6 @@ export function createUpstreamCapacity({
     let query = trx.selectFrom('upstream_pools').selectAll().where('pool', '=', pool.id);
     if (postgres) query = query.forUpdate();
     return query.executeTakeFirstOrThrow();
-  }
-
-  /** Ends the slots of calls whose worker no longer holds the task (died, or the task ended). */
-  async function endDeadCalls(trx: Db, poolId: string, now: number): Promise<void> {
-    await trx
-      .updateTable('upstream_calls')
-      .set({ ended_at: now })
-      .where('pool', '=', poolId)
-      .where('ended_at', 'is', null)
-      .where((eb) =>
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('tasks as t')
-              .select(sql.lit(1).as('one'))
-              .whereRef('t.id', '=', 'upstream_calls.task_id')
-              .whereRef('t.lease_owner', '=', 'upstream_calls.owner')
-              .where('t.lease_expires_at', '>', now)
-              .where(UNFINISHED),
-          ),
-        ),
-      )
-      .execute();
-    await trx
-      .deleteFrom('upstream_calls')
-      .where('pool', '=', poolId)
-      .where('ended_at', 'is not', null)
-      .where('started_at', '<=', now - windowSpan)
-      .execute();
-  }
-
-  async function inFlight(trx: Db, poolId: string): Promise<number> {
-    const row = await trx
-      .selectFrom('upstream_calls')
-      .select(sql<number>`count(*)`.as('n'))
-      .where('pool', '=', poolId)
-      .where('ended_at', 'is', null)
-      .executeTakeFirst();
-    return Number(row?.n ?? 0);
-  }
-
-  /** Accepted calls started in the window, and the oldest one's start (when the window frees). */
-  async function windowUse(trx: Db, poolId: string, now: number) {
-    const row = await trx
-      .selectFrom('upstream_calls')
-      .select([sql<number>`count(*)`.as('n'), sql<number | null>`min(started_at)`.as('oldest')])
-      .where('pool', '=', poolId)
-      .where('refused', '=', 0)
-      .where('started_at', '>', now - windowSpan)
-      .executeTakeFirst();
-    return { count: Number(row?.n ?? 0), oldest: row?.oldest == null ? now : Number(row.oldest) };
-  }
-
-  /** Tasks parked on the pool and not yet called back (due later than now). */
-  async function waiters(trx: Db, poolId: string, now: number, limit = 1): Promise<number> {
-    const rows = await trx
-      .selectFrom('tasks as t')
-      .select('t.id')
-      .where('t.capacity_pool', '=', poolId)
-      .where(UNFINISHED)
-      .where('t.next_run_at', '>', now)
-      .limit(limit)
-      .execute();
-    return rows.length;
-  }
-
-  /** Tasks called back from the pool but not yet at their slot (due now, still marked waiting). */
-  async function calledBack(trx: Db, poolId: string, now: number): Promise<number> {
-    const row = await trx
-      .selectFrom('tasks as t')
-      .select(sql<number>`count(*)`.as('n'))
-      .where('t.capacity_pool', '=', poolId)
-      .where(UNFINISHED)
-      .where('t.next_run_at', '<=', now)
-      .executeTakeFirst();
-    return Number(row?.n ?? 0);
   }
 
   const limitOf = (row: UpstreamPoolsTable, limits: CapacityLimits) =>
@@ -257,17 +181,23 @@ export function createUpstreamCapacity({
     };
   }
 
+  /** Moves the pool's next look (`retry_at`) later when `retryAt` is later than the one kept. */
+  async function postponeRetry(
+    trx: Db,
+    row: UpstreamPoolsTable,
+    pool: CapacityPool,
+    retryAt: number | undefined,
+  ): Promise<void> {
+    if (retryAt === undefined || retryAt <= row.retry_at) return;
+    await trx.updateTable('upstream_pools').set({ retry_at: retryAt }).where('pool', '=', pool.id).execute();
+  }
+
   /** Calls back waiting tasks within the caller's transaction (the pool's row locked). */
   async function callBackIn(trx: Db, row: UpstreamPoolsTable, pool: CapacityPool): Promise<CallBack> {
     const now = clock.now();
     if ((await waiters(trx, pool.id, now)) === 0) return { called: 0, retryAt: undefined };
     const { free, retryAt } = await room(trx, row, pool, now);
-    if (retryAt !== undefined && retryAt > row.retry_at)
-      await trx
-        .updateTable('upstream_pools')
-        .set({ retry_at: retryAt })
-        .where('pool', '=', pool.id)
-        .execute();
+    await postponeRetry(trx, row, pool, retryAt);
     const called = await callBack(trx, pool.id, free - (await calledBack(trx, pool.id, now)), now);
     return { called, retryAt };
   }
@@ -288,12 +218,7 @@ export function createUpstreamCapacity({
         await endDeadCalls(trx, pool.id, now);
         const { free, retryAt } = await room(trx, row, pool, now);
         if (free < 1) {
-          if (retryAt !== undefined && retryAt > row.retry_at)
-            await trx
-              .updateTable('upstream_pools')
-              .set({ retry_at: retryAt })
-              .where('pool', '=', pool.id)
-              .execute();
+          await postponeRetry(trx, row, pool, retryAt);
           return { kind: 'wait', retryAt };
         }
         if (!waiter && (await waiters(trx, pool.id, now)) > 0) return { kind: 'wait', retryAt: undefined };

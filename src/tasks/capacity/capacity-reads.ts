@@ -1,0 +1,90 @@
+import { sql } from 'kysely';
+import type { Db } from '../../store/database.js';
+
+/** A task that has not ended (its parked or running states). */
+export const UNFINISHED = sql<boolean>`${sql.ref('t.status')} in ('queued', 'in_progress')`;
+
+/**
+ * The pool's counts, read inside the caller's transaction (the pool's row locked): calls in flight
+ * and in the window (`windowSpan`, a little longer than the upstream's window), parked tasks, and
+ * the slots of calls whose worker is gone.
+ */
+export function createCapacityReads(windowSpan: number) {
+  /** Ends the slots of calls whose worker no longer holds the task (died, or the task ended). */
+  async function endDeadCalls(trx: Db, poolId: string, now: number): Promise<void> {
+    await trx
+      .updateTable('upstream_calls')
+      .set({ ended_at: now })
+      .where('pool', '=', poolId)
+      .where('ended_at', 'is', null)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('tasks as t')
+              .select(sql.lit(1).as('one'))
+              .whereRef('t.id', '=', 'upstream_calls.task_id')
+              .whereRef('t.lease_owner', '=', 'upstream_calls.owner')
+              .where('t.lease_expires_at', '>', now)
+              .where(UNFINISHED),
+          ),
+        ),
+      )
+      .execute();
+    await trx
+      .deleteFrom('upstream_calls')
+      .where('pool', '=', poolId)
+      .where('ended_at', 'is not', null)
+      .where('started_at', '<=', now - windowSpan)
+      .execute();
+  }
+
+  async function inFlight(trx: Db, poolId: string): Promise<number> {
+    const row = await trx
+      .selectFrom('upstream_calls')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('pool', '=', poolId)
+      .where('ended_at', 'is', null)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  /** Accepted calls started in the window, and the oldest one's start (when the window frees). */
+  async function windowUse(trx: Db, poolId: string, now: number) {
+    const row = await trx
+      .selectFrom('upstream_calls')
+      .select([sql<number>`count(*)`.as('n'), sql<number | null>`min(started_at)`.as('oldest')])
+      .where('pool', '=', poolId)
+      .where('refused', '=', 0)
+      .where('started_at', '>', now - windowSpan)
+      .executeTakeFirst();
+    return { count: Number(row?.n ?? 0), oldest: row?.oldest == null ? now : Number(row.oldest) };
+  }
+
+  /** Tasks parked on the pool and not yet called back (due later than now). */
+  async function waiters(trx: Db, poolId: string, now: number, limit = 1): Promise<number> {
+    const rows = await trx
+      .selectFrom('tasks as t')
+      .select('t.id')
+      .where('t.capacity_pool', '=', poolId)
+      .where(UNFINISHED)
+      .where('t.next_run_at', '>', now)
+      .limit(limit)
+      .execute();
+    return rows.length;
+  }
+
+  /** Tasks called back from the pool but not yet at their slot (due now, still marked waiting). */
+  async function calledBack(trx: Db, poolId: string, now: number): Promise<number> {
+    const row = await trx
+      .selectFrom('tasks as t')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('t.capacity_pool', '=', poolId)
+      .where(UNFINISHED)
+      .where('t.next_run_at', '<=', now)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  return { endDeadCalls, inFlight, windowUse, waiters, calledBack };
+}
