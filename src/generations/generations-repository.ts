@@ -6,8 +6,9 @@ import type { IdGenerator } from '../platform/ids.js';
 import { compiledOnce } from '../store/compiled-once.js';
 import { type Db, dialectOf } from '../store/database.js';
 import { savedCondition } from '../store/saved-condition.js';
-import type { Database, GenerationsTable, TasksTable } from '../store/schema.js';
+import type { Database, GenerationsTable } from '../store/schema.js';
 import type { SqliteReaders } from '../store/sqlite-readers.js';
+import { insertTasks, newTaskRows } from '../tasks/task-insert.js';
 import type { GenerateRequest } from './generate-request.js';
 import { createHistoryVersions } from './history-versions.js';
 import { filterConditions, hasFilters } from './search-filters.js';
@@ -125,42 +126,21 @@ export function createGenerationsRepository({
         created_at: now,
         deleted_at: null,
       };
-      const tasks: TasksTable[] = Array.from({ length: request.count }, (_, idx) => ({
-        id: ids.next('tsk'),
-        generation_id: generation.id,
-        account_id: input.accountId,
-        idx,
+      const tasks = newTaskRows(ids, {
+        generationId: generation.id,
+        accountId: input.accountId,
+        count: request.count,
         provider: request.model.provider,
-        upstream_model: request.model.upstreamModel,
-        status: 'queued',
-        progress: 0,
-        error: null,
-        image_url: null,
-        blob_key: null,
-        width: null,
-        height: null,
-        content_type: null,
-        bytes: null,
-        upstream_id: null,
-        attempts: 0,
-        needs_reconcile: 0,
-        polls: 0,
-        next_run_at: now,
-        lease_owner: input.leaseOwner,
-        lease_expires_at: input.leaseOwner ? now + input.leaseMs : null,
-        deadline_at: now + input.deadlineMs,
-        started_at: null,
-        finished_at: null,
-        created_at: now,
-        waiting_for: null,
-        capacity_pool: null,
-        waiting_since: null,
-        updated_at: now,
-      }));
+        upstreamModel: request.model.upstreamModel,
+        now,
+        deadlineMs: input.deadlineMs,
+        leaseOwner: input.leaseOwner,
+        leaseMs: input.leaseMs,
+      });
       const created = { generationId: generation.id, taskIds: tasks.map((t) => t.id) };
       await db.transaction().execute(async (trx) => {
         await trx.insertInto('generations').values(generation).execute();
-        await trx.insertInto('tasks').values(tasks).execute();
+        await insertTasks(trx, tasks);
         await count(trx, input.accountId, { history: 1, saved: 1 });
         await input.alsoInTransaction?.(trx, created);
       });
