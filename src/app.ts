@@ -42,7 +42,7 @@ function openAiCompatDeps(core: Core, resolvers: AccountResolver[]) {
   const images = createImageRequests({
     catalog: core.catalog,
     generations: core.generations,
-    tasks: core.tasks,
+    tasks: core.taskService,
     feed: core.taskEvents,
     blobs: core.blobs,
     clock: core.clock,
@@ -74,9 +74,8 @@ async function apiV1(
   installIdempotency(app, { repository: core.idempotency });
   await app.register(generationRoutes, { generations: core.generations });
   await app.register(taskRoutes, {
-    tasks: core.tasks,
+    tasks: core.taskService,
     events: core.taskEvents,
-    engine: core.engine,
     streams: core.metrics.eventStreams,
     caps: connectionCaps,
   });
@@ -161,7 +160,7 @@ export async function buildApp(
     accounts: core.accounts,
     upstreamAccess: core.upstreamAccess,
     generations: core.generations,
-    tasks: core.tasks,
+    tasks: core.taskService,
     assets: core.assets,
     usage: core.usage,
   });

@@ -40,6 +40,7 @@ import { createTaskEngine } from './tasks/task-engine.js';
 import { createInProcessTaskFeed } from './tasks/task-events.js';
 import { toTaskRecord } from './tasks/task-record.js';
 import { createTasksRepository } from './tasks/tasks-repository.js';
+import { createTasksService } from './tasks/tasks-service.js';
 import { UPLOAD_NAMING_KEY_LABEL } from './uploads/content-names.js';
 import { createUploadQuota } from './uploads/upload-quota.js';
 import { createUploadsService } from './uploads/uploads-service.js';
@@ -267,6 +268,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
       taskDeadlineMs: config.taskDeadlineMs,
     },
   });
+  const taskService = createTasksService({ tasks, engine });
 
   const generations = createGenerationsService({
     catalog,
@@ -311,6 +313,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     upstreamAccess,
     assets,
     tasks,
+    /** Reads and cancel of an account's tasks (routes, OpenAI wait, website); owns the final-record cache. */
+    taskService,
     taskEvents,
     idempotency,
     uploads,

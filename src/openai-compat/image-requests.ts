@@ -7,7 +7,7 @@ import type { Clock } from '../platform/clock.js';
 import { InvalidInput } from '../platform/domain-errors.js';
 import type { TaskChangeFeed } from '../tasks/task-events.js';
 import type { TaskRecord } from '../tasks/task-record.js';
-import type { TasksRepository } from '../tasks/tasks-repository.js';
+import type { TasksService } from '../tasks/tasks-service.js';
 import { modelNotFound } from './models.js';
 import { OpenAiCompatError } from './openai-errors.js';
 import { mapCount, mapSize } from './request-mapping.js';
@@ -59,7 +59,7 @@ export interface ImagePlan {
 export function createImageRequests(deps: {
   catalog: Catalog;
   generations: GenerationsService;
-  tasks: TasksRepository;
+  tasks: TasksService;
   feed: TaskChangeFeed;
   blobs: BlobStore;
   clock: Clock;

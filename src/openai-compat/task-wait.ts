@@ -1,6 +1,6 @@
 import type { TaskChangeFeed } from '../tasks/task-events.js';
 import { notFoundRecord, type TaskRecord, toTaskRecord } from '../tasks/task-record.js';
-import type { TasksRepository } from '../tasks/tasks-repository.js';
+import type { TasksService } from '../tasks/tasks-service.js';
 
 const isFinal = (record: TaskRecord | undefined) =>
   record?.status === 'completed' || record?.status === 'failed';
@@ -17,7 +17,7 @@ export interface WaitOutcome {
  * reads the store once after subscribing (and on a resync), never polling it.
  */
 export function waitForTasks(
-  deps: { feed: TaskChangeFeed; tasks: TasksRepository },
+  deps: { feed: TaskChangeFeed; tasks: TasksService },
   accountId: string,
   ids: readonly string[],
   timeoutMs: number,
@@ -42,7 +42,7 @@ export function waitForTasks(
       if (ids.every((id) => isFinal(latest.get(id)))) finish();
     };
     const reread = () =>
-      deps.tasks.findRecordsForAccount(accountId, ids).then(
+      deps.tasks.findMany(accountId, ids).then(
         (rows) => {
           for (const row of rows) consider(toTaskRecord(row));
         },

@@ -9,6 +9,7 @@ import { systemClock } from '../platform/clock.js';
 import { randomIds } from '../platform/ids.js';
 import { type Db, openDatabase } from '../store/database.js';
 import { createTasksRepository } from './tasks-repository.js';
+import { createTasksService } from './tasks-service.js';
 
 // Polls of finished tasks are answered from memory (a final record never changes); unfinished
 // ones always from the store; and memory never answers for another account.
@@ -57,12 +58,17 @@ async function twoTasks() {
 const overwriteError = (taskId: string, error: string) =>
   db.updateTable('tasks').set({ error }).where('id', '=', taskId).execute();
 
+/** The service that owns the final-record cache (one per process); cancel is not exercised here. */
+const serviceOf = (tasks: ReturnType<typeof createTasksRepository>) =>
+  createTasksService({ tasks, engine: { cancel: async () => undefined } });
+
 test('a final record is read once; an unfinished one every time; another account sees neither', async () => {
   const { accountId, otherId, ended, running } = await twoTasks();
   const tasks = createTasksRepository({ db, clock: systemClock });
+  const service = serviceOf(tasks);
   const read = async (account: string) =>
     Object.fromEntries(
-      (await tasks.findRecordsForAccount(account, [ended, running, ended])).map((row) => [row.id, row]),
+      (await service.findMany(account, [ended, running, ended])).map((row) => [row.id, row]),
     );
 
   assert.deepEqual(
@@ -80,9 +86,9 @@ test('a final record is read once; an unfinished one every time; another account
   assert.equal(again[running]?.error, 'changed in the store', 'the unfinished one from the store');
 
   assert.deepEqual(await read(otherId), {}, 'another account gets nothing, from memory or the store');
-  const fresh = createTasksRepository({ db, clock: systemClock });
+  const fresh = serviceOf(createTasksRepository({ db, clock: systemClock }));
   assert.equal(
-    (await fresh.findRecordsForAccount(accountId, [ended]))[0]?.error,
+    (await fresh.findMany(accountId, [ended]))[0]?.error,
     'changed in the store',
     'memory is per process: another one reads the store',
   );

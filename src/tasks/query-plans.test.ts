@@ -80,7 +80,7 @@ for (const [name, call] of [
 
 test('a batch poll reads its tasks by primary key, not every task of the account', async () => {
   const ids = Array.from({ length: 20 }, (_, i) => `tsk_plan_${i}`);
-  const [statement] = await statementsOf((tasks) => tasks.findRecordsForAccount('acc_plan', ids));
+  const [statement] = await statementsOf((tasks) => tasks.readRecordsForAccount('acc_plan', ids));
   assert.ok(statement);
   const plan = await planOf(statement);
   assert.doesNotMatch(plan, /SCAN tasks(?! USING)|Seq Scan on tasks/, plan);

@@ -4,7 +4,6 @@ import { skipLockedOn } from '../platform/skip-locked.js';
 import { compiledOnce } from '../store/compiled-once.js';
 import { type Db, dialectOf } from '../store/database.js';
 import type { GenerationsTable, TasksTable } from '../store/schema.js';
-import { createFinalRecordCache } from './final-records.js';
 import { listPendingForAccount, type PendingListingOptions } from './pending-tasks.js';
 
 export type { TaskWithRequest } from './pending-tasks.js';
@@ -92,7 +91,6 @@ export function createTasksRepository({
     dialectOf(db) === 'sqlite'
       ? sql<boolean>`+${sql.ref('account_id')} = ${accountId}`
       : sql<boolean>`${sql.ref('account_id')} = ${accountId}`;
-  const finalRecords = createFinalRecordCache<TaskRecordRow>();
   // The poll path: compiled once; batches get one compiled query per batch size (1–20).
   const recordsQueries = new Map<
     number,
@@ -130,38 +128,12 @@ export function createTasksRepository({
     },
 
     /**
-     * The records of `taskIds` (the account's only) when every id is a final record kept in memory,
-     * so the answer needs no query and no promise; undefined when any id is not.
+     * The record columns of an account's tasks among `taskIds` (distinct, at least one; foreign and
+     * unknown ids are absent), in no particular order: one compiled query (the poll path).
      */
-    recordsInMemory(accountId: string, taskIds: readonly string[]): TaskRecordRow[] | undefined {
-      const found: TaskRecordRow[] = [];
-      for (const id of taskIds) {
-        const known = finalRecords.get(id);
-        if (known === undefined) return undefined;
-        if (known.accountId === accountId) found.push(known.row);
-      }
-      return found;
-    },
-
-    /**
-     * The record columns of an account's tasks among `taskIds` (foreign and unknown ids are absent),
-     * in no particular order. Final records come from memory once seen (they never change).
-     */
-    async findRecordsForAccount(accountId: string, taskIds: readonly string[]): Promise<TaskRecordRow[]> {
-      const found: TaskRecordRow[] = [];
-      const unread: string[] = [];
-      for (const id of new Set(taskIds)) {
-        const known = finalRecords.get(id);
-        if (known === undefined) unread.push(id);
-        else if (known.accountId === accountId) found.push(known.row);
-      }
-      if (unread.length === 0) return found;
-      const { rows } = await db.executeQuery(recordsQuery(unread.length)(accountId, ...unread));
-      for (const row of rows) {
-        if (row.status === 'completed' || row.status === 'failed')
-          finalRecords.remember(row.id, accountId, row);
-      }
-      return found.length === 0 ? rows : [...found, ...rows];
+    async readRecordsForAccount(accountId: string, taskIds: readonly string[]): Promise<TaskRecordRow[]> {
+      const { rows } = await db.executeQuery(recordsQuery(taskIds.length)(accountId, ...taskIds));
+      return rows;
     },
 
     /** The records of the tasks of `generationIds`, in generation then image order (history, saved works). */

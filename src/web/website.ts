@@ -6,7 +6,7 @@ import type { GenerationsService } from '../generations/generations-service.js';
 import type { AccountResolver } from '../http/authentication.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../store/database.js';
-import type { TasksRepository } from '../tasks/tasks-repository.js';
+import type { TasksService } from '../tasks/tasks-service.js';
 import type { UsageService } from '../usage/usage-service.js';
 import { createLoginThrottle, DEFAULT_LOGIN_THROTTLE, type LoginThrottleOptions } from './login-throttle.js';
 import { webApiRoutes } from './routes.js';
@@ -36,7 +36,7 @@ export interface WebsiteServices {
   >;
   upstreamAccess: Pick<UpstreamAccess, 'hasKey' | 'overview' | 'requireKeyedProvider'>;
   generations: Pick<GenerationsService, 'generate' | 'savedWorks' | 'remove'>;
-  tasks: Pick<TasksRepository, 'listPendingForAccount'>;
+  tasks: Pick<TasksService, 'listPendingForAccount'>;
   assets: Pick<AssetsRepository, 'libraryPage'>;
   usage: Pick<UsageService, 'report'>;
 }

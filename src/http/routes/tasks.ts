@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
@@ -10,13 +10,12 @@ import {
   taskStreamQuerySchema,
   taskWaitQuerySchema,
 } from '../../contract/tasks.js';
-import { CANCELED, type TaskEngine } from '../../tasks/task-engine.js';
 import type { TaskChangeFeed } from '../../tasks/task-events.js';
-import { notFoundRecord, TASK_NOT_FOUND, toTaskRecord } from '../../tasks/task-record.js';
-import type { TaskRecordRow, TasksRepository } from '../../tasks/tasks-repository.js';
+import { notFoundRecord, toTaskRecord } from '../../tasks/task-record.js';
+import type { TaskRecordRow } from '../../tasks/tasks-repository.js';
+import type { TasksService } from '../../tasks/tasks-service.js';
 import { accountOf } from '../authentication.js';
 import type { ConnectionCaps } from '../connection-caps.js';
-import { ApiError } from '../errors.js';
 import { sendJsonText } from '../response-serializer.js';
 import { AUTH_ERRORS, errorResponses, jsonResponse } from '../route-responses.js';
 import { createTaskRecordJson } from '../task-record-json.js';
@@ -59,13 +58,11 @@ export async function taskRoutes(
   {
     tasks,
     events,
-    engine,
     streams,
     caps,
   }: {
-    tasks: TasksRepository;
+    tasks: TasksService;
     events: TaskChangeFeed;
-    engine: TaskEngine;
     /** Counts open event streams (metrics). */
     streams?: { inc(): void; dec(): void };
     /** Open streams and long-polls per account and client address (shared by every prefix). */
@@ -85,7 +82,7 @@ export async function taskRoutes(
 
   /** Current records for ids, in input order, with not-found records in place. */
   const readRecords = async (accountId: string, ids: readonly string[]) =>
-    recordsOf(ids, await tasks.findRecordsForAccount(accountId, ids));
+    recordsOf(ids, await tasks.findMany(accountId, ids));
 
   /**
    * Long-poll: resolves when the visible record of one of `ids` moves on from `initial` (status,
@@ -222,28 +219,23 @@ export async function taskRoutes(
       ...errorResponses(['invalid_request', ...AUTH_ERRORS, 'not_found', 'too_many_requests']),
     },
   };
-  /** The answer of GET /tasks/{id} for the caller's row of the task (404 when there is none). */
-  const answerOne = (reply: FastifyReply, row: TaskRecordRow | undefined) => {
-    if (!row) throw new ApiError('not_found', TASK_NOT_FOUND);
-    return sendJsonText(reply, recordJson.one(row));
-  };
   app.get('/tasks/:task_id', { schema: getTaskSchema }, (request, reply) => {
     const accountId = accountOf(request).id;
     const { wait } = request.query;
-    const ids = [request.params.task_id];
+    const taskId = request.params.task_id;
     // A finished task kept in memory is answered at once, without a promise (most polls of a
     // finished task: clients keep asking after the end); the rest read the store.
-    const kept = wait === 0 ? tasks.recordsInMemory(accountId, ids) : undefined;
+    const kept = wait === 0 ? tasks.findInMemory(accountId, taskId) : undefined;
     if (kept !== undefined) {
-      answerOne(reply, kept[0]);
+      sendJsonText(reply, recordJson.one(kept));
       return;
     }
     return (async () => {
-      const [row] = await tasks.findRecordsForAccount(accountId, ids);
-      if (!row || wait === 0) return answerOne(reply, row);
+      const row = await tasks.find(accountId, taskId);
+      if (wait === 0) return sendJsonText(reply, recordJson.one(row));
       await waitForChange(request, accountId, [toTaskRecord(row)], wait);
-      const [after] = await tasks.findRecordsForAccount(accountId, ids);
-      return answerOne(reply, after ?? row);
+      const [after] = await tasks.findMany(accountId, [taskId]);
+      return sendJsonText(reply, recordJson.one(after ?? row));
     })();
   });
 
@@ -272,10 +264,10 @@ export async function taskRoutes(
       return;
     }
     return (async () => {
-      let rows = await tasks.findRecordsForAccount(accountId, ids);
+      let rows = await tasks.findMany(accountId, ids);
       if (wait > 0) {
         await waitForChange(request, accountId, recordsOf(ids, rows), wait);
-        rows = await tasks.findRecordsForAccount(accountId, ids);
+        rows = await tasks.findMany(accountId, ids);
       }
       return sendJsonText(reply, recordJson.batch(ids, rows));
     })();
@@ -293,15 +285,7 @@ export async function taskRoutes(
       ...errorResponses([...AUTH_ERRORS, 'not_found', 'conflict']),
     },
   };
-  app.post('/tasks/:task_id/cancel', { schema: cancelSchema }, async (request) => {
-    const row = await engine.cancel(accountOf(request).id, request.params.task_id);
-    if (!row) throw new ApiError('not_found', TASK_NOT_FOUND);
-    const record = toTaskRecord(row);
-    if (record.status === 'completed')
-      throw new ApiError('conflict', 'Task already completed; it cannot be canceled');
-    if (record.status === 'failed' && record.error !== CANCELED) {
-      throw new ApiError('conflict', `Task already failed (${record.error}); it cannot be canceled`);
-    }
-    return record;
-  });
+  app.post('/tasks/:task_id/cancel', { schema: cancelSchema }, (request) =>
+    tasks.cancel(accountOf(request).id, request.params.task_id),
+  );
 }

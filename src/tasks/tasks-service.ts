@@ -1,0 +1,96 @@
+import { Conflict, NotFound } from '../platform/domain-errors.js';
+import { createFinalRecordCache } from './final-records.js';
+import { CANCELED, type TaskEngine } from './task-engine.js';
+import { TASK_NOT_FOUND, type TaskRecord, toTaskRecord } from './task-record.js';
+import type { TaskRecordRow, TasksRepository } from './tasks-repository.js';
+
+/**
+ * What callers (the API's task routes, the OpenAI routes' wait, the website) ask of tasks: an
+ * account's records, one or a batch, and cancel. It owns the final-record cache: a final record
+ * read once is answered from memory after (see final-records.ts). Errors are domain errors.
+ */
+export function createTasksService({
+  tasks,
+  engine,
+}: {
+  tasks: TasksRepository;
+  engine: Pick<TaskEngine, 'cancel'>;
+}) {
+  const finalRecords = createFinalRecordCache<TaskRecordRow>();
+
+  /**
+   * The record columns of an account's tasks among `taskIds` (foreign and unknown ids are absent),
+   * in no particular order. Final records come from memory once seen (they never change).
+   */
+  async function findMany(accountId: string, taskIds: readonly string[]): Promise<TaskRecordRow[]> {
+    const found: TaskRecordRow[] = [];
+    const unread: string[] = [];
+    for (const id of new Set(taskIds)) {
+      const known = finalRecords.get(id);
+      if (known === undefined) unread.push(id);
+      else if (known.accountId === accountId) found.push(known.row);
+    }
+    if (unread.length === 0) return found;
+    const rows = await tasks.readRecordsForAccount(accountId, unread);
+    for (const row of rows) {
+      if (row.status === 'completed' || row.status === 'failed')
+        finalRecords.remember(row.id, accountId, row);
+    }
+    return found.length === 0 ? rows : [...found, ...rows];
+  }
+
+  return {
+    findMany,
+
+    /** The website's creation view: the account's unfinished tasks with their requests. */
+    listPendingForAccount: tasks.listPendingForAccount,
+
+    /**
+     * The records of `taskIds` (the account's only) when every id is a final record kept in memory,
+     * so the answer needs no query and no promise; undefined when any id is not.
+     */
+    recordsInMemory(accountId: string, taskIds: readonly string[]): TaskRecordRow[] | undefined {
+      const found: TaskRecordRow[] = [];
+      for (const id of taskIds) {
+        const known = finalRecords.get(id);
+        if (known === undefined) return undefined;
+        if (known.accountId === accountId) found.push(known.row);
+      }
+      return found;
+    },
+
+    /**
+     * The account's final record of `taskId` when kept in memory (no query, no promise); undefined
+     * when not kept; NotFound when it is kept and belongs to another account.
+     */
+    findInMemory(accountId: string, taskId: string): TaskRecordRow | undefined {
+      const known = finalRecords.get(taskId);
+      if (known === undefined) return undefined;
+      if (known.accountId !== accountId) throw new NotFound(TASK_NOT_FOUND);
+      return known.row;
+    },
+
+    /** The account's record of `taskId`; NotFound when the account has no such task. */
+    async find(accountId: string, taskId: string): Promise<TaskRecordRow> {
+      const [row] = await findMany(accountId, [taskId]);
+      if (!row) throw new NotFound(TASK_NOT_FOUND);
+      return row;
+    },
+
+    /**
+     * Cancels an unfinished task (it ends failed "Canceled"; repeating answers the same). NotFound
+     * when the account has no such task, Conflict when it had already ended otherwise.
+     */
+    async cancel(accountId: string, taskId: string): Promise<TaskRecord> {
+      const row = await engine.cancel(accountId, taskId);
+      if (!row) throw new NotFound(TASK_NOT_FOUND);
+      const record = toTaskRecord(row);
+      if (record.status === 'completed') throw new Conflict('Task already completed; it cannot be canceled');
+      if (record.status === 'failed' && record.error !== CANCELED)
+        throw new Conflict(`Task already failed (${record.error}); it cannot be canceled`);
+      return record;
+    },
+  };
+}
+
+export type TasksService = ReturnType<typeof createTasksService>;
