@@ -12,6 +12,7 @@ import {
 } from '../../contract/tasks.js';
 import type { TaskChangeFeed } from '../../tasks/task-events.js';
 import { notFoundRecord, toTaskRecord } from '../../tasks/task-record.js';
+import { watchTasks } from '../../tasks/task-watch.js';
 import type { TaskRecordRow } from '../../tasks/tasks-repository.js';
 import type { TasksService } from '../../tasks/tasks-service.js';
 import { accountOf } from '../authentication.js';
@@ -80,10 +81,6 @@ export async function taskRoutes(
     for (const end of [...openWaits]) end();
   });
 
-  /** Current records for ids, in input order, with not-found records in place. */
-  const readRecords = async (accountId: string, ids: readonly string[]) =>
-    recordsOf(ids, await tasks.findMany(accountId, ids));
-
   /**
    * Long-poll: resolves when the visible record of one of `ids` moves on from `initial` (status,
    * progress or result: a write that changes none of them is not a change), when `seconds` pass,
@@ -97,32 +94,18 @@ export async function taskRoutes(
     const changed = (record: TaskRecord) =>
       before.has(record.task_id) && isNewer(before.get(record.task_id), record);
     return new Promise<void>((resolve) => {
-      let done = false;
-      const finish = () => {
-        if (done) return;
-        done = true;
-        release?.();
-        unsubscribe();
-        clearTimeout(timeout);
-        request.raw.off('close', finish);
-        openWaits.delete(finish);
-        resolve();
-      };
-      openWaits.add(finish);
-      const reread = () =>
-        readRecords(accountId, [...before.keys()]).then(
-          (records) => records.some(changed) && finish(),
-          () => undefined,
-        );
-      const unsubscribe = events.subscribe(accountId, {
-        onChange: (change) => changed(change.record) && finish(),
-        onResync: reread,
+      const watch = watchTasks({ feed: events, tasks }, accountId, [...before.keys()], {
+        onRecord: changed,
+        timeoutMs: seconds * 1000,
+        onEnd: () => {
+          release?.();
+          request.raw.off('close', watch.stop);
+          openWaits.delete(watch.stop);
+          resolve();
+        },
       });
-      const timeout = setTimeout(finish, seconds * 1000);
-      request.raw.on('close', finish);
-      // One read after subscribing: a change written between the caller's read and the
-      // subscription would otherwise be missed until the timeout.
-      void reread();
+      openWaits.add(watch.stop);
+      request.raw.on('close', watch.stop);
     });
   }
 
@@ -144,7 +127,6 @@ export async function taskRoutes(
   app.get('/tasks/events', { schema: streamSchema }, async (request, reply) => {
     const accountId = accountOf(request).id;
     const ids = request.query.ids;
-    const watched = new Set(ids);
     const lastSent = new Map<string, TaskRecord>();
     // Before the stream starts, so a refusal is an ordinary 429 answer.
     const release = caps?.open(accountId, request.ip);
@@ -164,24 +146,22 @@ export async function taskRoutes(
 
     const send = (record: TaskRecord) => {
       // Notifications and store re-reads can arrive out of order: only ever move a task forward.
-      if (closed || !isNewer(lastSent.get(record.task_id), record)) return;
+      if (closed || !isNewer(lastSent.get(record.task_id), record)) return false;
       lastSent.set(record.task_id, record);
       raw.write(`event: task\ndata: ${JSON.stringify(record)}\n\n`);
       const allFinal = ids.every((id) => {
         const sent = lastSent.get(id);
         return sent !== undefined && isFinal(sent);
       });
-      if (allFinal) {
-        raw.write('event: end\ndata: {}\n\n');
-        close();
-      }
+      if (allFinal) raw.write('event: end\ndata: {}\n\n');
+      return allFinal;
     };
     const close = () => {
       if (closed) return;
       closed = true;
       release?.();
       streams?.dec();
-      unsubscribe();
+      watch.stop();
       clearInterval(heartbeat);
       openWaits.delete(shutDown);
       raw.end();
@@ -192,18 +172,14 @@ export async function taskRoutes(
       close();
     };
     openWaits.add(shutDown);
-    const sendCurrent = async () => {
-      for (const record of await readRecords(accountId, [...watched])) send(record);
-    };
-    // Subscribe before the first read, so no change between the two is missed.
-    const unsubscribe = events.subscribe(accountId, {
-      onChange: (change) => watched.has(change.record.task_id) && send(change.record),
-      onResync: () => void sendCurrent().catch(() => undefined),
+    // The current record of each id, then one per change; ends once every task is final.
+    const watch = watchTasks({ feed: events, tasks }, accountId, [...new Set(ids)], {
+      onRecord: send,
+      onEnd: close,
     });
     const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), SSE_HEARTBEAT_MS);
     request.raw.on('close', close);
-    if (closing) return shutDown();
-    await sendCurrent();
+    if (closing) shutDown();
   });
 
   const getTaskSchema = {
