@@ -7,6 +7,7 @@ import type { Clock } from '../../src/platform/clock.js';
 import { createLocalProvider } from '../../src/providers/local-provider.js';
 import type { ProviderRegistry } from '../../src/providers/provider-registry.js';
 import { createReplicateProvider } from '../../src/providers/replicate-provider.js';
+import { BUSY_SWEEP_MS } from '../../src/tasks/capacity/capacity-gate.js';
 import {
   type ChaosRelay,
   type RelayedCall,
@@ -89,7 +90,18 @@ function startTimePump(t: TestApp, clock: ReturnType<typeof steppingClock>) {
         .select((eb) => eb.fn.min('retry_at').as('at'))
         .where('retry_at', '>', clock.now())
         .executeTakeFirst();
-      const times = [row?.due, pools?.at].filter((v) => v !== null && v !== undefined).map(Number);
+      // Parked tasks wait for a call-back (their next_run_at is the deadline, a backstop): the engine
+      // sweeps for them every BUSY_SWEEP_MS, so time moves at most that far while any are parked. A
+      // jump to the deadline would outrun a call-back that is due but not yet written (the hold just ended).
+      const parked = await t.core.db
+        .selectFrom('tasks')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('status', 'in', ['queued', 'in_progress'])
+        .where('waiting_for', '=', 'upstream_capacity')
+        .where('next_run_at', '>', clock.now())
+        .executeTakeFirst();
+      const sweep = Number(parked?.n ?? 0) > 0 ? clock.now() + BUSY_SWEEP_MS : undefined;
+      const times = [row?.due, pools?.at, sweep].filter((v) => v !== null && v !== undefined).map(Number);
       const due = times.length === 0 ? undefined : Math.min(...times);
       if (Number(row?.leased ?? 0) > 0 || due === undefined || due <= clock.now()) continue;
       clock.advanceTo(due);
