@@ -8,8 +8,6 @@
 //   five        1,000 five-second images on one node with the defaults: time to the last one
 import { createCore } from '../src/core.js';
 import { createOpenAIProvider } from '../src/providers/openai-provider.js';
-import { startFakeOpenAI } from '../src/providers/testing/fake-openai.js';
-import { createUpstreamLimit, type UpstreamLimitOptions } from '../src/providers/testing/upstream-limit.js';
 import {
   capacityConfig,
   capacityOverrides,
@@ -17,6 +15,8 @@ import {
   UPSTREAM_KEY,
 } from '../test/engine/capacity-fixtures.js';
 import { allFinal } from '../test/engine/cluster-fixtures.js';
+import { startFakeOpenAI } from '../test/fakes/providers/fake-openai.js';
+import { createUpstreamLimit, type UpstreamLimitOptions } from '../test/fakes/providers/upstream-limit.js';
 import { removeTestData } from '../test/support/test-database.js';
 
 const MB = 1024 * 1024;

@@ -6,7 +6,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { bmpOfSize } from '../src/images/testing/image-fixtures.js';
+import { bmpOfSize } from '../test/fakes/image-fixtures.js';
 
 const MB = 1024 * 1024;
 const CONCURRENCY = 4;

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// Runs every *.test.ts under src/ and test/ with node's own test runner (tsx loads TypeScript), on
-// both stores: every file on SQLite, then again on PostgreSQL the files that open a store (they call
-// createTestApp, startTestServer, freshTestDataEnv, testDatabaseEnv, createCore, openDatabase,
-// startPrivatePostgres or realProcessEnv; each test app gets a fresh database on
-// ATELIER_TEST_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/test).
+// Runs every *.test.ts under src/ and test/ with node's own test runner (tsx loads TypeScript). The
+// tiers are folders: src/**/*.test.ts are unit tests beside their code (no store, no whole core) and
+// run once; test/** builds the core on a real store and runs on SQLite, then again on PostgreSQL
+// (each test app gets a fresh database on ATELIER_TEST_POSTGRES_URL, default
+// postgres://postgres@127.0.0.1:5432/test) — except test/defaults/, which checks the embedded
+// defaults (`npm start` on SQLite) and runs once. test/browser/ has its own command (test:browser).
 // Where PostgreSQL is unreachable its half is skipped with a loud banner, except with CI=true: then
 // that is a failure. ATELIER_TEST_STORE=sqlite|postgres runs one half only.
 // Files that run the built program (bin/atelier, `npm start`, dist/) get a current build first, made
@@ -13,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { ensureCurrentBuild } from './ensure-build.mjs';
@@ -23,8 +24,9 @@ const filters = process.argv.slice(2);
 const postgresUrl = process.env.ATELIER_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const onlyStore = process.env.ATELIER_TEST_STORE;
 const inCi = process.env.CI === 'true';
-const opensStore =
-  /\b(createTestApp|startTestServer|freshTestDataEnv|testDatabaseEnv|createCore|openDatabase|startPrivatePostgres|realProcessEnv)\(/;
+/** The tier that runs on both stores: everything under test/ but the embedded defaults' checks. */
+const onBothStores = (file) =>
+  file.startsWith(`test${sep}`) && !file.startsWith(join('test', 'defaults', ''));
 const runsTheBuild = /bin\/atelier|'bin', 'atelier'|\['start'|dist\/src\//;
 
 function collect(dir, out) {
@@ -125,7 +127,7 @@ if (onlyStore !== undefined && onlyStore !== 'sqlite' && onlyStore !== 'postgres
   console.error(`ATELIER_TEST_STORE must be sqlite or postgres, not ${JSON.stringify(onlyStore)}`);
   process.exit(1);
 }
-const storeFiles = files.filter((f) => opensStore.test(readFileSync(f, 'utf8')));
+const storeFiles = files.filter(onBothStores);
 if (files.some((f) => runsTheBuild.test(readFileSync(f, 'utf8'))))
   ensureCurrentBuild(fileURLToPath(new URL('..', import.meta.url)));
 const runId = randomBytes(4).toString('hex');

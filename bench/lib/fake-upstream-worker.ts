@@ -1,6 +1,6 @@
 // A counting upstream in its own process: the project's loopback Replicate stand-in serving the
 // model behind the catalog's `flash2`, answering how many calls it has had for predictions and files.
-import { startFakeReplicate } from '../../src/providers/testing/fake-replicate.js';
+import { startFakeReplicate } from '../../test/fakes/providers/fake-replicate.js';
 import { serveIpc } from './ipc-child.js';
 
 export const TOKEN = 'r8_benchToken0123456789abcdefghij';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import sharp from 'sharp';
+import { bmpOfSize, pngOfSize } from '../../test/fakes/image-fixtures.js';
 import { toDecodableImage } from './decodable-image.js';
-import { bmpOfSize, pngOfSize } from './testing/image-fixtures.js';
 
 test('a BMP becomes a PNG of the same size that sharp can read, opaque unless 32-bit', async () => {
   for (const bitCount of [24, 32, 8] as const) {

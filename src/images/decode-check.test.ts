@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { bmpOfSize, encodedImage, pngOfSize, undecodablePng } from '../../test/fakes/image-fixtures.js';
 import { InvalidImage } from '../platform/domain-errors.js';
 import { assertImageDecodes } from './decode-check.js';
 import { inspectImageBuffer } from './inspect-image.js';
-import { bmpOfSize, encodedImage, pngOfSize, undecodablePng } from './testing/image-fixtures.js';
 
 /** Inspects (the header checks must pass for the case to mean anything), then runs the decode check. */
 async function check(bytes: Buffer): Promise<void> {

@@ -4,6 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
+import {
+  animatedWebpHeader,
+  bmpHeaderOnly,
+  bmpOfSize,
+  encodedImage,
+  gifOfSize,
+  pngOfSize,
+} from '../../test/fakes/image-fixtures.js';
 import { DomainError } from '../platform/domain-errors.js';
 import {
   type ImageInfo,
@@ -12,14 +20,6 @@ import {
   MAX_IMAGE_PIXELS,
   sniffImageType,
 } from './inspect-image.js';
-import {
-  animatedWebpHeader,
-  bmpHeaderOnly,
-  bmpOfSize,
-  encodedImage,
-  gifOfSize,
-  pngOfSize,
-} from './testing/image-fixtures.js';
 
 let dir: string;
 let counter = 0;

@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { pngOfSize } from '../images/testing/image-fixtures.js';
+import { pngOfSize } from '../../test/fakes/image-fixtures.js';
 import { createThumbnailer } from './thumbnails.js';
 
 /** Random pixels: the worst case for JPEG size, so budgets are really exercised. */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { providerRequest } from '../../test/fakes/providers/provider-request.js';
 import { createCircuitBreaker, withCircuitBreaker } from './circuit-breaker.js';
 import type { ImageProvider, SubmitOutcome } from './provider.js';
-import { providerRequest } from './testing/provider-request.js';
 
 function fakeClock(start = 1_000_000) {
   let now = start;

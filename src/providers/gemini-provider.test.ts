@@ -3,12 +3,16 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { BlockedReason, FinishReason } from '@google/genai';
 import sharp from 'sharp';
+import {
+  type FakeGemini,
+  GEMINI_IMAGE_MODELS,
+  startFakeGemini,
+} from '../../test/fakes/providers/fake-gemini.js';
+import { noisePng, solidGif } from '../../test/fakes/providers/fake-http.js';
+import { providerRequest, referenceImage } from '../../test/fakes/providers/provider-request.js';
 import { parseCatalog } from '../catalog/catalog.js';
 import { createGeminiProvider, geminiRefusesImageSize } from './gemini-provider.js';
 import type { ProviderFailure, SubmitOutcome } from './provider.js';
-import { type FakeGemini, GEMINI_IMAGE_MODELS, startFakeGemini } from './testing/fake-gemini.js';
-import { noisePng, solidGif } from './testing/fake-http.js';
-import { providerRequest, referenceImage } from './testing/provider-request.js';
 
 const KEY = 'AIzaTestKey-0123456789abcdefghijklmnop';
 

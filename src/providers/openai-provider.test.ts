@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
+import { solidGif } from '../../test/fakes/providers/fake-http.js';
+import { type FakeOpenAI, startFakeOpenAI } from '../../test/fakes/providers/fake-openai.js';
+import { providerRequest, referenceImage } from '../../test/fakes/providers/provider-request.js';
 import { parseCatalog } from '../catalog/catalog.js';
 import { createOpenAIProvider } from './openai-provider.js';
 import { CUSTOM_SIZE_LIMITS, nearestSize, openAISizing, ratioOf, sizeFor } from './openai-sizes.js';
 import type { ProviderFailure, SubmitOutcome } from './provider.js';
-import { solidGif } from './testing/fake-http.js';
-import { type FakeOpenAI, startFakeOpenAI } from './testing/fake-openai.js';
-import { providerRequest, referenceImage } from './testing/provider-request.js';
 
 const KEY = 'sk-test-0123456789abcdefghijklmnop';
 

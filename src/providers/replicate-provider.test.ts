@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { solidGif } from '../../test/fakes/providers/fake-http.js';
+import {
+  type FakeModel,
+  type FakeReplicate,
+  startFakeReplicate,
+} from '../../test/fakes/providers/fake-replicate.js';
+import { providerRequest, referenceImage } from '../../test/fakes/providers/provider-request.js';
 import { parseCatalog } from '../catalog/catalog.js';
 import type {
   ImageProvider,
@@ -11,9 +18,6 @@ import type {
 } from './provider.js';
 import { seedForTask } from './replicate-inputs.js';
 import { createReplicateProvider } from './replicate-provider.js';
-import { solidGif } from './testing/fake-http.js';
-import { type FakeModel, type FakeReplicate, startFakeReplicate } from './testing/fake-replicate.js';
-import { providerRequest, referenceImage } from './testing/provider-request.js';
 
 const TOKEN = 'r8_testToken0123456789abcdefghij';
 const ASPECTS = [

@@ -9,16 +9,16 @@ import { after, before, describe, test } from 'node:test';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI, { toFile } from 'openai';
 import Replicate from 'replicate';
+import { type FakeGemini, startFakeGemini } from '../../test/fakes/providers/fake-gemini.js';
+import type { RecordedRequest } from '../../test/fakes/providers/fake-http.js';
+import { type FakeOpenAI, startFakeOpenAI } from '../../test/fakes/providers/fake-openai.js';
+import { type FakeReplicate, startFakeReplicate } from '../../test/fakes/providers/fake-replicate.js';
+import { providerRequest, referenceImage } from '../../test/fakes/providers/provider-request.js';
 import { createGeminiProvider } from './gemini-provider.js';
 import { createOpenAIProvider } from './openai-provider.js';
 import type { ProviderRequest, ReferenceImage, SubmitOutcome } from './provider.js';
 import { seedForTask } from './replicate-inputs.js';
 import { createReplicateProvider } from './replicate-provider.js';
-import { type FakeGemini, startFakeGemini } from './testing/fake-gemini.js';
-import type { RecordedRequest } from './testing/fake-http.js';
-import { type FakeOpenAI, startFakeOpenAI } from './testing/fake-openai.js';
-import { type FakeReplicate, startFakeReplicate } from './testing/fake-replicate.js';
-import { providerRequest, referenceImage } from './testing/provider-request.js';
 
 const PROMPT = 'the same harbour, at night';
 

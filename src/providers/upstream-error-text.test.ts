@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { type FakeGemini, startFakeGemini } from '../../test/fakes/providers/fake-gemini.js';
+import { type FakeOpenAI, startFakeOpenAI } from '../../test/fakes/providers/fake-openai.js';
+import { type FakeReplicate, startFakeReplicate } from '../../test/fakes/providers/fake-replicate.js';
+import { assertNoKey, echoingText } from '../../test/fakes/providers/key-echo.js';
+import { providerRequest } from '../../test/fakes/providers/provider-request.js';
 import { createGeminiProvider } from './gemini-provider.js';
 import { createOpenAIProvider } from './openai-provider.js';
 import type { PollOutcome, SubmitOutcome } from './provider.js';
 import { createReplicateProvider } from './replicate-provider.js';
-import { type FakeGemini, startFakeGemini } from './testing/fake-gemini.js';
-import { type FakeOpenAI, startFakeOpenAI } from './testing/fake-openai.js';
-import { type FakeReplicate, startFakeReplicate } from './testing/fake-replicate.js';
-import { assertNoKey, echoingText } from './testing/key-echo.js';
-import { providerRequest } from './testing/provider-request.js';
 
 // Upstreams (and proxies in front of them) that echo the refused key back in their error bodies,
 // in every field and in several encodings. The failure text callers see is built from allow-listed

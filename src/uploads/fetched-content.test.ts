@@ -2,8 +2,8 @@
 // stand-ins serve hostile images, and the upload's inspector decides.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { bmpOfSize, encodedImage, gifOfSize, pngOfSize } from '../../test/fakes/image-fixtures.js';
 import { inspectImageFile } from '../images/inspect-image.js';
-import { bmpOfSize, encodedImage, gifOfSize, pngOfSize } from '../images/testing/image-fixtures.js';
 import { registerStandIns, rejectsWith, SOURCE, setup } from '../platform/outbound/testing/stand-ins.js';
 
 registerStandIns(async () => {

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type FakeGemini, startFakeGemini } from '../../src/providers/testing/fake-gemini.js';
+import { type FakeGemini, startFakeGemini } from '../fakes/providers/fake-gemini.js';
 import { bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { FakeReplicate } from '../../src/providers/testing/fake-replicate.js';
-import { assertNoKey, echoingText } from '../../src/providers/testing/key-echo.js';
 import { MODEL, replicateEnv, startCountingReplicate, TOKEN } from '../engine/cluster-fixtures.js';
+import type { FakeReplicate } from '../fakes/providers/fake-replicate.js';
+import { assertNoKey, echoingText } from '../fakes/providers/key-echo.js';
 import { bearer, pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 

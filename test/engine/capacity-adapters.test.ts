@@ -3,9 +3,9 @@ import { test } from 'node:test';
 import { type Core, createCore } from '../../src/core.js';
 import { createGeminiProvider } from '../../src/providers/gemini-provider.js';
 import { createReplicateProvider } from '../../src/providers/replicate-provider.js';
-import { startFakeGemini } from '../../src/providers/testing/fake-gemini.js';
-import { startFakeReplicate } from '../../src/providers/testing/fake-replicate.js';
-import { createUpstreamLimit } from '../../src/providers/testing/upstream-limit.js';
+import { startFakeGemini } from '../fakes/providers/fake-gemini.js';
+import { startFakeReplicate } from '../fakes/providers/fake-replicate.js';
+import { createUpstreamLimit } from '../fakes/providers/upstream-limit.js';
 import { removeTestData } from '../support/test-database.js';
 import {
   allEnded,

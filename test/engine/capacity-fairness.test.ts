@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Core, createCore } from '../../src/core.js';
 import { createOpenAIProvider } from '../../src/providers/openai-provider.js';
-import { startFakeOpenAI } from '../../src/providers/testing/fake-openai.js';
-import { createUpstreamLimit } from '../../src/providers/testing/upstream-limit.js';
+import { startFakeOpenAI } from '../fakes/providers/fake-openai.js';
+import { createUpstreamLimit } from '../fakes/providers/upstream-limit.js';
 import { removeTestData } from '../support/test-database.js';
 import {
   allEnded,

@@ -13,9 +13,9 @@ import { loadConfig } from '../../src/config/config.js';
 import type { Core, CoreOverrides } from '../../src/core.js';
 import type { ImageProvider } from '../../src/providers/provider.js';
 import type { ProviderRegistry } from '../../src/providers/provider-registry.js';
-import type { UpstreamLimit } from '../../src/providers/testing/upstream-limit.js';
 import type { CapacityLimits } from '../../src/tasks/capacity/capacity-pool.js';
 import type { TaskRow } from '../../src/tasks/tasks-repository.js';
+import type { UpstreamLimit } from '../fakes/providers/upstream-limit.js';
 import { freshTestDataEnv } from '../support/test-database.js';
 import { allFinal } from './cluster-fixtures.js';
 

@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { Core } from '../../src/core.js';
 import type { ImageProvider } from '../../src/providers/provider.js';
-import { type FakeReplicate, startFakeReplicate } from '../../src/providers/testing/fake-replicate.js';
 import type { TaskRow } from '../../src/tasks/tasks-repository.js';
+import { type FakeReplicate, startFakeReplicate } from '../fakes/providers/fake-replicate.js';
 
 export const TOKEN = 'r8_clusterToken0123456789abcdefgh';
 /** The catalog entry the tests ask for: `flash2` is `google/nano-banana-2`, text at 1K. */

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { startFakeGemini } from '../../src/providers/testing/fake-gemini.js';
+import { startFakeGemini } from '../fakes/providers/fake-gemini.js';
 import { bearer, pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp, freePort, type TestApp } from '../support/test-server.js';
 

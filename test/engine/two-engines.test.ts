@@ -9,7 +9,7 @@ import { createLocalProvider } from '../../src/providers/local-provider.js';
 import type { ImageProvider } from '../../src/providers/provider.js';
 import type { ProviderRegistry } from '../../src/providers/provider-registry.js';
 import { createReplicateProvider } from '../../src/providers/replicate-provider.js';
-import type { FakeReplicate } from '../../src/providers/testing/fake-replicate.js';
+import type { FakeReplicate } from '../fakes/providers/fake-replicate.js';
 import { freshTestDataEnv, removeTestData } from '../support/test-database.js';
 import {
   allFinal,

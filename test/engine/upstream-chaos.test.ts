@@ -8,13 +8,9 @@ import { createLocalProvider } from '../../src/providers/local-provider.js';
 import type { ProviderRegistry } from '../../src/providers/provider-registry.js';
 import { createReplicateProvider } from '../../src/providers/replicate-provider.js';
 import { BUSY_SWEEP_MS } from '../../src/tasks/capacity/capacity-gate.js';
-import {
-  type ChaosRelay,
-  type RelayedCall,
-  startChaosRelay,
-} from '../../src/providers/testing/chaos-relay.js';
-import type { FakeReplicate } from '../../src/providers/testing/fake-replicate.js';
 import type { TaskRow } from '../../src/tasks/tasks-repository.js';
+import { type ChaosRelay, type RelayedCall, startChaosRelay } from '../fakes/providers/chaos-relay.js';
+import type { FakeReplicate } from '../fakes/providers/fake-replicate.js';
 import { bearer } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 import { allFinal, CATALOG, MODEL, replicateEnv, startCountingReplicate, TOKEN } from './cluster-fixtures.js';

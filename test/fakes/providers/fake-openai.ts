@@ -1,0 +1,324 @@
+/**
+ * A loopback stand-in for the OpenAI Images API (`/v1/images/generations` JSON and
+ * `/v1/images/edits` multipart, and `GET /v1/models`) that accepts what the real one accepts (the
+ * documented optional fields of openai-node 7.57, custom sizes on the GPT image 2 / 2.5 models
+ * within their limits) and refuses what it refuses: an unknown parameter, `response_format` (GPT
+ * image models), a size the model does not make, an input image of the wrong type, a model that
+ * does not exist or was shut down (404 `model_not_found`), a missing or wrong Bearer key. Answers
+ * are scripted per call.
+ */
+import sharp from 'sharp';
+import { z } from 'zod';
+import { CUSTOM_SIZE_LIMITS, openAISizing, STANDARD_SIZES } from '../../../src/providers/openai-sizes.js';
+import {
+  type FakeAnswer,
+  type FakeHttpServer,
+  type RecordedRequest,
+  solidPng,
+  startFakeHttpServer,
+} from './fake-http.js';
+import { type UpstreamLimit, upstreamLatency } from './upstream-limit.js';
+
+export type OpenAIScript =
+  | { kind: 'image' }
+  | { kind: 'error'; status: number; json: unknown; headers?: Record<string, string> }
+  | { kind: 'hang' }
+  | { kind: 'malformed' };
+
+export interface OpenAICall {
+  endpoint: 'generations' | 'edits';
+  model: string;
+  /** Scalar parameters as sent (multipart values are strings). */
+  params: Record<string, unknown>;
+  /** Field name and media type of each uploaded image, in order. */
+  images: Array<{ field: string; type: string; filename: string; bytes: Buffer }>;
+  raw: RecordedRequest;
+}
+
+/** The GPT image models the API serves today (openai-node 7.57 `ImageModel`, without `gpt-image-1`). */
+export const OPENAI_IMAGE_MODELS = [
+  'gpt-image-1-mini',
+  'gpt-image-1.5',
+  'gpt-image-2',
+  'gpt-image-2-2026-04-21',
+  'gpt-image-2.5-sunburst',
+  'gpt-image-2.5-sunburst-2026-09-08',
+  'gpt-image-2.5-flare',
+  'gpt-image-2.5-flare-2026-09-08',
+  'gpt-image-2.6-sunburst',
+  'gpt-image-2.6-flare',
+  'chatgpt-image-latest',
+];
+
+/** Shutdowns OpenAI announces in its model list (`shutdown_date`). */
+const SHUTDOWNS: Record<string, string> = { 'gpt-image-1-mini': '2026-12-01' };
+
+const QUALITY = ['low', 'medium', 'high', 'xhigh', 'max', 'auto'] as const;
+const OUTPUT_FORMAT = ['png', 'webp', 'jpeg'] as const;
+
+const generationSchema = z
+  .object({
+    model: z.string().min(1),
+    prompt: z.string().min(1).max(32_000),
+    n: z.number().int().min(1).max(10).optional(),
+    size: z.string().optional(),
+    quality: z.enum(QUALITY).optional(),
+    output_format: z.enum(OUTPUT_FORMAT).optional(),
+    output_compression: z.number().int().min(0).max(100).optional(),
+    background: z.enum(['transparent', 'opaque', 'auto']).optional(),
+    moderation: z.enum(['low', 'auto']).optional(),
+    partial_images: z.number().int().min(0).max(3).optional(),
+    stream: z.boolean().optional(),
+    complexity: z.enum(['low', 'medium', 'high']).optional(),
+    safety_identifier: z.string().optional(),
+    user: z.string().optional(),
+  })
+  .strict();
+
+const EDIT_FIELDS = new Set([
+  'model',
+  'prompt',
+  'n',
+  'size',
+  'quality',
+  'output_format',
+  'output_compression',
+  'background',
+  'input_fidelity',
+  'partial_images',
+  'stream',
+  'complexity',
+  'safety_identifier',
+  'user',
+]);
+
+/** Whether `size` is one `model` makes (see src/providers/openai-sizes.ts for the limits). */
+function sizeAccepted(model: string, size: string): boolean {
+  if (size === 'auto' || STANDARD_SIZES.includes(size as (typeof STANDARD_SIZES)[number])) return true;
+  if (openAISizing(model).kind !== 'custom') return false;
+  const match = /^(\d{2,5})x(\d{2,5})$/.exec(size);
+  if (!match) return false;
+  const w = Number(match[1]);
+  const h = Number(match[2]);
+  const { multiple, maxEdge, maxPixels, minPixels, maxRatio } = CUSTOM_SIZE_LIMITS;
+  return (
+    w % multiple === 0 &&
+    h % multiple === 0 &&
+    Math.max(w, h) <= maxEdge &&
+    w * h <= maxPixels &&
+    w * h >= minPixels &&
+    Math.max(w, h) / Math.min(w, h) <= maxRatio
+  );
+}
+
+const invalid = (message: string, param: string | null = null, code: string | null = null): FakeAnswer => ({
+  status: 400,
+  json: { error: { message, type: 'invalid_request_error', param, code } },
+});
+
+export interface FakeOpenAI extends FakeHttpServer {
+  calls: OpenAICall[];
+  script(...answers: OpenAIScript[]): void;
+}
+
+/** OpenAI's answer past a rate limit: 429 `rate_limit_exceeded`, with `retry-after` and `retry-after-ms`. */
+function rateLimited(model: string, retryAfterMs: number): FakeAnswer {
+  return {
+    status: 429,
+    headers: {
+      'retry-after': String(Math.ceil(retryAfterMs / 1000)),
+      'retry-after-ms': String(retryAfterMs),
+    },
+    json: {
+      error: {
+        message: `Rate limit reached for ${model} in organization org-fake on requests per min (RPM). Please try again later.`,
+        type: 'requests',
+        param: null,
+        code: 'rate_limit_exceeded',
+      },
+    },
+  };
+}
+
+/** Starts a fake OpenAI Images API that accepts `apiKey`, optionally behind a rate limit of its own. */
+export async function startFakeOpenAI({
+  apiKey,
+  models = OPENAI_IMAGE_MODELS,
+  limit,
+}: {
+  apiKey: string;
+  /** The upstream's own rate limit (429 past it), and the time each accepted call takes. */
+  limit?: UpstreamLimit;
+  /** The model ids this fake serves (and lists at `GET /v1/models`). */
+  models?: readonly string[];
+}): Promise<FakeOpenAI> {
+  const queue: OpenAIScript[] = [];
+  const calls: OpenAICall[] = [];
+
+  function checkModelParams(model: string, params: Record<string, unknown>): FakeAnswer | undefined {
+    if (!models.includes(model)) {
+      return {
+        status: 404,
+        json: {
+          error: {
+            message: `The model \`${model}\` does not exist or you do not have access to it.`,
+            type: 'invalid_request_error',
+            param: null,
+            code: 'model_not_found',
+          },
+        },
+      };
+    }
+    if (params.size !== undefined && !sizeAccepted(model, String(params.size))) {
+      return invalid(`Invalid size '${String(params.size)}' for ${model}.`, 'size', 'invalid_value');
+    }
+    return undefined;
+  }
+
+  async function handle(request: RecordedRequest): Promise<FakeAnswer> {
+    const auth = request.headers.authorization;
+    if (auth !== `Bearer ${apiKey}`) {
+      const given = auth?.replace(/^Bearer /, '') ?? '';
+      return {
+        status: 401,
+        json: {
+          error: {
+            message: given
+              ? `Incorrect API key provided: ${given}. You can find your API key at https://platform.openai.com/account/api-keys.`
+              : "You didn't provide an API key.",
+            type: 'invalid_request_error',
+            param: null,
+            code: 'invalid_api_key',
+          },
+        },
+      };
+    }
+    if (request.method === 'GET' && request.path === '/v1/models') {
+      const data = models.map((id) => ({
+        id,
+        object: 'model',
+        created: 1_757_289_600,
+        owned_by: 'system',
+        ...(SHUTDOWNS[id] ? { shutdown_date: SHUTDOWNS[id] } : {}),
+      }));
+      return { status: 200, json: { object: 'list', data } };
+    }
+    if (request.method !== 'POST') return { status: 405, json: { error: { message: 'Method not allowed' } } };
+    let call: OpenAICall;
+    if (request.path === '/v1/images/generations') {
+      if (!String(request.headers['content-type']).startsWith('application/json'))
+        return invalid('Expected JSON');
+      let json: unknown;
+      try {
+        json = JSON.parse(request.body.toString('utf8'));
+      } catch {
+        return invalid('We could not parse the JSON body of your request.');
+      }
+      const parsed = generationSchema.safeParse(json);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const key = issue?.code === 'unrecognized_keys' ? issue.keys[0] : issue?.path.join('.');
+        return invalid(`Unknown or invalid parameter: '${key}'.`, key ?? null, 'unknown_parameter');
+      }
+      const params = parsed.data as Record<string, unknown>;
+      const refused = checkModelParams(parsed.data.model, params);
+      if (refused) return refused;
+      call = { endpoint: 'generations', model: parsed.data.model, params, images: [], raw: request };
+    } else if (request.path === '/v1/images/edits') {
+      const contentType = String(request.headers['content-type']);
+      if (!contentType.startsWith('multipart/form-data')) return invalid('Edits take multipart/form-data');
+      let form: Awaited<ReturnType<Response['formData']>>;
+      try {
+        form = await new Response(new Uint8Array(request.body), {
+          headers: { 'content-type': contentType },
+        }).formData();
+      } catch {
+        return invalid('Could not parse multipart form');
+      }
+      const params: Record<string, unknown> = {};
+      const images: OpenAICall['images'] = [];
+      for (const [field, value] of form.entries()) {
+        if (field === 'image' || field === 'image[]') {
+          if (typeof value === 'string') return invalid(`'${field}' must be a file`, field);
+          const bytes = Buffer.from(await value.arrayBuffer());
+          let format: string | undefined;
+          try {
+            format = (await sharp(bytes).metadata()).format;
+          } catch {
+            format = undefined;
+          }
+          if (
+            !format ||
+            !['png', 'jpeg', 'webp'].includes(format) ||
+            !['image/png', 'image/jpeg', 'image/webp'].includes(value.type)
+          ) {
+            return invalid(
+              `Invalid file '${value.name}': unsupported mimetype ('${value.type}'). Supported file formats are 'image/jpeg', 'image/png', and 'image/webp'.`,
+              field,
+              'invalid_image_format',
+            );
+          }
+          images.push({ field, type: value.type, filename: value.name, bytes });
+        } else if (EDIT_FIELDS.has(field)) {
+          if (typeof value !== 'string') return invalid(`'${field}' must be a string`, field);
+          params[field] = value;
+        } else {
+          return invalid(`Unknown parameter: '${field}'.`, field, 'unknown_parameter');
+        }
+      }
+      if (typeof params.model !== 'string') return invalid("Missing required parameter: 'model'.", 'model');
+      const model = params.model;
+      if (typeof params.prompt !== 'string' || params.prompt === '')
+        return invalid("Missing required parameter: 'prompt'.", 'prompt');
+      if (images.length === 0) return invalid("Missing required parameter: 'image'.", 'image');
+      if (images.length > 16) return invalid('Too many images', 'image');
+      const refused = checkModelParams(model, params);
+      if (refused) return refused;
+      call = { endpoint: 'edits', model, params, images, raw: request };
+    } else {
+      return {
+        status: 404,
+        json: { error: { message: `Invalid URL (POST ${request.path})`, type: 'invalid_request_error' } },
+      };
+    }
+    calls.push(call);
+    const admission = limit?.admit();
+    if (admission && !admission.ok) return rateLimited(call.model, admission.retryAfterMs);
+    try {
+      await upstreamLatency(limit);
+      return await scripted(call);
+    } finally {
+      if (admission?.ok) admission.done();
+    }
+  }
+
+  async function scripted(call: OpenAICall): Promise<FakeAnswer> {
+    const next = queue.shift() ?? { kind: 'image' };
+    switch (next.kind) {
+      case 'hang':
+        return { hang: true };
+      case 'malformed':
+        return { status: 200, raw: '{"created": 1, "data": [{"b64_js', contentType: 'application/json' };
+      case 'error':
+        return { status: next.status, json: next.json, headers: next.headers };
+      case 'image': {
+        const size = String(call.params.size ?? '1024x1024');
+        const [w, h] = size.split('x').map((v) => Math.max(8, Math.round(Number(v) / 16)));
+        const png = await solidPng(w || 64, h || 64, '#aa44cc');
+        return {
+          status: 200,
+          json: {
+            created: Math.floor(Date.now() / 1000),
+            data: [{ b64_json: png.toString('base64') }],
+            output_format: 'png',
+            size,
+            usage: { input_tokens: 50, output_tokens: 4160, total_tokens: 4210 },
+          },
+        };
+      }
+    }
+  }
+
+  const server = await startFakeHttpServer(handle);
+  return { ...server, calls, script: (...answers) => queue.push(...answers) };
+}
