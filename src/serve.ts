@@ -5,7 +5,7 @@ import { reportCatalogAtStart } from './catalog/startup-check.js';
 import { loadConfig, loadDotEnv } from './config/config.js';
 import { createCore } from './core.js';
 import { buildHealthApp, roleNames } from './http/health-routes.js';
-import { lowerPoolThreadPriority } from './platform/pool-priority.js';
+import { lowerPoolThreadPriority } from './runtime/pool-priority.js';
 
 /** Starts Atelier: config from the environment, the HTTP API and/or the worker, graceful shutdown. */
 async function main(): Promise<void> {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { ACCOUNT_TIERS } from '../contract/accounts.js';
-import type { Clock } from '../platform/clock.js';
-import type { IdGenerator } from '../platform/ids.js';
+import type { Clock } from '../runtime/clock.js';
+import type { IdGenerator } from '../runtime/ids.js';
 import { compiledOnce } from '../store/compiled-once.js';
 import type { Db } from '../store/database.js';
 import type { AccountsTable } from '../store/schema.js';

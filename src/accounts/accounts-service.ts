@@ -1,6 +1,6 @@
-import type { Clock } from '../platform/clock.js';
-import { isOneOf } from '../platform/closed-set.js';
-import { InvalidInput, NotFound, RateLimited } from '../platform/domain-errors.js';
+import { isOneOf } from '../collections/closed-set.js';
+import { InvalidInput, NotFound, RateLimited } from '../domain/errors.js';
+import type { Clock } from '../runtime/clock.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { AccountChanges } from './account-changes.js';
 import type { Account, AccountsRepository, Tier } from './accounts-repository.js';

@@ -1,5 +1,5 @@
-import type { Clock } from '../platform/clock.js';
-import { createRecentMap } from '../platform/recent-map.js';
+import { createRecentMap } from '../collections/recent-map.js';
+import type { Clock } from '../runtime/clock.js';
 import type { AccountChanges } from './account-changes.js';
 import type { Account } from './accounts-repository.js';
 

@@ -1,5 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
-import { type BoundedWorkPool, createBoundedWorkPool } from '../platform/bounded-work-pool.js';
+import { type BoundedWorkPool, createBoundedWorkPool } from '../concurrency/bounded-work-pool.js';
 
 export interface ScryptParams {
   N: number;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DEFAULT_CATALOG, DEFAULT_MODEL_ID, parseCatalog } from '../catalog/catalog.js';
-import { InvalidInput } from '../platform/domain-errors.js';
+import { InvalidInput } from '../domain/errors.js';
 import type { ImageProvider } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import { createUpstreamAccess } from './upstream-access.js';

@@ -1,6 +1,6 @@
 import type { Catalog } from '../catalog/catalog.js';
 import { DEFAULT_MODEL_ID } from '../catalog/catalog.js';
-import { InvalidInput } from '../platform/domain-errors.js';
+import { InvalidInput } from '../domain/errors.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { UpstreamKeyResolver } from './accounts-service.js';
 

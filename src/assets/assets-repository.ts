@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Asset, AssetKind } from '../contract/assets.js';
 import type { SearchFilters } from '../contract/website.js';
 import { filterConditions, hasFilters } from '../generations/search-filters.js';
-import type { Clock } from '../platform/clock.js';
-import type { IdGenerator } from '../platform/ids.js';
+import type { Clock } from '../runtime/clock.js';
+import type { IdGenerator } from '../runtime/ids.js';
 import { type Db, dialectOf } from '../store/database.js';
 import type { AssetsTable } from '../store/schema.js';
 

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import type { Metrics } from '../platform/metrics.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { BlobStore } from './blob-store.js';
 
 /** Key prefixes Atelier writes; anything else is counted as `other` (labels stay a closed set). */

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { createBoundedWorkPool } from '../platform/bounded-work-pool.js';
+import { createBoundedWorkPool } from '../concurrency/bounded-work-pool.js';
 import { type BlobStore, contentTypeOfKey } from './blob-store.js';
 
 /**

@@ -2,8 +2,8 @@ import { parseArgs } from 'node:util';
 import { loadCatalog } from '../catalog/catalog.js';
 import { checkCatalog, formatCatalogReport } from '../catalog/catalog-check.js';
 import type { Config } from '../config/config.js';
-import { systemClock } from '../platform/clock.js';
 import { createProviderRegistry } from '../providers/provider-registry.js';
+import { systemClock } from '../runtime/clock.js';
 
 /**
  * `atelier catalog check [--catalog PATH] [--offline] [--days N] [--json]`: which upstream models of

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { parseAllowedHosts } from '../platform/outbound/address-policy.js';
+import { parseAllowedHosts } from '../outbound/address-policy.js';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy.js';
 
 /**

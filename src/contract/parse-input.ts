@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { InvalidInput } from '../platform/domain-errors.js';
+import { InvalidInput } from '../domain/errors.js';
 
 /** `imageUrls[0]`-style name of an issue's path. */
 export function pathName(path: readonly PropertyKey[]): string {

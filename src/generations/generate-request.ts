@@ -1,9 +1,9 @@
 import type { Catalog, CatalogEntry } from '../catalog/catalog.js';
 import { DEFAULT_MODEL_ID } from '../catalog/catalog.js';
+import { isOneOf } from '../collections/closed-set.js';
 import { generateBodySchema } from '../contract/generate-body.js';
 import { parseInput } from '../contract/parse-input.js';
-import { isOneOf } from '../platform/closed-set.js';
-import { InvalidInput } from '../platform/domain-errors.js';
+import { InvalidInput } from '../domain/errors.js';
 import type { GenerationMode, ImageSize } from '../providers/provider.js';
 
 export const MAX_PROMPT_LENGTH = 8000;

@@ -1,8 +1,8 @@
 import { sql, type Transaction } from 'kysely';
+import type { BoundedWorkPool } from '../concurrency/bounded-work-pool.js';
 import type { SearchFilters } from '../contract/website.js';
-import type { BoundedWorkPool } from '../platform/bounded-work-pool.js';
-import type { Clock } from '../platform/clock.js';
-import type { IdGenerator } from '../platform/ids.js';
+import type { Clock } from '../runtime/clock.js';
+import type { IdGenerator } from '../runtime/ids.js';
 import { compiledOnce } from '../store/compiled-once.js';
 import { type Db, dialectOf } from '../store/database.js';
 import { savedCondition } from '../store/saved-condition.js';

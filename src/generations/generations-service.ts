@@ -6,11 +6,6 @@ import { type Catalog, nearestAspect } from '../catalog/catalog.js';
 import type { GenerateResponse, HistoryItem, HistoryPage } from '../contract/generations.js';
 import type { SearchFilters } from '../contract/website.js';
 import {
-  type IdempotencyClaim,
-  IdempotencyClaimLostError,
-  type IdempotencyRepository,
-} from '../idempotency/idempotency-repository.js';
-import {
   aboutReferenceField,
   DomainError,
   IdempotencyInProgress,
@@ -19,7 +14,12 @@ import {
   NotFound,
   UpstreamFailed,
   UpstreamKeyMissing,
-} from '../platform/domain-errors.js';
+} from '../domain/errors.js';
+import {
+  type IdempotencyClaim,
+  IdempotencyClaimLostError,
+  type IdempotencyRepository,
+} from '../idempotency/idempotency-repository.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { Database } from '../store/schema.js';
 import type { TaskEngine } from '../tasks/task-engine.js';

@@ -1,5 +1,5 @@
+import { createRecentMap } from '../collections/recent-map.js';
 import type { HistoryItem, HistoryPage } from '../contract/generations.js';
-import { createRecentMap } from '../platform/recent-map.js';
 import type { GenerationsTable } from '../store/schema.js';
 import type { TasksRepository } from '../tasks/tasks-repository.js';
 import type { GenerationsRepository } from './generations-repository.js';

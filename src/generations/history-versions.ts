@@ -1,4 +1,4 @@
-import { createRecentMap } from '../platform/recent-map.js';
+import { createRecentMap } from '../collections/recent-map.js';
 import { type Db, sqliteDataVersion } from '../store/database.js';
 import { readsPerTurn } from '../store/reads-per-turn.js';
 

@@ -1,4 +1,4 @@
-import { RateLimited } from '../platform/domain-errors.js';
+import { RateLimited } from '../domain/errors.js';
 
 /** How long a caller refused for too many open streams is asked to wait. */
 export const CONNECTION_CAP_RETRY_AFTER_MS = 5000;

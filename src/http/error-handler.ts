@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { DomainError, InvalidInput, QuotaExceeded, RateLimited } from '../domain/errors.js';
 import { OpenAiCompatError, openAiErrorBody } from '../openai-compat/openai-errors.js';
-import { DomainError, InvalidInput, QuotaExceeded, RateLimited } from '../platform/domain-errors.js';
 import { ApiError, apiErrorOf, type ErrorType, errorBody, errorStatus } from './errors.js';
 import { validationMessage } from './validation.js';
 

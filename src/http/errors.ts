@@ -1,4 +1,4 @@
-import type { DomainError, DomainOutcome } from '../platform/domain-errors.js';
+import type { DomainError, DomainOutcome } from '../domain/errors.js';
 
 /** The closed list of error types Atelier answers with, and their HTTP statuses. */
 export const errorStatus = {

@@ -2,7 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import type { Metrics } from '../platform/metrics.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { Db } from '../store/database.js';
 import { answerUnsupportedHttpFeatures } from './client-errors.js';
 import { installErrorHandling } from './error-handler.js';

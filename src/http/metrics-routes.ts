@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import type { LatencySeries } from '../platform/latency-histogram.js';
-import type { Metrics } from '../platform/metrics.js';
+import type { LatencySeries } from '../observability/latency-histogram.js';
+import type { Metrics } from '../observability/metrics.js';
 import { ApiError } from './errors.js';
 import { hookList } from './route-hooks.js';
 

@@ -1,5 +1,5 @@
+import { createRecentMap } from '../collections/recent-map.js';
 import { taskRecordSchema } from '../contract/tasks.js';
-import { createRecentMap } from '../platform/recent-map.js';
 import { notFoundRecord, toTaskRecord } from '../tasks/task-record.js';
 import type { TaskRecordRow } from '../tasks/tasks-repository.js';
 import { compiledAtFirstUse, compileJsonSerializer } from './response-serializer.js';

@@ -1,7 +1,7 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { Clock } from '../platform/clock.js';
-import { RateLimited } from '../platform/domain-errors.js';
-import type { ProcessOwner } from '../platform/process-owner.js';
+import { RateLimited } from '../domain/errors.js';
+import type { ProcessOwner } from '../jobs/process-owner.js';
+import type { Clock } from '../runtime/clock.js';
 import type { Db } from '../store/database.js';
 import type { Database, IdempotencyKeysTable } from '../store/schema.js';
 

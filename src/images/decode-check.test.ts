@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { bmpOfSize, encodedImage, pngOfSize, undecodablePng } from '../../test/fakes/image-fixtures.js';
-import { InvalidImage } from '../platform/domain-errors.js';
+import { InvalidImage } from '../domain/errors.js';
 import { assertImageDecodes } from './decode-check.js';
 import { inspectImageBuffer } from './inspect-image.js';
 

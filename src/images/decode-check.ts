@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { decode as decodeBmp } from 'bmp-ts';
 import sharp from 'sharp';
-import { InvalidImage } from '../platform/domain-errors.js';
+import { InvalidImage } from '../domain/errors.js';
 import { isPlainTrueColourBmp } from './bmp-header.js';
 import type { ImageInfo } from './inspect-image.js';
 

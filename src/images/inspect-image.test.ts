@@ -12,7 +12,7 @@ import {
   gifOfSize,
   pngOfSize,
 } from '../../test/fakes/image-fixtures.js';
-import { DomainError } from '../platform/domain-errors.js';
+import { DomainError } from '../domain/errors.js';
 import {
   type ImageInfo,
   inspectImageBuffer,

@@ -1,5 +1,5 @@
 import sharp, { type Metadata } from 'sharp';
-import { InvalidImage, UnsupportedMedia } from '../platform/domain-errors.js';
+import { InvalidImage, UnsupportedMedia } from '../domain/errors.js';
 import { measureBmp } from './bmp-header.js';
 import { type ByteSource, Cursor, withByteSource } from './byte-cursor.js';
 import { assertWithinBudget, Corrupt, MAX_IMAGE_PIXELS, OverBudget, Truncated } from './header-faults.js';

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { openAiEditFieldsSchema } from '../contract/openai.js';
 import { parseInput } from '../contract/parse-input.js';
-import { DomainError, InvalidInput, TooLarge } from '../platform/domain-errors.js';
+import { DomainError, InvalidInput, TooLarge } from '../domain/errors.js';
 import { type MultipartLimits, refuseOverLimitForm } from '../uploads/multipart-limits.js';
 import { writeStreamToTempFile } from '../uploads/temp-file.js';
 

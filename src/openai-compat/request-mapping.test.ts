@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type CatalogEntry, DEFAULT_ASPECTS } from '../catalog/catalog.js';
-import { InvalidInput } from '../platform/domain-errors.js';
+import { InvalidInput } from '../domain/errors.js';
 import { mapCount, mapSize, openAiParamOf } from './request-mapping.js';
 
 const model = (overrides: Partial<CatalogEntry> = {}): CatalogEntry => ({

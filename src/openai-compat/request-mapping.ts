@@ -1,6 +1,6 @@
 import type { CatalogEntry, ImageSize } from '../catalog/catalog.js';
 import { ALL_SIZES, pixelSize } from '../catalog/catalog.js';
-import { InvalidInput } from '../platform/domain-errors.js';
+import { InvalidInput } from '../domain/errors.js';
 
 /** Largest side accepted in `size` (OpenAI's own largest is 3840; 4K at 21:9 is about 6,300). */
 const MAX_SIDE = 16_384;

@@ -13,11 +13,11 @@ import {
   openAiModelSchema,
   openAiModelsSchema,
 } from '../contract/openai.js';
+import { aboutReferenceField, DomainError, InvalidInput } from '../domain/errors.js';
 import { type AccountResolver, accountOf, requireAccount } from '../http/authentication.js';
 import { idempotencyHeadersSchema, installIdempotency } from '../http/idempotency-hooks.js';
 import { jsonResponse } from '../http/route-responses.js';
 import type { IdempotencyRepository } from '../idempotency/idempotency-repository.js';
-import { aboutReferenceField, DomainError, InvalidInput } from '../platform/domain-errors.js';
 import { MAX_UPLOAD_BYTES } from '../uploads/temp-file.js';
 import type { UploadsService } from '../uploads/uploads-service.js';
 import { EDIT_FORM_LIMITS, MAX_EDIT_IMAGES, readEditForm } from './edit-form.js';

@@ -1,4 +1,4 @@
-import type { Metrics } from '../platform/metrics.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { ImageProvider, PollOutcome, SubmitOutcome } from './provider.js';
 import type { ProviderRegistry } from './provider-registry.js';
 

@@ -24,7 +24,7 @@
  * `maybeAccepted: true` and the engine retries them at most once.
  */
 import type { Dispatcher } from 'undici';
-import { isOneOf } from '../platform/closed-set.js';
+import { isOneOf } from '../collections/closed-set.js';
 import {
   BLOCK_REASONS,
   explainBlock,

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import sharp, { type OverlayOptions } from 'sharp';
-import type { Clock } from '../platform/clock.js';
-import { createFairConcurrencyLimit } from '../platform/concurrency-limit.js';
+import { createFairConcurrencyLimit } from '../concurrency/concurrency-limit.js';
+import type { Clock } from '../runtime/clock.js';
 import type { ImageProvider, PollOutcome, ProviderRequest, SubmitOutcome } from './provider.js';
 
 export const FAIL_MARKER = '[[fail]]';

@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.js';
-import type { Clock } from '../platform/clock.js';
+import type { Clock } from '../runtime/clock.js';
 import { createCircuitBreaker, withCircuitBreaker } from './circuit-breaker.js';
 import { createGeminiProvider } from './gemini-provider.js';
 import { createLocalProvider } from './local-provider.js';

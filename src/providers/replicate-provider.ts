@@ -31,7 +31,7 @@
  * (prediction states → poll outcomes).
  */
 import type { Dispatcher } from 'undici';
-import { isOneOf } from '../platform/closed-set.js';
+import { isOneOf } from '../collections/closed-set.js';
 import { replicateModelPresence } from './model-lists.js';
 import type {
   ImageProvider,

@@ -214,7 +214,7 @@ export interface IdempotencyKeysTable {
   status_code: number | null;
   response_body: string | null;
   created_at: number;
-  /** The process working on an in-progress key (see platform/process-owner); kept once done. */
+  /** The process working on an in-progress key (see jobs/process-owner); kept once done. */
   owner: string | null;
   /** When an in-progress claim runs out unless renewed; null once done. */
   expires_at: number | null;

@@ -1,4 +1,4 @@
-import { createRecentMap } from '../platform/recent-map.js';
+import { createRecentMap } from '../collections/recent-map.js';
 
 /**
  * Final task records kept in memory. A task that ended (completed or failed) never changes again —

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import type { IdGenerator } from '../platform/ids.js';
+import type { IdGenerator } from '../runtime/ids.js';
 import type { Database, TasksTable } from '../store/schema.js';
 
 /** What a generation's new tasks are made of (one row per image asked for). */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../platform/clock.js';
+import type { Clock } from '../runtime/clock.js';
 import type { TasksRepository } from './tasks-repository.js';
 
 /** Thrown into a step's signal when its lease was lost: another worker owns the task now. */

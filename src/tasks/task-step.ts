@@ -1,8 +1,8 @@
 import sharp from 'sharp';
 import { extensionOf } from '../blobs/blob-store.js';
 import { pixelSize } from '../catalog/catalog.js';
+import { DomainError } from '../domain/errors.js';
 import { toDecodableImage } from '../images/decodable-image.js';
-import { DomainError } from '../platform/domain-errors.js';
 import type {
   ImageProvider,
   PollOutcome,

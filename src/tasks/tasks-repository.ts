@@ -1,9 +1,9 @@
 import { type CompiledQuery, sql } from 'kysely';
-import type { Clock } from '../platform/clock.js';
-import { skipLockedOn } from '../platform/skip-locked.js';
+import type { Clock } from '../runtime/clock.js';
 import { compiledOnce } from '../store/compiled-once.js';
 import { type Db, dialectOf } from '../store/database.js';
 import type { GenerationsTable, TasksTable } from '../store/schema.js';
+import { skipLockedOn } from '../store/skip-locked.js';
 import { listPendingForAccount, type PendingListingOptions } from './pending-tasks.js';
 
 export type { TaskWithRequest } from './pending-tasks.js';

@@ -1,4 +1,4 @@
-import { Conflict, NotFound } from '../platform/domain-errors.js';
+import { Conflict, NotFound } from '../domain/errors.js';
 import { createFinalRecordCache } from './final-records.js';
 import { CANCELED, type TaskEngine } from './task-engine.js';
 import { TASK_NOT_FOUND, type TaskRecord, toTaskRecord } from './task-record.js';

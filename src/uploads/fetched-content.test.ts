@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { bmpOfSize, encodedImage, gifOfSize, pngOfSize } from '../../test/fakes/image-fixtures.js';
+import { registerStandIns, rejectsWith, SOURCE, setup } from '../../test/fakes/outbound/stand-ins.js';
 import { inspectImageFile } from '../images/inspect-image.js';
-import { registerStandIns, rejectsWith, SOURCE, setup } from '../platform/outbound/testing/stand-ins.js';
 
 registerStandIns(async () => {
   const jpeg = await encodedImage('jpeg', 160, 120);

@@ -1,4 +1,4 @@
-import { InvalidInput } from '../platform/domain-errors.js';
+import { InvalidInput } from '../domain/errors.js';
 
 /** How many parts a multipart form may carry (busboy's limits, as @fastify/multipart takes them). */
 export interface MultipartLimits {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { test } from 'node:test';
-import { TooLarge } from '../platform/domain-errors.js';
+import { TooLarge } from '../domain/errors.js';
 import { writeStreamToTempFile } from './temp-file.js';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');

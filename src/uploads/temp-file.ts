@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finished, type Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DomainError, InvalidInput, TooLarge } from '../platform/domain-errors.js';
+import { DomainError, InvalidInput, TooLarge } from '../domain/errors.js';
 
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
 

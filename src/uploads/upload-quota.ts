@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { Clock } from '../platform/clock.js';
-import { RateLimited } from '../platform/domain-errors.js';
+import { RateLimited } from '../domain/errors.js';
+import type { Clock } from '../runtime/clock.js';
 import type { Db } from '../store/database.js';
 import { dayOf, periodsOf } from '../usage/usage-days.js';
 

@@ -4,7 +4,7 @@ import type { BlobStore } from '../blobs/blob-store.js';
 import type { UploadResult } from '../contract/uploads.js';
 import { assertImageDecodes } from '../images/decode-check.js';
 import { inspectImageFile } from '../images/inspect-image.js';
-import type { SafeFetcher } from '../platform/outbound/safe-fetcher.js';
+import type { SafeFetcher } from '../outbound/safe-fetcher.js';
 import { uploadDigests } from './content-names.js';
 import type { UploadQuota } from './upload-quota.js';
 

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { AccountTier } from '../contract/accounts.js';
 import type { Allowance } from '../contract/usage.js';
-import type { Clock } from '../platform/clock.js';
-import { ForbiddenModel, QuotaExceeded } from '../platform/domain-errors.js';
+import { ForbiddenModel, QuotaExceeded } from '../domain/errors.js';
+import type { Clock } from '../runtime/clock.js';
 import { type Db, dialectOf } from '../store/database.js';
 import { countTasksForPolicy } from '../tasks/task-counts.js';
 import type { TierPolicies, TierPolicy } from './tier-policies.js';

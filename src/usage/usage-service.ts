@@ -1,7 +1,7 @@
 import type { AccountTier } from '../contract/accounts.js';
 import { DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS, type UsageQuery, type UsageReport } from '../contract/usage.js';
-import type { Clock } from '../platform/clock.js';
-import { InvalidInput } from '../platform/domain-errors.js';
+import { InvalidInput } from '../domain/errors.js';
+import type { Clock } from '../runtime/clock.js';
 import type { Db } from '../store/database.js';
 import type { TierAdmission } from './tier-admission.js';
 import { addDays, dayOf, daysBetween, eachDay, startOfDay } from './usage-days.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../platform/clock.js';
+import type { Clock } from '../runtime/clock.js';
 import type { Db } from '../store/database.js';
 
 /**

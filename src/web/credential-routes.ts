@@ -8,9 +8,9 @@ import {
   WEBSITE_TAG,
   websiteSession,
 } from '../contract/website.js';
+import { Forbidden, RateLimited } from '../domain/errors.js';
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
-import { Forbidden, RateLimited } from '../platform/domain-errors.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { clearSessionCookie, sessionTokenOf, setSessionCookie } from './session-auth.js';
 import type { Sessions } from './sessions.js';

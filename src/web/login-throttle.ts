@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type RawBuilder, sql } from 'kysely';
-import type { Clock } from '../platform/clock.js';
+import type { Clock } from '../runtime/clock.js';
 import type { Db } from '../store/database.js';
 
 export interface ThrottleBudget {

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sessionInfoSchema, sessionStateSchema, signInBodySchema, WEBSITE_TAG } from '../contract/website.js';
+import { NotAuthenticated, RateLimited } from '../domain/errors.js';
 import { requireAccount } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
-import { NotAuthenticated, RateLimited } from '../platform/domain-errors.js';
 import { accountRoutes } from './account-routes.js';
 import { creationRoutes } from './creation-routes.js';
 import { credentialRoutes, PASSWORD_CHECK_ERRORS } from './credential-routes.js';

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Account } from '../accounts/accounts-repository.js';
+import { Forbidden } from '../domain/errors.js';
 import { ACCOUNT_DISABLED } from '../http/authentication.js';
-import type { Clock } from '../platform/clock.js';
-import { Forbidden } from '../platform/domain-errors.js';
+import type { Clock } from '../runtime/clock.js';
 import type { Db } from '../store/database.js';
 
 export { SESSION_COOKIE } from '../contract/website.js';

@@ -4,7 +4,7 @@ import type { UpstreamAccess } from '../accounts/upstream-access.js';
 import type { AssetsRepository } from '../assets/assets-repository.js';
 import type { GenerationsService } from '../generations/generations-service.js';
 import type { AccountResolver } from '../http/authentication.js';
-import type { Clock } from '../platform/clock.js';
+import type { Clock } from '../runtime/clock.js';
 import type { Db } from '../store/database.js';
 import type { TasksService } from '../tasks/tasks-service.js';
 import type { UsageService } from '../usage/usage-service.js';

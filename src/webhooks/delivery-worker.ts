@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../platform/clock.js';
-import { reclaimDeadLeases } from '../platform/dead-lease-reclaim.js';
-import { DomainError } from '../platform/domain-errors.js';
-import { createLeaseLoop } from '../platform/lease-loop.js';
-import type { SafeFetcher } from '../platform/outbound/safe-fetcher.js';
-import type { ProcessOwner } from '../platform/process-owner.js';
+import { DomainError } from '../domain/errors.js';
+import { reclaimDeadLeases } from '../jobs/dead-lease-reclaim.js';
+import { createLeaseLoop } from '../jobs/lease-loop.js';
+import type { ProcessOwner } from '../jobs/process-owner.js';
+import type { SafeFetcher } from '../outbound/safe-fetcher.js';
+import type { Clock } from '../runtime/clock.js';
 import { signWebhook } from './signature.js';
 import type { DeliveryPatch, DeliveryRow, WebhooksRepository } from './webhooks-repository.js';
 

@@ -1,6 +1,6 @@
 import { ROTATION_GRACE } from '../contract/webhooks.js';
-import type { Clock } from '../platform/clock.js';
-import { Conflict, InvalidInput } from '../platform/domain-errors.js';
+import { Conflict, InvalidInput } from '../domain/errors.js';
+import type { Clock } from '../runtime/clock.js';
 import { bindLegacySeals, type SecretBox, sealContext } from '../secrets/secret-box.js';
 import { generateWebhookSecret } from './signature.js';
 import type { WebhooksRepository } from './webhooks-repository.js';

@@ -1,7 +1,6 @@
 import type { ExpressionBuilder, Transaction } from 'kysely';
 import { sql } from 'kysely';
-import type { Clock } from '../platform/clock.js';
-import { skipLockedOn } from '../platform/skip-locked.js';
+import type { Clock } from '../runtime/clock.js';
 import { LEGACY_SEAL_PREFIX } from '../secrets/secret-box.js';
 import type { Db } from '../store/database.js';
 import type {
@@ -11,6 +10,7 @@ import type {
   WebhookDeliveriesTable,
   WebhookSecretsTable,
 } from '../store/schema.js';
+import { skipLockedOn } from '../store/skip-locked.js';
 
 export type DeliveryRow = WebhookDeliveriesTable;
 export type DeliveryState = 'pending' | 'succeeded' | 'failed';

@@ -1,12 +1,12 @@
 import type { Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { DeliveryItem, WebhookPayload } from '../contract/webhooks.js';
-import type { Clock } from '../platform/clock.js';
-import { leaseOwnerId } from '../platform/dead-lease-reclaim.js';
-import { Conflict, DomainError, InvalidInput, NotFound } from '../platform/domain-errors.js';
-import type { IdGenerator } from '../platform/ids.js';
-import type { SafeFetcher } from '../platform/outbound/safe-fetcher.js';
-import type { ProcessOwner } from '../platform/process-owner.js';
+import { Conflict, DomainError, InvalidInput, NotFound } from '../domain/errors.js';
+import { leaseOwnerId } from '../jobs/dead-lease-reclaim.js';
+import type { ProcessOwner } from '../jobs/process-owner.js';
+import type { SafeFetcher } from '../outbound/safe-fetcher.js';
+import type { Clock } from '../runtime/clock.js';
+import type { IdGenerator } from '../runtime/ids.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Db } from '../store/database.js';
 import type { Database } from '../store/schema.js';

@@ -6,10 +6,10 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/config.js';
-import { systemClock } from '../../src/platform/clock.js';
 import { createLocalProvider } from '../../src/providers/local-provider.js';
 import type { ImageProvider } from '../../src/providers/provider.js';
 import type { ProviderRegistry } from '../../src/providers/provider-registry.js';
+import { systemClock } from '../../src/runtime/clock.js';
 import { assertError, bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 

@@ -4,13 +4,13 @@ import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '../../src/config/config.js';
 import { createCore } from '../../src/core.js';
+import type { DeliveryItem } from '../../src/webhooks/webhooks-service.js';
 import {
   answer,
   type LoopbackServer,
   scriptedResolver,
   startHttpServer,
-} from '../../src/platform/outbound/testing/loopback.js';
-import type { DeliveryItem } from '../../src/webhooks/webhooks-service.js';
+} from '../fakes/outbound/loopback.js';
 import { assertError, bearer } from '../support/api-helpers.js';
 import { freshTestDataEnv, removeTestData } from '../support/test-database.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';

@@ -6,9 +6,9 @@ import { afterEach, beforeEach, mock, test } from 'node:test';
 import type { KyselyPlugin } from 'kysely';
 import { loadConfig } from '../../src/config/config.js';
 import { type Core, createCore, LEASE_MS } from '../../src/core.js';
-import { systemClock } from '../../src/platform/clock.js';
 import { createLocalProvider } from '../../src/providers/local-provider.js';
 import type { ImageProvider, PollOutcome } from '../../src/providers/provider.js';
+import { systemClock } from '../../src/runtime/clock.js';
 import { openDatabase } from '../../src/store/database.js';
 
 // Every timer of the engine (the loop's sleeps, the heartbeats) and every "now" run on a mocked

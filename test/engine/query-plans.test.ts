@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type KyselyPlugin, type RootOperationNode, sql } from 'kysely';
-import { systemClock } from '../../src/platform/clock.js';
+import { systemClock } from '../../src/runtime/clock.js';
 import { type Db, dialectOf, openDatabase } from '../../src/store/database.js';
 import { createTasksRepository } from '../../src/tasks/tasks-repository.js';
 import { createTestPostgresDatabase, dropTestDatabase, testStore } from '../support/test-database.js';

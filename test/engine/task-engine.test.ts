@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import { createCore } from '../../src/core.js';
-import { systemClock } from '../../src/platform/clock.js';
 import { createLocalProvider } from '../../src/providers/local-provider.js';
 import type { ImageProvider, SubmitOutcome } from '../../src/providers/provider.js';
 import type { ProviderRegistry } from '../../src/providers/provider-registry.js';
+import { systemClock } from '../../src/runtime/clock.js';
 import { pollDelayMs, retryDelayMs } from '../../src/tasks/task-engine.js';
 import { freshTestDataEnv, removeTestData } from '../support/test-database.js';
 

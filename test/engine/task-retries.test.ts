@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import { createCore } from '../../src/core.js';
-import { systemClock } from '../../src/platform/clock.js';
 import { createLocalProvider } from '../../src/providers/local-provider.js';
 import type { ImageProvider, SubmitOutcome } from '../../src/providers/provider.js';
+import { systemClock } from '../../src/runtime/clock.js';
 import { freshTestDataEnv, removeTestData } from '../support/test-database.js';
 
 // How a task spends its attempts: only calls that reached the upstream count. An open circuit

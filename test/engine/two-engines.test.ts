@@ -4,11 +4,11 @@ import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import { type Core, createCore } from '../../src/core.js';
-import { systemClock } from '../../src/platform/clock.js';
 import { createLocalProvider } from '../../src/providers/local-provider.js';
 import type { ImageProvider } from '../../src/providers/provider.js';
 import type { ProviderRegistry } from '../../src/providers/provider-registry.js';
 import { createReplicateProvider } from '../../src/providers/replicate-provider.js';
+import { systemClock } from '../../src/runtime/clock.js';
 import type { FakeReplicate } from '../fakes/providers/fake-replicate.js';
 import { freshTestDataEnv, removeTestData } from '../support/test-database.js';
 import {

@@ -10,7 +10,7 @@ import {
   uploadBodySchema,
   uploadResultSchema,
 } from '../../contract/uploads.js';
-import { InvalidInput } from '../../platform/domain-errors.js';
+import { InvalidInput } from '../../domain/errors.js';
 import { refuseOverLimitForm, UPLOAD_FORM_LIMITS } from '../../uploads/multipart-limits.js';
 import { MAX_UPLOAD_BYTES, writeStreamToTempFile } from '../../uploads/temp-file.js';
 import type { UploadsService } from '../../uploads/uploads-service.js';

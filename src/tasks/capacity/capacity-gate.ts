@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../../platform/clock.js';
 import type { ImageProvider, ProviderFailure, SubmitOutcome } from '../../providers/provider.js';
+import type { Clock } from '../../runtime/clock.js';
 import type { TaskRow } from '../tasks-repository.js';
 import {
   type CapacityLimits,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Clock } from '../../platform/clock.js';
+import type { Clock } from '../../runtime/clock.js';
 import { type Db, dialectOf } from '../../store/database.js';
 import type { UpstreamPoolsTable } from '../../store/schema.js';
 import type { PoolSnapshot } from './capacity-metrics.js';

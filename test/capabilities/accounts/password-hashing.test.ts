@@ -7,7 +7,7 @@ import {
   type ScryptParams,
   scryptDerive,
 } from '../../../src/accounts/password-hashing.js';
-import { RateLimited } from '../../../src/platform/domain-errors.js';
+import { RateLimited } from '../../../src/domain/errors.js';
 import { legacyPasswordHash } from '../../support/password-hashes.js';
 
 /** Real scrypt, with every call's salt, key length and parameters recorded. */

@@ -6,7 +6,7 @@ import {
   createIdempotencyRepository,
   type IdempotencyClaim,
 } from '../../../src/idempotency/idempotency-repository.js';
-import { createProcessOwner, currentProcessIdentity } from '../../../src/platform/process-owner.js';
+import { createProcessOwner, currentProcessIdentity } from '../../../src/jobs/process-owner.js';
 import { createTestApp, type TestApp } from '../../support/test-server.js';
 
 const CALLBACK_URL = 'http://127.0.0.1:9/hook';

@@ -4,8 +4,8 @@ import { createAccountsRepository } from '../../../src/accounts/accounts-reposit
 import { loadCatalog } from '../../../src/catalog/catalog.js';
 import { type Config, loadConfig } from '../../../src/config/config.js';
 import { createGenerationsRepository } from '../../../src/generations/generations-repository.js';
-import type { Clock } from '../../../src/platform/clock.js';
-import { randomIds } from '../../../src/platform/ids.js';
+import type { Clock } from '../../../src/runtime/clock.js';
+import { randomIds } from '../../../src/runtime/ids.js';
 import { type Db, openDatabase } from '../../../src/store/database.js';
 import { freshTestDataEnv, removeTestData } from '../../support/test-database.js';
 

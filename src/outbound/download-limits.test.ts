@@ -3,9 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
-import { DomainError } from '../domain-errors.js';
-import { createSafeFetcher } from './safe-fetcher.js';
-import { answer } from './testing/loopback.js';
+import { answer } from '../../test/fakes/outbound/loopback.js';
 import {
   fixtures,
   MAX_BYTES,
@@ -15,7 +13,9 @@ import {
   SOURCE,
   setup,
   tempDir,
-} from './testing/stand-ins.js';
+} from '../../test/fakes/outbound/stand-ins.js';
+import { DomainError } from '../domain/errors.js';
+import { createSafeFetcher } from './safe-fetcher.js';
 
 registerStandIns();
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Clock } from './clock.js';
+import type { Clock } from '../runtime/clock.js';
 
 export interface LeaseLoopOptions<T> {
   /** For log lines. */

@@ -1,4 +1,4 @@
-import { DomainError, FetchFailed, TooLarge } from '../domain-errors.js';
+import { DomainError, FetchFailed, TooLarge } from '../domain/errors.js';
 
 /** What was going on when an outbound exchange failed. */
 interface FailureContext {

@@ -1,4 +1,4 @@
-import { RateLimited } from './domain-errors.js';
+import { RateLimited } from '../domain/errors.js';
 
 /**
  * A pool of `concurrency` slots for heavy work (image encoding, search), with at most `queue`

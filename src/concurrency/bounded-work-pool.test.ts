@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { RateLimited } from '../domain/errors.js';
 import { createBoundedWorkPool } from './bounded-work-pool.js';
-import { RateLimited } from './domain-errors.js';
 
 function gate() {
   let open = () => {};

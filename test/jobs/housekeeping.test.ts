@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import { type Config, loadConfig } from '../../../src/config/config.js';
-import { createIdempotencyRepository } from '../../../src/idempotency/idempotency-repository.js';
-import { createHousekeeping } from '../../../src/platform/housekeeping.js';
-import { createProcessOwner } from '../../../src/platform/process-owner.js';
-import { type Db, openDatabase } from '../../../src/store/database.js';
-import { freshTestDataEnv, removeTestData, testStore } from '../../support/test-database.js';
+import { type Config, loadConfig } from '../../src/config/config.js';
+import { createIdempotencyRepository } from '../../src/idempotency/idempotency-repository.js';
+import { createHousekeeping } from '../../src/jobs/housekeeping.js';
+import { createProcessOwner } from '../../src/jobs/process-owner.js';
+import { type Db, openDatabase } from '../../src/store/database.js';
+import { freshTestDataEnv, removeTestData, testStore } from '../support/test-database.js';
 
 // Runs on the store ATELIER_TEST_STORE names (npm test runs it on both SQLite and PostgreSQL).
 describe(`housekeeping on ${testStore()}`, () => {

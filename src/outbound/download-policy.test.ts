@@ -3,8 +3,6 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
-import { parseAllowedHosts } from './address-policy.js';
-import { createSafeFetcher } from './safe-fetcher.js';
 import {
   fixtures,
   PUBLIC_V4,
@@ -17,7 +15,9 @@ import {
   tempDir,
   trap,
   web,
-} from './testing/stand-ins.js';
+} from '../../test/fakes/outbound/stand-ins.js';
+import { parseAllowedHosts } from './address-policy.js';
+import { createSafeFetcher } from './safe-fetcher.js';
 
 registerStandIns();
 

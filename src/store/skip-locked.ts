@@ -1,5 +1,5 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
-import { dialectOf } from '../store/dialect.js';
+import { dialectOf } from './dialect.js';
 
 /**
  * The row guard of a lease query's "which rows are due" sub-select. On PostgreSQL the rows are

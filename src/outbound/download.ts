@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { FetchFailed } from '../domain-errors.js';
+import { FetchFailed } from '../domain/errors.js';
 import type { AddressPolicy, VettedTarget } from './address-policy.js';
 import { outboundDeadline, tooLarge } from './outbound-errors.js';
 import type { ConnectionState, PinnedConnector } from './pinned-connector.js';

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { FetchFailed, InvalidInput } from '../domain-errors.js';
+import { FetchFailed, InvalidInput } from '../domain/errors.js';
 
 /** One answer of the resolver. */
 export interface ResolvedAddress {

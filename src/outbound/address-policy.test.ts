@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { InvalidInput } from '../domain-errors.js';
+import { InvalidInput } from '../domain/errors.js';
 import { assertPublicAddress, parseAllowedHosts } from './address-policy.js';
 
 describe('assertPublicAddress', () => {
