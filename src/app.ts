@@ -6,6 +6,17 @@ import Fastify, {
   type RouteOptions,
 } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
+import { assetRoutes } from './api/assets-routes.js';
+import { blobRoutes } from './api/files-routes.js';
+import { generationRoutes } from './api/generations-routes.js';
+import { healthRoutes, roleNames } from './api/health-routes.js';
+import { installRequestMetrics, metricsRoutes } from './api/metrics-routes.js';
+import { catalogRoutes } from './api/models-routes.js';
+import { taskRoutes } from './api/tasks-routes.js';
+import { uploadRoutes } from './api/uploads-routes.js';
+import { usageRoutes } from './api/usage-routes.js';
+import { userStatusRoutes } from './api/user-status-routes.js';
+import { webhookRoutes } from './api/webhooks-routes.js';
 import { fastifyTrustProxy } from './config/trust-proxy.js';
 import type { Core } from './core.js';
 import { type AccountResolver, bearerKeyResolver, requireAccount } from './http/authentication.js';
@@ -13,26 +24,15 @@ import { installBodyTimeouts } from './http/body-timeouts.js';
 import { answerUnsupportedHttpFeatures } from './http/client-errors.js';
 import { type ConnectionCaps, createConnectionCaps } from './http/connection-caps.js';
 import { installErrorHandling } from './http/error-handler.js';
-import { blobRoutes } from './http/files-routes.js';
-import { healthRoutes, roleNames } from './http/health-routes.js';
 import { installIdempotency } from './http/idempotency-hooks.js';
-import { installRequestMetrics, metricsRoutes } from './http/metrics-routes.js';
 import { refuseWhileClosing } from './http/refuse-while-closing.js';
 import { compiledSerializerCompiler } from './http/response-serializer.js';
-import { assetRoutes } from './http/routes/assets.js';
-import { generationRoutes } from './http/routes/generations.js';
-import { catalogRoutes } from './http/routes/models.js';
-import { taskRoutes } from './http/routes/tasks.js';
-import { uploadRoutes } from './http/routes/uploads.js';
-import { usageRoutes } from './http/routes/usage.js';
-import { userStatusRoutes } from './http/routes/user-status.js';
-import { webhookRoutes } from './http/routes/webhooks.js';
 import { edgeServerOptions } from './http/server-options.js';
 import { createImageRequests } from './openai-compat/image-requests.js';
 import { openAiCompatRoutes } from './openai-compat/routes.js';
 import { registerOpenApiDocument } from './openapi/openapi-document.js';
 import { openApiRoutes } from './openapi/openapi-routes.js';
-import { createWebsite } from './web/website.js';
+import { createWebsite } from './website/website.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 

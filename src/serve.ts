@@ -1,10 +1,10 @@
 // The server, loaded by its entry (server.ts) once the runtime is checked and the compile cache is on.
 import { demoBanner, ensureDemoAccount, writeDemoCredentials } from './accounts/demo-account.js';
+import { buildHealthApp, roleNames } from './api/health-routes.js';
 import { buildApp } from './app.js';
 import { reportCatalogAtStart } from './catalog/startup-check.js';
 import { loadConfig, loadDotEnv } from './config/config.js';
 import { createCore } from './core.js';
-import { buildHealthApp, roleNames } from './http/health-routes.js';
 import { lowerPoolThreadPriority } from './runtime/pool-priority.js';
 
 /** Starts Atelier: config from the environment, the HTTP API and/or the worker, graceful shutdown. */

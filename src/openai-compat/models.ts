@@ -1,6 +1,6 @@
+import { modelList } from '../api/models-routes.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { OpenAiModel, OpenAiModels } from '../contract/openai.js';
-import { modelList } from '../http/routes/models.js';
 import { OpenAiCompatError } from './openai-errors.js';
 
 /**

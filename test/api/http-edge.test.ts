@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
-import { buildHealthApp } from '../../src/http/health-routes.js';
+import { buildHealthApp } from '../../src/api/health-routes.js';
 import { assertError, bearer, makePng } from '../support/api-helpers.js';
 import { portOf, type RawResponse, rawExchange, rawRequest } from '../support/raw-http.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { runCli } from '../../src/cli/main.js';
 import { ACCOUNT_DISABLED } from '../../src/http/authentication.js';
-import { WRONG_PASSWORD } from '../../src/web/credential-routes.js';
+import { WRONG_PASSWORD } from '../../src/website/credential-routes.js';
 import { assertError, bearer } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 import {

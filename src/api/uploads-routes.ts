@@ -3,21 +3,21 @@ import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { parseInput } from '../../contract/parse-input.js';
+import { parseInput } from '../contract/parse-input.js';
 import {
   multipartUploadSchema,
   rawImageUploadSchema,
   uploadBodySchema,
   uploadResultSchema,
-} from '../../contract/uploads.js';
-import { InvalidInput } from '../../domain/errors.js';
-import { refuseOverLimitForm, UPLOAD_FORM_LIMITS } from '../../uploads/multipart-limits.js';
-import { MAX_UPLOAD_BYTES, writeStreamToTempFile } from '../../uploads/temp-file.js';
-import type { UploadsService } from '../../uploads/uploads-service.js';
-import { accountOf } from '../authentication.js';
-import { ApiError } from '../errors.js';
-import { idempotencyHeadersSchema } from '../idempotency-hooks.js';
-import { AUTH_ERRORS, errorResponses, jsonResponse } from '../route-responses.js';
+} from '../contract/uploads.js';
+import { InvalidInput } from '../domain/errors.js';
+import { accountOf } from '../http/authentication.js';
+import { ApiError } from '../http/errors.js';
+import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
+import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';
+import { refuseOverLimitForm, UPLOAD_FORM_LIMITS } from '../uploads/multipart-limits.js';
+import { MAX_UPLOAD_BYTES, writeStreamToTempFile } from '../uploads/temp-file.js';
+import type { UploadsService } from '../uploads/uploads-service.js';
 
 const uploadSchema = {
   tags: ['Uploads'],

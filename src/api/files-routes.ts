@@ -9,8 +9,8 @@ import {
   RENDITIONS_PREFIX,
   type RenditionWidth,
 } from '../blobs/renditions.js';
-import { ApiError } from './errors.js';
-import { errorResponses, noContent } from './route-responses.js';
+import { ApiError } from '../http/errors.js';
+import { errorResponses, noContent } from '../http/route-responses.js';
 
 /** How long a presigned URL handed out by a redirect stays valid. */
 export const SIGNED_URL_SECONDS = 300;

@@ -1,9 +1,9 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { ApiError } from '../http/errors.js';
+import { hookList } from '../http/route-hooks.js';
 import type { LatencySeries } from '../observability/latency-histogram.js';
 import type { Metrics } from '../observability/metrics.js';
-import { ApiError } from './errors.js';
-import { hookList } from './route-hooks.js';
 
 /**
  * Every request's latency by method, route template (never the raw URL: ids stay out) and status.

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { usageQuerySchema, usageReportSchema } from '../../contract/usage.js';
-import type { UsageService } from '../../usage/usage-service.js';
-import { accountOf } from '../authentication.js';
-import { AUTH_ERRORS, errorResponses, jsonResponse } from '../route-responses.js';
+import { usageQuerySchema, usageReportSchema } from '../contract/usage.js';
+import { accountOf } from '../http/authentication.js';
+import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';
+import type { UsageService } from '../usage/usage-service.js';
 
 const usageSchema = {
   tags: ['Account'],

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { UpstreamAccess } from '../../accounts/upstream-access.js';
-import { accountStatusSchema } from '../../contract/accounts.js';
-import { accountOf } from '../authentication.js';
-import { AUTH_ERRORS, errorResponses, jsonResponse } from '../route-responses.js';
+import type { UpstreamAccess } from '../accounts/upstream-access.js';
+import { accountStatusSchema } from '../contract/accounts.js';
+import { accountOf } from '../http/authentication.js';
+import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';
 
 const userStatusSchema = {
   tags: ['Account'],

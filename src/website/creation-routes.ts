@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { GENERATE_ERRORS } from '../api/generations-routes.js';
 import { storePageOf } from '../contract/paging.js';
 import {
   clearedCardsSchema,
@@ -19,7 +20,6 @@ import {
 } from '../contract/website.js';
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
-import { GENERATE_ERRORS } from '../http/routes/generations.js';
 import { createCreationViews } from './creation-views.js';
 import type { WebsiteServices } from './website.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { storePageOf } from '../../contract/paging.js';
+import { storePageOf } from '../contract/paging.js';
 import {
   deliveriesQuerySchema,
   deliveryIdParamsSchema,
@@ -10,10 +10,10 @@ import {
   webhookSecretRotateBodySchema,
   webhookSecretRotatedSchema,
   webhookSecretSchema,
-} from '../../contract/webhooks.js';
-import type { WebhooksService } from '../../webhooks/webhooks-service.js';
-import { accountOf } from '../authentication.js';
-import { AUTH_ERRORS, errorResponses, jsonResponse } from '../route-responses.js';
+} from '../contract/webhooks.js';
+import { accountOf } from '../http/authentication.js';
+import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';
+import type { WebhooksService } from '../webhooks/webhooks-service.js';
 
 const TAG = 'Webhooks';
 

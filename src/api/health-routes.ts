@@ -2,16 +2,16 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
 import { z } from 'zod';
+import { answerUnsupportedHttpFeatures } from '../http/client-errors.js';
+import { installErrorHandling } from '../http/error-handler.js';
+import { ApiError } from '../http/errors.js';
+import { refuseWhileClosing } from '../http/refuse-while-closing.js';
+import { compiledSerializerCompiler } from '../http/response-serializer.js';
+import { errorResponses, jsonResponse } from '../http/route-responses.js';
+import { DEFAULT_REQUEST_TIMEOUTS, edgeServerOptions, type RequestTimeouts } from '../http/server-options.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Db } from '../store/database.js';
-import { answerUnsupportedHttpFeatures } from './client-errors.js';
-import { installErrorHandling } from './error-handler.js';
-import { ApiError } from './errors.js';
 import { installRequestMetrics, metricsRoutes } from './metrics-routes.js';
-import { refuseWhileClosing } from './refuse-while-closing.js';
-import { compiledSerializerCompiler } from './response-serializer.js';
-import { errorResponses, jsonResponse } from './route-responses.js';
-import { DEFAULT_REQUEST_TIMEOUTS, edgeServerOptions, type RequestTimeouts } from './server-options.js';
 
 /**
  * GET /healthz on every role's port: 200 `{ ok, roles }` when this node can serve — its database

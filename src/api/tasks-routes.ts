@@ -9,17 +9,17 @@ import {
   taskRecordSchema,
   taskStreamQuerySchema,
   taskWaitQuerySchema,
-} from '../../contract/tasks.js';
-import type { TaskChangeFeed } from '../../tasks/task-events.js';
-import { notFoundRecord, toTaskRecord } from '../../tasks/task-record.js';
-import { watchTasks } from '../../tasks/task-watch.js';
-import type { TaskRecordRow } from '../../tasks/tasks-repository.js';
-import type { TasksService } from '../../tasks/tasks-service.js';
-import { accountOf } from '../authentication.js';
-import type { ConnectionCaps } from '../connection-caps.js';
-import { sendJsonText } from '../response-serializer.js';
-import { AUTH_ERRORS, errorResponses, jsonResponse } from '../route-responses.js';
-import { createTaskRecordJson } from '../task-record-json.js';
+} from '../contract/tasks.js';
+import { accountOf } from '../http/authentication.js';
+import type { ConnectionCaps } from '../http/connection-caps.js';
+import { sendJsonText } from '../http/response-serializer.js';
+import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';
+import { createTaskRecordJson } from '../http/task-record-json.js';
+import type { TaskChangeFeed } from '../tasks/task-events.js';
+import { notFoundRecord, toTaskRecord } from '../tasks/task-record.js';
+import { watchTasks } from '../tasks/task-watch.js';
+import type { TaskRecordRow } from '../tasks/tasks-repository.js';
+import type { TasksService } from '../tasks/tasks-service.js';
 
 const SSE_HEARTBEAT_MS = 15_000;
 const TAG = 'Tasks';

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { AssetsRepository } from '../../assets/assets-repository.js';
-import { assetsPageSchema, assetsQuerySchema } from '../../contract/assets.js';
-import { storePageOf } from '../../contract/paging.js';
-import { accountOf } from '../authentication.js';
-import { AUTH_ERRORS, errorResponses, jsonResponse } from '../route-responses.js';
+import type { AssetsRepository } from '../assets/assets-repository.js';
+import { assetsPageSchema, assetsQuerySchema } from '../contract/assets.js';
+import { storePageOf } from '../contract/paging.js';
+import { accountOf } from '../http/authentication.js';
+import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';
 
 const assetsSchema = {
   tags: ['Assets'],

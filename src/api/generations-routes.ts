@@ -6,14 +6,14 @@ import {
   type HistoryPage,
   historyPageSchema,
   historyQuerySchema,
-} from '../../contract/generations.js';
-import { storePageOf } from '../../contract/paging.js';
-import type { GenerationsService } from '../../generations/generations-service.js';
-import { accountOf } from '../authentication.js';
-import type { ErrorType } from '../errors.js';
-import { idempotencyHeadersSchema } from '../idempotency-hooks.js';
-import { compileJsonSerializer, sendJsonText } from '../response-serializer.js';
-import { AUTH_ERRORS, errorResponses, jsonResponse } from '../route-responses.js';
+} from '../contract/generations.js';
+import { storePageOf } from '../contract/paging.js';
+import type { GenerationsService } from '../generations/generations-service.js';
+import { accountOf } from '../http/authentication.js';
+import type { ErrorType } from '../http/errors.js';
+import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
+import { compileJsonSerializer, sendJsonText } from '../http/response-serializer.js';
+import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';
 
 /**
  * What creating a generation can answer besides authentication, wherever it is asked (the API and

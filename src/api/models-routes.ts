@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Catalog } from '../../catalog/catalog.js';
-import { DEFAULT_MODEL_ID } from '../../catalog/catalog.js';
-import { type Models, modelsSchema } from '../../contract/catalog.js';
-import { AUTH_ERRORS, errorResponses, jsonResponse } from '../route-responses.js';
+import type { Catalog } from '../catalog/catalog.js';
+import { DEFAULT_MODEL_ID } from '../catalog/catalog.js';
+import { type Models, modelsSchema } from '../contract/catalog.js';
+import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';
 
 /** The catalog as GET /models answers it, on /api/v1 and on the OpenAI-compatible /v1 alike. */
 export function modelList(catalog: Catalog): Models {
