@@ -35,6 +35,7 @@ import { createSqliteReaders } from './store/sqlite-readers.js';
 import { createCapacityMetrics } from './tasks/capacity/capacity-metrics.js';
 import { routeLimits } from './tasks/capacity/capacity-pool.js';
 import { createUpstreamCapacity } from './tasks/capacity/upstream-capacity.js';
+import { createWaitPlaces } from './tasks/capacity/wait-places.js';
 import { createPostgresTaskFeed, TASK_FEED_CHANNELS } from './tasks/postgres-task-feed.js';
 import { createTaskEngine } from './tasks/task-engine.js';
 import { createInProcessTaskFeed } from './tasks/task-events.js';
@@ -268,7 +269,14 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
       taskDeadlineMs: config.taskDeadlineMs,
     },
   });
-  const taskService = createTasksService({ tasks, engine });
+  // Where parked tasks stand (place, start estimate), computed for an account's reads.
+  const places = createWaitPlaces({
+    db,
+    clock,
+    windowMs: capacity.windowMs,
+    limitsOf: routeLimits(catalog.models),
+  });
+  const taskService = createTasksService({ tasks, engine, places });
 
   const generations = createGenerationsService({
     catalog,

@@ -44,6 +44,20 @@ export const taskRecordSchema = z
       .describe(
         "Why an unfinished task waits: `upstream_capacity` while its upstream key is at its limit (a rate limit, a Retry-After, the catalog's capacity); it is served in fair turns and keeps waiting up to its deadline. Absent otherwise. An extra field, not the spec's",
       ),
+    queue_position: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        "Only with `waiting_for`: the task's place among this account's own waiting tasks on the same upstream (1 = next; submission order). Other accounts' tasks are not counted (they take fair turns in between). An extra field, not the spec's",
+      ),
+    estimated_start_at: z
+      .string()
+      .optional()
+      .describe(
+        "Only with `waiting_for`, when it can be estimated: when the task should start (ISO-8601 UTC, rounded up to 5 s), from the end of the upstream's hold (Retry-After), its recent pace and the tasks ahead in fair turns. An estimate, not a promise. An extra field, not the spec's",
+      ),
   })
   .meta({
     id: 'TaskRecord',

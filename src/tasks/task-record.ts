@@ -1,5 +1,6 @@
 import { TASK_STATUSES, type TaskRecord, type TaskStatus } from '../contract/tasks.js';
 import type { TasksTable } from '../store/schema.js';
+import type { WaitPlace } from './capacity/wait-places.js';
 
 // The wire record is defined once, in the contract; the capability maps its rows onto it.
 export { TASK_STATUSES, type TaskRecord, type TaskStatus };
@@ -9,7 +10,7 @@ export const TASK_NOT_FOUND = 'Task not found';
 
 /**
  * Maps a stored task row to its wire record: imageUrl only when completed, error only when failed,
- * waiting_for only while unfinished.
+ * waiting_for only while unfinished, with its place and estimate when the row carries them.
  */
 export function toTaskRecord(
   row: Pick<
@@ -25,13 +26,18 @@ export function toTaskRecord(
     | 'bytes'
     | 'provider'
   > &
-    Partial<Pick<TasksTable, 'waiting_for'>>,
+    Partial<Pick<TasksTable, 'waiting_for'>> &
+    Partial<WaitPlace>,
 ): TaskRecord {
   const status = row.status;
   const record: TaskRecord = { task_id: row.id, status, progress: row.progress };
   // Why an unfinished task waits (an extra field, not the spec's): parked for upstream capacity.
-  if (row.waiting_for && (status === 'queued' || status === 'in_progress'))
+  if (row.waiting_for && (status === 'queued' || status === 'in_progress')) {
     record.waiting_for = row.waiting_for;
+    // Where it stands, when the read placed it (tasks-service.ts; computed per read, not stored).
+    if (row.queue_position !== undefined) record.queue_position = row.queue_position;
+    if (row.estimated_start_at !== undefined) record.estimated_start_at = row.estimated_start_at;
+  }
   if (status === 'completed') {
     record.progress = 100;
     record.imageUrl = row.image_url ?? '';
@@ -46,7 +52,12 @@ export function toTaskRecord(
   return record;
 }
 
-/** True when two records of a task read the same to a caller (status, progress, result, error). */
+/**
+ * True when two records of a task read the same to a caller (status, progress, result, error, wait).
+ * The place and estimate are left out on purpose: they are figures of a read, not the task's state
+ * (a place moves up when other tasks are called back, without a write to this one), so they never
+ * make a change event; a poll, or the event stream's first look, shows them.
+ */
 export function sameTaskRecord(a: TaskRecord, b: TaskRecord): boolean {
   return (
     a.task_id === b.task_id &&

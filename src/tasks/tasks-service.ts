@@ -1,5 +1,7 @@
 import { Conflict, NotFound } from '../domain/errors.js';
+import type { WaitPlaces } from './capacity/wait-places.js';
 import { createFinalRecordCache } from './final-records.js';
+import type { TaskWithRequest } from './pending-tasks.js';
 import { CANCELED, type TaskEngine } from './task-engine.js';
 import { TASK_NOT_FOUND, type TaskRecord, toTaskRecord } from './task-record.js';
 import type { TaskRecordRow, TasksRepository } from './tasks-repository.js';
@@ -12,11 +14,35 @@ import type { TaskRecordRow, TasksRepository } from './tasks-repository.js';
 export function createTasksService({
   tasks,
   engine,
+  places,
 }: {
   tasks: TasksRepository;
   engine: Pick<TaskEngine, 'cancel'>;
+  /** Places and start estimates of parked tasks (records without them when absent). */
+  places?: WaitPlaces | undefined;
 }) {
   const finalRecords = createFinalRecordCache<TaskRecordRow>();
+
+  /**
+   * The rows with the place and estimate of each parked one (`waiting_for` set, unfinished), in
+   * two queries for the whole lot; the rest unchanged. New objects: kept rows are never touched.
+   */
+  async function placed<Row extends { status: string; waiting_for?: string | null | undefined }>(
+    accountId: string,
+    list: Row[],
+    idOf: (row: Row) => string,
+  ): Promise<Row[]> {
+    if (places === undefined) return list;
+    const parked = list.filter(
+      (row) => !!row.waiting_for && (row.status === 'queued' || row.status === 'in_progress'),
+    );
+    if (parked.length === 0) return list;
+    const found = await places(accountId, parked.map(idOf));
+    return list.map((row) => {
+      const place = found.get(idOf(row));
+      return place === undefined ? row : { ...row, ...place };
+    });
+  }
 
   /**
    * The record columns of an account's tasks among `taskIds` (foreign and unknown ids are absent),
@@ -31,19 +57,26 @@ export function createTasksService({
       else if (known.accountId === accountId) found.push(known.row);
     }
     if (unread.length === 0) return found;
-    const rows = await tasks.readRecordsForAccount(accountId, unread);
-    for (const row of rows) {
+    const read = await tasks.readRecordsForAccount(accountId, unread);
+    for (const row of read) {
       if (row.status === 'completed' || row.status === 'failed')
         finalRecords.remember(row.id, accountId, row);
     }
+    const rows = await placed(accountId, read, (row) => row.id);
     return found.length === 0 ? rows : [...found, ...rows];
   }
 
   return {
     findMany,
 
-    /** The website's creation view: the account's unfinished tasks with their requests. */
-    listPendingForAccount: tasks.listPendingForAccount,
+    /** The website's creation view: the account's unfinished tasks with their requests (and places). */
+    async listPendingForAccount(
+      accountId: string,
+      options: Parameters<TasksRepository['listPendingForAccount']>[1],
+    ): Promise<TaskWithRequest[]> {
+      const cards = await tasks.listPendingForAccount(accountId, options);
+      return placed(accountId, cards, (card) => card.task_id);
+    },
 
     /**
      * The records of `taskIds` (the account's only) when every id is a final record kept in memory,
