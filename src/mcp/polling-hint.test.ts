@@ -19,4 +19,24 @@ test('the polling hint says when tasks wait for upstream capacity, so an agent n
     ]) ?? '',
     /^2 tasks are not finished; .* 1 of them wait for upstream capacity/,
   );
+  // Where it stands: its place in the account's queue and the start estimate, when the record has them.
+  assert.match(
+    pollingHint([
+      {
+        task_id: 'tsk_1',
+        status: 'queued',
+        waiting_for: 'upstream_capacity',
+        queue_position: 3,
+        estimated_start_at: '2026-01-01T12:00:35.000Z',
+      },
+    ]) ?? '',
+    /do not submit again\. It is #3 in your queue, expected to start around 2026-01-01T12:00:35\.000Z\.$/,
+  );
+  assert.match(
+    pollingHint([
+      { task_id: 'tsk_1', status: 'queued', waiting_for: 'upstream_capacity', queue_position: 2 },
+      { task_id: 'tsk_2', status: 'queued', waiting_for: 'upstream_capacity', queue_position: 1 },
+    ]) ?? '',
+    /The first of them is #1 in your queue\.$/,
+  );
 });

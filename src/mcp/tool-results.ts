@@ -116,7 +116,10 @@ export async function taskImageBlocks(
 
 /** Advice on what to call next for tasks that have not finished yet, or undefined when all have. */
 export function pollingHint(
-  tasks: readonly Pick<TaskRecord, 'task_id' | 'status' | 'waiting_for'>[],
+  tasks: readonly Pick<
+    TaskRecord,
+    'task_id' | 'status' | 'waiting_for' | 'queue_position' | 'estimated_start_at'
+  >[],
 ): string | undefined {
   const pending = tasks.filter((task) => task.status !== 'completed' && task.status !== 'failed');
   if (pending.length === 0) return undefined;
@@ -129,5 +132,20 @@ export function pollingHint(
   if (waiting === 0) return hint;
   // Said plainly, so an agent neither gives up nor resubmits: the wait is a queue, not a failure.
   const who = waiting === 1 && pending.length === 1 ? 'It waits' : `${waiting} of them wait`;
-  return `${hint} ${who} for upstream capacity (the provider's rate limit): a wait keeps its turn and never fails a task; do not submit again.`;
+  return `${hint} ${who} for upstream capacity (the provider's rate limit): a wait keeps its turn and never fails a task; do not submit again.${whereItStands(pending, waiting)}`;
+}
+
+/** The place of the waiting task nearest its turn, and its start estimate when the record has one. */
+function whereItStands(
+  pending: readonly Pick<TaskRecord, 'waiting_for' | 'queue_position' | 'estimated_start_at'>[],
+  waiting: number,
+): string {
+  let first: (typeof pending)[number] | undefined;
+  for (const task of pending) {
+    if (task.waiting_for !== 'upstream_capacity' || task.queue_position === undefined) continue;
+    if (first?.queue_position === undefined || task.queue_position < first.queue_position) first = task;
+  }
+  if (first === undefined) return '';
+  const start = first.estimated_start_at ? `, expected to start around ${first.estimated_start_at}` : '';
+  return ` ${waiting === 1 ? 'It is' : 'The first of them is'} #${first.queue_position} in your queue${start}.`;
 }
