@@ -3,7 +3,7 @@
  * (googleapis/js-genai 3.3 `src/types.ts`; gemini-provider.test.ts checks the lists against the
  * SDK's enums), each with its sentence, the policy ones classed as blocks.
  */
-import { assertNever } from './upstream-http.js';
+import { assertNever } from '../domain/assert-never.js';
 
 /** Every `FinishReason` of the Gemini API (googleapis/js-genai `FinishReason`, checked by a test). */
 export const FINISH_REASONS = [

@@ -3,8 +3,9 @@
  * time, the output URL, and a fixed reason per failure (the model's own error text is read to
  * classify, never copied; see upstream-error-text.ts).
  */
+import { assertNever } from '../domain/assert-never.js';
 import type { PollOutcome } from './provider.js';
-import { assertNever, failureFactory, isRecord } from './upstream-http.js';
+import { failureFactory, isRecord } from './upstream-http.js';
 
 export const STATUSES = ['starting', 'processing', 'succeeded', 'failed', 'canceled', 'aborted'] as const;
 export type PredictionStatus = (typeof STATUSES)[number];

@@ -10,11 +10,6 @@ import { Agent, type Dispatcher, FormData, fetch } from 'undici';
 import { sniffImageType as imageTypeOf } from '../images/image-type.js';
 import type { FailureCause, ProviderFailure, ReferenceImage } from './provider.js';
 
-/** Compile-time proof that a switch covers every case. */
-export function assertNever(value: never, what = 'value'): never {
-  throw new Error(`unexpected ${what}: ${JSON.stringify(value)}`);
-}
-
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
