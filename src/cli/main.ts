@@ -325,11 +325,6 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       if (io.env === process.env) loadDotEnv();
       return await catalogCheckCommand(loadConfig(io.env), rest, io.out);
     }
-    if (command === 'mcp') {
-      const { runMcpServer } = await import('../mcp/main.js');
-      await runMcpServer(io.env);
-      return 0;
-    }
     if (command === 'help' || command === '--help' || command === '-h') {
       io.out(USAGE);
       return 0;
