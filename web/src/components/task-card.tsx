@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import { cssAspect, downloadName } from '../lib/format';
+import { cssAspect, downloadName, waitingText } from '../lib/format';
 import type { TaskCard as Card } from '../lib/types';
 import { DownloadIcon, ExpandIcon, ImageIcon } from './icons';
 import { ProgressBar } from './progress';
@@ -28,7 +28,7 @@ export const TaskCard = memo(function TaskCard({
   // A task parked for its upstream's capacity says so: it keeps its turn, and a rate limit never fails it.
   const waiting = card.waiting_for === 'upstream_capacity' && status === 'queued';
   const statusText = waiting
-    ? 'Waiting for upstream capacity'
+    ? waitingText(card)
     : status === 'in_progress'
       ? `Rendering ${progress}%`
       : (STATUS_TEXT[status] ?? status);

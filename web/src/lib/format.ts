@@ -41,3 +41,27 @@ export function downloadName(prompt: string, id: string, url: string): string {
     .slice(0, 40);
   return `${words || 'atelier'}-${id.slice(-6)}.${extension}`;
 }
+
+/**
+ * "Waiting for upstream capacity · #3 in your queue · starts ~in 40 s": the place among the account's
+ * own waiting tasks and the start estimate, when the record has them (an estimate, read at render).
+ */
+export function waitingText(
+  card: { queue_position?: number | undefined; estimated_start_at?: string | undefined },
+  now = Date.now(),
+): string {
+  const parts = ['Waiting for upstream capacity'];
+  if (card.queue_position !== undefined) parts.push(`#${card.queue_position} in your queue`);
+  const at = card.estimated_start_at === undefined ? Number.NaN : Date.parse(card.estimated_start_at);
+  if (Number.isFinite(at)) {
+    const seconds = Math.round((at - now) / 1000);
+    parts.push(
+      seconds <= 5
+        ? 'starts soon'
+        : seconds < 90
+          ? `starts ~in ${seconds} s`
+          : `starts ~in ${Math.round(seconds / 60)} min`,
+    );
+  }
+  return parts.join(' · ');
+}

@@ -31,6 +31,9 @@ function mergeRecord(card: TaskCard, record: TaskRecord): TaskCard {
   const next: TaskCard = { ...card, ...fields };
   if (record.status !== 'completed') delete next.imageUrl;
   if (record.status !== 'failed') delete next.error;
+  // A wait's fields are absent once it ends (or when the record is not placed): none kept stale.
+  for (const key of ['waiting_for', 'queue_position', 'estimated_start_at'] as const)
+    if (record[key] === undefined) delete next[key];
   return next;
 }
 
