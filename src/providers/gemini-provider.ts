@@ -40,24 +40,19 @@ import type {
   ProviderRequest,
   SubmitOutcome,
 } from './provider.js';
+import { fitReferences } from './reference-fit.js';
+import { sniffImageType } from './result-image.js';
+import { retryAfterMs } from './retry-after.js';
+import { safeMessage } from './secret-scrub.js';
+import { callForJson, createUpstreamDispatcher } from './upstream-call.js';
 import {
   allowedToken,
   GOOGLE_ERROR_REASONS,
   GOOGLE_RPC_CODES,
   httpFailureText,
 } from './upstream-error-text.js';
-import {
-  callForJson,
-  createUpstreamDispatcher,
-  failureFactory,
-  fitReferences,
-  isRecord,
-  parseJson,
-  retryAfterMs,
-  safeMessage,
-  sniffImageType,
-  statusClass,
-} from './upstream-http.js';
+import { failureFactory, statusClass } from './upstream-failures.js';
+import { isRecord, parseJson } from './upstream-json.js';
 
 export interface GeminiProviderOptions {
   baseUrl?: string;

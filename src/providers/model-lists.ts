@@ -8,7 +8,8 @@
  */
 import type { Dispatcher } from 'undici';
 import type { ModelPresence } from './provider.js';
-import { callUpstream, isRecord, parseJson } from './upstream-http.js';
+import { callUpstream } from './upstream-call.js';
+import { isRecord, parseJson } from './upstream-json.js';
 
 export interface ModelListCall {
   baseUrl: string;

@@ -30,24 +30,18 @@ import type {
   ProviderRequest,
   SubmitOutcome,
 } from './provider.js';
+import { fitReferences } from './reference-fit.js';
+import { sniffImageType } from './result-image.js';
+import { retryAfterMs } from './retry-after.js';
+import { callForJson, createUpstreamDispatcher, FormData } from './upstream-call.js';
 import {
   allowedToken,
   httpFailureText,
   OPENAI_ERROR_CODES,
   OPENAI_ERROR_TYPES,
 } from './upstream-error-text.js';
-import {
-  callForJson,
-  createUpstreamDispatcher,
-  FormData,
-  failureFactory,
-  fitReferences,
-  isRecord,
-  parseJson,
-  retryAfterMs,
-  sniffImageType,
-  statusClass,
-} from './upstream-http.js';
+import { failureFactory, statusClass } from './upstream-failures.js';
+import { isRecord, parseJson } from './upstream-json.js';
 
 export interface OpenAIProviderOptions {
   baseUrl?: string;

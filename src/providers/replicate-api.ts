@@ -7,17 +7,11 @@ import type { Dispatcher } from 'undici';
 import type { ProviderFailure } from './provider.js';
 import { refusedInputs } from './replicate-inputs.js';
 import { type ModelInputs, readInputSchema } from './replicate-schema.js';
+import { retryAfterMs } from './retry-after.js';
+import { callUpstream, transportFailure, type UpstreamAnswer } from './upstream-call.js';
 import { httpFailureText } from './upstream-error-text.js';
-import {
-  callUpstream,
-  failureFactory,
-  isRecord,
-  parseJson,
-  retryAfterMs,
-  statusClass,
-  transportFailure,
-  type UpstreamAnswer,
-} from './upstream-http.js';
+import { failureFactory, statusClass } from './upstream-failures.js';
+import { isRecord, parseJson } from './upstream-json.js';
 
 export const PREDICTION_ID = /^[a-z0-9]{6,64}$/i;
 const MODEL_REF = /^([a-z0-9][a-z0-9_.-]*)\/([a-z0-9][a-z0-9_.-]*)(?::([a-z0-9]{8,128}))?$/i;

@@ -4,9 +4,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { ProviderRequest } from './provider.js';
+import { fitReferences } from './reference-fit.js';
 import type { InputField, ModelInputs } from './replicate-schema.js';
 import { statusSentence } from './upstream-error-text.js';
-import { fitReferences, isRecord } from './upstream-http.js';
+import { isRecord } from './upstream-json.js';
 
 /** Inputs the adapter knows how to fill, in order of preference. */
 const SIZE_INPUTS = ['resolution', 'image_size', 'size', 'output_resolution'];

@@ -5,7 +5,8 @@
  */
 import { assertNever } from '../domain/assert-never.js';
 import type { PollOutcome } from './provider.js';
-import { failureFactory, isRecord } from './upstream-http.js';
+import { failureFactory } from './upstream-failures.js';
+import { isRecord } from './upstream-json.js';
 
 export const STATUSES = ['starting', 'processing', 'succeeded', 'failed', 'canceled', 'aborted'] as const;
 export type PredictionStatus = (typeof STATUSES)[number];

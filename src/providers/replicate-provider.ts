@@ -49,7 +49,8 @@ import {
 import { buildInput } from './replicate-inputs.js';
 import { mapPrediction, STATUSES } from './replicate-predictions.js';
 import { createReconciler } from './replicate-reconcile.js';
-import { createUpstreamDispatcher, isRecord, parseJson, transportFailure } from './upstream-http.js';
+import { createUpstreamDispatcher, transportFailure } from './upstream-call.js';
+import { isRecord, parseJson } from './upstream-json.js';
 
 export interface ReplicateProviderOptions {
   baseUrl?: string;

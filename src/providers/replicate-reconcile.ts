@@ -12,7 +12,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ProviderFailure, ProviderRequest } from './provider.js';
 import { type ModelRef, type ReplicateApi, rememberBounded, replicateFailure } from './replicate-api.js';
 import type { BuiltInput } from './replicate-inputs.js';
-import { isRecord, parseJson, transportFailure } from './upstream-http.js';
+import { transportFailure } from './upstream-call.js';
+import { isRecord, parseJson } from './upstream-json.js';
 
 export interface ReconcilerOptions {
   /** How far back to look for a lost prediction (outputs expire after an hour). */

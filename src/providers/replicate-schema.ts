@@ -4,7 +4,7 @@
  * (`openapi_schema`) returns, with the `$ref`/`allOf` indirections Cog writes (each enum in its own
  * component) resolved into plain fields.
  */
-import { isRecord } from './upstream-http.js';
+import { isRecord } from './upstream-json.js';
 
 /** What the adapter needs to know of one input. */
 export interface InputField {
