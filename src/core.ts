@@ -7,6 +7,7 @@ import { createAccountsService } from './accounts/accounts-service.js';
 import { createPasswordHashing } from './accounts/password-hashing.js';
 import { createUpstreamAccess } from './accounts/upstream-access.js';
 import { bindLegacyUpstreamKeys } from './accounts/upstream-key-seals.js';
+import { createRequestMetrics } from './api/metrics-routes.js';
 import { createAssetsRepository } from './assets/assets-repository.js';
 import type { BlobStore } from './blobs/blob-store.js';
 import { isBlobKey } from './blobs/blob-store.js';
@@ -22,7 +23,7 @@ import { createIdempotencyRepository } from './idempotency/idempotency-repositor
 import { createHousekeeping } from './jobs/housekeeping.js';
 import { createProcessOwner, type ProcessOwner } from './jobs/process-owner.js';
 import { createLogDestination } from './observability/log-destination.js';
-import { createMetrics } from './observability/metrics.js';
+import { createMetricsRegistry } from './observability/metrics.js';
 import { createSafeFetcher, type SafeFetchOptions } from './outbound/safe-fetcher.js';
 import { measuredProviders } from './providers/call-metrics.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/provider-registry.js';
@@ -39,6 +40,7 @@ import { createWaitPlaces } from './tasks/capacity/wait-places.js';
 import { createPostgresTaskFeed, TASK_FEED_CHANNELS } from './tasks/postgres-task-feed.js';
 import { createTaskEngine } from './tasks/task-engine.js';
 import { createInProcessTaskFeed } from './tasks/task-events.js';
+import { createTaskMetrics } from './tasks/task-metrics.js';
 import { toTaskRecord } from './tasks/task-record.js';
 import { createTasksRepository } from './tasks/tasks-repository.js';
 import { createTasksService } from './tasks/tasks-service.js';
@@ -49,6 +51,7 @@ import { createTierAdmission } from './usage/tier-admission.js';
 import { loadTierPolicies } from './usage/tier-policies.js';
 import { createUsageRepository } from './usage/usage-repository.js';
 import { createUsageService } from './usage/usage-service.js';
+import { createWebhookMetrics } from './webhooks/webhook-metrics.js';
 import { createWebhooksService } from './webhooks/webhooks-service.js';
 
 export const LEASE_MS = 30_000;
@@ -94,8 +97,10 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
       createLogDestination(1),
     );
   const db = overrides.db ?? (await openDatabase(config.databaseUrl));
-  const metrics = createMetrics();
-  const blobs = countedBlobStore(overrides.blobs ?? (await createBlobStore(config)), metrics);
+  // One Prometheus registry per core; each capability registers its own metrics in it.
+  const metricsRegistry = createMetricsRegistry();
+  const requestMetrics = createRequestMetrics(metricsRegistry);
+  const blobs = countedBlobStore(overrides.blobs ?? (await createBlobStore(config)), metricsRegistry);
   const masterKey = loadOrCreateMasterKey(config.dataDir, config.masterKey);
   const secrets = createSecretBox(masterKey);
   const providers = overrides.providers ?? createProviderRegistry({ config, clock });
@@ -161,7 +166,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
       if (task.status === 'completed') await generationsRepository.taskCompleted(trx, task.account_id);
     },
   });
-  metrics.probeQueue(tasks.queueSnapshot);
+  const taskMetrics = createTaskMetrics(metricsRegistry, tasks.queueSnapshot);
   const policies = loadTierPolicies(
     config.policyPath,
     catalog.models.map((model) => model.id),
@@ -190,7 +195,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   });
 
   const webhooks = createWebhooksService({
-    onAttempt: (outcome) => metrics.webhookAttempts.inc({ outcome }),
+    onAttempt: createWebhookMetrics(metricsRegistry).onAttempt,
     db,
     clock,
     ids,
@@ -236,11 +241,11 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     assets,
     capacity,
     limitsOf: routeLimits(catalog.models),
-    capacityMetrics: createCapacityMetrics(metrics.registry, capacity.snapshot),
-    providers: measuredProviders(providers, metrics, (provider, upstreamModel) =>
+    capacityMetrics: createCapacityMetrics(metricsRegistry, capacity.snapshot),
+    providers: measuredProviders(providers, metricsRegistry, (provider, upstreamModel) =>
       replacementOf(catalog, provider, upstreamModel),
     ),
-    metrics,
+    metrics: taskMetrics,
     routesOf: (modelId) => {
       const model = catalog.get(modelId);
       return model ? routesOf(model) : [];
@@ -329,8 +334,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     generations,
     engine,
     webhooks,
-    /** This node's Prometheus metrics (GET /metrics). */
-    metrics,
+    /** This node's Prometheus registry (GET /metrics), and what the HTTP edges record in it. */
+    metrics: { registry: metricsRegistry, ...requestMetrics, eventStreams: taskMetrics.eventStreams },
     /** Images per account, day and model, and the tier policies' allowance. */
     usage,
     /** Periodic clean-ups of the worker role: idempotency records past their 24 h. */

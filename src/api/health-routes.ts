@@ -9,9 +9,8 @@ import { refuseWhileClosing } from '../http/refuse-while-closing.js';
 import { compiledSerializerCompiler } from '../http/response-serializer.js';
 import { errorResponses, jsonResponse } from '../http/route-responses.js';
 import { DEFAULT_REQUEST_TIMEOUTS, edgeServerOptions, type RequestTimeouts } from '../http/server-options.js';
-import type { Metrics } from '../observability/metrics.js';
 import type { Db } from '../store/database.js';
-import { installRequestMetrics, metricsRoutes } from './metrics-routes.js';
+import { installRequestMetrics, metricsRoutes, type ServedMetrics } from './metrics-routes.js';
 
 /**
  * GET /healthz on every role's port: 200 `{ ok, roles }` when this node can serve — its database
@@ -53,7 +52,7 @@ export async function buildHealthApp(deps: {
   roles: string[];
   logger: FastifyBaseLogger;
   timeouts?: RequestTimeouts;
-  metrics: Metrics;
+  metrics: ServedMetrics;
   metricsToken?: string | undefined;
 }) {
   const app = Fastify({

@@ -1,9 +1,30 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { Registry } from 'prom-client';
 import { ApiError } from '../http/errors.js';
 import { hookList } from '../http/route-hooks.js';
-import type { LatencySeries } from '../observability/latency-histogram.js';
-import type { Metrics } from '../observability/metrics.js';
+import { LatencyHistogram, type LatencySeries } from '../observability/latency-histogram.js';
+import { SECONDS } from '../observability/metrics.js';
+
+/**
+ * The HTTP requests' metric, registered once per core (every app built over it records here):
+ * series resolved once per route, method and status (see LatencyHistogram).
+ */
+export function createRequestMetrics(registry: Registry) {
+  return {
+    httpRequestSeconds: new LatencyHistogram(
+      'atelier_http_request_duration_seconds',
+      'HTTP requests by method, route template and status, with their latency',
+      SECONDS,
+      [registry],
+    ),
+  };
+}
+
+export type RequestMetrics = ReturnType<typeof createRequestMetrics>;
+
+/** What GET /metrics serves and every request records in: the core's registry and request metrics. */
+export type ServedMetrics = RequestMetrics & { registry: Registry };
 
 /**
  * Every request's latency by method, route template (never the raw URL: ids stay out) and status.
@@ -12,10 +33,7 @@ import type { Metrics } from '../observability/metrics.js';
  * the labelled child of each (method, status) it has seen, so a request neither builds the route's
  * options nor a label object.
  */
-export function installRequestMetrics(
-  app: FastifyInstance,
-  metrics: Pick<Metrics, 'httpRequestSeconds'>,
-): void {
+export function installRequestMetrics(app: FastifyInstance, metrics: RequestMetrics): void {
   const observer = (route: string) => {
     // Bounded: methods × statuses of one route, never anything a caller can vary freely.
     const series = new Map<string, LatencySeries>();
@@ -66,7 +84,7 @@ export function tokenMatcher(expected: string): (given: string) => boolean {
  */
 export async function metricsRoutes(
   app: FastifyInstance,
-  { metrics, token }: { metrics: Metrics; token?: string | undefined },
+  { metrics, token }: { metrics: ServedMetrics; token?: string | undefined },
 ) {
   const matches = token === undefined ? undefined : tokenMatcher(token);
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {

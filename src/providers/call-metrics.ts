@@ -1,6 +1,44 @@
-import type { Metrics } from '../observability/metrics.js';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { SECONDS } from '../observability/metrics.js';
 import type { ImageProvider, PollOutcome, SubmitOutcome } from './provider.js';
 import type { ProviderRegistry } from './provider-registry.js';
+
+/**
+ * The providers' metrics: upstream calls by outcome, tasks failed for a missing model (this
+ * node's), and the circuit breakers' state, read through `breakers` when scraped.
+ */
+function createProviderMetrics(
+  registry: Registry,
+  breakers: () => Array<{ provider: string; open: boolean }>,
+) {
+  const registers = [registry];
+  return {
+    upstreamCallSeconds: new Histogram({
+      name: 'atelier_upstream_call_duration_seconds',
+      help: 'Upstream calls (submit, poll) by provider and outcome (ok, retry, failed) with the failure cause',
+      labelNames: ['provider', 'phase', 'outcome', 'cause'] as const,
+      buckets: SECONDS,
+      registers,
+    }),
+    tasksFailedModelMissing: new Counter({
+      name: 'atelier_tasks_failed_model_missing_total',
+      help: 'Tasks failed because the upstream answered that their model does not exist (shut down or renamed)',
+      labelNames: ['provider', 'upstream_model'] as const,
+      registers,
+    }),
+    upstreamBreakerOpen: new Gauge({
+      name: 'atelier_upstream_circuit_open',
+      help: '1 while the circuit breaker of a provider fails submits fast (open or half-open), else 0',
+      labelNames: ['provider'] as const,
+      registers,
+      collect() {
+        for (const { provider, open } of breakers()) this.set({ provider }, open ? 1 : 0);
+      },
+    }),
+  };
+}
+
+type ProviderMetrics = ReturnType<typeof createProviderMetrics>;
 
 /** `ok` (accepted, pending or done), `retry` (a retryable failure) or `failed`, with the failure's cause. */
 function outcomeLabels(outcome: SubmitOutcome | PollOutcome): { outcome: string; cause: string } {
@@ -19,7 +57,7 @@ function modelMissing(
   outcome: SubmitOutcome,
   provider: string,
   upstreamModel: string,
-  metrics: Metrics,
+  metrics: ProviderMetrics,
   replacementOf: ReplacementLookup,
 ): SubmitOutcome {
   if (outcome.kind !== 'failed' || outcome.cause !== 'model_not_found') return outcome;
@@ -34,7 +72,7 @@ function modelMissing(
 /** A provider whose submits and polls are timed and counted by outcome. */
 function measured(
   provider: ImageProvider,
-  metrics: Metrics,
+  metrics: ProviderMetrics,
   replacementOf: ReplacementLookup,
 ): ImageProvider {
   const timed =
@@ -70,23 +108,23 @@ function measured(
 /**
  * The registry with every provider measured (upstream call latency and outcomes, tasks failed for a
  * missing model, whose message then names the catalog's replacement), and the circuit breakers'
- * state reported to `metrics` at scrape time.
+ * state reported at scrape time; the metrics are registered in `metricsRegistry`.
  */
 export function measuredProviders(
   registry: ProviderRegistry,
-  metrics: Metrics,
+  metricsRegistry: Registry,
   replacementOf: ReplacementLookup = () => undefined,
 ): ProviderRegistry {
   const wrapped = new Map<string, ImageProvider>();
-  for (const name of registry.names()) {
-    const provider = registry.get(name);
-    if (provider) wrapped.set(name, measured(provider, metrics, replacementOf));
-  }
-  metrics.probeProviders(() =>
+  const metrics = createProviderMetrics(metricsRegistry, () =>
     [...wrapped.values()].map((provider) => ({
       provider: provider.name,
       open: provider.available?.() === false,
     })),
   );
+  for (const name of registry.names()) {
+    const provider = registry.get(name);
+    if (provider) wrapped.set(name, measured(provider, metrics, replacementOf));
+  }
   return { ...registry, get: (name) => wrapped.get(name) ?? registry.get(name) };
 }

@@ -6,7 +6,6 @@ import type { UpstreamRoute } from '../catalog/catalog.js';
 import { leaseOwnerId, reclaimDeadLeases } from '../jobs/dead-lease-reclaim.js';
 import { createLeaseLoop } from '../jobs/lease-loop.js';
 import type { ProcessOwner } from '../jobs/process-owner.js';
-import type { Metrics } from '../observability/metrics.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { Clock } from '../runtime/clock.js';
 import type { IdGenerator } from '../runtime/ids.js';
@@ -15,6 +14,7 @@ import type { CapacityLimits } from './capacity/capacity-pool.js';
 import type { UpstreamCapacity } from './capacity/upstream-capacity.js';
 import type { TaskChange, TaskChangeFeed } from './task-events.js';
 import { createLeaseKeeper } from './task-lease.js';
+import type { TaskMetrics } from './task-metrics.js';
 import { sameTaskRecord, toTaskRecord } from './task-record.js';
 import { createTaskStep } from './task-step.js';
 import type { LeasedTask, TaskPatch, TaskRow, TasksRepository } from './tasks-repository.js';
@@ -57,7 +57,10 @@ export interface TaskEngineDeps {
   /** Called after every write that changes a task's visible record, so listeners (event stream, long-poll, webhooks) can react. */
   onTaskChanged?(change: TaskChange): void;
   /** Counts finished tasks and fallbacks, times queueing and whole runs (optional). */
-  metrics?: Pick<Metrics, 'tasksFinished' | 'taskQueuedSeconds' | 'taskResultSeconds' | 'upstreamFallbacks'>;
+  metrics?: Pick<
+    TaskMetrics,
+    'tasksFinished' | 'taskQueuedSeconds' | 'taskResultSeconds' | 'upstreamFallbacks'
+  >;
   /** A catalog model's upstream routes in the order they are tried (provider fallbacks). */
   routesOf?(modelId: string): readonly UpstreamRoute[];
   /** Upstream capacity shared through the store: a slot before each upstream submit. */

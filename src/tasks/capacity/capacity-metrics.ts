@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { scrapeRead } from '../../observability/metrics.js';
 import type { CapacityMetrics } from './capacity-gate.js';
 
 /** One pool as the gauges show it (the deployment's, read from the store at scrape time). */
@@ -26,12 +27,7 @@ export function createCapacityMetrics(
 ): CapacityMetrics {
   const registers = [registry];
   const labelNames = ['provider', 'upstream_model', 'key'] as const;
-  let read: { at: number; pools: Promise<PoolSnapshot[]> } | undefined;
-  const pools = () => {
-    const now = Date.now();
-    if (read === undefined || now - read.at > 1000) read = { at: now, pools: probe().catch(() => []) };
-    return read.pools;
-  };
+  const pools = scrapeRead(probe, []);
   const gauge = (name: string, help: string, value: (pool: PoolSnapshot) => number | null) =>
     new Gauge({
       name,
