@@ -1,15 +1,11 @@
 import { sql } from 'kysely';
-import { ACCOUNT_TIERS } from '../contract/accounts.js';
+import type { Tier } from '../domain/tiers.js';
 import type { Clock } from '../runtime/clock.js';
 import type { IdGenerator } from '../runtime/ids.js';
 import { compiledOnce } from '../store/compiled-once.js';
 import type { Db } from '../store/database.js';
 import type { AccountsTable } from '../store/schema.js';
 import type { AccountChanges } from './account-changes.js';
-
-/** The account tiers, as the wire names them. */
-export const TIERS = ACCOUNT_TIERS;
-export type Tier = (typeof TIERS)[number];
 
 export interface Account {
   id: string;

@@ -1,10 +1,10 @@
 import { isOneOf } from '../collections/closed-set.js';
 import { InvalidInput, NotFound, RateLimited } from '../domain/errors.js';
+import { TIERS, type Tier } from '../domain/tiers.js';
 import type { Clock } from '../runtime/clock.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { AccountChanges } from './account-changes.js';
-import type { Account, AccountsRepository, Tier } from './accounts-repository.js';
-import { TIERS } from './accounts-repository.js';
+import type { Account, AccountsRepository } from './accounts-repository.js';
 import { createApiKeyCache } from './api-key-cache.js';
 import { apiKeyHint, generateApiKey, hashApiKey } from './credentials.js';
 import { createPasswordHashing, type PasswordHashing } from './password-hashing.js';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Asset, AssetKind } from '../contract/assets.js';
+import type { Asset } from '../contract/assets.js';
 import type { SearchFilters } from '../contract/website.js';
+import type { AssetKind } from '../domain/asset-kinds.js';
 import { filterConditions, hasFilters } from '../generations/search-filters.js';
 import type { Clock } from '../runtime/clock.js';
 import type { IdGenerator } from '../runtime/ids.js';
@@ -8,7 +9,7 @@ import { type Db, dialectOf } from '../store/database.js';
 import type { AssetsTable } from '../store/schema.js';
 
 // The wire shape is the contract's; the repository maps its rows onto it.
-export type { Asset, AssetKind };
+export type { Asset };
 
 /** An asset of the website's library, with the prompt of the generation a result came from (for alt text). */
 export interface LibraryAsset extends Omit<Asset, 'sha256' | 'taskId'> {

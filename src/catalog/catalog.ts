@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { GenerationMode, ImageSize } from '../providers/provider.js';
+import { GENERATION_MODES } from '../domain/generation-modes.js';
+import { IMAGE_SIZES, type ImageSize } from '../domain/image-sizes.js';
 
 /** The spec's listed ratios plus 4:5 and 5:4 (DESIGN.md §2). */
 export const DEFAULT_ASPECTS = [
@@ -15,7 +16,6 @@ export const DEFAULT_ASPECTS = [
   '4:5',
   '5:4',
 ] as const;
-export const ALL_SIZES: readonly ImageSize[] = ['1K', '2K', '4K'];
 export const DEFAULT_MODEL_ID = 'base-image-2';
 export const DEFAULT_MAX_COUNT = 4;
 
@@ -76,15 +76,15 @@ const catalogEntrySchema = z
     displayName: z.string().min(1).max(100).optional(),
     provider: z.string().min(1),
     upstreamModel: z.string().min(1),
-    modes: z.array(z.enum(['text', 'edit', 'fusion'])).min(1),
+    modes: z.array(z.enum(GENERATION_MODES)).min(1),
     aspects: z
       .array(z.string().regex(aspectPattern, 'aspect must look like W:H'))
       .min(1)
       .default([...DEFAULT_ASPECTS]),
     sizes: z
-      .array(z.enum(['1K', '2K', '4K']))
+      .array(z.enum(IMAGE_SIZES))
       .min(1)
-      .default([...ALL_SIZES]),
+      .default([...IMAGE_SIZES]),
     maxCount: z.number().int().min(1).max(16).default(DEFAULT_MAX_COUNT),
     /** Most references a fusion request may carry (edit always takes exactly one). */
     maxReferences: z.number().int().min(2).max(16).default(4),
@@ -292,5 +292,3 @@ export function nearestAspect(width: number, height: number, aspects: readonly s
   }
   return best;
 }
-
-export type { GenerationMode, ImageSize };

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { TIERS } from '../accounts/accounts-repository.js';
 import { DEFAULT_MODEL_ID } from '../catalog/catalog.js';
 import { loadConfig, loadDotEnv } from '../config/config.js';
 import { createBlobStore, createCore } from '../core.js';
+import { TIERS } from '../domain/tiers.js';
 import { isPostgresUrl, openDatabase } from '../store/database.js';
 import { catalogCheckCommand } from './catalog-command.js';
 import { requireExistingDatabase } from './existing-store.js';

@@ -12,10 +12,11 @@ import * as usage from '../contract/usage.js';
 // server may add fields and a client must pass them through rather than break — and unnamed, so
 // a tool's output schema is a plain object schema rather than a reference to a named one.
 
-export { ACCOUNT_TIERS, type AccountTier } from '../contract/accounts.js';
-export { GENERATION_MODES, type GenerationMode, IMAGE_SIZES, type ImageSize } from '../contract/catalog.js';
 export { type ErrorBody, errorBodySchema } from '../contract/errors.js';
-export { TASK_STATUSES, type TaskStatus } from '../contract/tasks.js';
+export { GENERATION_MODES, type GenerationMode } from '../domain/generation-modes.js';
+export { IMAGE_SIZES, type ImageSize } from '../domain/image-sizes.js';
+export { isFinalStatus, TASK_STATUSES, type TaskStatus } from '../domain/task-status.js';
+export { TIERS as ACCOUNT_TIERS, type Tier as AccountTier } from '../domain/tiers.js';
 
 /** The contract's object schema, loose and without its name. */
 const loose = <Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>) => z.looseObject(schema.shape);
@@ -49,8 +50,3 @@ export type UsageReport = z.infer<typeof usageReportSchema>;
 
 /** Body of POST /api/v1/generate (spec 2.1), as a caller writes it. Omitted fields take the server's defaults. */
 export type GenerateRequest = z.input<typeof generateBodySchema>;
-
-/** True for the states a task never leaves. */
-export function isFinalStatus(status: tasks.TaskStatus): boolean {
-  return status === 'completed' || status === 'failed';
-}

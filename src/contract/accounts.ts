@@ -1,13 +1,11 @@
 import { z } from 'zod';
-
-export const ACCOUNT_TIERS = ['trial', 'starter', 'standard', 'pro'] as const;
-export type AccountTier = (typeof ACCOUNT_TIERS)[number];
+import { TIERS } from '../domain/tiers.js';
 
 /** GET /user/status (spec §2.7). */
 export const accountStatusSchema = z
   .object({
     email: z.string(),
-    tier: z.enum(ACCOUNT_TIERS).describe('Plan tier; agents may use it as a cost hint'),
+    tier: z.enum(TIERS).describe('Plan tier; agents may use it as a cost hint'),
     has_key: z.boolean().describe('Whether the account can reach the upstream of the default model'),
   })
   .meta({

@@ -1,8 +1,7 @@
 import { z } from 'zod';
+import { ASSET_KINDS } from '../domain/asset-kinds.js';
 import { pageOf, pageQuery } from './paging.js';
 
-export const ASSET_KINDS = ['upload', 'result'] as const;
-export type AssetKind = (typeof ASSET_KINDS)[number];
 export const MAX_ASSETS_LIMIT = 50;
 
 /** An asset of the library: an upload or a result. */

@@ -1,9 +1,6 @@
 import { z } from 'zod';
-
-export const GENERATION_MODES = ['text', 'edit', 'fusion'] as const;
-export const IMAGE_SIZES = ['1K', '2K', '4K'] as const;
-export type GenerationMode = (typeof GENERATION_MODES)[number];
-export type ImageSize = (typeof IMAGE_SIZES)[number];
+import { GENERATION_MODES } from '../domain/generation-modes.js';
+import { IMAGE_SIZES } from '../domain/image-sizes.js';
 
 /**
  * A model as GET /models lists it: an OpenAI model object (`id`, `object`, `created`, `owned_by`)

@@ -1,8 +1,6 @@
 import { z } from 'zod';
+import { TASK_STATUSES } from '../domain/task-status.js';
 import { integerQuery } from './paging.js';
-
-export const TASK_STATUSES = ['queued', 'in_progress', 'completed', 'failed'] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
 
 export const MAX_BATCH_IDS = 20;
 /** Longest long-poll, in seconds. */

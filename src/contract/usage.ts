@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ACCOUNT_TIERS } from './accounts.js';
+import { TIERS } from '../domain/tiers.js';
 
 /** Most days one usage report covers (a year, leap day included). */
 export const MAX_USAGE_DAYS = 366;
@@ -46,7 +46,7 @@ const quotaSchema = z
 /** What the account's tier policy allows and what is left; null fields do not restrict. */
 export const allowanceSchema = z
   .object({
-    tier: z.enum(ACCOUNT_TIERS),
+    tier: z.enum(TIERS),
     models: z.array(z.string()).nullable().describe('Model ids the tier may use; null: every model'),
     images_per_day: quotaSchema.describe('Per UTC day'),
     images_per_month: quotaSchema.describe('Per UTC calendar month'),

@@ -1,10 +1,10 @@
 import { z } from 'zod';
+import { DELIVERY_STATES } from '../domain/delivery-states.js';
+import { WEBHOOK_EVENT_TYPES } from '../domain/webhook-events.js';
 import { pageOf, pageQuery } from './paging.js';
 import { taskRecordSchema } from './tasks.js';
 
 export const MAX_DELIVERIES_LIMIT = 50;
-export const WEBHOOK_EVENT_TYPES = ['task.completed', 'task.failed'] as const;
-export const DELIVERY_STATES = ['pending', 'succeeded', 'failed'] as const;
 
 export const webhookSecretSchema = z
   .object({ secret: z.string().describe('whsec_… — the HMAC key of the Standard Webhooks signatures') })

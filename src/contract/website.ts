@@ -5,7 +5,7 @@
  * error body) are the public contract's own.
  */
 import { z } from 'zod';
-import { TIERS } from '../accounts/accounts-repository.js';
+import { TIERS } from '../domain/tiers.js';
 import { assetSchema } from './assets.js';
 import { fieldError } from './field-error.js';
 import { generateBodySchema } from './generate-body.js';

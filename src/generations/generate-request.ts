@@ -4,11 +4,10 @@ import { isOneOf } from '../collections/closed-set.js';
 import { generateBodySchema } from '../contract/generate-body.js';
 import { parseInput } from '../contract/parse-input.js';
 import { InvalidInput } from '../domain/errors.js';
-import type { GenerationMode, ImageSize } from '../providers/provider.js';
+import { GENERATION_MODES, type GenerationMode } from '../domain/generation-modes.js';
+import { IMAGE_SIZES, type ImageSize } from '../domain/image-sizes.js';
 
 export const MAX_PROMPT_LENGTH = 8000;
-const MODES: readonly GenerationMode[] = ['text', 'edit', 'fusion'];
-const SIZES: readonly ImageSize[] = ['1K', '2K', '4K'];
 
 /** A generate request after validation against the catalog. */
 export interface GenerateRequest {
@@ -70,7 +69,8 @@ export function parseGenerateRequest(body: unknown, catalog: Catalog): GenerateR
   }
 
   const mode = optionalString(input, 'mode') ?? 'text';
-  if (!isOneOf(MODES, mode)) throw invalid(`mode must be one of ${MODES.join(', ')}`, 'mode');
+  if (!isOneOf(GENERATION_MODES, mode))
+    throw invalid(`mode must be one of ${GENERATION_MODES.join(', ')}`, 'mode');
   if (!model.modes.includes(mode)) {
     throw invalid(
       `model ${model.id} does not support mode ${mode} (supported: ${model.modes.join(', ')})`,
@@ -89,7 +89,8 @@ export function parseGenerateRequest(body: unknown, catalog: Catalog): GenerateR
   }
 
   const imageSize = optionalString(input, 'imageSize') ?? preferred(model.sizes, '2K');
-  if (!isOneOf(SIZES, imageSize)) throw invalid(`imageSize must be one of ${SIZES.join(', ')}`, 'imageSize');
+  if (!isOneOf(IMAGE_SIZES, imageSize))
+    throw invalid(`imageSize must be one of ${IMAGE_SIZES.join(', ')}`, 'imageSize');
   if (!model.sizes.includes(imageSize)) {
     throw invalid(
       `imageSize ${imageSize} is not supported by model ${model.id}; accepted: ${model.sizes.join(', ')}`,

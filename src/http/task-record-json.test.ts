@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { TASK_STATUSES, taskBatchSchema, taskRecordSchema } from '../contract/tasks.js';
+import { taskBatchSchema, taskRecordSchema } from '../contract/tasks.js';
+import { TASK_STATUSES } from '../domain/task-status.js';
 import { notFoundRecord, toTaskRecord } from '../tasks/task-record.js';
 import type { TaskRecordRow } from '../tasks/tasks-repository.js';
 import { compileJsonSerializer } from './response-serializer.js';

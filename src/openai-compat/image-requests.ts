@@ -1,8 +1,10 @@
 import type { Account } from '../accounts/accounts-repository.js';
 import type { BlobStore } from '../blobs/blob-store.js';
-import { type Catalog, type CatalogEntry, DEFAULT_MODEL_ID, type ImageSize } from '../catalog/catalog.js';
+import { type Catalog, type CatalogEntry, DEFAULT_MODEL_ID } from '../catalog/catalog.js';
 import type { OpenAiImagesResponse, ResponseFormat } from '../contract/openai.js';
 import { InvalidInput } from '../domain/errors.js';
+import type { GenerationMode } from '../domain/generation-modes.js';
+import type { ImageSize } from '../domain/image-sizes.js';
 import type { GenerationsService } from '../generations/generations-service.js';
 import type { Clock } from '../runtime/clock.js';
 import type { TaskChangeFeed } from '../tasks/task-events.js';
@@ -38,7 +40,7 @@ export interface ImageRequestInput {
 export interface ImagePlan {
   prompt: string;
   model: CatalogEntry;
-  mode: 'text' | 'edit' | 'fusion';
+  mode: GenerationMode;
   aspect: string;
   /**
    * An edit or fusion whose `size` is absent or `auto` keeps the (first) reference's shape, as

@@ -1,6 +1,7 @@
-import type { CatalogEntry, ImageSize } from '../catalog/catalog.js';
-import { ALL_SIZES, pixelSize } from '../catalog/catalog.js';
+import type { CatalogEntry } from '../catalog/catalog.js';
+import { pixelSize } from '../catalog/catalog.js';
 import { InvalidInput } from '../domain/errors.js';
+import { IMAGE_SIZES, type ImageSize } from '../domain/image-sizes.js';
 
 /** Largest side accepted in `size` (OpenAI's own largest is 3840; 4K at 21:9 is about 6,300). */
 const MAX_SIDE = 16_384;
@@ -63,14 +64,14 @@ export function mapSize(
     const side = pixelSize(aspect, imageSize);
     return side.width * side.height;
   };
-  const rank = (imageSize: ImageSize) => ALL_SIZES.indexOf(imageSize);
+  const rank = (imageSize: ImageSize) => IMAGE_SIZES.indexOf(imageSize);
   // Classes are 4x apart in pixels: beyond twice the largest, the nearest class is one above it.
   const largest = [...model.sizes].sort((a, b) => rank(b) - rank(a))[0];
   if (largest !== undefined && pixels > 2 * area(largest)) {
     throw refuse(`larger than its largest size class (${largest})`);
   }
   const classDistance = (imageSize: ImageSize) => Math.abs(Math.log(area(imageSize) / pixels));
-  const nearest = [...ALL_SIZES].sort((a, b) => classDistance(a) - classDistance(b))[0] ?? '1K';
+  const nearest = [...IMAGE_SIZES].sort((a, b) => classDistance(a) - classDistance(b))[0] ?? '1K';
   if (model.sizes.includes(nearest)) return { aspect, imageSize: nearest };
   const smallest = [...model.sizes].sort((a, b) => rank(a) - rank(b))[0];
   if (smallest !== undefined && rank(nearest) < rank(smallest)) return { aspect, imageSize: smallest };

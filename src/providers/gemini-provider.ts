@@ -25,6 +25,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { isOneOf } from '../collections/closed-set.js';
+import type { ImageSize } from '../domain/image-sizes.js';
 import {
   BLOCK_REASONS,
   explainBlock,
@@ -33,13 +34,7 @@ import {
   REASON_TOKEN,
 } from './gemini-reasons.js';
 import { geminiModelPresence } from './model-lists.js';
-import type {
-  ImageProvider,
-  ImageSize,
-  ProviderFailure,
-  ProviderRequest,
-  SubmitOutcome,
-} from './provider.js';
+import type { ImageProvider, ProviderFailure, ProviderRequest, SubmitOutcome } from './provider.js';
 import { fitReferences } from './reference-fit.js';
 import { sniffImageType } from './result-image.js';
 import { retryAfterMs } from './retry-after.js';

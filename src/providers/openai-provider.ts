@@ -21,15 +21,10 @@
  * them at most once.
  */
 import type { Dispatcher } from 'undici';
+import type { ImageSize } from '../domain/image-sizes.js';
 import { openAIModelPresence } from './model-lists.js';
 import { ratioOf, referenceRatio, sizeFor } from './openai-sizes.js';
-import type {
-  ImageProvider,
-  ImageSize,
-  ProviderFailure,
-  ProviderRequest,
-  SubmitOutcome,
-} from './provider.js';
+import type { ImageProvider, ProviderFailure, ProviderRequest, SubmitOutcome } from './provider.js';
 import { fitReferences } from './reference-fit.js';
 import { sniffImageType } from './result-image.js';
 import { retryAfterMs } from './retry-after.js';

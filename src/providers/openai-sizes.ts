@@ -12,7 +12,7 @@
  *   takes the three standard sizes only, all about one megapixel: `1K` only.
  */
 import { pixelSize } from '../catalog/catalog.js';
-import type { ImageSize } from './provider.js';
+import type { ImageSize } from '../domain/image-sizes.js';
 
 export const STANDARD_SIZES = ['1024x1024', '1536x1024', '1024x1536'] as const;
 

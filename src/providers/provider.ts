@@ -10,8 +10,8 @@
  * is a bug and the engine treats it as a retryable failure.
  */
 
-export type GenerationMode = 'text' | 'edit' | 'fusion';
-export type ImageSize = '1K' | '2K' | '4K';
+import type { GenerationMode } from '../domain/generation-modes.js';
+import type { ImageSize } from '../domain/image-sizes.js';
 
 /** A reference image, already fetched, checked and stored by Atelier. */
 export interface ReferenceImage {

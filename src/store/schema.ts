@@ -1,10 +1,11 @@
 import type { Generated } from 'kysely';
-import type { Tier } from '../accounts/accounts-repository.js';
-import type { AssetKind } from '../assets/assets-repository.js';
-import type { GenerationMode, ImageSize } from '../providers/provider.js';
-import type { TaskStatus } from '../tasks/task-record.js';
-import type { DeliveryState } from '../webhooks/webhooks-repository.js';
-import type { WebhookEventType } from '../webhooks/webhooks-service.js';
+import type { AssetKind } from '../domain/asset-kinds.js';
+import type { DeliveryState } from '../domain/delivery-states.js';
+import type { GenerationMode } from '../domain/generation-modes.js';
+import type { ImageSize } from '../domain/image-sizes.js';
+import type { TaskStatus } from '../domain/task-status.js';
+import type { Tier } from '../domain/tiers.js';
+import type { WebhookEventType } from '../domain/webhook-events.js';
 
 /**
  * Table shapes. Timestamps are integer milliseconds since the epoch, booleans are integers

@@ -1,10 +1,9 @@
-import { TASK_STATUSES, type TaskRecord, type TaskStatus } from '../contract/tasks.js';
+import type { TaskRecord } from '../contract/tasks.js';
 import type { TasksTable } from '../store/schema.js';
 import type { WaitPlace } from './capacity/wait-places.js';
 
 // The wire record is defined once, in the contract; the capability maps its rows onto it.
-export { TASK_STATUSES, type TaskRecord, type TaskStatus };
-export const FINAL_STATUSES: readonly TaskStatus[] = ['completed', 'failed'];
+export type { TaskRecord };
 
 export const TASK_NOT_FOUND = 'Task not found';
 

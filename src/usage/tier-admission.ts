@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { AccountTier } from '../contract/accounts.js';
 import type { Allowance } from '../contract/usage.js';
 import { ForbiddenModel, QuotaExceeded } from '../domain/errors.js';
+import type { Tier } from '../domain/tiers.js';
 import type { Clock } from '../runtime/clock.js';
 import { type Db, dialectOf } from '../store/database.js';
 import { countTasksForPolicy } from '../tasks/task-counts.js';
@@ -15,7 +15,7 @@ const ADMISSION_LOCK_KEY = 74_139;
 
 interface Caller {
   id: string;
-  tier: AccountTier;
+  tier: Tier;
 }
 
 const hasQuota = (policy: TierPolicy | undefined): policy is TierPolicy =>

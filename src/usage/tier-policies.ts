@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ACCOUNT_TIERS, type AccountTier } from '../contract/accounts.js';
+import { TIERS, type Tier } from '../domain/tiers.js';
 
 const limit = z
   .int({ error: 'must be a positive integer' })
@@ -19,20 +19,20 @@ const tierPolicySchema = z.strictObject({
 });
 
 const policyFileSchema = z.strictObject({
-  tiers: z.partialRecord(z.enum(ACCOUNT_TIERS), tierPolicySchema),
+  tiers: z.partialRecord(z.enum(TIERS), tierPolicySchema),
 });
 
 export type TierPolicy = z.output<typeof tierPolicySchema>;
 
 /** The policies of the tiers that have one; a tier absent from the file is unrestricted. */
-export type TierPolicies = Partial<Record<AccountTier, TierPolicy>>;
+export type TierPolicies = Partial<Record<Tier, TierPolicy>>;
 
 /** One schema problem, said with the path and what is allowed there. */
 function describeIssue(issue: z.core.$ZodIssue): string {
   const where = issue.path.join('.') || '(root)';
   if (issue.code !== 'unrecognized_keys') return `${where}: ${issue.message}`;
   const names = issue.keys.map((key) => `"${key}"`).join(', ');
-  if (where === 'tiers') return `tiers: unknown tier ${names} (tiers: ${ACCOUNT_TIERS.join(', ')})`;
+  if (where === 'tiers') return `tiers: unknown tier ${names} (tiers: ${TIERS.join(', ')})`;
   const fields = Object.keys(where === '(root)' ? policyFileSchema.shape : tierPolicySchema.shape);
   return `${where}: unknown field ${names} (fields: ${fields.join(', ')})`;
 }

@@ -1,6 +1,6 @@
-import type { AccountTier } from '../contract/accounts.js';
 import { DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS, type UsageQuery, type UsageReport } from '../contract/usage.js';
 import { InvalidInput } from '../domain/errors.js';
+import type { Tier } from '../domain/tiers.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Db } from '../store/database.js';
 import type { TierAdmission } from './tier-admission.js';
@@ -55,7 +55,7 @@ export function createUsageService(deps: {
   const { usage, clock } = deps;
   return {
     /** GET /user/usage: every day of the range (zeros included), per model, and the allowance. */
-    async report(account: { id: string; tier: AccountTier }, query: UsageQuery): Promise<UsageReport> {
+    async report(account: { id: string; tier: Tier }, query: UsageQuery): Promise<UsageReport> {
       const { from, to } = usageRange(query, clock.now());
       const [rows, allowance] = await Promise.all([
         usage.rows(account.id, from, to),

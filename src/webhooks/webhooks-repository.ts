@@ -13,7 +13,6 @@ import type {
 import { skipLockedOn } from '../store/skip-locked.js';
 
 export type DeliveryRow = WebhookDeliveriesTable;
-export type DeliveryState = 'pending' | 'succeeded' | 'failed';
 export type DeliveryPatch = Partial<
   Pick<
     WebhookDeliveriesTable,

@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { DeliveryItem, WebhookPayload } from '../contract/webhooks.js';
 import { Conflict, DomainError, InvalidInput, NotFound } from '../domain/errors.js';
+import type { WebhookEventType } from '../domain/webhook-events.js';
 import { leaseOwnerId } from '../jobs/dead-lease-reclaim.js';
 import type { ProcessOwner } from '../jobs/process-owner.js';
 import type { SafeFetcher } from '../outbound/safe-fetcher.js';
@@ -19,8 +20,6 @@ import {
 } from './delivery-worker.js';
 import { createSigningSecrets } from './signing-secrets.js';
 import { createWebhooksRepository, type DeliveryRow } from './webhooks-repository.js';
-
-export type WebhookEventType = 'task.completed' | 'task.failed';
 
 export type { DeliveryItem, WebhookPayload };
 

@@ -3,21 +3,16 @@
  * (`src/contract`), the schemas the server's routes declare; imported as types only, so the
  * bundle does not carry Zod. /web/api shapes are in `src/contract/website.ts`.
  */
-import type {
-  CatalogModel,
-  ImageSize as ContractImageSize,
-  GenerationMode,
-  Models,
-} from '../../../src/contract/catalog';
-import type {
-  TaskRecord as ContractTaskRecord,
-  TaskStatus as ContractTaskStatus,
-} from '../../../src/contract/tasks';
+import type { CatalogModel, Models } from '../../../src/contract/catalog';
+import type { TaskRecord as ContractTaskRecord } from '../../../src/contract/tasks';
 import type { UploadResult as ContractUploadResult } from '../../../src/contract/uploads';
+import type { GenerationMode } from '../../../src/domain/generation-modes';
+import type { ImageSize as DomainImageSize } from '../../../src/domain/image-sizes';
+import type { TaskStatus as DomainTaskStatus } from '../../../src/domain/task-status';
 
-export type TaskStatus = ContractTaskStatus;
+export type TaskStatus = DomainTaskStatus;
 export type Mode = GenerationMode;
-export type ImageSize = ContractImageSize;
+export type ImageSize = DomainImageSize;
 /** A task status record, with the result metadata completed records carry. */
 export type TaskRecord = ContractTaskRecord;
 export type UploadResult = ContractUploadResult;
