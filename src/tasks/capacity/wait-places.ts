@@ -83,10 +83,8 @@ export function createWaitPlaces({ db, clock, windowMs, limitsOf }: WaitPlacesOp
             order by case when t.next_run_at <= ${now} then 0 else 1 end, t.created_at, t.idx, t.id
           ) as position
         from tasks t
-        where t.capacity_pool in (
-            select capacity_pool from tasks where id in (${sql.join(ids)}) and capacity_pool is not null
-          )
-          and t.account_id = ${accountId} and t.status in ('queued', 'in_progress')
+        where t.account_id = ${accountId} and t.status in ('queued', 'in_progress')
+          and t.capacity_pool is not null
       ) mine
       where id in (${sql.join(ids)})`.execute(db);
     if (rows.length === 0) return places;
@@ -126,7 +124,8 @@ export function createWaitPlaces({ db, clock, windowMs, limitsOf }: WaitPlacesOp
       pool.learned_limit ?? Number.POSITIVE_INFINITY,
       limits.maxInFlight ?? Number.POSITIVE_INFINITY,
     );
-    const free = Math.max(1, limit - Number(pool.in_flight));
+    // Slots left at the hold's end; none when the pool is full (the first then waits a call's end).
+    const free = Math.max(0, limit - Number(pool.in_flight));
     const others = (pool.others ?? '').split(',').filter(Boolean).map(Number);
     const ahead = called ? 0 : position - 1 + others.reduce((sum, n) => sum + Math.min(n, position), 0);
     let at: number | undefined;
