@@ -10,6 +10,7 @@ import {
   taskStreamQuerySchema,
   taskWaitQuerySchema,
 } from '../contract/tasks.js';
+import { isFinalStatus } from '../domain/task-status.js';
 import { accountOf } from '../http/authentication.js';
 import type { ConnectionCaps } from '../http/connection-caps.js';
 import { sendJsonText } from '../http/response-serializer.js';
@@ -31,7 +32,7 @@ const eventStreamSchema = z
     'Server-Sent Events: `event: task` whose `data` is a TaskRecord (JSON), one per change; `event: end` once every task is final; `event: shutdown` when the node closes (reconnect)',
   );
 
-const isFinal = (record: TaskRecord) => record.status === 'completed' || record.status === 'failed';
+const isFinal = (record: TaskRecord) => isFinalStatus(record.status);
 const statusRank = { queued: 0, in_progress: 1, completed: 2, failed: 2 } as const;
 /**
  * True when `next` is a later state of the task than `previous`. States only move forward (a

@@ -1,5 +1,6 @@
 import { createRecentMap } from '../collections/recent-map.js';
 import { taskRecordSchema } from '../contract/tasks.js';
+import { isFinalStatus } from '../domain/task-status.js';
 import { notFoundRecord, toTaskRecord } from '../tasks/task-record.js';
 import type { TaskRecordRow } from '../tasks/tasks-repository.js';
 import { compiledAtFirstUse, compileJsonSerializer } from './response-serializer.js';
@@ -23,7 +24,7 @@ export function createTaskRecordJson() {
   const finalTexts = new WeakMap<TaskRecordRow, string>();
   const finalBatches = createRecentMap<string, Buffer>(FINAL_BATCHES_KEPT);
   const textOf = (row: TaskRecordRow): string => {
-    if (row.status !== 'completed' && row.status !== 'failed') return serialize(toTaskRecord(row));
+    if (!isFinalStatus(row.status)) return serialize(toTaskRecord(row));
     let text = finalTexts.get(row);
     if (text === undefined) {
       text = serialize(toTaskRecord(row));

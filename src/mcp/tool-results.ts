@@ -1,5 +1,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { AtelierApiError, AtelierConnectionError, type TaskRecord } from '../client/atelier-client.js';
+import {
+  AtelierApiError,
+  AtelierConnectionError,
+  isFinalStatus,
+  type TaskRecord,
+} from '../client/atelier-client.js';
 import type { Thumbnailer } from './thumbnails.js';
 
 type ContentBlock = CallToolResult['content'][number];
@@ -121,7 +126,7 @@ export function pollingHint(
     'task_id' | 'status' | 'waiting_for' | 'queue_position' | 'estimated_start_at'
   >[],
 ): string | undefined {
-  const pending = tasks.filter((task) => task.status !== 'completed' && task.status !== 'failed');
+  const pending = tasks.filter((task) => !isFinalStatus(task.status));
   if (pending.length === 0) return undefined;
   const ids = JSON.stringify(pending.map((task) => task.task_id));
   const hint =

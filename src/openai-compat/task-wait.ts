@@ -1,10 +1,10 @@
+import { isFinalStatus } from '../domain/task-status.js';
 import type { TaskChangeFeed } from '../tasks/task-events.js';
 import { notFoundRecord, type TaskRecord } from '../tasks/task-record.js';
 import { watchTasks } from '../tasks/task-watch.js';
 import type { TasksService } from '../tasks/tasks-service.js';
 
-const isFinal = (record: TaskRecord | undefined) =>
-  record?.status === 'completed' || record?.status === 'failed';
+const isFinal = (record: TaskRecord | undefined) => isFinalStatus(record?.status);
 
 /** What a wait ends with: the records as last seen, and whether every task had ended. */
 export interface WaitOutcome {

@@ -1,4 +1,5 @@
 import { type CompiledQuery, sql } from 'kysely';
+import { isFinalStatus } from '../domain/task-status.js';
 import type { Clock } from '../runtime/clock.js';
 import { compiledOnce } from '../store/compiled-once.js';
 import { type Db, dialectOf } from '../store/database.js';
@@ -228,7 +229,7 @@ export function createTasksRepository({
           .where('id', '=', taskId)
           .where('lease_owner', '=', owner)
           .where(isUnfinished);
-      if (patch.status === 'completed' || patch.status === 'failed')
+      if (isFinalStatus(patch.status))
         return finishing((trx) => update(trx).returning(FINISHED_COLUMNS).executeTakeFirst());
       const result = await update(db).executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;

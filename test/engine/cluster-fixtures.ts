@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { Core } from '../../src/core.js';
+import { isFinalStatus } from '../../src/domain/task-status.js';
 import type { ImageProvider } from '../../src/providers/provider.js';
 import type { TaskRow } from '../../src/tasks/tasks-repository.js';
 import { type FakeReplicate, startFakeReplicate } from '../fakes/providers/fake-replicate.js';
@@ -127,8 +128,6 @@ export async function startHoldingRelay(target: string) {
   };
 }
 
-const isFinal = (status: string) => status === 'completed' || status === 'failed';
-
 /**
  * Resolves with the rows of `taskIds` once every one has ended, hearing of changes from the feeds
  * of `cores` (one read up front for tasks that ended before, one on each feed resync).
@@ -144,13 +143,13 @@ export async function allFinal(cores: Core[], accountId: string, taskIds: string
     };
     const reread = () =>
       reader.tasks.findManyForAccount(accountId, [...pending]).then((rows) => {
-        for (const row of rows) if (isFinal(row.status)) pending.delete(row.id);
+        for (const row of rows) if (isFinalStatus(row.status)) pending.delete(row.id);
         check();
       }, fail);
     unsubscribes = cores.map((core) =>
       core.taskEvents.subscribe(accountId, {
         onChange: ({ record }) => {
-          if (isFinal(record.status)) pending.delete(record.task_id);
+          if (isFinalStatus(record.status)) pending.delete(record.task_id);
           check();
         },
         onResync: reread,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import { createCore } from '../../src/core.js';
+import { isFinalStatus } from '../../src/domain/task-status.js';
 import { createLocalProvider } from '../../src/providers/local-provider.js';
 import type { ImageProvider, SubmitOutcome } from '../../src/providers/provider.js';
 import { systemClock } from '../../src/runtime/clock.js';
@@ -54,8 +55,7 @@ test('fail-fasts of an open circuit spend no attempt: the task completes after m
     const final = await new Promise<string>((resolve) => {
       const unsubscribe = core.taskEvents.subscribe(account.id, {
         onChange: ({ record }) => {
-          if (record.task_id !== taskId || (record.status !== 'completed' && record.status !== 'failed'))
-            return;
+          if (record.task_id !== taskId || !isFinalStatus(record.status)) return;
           unsubscribe();
           resolve(record.status === 'failed' ? `failed: ${record.error}` : record.status);
         },

@@ -11,7 +11,12 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import sharp from 'sharp';
-import type { HistoryPage, TaskRecord, UploadResult } from '../../src/client/atelier-client.js';
+import {
+  type HistoryPage,
+  isFinalStatus,
+  type TaskRecord,
+  type UploadResult,
+} from '../../src/client/atelier-client.js';
 import { call, type McpSession, mainArgs, startMcp, textOf } from '../fakes/stdio-session.js';
 import { startTestServer } from '../support/test-server.js';
 
@@ -169,7 +174,7 @@ describe('Atelier MCP server over stdio', () => {
       result = await call(mcp, 'get_task', { task_id: taskId });
       assert.equal(result.isError, undefined, textOf(result));
       record = result.structuredContent as TaskRecord;
-      if (record.status === 'completed' || record.status === 'failed') break;
+      if (isFinalStatus(record.status)) break;
       await new Promise((resolve) => setTimeout(resolve, 2000));
     }
     assert.equal(record?.task_id, taskId);

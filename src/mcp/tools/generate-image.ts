@@ -6,6 +6,7 @@ import {
   type GenerateRequest,
   generateResponseSchema,
   IMAGE_SIZES,
+  isFinalStatus,
   type TaskRecord,
   taskRecordSchema,
 } from '../../client/atelier-client.js';
@@ -207,7 +208,7 @@ function summarize(tasks: readonly TaskRecord[]): string {
 }
 
 function describeProgress(tasks: readonly TaskRecord[]): string {
-  const done = tasks.filter((task) => task.status === 'completed' || task.status === 'failed').length;
+  const done = tasks.filter((task) => isFinalStatus(task.status)).length;
   return `${done} of ${tasks.length} task(s) finished`;
 }
 

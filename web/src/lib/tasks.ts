@@ -1,3 +1,4 @@
+import { isFinalStatus } from '../../../src/domain/task-status';
 import { api } from './api';
 import { createStore } from './store';
 import type { TaskCard, TaskRecord } from './types';
@@ -20,12 +21,10 @@ export interface TasksState {
  */
 export const tasksStore = createStore<TasksState>({ cards: [], dismissed: [] }, 'atelier.tasks');
 
-export const isFinal = (status: string) => status === 'completed' || status === 'failed';
-
 /** Merges a newer view of a task into its card; a stale answer never moves a task backwards. */
 function mergeRecord(card: TaskCard, record: TaskRecord): TaskCard {
-  if (isFinal(card.status) && !isFinal(record.status)) return card;
-  if (!isFinal(record.status) && record.progress < card.progress && record.status === card.status)
+  if (isFinalStatus(card.status) && !isFinalStatus(record.status)) return card;
+  if (!isFinalStatus(record.status) && record.progress < card.progress && record.status === card.status)
     return card;
   const { task_id: _id, ...fields } = record;
   const next: TaskCard = { ...card, ...fields };
@@ -95,7 +94,7 @@ function applyListing(listing: Listing, complete: boolean): void {
     const clearedElsewhere = (listing.clearedAt ?? 0) > (state.clearedAt ?? 0);
     const keep = (card: TaskCard) =>
       listed.has(card.task_id) ||
-      (complete ? card.generation_id === '' : !(clearedElsewhere && isFinal(card.status)));
+      (complete ? card.generation_id === '' : !(clearedElsewhere && isFinalStatus(card.status)));
     return { ...state, cards: state.cards.filter(keep), clearedAt: listing.clearedAt };
   });
   upsertCards(listing.tasks);
@@ -115,10 +114,10 @@ async function readListing(serverNow: number | undefined): Promise<Listing> {
  */
 export async function clearFinished(): Promise<void> {
   tasksStore.set((state) => {
-    const finished = state.cards.filter((c) => isFinal(c.status)).map((c) => c.task_id);
+    const finished = state.cards.filter((c) => isFinalStatus(c.status)).map((c) => c.task_id);
     return {
       ...state,
-      cards: state.cards.filter((c) => !isFinal(c.status)),
+      cards: state.cards.filter((c) => !isFinalStatus(c.status)),
       dismissed: [...state.dismissed, ...finished].slice(-500),
     };
   });
@@ -159,7 +158,7 @@ export function createPollingTaskFeed({ intervalMs = 2000, hiddenIntervalMs = 15
     const listed = new Set(listing.tasks.map((t) => t.task_id));
     const stale = tasksStore
       .get()
-      .cards.filter((c) => !isFinal(c.status) && !listed.has(c.task_id))
+      .cards.filter((c) => !isFinalStatus(c.status) && !listed.has(c.task_id))
       .map((c) => c.task_id);
     for (let i = 0; i < stale.length; i += BATCH_MAX) {
       const ids = stale.slice(i, i + BATCH_MAX).join(',');
@@ -267,7 +266,7 @@ export function createStreamingTaskFeed({
     if (!running || degraded || typeof EventSource === 'undefined') return;
     const ids = tasksStore
       .get()
-      .cards.filter((c) => !isFinal(c.status))
+      .cards.filter((c) => !isFinalStatus(c.status))
       .map((c) => c.task_id)
       .sort();
     const key = ids.join(',');

@@ -1,4 +1,5 @@
 import { type FormEvent, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { isFinalStatus } from '../../../src/domain/task-status';
 import { ChoiceGroup } from '../components/choice-group';
 import { SparkIcon } from '../components/icons';
 import { ImageViewer } from '../components/image-viewer';
@@ -9,7 +10,7 @@ import { fitToModel, useCatalog } from '../lib/catalog';
 import { addDraftReference, type Draft, draftStore } from '../lib/draft';
 import { MODE_LABELS, SIZE_HINTS } from '../lib/format';
 import { useStore } from '../lib/store';
-import { clearFinished, createStreamingTaskFeed, isFinal, tasksStore, upsertCards } from '../lib/tasks';
+import { clearFinished, createStreamingTaskFeed, tasksStore, upsertCards } from '../lib/tasks';
 import type { TaskCard as Card, Catalog, Mode } from '../lib/types';
 
 const MAX_PROMPT = 8000;
@@ -55,7 +56,7 @@ function useCompletionAnnouncements(cards: Card[]): string {
     const finished: string[] = [];
     for (const card of cards) {
       const before = seen.current.get(card.task_id);
-      if (before !== undefined && before !== card.status && isFinal(card.status)) {
+      if (before !== undefined && before !== card.status && isFinalStatus(card.status)) {
         finished.push(
           card.status === 'completed' ? `Image ready: ${card.prompt}` : `Task failed: ${card.prompt}`,
         );
@@ -102,7 +103,7 @@ export default function CreatePage() {
     promptRef.current?.focus();
   }, []);
 
-  const running = cards.filter((c) => !isFinal(c.status)).length;
+  const running = cards.filter((c) => !isFinalStatus(c.status)).length;
   const finished = cards.length - running;
 
   async function submit(event?: FormEvent) {
