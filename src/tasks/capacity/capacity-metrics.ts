@@ -1,18 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { scrapeRead } from '../../observability/metrics.js';
 import type { CapacityMetrics } from './capacity-gate.js';
-
-/** One pool as the gauges show it (the deployment's, read from the store at scrape time). */
-export interface PoolSnapshot {
-  provider: string;
-  /** The key's hash, never the key. */
-  key: string;
-  upstreamModel: string;
-  /** The learned limit of calls in flight; null while unbounded (no refusal seen). */
-  learnedLimit: number | null;
-  inFlight: number;
-  waiting: number;
-}
+import type { PoolSnapshot } from './upstream-capacity.js';
 
 const WAIT_SECONDS = [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1200];
 

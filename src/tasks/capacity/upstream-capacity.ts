@@ -3,9 +3,20 @@ import { sql } from 'kysely';
 import type { Clock } from '../../runtime/clock.js';
 import { type Db, dialectOf } from '../../store/database.js';
 import type { UpstreamPoolsTable } from '../../store/schema.js';
-import type { PoolSnapshot } from './capacity-metrics.js';
 import { type CapacityLimits, type CapacityPool, configuredPerMinute } from './capacity-pool.js';
 import { createCapacityReads, UNFINISHED } from './capacity-reads.js';
+
+/** One pool as the gauges show it (the deployment's, read from the store at scrape time). */
+export interface PoolSnapshot {
+  provider: string;
+  /** The key's hash, never the key. */
+  key: string;
+  upstreamModel: string;
+  /** The learned limit of calls in flight; null while unbounded (no refusal seen). */
+  learnedLimit: number | null;
+  inFlight: number;
+  waiting: number;
+}
 
 /** The answer to a request for a slot. */
 export type SlotAnswer =
