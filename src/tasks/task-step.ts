@@ -12,9 +12,9 @@ import type {
   ReferenceImage,
   SubmitOutcome,
 } from '../providers/provider.js';
-import { type CapacityGate, isRateLimit } from './capacity/capacity-gate.js';
+import { isRateLimit } from './capacity/capacity-gate.js';
 import { pollDelayMs, retryDelayMs } from './retry-schedule.js';
-import type { TaskEngineDeps } from './task-engine.js';
+import type { StepContext } from './task-engine-deps.js';
 import { createTaskSubmit } from './task-submit.js';
 import type { LeasedTask, TaskPatch, TaskRow } from './tasks-repository.js';
 
@@ -24,17 +24,6 @@ const contentTypeOfFormat: Record<string, string> = {
   webp: 'image/webp',
   gif: 'image/gif',
 };
-
-/** What a step needs from the engine: its guarded writes and the upstream cancel. */
-export interface StepContext {
-  deps: Omit<TaskEngineDeps, 'tasks' | 'ids' | 'onTaskChanged'>;
-  /** Writes the task if this worker still holds its lease; false otherwise. */
-  write(task: TaskRow, patch: TaskPatch): Promise<boolean>;
-  fail(task: TaskRow, message: string): Promise<boolean>;
-  cancelUpstream(task: TaskRow): void;
-  /** Upstream capacity: slots before calls, parked tasks called back when room returns. */
-  gate: CapacityGate;
-}
 
 /** The message of a task that reached its deadline (naming the wait when it waited for capacity). */
 export function deadlineMessage(task: TaskRow, deadlineMs: number): string {

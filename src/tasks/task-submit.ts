@@ -1,7 +1,7 @@
 import type { ImageProvider, ProviderRequest, SubmitOutcome } from '../providers/provider.js';
 import type { CapacityGate } from './capacity/capacity-gate.js';
 import type { CapacityPool } from './capacity/capacity-pool.js';
-import type { StepContext } from './task-step.js';
+import type { StepContext } from './task-engine-deps.js';
 import type { LeasedTask, TaskPatch, TaskRow } from './tasks-repository.js';
 
 /** What a submit came to: an upstream outcome, parked for capacity, or nothing (lease lost). */
