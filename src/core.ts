@@ -139,8 +139,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     ownKeyProviders: accounts.upstreamKeyProviders,
   });
   const assets = createAssetsRepository({ db, clock, ids });
-  // Usage is counted, and the account's history version moved, in the transaction of each task's
-  // final write (exactly once per task).
+  // Usage is counted, the account's history version moved and the webhooks' outbox written in the
+  // transaction of each task's final write (exactly once per task).
   const usageRepository = createUsageRepository({ db });
   // SQLite answers on the event loop: searches read on their own threads (one per pool slot).
   const searchReaders =
@@ -164,6 +164,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     onFinished: async (trx, task) => {
       await usageRepository.recordFinished(trx, task);
       if (task.status === 'completed') await generationsRepository.taskCompleted(trx, task.account_id);
+      // The webhooks' outbox: their deliveries are built from it, not by reading tasks.
+      await webhooks.recordFinished(trx, task);
     },
   });
   const taskMetrics = createTaskMetrics(metricsRegistry, tasks.queueSnapshot);

@@ -30,6 +30,7 @@ export const MIGRATED_TABLES = [
   'webhook_secrets',
   'webhook_callbacks',
   'webhook_deliveries',
+  'webhook_outbox',
 ] as const;
 
 const BATCH_ROWS = 200;

@@ -269,6 +269,27 @@ export interface WebhookDeliveriesTable {
   delivered_at: number | null;
 }
 
+/**
+ * The webhooks' outbox: the finished record of a task whose generation has a callback, written by
+ * the write that ended the task (same transaction). Deliveries are built from it, not from `tasks`;
+ * kept for the sweep's window (a delivery never enqueued is found from here), then pruned.
+ */
+export interface WebhookOutboxTable {
+  task_id: string;
+  generation_id: string;
+  account_id: string;
+  status: TasksTable['status'];
+  progress: number;
+  image_url: string | null;
+  error: string | null;
+  width: number | null;
+  height: number | null;
+  content_type: string | null;
+  bytes: number | null;
+  provider: string;
+  finished_at: number | null;
+}
+
 /** The website's creation view, per account (owned by src/web). */
 export interface CreationViewsTable {
   account_id: string;
@@ -295,6 +316,7 @@ export interface Database {
   webhook_secrets: WebhookSecretsTable;
   webhook_callbacks: WebhookCallbacksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_outbox: WebhookOutboxTable;
   /** Kysely's own bookkeeping tables are created by the migrator. */
   _placeholder?: { id: Generated<number> };
 }

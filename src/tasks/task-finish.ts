@@ -2,20 +2,6 @@ import type { Transaction } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { Database, TasksTable } from '../store/schema.js';
 
-/** A task that has just reached its final state, as the write that ended it left it. */
-export type FinishedTask = Pick<
-  TasksTable,
-  'id' | 'account_id' | 'generation_id' | 'finished_at' | 'created_at'
-> & {
-  status: 'completed' | 'failed';
-};
-
-/**
- * Another capability's write that commits with a task's final write (usage counts). The guarded
- * write succeeds once per task, so the hook runs exactly once per task, whichever engine wins.
- */
-export type OnTaskFinished = (trx: Transaction<Database>, task: FinishedTask) => Promise<void>;
-
 /** What a write that may end a task returns (`RETURNING`), so the hook sees the row as written. */
 export const FINISHED_COLUMNS = [
   'id',
@@ -24,9 +10,31 @@ export const FINISHED_COLUMNS = [
   'status',
   'finished_at',
   'created_at',
+  // The finished record (toTaskRecord's columns): the task-finished event carries it.
+  'progress',
+  'image_url',
+  'error',
+  'width',
+  'height',
+  'content_type',
+  'bytes',
+  'provider',
 ] as const;
 
 type FinishedRow = Pick<TasksTable, (typeof FINISHED_COLUMNS)[number]>;
+
+/**
+ * A task that has just reached its final state, as the write that ended it left it: the
+ * task-finished event, with its finished record (what `toTaskRecord` maps onto the wire).
+ */
+export type FinishedTask = FinishedRow & { status: 'completed' | 'failed' };
+
+/**
+ * Another capability's write that commits with a task's final write (usage counts, the history
+ * version, the webhooks' outbox). The guarded write succeeds once per task, so the hook runs
+ * exactly once per task, whichever engine wins.
+ */
+export type OnTaskFinished = (trx: Transaction<Database>, task: FinishedTask) => Promise<void>;
 
 /**
  * Runs writes that may end a task: with a hook, the write and the hook commit together (or neither

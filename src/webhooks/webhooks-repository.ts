@@ -5,12 +5,26 @@ import { LEGACY_SEAL_PREFIX } from '../secrets/secret-box.js';
 import type { Db } from '../store/database.js';
 import type {
   Database,
-  TasksTable,
   WebhookCallbacksTable,
   WebhookDeliveriesTable,
+  WebhookOutboxTable,
   WebhookSecretsTable,
 } from '../store/schema.js';
 import { skipLockedOn } from '../store/skip-locked.js';
+import type { FinishedTask } from '../tasks/task-finish.js';
+
+/** The finished record's columns the outbox keeps (what `toTaskRecord` maps onto the wire). */
+const OUTBOX_RECORD_COLUMNS = [
+  ['status', 'text'],
+  ['progress', 'integer'],
+  ['image_url', 'text'],
+  ['error', 'text'],
+  ['width', 'integer'],
+  ['height', 'integer'],
+  ['content_type', 'text'],
+  ['bytes', 'integer'],
+  ['provider', 'text'],
+] as const;
 
 export type DeliveryRow = WebhookDeliveriesTable;
 export type DeliveryPatch = Partial<
@@ -32,8 +46,6 @@ const timeOrNull = (value: number | string | null) => (value === null ? null : N
 
 /** Store queries for webhook secrets, callbacks and deliveries. */
 export function createWebhooksRepository({ db, clock }: { db: Db; clock: Clock }) {
-  const finalStatuses: readonly TasksTable['status'][] = ['completed', 'failed'];
-
   return {
     /**
      * Records a generate request's callbackUrl in the caller's transaction, so the callback is
@@ -110,13 +122,47 @@ export function createWebhooksRepository({ db, clock }: { db: Db; clock: Clock }
         .execute();
     },
 
-    /** The callback registered for a task's generation, if any. */
+    /**
+     * The task-finished event's part of webhooks, in the transaction of the task's final write: a
+     * task whose generation has a callback gets its finished record in the outbox (one indexed
+     * insert-select; nothing for a task without a callback).
+     */
+    async recordFinished(trx: Transaction<Database>, task: FinishedTask): Promise<void> {
+      await trx
+        .insertInto('webhook_outbox')
+        .columns([
+          ...OUTBOX_RECORD_COLUMNS.map(([column]) => column),
+          'task_id',
+          'generation_id',
+          'account_id',
+          'finished_at',
+        ])
+        .expression((eb) =>
+          eb
+            .selectFrom('webhook_callbacks')
+            // Typed casts: PostgreSQL would type a bare parameter in a select list as text.
+            .select([
+              ...OUTBOX_RECORD_COLUMNS.map(([column, type]) =>
+                sql`cast(${task[column]} as ${sql.raw(type)})`.as(column),
+              ),
+              sql`cast(${task.id} as text)`.as('task_id'),
+              'generation_id',
+              sql`cast(${task.account_id} as text)`.as('account_id'),
+              sql`cast(${task.finished_at} as bigint)`.as('finished_at'),
+            ])
+            .where('generation_id', '=', task.generation_id),
+        )
+        .onConflict((oc) => oc.column('task_id').doNothing())
+        .execute();
+    },
+
+    /** The callback of a finished task (from the outbox), if its generation registered one. */
     async callbackForTask(taskId: string): Promise<Pick<WebhookCallbacksTable, 'url'> | undefined> {
       return db
-        .selectFrom('webhook_callbacks')
-        .innerJoin('tasks', 'tasks.generation_id', 'webhook_callbacks.generation_id')
+        .selectFrom('webhook_outbox')
+        .innerJoin('webhook_callbacks', 'webhook_callbacks.generation_id', 'webhook_outbox.generation_id')
         .select('webhook_callbacks.url')
-        .where('tasks.id', '=', taskId)
+        .where('webhook_outbox.task_id', '=', taskId)
         .executeTakeFirst();
     },
 
@@ -127,25 +173,29 @@ export function createWebhooksRepository({ db, clock }: { db: Db; clock: Clock }
     async findUnenqueuedFinalTasks(
       since: number,
       limit: number,
-    ): Promise<Array<TasksTable & { url: string }>> {
+    ): Promise<Array<WebhookOutboxTable & { url: string }>> {
       return db
         .selectFrom('webhook_callbacks')
-        .innerJoin('tasks', 'tasks.generation_id', 'webhook_callbacks.generation_id')
-        .selectAll('tasks')
+        .innerJoin('webhook_outbox', 'webhook_outbox.generation_id', 'webhook_callbacks.generation_id')
+        .selectAll('webhook_outbox')
         .select('webhook_callbacks.url')
         .where('webhook_callbacks.created_at', '>=', since)
-        .where('tasks.status', 'in', finalStatuses)
         .where(({ not, exists, selectFrom }) =>
           not(
             exists(
               selectFrom('webhook_deliveries')
                 .select('webhook_deliveries.id')
-                .whereRef('webhook_deliveries.task_id', '=', 'tasks.id'),
+                .whereRef('webhook_deliveries.task_id', '=', 'webhook_outbox.task_id'),
             ),
           ),
         )
         .limit(limit)
         .execute();
+    },
+
+    /** Forgets the outbox rows of tasks finished before `before` (past the sweep's window). */
+    async pruneOutbox(before: number): Promise<void> {
+      await db.deleteFrom('webhook_outbox').where('finished_at', '<', before).execute();
     },
 
     /** Inserts a delivery; false when this task already has one for this event type. */

@@ -114,9 +114,10 @@ export function createWebhooksService(deps: {
   }
 
   async function sweep(): Promise<void> {
+    await repository.pruneOutbox(clock.now() - SWEEP_WINDOW_MS);
     const missed = await repository.findUnenqueuedFinalTasks(clock.now() - SWEEP_WINDOW_MS, SWEEP_BATCH);
     for (const task of missed) {
-      const record = toTaskRecord(task);
+      const record = toTaskRecord({ ...task, id: task.task_id });
       const type = eventTypeOf(record);
       if (type) await enqueue(task.account_id, record, type, task.url, task.finished_at ?? clock.now());
     }
@@ -167,6 +168,9 @@ export function createWebhooksService(deps: {
         .finally(() => enqueues.delete(promise));
       enqueues.add(promise);
     },
+
+    /** The task-finished event, in the transaction of the task's final write (the outbox row). */
+    recordFinished: repository.recordFinished,
 
     /**
      * Registers a generation's callbackUrl inside the transaction that creates the generation (the
