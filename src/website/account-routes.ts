@@ -11,7 +11,7 @@ import {
 } from '../contract/website.js';
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
-import type { WebsiteServices } from './website.js';
+import type { WebsiteServices } from './website-services.js';
 
 /** The account page's settings: profile and upstream access, usage, own upstream keys (credentials: credential-routes). */
 export async function accountRoutes(app: FastifyInstance, { services }: { services: WebsiteServices }) {

@@ -21,7 +21,7 @@ import {
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
 import { createCreationViews } from './creation-views.js';
-import type { WebsiteServices } from './website.js';
+import type { WebsiteServices } from './website-services.js';
 
 /** The errors of a signed-in listing: a malformed query, no session. */
 const listingErrors = errorResponses(['invalid_request', 'unauthorized']);

@@ -14,7 +14,7 @@ import { errorResponses, jsonResponse, noContent } from '../http/route-responses
 import type { LoginThrottle } from './login-throttle.js';
 import { clearSessionCookie, sessionTokenOf, setSessionCookie } from './session-auth.js';
 import type { Sessions } from './sessions.js';
-import type { WebsiteServices } from './website.js';
+import type { WebsiteServices } from './website-services.js';
 
 /** The refusals of a route that checks a password (sign-in, and asking for it again). */
 export const PASSWORD_CHECK_ERRORS = [

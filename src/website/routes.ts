@@ -17,7 +17,7 @@ import {
   setSessionCookie,
 } from './session-auth.js';
 import type { Sessions } from './sessions.js';
-import type { WebsiteServices } from './website.js';
+import type { WebsiteServices } from './website-services.js';
 
 export const WRONG_CREDENTIALS = 'Email or password is incorrect';
 

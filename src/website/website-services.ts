@@ -1,0 +1,35 @@
+import type { AccountsService } from '../accounts/accounts-service.js';
+import type { UpstreamAccess } from '../accounts/upstream-access.js';
+import type { AssetsRepository } from '../assets/assets-repository.js';
+import type { GenerationsService } from '../generations/generations-service.js';
+import type { Clock } from '../runtime/clock.js';
+import type { Db } from '../store/database.js';
+import type { TasksService } from '../tasks/tasks-service.js';
+import type { UsageService } from '../usage/usage-service.js';
+
+/**
+ * What the website uses of the core: capability services, and the database only for its own
+ * tables (sessions, sign-in failures). Everything else of the core it never sees.
+ */
+export interface WebsiteServices {
+  /** The service's public base URL: the origin state-changing requests must come from. */
+  publicBaseUrl: string;
+  db: Db;
+  clock: Clock;
+  accounts: Pick<
+    AccountsService,
+    | 'findById'
+    | 'verifyLogin'
+    | 'apiKeyHint'
+    | 'rotateApiKey'
+    | 'setUpstreamKey'
+    | 'setPassword'
+    | 'confirmPassword'
+    | 'sessionStanding'
+  >;
+  upstreamAccess: Pick<UpstreamAccess, 'hasKey' | 'overview' | 'requireKeyedProvider'>;
+  generations: Pick<GenerationsService, 'generate' | 'savedWorks' | 'remove'>;
+  tasks: Pick<TasksService, 'listPendingForAccount'>;
+  assets: Pick<AssetsRepository, 'libraryPage'>;
+  usage: Pick<UsageService, 'report'>;
+}
