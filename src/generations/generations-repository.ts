@@ -257,6 +257,14 @@ export function createGenerationsRepository({
   };
 }
 
+/**
+ * A generation's catalog model, as a subquery another capability's write can embed (usage counts a
+ * finished task under its generation's model, in the task's final write): the one way usage reads it.
+ */
+export function generationModel(executor: Db, generationId: string) {
+  return executor.selectFrom('generations').select('model').where('id', '=', generationId);
+}
+
 /** Moves an account's history and gallery totals, inside the transaction that changes them. */
 async function countGeneration(
   trx: Transaction<Database>,

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { generationModel } from '../generations/generations-repository.js';
 import type { Db } from '../store/database.js';
 import type { FinishedTask } from '../tasks/task-finish.js';
 import { dayOf } from './usage-days.js';
@@ -17,7 +18,8 @@ export function createUsageRepository({ db }: { db: Db }) {
   return {
     /**
      * Counts a task that has just ended, inside the transaction of the write that ended it (so once
-     * per task): under the UTC day of its end and its generation's catalog model.
+     * per task): under the UTC day of its end and its generation's catalog model (which the
+     * generations capability gives, as a subquery of this one statement).
      */
     async recordFinished(executor: Db, task: FinishedTask): Promise<void> {
       // Literals (0 or 1), not parameters: PostgreSQL would type a parameter in a select list as text.
@@ -25,20 +27,13 @@ export function createUsageRepository({ db }: { db: Db }) {
       const day = dayOf(Number(task.finished_at ?? task.created_at));
       await executor
         .insertInto('usage_daily')
-        .columns(['account_id', 'day', 'model', 'completed', 'failed'])
-        .expression((eb) =>
-          eb
-            .selectFrom('generations')
-            .select([
-              'account_id',
-              sql<string>`cast(${day} as text)`.as('day'),
-              'model',
-              sql<number>`${sql.lit(completed)}`.as('completed'),
-              sql<number>`${sql.lit(1 - completed)}`.as('failed'),
-            ])
-            // SQLite reads `ON CONFLICT` after a SELECT without WHERE as a join: this WHERE matters.
-            .where('id', '=', task.generation_id),
-        )
+        .values({
+          account_id: task.account_id,
+          day,
+          model: generationModel(executor, task.generation_id),
+          completed: sql<number>`${sql.lit(completed)}`,
+          failed: sql<number>`${sql.lit(1 - completed)}`,
+        })
         .onConflict((oc) =>
           oc.columns(['account_id', 'day', 'model']).doUpdateSet({
             completed: sql<number>`${sql.ref('usage_daily.completed')} + ${sql.lit(completed)}`,
