@@ -5,8 +5,11 @@ import { isUnfinished } from './tasks-repository.js';
 /**
  * For tier policies, read through `executor` (the creating transaction, so its own new tasks
  * count): the account's tasks queued or in progress, and its images requested since `dayStart` and
- * since `monthStart` (`dayStart` ≥ `monthStart`) that did not fail. The first query is answered by
- * the (account, status) index, the second by the generations' (account, rejected, created_at) one.
+ * since `monthStart` (`dayStart` ≥ `monthStart`) that did not fail. Tasks alone answer both (the
+ * tasks capability owns them): a task is created with its generation (same account, same instant),
+ * and a generation is rejected only when every one of its tasks failed at submit, so "not failed"
+ * already leaves rejected generations out. The first query is answered by the (account, status)
+ * index, the second by the (account, created_at) one.
  */
 export async function countTasksForPolicy(
   executor: Db,
@@ -22,19 +25,15 @@ export async function countTasksForPolicy(
       .executeTakeFirst(),
     executor
       .selectFrom('tasks')
-      .innerJoin('generations', 'generations.id', 'tasks.generation_id')
       .select((eb) => [
         eb.fn.countAll<number | string>().as('month'),
         sql<
           number | string | null
-        >`sum(case when ${sql.ref('generations.created_at')} >= ${since.dayStart} then 1 else 0 end)`.as(
-          'day',
-        ),
+        >`sum(case when ${sql.ref('created_at')} >= ${since.dayStart} then 1 else 0 end)`.as('day'),
       ])
-      .where('generations.account_id', '=', accountId)
-      .where('generations.rejected', '=', 0)
-      .where('generations.created_at', '>=', since.monthStart)
-      .where('tasks.status', '<>', 'failed')
+      .where('account_id', '=', accountId)
+      .where('created_at', '>=', since.monthStart)
+      .where('status', '<>', 'failed')
       .executeTakeFirst(),
   ]);
   return {
