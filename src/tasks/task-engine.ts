@@ -1,3 +1,4 @@
+import { isFinalStatus } from '../domain/task-status.js';
 import { leaseOwnerId, reclaimDeadLeases } from '../jobs/dead-lease-reclaim.js';
 import { createLeaseLoop } from '../jobs/lease-loop.js';
 import { createCapacityGate } from './capacity/capacity-gate.js';
@@ -117,8 +118,7 @@ export function createTaskEngine(deps: TaskEngineDeps) {
         { provider: task.provider },
         ((task.started_at ?? task.finished_at ?? clock.now()) - task.created_at) / 1000,
       );
-    const final = task.status === 'completed' || task.status === 'failed';
-    if (!final || statusBefore === 'completed' || statusBefore === 'failed') return;
+    if (!isFinalStatus(task.status) || isFinalStatus(statusBefore)) return;
     const labels = { provider: task.provider, status: task.status };
     metrics.tasksFinished.inc({ ...labels, model: task.upstream_model });
     metrics.taskResultSeconds.observe(labels, ((task.finished_at ?? clock.now()) - task.created_at) / 1000);
@@ -196,7 +196,7 @@ export function createTaskEngine(deps: TaskEngineDeps) {
     async cancel(accountId: string, taskId: string): Promise<TaskRow | undefined> {
       const row = await tasks.findForAccount(accountId, taskId);
       if (!row) return undefined;
-      if (row.status === 'completed' || row.status === 'failed') return row;
+      if (isFinalStatus(row.status)) return row;
       const canceled = await tasks.cancelUnfinished(taskId, CANCELED);
       workLoop.abort(taskId, new Error('canceled'));
       const after = (await tasks.findForAccount(accountId, taskId)) ?? row;

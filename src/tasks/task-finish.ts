@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import { type FinalStatus, isFinalStatus } from '../domain/task-status.js';
 import type { Db } from '../store/database.js';
 import type { Database, TasksTable } from '../store/schema.js';
 
@@ -27,7 +28,7 @@ type FinishedRow = Pick<TasksTable, (typeof FINISHED_COLUMNS)[number]>;
  * A task that has just reached its final state, as the write that ended it left it: the
  * task-finished event, with its finished record (what `toTaskRecord` maps onto the wire).
  */
-export type FinishedTask = FinishedRow & { status: 'completed' | 'failed' };
+export type FinishedTask = FinishedRow & { status: FinalStatus };
 
 /**
  * Another capability's write that commits with a task's final write (usage counts, the history
@@ -46,8 +47,7 @@ export function finishingWrites(db: Db, onFinished: OnTaskFinished | undefined) 
     return db.transaction().execute(async (trx) => {
       const row = await update(trx);
       if (!row) return false;
-      if (row.status === 'completed' || row.status === 'failed')
-        await onFinished(trx, { ...row, status: row.status });
+      if (isFinalStatus(row.status)) await onFinished(trx, { ...row, status: row.status });
       return true;
     });
   };

@@ -1,4 +1,5 @@
 import { Conflict, NotFound } from '../domain/errors.js';
+import { isFinalStatus } from '../domain/task-status.js';
 import type { WaitPlaces } from './capacity/wait-places.js';
 import { createFinalRecordCache } from './final-records.js';
 import type { TaskWithRequest } from './pending-tasks.js';
@@ -59,8 +60,7 @@ export function createTasksService({
     if (unread.length === 0) return found;
     const read = await tasks.readRecordsForAccount(accountId, unread);
     for (const row of read) {
-      if (row.status === 'completed' || row.status === 'failed')
-        finalRecords.remember(row.id, accountId, row);
+      if (isFinalStatus(row.status)) finalRecords.remember(row.id, accountId, row);
     }
     const rows = await placed(accountId, read, (row) => row.id);
     return found.length === 0 ? rows : [...found, ...rows];
