@@ -6,6 +6,9 @@ export type TaskStatus = (typeof TASK_STATUSES)[number];
 export const FINAL_STATUSES = ['completed', 'failed'] as const satisfies readonly TaskStatus[];
 export type FinalStatus = (typeof FINAL_STATUSES)[number];
 
+/** The statuses of a task still to run or running. */
+export const UNFINISHED_STATUSES = ['queued', 'in_progress'] as const satisfies readonly TaskStatus[];
+
 /** Whether a task with this status is finished (completed or failed); not when there is no status. */
 export function isFinalStatus(status: string | undefined): status is FinalStatus {
   return status === 'completed' || status === 'failed';
