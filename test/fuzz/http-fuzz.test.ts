@@ -13,10 +13,9 @@ import {
   type FuzzRequest,
   OPENAI_ROUTES,
   OTHER_ROUTES,
-  rawRequestArbitrary,
-  requestArbitrary,
   V1_ROUTES,
-} from './http-arbitraries.js';
+} from './fuzz-context.js';
+import { rawRequestArbitrary, requestArbitrary } from './http-arbitraries.js';
 
 // Property-based fuzzing of every HTTP route over real sockets: random methods, paths and path
 // parameters, query strings, headers, content types and bodies. Each answer must be below 500, and

@@ -1,0 +1,76 @@
+/** The app under the HTTP fuzzer: its routes, what the fuzzer knows of it, and one request. */
+/** Every route of the app, as Fastify paths; the /api/v1 ones are also served under /v1. */
+export const V1_ROUTES = [
+  'POST /generate',
+  'GET /tasks/:id',
+  'GET /tasks',
+  'GET /tasks/events',
+  'POST /tasks/:id/cancel',
+  'POST /upload',
+  'GET /history',
+  'GET /user/status',
+  'GET /user/usage',
+  'GET /assets',
+  'GET /models',
+  'GET /user/webhook-secret',
+  'POST /user/webhook-secret/rotate',
+  'GET /webhooks/deliveries',
+  'POST /webhooks/deliveries/:id/redeliver',
+];
+/** The OpenAI-compatible routes (their errors are in OpenAI's shape). */
+export const OPENAI_ROUTES = [
+  'GET /v1/models',
+  'GET /v1/models/:id',
+  'POST /v1/images/generations',
+  'POST /v1/images/edits',
+];
+export const OTHER_ROUTES = [
+  'POST /web/api/session',
+  'DELETE /web/api/session',
+  'GET /web/api/session',
+  'DELETE /web/api/sessions',
+  'POST /web/api/account/password',
+  'POST /web/api/generate',
+  'GET /web/api/tasks/pending',
+  'POST /web/api/tasks/cleared',
+  'GET /web/api/works',
+  'DELETE /web/api/works/:id',
+  'GET /web/api/assets',
+  'GET /web/api/account',
+  'GET /web/api/account/usage',
+  'PUT /web/api/account/upstream-keys/:id',
+  'DELETE /web/api/account/upstream-keys/:id',
+  'POST /web/api/account/api-key',
+  'GET /api/v1/openapi.json',
+  'GET /docs',
+  'GET /files/:id',
+  'GET /files/uploads/:id',
+  'GET /files/results/:id',
+  'GET /healthz',
+  'GET /',
+  'GET /create',
+  'GET /static/:id',
+  'GET /:id',
+  'GET /api/:id',
+  'GET /web/api/:id',
+];
+
+/** What the fuzzer knows of the app under test: real ids and credentials, so requests get deep. */
+export interface FuzzContext {
+  baseUrl: string;
+  apiKey: string;
+  sessionCookie: () => string;
+  taskIds: string[];
+  fileUrls: string[];
+  png: Buffer;
+  /** Signs the website's account in again (after a fuzzed sign-out). */
+  signIn?: () => Promise<void>;
+}
+
+export interface FuzzRequest {
+  method: string;
+  /** Path and query, already encoded as a client would send them. */
+  url: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+}
