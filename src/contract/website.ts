@@ -5,6 +5,8 @@
  * error body) are the public contract's own.
  */
 import { z } from 'zod';
+import { ASSET_KINDS } from '../domain/asset-kinds.js';
+import { GENERATION_MODES, type GenerationMode } from '../domain/generation-modes.js';
 import { TIERS } from '../domain/tiers.js';
 import { assetSchema } from './assets.js';
 import { fieldError } from './field-error.js';
@@ -159,7 +161,7 @@ const searchQuery = {
   q: optionalText(200, 'Only items whose prompt contains this text (case-insensitive)'),
   model: optionalText(100, 'Only items made with this model id'),
   mode: z
-    .enum(['text', 'edit', 'fusion', ''], { error: 'must be text, edit or fusion' })
+    .enum([...GENERATION_MODES, ''], { error: 'must be text, edit or fusion' })
     .optional()
     .transform((mode) => mode || undefined)
     .describe('Only items made in this mode'),
@@ -185,7 +187,7 @@ export const libraryQuerySchema = z.object({
   ...pageQuery(30),
   ...searchQuery,
   kind: z
-    .enum(['upload', 'result', ''], { error: 'must be upload or result' })
+    .enum([...ASSET_KINDS, ''], { error: 'must be upload or result' })
     .optional()
     .transform((kind) => kind || undefined)
     .describe('Only uploads, or only results; empty or absent for both'),
@@ -251,7 +253,7 @@ export const rotatedApiKeySchema = z
 export interface SearchFilters {
   q?: string | undefined;
   model?: string | undefined;
-  mode?: 'text' | 'edit' | 'fusion' | undefined;
+  mode?: GenerationMode | undefined;
   from?: number | undefined;
   to?: number | undefined;
 }

@@ -12,7 +12,7 @@
  *   takes the three standard sizes only, all about one megapixel: `1K` only.
  */
 import { pixelSize } from '../catalog/catalog.js';
-import type { ImageSize } from '../domain/image-sizes.js';
+import { IMAGE_SIZES, type ImageSize } from '../domain/image-sizes.js';
 
 export const STANDARD_SIZES = ['1024x1024', '1536x1024', '1024x1536'] as const;
 
@@ -34,7 +34,7 @@ const CUSTOM_SIZE_MODELS = /^gpt-image-2(?:\.5-(?:sunburst|flare))?(?:-\d{4}-\d{
 
 /** The per-model size table. */
 export function openAISizing(upstreamModel: string): OpenAISizing {
-  if (CUSTOM_SIZE_MODELS.test(upstreamModel)) return { kind: 'custom', imageSizes: ['1K', '2K', '4K'] };
+  if (CUSTOM_SIZE_MODELS.test(upstreamModel)) return { kind: 'custom', imageSizes: IMAGE_SIZES };
   return { kind: 'standard', sizes: STANDARD_SIZES, imageSizes: ['1K'] };
 }
 

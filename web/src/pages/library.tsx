@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import type { AssetKind } from '../../../src/domain/asset-kinds';
 import { ChoiceGroup } from '../components/choice-group';
 import { DownloadIcon } from '../components/icons';
 import { ImageViewer } from '../components/image-viewer';
@@ -13,7 +14,7 @@ import { isSearching, type SearchState, searchFromUrl, searchToApi, searchToUrl 
 import type { LibraryAsset, LibraryPage as LibraryPageAnswer } from '../lib/types';
 
 const PAGE_SIZE = 30;
-type Kind = '' | 'upload' | 'result';
+type Kind = '' | AssetKind;
 
 /** Sends an asset to the Create form as a reference and goes there. */
 function sendToCreate(asset: LibraryAsset) {
