@@ -27,6 +27,7 @@ import { createMetricsRegistry } from './observability/metrics.js';
 import { createSafeFetcher, type SafeFetchOptions } from './outbound/safe-fetcher.js';
 import { measuredProviders } from './providers/call-metrics.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/provider-registry.js';
+import { listPendingCards } from './read-models/creations.js';
 import { type Clock, systemClock } from './runtime/clock.js';
 import { type IdGenerator, randomIds } from './runtime/ids.js';
 import { createSecretBox, deriveKey, loadOrCreateMasterKey } from './secrets/secret-box.js';
@@ -161,6 +162,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   const tasks = createTasksRepository({
     db,
     clock,
+    // The creations read model joins tasks with their generations for the creation view's cards.
+    pendingCards: (accountId, options) => listPendingCards(db, accountId, options),
     onFinished: async (trx, task) => {
       await usageRepository.recordFinished(trx, task);
       if (task.status === 'completed') await generationsRepository.taskCompleted(trx, task.account_id);

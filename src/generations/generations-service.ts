@@ -21,23 +21,16 @@ import {
   type IdempotencyRepository,
 } from '../idempotency/idempotency-repository.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
+import { createCreationReads, type SavedWork } from '../read-models/creations.js';
 import type { Database } from '../store/schema.js';
 import type { TaskEngine } from '../tasks/task-engine.js';
-import { type TaskRecord, toTaskRecord } from '../tasks/task-record.js';
 import type { TasksRepository } from '../tasks/tasks-repository.js';
 import type { UploadsService } from '../uploads/uploads-service.js';
 import type { TierAdmission } from '../usage/tier-admission.js';
 import { type GenerateRequest, parseGenerateRequest } from './generate-request.js';
 import type { GenerationsRepository } from './generations-repository.js';
-import { createHistoryPages, generationFields } from './history-pages.js';
 
-export type { HistoryItem, HistoryPage };
-
-/** A saved work (the website's gallery): a generation not deleted, with every task's state. */
-export interface SavedWork extends Omit<HistoryItem, 'images' | 'removed'> {
-  source: 'api' | 'web';
-  tasks: TaskRecord[];
-}
+export type { HistoryItem, HistoryPage, SavedWork };
 
 /** The answer of POST /generate (spec §2.3). */
 export type GenerateAnswer = GenerateResponse;
@@ -139,7 +132,7 @@ export function createGenerationsService(deps: {
     }
   }
 
-  const historyPages = createHistoryPages({ generations: deps.generations, tasks: deps.tasks });
+  const creations = createCreationReads({ generations: deps.generations, tasks: deps.tasks });
   return {
     /**
      * POST /generate. With an Idempotency-Key `claim`, the answer is recorded in the transaction
@@ -201,27 +194,11 @@ export function createGenerationsService(deps: {
 
     /** One page of the account's history (kept in memory while nothing it shows changes). */
     history: (account: Account, page: number, limit: number): Promise<HistoryPage> =>
-      historyPages.page(account.id, page, limit),
+      creations.historyPage(account.id, page, limit),
 
-    async savedWorks(account: Account, page: number, limit: number, filters: SearchFilters = {}) {
-      const { rows, total } = await deps.generations.page(account.id, page, limit, {
-        includeRemoved: false,
-        filters,
-      });
-      const tasks = await deps.tasks.findByGenerations(rows.map((r) => r.id));
-      const byGeneration = new Map<string, TaskRecord[]>();
-      for (const task of tasks) {
-        const list = byGeneration.get(task.generation_id) ?? [];
-        list.push(toTaskRecord(task));
-        byGeneration.set(task.generation_id, list);
-      }
-      const items: SavedWork[] = rows.map((row) => ({
-        ...generationFields(row),
-        source: row.source,
-        tasks: byGeneration.get(row.id) ?? [],
-      }));
-      return { items, total, page, limit, total_pages: Math.ceil(total / limit) };
-    },
+    /** One page of the account's saved works, each with its tasks (the creations read model). */
+    savedWorks: (account: Account, page: number, limit: number, filters: SearchFilters = {}) =>
+      creations.savedWorks(account.id, page, limit, filters),
 
     /** Deletes a generation from saved works: history keeps it, marked `removed`. 404 when not the account's. */
     async remove(account: Account, generationId: string): Promise<void> {

@@ -7,7 +7,7 @@ const VERSIONS_KEPT = 10_000;
 
 /**
  * Accounts' history versions (`generation_counts.history_version`), the key under which history
- * pages are kept (history-pages.ts).
+ * pages are kept (src/read-models/creations.ts).
  *
  * On SQLite the version itself is kept in memory too, so a kept page costs no query at all. It is
  * trusted while no other process has committed (`data_version`, read once per turn) and this

@@ -5,7 +5,7 @@ import { compiledOnce } from '../store/compiled-once.js';
 import { type Db, dialectOf } from '../store/database.js';
 import type { GenerationsTable, TasksTable } from '../store/schema.js';
 import { skipLockedOn } from '../store/skip-locked.js';
-import { listPendingForAccount, type PendingListingOptions } from './pending-tasks.js';
+import type { PendingListingOptions, TaskWithRequest } from './pending-tasks.js';
 
 export type { TaskWithRequest } from './pending-tasks.js';
 
@@ -78,10 +78,13 @@ export function createTasksRepository({
   db,
   clock,
   onFinished,
+  pendingCards,
 }: {
   db: Db;
   clock: Clock;
   onFinished?: OnTaskFinished | undefined;
+  /** The creation view's cards (the creations read model joins tasks with their generations). */
+  pendingCards?: (accountId: string, options: PendingListingOptions) => Promise<TaskWithRequest[]>;
 }) {
   const finishing = finishingWrites(db, onFinished);
   // Without statistics SQLite prefers the account index for `id IN (…20) AND account_id = ?` and
@@ -162,9 +165,14 @@ export function createTasksRepository({
         .execute();
     },
 
-    /** The creation view's cards (see `listPendingForAccount`). */
-    listPendingForAccount: (accountId: string, options: PendingListingOptions) =>
-      listPendingForAccount(db, accountId, options),
+    /**
+     * The creation view's cards: tasks with their generations' requests, read by the creations read
+     * model (src/read-models/creations.ts), which the composition root hands in.
+     */
+    listPendingForAccount(accountId: string, options: PendingListingOptions): Promise<TaskWithRequest[]> {
+      if (!pendingCards) throw new Error('the tasks repository was built without its pending cards');
+      return pendingCards(accountId, options);
+    },
 
     /**
      * Leases up to `limit` due tasks for `owner`: unfinished, due, and not under someone else's

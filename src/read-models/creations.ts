@@ -1,0 +1,210 @@
+import { createRecentMap } from '../collections/recent-map.js';
+import type { HistoryItem, HistoryPage } from '../contract/generations.js';
+import type { SearchFilters } from '../contract/website.js';
+import { UNFINISHED_STATUSES } from '../domain/task-status.js';
+import type { Db } from '../store/database.js';
+import type { GenerationsTable, TasksTable } from '../store/schema.js';
+import type { PendingListingOptions, TaskWithRequest } from '../tasks/pending-tasks.js';
+import { type TaskRecord, toTaskRecord } from '../tasks/task-record.js';
+
+/**
+ * The creations read model: the one module where generations meet their tasks, for reading only.
+ *
+ * Owners: `generations` and `generation_counts` belong to src/generations, `tasks` to src/tasks; each
+ * writes its own tables alone. What shows a generation with its tasks is read here: history pages,
+ * saved works (the website's gallery) and the creation view's pending cards. History and saved works
+ * compose the two owners' own reads (a page of generations, then their tasks); the pending cards
+ * are one query over both tables, the only SQL that joins them.
+ */
+
+/** What the read model asks of the generations capability (its repository). */
+export interface GenerationPages {
+  page(
+    accountId: string,
+    page: number,
+    limit: number,
+    options?: { includeRemoved?: boolean; filters?: SearchFilters },
+  ): Promise<{ rows: GenerationsTable[]; total: number }>;
+  /** Moves with every change a history page can show (see generations-repository.ts). */
+  historyVersion(accountId: string): number | Promise<number>;
+}
+
+/** What the read model asks of the tasks capability (its repository). */
+export interface TasksOfGenerations {
+  findByGenerations(generationIds: string[]): Promise<TaskOfGeneration[]>;
+}
+
+/** A task's record columns and its generation. */
+type TaskOfGeneration = Parameters<typeof toTaskRecord>[0] & Pick<TasksTable, 'generation_id' | 'image_url'>;
+
+/** A saved work (the website's gallery): a generation not deleted, with every task's state. */
+export interface SavedWork extends Omit<HistoryItem, 'images' | 'removed'> {
+  source: 'api' | 'web';
+  tasks: TaskRecord[];
+}
+
+/** The fields a history item and a saved work share, from the generation's row. */
+export function generationFields(row: GenerationsTable) {
+  return {
+    id: row.id,
+    prompt: row.prompt,
+    model: row.model,
+    mode: row.mode,
+    aspect: row.aspect,
+    imageSize: row.image_size,
+    imageCount: row.image_count,
+    refs: JSON.parse(row.refs_json) as string[],
+    createdAt: Number(row.created_at),
+  };
+}
+
+/** How many history pages a process keeps (about 10 KB each at 20 items). */
+export const HISTORY_PAGES_KEPT = 500;
+
+/** The tasks of `rows`' generations, by generation, in the tasks' order. */
+async function tasksByGeneration(tasks: TasksOfGenerations, rows: GenerationsTable[]) {
+  const byGeneration = new Map<string, TaskOfGeneration[]>();
+  for (const task of await tasks.findByGenerations(rows.map((r) => r.id))) {
+    const list = byGeneration.get(task.generation_id) ?? [];
+    list.push(task);
+    byGeneration.set(task.generation_id, list);
+  }
+  return byGeneration;
+}
+
+/** History pages and saved works: a page of generations (their owner's read), then their tasks. */
+export function createCreationReads(deps: { generations: GenerationPages; tasks: TasksOfGenerations }) {
+  const kept = createRecentMap<string, { version: number; page: HistoryPage }>(HISTORY_PAGES_KEPT);
+
+  async function readHistory(accountId: string, page: number, limit: number): Promise<HistoryPage> {
+    const { rows, total } = await deps.generations.page(accountId, page, limit);
+    const tasks = await tasksByGeneration(deps.tasks, rows);
+    return {
+      items: rows.map((row) => {
+        const images = (tasks.get(row.id) ?? []).flatMap((task) =>
+          task.status === 'completed' && task.image_url ? [task.image_url] : [],
+        );
+        const item: HistoryItem = { ...generationFields(row), images };
+        if (row.deleted_at !== null) item.removed = true;
+        return item;
+      }),
+      total,
+      page,
+      limit,
+      total_pages: Math.ceil(total / limit),
+    };
+  }
+
+  return {
+    /**
+     * One page of the account's history (GET /history), newest first, kept in memory under the
+     * account's history version. The version moves in the same transaction as every change a page
+     * can show — a generation created, rejected or removed, a task completed — on any node, so a
+     * kept page is served only while it is exactly what the store would answer; otherwise it is read
+     * again (ids from the index, the rows, their tasks). Checking costs one primary-key read,
+     * whatever the page's depth.
+     */
+    async historyPage(accountId: string, page: number, limit: number): Promise<HistoryPage> {
+      // The version first: a change committed while the page is read leaves it under an older
+      // version, which the next request no longer matches.
+      const version = await deps.generations.historyVersion(accountId);
+      const key = `${accountId} ${page} ${limit}`;
+      const known = kept.get(key);
+      if (known !== undefined && known.version === version) return known.page;
+      const fresh = await readHistory(accountId, page, limit);
+      kept.set(key, { version, page: fresh });
+      return fresh;
+    },
+
+    /** One page of the account's saved works (not deleted, matching `filters`), each with its tasks. */
+    async savedWorks(accountId: string, page: number, limit: number, filters: SearchFilters = {}) {
+      const { rows, total } = await deps.generations.page(accountId, page, limit, {
+        includeRemoved: false,
+        filters,
+      });
+      const tasks = await tasksByGeneration(deps.tasks, rows);
+      const items: SavedWork[] = rows.map((row) => ({
+        ...generationFields(row),
+        source: row.source,
+        tasks: (tasks.get(row.id) ?? []).map(toTaskRecord),
+      }));
+      return { items, total, page, limit, total_pages: Math.ceil(total / limit) };
+    },
+  };
+}
+
+export type CreationReads = ReturnType<typeof createCreationReads>;
+
+/**
+ * The creation view's cards: the account's unfinished tasks, plus every task created at or after
+ * `since` (so a task that began and ended between two looks still shows up), newest first, at most
+ * `limit`, each with its generation's request, in one query. Tasks of rejected or deleted
+ * generations are left out, and so are tasks already final at `clearedAt` (the creation view
+ * cleared them).
+ */
+export async function listPendingCards(
+  db: Db,
+  accountId: string,
+  options: PendingListingOptions,
+): Promise<TaskWithRequest[]> {
+  const { since, clearedAt } = options;
+  const rows = await db
+    .selectFrom('tasks')
+    .innerJoin('generations', 'generations.id', 'tasks.generation_id')
+    .select([
+      'tasks.id',
+      'tasks.status',
+      'tasks.progress',
+      'tasks.image_url',
+      'tasks.error',
+      'tasks.width',
+      'tasks.height',
+      'tasks.content_type',
+      'tasks.bytes',
+      'tasks.provider',
+      'tasks.waiting_for',
+      'tasks.idx',
+      'tasks.created_at',
+      'generations.id as generation_id',
+      'generations.source',
+      'generations.prompt',
+      'generations.model',
+      'generations.mode',
+      'generations.aspect',
+      'generations.image_size',
+      'generations.image_count',
+    ])
+    .where('tasks.account_id', '=', accountId)
+    .where('generations.rejected', '=', 0)
+    .where('generations.deleted_at', 'is', null)
+    .where((eb) => {
+      const stillRunning = eb('tasks.status', 'in', UNFINISHED_STATUSES);
+      return since === undefined ? stillRunning : eb.or([stillRunning, eb('tasks.created_at', '>=', since)]);
+    })
+    .$if(clearedAt != null, (query) =>
+      query.where((eb) =>
+        eb.or([
+          eb('tasks.status', 'in', UNFINISHED_STATUSES),
+          eb(eb.fn.coalesce('tasks.finished_at', 'tasks.updated_at'), '>', clearedAt ?? 0),
+        ]),
+      ),
+    )
+    .orderBy('tasks.created_at', 'desc')
+    .orderBy('tasks.generation_id', 'desc')
+    .orderBy('tasks.idx', 'asc')
+    .limit(options.limit)
+    .execute();
+  return rows.map((row) => ({
+    ...toTaskRecord(row),
+    generation_id: row.generation_id,
+    source: row.source === 'web' ? 'web' : 'api',
+    prompt: row.prompt,
+    model: row.model,
+    mode: row.mode,
+    aspect: row.aspect,
+    imageSize: row.image_size,
+    index: row.idx,
+    count: row.image_count,
+    createdAt: Number(row.created_at),
+  }));
+}
