@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { GENERATION_MODES } from '../domain/generation-modes.js';
+import { IMAGE_SIZES } from '../domain/image-sizes.js';
 import { fieldError } from './field-error.js';
 
 /**
@@ -17,7 +19,7 @@ export const generateBodySchema = z
       .nullish()
       .describe('Model id (GET /api/v1/models lists them); default base-image-2'),
     mode: z
-      .enum(['text', 'edit', 'fusion'], { error: 'must be one of text, edit, fusion' })
+      .enum(GENERATION_MODES, { error: 'must be one of text, edit, fusion' })
       .nullish()
       .describe(
         'text: no references; edit: exactly one imageUrl; fusion: 2 or more (only models that list it). Default text',
@@ -29,7 +31,7 @@ export const generateBodySchema = z
         "Ratio W:H from the model's list (default list: 1:1 2:3 3:2 3:4 4:3 9:16 16:9 21:9 4:5 5:4); default 1:1, except for edit and fusion, which keep the reference's shape when no aspect is given",
       ),
     imageSize: z
-      .enum(['1K', '2K', '4K'], { error: 'must be one of 1K, 2K, 4K' })
+      .enum(IMAGE_SIZES, { error: 'must be one of 1K, 2K, 4K' })
       .nullish()
       .describe('About 1, 4 or 16 megapixels at the requested ratio; default 2K'),
     count: z
