@@ -17,7 +17,7 @@ import { loadCatalog, routesOf } from './catalog/catalog.js';
 import { replacementOf } from './catalog/catalog-check.js';
 import { createBoundedWorkPool } from './concurrency/bounded-work-pool.js';
 import type { Config } from './config/config.js';
-import { createGenerationsRepository } from './generations/generations-repository.js';
+import { createGenerationsRepository, generationModel } from './generations/generations-repository.js';
 import { createGenerationsService } from './generations/generations-service.js';
 import { createIdempotencyRepository } from './idempotency/idempotency-repository.js';
 import { createHousekeeping } from './jobs/housekeeping.js';
@@ -165,7 +165,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     // The creations read model joins tasks with their generations for the creation view's cards.
     pendingCards: (accountId, options) => listPendingCards(db, accountId, options),
     onFinished: async (trx, task) => {
-      await usageRepository.recordFinished(trx, task);
+      await usageRepository.recordFinished(trx, task, generationModel(trx, task.generation_id));
       if (task.status === 'completed') await generationsRepository.taskCompleted(trx, task.account_id);
       // The webhooks' outbox: their deliveries are built from it, not by reading tasks.
       await webhooks.recordFinished(trx, task);

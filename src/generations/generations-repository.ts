@@ -262,7 +262,7 @@ export function createGenerationsRepository({
  * finished task under its generation's model, in the task's final write): the one way usage reads it.
  */
 export function generationModel(executor: Db, generationId: string) {
-  return executor.selectFrom('generations').select('model').where('id', '=', generationId);
+  return executor.selectFrom('generations').select('model').where('id', '=', generationId).$asScalar();
 }
 
 /** Moves an account's history and gallery totals, inside the transaction that changes them. */

@@ -1,5 +1,4 @@
-import { sql } from 'kysely';
-import { generationModel } from '../generations/generations-repository.js';
+import { type Expression, sql } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { FinishedTask } from '../tasks/task-finish.js';
 import { dayOf } from './usage-days.js';
@@ -18,10 +17,10 @@ export function createUsageRepository({ db }: { db: Db }) {
   return {
     /**
      * Counts a task that has just ended, inside the transaction of the write that ended it (so once
-     * per task): under the UTC day of its end and its generation's catalog model (which the
-     * generations capability gives, as a subquery of this one statement).
+     * per task): under the UTC day of its end and its generation's catalog `model` (a subquery the
+     * generations capability gives, embedded in this one statement; the composition root wires it).
      */
-    async recordFinished(executor: Db, task: FinishedTask): Promise<void> {
+    async recordFinished(executor: Db, task: FinishedTask, model: Expression<string>): Promise<void> {
       // Literals (0 or 1), not parameters: PostgreSQL would type a parameter in a select list as text.
       const completed = task.status === 'completed' ? 1 : 0;
       const day = dayOf(Number(task.finished_at ?? task.created_at));
@@ -30,7 +29,7 @@ export function createUsageRepository({ db }: { db: Db }) {
         .values({
           account_id: task.account_id,
           day,
-          model: generationModel(executor, task.generation_id),
+          model,
           completed: sql<number>`${sql.lit(completed)}`,
           failed: sql<number>`${sql.lit(1 - completed)}`,
         })
