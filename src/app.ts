@@ -8,7 +8,7 @@ import Fastify, {
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import { assetRoutes } from './api/assets-routes.js';
 import { blobRoutes } from './api/files-routes.js';
-import { generationRoutes } from './api/generations-routes.js';
+import { createHistoryTexts, generationRoutes, type HistoryTexts } from './api/generations-routes.js';
 import { healthRoutes, roleNames } from './api/health-routes.js';
 import { installRequestMetrics, metricsRoutes } from './api/metrics-routes.js';
 import { catalogRoutes } from './api/models-routes.js';
@@ -38,7 +38,6 @@ export const JSON_BODY_LIMIT = 1024 * 1024;
 
 /** What the OpenAI-compatible routes need from the core. */
 function openAiCompatDeps(core: Core, resolvers: AccountResolver[]) {
-  const filesPrefix = `${core.config.publicBaseUrl}/files/`;
   const images = createImageRequests({
     catalog: core.catalog,
     generations: core.generations,
@@ -47,7 +46,7 @@ function openAiCompatDeps(core: Core, resolvers: AccountResolver[]) {
     blobs: core.blobs,
     clock: core.clock,
     waitMs: core.config.openAiWaitMs,
-    blobKeyOfUrl: (url) => (url.startsWith(filesPrefix) ? url.slice(filesPrefix.length) : undefined),
+    blobKeyOfUrl: core.publicUrls.keyOf,
   });
   return { catalog: core.catalog, images, uploads: core.uploads, idempotency: core.idempotency, resolvers };
 }
@@ -62,8 +61,15 @@ async function apiV1(
     core,
     resolvers,
     connectionCaps,
+    historyTexts,
     alias = false,
-  }: { core: Core; resolvers: AccountResolver[]; connectionCaps: ConnectionCaps; alias?: boolean },
+  }: {
+    core: Core;
+    resolvers: AccountResolver[];
+    connectionCaps: ConnectionCaps;
+    historyTexts: HistoryTexts;
+    alias?: boolean;
+  },
 ) {
   if (alias) {
     app.addHook('onRoute', (route) => {
@@ -72,7 +78,7 @@ async function apiV1(
   }
   app.addHook('onRequest', requireAccount(resolvers));
   installIdempotency(app, { repository: core.idempotency });
-  await app.register(generationRoutes, { generations: core.generations });
+  await app.register(generationRoutes, { generations: core.generations, historyTexts });
   await app.register(taskRoutes, {
     tasks: core.taskService,
     events: core.taskEvents,
@@ -170,7 +176,9 @@ export async function buildApp(
   // The spec writes the poll path both as /api/v1/tasks/{id} and /v1/tasks/{id}: serve both.
   // One count of open streams and long-polls for both prefixes.
   const connectionCaps = createConnectionCaps(core.config.resourceCaps.streams);
-  await app.register(apiV1, { prefix: '/api/v1', core, resolvers, connectionCaps });
+  // Serialised history pages, kept for this app's both prefixes (not for every app of the process).
+  const historyTexts = createHistoryTexts();
+  await app.register(apiV1, { prefix: '/api/v1', core, resolvers, connectionCaps, historyTexts });
   // OpenAI's Images API first: /v1/models and /v1/images/* are its; every other /v1 path is the alias.
   // They also take Azure OpenAI's `api-key` header (apps in Azure mode send it).
   const openAiResolvers = [
@@ -178,7 +186,7 @@ export async function buildApp(
     website.sessionResolver,
   ];
   await app.register(openAiCompatRoutes, { prefix: '/v1', ...openAiCompatDeps(core, openAiResolvers) });
-  await app.register(apiV1, { prefix: '/v1', core, resolvers, connectionCaps, alias: true });
+  await app.register(apiV1, { prefix: '/v1', core, resolvers, connectionCaps, historyTexts, alias: true });
   // A route that declares no schema is left out of the document (the website's pages and static
   // files); the route-coverage test (test/api/openapi-contract.test.ts) names every such route.
   app.addHook('onRoute', (route) => {

@@ -10,9 +10,9 @@ import { bindLegacyUpstreamKeys } from './accounts/upstream-key-seals.js';
 import { createRequestMetrics } from './api/metrics-routes.js';
 import { createAssetsRepository } from './assets/assets-repository.js';
 import type { BlobStore } from './blobs/blob-store.js';
-import { isBlobKey } from './blobs/blob-store.js';
 import { countedBlobStore } from './blobs/counted-blob-store.js';
 import { createDiskBlobStore } from './blobs/disk-blob-store.js';
+import { createPublicUrls } from './blobs/public-urls.js';
 import { loadCatalog, routesOf } from './catalog/catalog.js';
 import { replacementOf } from './catalog/catalog-check.js';
 import { createBoundedWorkPool } from './concurrency/bounded-work-pool.js';
@@ -107,13 +107,9 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   const providers = overrides.providers ?? createProviderRegistry({ config, clock });
   const catalog = loadCatalog(config.catalogPath, providers.names());
 
-  const filesPrefix = `${config.publicBaseUrl}/files/`;
-  const blobUrl = (key: string) => `${filesPrefix}${key}`;
-  const blobKeyOfUrl = (url: string) => {
-    if (!url.startsWith(filesPrefix)) return undefined;
-    const key = url.slice(filesPrefix.length);
-    return isBlobKey(key) ? key : undefined;
-  };
+  const publicUrls = createPublicUrls(config.publicBaseUrl);
+  const blobUrl = publicUrls.urlOf;
+  const blobKeyOfUrl = publicUrls.keyOf;
 
   // PostgreSQL: one LISTEN connection per process, for task changes and account changes.
   const listener =
@@ -331,6 +327,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     upstreamAccess,
     assets,
     tasks,
+    /** Atelier's own file URLs ↔ blob keys (the edges map result URLs back to their bytes). */
+    publicUrls,
     /** Reads and cancel of an account's tasks (routes, OpenAI wait, website); owns the final-record cache. */
     taskService,
     taskEvents,

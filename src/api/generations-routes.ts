@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { GENERATE_ERRORS } from '../contract/generate-errors.js';
 import {
   generateBodySchema,
   generateResponseSchema,
@@ -10,39 +11,25 @@ import {
 import { storePageOf } from '../contract/paging.js';
 import type { GenerationsService } from '../generations/generations-service.js';
 import { accountOf } from '../http/authentication.js';
-import type { ErrorType } from '../http/errors.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
 import { compileJsonSerializer, sendJsonText } from '../http/response-serializer.js';
 import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';
 
 /**
- * What creating a generation can answer besides authentication, wherever it is asked (the API and
- * the website): the catalog's and the policies' refusals, a body cut short or too large, a reference
- * image that cannot be fetched or read (413, 415, 422, 502), and the upstream refusing at submit.
- */
-export const GENERATE_ERRORS = [
-  'invalid_request',
-  'upstream_key_missing',
-  'forbidden_model',
-  'quota_exceeded',
-  'request_timeout',
-  'payload_too_large',
-  'unsupported_media_type',
-  'invalid_image',
-  'upstream_error',
-  'fetch_failed',
-] as const satisfies readonly ErrorType[];
-
-/**
  * A kept history page (the same object while nothing it shows changes) is serialised once: its
- * text is kept beside it, for the page number it was asked as (shared by /api/v1 and /v1).
+ * text is kept beside it, for the page number it was asked as. One per app, shared by its /api/v1
+ * and /v1 routes.
  */
-const historyTexts = new WeakMap<HistoryPage, { page: number; text: string }>();
+export type HistoryTexts = WeakMap<HistoryPage, { page: number; text: string }>;
+export const createHistoryTexts = (): HistoryTexts => new WeakMap();
 
 /** POST /generate and GET /history. */
 export async function generationRoutes(
   parent: FastifyInstance,
-  { generations }: { generations: GenerationsService },
+  {
+    generations,
+    historyTexts = createHistoryTexts(),
+  }: { generations: GenerationsService; historyTexts?: HistoryTexts },
 ) {
   const app = parent.withTypeProvider<ZodTypeProvider>();
   const generateSchema = {

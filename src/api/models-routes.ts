@@ -1,29 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Catalog } from '../catalog/catalog.js';
-import { DEFAULT_MODEL_ID } from '../catalog/catalog.js';
-import { type Models, modelsSchema } from '../contract/catalog.js';
+import { modelList } from '../catalog/model-list.js';
+import { modelsSchema } from '../contract/catalog.js';
 import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';
-
-/** The catalog as GET /models answers it, on /api/v1 and on the OpenAI-compatible /v1 alike. */
-export function modelList(catalog: Catalog): Models {
-  return {
-    object: 'list',
-    data: catalog.models.map((m) => ({
-      id: m.id,
-      object: 'model' as const,
-      created: 0,
-      owned_by: m.provider,
-      name: m.displayName ?? m.id,
-      modes: m.modes,
-      aspects: m.aspects,
-      sizes: m.sizes,
-      maxCount: m.maxCount,
-      maxReferences: m.maxReferences,
-    })),
-    default_model: DEFAULT_MODEL_ID,
-  };
-}
 
 const modelsRouteSchema = {
   tags: ['Models'],

@@ -1,7 +1,6 @@
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DomainError, InvalidInput, QuotaExceeded, RateLimited } from '../domain/errors.js';
-import { OpenAiCompatError, openAiErrorBody } from '../openai-compat/openai-errors.js';
 import { ApiError, apiErrorOf, type ErrorType, errorBody, errorStatus } from './errors.js';
 import { validationMessage } from './validation.js';
 
@@ -88,24 +87,41 @@ function classifyFrameworkError(
 }
 
 /**
+ * How an edge answers errors on its own routes, when not in the `{ error: { type, message } }`
+ * shape: its body for an error answer, and the errors only it throws, answered as it says.
+ */
+export interface ErrorBodies {
+  /** The body of an answer with this status, error type, message and (when one is to blame) field. */
+  body(status: number, type: ErrorType, message: string, field?: string): unknown;
+  /** Answers an error of the edge's own; false when `thrown` is not one of them. */
+  ownError?(thrown: unknown, request: FastifyRequest, reply: FastifyReply): boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** This route's error bodies, when not the default shape (installErrorBodies). */
+    errorBodies?: ErrorBodies;
+  }
+}
+
+/** Every route registered from here on in `scope` answers its errors with `bodies`. */
+export function installErrorBodies(scope: FastifyInstance, bodies: ErrorBodies): void {
+  scope.addHook('onRoute', (route) => {
+    route.config = { ...route.config, errorBodies: bodies };
+  });
+}
+
+/**
  * One error mapper for the whole app: every failure leaves as `{ error: { type, message } }`, or,
- * on routes whose config sets `openAiErrors` (the OpenAI-compatible ones), as OpenAI's
- * `{ error: { message, type, param, code } }` with the same status.
+ * on routes that registered their own error bodies (installErrorBodies), in their shape with the same
+ * status.
  */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((thrown: FastifyError, request, reply) => {
-    const openAi = request.routeOptions.config?.openAiErrors === true;
+    const bodies = request.routeOptions.config?.errorBodies;
     const send = (status: number, type: ErrorType, message: string, field?: string) =>
-      reply
-        .code(status)
-        .send(openAi ? openAiErrorBody(status, type, message, field) : errorBody(type, message));
-    if (thrown instanceof OpenAiCompatError) {
-      if (!thrown.retryable) reply.header('x-should-retry', 'false');
-      if (thrown.status >= 500) request.log.warn({ err: thrown }, 'OpenAI-compatible request failed');
-      return reply
-        .code(thrown.status)
-        .send(openAiErrorBody(thrown.status, thrown.code, thrown.message, thrown.param));
-    }
+      reply.code(status).send(bodies ? bodies.body(status, type, message, field) : errorBody(type, message));
+    if (bodies?.ownError?.(thrown, request, reply)) return reply;
     if (thrown instanceof RateLimited || thrown instanceof QuotaExceeded)
       reply.header('retry-after', String(Math.max(1, Math.ceil(thrown.retryAfterMs / 1000))));
     const error = thrown instanceof DomainError ? apiErrorOf(thrown) : thrown;

@@ -1,5 +1,5 @@
-import { modelList } from '../api/models-routes.js';
 import type { Catalog } from '../catalog/catalog.js';
+import { modelList } from '../catalog/model-list.js';
 import type { OpenAiModel, OpenAiModels } from '../contract/openai.js';
 import { OpenAiCompatError } from './openai-errors.js';
 

@@ -1,12 +1,6 @@
 import type { OpenAiErrorBody } from '../contract/openai.js';
+import type { ErrorBodies } from '../http/error-handler.js';
 import { openAiParamOf } from './request-mapping.js';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Errors of this route leave in OpenAI's shape (`{ error: { message, type, param, code } }`). */
-    openAiErrors?: boolean;
-  }
-}
 
 /**
  * A refusal only the OpenAI-compatible routes make (an unknown model is a 404 there, a failed or
@@ -52,6 +46,22 @@ export function openAiErrorBody(
     },
   };
 }
+
+/**
+ * The OpenAI-compatible routes' errors (registered for them with useErrorBodies): every answer in
+ * OpenAI's shape, and their own refusals (OpenAiCompatError) with their status and code; one that
+ * must not be resent says so (`x-should-retry: false`).
+ */
+export const openAiErrorBodies: ErrorBodies = {
+  body: openAiErrorBody,
+  ownError(thrown, request, reply) {
+    if (!(thrown instanceof OpenAiCompatError)) return false;
+    if (!thrown.retryable) reply.header('x-should-retry', 'false');
+    if (thrown.status >= 500) request.log.warn({ err: thrown }, 'OpenAI-compatible request failed');
+    reply.code(thrown.status).send(openAiErrorBody(thrown.status, thrown.code, thrown.message, thrown.param));
+    return true;
+  },
+};
 
 /** Statuses the OpenAI-compatible routes document, with what each means. */
 export const OPENAI_ERROR_STATUSES = {

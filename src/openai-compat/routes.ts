@@ -15,6 +15,7 @@ import {
 } from '../contract/openai.js';
 import { aboutReferenceField, DomainError, InvalidInput } from '../domain/errors.js';
 import { type AccountResolver, accountOf, requireAccount } from '../http/authentication.js';
+import { installErrorBodies } from '../http/error-handler.js';
 import { idempotencyHeadersSchema, installIdempotency } from '../http/idempotency-hooks.js';
 import { jsonResponse } from '../http/route-responses.js';
 import type { IdempotencyRepository } from '../idempotency/idempotency-repository.js';
@@ -23,7 +24,7 @@ import type { UploadsService } from '../uploads/uploads-service.js';
 import { EDIT_FORM_LIMITS, MAX_EDIT_IMAGES, readEditForm } from './edit-form.js';
 import type { ImagePlan, ImageRequests } from './image-requests.js';
 import { openAiModel, openAiModelList } from './models.js';
-import { OPENAI_ERROR_STATUSES } from './openai-errors.js';
+import { OPENAI_ERROR_STATUSES, openAiErrorBodies } from './openai-errors.js';
 
 type ErrorStatus = keyof typeof OPENAI_ERROR_STATUSES;
 
@@ -47,8 +48,8 @@ const SYNC_NOTE =
 /**
  * The OpenAI Images API beside v1 (registered under `/v1`, before the v1 alias): the same
  * accounts and keys, catalog, generations, storage and history. Every error of these routes,
- * authentication and schema refusals included, leaves in OpenAI's shape (route config
- * `openAiErrors`, read by the one error handler).
+ * authentication and schema refusals included, leaves in OpenAI's shape (its error bodies,
+ * registered for these routes with installErrorBodies and used by the one error handler).
  */
 export async function openAiCompatRoutes(
   parent: FastifyInstance,
@@ -60,9 +61,7 @@ export async function openAiCompatRoutes(
     resolvers: AccountResolver[];
   },
 ) {
-  parent.addHook('onRoute', (route) => {
-    route.config = { ...route.config, openAiErrors: true };
-  });
+  installErrorBodies(parent, openAiErrorBodies);
   parent.addHook('onRequest', requireAccount(deps.resolvers));
   installIdempotency(parent, { repository: deps.idempotency });
   const app = parent.withTypeProvider<ZodTypeProvider>();

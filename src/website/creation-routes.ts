@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { GENERATE_ERRORS } from '../api/generations-routes.js';
+import { GENERATE_ERRORS } from '../contract/generate-errors.js';
 import { storePageOf } from '../contract/paging.js';
 import {
   clearedCardsSchema,
