@@ -107,7 +107,7 @@ test('ATELIER_CATALOG: a JSON file overrides the built-in catalog; unreadable or
 });
 
 test('omitted aspect and imageSize default to 1:1 and 2K where the model offers them, else its first choice', async () => {
-  const { parseGenerateRequest } = await import('../generations/generate-request.js');
+  const { checkGenerateRequest } = await import('../generations/generate-request.js');
   const catalog = parseCatalog(
     {
       models: [
@@ -124,8 +124,8 @@ test('omitted aspect and imageSize default to 1:1 and 2K where the model offers 
     },
     ['local'],
   );
-  const standard = parseGenerateRequest({ prompt: 'p' }, catalog);
+  const standard = checkGenerateRequest({ prompt: 'p' }, catalog);
   assert.deepEqual([standard.aspect, standard.imageSize], ['1:1', '2K']);
-  const small = parseGenerateRequest({ prompt: 'p', model: 'small' }, catalog);
+  const small = checkGenerateRequest({ prompt: 'p', model: 'small' }, catalog);
   assert.deepEqual([small.aspect, small.imageSize], ['3:2', '1K']);
 });

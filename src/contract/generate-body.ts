@@ -3,11 +3,14 @@ import { GENERATION_MODES } from '../domain/generation-modes.js';
 import { IMAGE_SIZES } from '../domain/image-sizes.js';
 import { fieldError } from './field-error.js';
 
+export const MAX_PROMPT_LENGTH = 8000;
+
 /**
  * The shape of a generate body (spec §2.1). It validates every request and the OpenAPI document
- * is generated from it. Catalog rules (which model takes which mode, aspect, size, count) are
- * checked after it, in `parseGenerateRequest`. `null` means "use the default"; unknown fields are
- * ignored, for forward compatibility.
+ * is generated from it; its output is what the generations service receives. Catalog rules (which
+ * model takes which mode, aspect, size, count) and the references are checked after it, by
+ * `checkGenerateRequest`. `null` means "use the default"; unknown fields are ignored, for forward
+ * compatibility.
  */
 export const generateBodySchema = z
   .looseObject({
@@ -49,6 +52,18 @@ export const generateBodySchema = z
       .string({ error: 'must be a string' })
       .nullish()
       .describe('Optional webhook URL: receives the signed task record when each task ends'),
+  })
+  // Once every field has its type (a refinement of the whole body runs only then, so a wrong type
+  // is named first): the prompt's length after trimming.
+  .superRefine(({ prompt }, ctx) => {
+    const trimmed = prompt.trim();
+    if (trimmed === '') ctx.addIssue({ code: 'custom', path: ['prompt'], message: 'must not be empty' });
+    else if (trimmed.length > MAX_PROMPT_LENGTH)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['prompt'],
+        message: `must be at most ${MAX_PROMPT_LENGTH} characters`,
+      });
   })
   .meta({
     id: 'GenerateRequest',

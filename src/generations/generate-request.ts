@@ -1,13 +1,9 @@
 import type { Catalog, CatalogEntry } from '../catalog/catalog.js';
 import { DEFAULT_MODEL_ID } from '../catalog/catalog.js';
-import { isOneOf } from '../collections/closed-set.js';
-import { generateBodySchema } from '../contract/generate-body.js';
-import { parseInput } from '../contract/parse-input.js';
+import type { GenerateBody } from '../contract/generate-body.js';
 import { InvalidInput } from '../domain/errors.js';
-import { GENERATION_MODES, type GenerationMode } from '../domain/generation-modes.js';
-import { IMAGE_SIZES, type ImageSize } from '../domain/image-sizes.js';
-
-export const MAX_PROMPT_LENGTH = 8000;
+import type { GenerationMode } from '../domain/generation-modes.js';
+import type { ImageSize } from '../domain/image-sizes.js';
 
 /** A generate request after validation against the catalog. */
 export interface GenerateRequest {
@@ -34,32 +30,29 @@ const preferred = <T extends string>(list: readonly T[], wanted: T): T =>
 /** A refusal naming the field to blame (the message starts with its name). */
 const invalid = (message: string, field?: string) => new InvalidInput(message, field);
 
-function optionalString(body: Record<string, unknown>, field: string): string | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw invalid(`${field} must be a string`, field);
-  return value;
+/** An absolute http(s) URL, or the refusal naming `field`. */
+function checkHttpUrl(value: string, field: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalid(`${field} is not an absolute URL`, field);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw invalid(`${field} must be an http(s) URL`, field);
+  return url;
 }
 
 /**
- * Validates a generate body (spec §2.1, DESIGN.md §2). Unknown fields are ignored; a field of the
- * wrong type, or a value the model does not support, is a 400 that names the field.
+ * Checks a generate body the contract's schema has validated (spec §2.1, DESIGN.md §2) against
+ * what a schema cannot know: the catalog (model, and the mode, aspect, size and count it takes)
+ * and the references the mode needs; then the addresses (imageUrls, callbackUrl). A value the
+ * model does not support is a 400 that names the field. Fills in the defaults.
  */
-export function parseGenerateRequest(body: unknown, catalog: Catalog): GenerateRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalid('Request body must be a JSON object');
-  }
-  parseInput(generateBodySchema, body);
-  const input = body as Record<string, unknown>;
+export function checkGenerateRequest(body: GenerateBody, catalog: Catalog): GenerateRequest {
+  const prompt = body.prompt.trim();
 
-  if (input.prompt === undefined || input.prompt === null) throw invalid('prompt is required', 'prompt');
-  if (typeof input.prompt !== 'string') throw invalid('prompt must be a string', 'prompt');
-  const prompt = input.prompt.trim();
-  if (prompt === '') throw invalid('prompt must not be empty', 'prompt');
-  if (prompt.length > MAX_PROMPT_LENGTH)
-    throw invalid(`prompt must be at most ${MAX_PROMPT_LENGTH} characters`, 'prompt');
-
-  const modelId = optionalString(input, 'model') ?? DEFAULT_MODEL_ID;
+  const modelId = body.model ?? DEFAULT_MODEL_ID;
   const model = catalog.get(modelId);
   if (!model) {
     throw invalid(
@@ -68,9 +61,7 @@ export function parseGenerateRequest(body: unknown, catalog: Catalog): GenerateR
     );
   }
 
-  const mode = optionalString(input, 'mode') ?? 'text';
-  if (!isOneOf(GENERATION_MODES, mode))
-    throw invalid(`mode must be one of ${GENERATION_MODES.join(', ')}`, 'mode');
+  const mode = body.mode ?? 'text';
   if (!model.modes.includes(mode)) {
     throw invalid(
       `model ${model.id} does not support mode ${mode} (supported: ${model.modes.join(', ')})`,
@@ -80,7 +71,7 @@ export function parseGenerateRequest(body: unknown, catalog: Catalog): GenerateR
 
   // Defaults are the spec's (1:1, 2K) where the model offers them, else the model's first choice,
   // so a request that names only a prompt works on every model of the catalog.
-  const aspect = optionalString(input, 'aspect') ?? preferred(model.aspects, '1:1');
+  const aspect = body.aspect ?? preferred(model.aspects, '1:1');
   if (!model.aspects.includes(aspect)) {
     throw invalid(
       `aspect "${aspect}" is not supported by model ${model.id}; accepted: ${model.aspects.join(', ')}`,
@@ -88,9 +79,7 @@ export function parseGenerateRequest(body: unknown, catalog: Catalog): GenerateR
     );
   }
 
-  const imageSize = optionalString(input, 'imageSize') ?? preferred(model.sizes, '2K');
-  if (!isOneOf(IMAGE_SIZES, imageSize))
-    throw invalid(`imageSize must be one of ${IMAGE_SIZES.join(', ')}`, 'imageSize');
+  const imageSize = body.imageSize ?? preferred(model.sizes, '2K');
   if (!model.sizes.includes(imageSize)) {
     throw invalid(
       `imageSize ${imageSize} is not supported by model ${model.id}; accepted: ${model.sizes.join(', ')}`,
@@ -98,32 +87,13 @@ export function parseGenerateRequest(body: unknown, catalog: Catalog): GenerateR
     );
   }
 
-  let count = 1;
-  if (input.count !== undefined && input.count !== null) {
-    if (typeof input.count !== 'number' || !Number.isInteger(input.count))
-      throw invalid('count must be an integer', 'count');
-    if (input.count < 1 || input.count > model.maxCount) {
-      throw invalid(`count must be between 1 and ${model.maxCount} for model ${model.id}`, 'count');
-    }
-    count = input.count;
+  const count = body.count ?? 1;
+  if (count < 1 || count > model.maxCount) {
+    throw invalid(`count must be between 1 and ${model.maxCount} for model ${model.id}`, 'count');
   }
 
-  let imageUrls: string[] = [];
-  if (input.imageUrls !== undefined && input.imageUrls !== null) {
-    if (!Array.isArray(input.imageUrls)) throw invalid('imageUrls must be an array of URLs', 'imageUrls');
-    imageUrls = input.imageUrls.map((value, i) => {
-      if (typeof value !== 'string') throw invalid(`imageUrls[${i}] must be a string`, `imageUrls[${i}]`);
-      let url: URL;
-      try {
-        url = new URL(value);
-      } catch {
-        throw invalid(`imageUrls[${i}] is not an absolute URL`, `imageUrls[${i}]`);
-      }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:')
-        throw invalid(`imageUrls[${i}] must be an http(s) URL`, `imageUrls[${i}]`);
-      return value;
-    });
-  }
+  const imageUrls = body.imageUrls ?? [];
+  for (const [i, value] of imageUrls.entries()) checkHttpUrl(value, `imageUrls[${i}]`);
   if (mode === 'text' && imageUrls.length > 0) {
     throw invalid('mode text takes no imageUrls; use mode edit with one reference image', 'imageUrls');
   }
@@ -133,16 +103,9 @@ export function parseGenerateRequest(body: unknown, catalog: Catalog): GenerateR
     throw invalid(`mode fusion needs between 2 and ${model.maxReferences} URLs in imageUrls`, 'imageUrls');
   }
 
-  const callbackUrl = optionalString(input, 'callbackUrl');
+  const callbackUrl = body.callbackUrl ?? undefined;
   if (callbackUrl !== undefined) {
-    let url: URL;
-    try {
-      url = new URL(callbackUrl);
-    } catch {
-      throw invalid('callbackUrl is not an absolute URL', 'callbackUrl');
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      throw invalid('callbackUrl must be an http(s) URL', 'callbackUrl');
+    const url = checkHttpUrl(callbackUrl, 'callbackUrl');
     if (url.username !== '' || url.password !== '')
       throw invalid('callbackUrl must not contain credentials', 'callbackUrl');
   }
@@ -152,10 +115,10 @@ export function parseGenerateRequest(body: unknown, catalog: Catalog): GenerateR
     model,
     mode,
     aspect,
-    keepReferenceAspect: mode !== 'text' && (input.aspect === undefined || input.aspect === null),
+    keepReferenceAspect: mode !== 'text' && (body.aspect === undefined || body.aspect === null),
     imageSize,
     count,
-    imageUrls,
+    imageUrls: [...imageUrls],
     ...(callbackUrl !== undefined ? { callbackUrl } : {}),
   };
 }

@@ -3,7 +3,7 @@ import type { Account } from '../accounts/accounts-repository.js';
 import type { UpstreamKeyResolver } from '../accounts/accounts-service.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import { type Catalog, nearestAspect } from '../catalog/catalog.js';
-import type { GenerateResponse, HistoryItem, HistoryPage } from '../contract/generations.js';
+import type { GenerateBody, GenerateResponse, HistoryItem, HistoryPage } from '../contract/generations.js';
 import type { SearchFilters } from '../contract/website.js';
 import {
   aboutReferenceField,
@@ -27,7 +27,7 @@ import type { TaskEngine } from '../tasks/task-engine.js';
 import type { TasksRepository } from '../tasks/tasks-repository.js';
 import type { UploadsService } from '../uploads/uploads-service.js';
 import type { TierAdmission } from '../usage/tier-admission.js';
-import { type GenerateRequest, parseGenerateRequest } from './generate-request.js';
+import { checkGenerateRequest, type GenerateRequest } from './generate-request.js';
 import type { GenerationsRepository } from './generations-repository.js';
 
 export type { HistoryItem, HistoryPage, SavedWork };
@@ -137,15 +137,16 @@ export function createGenerationsService(deps: {
     /**
      * POST /generate. With an Idempotency-Key `claim`, the answer is recorded in the transaction
      * that creates the generation, so a retry after a crash at any point replays exactly the
-     * answer of what was committed, and nothing is created twice.
+     * answer of what was committed, and nothing is created twice. `body` is the contract schema's
+     * output (the route validated it); only what the schema cannot know is checked here.
      */
     async generate(
       account: Account,
-      body: unknown,
+      body: GenerateBody,
       source: 'api' | 'web' = 'api',
       claim?: IdempotencyClaim,
     ): Promise<GenerateAnswer> {
-      const request = parseGenerateRequest(body, deps.catalog);
+      const request = checkGenerateRequest(body, deps.catalog);
       deps.admission?.checkModel(account, request.model.id);
       const provider = deps.providers.get(request.model.provider);
       if (!provider) throw new Misconfigured(`provider ${request.model.provider} is not configured`);

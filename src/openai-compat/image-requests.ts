@@ -1,7 +1,9 @@
 import type { Account } from '../accounts/accounts-repository.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import { type Catalog, type CatalogEntry, DEFAULT_MODEL_ID } from '../catalog/catalog.js';
+import { generateBodySchema } from '../contract/generate-body.js';
 import type { OpenAiImagesResponse, ResponseFormat } from '../contract/openai.js';
+import { parseInput } from '../contract/parse-input.js';
 import { InvalidInput } from '../domain/errors.js';
 import type { GenerationMode } from '../domain/generation-modes.js';
 import type { ImageSize } from '../domain/image-sizes.js';
@@ -128,7 +130,8 @@ export function createImageRequests(deps: {
       onWait: (stop: () => void) => void,
     ): Promise<OpenAiImagesResponse> {
       const created = Math.floor(deps.clock.now() / 1000);
-      const { task_ids: ids } = await deps.generations.generate(account, {
+      // The generate body as the contract's schema gives it (its prompt rules are checked here).
+      const body = parseInput(generateBodySchema, {
         prompt: plan.prompt,
         model: plan.model.id,
         mode: plan.mode,
@@ -137,6 +140,7 @@ export function createImageRequests(deps: {
         count: plan.count,
         imageUrls,
       });
+      const { task_ids: ids } = await deps.generations.generate(account, body);
       const wait = waitForTasks(deps, account.id, ids, deps.waitMs);
       onWait(wait.stop);
       const { records, allFinal } = await wait.outcome;

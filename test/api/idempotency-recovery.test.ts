@@ -31,7 +31,7 @@ describe('Idempotency-Key after a crash', () => {
   });
   after(() => t.close());
 
-  const body = (prompt: string) => ({ prompt, imageSize: '1K', count: 2 });
+  const body = (prompt: string) => ({ prompt, imageSize: '1K' as const, count: 2 });
   const generate = (key: string, payload: object) =>
     t.app.inject({
       method: 'POST',
