@@ -9,6 +9,7 @@ import {
   RENDITIONS_PREFIX,
   type RenditionWidth,
 } from '../blobs/renditions.js';
+import { NotFound } from '../domain/errors.js';
 import { ApiError } from '../http/errors.js';
 import { errorResponses, noContent } from '../http/route-responses.js';
 
@@ -137,8 +138,9 @@ export async function blobRoutes(
   }
 }
 
-function notFound(): ApiError {
-  return new ApiError('not_found', 'File not found');
+/** A key that names no file (or a malformed one): the domain's not-found, mapped to 404 by the error handler. */
+function notFound(): NotFound {
+  return new NotFound('File not found');
 }
 
 function withCachingHeaders(reply: FastifyReply, stat: BlobStat): FastifyReply {
