@@ -1,16 +1,9 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { type BlobStat, type BlobStore, isBlobKey } from '../blobs/blob-store.js';
-import {
-  createRenditions,
-  RENDITION_FORMATS,
-  RENDITION_WIDTHS,
-  RENDITIONS_PREFIX,
-  type RenditionWidth,
-} from '../blobs/renditions.js';
-import { NotFound } from '../domain/errors.js';
-import { ApiError } from '../http/errors.js';
+import type { BlobStat, BlobStore } from '../blobs/blob-store.js';
+import { createPublicFiles } from '../blobs/public-files.js';
+import { RENDITION_FORMATS, RENDITION_WIDTHS, type RenditionWidth } from '../blobs/renditions.js';
 import { errorResponses, noContent } from '../http/route-responses.js';
 
 /** How long a presigned URL handed out by a redirect stays valid. */
@@ -74,10 +67,10 @@ export async function blobRoutes(
     renditionCaps?: { concurrency: number; queue: number };
   },
 ) {
-  const signedUrl = blobs.signedUrl?.bind(blobs);
-  if (redirect && !signedUrl) throw new Error('redirecting /files needs a blob store that presigns URLs');
+  const files = createPublicFiles({ blobs, renditionCaps });
+  if (redirect && !files.presigns)
+    throw new Error('redirecting /files needs a blob store that presigns URLs');
 
-  const renditions = createRenditions({ blobs, ...(renditionCaps ? { caps: renditionCaps } : {}) });
   const routes = app.withTypeProvider<ZodTypeProvider>();
   const serveFile = async (
     request: {
@@ -88,26 +81,26 @@ export async function blobRoutes(
     },
     reply: FastifyReply,
   ) => {
-    const key = await keyToServe(request.params['*'], request.query);
+    const { w, format } = request.query;
+    const key = await files.keyToServe(request.params['*'], w, format);
     const ifNoneMatch = request.headers['if-none-match'] as string | undefined;
-    if (redirect && signedUrl) {
-      const stat = ifNoneMatch ? await blobs.stat(key) : undefined;
-      if (stat && ifNoneMatch && etagMatches(ifNoneMatch, stat.etag)) return notModified(reply, stat);
-      const url = await signedUrl(key, SIGNED_URL_SECONDS);
-      if (!url) throw notFound();
+    if (redirect) {
+      if (ifNoneMatch) {
+        const stat = await files.stat(key);
+        if (etagMatches(ifNoneMatch, stat.etag)) return notModified(reply, stat);
+      }
+      const url = await files.signedUrl(key, SIGNED_URL_SECONDS);
       // Shorter than the URL's life, and private: a shared cache must not hand out a URL about to expire.
       return reply.header('cache-control', 'private, max-age=60').redirect(url, 302);
     }
     // Revalidations and HEAD cost a metadata lookup only, not the start of a transfer.
     const bodiless = request.method === 'HEAD';
     if (ifNoneMatch || bodiless) {
-      const stat = await blobs.stat(key);
-      if (!stat) throw notFound();
+      const stat = await files.stat(key);
       if (ifNoneMatch && etagMatches(ifNoneMatch, stat.etag)) return notModified(reply, stat);
       if (bodiless) return withContentHeaders(reply, stat).send();
     }
-    const found = await blobs.open(key);
-    if (!found) throw notFound();
+    const found = await files.open(key);
     return withContentHeaders(reply, found.stat).send(found.stream);
   };
   routes.get(
@@ -123,24 +116,6 @@ export async function blobRoutes(
     },
     serveFile,
   );
-
-  /** The blob to answer with: the key itself, or its rendition when `w` asks for one. */
-  async function keyToServe(key: string, { w, format }: z.output<typeof renditionQuery>): Promise<string> {
-    if (w === undefined) {
-      if (format !== undefined) throw new ApiError('invalid_request', 'format needs w (a rendition width)');
-      return key;
-    }
-    if (key.startsWith(RENDITIONS_PREFIX))
-      throw new ApiError('invalid_request', 'A rendition cannot be resized again');
-    if (!isBlobKey(key)) throw notFound();
-    // An original that cannot be resized (BMP) is served as it is.
-    return (await renditions.ensure(key, w, format ?? 'original')) ?? key;
-  }
-}
-
-/** A key that names no file (or a malformed one): the domain's not-found, mapped to 404 by the error handler. */
-function notFound(): NotFound {
-  return new NotFound('File not found');
 }
 
 function withCachingHeaders(reply: FastifyReply, stat: BlobStat): FastifyReply {
