@@ -158,6 +158,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   const tasks = createTasksRepository({
     db,
     clock,
+    // The engine's leased tasks carry their generations' requests, read by the generations capability.
+    requestsOf: generationsRepository.requestsOf,
     // The creations read model joins tasks with their generations for the creation view's cards.
     pendingCards: (accountId, options) => listPendingCards(db, accountId, options),
     onFinished: async (trx, task) => {

@@ -82,6 +82,25 @@ export function createGenerationsRepository({
      */
     historyVersion: versions.current,
 
+    /** What the task engine needs of its leased tasks' generations (the request they carry out). */
+    async requestsOf(generationIds: string[]) {
+      if (generationIds.length === 0) return [];
+      return db
+        .selectFrom('generations')
+        .select([
+          'id',
+          'model',
+          'prompt',
+          'mode',
+          'aspect',
+          'aspect_from_reference',
+          'image_size',
+          'ref_keys_json',
+        ])
+        .where('id', 'in', generationIds)
+        .execute();
+    },
+
     /** A task of the account completed (its image joins its history item): in the task's final write. */
     async taskCompleted(trx: Transaction<Database>, accountId: string): Promise<void> {
       versions.moved(accountId);

@@ -78,11 +78,14 @@ export function createTasksRepository({
   db,
   clock,
   onFinished,
+  requestsOf,
   pendingCards,
 }: {
   db: Db;
   clock: Clock;
   onFinished?: OnTaskFinished | undefined;
+  /** What the engine needs of leased tasks' generations (the generations capability reads them). */
+  requestsOf?: (generationIds: string[]) => Promise<Array<LeasedTask['generation']>>;
   /** The creation view's cards (the creations read model joins tasks with their generations). */
   pendingCards?: (accountId: string, options: PendingListingOptions) => Promise<TaskWithRequest[]>;
 }) {
@@ -346,20 +349,8 @@ export function createTasksRepository({
 
   async function attachGenerations(tasks: TaskRow[]): Promise<LeasedTask[]> {
     if (tasks.length === 0) return [];
-    const generations = await db
-      .selectFrom('generations')
-      .select([
-        'id',
-        'model',
-        'prompt',
-        'mode',
-        'aspect',
-        'aspect_from_reference',
-        'image_size',
-        'ref_keys_json',
-      ])
-      .where('id', 'in', [...new Set(tasks.map((t) => t.generation_id))])
-      .execute();
+    if (!requestsOf) throw new Error('the tasks repository was built without its generations reader');
+    const generations = await requestsOf([...new Set(tasks.map((t) => t.generation_id))]);
     const byId = new Map(generations.map((g) => [g.id, g]));
     return tasks.flatMap((task) => {
       const generation = byId.get(task.generation_id);
