@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { DEFAULT_ASPECTS, loadCatalog, parseCatalog, pixelSize } from './catalog.js';
+import { pixelSize } from '../domain/image-sizes.js';
+import { DEFAULT_ASPECTS, loadCatalog, parseCatalog } from './catalog.js';
 
 test('the default catalog has the spec four models, text and edit, no fusion, cap 4', () => {
   const catalog = loadCatalog(undefined, ['local']);

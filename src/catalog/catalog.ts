@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { GENERATION_MODES } from '../domain/generation-modes.js';
-import { IMAGE_SIZES, type ImageSize } from '../domain/image-sizes.js';
+import { ASPECT_PATTERN as aspectPattern, IMAGE_SIZES } from '../domain/image-sizes.js';
 
 /** The spec's listed ratios plus 4:5 and 5:4 (DESIGN.md §2). */
 export const DEFAULT_ASPECTS = [
@@ -18,8 +18,6 @@ export const DEFAULT_ASPECTS = [
 ] as const;
 export const DEFAULT_MODEL_ID = 'base-image-2';
 export const DEFAULT_MAX_COUNT = 4;
-
-const aspectPattern = /^([1-9][0-9]{0,2}):([1-9][0-9]{0,2})$/;
 
 const isoDay = z
   .string()
@@ -260,20 +258,6 @@ export function loadCatalog(path: string | undefined, knownProviders: readonly s
     throw new Error(`ATELIER_CATALOG: ${path} is not valid JSON: ${(error as Error).message}`);
   }
   return parseCatalog(json, knownProviders, `ATELIER_CATALOG (${path})`);
-}
-
-/** Pixel size for an aspect and size: ≈1, 4 or 16 megapixels, sides rounded to multiples of 16. */
-export function pixelSize(aspect: string, imageSize: ImageSize): { width: number; height: number } {
-  const match = aspectPattern.exec(aspect);
-  if (!match) throw new Error(`bad aspect ${aspect}`);
-  const w = Number(match[1]);
-  const h = Number(match[2]);
-  const side = imageSize === '1K' ? 1024 : imageSize === '2K' ? 2048 : 4096;
-  const area = side * side;
-  const width = Math.sqrt((area * w) / h);
-  const height = width * (h / w);
-  const round16 = (v: number) => Math.max(16, Math.round(v / 16) * 16);
-  return { width: round16(width), height: round16(height) };
 }
 
 /** The ratio of `aspects` nearest `width`:`height` (log distance; ties go to the first listed). */

@@ -1,7 +1,6 @@
 import type { CatalogEntry } from '../catalog/catalog.js';
-import { pixelSize } from '../catalog/catalog.js';
 import { InvalidInput } from '../domain/errors.js';
-import { IMAGE_SIZES, type ImageSize } from '../domain/image-sizes.js';
+import { IMAGE_SIZES, type ImageSize, pixelSize } from '../domain/image-sizes.js';
 
 /** Largest side accepted in `size` (OpenAI's own largest is 3840; 4K at 21:9 is about 6,300). */
 const MAX_SIDE = 16_384;

@@ -11,8 +11,7 @@
  * - every other GPT image model (`gpt-image-1.5`, `gpt-image-1-mini`, `chatgpt-image-latest`…)
  *   takes the three standard sizes only, all about one megapixel: `1K` only.
  */
-import { pixelSize } from '../catalog/catalog.js';
-import { IMAGE_SIZES, type ImageSize } from '../domain/image-sizes.js';
+import { IMAGE_SIZES, type ImageSize, pixelSize } from '../domain/image-sizes.js';
 
 export const STANDARD_SIZES = ['1024x1024', '1536x1024', '1024x1536'] as const;
 

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { extensionOf } from '../blobs/blob-store.js';
-import { pixelSize } from '../catalog/catalog.js';
 import { DomainError } from '../domain/errors.js';
+import { pixelSize } from '../domain/image-sizes.js';
 import { toDecodableImage } from '../images/decodable-image.js';
 import type {
   ImageProvider,

@@ -1,5 +1,5 @@
 /** A complete ProviderRequest for adapter tests, with overridable defaults. */
-import { pixelSize } from '../../../src/catalog/catalog.js';
+import { pixelSize } from '../../../src/domain/image-sizes.js';
 import type { ProviderRequest, ReferenceImage } from '../../../src/providers/provider.js';
 import { solidPng } from './fake-http.js';
 
