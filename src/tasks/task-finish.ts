@@ -2,24 +2,16 @@ import type { Transaction } from 'kysely';
 import { type FinalStatus, isFinalStatus } from '../domain/task-status.js';
 import type { Db } from '../store/database.js';
 import type { Database, TasksTable } from '../store/schema.js';
+import { RECORD_COLUMNS } from './task-record.js';
 
 /** What a write that may end a task returns (`RETURNING`), so the hook sees the row as written. */
 export const FINISHED_COLUMNS = [
-  'id',
   'account_id',
   'generation_id',
-  'status',
   'finished_at',
   'created_at',
-  // The finished record (toTaskRecord's columns): the task-finished event carries it.
-  'progress',
-  'image_url',
-  'error',
-  'width',
-  'height',
-  'content_type',
-  'bytes',
-  'provider',
+  // The finished record (the record's columns): the task-finished event carries it.
+  ...RECORD_COLUMNS,
 ] as const;
 
 type FinishedRow = Pick<TasksTable, (typeof FINISHED_COLUMNS)[number]>;

@@ -7,6 +7,21 @@ export type { TaskRecord };
 
 export const TASK_NOT_FOUND = 'Task not found';
 
+/** The columns a task's wire record is made of (a poll reads these, not the whole row). */
+export const RECORD_COLUMNS = [
+  'id',
+  'status',
+  'progress',
+  'image_url',
+  'error',
+  'width',
+  'height',
+  'content_type',
+  'bytes',
+  'provider',
+  'waiting_for',
+] as const satisfies ReadonlyArray<keyof TasksTable>;
+
 /**
  * Maps a stored task row to its wire record: imageUrl only when completed, error only when failed,
  * waiting_for only while unfinished, with its place and estimate when the row carries them.

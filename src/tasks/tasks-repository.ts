@@ -10,6 +10,7 @@ import type { PendingListingOptions, TaskWithRequest } from './pending-tasks.js'
 export type { TaskWithRequest } from './pending-tasks.js';
 
 import { FINISHED_COLUMNS, finishingWrites, type OnTaskFinished } from './task-finish.js';
+import { RECORD_COLUMNS } from './task-record.js';
 
 export type TaskRow = TasksTable;
 export type TaskPatch = Partial<
@@ -57,20 +58,6 @@ export interface LeasedTask {
  */
 export const isUnfinished = sql<boolean>`${sql.ref('status')} in ('queued', 'in_progress')`;
 
-/** The columns a task's wire record is made of (a poll reads these, not the whole row). */
-const RECORD_COLUMNS = [
-  'id',
-  'status',
-  'progress',
-  'image_url',
-  'error',
-  'width',
-  'height',
-  'content_type',
-  'bytes',
-  'provider',
-  'waiting_for',
-] as const;
 export type TaskRecordRow = Pick<TaskRow, (typeof RECORD_COLUMNS)[number]>;
 
 /** Store queries for tasks. Only the task engine calls the writing ones. */
