@@ -51,6 +51,19 @@ export function createLeaseLoop<T>(options: LeaseLoopOptions<T>) {
     else wokenWhileBusy = true;
   }
 
+  // A freed slot wakes the loop once the items that end in the same turn of the event loop have
+  // all ended: a burst of a thousand endings makes a few rounds (each one a look at the store)
+  // instead of a thousand.
+  let wakeQueued = false;
+  function wakeAfterTurn(): void {
+    if (wakeQueued) return;
+    wakeQueued = true;
+    setImmediate(() => {
+      wakeQueued = false;
+      wake();
+    });
+  }
+
   function sleep(ms: number): Promise<void> {
     if (wokenWhileBusy) {
       wokenWhileBusy = false;
@@ -75,7 +88,7 @@ export function createLeaseLoop<T>(options: LeaseLoopOptions<T>) {
     const controller = new AbortController();
     const promise = options.work(item, controller).finally(() => {
       inFlight.delete(id);
-      wake();
+      wakeAfterTurn();
     });
     inFlight.set(id, { promise, controller });
     return promise;

@@ -3,6 +3,7 @@ import { extensionOf } from '../blobs/blob-store.js';
 import { DomainError } from '../domain/errors.js';
 import { pixelSize } from '../domain/image-sizes.js';
 import { toDecodableImage } from '../images/decodable-image.js';
+import { pngDimensions } from '../images/png-header.js';
 import type {
   ImageProvider,
   PollOutcome,
@@ -70,7 +71,12 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
 
   /** Copies a result into blob storage and records it as an asset, then marks the task completed. */
   async function rehostResult(task: TaskRow, bytes: Buffer): Promise<void> {
-    const meta = await sharp(bytes, { limitInputPixels: false }).metadata();
+    // A PNG's header chunk is read here; other formats (and a PNG whose header is not whole) by
+    // libvips' header reader, a round trip through the thread pool per result.
+    const png = pngDimensions(bytes);
+    const meta = png
+      ? { format: 'png', ...png, pageHeight: undefined }
+      : await sharp(bytes, { limitInputPixels: false }).metadata();
     const contentType = contentTypeOfFormat[meta.format ?? ''];
     if (!contentType || !meta.width || !meta.height) {
       await fail(

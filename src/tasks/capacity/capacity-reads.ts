@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { compiledOnce } from '../../store/compiled-once.js';
 import type { Db } from '../../store/database.js';
 
 /** A task that has not ended (its parked or running states). */
@@ -9,7 +10,25 @@ export const UNFINISHED = sql<boolean>`${sql.ref('t.status')} in ('queued', 'in_
  * and in the window (`windowSpan`, a little longer than the upstream's window), parked tasks, and
  * the slots of calls whose worker is gone.
  */
-export function createCapacityReads(windowSpan: number) {
+export function createCapacityReads(db: Db, windowSpan: number) {
+  // The reads of every slot (an acquire, a release): built and compiled once, not per upstream call.
+  const oldCalls = compiledOnce(2, (poolId: string, before: number) =>
+    db
+      .deleteFrom('upstream_calls')
+      .where('pool', '=', poolId)
+      .where('ended_at', 'is not', null)
+      .where('started_at', '<=', before),
+  );
+  const waiting = compiledOnce(3, (poolId: string, now: number, limit: number) =>
+    db
+      .selectFrom('tasks as t')
+      .select('t.id')
+      .where('t.capacity_pool', '=', poolId)
+      .where(UNFINISHED)
+      .where('t.next_run_at', '>', now)
+      .limit(limit),
+  );
+
   /** Ends the slots of calls whose worker no longer holds the task (died, or the task ended). */
   async function endDeadCalls(trx: Db, poolId: string, now: number): Promise<void> {
     await trx
@@ -31,12 +50,12 @@ export function createCapacityReads(windowSpan: number) {
         ),
       )
       .execute();
-    await trx
-      .deleteFrom('upstream_calls')
-      .where('pool', '=', poolId)
-      .where('ended_at', 'is not', null)
-      .where('started_at', '<=', now - windowSpan)
-      .execute();
+    await forgetOldCalls(trx, poolId, now);
+  }
+
+  /** Deletes ended calls that left the window (they count for nothing any more). */
+  async function forgetOldCalls(trx: Db, poolId: string, now: number): Promise<void> {
+    await trx.executeQuery(oldCalls(poolId, now - windowSpan));
   }
 
   async function inFlight(trx: Db, poolId: string): Promise<number> {
@@ -63,14 +82,7 @@ export function createCapacityReads(windowSpan: number) {
 
   /** Tasks parked on the pool and not yet called back (due later than now). */
   async function waiters(trx: Db, poolId: string, now: number, limit = 1): Promise<number> {
-    const rows = await trx
-      .selectFrom('tasks as t')
-      .select('t.id')
-      .where('t.capacity_pool', '=', poolId)
-      .where(UNFINISHED)
-      .where('t.next_run_at', '>', now)
-      .limit(limit)
-      .execute();
+    const { rows } = await trx.executeQuery(waiting(poolId, now, limit));
     return rows.length;
   }
 
@@ -86,5 +98,5 @@ export function createCapacityReads(windowSpan: number) {
     return Number(row?.n ?? 0);
   }
 
-  return { endDeadCalls, inFlight, windowUse, waiters, calledBack };
+  return { endDeadCalls, forgetOldCalls, inFlight, windowUse, waiters, calledBack };
 }

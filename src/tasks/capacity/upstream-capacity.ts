@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Clock } from '../../runtime/clock.js';
+import { compiledOnce } from '../../store/compiled-once.js';
 import { type Db, dialectOf } from '../../store/database.js';
 import type { UpstreamPoolsTable } from '../../store/schema.js';
 import { type CapacityLimits, type CapacityPool, configuredPerMinute } from './capacity-pool.js';
@@ -64,29 +65,49 @@ export function createUpstreamCapacity({
   // A call is counted from its slot, a moment before the upstream sees it: the window is kept a
   // little longer than the upstream's so that it has surely freed when the next call arrives.
   const windowSpan = windowMs + Math.max(250, Math.round(windowMs / 40));
-  const { endDeadCalls, inFlight, windowUse, waiters, calledBack } = createCapacityReads(windowSpan);
+  const { endDeadCalls, forgetOldCalls, inFlight, windowUse, waiters, calledBack } = createCapacityReads(
+    db,
+    windowSpan,
+  );
+  // The writes of every slot (an acquire, a release): built and compiled once, not per upstream call.
+  const insertPool = compiledOnce(
+    5,
+    (pool: string, provider: string, upstreamModel: string, keyHash: string, now: number) =>
+      db
+        .insertInto('upstream_pools')
+        .values({
+          pool,
+          provider,
+          upstream_model: upstreamModel,
+          key_hash: keyHash,
+          learned_limit: null,
+          successes: 0,
+          burst_floor: 1,
+          hold_until: 0,
+          retry_at: 0,
+          updated_at: now,
+        })
+        .onConflict((oc) => oc.column('pool').doNothing()),
+  );
+  const selectPool = compiledOnce(1, (pool: string) => {
+    const query = db.selectFrom('upstream_pools').selectAll().where('pool', '=', pool);
+    return postgres ? query.forUpdate() : query;
+  });
+  const insertCall = compiledOnce(5, (id: string, pool: string, taskId: string, owner: string, now: number) =>
+    db
+      .insertInto('upstream_calls')
+      .values({ id, pool, task_id: taskId, owner, started_at: now, ended_at: null, refused: 0 }),
+  );
+  const endCall = compiledOnce(3, (id: string, now: number, refused: number) =>
+    db.updateTable('upstream_calls').set({ ended_at: now, refused }).where('id', '=', id),
+  );
 
   async function lockPool(trx: Db, pool: CapacityPool): Promise<UpstreamPoolsTable> {
     const now = clock.now();
-    await trx
-      .insertInto('upstream_pools')
-      .values({
-        pool: pool.id,
-        provider: pool.provider,
-        upstream_model: pool.upstreamModel,
-        key_hash: pool.keyHash,
-        learned_limit: null,
-        successes: 0,
-        burst_floor: 1,
-        hold_until: 0,
-        retry_at: 0,
-        updated_at: now,
-      })
-      .onConflict((oc) => oc.column('pool').doNothing())
-      .execute();
-    let query = trx.selectFrom('upstream_pools').selectAll().where('pool', '=', pool.id);
-    if (postgres) query = query.forUpdate();
-    return query.executeTakeFirstOrThrow();
+    await trx.executeQuery(insertPool(pool.id, pool.provider, pool.upstreamModel, pool.keyHash, now));
+    const [row] = (await trx.executeQuery(selectPool(pool.id))).rows;
+    if (!row) throw new Error(`upstream pool ${pool.id} is missing after its insert`);
+    return row;
   }
 
   const limitOf = (row: UpstreamPoolsTable, limits: CapacityLimits) =>
@@ -98,7 +119,9 @@ export function createUpstreamCapacity({
    */
   async function room(trx: Db, row: UpstreamPoolsTable, pool: CapacityPool, now: number) {
     if (row.hold_until > now) return { free: 0, retryAt: row.hold_until };
-    const slots = limitOf(row, pool.limits) - (await inFlight(trx, pool.id));
+    const limit = limitOf(row, pool.limits);
+    // Without a limit on calls at once, the count of calls in flight decides nothing.
+    const slots = Number.isFinite(limit) ? limit - (await inFlight(trx, pool.id)) : limit;
     const perMinute = configuredPerMinute(pool.limits);
     if (perMinute === undefined) return { free: Math.max(0, slots), retryAt: undefined };
     const used = await windowUse(trx, pool.id, now);
@@ -168,6 +191,8 @@ export function createUpstreamCapacity({
       const ceiling = pool.limits.maxInFlight ?? Number.POSITIVE_INFINITY;
       return { successes: 0, learned_limit: Math.min(ceiling, row.learned_limit + 1), updated_at: now };
     }
+    // Counted without the calls of dead workers (a slot's acquire on an unbounded pool leaves them).
+    await endDeadCalls(trx, pool.id, now);
     const others = await inFlight(trx, pool.id);
     const burstFloor =
       row.hold_until > now
@@ -226,7 +251,11 @@ export function createUpstreamCapacity({
         const row = await lockPool(trx, pool);
         // Read after the lock: a transaction that queued for it must not count from before.
         const now = clock.now();
-        await endDeadCalls(trx, pool.id, now);
+        // Dead workers' calls hold slots only on a pool with a limit on calls at once; elsewhere
+        // ending them (a look at every call in flight: quadratic in a burst of a thousand slots)
+        // waits for a refusal's count or a call-back, and only the calls past the window go.
+        if (Number.isFinite(limitOf(row, pool.limits))) await endDeadCalls(trx, pool.id, now);
+        else await forgetOldCalls(trx, pool.id, now);
         const { free, retryAt } = await room(trx, row, pool, now);
         if (free < 1) {
           await postponeRetry(trx, row, pool, retryAt);
@@ -234,18 +263,7 @@ export function createUpstreamCapacity({
         }
         if (!waiter && (await waiters(trx, pool.id, now)) > 0) return { kind: 'wait', retryAt: undefined };
         const callId = `call_${randomBytes(12).toString('base64url')}`;
-        await trx
-          .insertInto('upstream_calls')
-          .values({
-            id: callId,
-            pool: pool.id,
-            task_id: taskId,
-            owner,
-            started_at: now,
-            ended_at: null,
-            refused: 0,
-          })
-          .execute();
+        await trx.executeQuery(insertCall(callId, pool.id, taskId, owner, now));
         return { kind: 'granted', callId };
       });
     },
@@ -264,11 +282,7 @@ export function createUpstreamCapacity({
         const row = await lockPool(trx, pool);
         // Read after the lock: a transaction that queued for it must not count from before.
         const now = clock.now();
-        await trx
-          .updateTable('upstream_calls')
-          .set({ ended_at: now, refused: result === 'refused' ? 1 : 0 })
-          .where('id', '=', callId)
-          .execute();
+        await trx.executeQuery(endCall(callId, now, result === 'refused' ? 1 : 0));
         const learned = await learn(trx, row, pool, result, retryAfterMs, now);
         if (learned)
           await trx.updateTable('upstream_pools').set(learned).where('pool', '=', pool.id).execute();

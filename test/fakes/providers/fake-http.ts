@@ -59,7 +59,9 @@ export async function startFakeHttpServer(
       res.end(answer.raw);
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // A deep accept queue, as a real upstream's front has: a burst of a thousand connections (the
+  // capacity bench) would overflow Node's default of 511 and wait out the kernel's 1 s SYN retry.
+  await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}`,

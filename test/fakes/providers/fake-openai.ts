@@ -154,6 +154,9 @@ export async function startFakeOpenAI({
 }): Promise<FakeOpenAI> {
   const queue: OpenAIScript[] = [];
   const calls: OpenAICall[] = [];
+  // One encoding per size: the same bytes every time (a real upstream encodes on its own machines;
+  // in this process the encoding would be charged to the node under test, a thousand times a burst).
+  const images = new Map<string, Promise<Buffer>>();
 
   function checkModelParams(model: string, params: Record<string, unknown>): FakeAnswer | undefined {
     if (!models.includes(model)) {
@@ -304,7 +307,10 @@ export async function startFakeOpenAI({
       case 'image': {
         const size = String(call.params.size ?? '1024x1024');
         const [w, h] = size.split('x').map((v) => Math.max(8, Math.round(Number(v) / 16)));
-        const png = await solidPng(w || 64, h || 64, '#aa44cc');
+        const key = `${w || 64}x${h || 64}`;
+        const image = images.get(key) ?? solidPng(w || 64, h || 64, '#aa44cc');
+        images.set(key, image);
+        const png = await image;
         return {
           status: 200,
           json: {
