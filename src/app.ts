@@ -78,7 +78,11 @@ async function apiV1(
   }
   app.addHook('onRequest', requireAccount(resolvers));
   installIdempotency(app, { repository: core.idempotency });
-  await app.register(generationRoutes, { generations: core.generations, historyTexts });
+  await app.register(generationRoutes, {
+    generations: core.generations,
+    creations: core.creations,
+    historyTexts,
+  });
   await app.register(taskRoutes, {
     tasks: core.taskService,
     events: core.taskEvents,
@@ -166,8 +170,9 @@ export async function buildApp(
     accounts: core.accounts,
     upstreamAccess: core.upstreamAccess,
     generations: core.generations,
+    creations: core.creations,
+    library: core.library,
     tasks: core.taskService,
-    assets: core.assets,
     usage: core.usage,
   });
   // Bearer first: an API call is never judged by a cookie. The session resolver lets the website

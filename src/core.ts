@@ -27,7 +27,8 @@ import { createMetricsRegistry } from './observability/metrics.js';
 import { createSafeFetcher, type SafeFetchOptions } from './outbound/safe-fetcher.js';
 import { measuredProviders } from './providers/call-metrics.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/provider-registry.js';
-import { listPendingCards } from './read-models/creations.js';
+import { createCreationReads, listPendingCards } from './read-models/creations.js';
+import { createLibraryReads } from './read-models/library.js';
 import { type Clock, systemClock } from './runtime/clock.js';
 import { type IdGenerator, randomIds } from './runtime/ids.js';
 import { createSecretBox, deriveKey, loadOrCreateMasterKey } from './secrets/secret-box.js';
@@ -292,7 +293,6 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     keys: accounts.keyResolver,
     generations: generationsRepository,
     idempotency,
-    tasks,
     uploads,
     blobs,
     engine,
@@ -307,6 +307,10 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     taskDeadlineMs: config.taskDeadlineMs,
     leaseMs: overrides.leaseMs ?? LEASE_MS,
   });
+
+  // The read models: generations with their tasks (history, saved works), assets with their generations (library).
+  const creations = createCreationReads({ generations: generationsRepository, tasks });
+  const library = createLibraryReads(db);
 
   const housekeeping = createHousekeeping(
     { purgeExpiredIdempotencyKeys: idempotency.purgeExpired },
@@ -337,6 +341,10 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     idempotency,
     uploads,
     generations,
+    /** History pages and saved works: generations with their tasks (read model). */
+    creations,
+    /** The website's asset library: assets with their generations' prompts (read model). */
+    library,
     engine,
     webhooks,
     /** This node's Prometheus registry (GET /metrics), and what the HTTP edges record in it. */

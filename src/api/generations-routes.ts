@@ -14,6 +14,7 @@ import { accountOf } from '../http/authentication.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
 import { compileJsonSerializer, sendJsonText } from '../http/response-serializer.js';
 import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';
+import type { CreationReads } from '../read-models/creations.js';
 
 /**
  * A kept history page (the same object while nothing it shows changes) is serialised once: its
@@ -28,8 +29,13 @@ export async function generationRoutes(
   parent: FastifyInstance,
   {
     generations,
+    creations,
     historyTexts = createHistoryTexts(),
-  }: { generations: GenerationsService; historyTexts?: HistoryTexts },
+  }: {
+    generations: Pick<GenerationsService, 'generate'>;
+    creations: Pick<CreationReads, 'historyPage'>;
+    historyTexts?: HistoryTexts;
+  },
 ) {
   const app = parent.withTypeProvider<ZodTypeProvider>();
   const generateSchema = {
@@ -75,7 +81,7 @@ export async function generationRoutes(
   };
   app.get('/history', { schema: historySchema }, async (request, reply) => {
     const { page, limit } = request.query;
-    const found = await generations.history(accountOf(request), storePageOf(page), limit);
+    const found = await creations.historyPage(accountOf(request).id, storePageOf(page), limit);
     let kept = historyTexts.get(found);
     if (kept === undefined || kept.page !== page) {
       kept = { page, text: compileJsonSerializer(historyPageSchema)({ ...found, page }) };

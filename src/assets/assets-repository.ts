@@ -1,28 +1,21 @@
 import { createHash } from 'node:crypto';
 import type { Asset } from '../contract/assets.js';
-import type { SearchFilters } from '../contract/website.js';
 import type { AssetKind } from '../domain/asset-kinds.js';
-import { filterConditions, hasFilters } from '../generations/search-filters.js';
 import type { Clock } from '../runtime/clock.js';
 import type { IdGenerator } from '../runtime/ids.js';
-import { type Db, dialectOf } from '../store/database.js';
+import type { Db } from '../store/database.js';
 import type { AssetsTable } from '../store/schema.js';
 
 // The wire shape is the contract's; the repository maps its rows onto it.
 export type { Asset };
 
-/** An asset of the website's library, with the prompt of the generation a result came from (for alt text). */
-export interface LibraryAsset extends Omit<Asset, 'sha256' | 'taskId'> {
-  prompt: string | null;
-}
-
 /** The columns every asset answer is made of (an `Asset` adds sha256 and taskId). */
-type AssetColumns = Pick<
+export type AssetColumns = Pick<
   AssetsTable,
   'id' | 'kind' | 'url' | 'content_type' | 'bytes' | 'width' | 'height' | 'generation_id' | 'created_at'
 >;
 
-function toAssetBase(row: AssetColumns): Omit<Asset, 'sha256' | 'taskId'> {
+export function toAssetBase(row: AssetColumns): Omit<Asset, 'sha256' | 'taskId'> {
   return {
     id: row.id,
     kind: row.kind,
@@ -132,51 +125,6 @@ export function createAssetsRepository({ db, clock, ids }: { db: Db; clock: Cloc
         .offset((options.page - 1) * options.limit)
         .execute();
       return { items: rows.map(toAsset), total: Number(totalRow?.n ?? 0) };
-    },
-
-    /**
-     * One page of the account's library, newest first: uploads, and results of the generations
-     * still in saved works (deleting a work takes its images out of the library; the files
-     * themselves stay at their URLs, which Atelier promises never expire), each with its prompt.
-     */
-    async libraryPage(
-      accountId: string,
-      options: { page: number; limit: number; kind?: AssetKind; filters?: SearchFilters },
-    ) {
-      const filters = options.filters ?? {};
-      let base = db
-        .selectFrom('assets')
-        .leftJoin('generations', 'generations.id', 'assets.generation_id')
-        .where('assets.account_id', '=', accountId)
-        .where((eb) =>
-          eb.or([eb('assets.generation_id', 'is', null), eb('generations.deleted_at', 'is', null)]),
-        );
-      if (options.kind) base = base.where('assets.kind', '=', options.kind);
-      // Prompt, model and mode belong to results (an upload has none, so those filters leave uploads
-      // out); the dates are the asset's. The walk is assets_account_created, one account's rows.
-      if (hasFilters(filters))
-        base = base.where((eb) => eb.and(filterConditions(filters, dialectOf(db), 'assets.created_at')));
-      const totalRow = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-      const rows = await base
-        .select([
-          'assets.id',
-          'assets.kind',
-          'assets.url',
-          'assets.content_type',
-          'assets.bytes',
-          'assets.width',
-          'assets.height',
-          'assets.generation_id',
-          'assets.created_at',
-          'generations.prompt',
-        ])
-        .orderBy('assets.created_at', 'desc')
-        .orderBy('assets.id', 'desc')
-        .limit(options.limit)
-        .offset((options.page - 1) * options.limit)
-        .execute();
-      const items: LibraryAsset[] = rows.map((row) => ({ ...toAssetBase(row), prompt: row.prompt ?? null }));
-      return { items, total: Number(totalRow?.n ?? 0) };
     },
 
     /** The account's asset stored under a blob key, if the account owns one. */

@@ -3,8 +3,7 @@ import type { Account } from '../accounts/accounts-repository.js';
 import type { UpstreamKeyResolver } from '../accounts/accounts-service.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import { type Catalog, nearestAspect } from '../catalog/catalog.js';
-import type { GenerateBody, GenerateResponse, HistoryItem, HistoryPage } from '../contract/generations.js';
-import type { SearchFilters } from '../contract/website.js';
+import type { GenerateBody, GenerateResponse } from '../contract/generations.js';
 import {
   aboutReferenceField,
   DomainError,
@@ -21,28 +20,23 @@ import {
   type IdempotencyRepository,
 } from '../idempotency/idempotency-repository.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
-import { createCreationReads, type SavedWork } from '../read-models/creations.js';
 import type { Database } from '../store/schema.js';
 import type { TaskEngine } from '../tasks/task-engine.js';
-import type { TasksRepository } from '../tasks/tasks-repository.js';
 import type { UploadsService } from '../uploads/uploads-service.js';
 import type { TierAdmission } from '../usage/tier-admission.js';
 import { checkGenerateRequest, type GenerateRequest } from './generate-request.js';
 import type { GenerationsRepository } from './generations-repository.js';
 
-export type { HistoryItem, HistoryPage, SavedWork };
-
 /** The answer of POST /generate (spec §2.3). */
 export type GenerateAnswer = GenerateResponse;
 
-/** The generate use case and the history listing. */
+/** The generate use case and the removal of a saved work (reads are the read models', src/read-models). */
 export function createGenerationsService(deps: {
   catalog: Catalog;
   providers: ProviderRegistry;
   keys: UpstreamKeyResolver;
   generations: GenerationsRepository;
   idempotency: IdempotencyRepository;
-  tasks: TasksRepository;
   uploads: UploadsService;
   blobs: BlobStore;
   engine: TaskEngine;
@@ -132,7 +126,6 @@ export function createGenerationsService(deps: {
     }
   }
 
-  const creations = createCreationReads({ generations: deps.generations, tasks: deps.tasks });
   return {
     /**
      * POST /generate. With an Idempotency-Key `claim`, the answer is recorded in the transaction
@@ -192,14 +185,6 @@ export function createGenerationsService(deps: {
       }
       return answer(taskIds);
     },
-
-    /** One page of the account's history (kept in memory while nothing it shows changes). */
-    history: (account: Account, page: number, limit: number): Promise<HistoryPage> =>
-      creations.historyPage(account.id, page, limit),
-
-    /** One page of the account's saved works, each with its tasks (the creations read model). */
-    savedWorks: (account: Account, page: number, limit: number, filters: SearchFilters = {}) =>
-      creations.savedWorks(account.id, page, limit, filters),
 
     /** Deletes a generation from saved works: history keeps it, marked `removed`. 404 when not the account's. */
     async remove(account: Account, generationId: string): Promise<void> {

@@ -29,7 +29,7 @@ const listingErrors = errorResponses(['invalid_request', 'unauthorized']);
 /** The creation view (web-sourced generate, pending tasks), saved works and the library: signed-in routes. */
 export async function creationRoutes(app: FastifyInstance, { services }: { services: WebsiteServices }) {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const { generations, tasks, assets } = services;
+  const { generations, creations, library, tasks } = services;
   const views = createCreationViews({ db: services.db, clock: services.clock });
 
   api.post(
@@ -117,7 +117,7 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
     async (request) => {
       const { page, limit, ...filters } = request.query;
       const storePage = storePageOf(page);
-      return { ...(await generations.savedWorks(accountOf(request), storePage, limit, filters)), page };
+      return { ...(await creations.savedWorks(accountOf(request).id, storePage, limit, filters)), page };
     },
   );
 
@@ -158,7 +158,7 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
     },
     async (request) => {
       const { page, limit, kind, ...filters } = request.query;
-      const { items, total } = await assets.libraryPage(accountOf(request).id, {
+      const { items, total } = await library.libraryPage(accountOf(request).id, {
         page: storePageOf(page),
         limit,
         filters,

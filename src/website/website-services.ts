@@ -1,7 +1,8 @@
 import type { AccountsService } from '../accounts/accounts-service.js';
 import type { UpstreamAccess } from '../accounts/upstream-access.js';
-import type { AssetsRepository } from '../assets/assets-repository.js';
 import type { GenerationsService } from '../generations/generations-service.js';
+import type { CreationReads } from '../read-models/creations.js';
+import type { LibraryReads } from '../read-models/library.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Db } from '../store/database.js';
 import type { TasksService } from '../tasks/tasks-service.js';
@@ -28,8 +29,9 @@ export interface WebsiteServices {
     | 'sessionStanding'
   >;
   upstreamAccess: Pick<UpstreamAccess, 'hasKey' | 'overview' | 'requireKeyedProvider'>;
-  generations: Pick<GenerationsService, 'generate' | 'savedWorks' | 'remove'>;
+  generations: Pick<GenerationsService, 'generate' | 'remove'>;
+  creations: Pick<CreationReads, 'savedWorks'>;
+  library: Pick<LibraryReads, 'libraryPage'>;
   tasks: Pick<TasksService, 'listPendingForAccount'>;
-  assets: Pick<AssetsRepository, 'libraryPage'>;
   usage: Pick<UsageService, 'report'>;
 }

@@ -88,15 +88,14 @@ describe('saved-works search answers from a full-text index (issue 25, item 10)'
   });
 
   test('searches run in a bounded pool per node: past it, RateLimited (429 with Retry-After)', async () => {
-    const account = { id: accountId, email: 'x', tier: 'standard' } as never;
-    const first = t.core.generations.savedWorks(account, 1, 20, { q: 'red' });
+    const first = t.core.creations.savedWorks(accountId, 1, 20, { q: 'red' });
     await assert.rejects(
-      t.core.generations.savedWorks(account, 1, 20, { q: 'pear' }),
+      t.core.creations.savedWorks(accountId, 1, 20, { q: 'pear' }),
       (error: unknown) => error instanceof RateLimited && error.retryAfterMs === 1000,
     );
     assert.equal((await first).total, 2);
     assert.equal(
-      (await t.core.generations.savedWorks(account, 1, 20, { q: 'pear' })).total,
+      (await t.core.creations.savedWorks(accountId, 1, 20, { q: 'pear' })).total,
       2,
       'then it works',
     );

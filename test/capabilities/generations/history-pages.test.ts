@@ -29,7 +29,7 @@ test('a kept page is served until anything it shows changes, on any node', async
   // asked for in the next turn too.
   const page = async () => {
     await new Promise((resolve) => setImmediate(resolve));
-    return reader.generations.history(account, 1, 20);
+    return reader.creations.historyPage(account.id, 1, 20);
   };
 
   const before = await page();
@@ -72,7 +72,7 @@ test('a kept page is served until anything it shows changes, on any node', async
 
 test("this node's own changes show at once, even within one turn", async () => {
   const { account } = await reader.accounts.create({ email: 'own-pages@example.test' });
-  const page = () => reader.generations.history(account, 1, 20);
+  const page = () => reader.creations.historyPage(account.id, 1, 20);
   await reader.generations.generate(account, { prompt: 'one', imageSize: '1K' });
   const before = await page();
   assert.equal(await page(), before);
