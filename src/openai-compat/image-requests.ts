@@ -12,10 +12,10 @@ import type { Clock } from '../runtime/clock.js';
 import type { TaskChangeFeed } from '../tasks/task-events.js';
 import type { TaskRecord } from '../tasks/task-record.js';
 import type { TasksService } from '../tasks/tasks-service.js';
+import { waitForTasks } from '../tasks/wait-for-tasks.js';
 import { modelNotFound } from './models.js';
 import { OpenAiCompatError } from './openai-errors.js';
 import { mapCount, mapSize } from './request-mapping.js';
-import { waitForTasks } from './task-wait.js';
 
 /** What the answer echoes of its first image: the pixel size and format that were produced. */
 function producedOf(record: TaskRecord | undefined): Pick<OpenAiImagesResponse, 'size' | 'output_format'> {

@@ -1,8 +1,8 @@
 import { isFinalStatus } from '../domain/task-status.js';
-import type { TaskChangeFeed } from '../tasks/task-events.js';
-import { notFoundRecord, type TaskRecord } from '../tasks/task-record.js';
-import { watchTasks } from '../tasks/task-watch.js';
-import type { TasksService } from '../tasks/tasks-service.js';
+import type { TaskChangeFeed } from './task-events.js';
+import { notFoundRecord, type TaskRecord } from './task-record.js';
+import { watchTasks } from './task-watch.js';
+import type { TasksService } from './tasks-service.js';
 
 const isFinal = (record: TaskRecord | undefined) => isFinalStatus(record?.status);
 
