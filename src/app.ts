@@ -19,6 +19,8 @@ import { userStatusRoutes } from './api/user-status-routes.js';
 import { webhookRoutes } from './api/webhooks-routes.js';
 import { fastifyTrustProxy } from './config/trust-proxy.js';
 import type { Core } from './core.js';
+import { createGeminiRequests } from './gemini-compat/generate-content.js';
+import { geminiCompatRoutes } from './gemini-compat/routes.js';
 import { type AccountResolver, bearerKeyResolver, requireAccount } from './http/authentication.js';
 import { installBodyTimeouts } from './http/body-timeouts.js';
 import { answerUnsupportedHttpFeatures } from './http/client-errors.js';
@@ -49,6 +51,21 @@ function openAiCompatDeps(core: Core, resolvers: AccountResolver[]) {
     blobKeyOfUrl: core.publicUrls.keyOf,
   });
   return { catalog: core.catalog, images, uploads: core.uploads, idempotency: core.idempotency, resolvers };
+}
+
+/** What the Gemini-native route needs from the core. */
+function geminiCompatDeps(core: Core, resolvers: AccountResolver[]) {
+  const requests = createGeminiRequests({
+    catalog: core.catalog,
+    generations: core.generations,
+    uploads: core.uploads,
+    tasks: core.taskService,
+    feed: core.taskEvents,
+    blobs: core.blobs,
+    waitMs: core.config.openAiWaitMs,
+    blobKeyOfUrl: core.publicUrls.keyOf,
+  });
+  return { catalog: core.catalog, requests, idempotency: core.idempotency, resolvers };
 }
 
 /**
@@ -192,6 +209,13 @@ export async function buildApp(
   ];
   await app.register(openAiCompatRoutes, { prefix: '/v1', ...openAiCompatDeps(core, openAiResolvers) });
   await app.register(apiV1, { prefix: '/v1', core, resolvers, connectionCaps, historyTexts, alias: true });
+  // Google's Gemini API (`@google/genai` sends x-goog-api-key); API keys only, no session.
+  const geminiResolvers = [
+    bearerKeyResolver(core.accounts.authenticateApiKey, { apiKeyHeader: 'x-goog-api-key' }),
+  ];
+  const gemini = geminiCompatDeps(core, geminiResolvers);
+  await app.register(geminiCompatRoutes, { prefix: '/v1beta', ...gemini });
+  await app.register(geminiCompatRoutes, { prefix: '/v1', ...gemini, alias: true });
   // A route that declares no schema is left out of the document (the website's pages and static
   // files); the route-coverage test (test/api/openapi-contract.test.ts) names every such route.
   app.addHook('onRoute', (route) => {

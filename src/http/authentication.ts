@@ -40,26 +40,31 @@ function bearerKeyOf(request: FastifyRequest): string | undefined {
 
 const apiKeyPattern = /^ *([A-Za-z0-9._~+/=-]+) *$/;
 
-/** The key of Azure OpenAI's `api-key: <key>` header; undefined without the header. */
-function apiKeyHeaderOf(request: FastifyRequest): string | undefined {
-  const header = request.headers['api-key'];
+/**
+ * The key of a header that carries the key alone (Azure OpenAI's `api-key`, Google's
+ * `x-goog-api-key`); undefined without the header.
+ */
+function keyHeaderOf(request: FastifyRequest, name: string): string | undefined {
+  const header = request.headers[name];
   if (header === undefined) return undefined;
-  if (headerLineCount(request, 'api-key') > 1 || typeof header !== 'string') {
-    throw new ApiError('unauthorized', 'Send exactly one api-key header');
+  if (headerLineCount(request, name) > 1 || typeof header !== 'string') {
+    throw new ApiError('unauthorized', `Send exactly one ${name} header`);
   }
   const match = apiKeyPattern.exec(header);
-  if (!match?.[1]) throw new ApiError('unauthorized', 'api-key header must be the API key');
+  if (!match?.[1]) throw new ApiError('unauthorized', `${name} header must be the API key`);
   return match[1];
 }
 
 /**
  * Reads `Authorization: Bearer <key>` (spec §5): missing/not Bearer → unauthorized; unknown →
- * invalid_api_key. With `apiKeyHeader` (the OpenAI-compatible routes) Azure OpenAI's `api-key: <key>`
- * is read too; both present and naming different keys → unauthorized (never a guess between them).
+ * invalid_api_key. With `apiKeyHeader` a header carrying the key alone is read too: `true` is Azure
+ * OpenAI's `api-key` (the OpenAI-compatible routes), a name is that header (`x-goog-api-key` on the
+ * Gemini-native route); both present and naming different keys → unauthorized (never a guess
+ * between them).
  */
 export function bearerKeyResolver(
   authenticate: (apiKey: string) => Account | undefined | Promise<Account | undefined>,
-  options: { apiKeyHeader?: boolean } = {},
+  options: { apiKeyHeader?: boolean | string } = {},
 ): AccountResolver {
   const known = (account: Account | undefined) => {
     if (!account) throw new ApiError('invalid_api_key', 'Invalid API key');
@@ -67,13 +72,14 @@ export function bearerKeyResolver(
     if (account.disabled) throw new ApiError('invalid_api_key', ACCOUNT_DISABLED);
     return account;
   };
+  const headerName = options.apiKeyHeader === true ? 'api-key' : options.apiKeyHeader || undefined;
   return (request) => {
     const bearer = bearerKeyOf(request);
-    const azure = options.apiKeyHeader ? apiKeyHeaderOf(request) : undefined;
-    if (bearer !== undefined && azure !== undefined && bearer !== azure) {
-      throw new ApiError('unauthorized', 'Authorization and api-key name different keys; send one');
+    const other = headerName === undefined ? undefined : keyHeaderOf(request, headerName);
+    if (bearer !== undefined && other !== undefined && bearer !== other) {
+      throw new ApiError('unauthorized', `Authorization and ${headerName} name different keys; send one`);
     }
-    const key = bearer ?? azure;
+    const key = bearer ?? other;
     if (key === undefined) return 'not-mine';
     const account = authenticate(key);
     return account instanceof Promise ? account.then(known) : known(account);

@@ -6,6 +6,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { assertError, bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
+import { exerciseGeminiRoutes } from '../support/gemini-contract.js';
 import {
   assertGeneratedTypesAccept,
   contractChecker,
@@ -66,8 +67,16 @@ async function exerciseOpenAiRoutes(
   await exercise('POST', edits, { url: edits, headers: json, payload: { prompt: 'x' } }, 400);
 }
 
-/** The document's path of a route URL: `:id` → `{id}`, a trailing `*` → `{key}`. */
-const documentedPath = (url: string) => url.replace(/:(\w+)/g, '{$1}').replace(/\/\*$/, '/{key}');
+/**
+ * The document's path of a route URL: `:id` → `{id}` (a pattern after it dropped), a literal `::`
+ * → `:` (Gemini's `{model}:generateContent`), a trailing `*` → `{key}`.
+ */
+const documentedPath = (url: string) =>
+  url
+    .replace(/::/g, '\u0000')
+    .replace(/:(\w+)(?:\([^)]*\))?/g, '{$1}')
+    .replaceAll('\u0000', ':')
+    .replace(/\/\*$/, '/{key}');
 
 describe('the OpenAPI document is the contract of every route', () => {
   let t: TestApp;
@@ -117,7 +126,9 @@ describe('the OpenAPI document is the contract of every route', () => {
         const asDocumented = method === 'head' ? 'get' : method;
         // The /v1 alias serves exactly the /api/v1 routes (the spec writes both); the
         // OpenAI-compatible /v1 routes are documented under their own paths.
-        const own = documentedPath(url);
+        // The Gemini generate routes are served again under /v1 (where @google/genai 3 calls them
+        // by default): documented once, under /v1beta.
+        const own = documentedPath(url.includes('::') ? url.replace(/^\/v1\//, '/v1beta/') : url);
         const path = documentedPath(url.startsWith('/v1/') ? `/api${url}` : url);
         if (!documented.has(`${asDocumented} ${own}`) && !documented.has(`${asDocumented} ${path}`))
           missing.push(`${method} ${url}`);
@@ -212,6 +223,7 @@ describe('the OpenAPI document is the contract of every route', () => {
       401,
     );
     await exerciseOpenAiRoutes(exercise, h);
+    await exerciseGeminiRoutes(exercise, h);
     await exercise(
       'GET',
       '/api/v1/user/webhook-secret',

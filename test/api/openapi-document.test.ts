@@ -74,8 +74,10 @@ describe('OpenAPI 3.1 document', () => {
     assert.ok(operations.length >= 10);
     for (const [method, path] of operations) {
       const url = path.replace(/\{(\w+)\}/g, ':$1');
-      // A wildcard route (/files/*) is documented with a named parameter (/files/{key}).
-      const served = [url, url.replace(/:\w+$/, '*')].some((candidate) =>
+      // A wildcard route (/files/*) is documented with a named parameter (/files/{key}); Gemini's
+      // {model}:generateContent is a parameter with a pattern, then a literal colon.
+      const gemini = path.replace(/\{(\w+)\}:(\w+)$/, ':$1(^[^:/]+)::$2');
+      const served = [url, url.replace(/:\w+$/, '*'), gemini].some((candidate) =>
         app.hasRoute({ method: method.toUpperCase() as 'GET', url: candidate }),
       );
       assert.ok(served, `${method} ${path} is served`);
