@@ -18,7 +18,7 @@ import { installErrorBodies } from '../http/error-handler.js';
 import { idempotencyHeadersSchema, installIdempotency } from '../http/idempotency-hooks.js';
 import { jsonResponse } from '../http/route-responses.js';
 import type { IdempotencyRepository } from '../idempotency/idempotency-repository.js';
-import { GEMINI_ERROR_STATUSES, GeminiCompatError, geminiErrorBodies } from './gemini-errors.js';
+import { GEMINI_ERROR_STATUSES, geminiErrorBodies, geminiErrorBody } from './gemini-errors.js';
 import type { GeminiRequests } from './generate-content.js';
 import { geminiModel, geminiModelList } from './models.js';
 import { camelizeGeminiBody } from './request-mapping.js';
@@ -79,7 +79,7 @@ export async function geminiCompatRoutes(
   if (!deps.alias) {
     parent.setNotFoundHandler((request, reply) => {
       const message = `No route for ${request.method} ${request.url.split('?')[0]}`;
-      return reply.send(new GeminiCompatError(404, message, 'not_found'));
+      return reply.code(404).send(geminiErrorBody(404, 'not_found', message));
     });
   }
   const app = parent.withTypeProvider<ZodTypeProvider>();

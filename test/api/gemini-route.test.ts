@@ -168,6 +168,10 @@ describe('Gemini-native route (/v1beta), with @google/genai', () => {
     assert.equal(body.error.code, 404);
     assert.equal(body.error.status, 'NOT_FOUND');
     assert.match(body.error.message, /models\/imagen-9 is not found/);
+    // Open WebUI's default endpoint method (Imagen's :predict) is not served: Google's 404 too.
+    const predict = await post('models/pro:predict', { instances: { prompt: 'x' } });
+    assert.equal(predict.status, 404);
+    assert.equal(((await predict.json()) as GoogleError).error.status, 'NOT_FOUND');
   });
 
   test('x-goog-api-key and Bearer both authenticate; two different keys, none or a wrong one are 401 UNAUTHENTICATED', async () => {
