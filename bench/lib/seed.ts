@@ -78,6 +78,9 @@ function rowsOf(accountId: string, from: number, to: number, total: number, perG
         waiting_for: null,
         capacity_pool: null,
         waiting_since: null,
+        partial_images: 0,
+        partial_frames: 0,
+        usage_json: null,
         updated_at: at + 500,
       });
     }

@@ -21,6 +21,8 @@ export interface GenerateRequest {
   imageUrls: string[];
   /** Where the task records are POSTed when each task ends (webhooks); its address is checked later, with DNS. */
   callbackUrl?: string;
+  /** Partial frames each task should store while it renders (the OpenAI routes' `partial_images`). */
+  partialImages?: number;
 }
 
 /** `wanted` when the list has it, else the list's first entry. */

@@ -155,6 +155,7 @@ export function createGenerationsRepository({
         deadlineMs: input.deadlineMs,
         leaseOwner: input.leaseOwner,
         leaseMs: input.leaseMs,
+        ...(request.partialImages ? { partialImages: request.partialImages } : {}),
       });
       const created = { generationId: generation.id, taskIds: tasks.map((t) => t.id) };
       await db.transaction().execute(async (trx) => {

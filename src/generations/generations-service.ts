@@ -138,8 +138,11 @@ export function createGenerationsService(deps: {
       body: GenerateBody,
       source: 'api' | 'web' = 'api',
       claim?: IdempotencyClaim,
+      /** What only the OpenAI routes ask: partial frames for a stream (no extra work when absent). */
+      options: { partialImages?: number } = {},
     ): Promise<GenerateAnswer> {
       const request = checkGenerateRequest(body, deps.catalog);
+      if (options.partialImages) request.partialImages = options.partialImages;
       deps.admission?.checkModel(account, request.model.id);
       const provider = deps.providers.get(request.model.provider);
       if (!provider) throw new Misconfigured(`provider ${request.model.provider} is not configured`);

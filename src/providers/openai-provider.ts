@@ -24,7 +24,13 @@ import type { Dispatcher } from 'undici';
 import type { ImageSize } from '../domain/image-sizes.js';
 import { openAIModelPresence } from './model-lists.js';
 import { ratioOf, referenceRatio, sizeFor } from './openai-sizes.js';
-import type { ImageProvider, ProviderFailure, ProviderRequest, SubmitOutcome } from './provider.js';
+import type {
+  ImageProvider,
+  ImageUsage,
+  ProviderFailure,
+  ProviderRequest,
+  SubmitOutcome,
+} from './provider.js';
 import { fitReferences } from './reference-fit.js';
 import { sniffImageType } from './result-image.js';
 import { retryAfterMs } from './retry-after.js';
@@ -61,6 +67,25 @@ const ACCEPTED_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
 const EXTENSION: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
 
 /** Creates the OpenAI Images adapter. */
+/** The answer's `usage` (GPT image models report tokens), when it is whole; never invented. */
+export function usageOf(value: unknown): ImageUsage | undefined {
+  if (!isRecord(value)) return undefined;
+  const { input_tokens, output_tokens, total_tokens, input_tokens_details: details } = value;
+  const counts = [input_tokens, output_tokens, total_tokens];
+  if (!counts.every((count) => typeof count === 'number' && Number.isFinite(count))) return undefined;
+  const usage: ImageUsage = {
+    input_tokens: input_tokens as number,
+    output_tokens: output_tokens as number,
+    total_tokens: total_tokens as number,
+  };
+  if (isRecord(details)) {
+    const { image_tokens: image = 0, text_tokens: text = 0 } = details;
+    if (typeof image === 'number' && typeof text === 'number')
+      usage.input_tokens_details = { image_tokens: image, text_tokens: text };
+  }
+  return usage;
+}
+
 export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ImageProvider {
   const baseUrl = (options.baseUrl ?? 'https://api.openai.com').replace(/\/+$/, '');
   const requestTimeoutMs = options.requestTimeoutMs ?? 300_000;
@@ -103,12 +128,13 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
 
   function readImage(json: unknown): SubmitOutcome {
     const first = isRecord(json) && Array.isArray(json.data) ? json.data[0] : undefined;
+    const usage = isRecord(json) ? usageOf(json.usage) : undefined;
     if (isRecord(first) && typeof first.b64_json === 'string') {
       const bytes = Buffer.from(first.b64_json, 'base64');
       const contentType = sniffImageType(bytes);
-      if (contentType) return { kind: 'done', image: { bytes, contentType } };
+      if (contentType) return { kind: 'done', image: { bytes, contentType }, ...(usage ? { usage } : {}) };
     } else if (isRecord(first) && typeof first.url === 'string' && /^https:\/\//.test(first.url)) {
-      return { kind: 'done', image: { url: first.url } };
+      return { kind: 'done', image: { url: first.url }, ...(usage ? { usage } : {}) };
     }
     return fail('the answer holds no readable image (data[0].b64_json)', {
       retryable: true,

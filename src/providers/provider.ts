@@ -60,6 +60,27 @@ export interface ProviderRequest {
    * (and adopt it) instead of starting a second one. Synchronous providers ignore it.
    */
   reconcile?: boolean;
+  /**
+   * Partial frames the caller wants while the image renders (OpenAI's `partial_images`, 0-3), and
+   * how many the task has stored. A provider that can make real intermediate frames returns the
+   * next one with a pending poll (`partial`); others ignore both. Absent = none wanted.
+   */
+  partialImages?: number;
+  partialFrames?: number;
+}
+
+/** A partial frame of an image still rendering (a coarser version of the final image). */
+export interface PartialFrame {
+  bytes: Buffer;
+  contentType: string;
+}
+
+/** Token usage the upstream reported for one image (OpenAI's `usage`); never invented. */
+export interface ImageUsage {
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+  input_tokens_details?: { image_tokens: number; text_tokens: number };
 }
 
 /** An image produced upstream: inline bytes, or a URL that the engine copies at once. */
@@ -104,13 +125,13 @@ export interface ProviderFailure {
 }
 
 export type SubmitOutcome =
-  | { kind: 'done'; image: ProviderImage }
+  | { kind: 'done'; image: ProviderImage; usage?: ImageUsage }
   | { kind: 'pending'; upstreamId: string; progress?: number }
   | ProviderFailure;
 
 export type PollOutcome =
-  | { kind: 'done'; image: ProviderImage }
-  | { kind: 'pending'; status: 'queued' | 'in_progress'; progress?: number }
+  | { kind: 'done'; image: ProviderImage; usage?: ImageUsage }
+  | { kind: 'pending'; status: 'queued' | 'in_progress'; progress?: number; partial?: PartialFrame }
   | ProviderFailure;
 
 /** Which of some upstream model names the provider's model list has, or why it could not be read. */

@@ -108,6 +108,12 @@ export interface TasksTable {
   capacity_pool: string | null;
   /** When the task began waiting for upstream capacity (kept across parks until it gets a slot). */
   waiting_since: number | null;
+  /** Partial frames the request asked for (0-3, OpenAI's `partial_images`; migration 0025). */
+  partial_images: number;
+  /** Partial frames stored so far (blobs `partials/<task>-<i>.png`, removed when the task ends). */
+  partial_frames: number;
+  /** The token usage the upstream reported with the result (OpenAI's `usage`, JSON); null when none. */
+  usage_json: string | null;
 }
 
 /**

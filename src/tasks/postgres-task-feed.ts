@@ -19,6 +19,8 @@ interface Announcement {
   a: string;
   r?: TaskRecord;
   t?: string;
+  /** The task's partial frame count, when the change stored a frame. */
+  p?: number;
 }
 
 /** The channels the feed needs its process's listener to LISTEN on. */
@@ -55,10 +57,11 @@ export function createPostgresTaskFeed(deps: PostgresTaskFeedDeps): TaskChangeFe
     }
     if (announcement.o === origin) return;
     const accountId = announcement.a;
-    if (announcement.r) fanOut.emit({ accountId, record: announcement.r });
+    const frame = announcement.p === undefined ? {} : { partialFrames: announcement.p };
+    if (announcement.r) fanOut.emit({ accountId, record: announcement.r, ...frame });
     else if (announcement.t)
       deps.load(accountId, announcement.t).then(
-        (record) => record && fanOut.emit({ accountId, record }),
+        (record) => record && fanOut.emit({ accountId, record, ...frame }),
         (error: unknown) => logger.warn({ err: error }, 'could not read a changed task'),
       );
   }
@@ -80,13 +83,15 @@ export function createPostgresTaskFeed(deps: PostgresTaskFeedDeps): TaskChangeFe
   return {
     publish(change: TaskChange): void {
       fanOut.emit(change);
+      const p = change.partialFrames;
       let payload = JSON.stringify({
         o: origin,
         a: change.accountId,
         r: change.record,
+        p,
       } satisfies Announcement);
       if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES)
-        payload = JSON.stringify({ o: origin, a: change.accountId, t: change.record.task_id });
+        payload = JSON.stringify({ o: origin, a: change.accountId, t: change.record.task_id, p });
       void notify(CHANNEL, payload);
     },
     subscribe: fanOut.subscribe,

@@ -2,6 +2,7 @@ import { isFinalStatus } from '../domain/task-status.js';
 import { leaseOwnerId, reclaimDeadLeases } from '../jobs/dead-lease-reclaim.js';
 import { createLeaseLoop } from '../jobs/lease-loop.js';
 import { createCapacityGate } from './capacity/capacity-gate.js';
+import { removePartialFrames } from './partial-frames.js';
 import type { TaskEngineDeps } from './task-engine-deps.js';
 import { createLeaseKeeper } from './task-lease.js';
 import { sameTaskRecord, toTaskRecord } from './task-record.js';
@@ -83,8 +84,14 @@ export function createTaskEngine(deps: TaskEngineDeps) {
       observe(task, before.status);
       if (task.status !== before.status) logTransition(task, before.status);
       const record = toTaskRecord(task);
-      // Listeners (event stream, long-poll, webhooks, other nodes) hear of visible changes only.
-      if (!sameTaskRecord(before, record)) deps.onTaskChanged?.({ accountId: task.account_id, record });
+      // Listeners (event stream, long-poll, webhooks, other nodes) hear of visible changes only; a
+      // new partial frame is one (for the OpenAI stream), carried beside the record.
+      // Partial frames go with the task, before anyone hears that it ended.
+      if (task.partial_frames > 0 && isFinalStatus(task.status) && !isFinalStatus(before.status))
+        await removePartialFrames(deps.blobs, task.id, task.partial_frames);
+      const frame = patch.partial_frames === undefined ? {} : { partialFrames: patch.partial_frames };
+      if (!sameTaskRecord(before, record) || 'partialFrames' in frame)
+        deps.onTaskChanged?.({ accountId: task.account_id, record, ...frame });
     } else logger.warn({ taskId: task.id }, 'lease lost, or the task was canceled; write skipped');
     return ok;
   }
@@ -204,6 +211,7 @@ export function createTaskEngine(deps: TaskEngineDeps) {
         observe(after, row.status);
         logTransition(after, row.status);
         deps.onTaskChanged?.({ accountId, record: toTaskRecord(after) });
+        if (row.partial_frames > 0) void removePartialFrames(deps.blobs, taskId, row.partial_frames);
         cancelUpstream(row);
       }
       return after;

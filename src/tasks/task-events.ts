@@ -5,6 +5,11 @@ import type { TaskRecord } from './task-record.js';
 export interface TaskChange {
   accountId: string;
   record: TaskRecord;
+  /**
+   * Set when the change stored a partial frame: the task's frame count (the newest frame is
+   * `partialFrames - 1`, blob `partialFrameKey`). Not part of the wire record.
+   */
+  partialFrames?: number;
 }
 
 /** What a subscriber is told: a task's change, or that changes may have been missed (re-read). */

@@ -14,6 +14,8 @@ export interface NewTasks {
   /** The engine node that runs them at once (the lease is taken with the insert), or null. */
   leaseOwner: string | null;
   leaseMs: number;
+  /** Partial frames each task should store as it renders (OpenAI's `partial_images`, 0-3); 0 by default. */
+  partialImages?: number;
 }
 
 /** The queued rows of a generation's tasks, ids taken in order (not yet written). */
@@ -49,6 +51,9 @@ export function newTaskRows(ids: IdGenerator, input: NewTasks): TasksTable[] {
     waiting_for: null,
     capacity_pool: null,
     waiting_since: null,
+    partial_images: input.partialImages ?? 0,
+    partial_frames: 0,
+    usage_json: null,
     updated_at: now,
   }));
 }

@@ -6,6 +6,7 @@ import { toDecodableImage } from '../images/decodable-image.js';
 import { pngDimensions } from '../images/png-header.js';
 import type {
   ImageProvider,
+  ImageUsage,
   PollOutcome,
   ProviderFailure,
   ProviderImage,
@@ -14,6 +15,7 @@ import type {
   SubmitOutcome,
 } from '../providers/provider.js';
 import { isRateLimit } from './capacity/capacity-gate.js';
+import { MAX_PARTIAL_FRAMES, storePartialFrame } from './partial-frames.js';
 import { pollDelayMs, retryDelayMs } from './retry-schedule.js';
 import type { StepContext } from './task-engine-deps.js';
 import { createTaskSubmit } from './task-submit.js';
@@ -70,7 +72,7 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
   }
 
   /** Copies a result into blob storage and records it as an asset, then marks the task completed. */
-  async function rehostResult(task: TaskRow, bytes: Buffer): Promise<void> {
+  async function rehostResult(task: TaskRow, bytes: Buffer, usage?: ImageUsage): Promise<void> {
     // A PNG's header chunk is read here; other formats (and a PNG whose header is not whole) by
     // libvips' header reader, a round trip through the thread pool per result.
     const png = pngDimensions(bytes);
@@ -110,6 +112,7 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
       content_type: contentType,
       bytes: bytes.length,
       error: null,
+      usage_json: usage ? JSON.stringify(usage) : null,
       finished_at: clock.now(),
       lease_owner: null,
       lease_expires_at: null,
@@ -129,7 +132,7 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
     switch (outcome.kind) {
       case 'done': {
         const bytes = await fetchResult(provider, outcome.image, signal);
-        if (typeof bytes !== 'string') return rehostResult(task, bytes);
+        if (typeof bytes !== 'string') return rehostResult(task, bytes, outcome.usage);
         // The image exists upstream but its URL did not answer: a retry asks again and fetches anew
         // (a synchronous provider would make the image again, so it is retried at most once).
         const failure = { kind: 'failed', message: bytes, retryable: true, cause: 'network' } as const;
@@ -157,6 +160,13 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
           lease_expires_at: null,
         };
         if (phase === 'submit' && 'upstreamId' in outcome) patch.upstream_id = outcome.upstreamId;
+        if ('partial' in outcome && outcome.partial && task.partial_frames < MAX_PARTIAL_FRAMES)
+          patch.partial_frames = await storePartialFrame(
+            deps.blobs,
+            task.id,
+            task.partial_frames,
+            outcome.partial,
+          );
         if (status === 'in_progress' && task.started_at === null) patch.started_at = now;
         await write(task, patch);
         return;
@@ -296,6 +306,9 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
       signal,
       fairnessKey: task.account_id,
       reconcile: task.needs_reconcile === 1,
+      ...(task.partial_images > 0
+        ? { partialImages: task.partial_images, partialFrames: task.partial_frames }
+        : {}),
     };
   }
 

@@ -15,6 +15,11 @@ export interface TaskWatchOptions {
   onEnd?(): void;
   /** The ceiling in milliseconds; none when absent. */
   timeoutMs?: number;
+  /**
+   * Receives a watched task's partial frame count (OpenAI's stream): from the feed when a frame is
+   * stored, and from the store on each read. Counts may repeat or arrive late. No extra read without it.
+   */
+  onPartialFrames?(taskId: string, frames: number): void;
 }
 
 /**
@@ -24,7 +29,10 @@ export interface TaskWatchOptions {
  * polling it. Ends when `onRecord` says so, at the ceiling, or on `stop()`.
  */
 export function watchTasks(
-  deps: { feed: TaskChangeFeed; tasks: Pick<TasksService, 'findMany'> },
+  deps: {
+    feed: TaskChangeFeed;
+    tasks: Pick<TasksService, 'findMany'> & Partial<Pick<TasksService, 'partialFrames'>>;
+  },
   accountId: string,
   ids: readonly string[],
   options: TaskWatchOptions,
@@ -41,16 +49,28 @@ export function watchTasks(
   const consider = (record: TaskRecord) => {
     if (!done && watched.has(record.task_id) && options.onRecord(record)) stop();
   };
+  const framesOf = (taskId: string, frames: number) => {
+    if (!done && watched.has(taskId) && frames > 0) options.onPartialFrames?.(taskId, frames);
+  };
   const reread = () =>
-    deps.tasks.findMany(accountId, ids).then(
-      (rows) => {
+    Promise.all([
+      options.onPartialFrames && deps.tasks.partialFrames
+        ? deps.tasks.partialFrames(accountId, ids)
+        : new Map<string, number>(),
+      deps.tasks.findMany(accountId, ids),
+    ]).then(
+      ([frames, rows]) => {
+        for (const [id, count] of frames) framesOf(id, count);
         const byId = new Map(rows.map((row) => [row.id, toTaskRecord(row)]));
         for (const id of ids) consider(byId.get(id) ?? notFoundRecord(id));
       },
       () => undefined,
     );
   const unsubscribe = deps.feed.subscribe(accountId, {
-    onChange: (change) => consider(change.record),
+    onChange: (change) => {
+      if (change.partialFrames !== undefined) framesOf(change.record.task_id, change.partialFrames);
+      consider(change.record);
+    },
     onResync: () => void reread(),
   });
   const timer = options.timeoutMs === undefined ? undefined : setTimeout(stop, options.timeoutMs);

@@ -39,6 +39,8 @@ export type TaskPatch = Partial<
     | 'waiting_for'
     | 'capacity_pool'
     | 'waiting_since'
+    | 'partial_frames'
+    | 'usage_json'
   >
 >;
 
@@ -128,6 +130,17 @@ export function createTasksRepository({
     async readRecordsForAccount(accountId: string, taskIds: readonly string[]): Promise<TaskRecordRow[]> {
       const { rows } = await db.executeQuery(recordsQuery(taskIds.length)(accountId, ...taskIds));
       return rows;
+    },
+
+    /** Partial frame counts and reported usage of tasks (the OpenAI routes, issue 29); of an account's when named. */
+    async readStreamExtras(
+      accountId: string | undefined,
+      taskIds: readonly string[],
+    ): Promise<Array<Pick<TaskRow, 'id' | 'partial_frames' | 'usage_json'>>> {
+      if (taskIds.length === 0) return [];
+      let query = db.selectFrom('tasks').select(['id', 'partial_frames', 'usage_json']);
+      if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+      return query.where('id', 'in', [...taskIds]).execute();
     },
 
     /** The records of the tasks of `generationIds`, in generation then image order (history, saved works). */

@@ -1,5 +1,6 @@
 import { Conflict, NotFound } from '../domain/errors.js';
 import { isFinalStatus } from '../domain/task-status.js';
+import type { ImageUsage } from '../providers/provider.js';
 import type { WaitPlaces } from './capacity/wait-places.js';
 import { createFinalRecordCache } from './final-records.js';
 import type { TaskWithRequest } from './pending-tasks.js';
@@ -108,6 +109,23 @@ export function createTasksService({
       const [row] = await findMany(accountId, [taskId]);
       if (!row) throw new NotFound(TASK_NOT_FOUND);
       return row;
+    },
+
+    /** How many partial frames each of an account's tasks has stored (ids it has none of are absent). */
+    async partialFrames(accountId: string, taskIds: readonly string[]): Promise<Map<string, number>> {
+      const rows = await tasks.readStreamExtras(accountId, taskIds);
+      return new Map(rows.map((row) => [row.id, row.partial_frames]));
+    },
+
+    /**
+     * The usage the upstream reported for each task, where it reported one: for records the caller
+     * already read for its account (an answer's completed images).
+     */
+    async usageOf(taskIds: readonly string[]): Promise<Map<string, ImageUsage>> {
+      const rows = await tasks.readStreamExtras(undefined, taskIds);
+      return new Map(
+        rows.flatMap((row) => (row.usage_json ? [[row.id, JSON.parse(row.usage_json) as ImageUsage]] : [])),
+      );
     },
 
     /**

@@ -20,6 +20,7 @@ import { migration as m0021 } from './0021_generation_aspect_source.js';
 import { migration as m0022 } from './0022_upstream_capacity.js';
 import { migration as m0023 } from './0023_task_finished_outbox.js';
 import { migration as m0024 } from './0024_assets_task.js';
+import { migration as m0025 } from './0025_task_partials_usage.js';
 
 /**
  * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   '0022_upstream_capacity': m0022,
   '0023_task_finished_outbox': m0023,
   '0024_assets_task': m0024,
+  '0025_task_partials_usage': m0025,
 };
