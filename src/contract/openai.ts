@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { catalogModelSchema, modelsSchema } from './catalog.js';
 import { fieldError } from './field-error.js';
+import { integerQuery } from './paging.js';
+import { MAX_WAIT_SECONDS, taskRecordSchema } from './tasks.js';
 
 /**
  * The wire shapes of the OpenAI-compatible Images API (`/v1/images/*`), as the official `openai`
@@ -55,7 +57,16 @@ const imageRequestFields = {
     .describe(
       'auto or opaque: accepted (the model decides); transparent is refused (400, param background): no model of the catalog makes transparent images',
     ),
+  callback_url: z
+    .string({ error: 'must be a string' })
+    .nullish()
+    .describe(
+      "Optional webhook URL (Atelier's, not OpenAI's): receives the signed task record when each task ends, as callbackUrl on POST /api/v1/generate",
+    ),
 };
+
+const ASYNC_NOTE =
+  "Atelier's, not OpenAI's: true answers 202 at once with the task envelope (as the header Prefer: respond-async does); default false (synchronous)";
 
 /** POST /v1/images/generations (JSON). */
 export const openAiGenerateBodySchema = z
@@ -63,6 +74,7 @@ export const openAiGenerateBodySchema = z
     ...imageRequestFields,
     style: ignored('vivid or natural'),
     moderation: ignored('low or auto'),
+    async: z.boolean({ error: 'must be a boolean' }).nullish().describe(ASYNC_NOTE),
     stream: z
       .boolean({ error: 'must be a boolean' })
       .nullish()
@@ -85,6 +97,12 @@ export const openAiEditFieldsSchema = z.looseObject({
     .transform(Number)
     .nullish()
     .describe(imageRequestFields.n.description ?? ''),
+  async: z
+    .string()
+    .regex(/^\s*(true|false)\s*$/i, 'must be true or false')
+    .transform((text) => text.trim().toLowerCase() === 'true')
+    .nullish()
+    .describe(ASYNC_NOTE),
 });
 
 /** POST /v1/images/edits as the document shows it (the handler reads the multipart stream itself). */
@@ -106,6 +124,11 @@ export const openAiEditFormSchema = z
     n: z.string().optional().describe('An integer'),
     size: z.string().optional(),
     response_format: z.enum(RESPONSE_FORMATS).optional(),
+    async: z.enum(['true', 'false']).optional().describe(ASYNC_NOTE),
+    callback_url: z
+      .string()
+      .optional()
+      .describe(imageRequestFields.callback_url.description ?? ''),
   })
   .describe('Multipart form: image (or image[]) parts and text fields; other fields are ignored');
 
@@ -177,6 +200,63 @@ export const openAiErrorBodySchema = z
   });
 
 export type OpenAiErrorBody = z.output<typeof openAiErrorBodySchema>;
+
+export const IMAGE_TASK_STATUSES = ['queued', 'in_progress', 'completed', 'failed'] as const;
+
+/**
+ * The answer of an asynchronous image request (202) and of its GET: Atelier's envelope in OpenAI's
+ * manner (an id, an object type, created), the task ids, and once done the synchronous answer's
+ * fields (data, size, output_format, usage) or OpenAI's error object.
+ */
+export const openAiImageTaskSchema = openAiImagesResponseSchema
+  .extend({
+    id: z.string().describe('Opaque id of the request: GET /v1/images/generations/{id} reads it'),
+    object: z.enum(['image.generation.task', 'image.edit.task']),
+    status: z
+      .enum(IMAGE_TASK_STATUSES)
+      .describe(
+        'queued: no task started; in_progress: some task started or ended, not all; completed: every task ended and some completed (data holds them); failed: every task failed (error says why)',
+      ),
+    task_ids: z.array(z.string()).describe('One task per image, as POST /api/v1/generate answers'),
+    tasks: z
+      .array(taskRecordSchema)
+      .optional()
+      .describe('On GET: the task records, in task order, as GET /api/v1/tasks answers them'),
+    data: openAiImagesResponseSchema.shape.data.describe(
+      'Empty until completed; then the images, as the synchronous answer gives them',
+    ),
+    error: openAiErrorBodySchema.shape.error
+      .optional()
+      .describe(
+        'When failed: the error the synchronous request would have answered (code generation_failed)',
+      ),
+  })
+  .meta({
+    id: 'OpenAiImageTask',
+    description: 'Asynchronous OpenAI image request',
+    examples: [
+      {
+        id: 'imgtask_WzEsImciLDE3OTUzMDA5OTAsImJvdGgiLCJ0c2tfNGY5YzJhN2UiXQ',
+        object: 'image.generation.task',
+        created: 1795300990,
+        status: 'queued',
+        task_ids: ['tsk_4f9c2a7e1b3d5c6a8e0f'],
+        data: [],
+      },
+    ],
+  });
+
+export type OpenAiImageTask = z.output<typeof openAiImageTaskSchema>;
+
+export const openAiImageTaskParamsSchema = z.object({
+  id: z.string().describe('The id of a 202 answer'),
+});
+
+export const openAiImageTaskQuerySchema = z.object({
+  wait: integerQuery({ fallback: 0, min: 0, max: MAX_WAIT_SECONDS }).describe(
+    `Long-poll: wait up to this many seconds for every task to end (0–${MAX_WAIT_SECONDS}; default 0)`,
+  ),
+});
 
 /** A model of GET /v1/models: the catalog's model object, or an alias of one (`alias_of`). */
 export const openAiModelSchema = catalogModelSchema

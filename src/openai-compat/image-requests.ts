@@ -10,7 +10,7 @@ import type { ImageSize } from '../domain/image-sizes.js';
 import type { GenerationsService } from '../generations/generations-service.js';
 import type { Clock } from '../runtime/clock.js';
 import type { TaskChangeFeed } from '../tasks/task-events.js';
-import type { TaskRecord } from '../tasks/task-record.js';
+import { type TaskRecord, toTaskRecord } from '../tasks/task-record.js';
 import type { TasksService } from '../tasks/tasks-service.js';
 import { waitForTasks } from '../tasks/wait-for-tasks.js';
 import { modelNotFound } from './models.js';
@@ -34,6 +34,8 @@ export interface ImageRequestInput {
   size?: string | null | undefined;
   response_format?: ResponseFormat | null | undefined;
   background?: string | null | undefined;
+  /** Atelier's webhook for the generation's tasks (callbackUrl of POST /api/v1/generate). */
+  callback_url?: string | null | undefined;
   /** How many reference images came with it (edits): 0 = text, 1 = edit, several = fusion. */
   references: number;
 }
@@ -53,6 +55,13 @@ export interface ImagePlan {
   count: number;
   /** `both` when the request named none: `b64_json` (what GPT image models answer) and `url`. */
   responseFormat: ResponseFormat | 'both';
+  callbackUrl?: string;
+}
+
+/** A submitted request: when it was accepted (Unix seconds) and its tasks. */
+export interface Submitted {
+  created: number;
+  ids: string[];
 }
 
 /**
@@ -77,6 +86,52 @@ export function createImageRequests(deps: {
     const bytes = key === undefined ? undefined : await deps.blobs.get(key);
     if (!bytes) throw new Error(`result of task ${record.task_id} is missing from storage`);
     return bytes.toString('base64');
+  }
+
+  /**
+   * Submits the plan as an API generation (history, saved works, library, webhooks like any
+   * other): its tasks, and the second it was accepted.
+   */
+  async function submit(account: Account, plan: ImagePlan, imageUrls: string[]): Promise<Submitted> {
+    const created = Math.floor(deps.clock.now() / 1000);
+    // The generate body as the contract's schema gives it (its prompt rules are checked here).
+    const body = parseInput(generateBodySchema, {
+      prompt: plan.prompt,
+      model: plan.model.id,
+      mode: plan.mode,
+      ...(plan.keepReferenceAspect ? {} : { aspect: plan.aspect }),
+      imageSize: plan.imageSize,
+      count: plan.count,
+      imageUrls,
+      ...(plan.callbackUrl === undefined ? {} : { callbackUrl: plan.callbackUrl }),
+    });
+    const { task_ids: ids } = await deps.generations.generate(account, body);
+    return { created, ids };
+  }
+
+  /**
+   * The answer of ended tasks, as the request's response_format asks: the completed images (in
+   * task order); none completed → 502 with the (first) task's message.
+   */
+  async function answer(
+    responseFormat: ImagePlan['responseFormat'],
+    created: number,
+    records: TaskRecord[],
+  ): Promise<OpenAiImagesResponse> {
+    const completed = records.filter((record) => record.status === 'completed');
+    if (completed.length === 0) {
+      const reason = records.find((record) => record.error)?.error ?? 'Task failed';
+      const ids = records.map((record) => record.task_id).join(',');
+      const message = `Image generation failed: ${reason} (task ids: ${ids})`;
+      throw new OpenAiCompatError(502, message, 'generation_failed', null, false);
+    }
+    const data = await Promise.all(
+      completed.map(async (record) => ({
+        ...(responseFormat === 'url' ? {} : { b64_json: await base64Of(record) }),
+        ...(responseFormat === 'b64_json' ? {} : { url: record.imageUrl }),
+      })),
+    );
+    return { created, data, ...producedOf(completed[0]) };
   }
 
   return {
@@ -114,8 +169,25 @@ export function createImageRequests(deps: {
         keepReferenceAspect: mode !== 'text' && ['', 'auto'].includes(input.size?.trim() ?? ''),
         count: mapCount(model, input.n),
         responseFormat: input.response_format ?? 'both',
+        ...(typeof input.callback_url === 'string' ? { callbackUrl: input.callback_url } : {}),
       };
     },
+
+    submit,
+
+    /** The account's records of `ids`, in that order; undefined when the account lacks any of them. */
+    async records(accountId: string, ids: readonly string[]): Promise<TaskRecord[] | undefined> {
+      const rows = await deps.tasks.findMany(accountId, ids);
+      const byId = new Map(rows.map((row) => [row.id, toTaskRecord(row)]));
+      const records = ids.flatMap((id) => byId.get(id) ?? []);
+      return records.length === ids.length ? records : undefined;
+    },
+
+    /** Waits for every task of `ids` to end, at most `timeoutMs` (see waitForTasks). */
+    wait: (accountId: string, ids: readonly string[], timeoutMs: number) =>
+      waitForTasks(deps, accountId, ids, timeoutMs),
+
+    answer,
 
     /**
      * Submits the plan as an API generation (history, saved works, library, webhooks like any
@@ -129,18 +201,7 @@ export function createImageRequests(deps: {
       imageUrls: string[],
       onWait: (stop: () => void) => void,
     ): Promise<OpenAiImagesResponse> {
-      const created = Math.floor(deps.clock.now() / 1000);
-      // The generate body as the contract's schema gives it (its prompt rules are checked here).
-      const body = parseInput(generateBodySchema, {
-        prompt: plan.prompt,
-        model: plan.model.id,
-        mode: plan.mode,
-        ...(plan.keepReferenceAspect ? {} : { aspect: plan.aspect }),
-        imageSize: plan.imageSize,
-        count: plan.count,
-        imageUrls,
-      });
-      const { task_ids: ids } = await deps.generations.generate(account, body);
+      const { created, ids } = await submit(account, plan, imageUrls);
       const wait = waitForTasks(deps, account.id, ids, deps.waitMs);
       onWait(wait.stop);
       const { records, allFinal } = await wait.outcome;
@@ -154,19 +215,7 @@ export function createImageRequests(deps: {
           false,
         );
       }
-      const completed = records.filter((record) => record.status === 'completed');
-      if (completed.length === 0) {
-        const reason = records.find((record) => record.error)?.error ?? 'Task failed';
-        const message = `Image generation failed: ${reason} (task ids: ${ids.join(',')})`;
-        throw new OpenAiCompatError(502, message, 'generation_failed', null, false);
-      }
-      const data = await Promise.all(
-        completed.map(async (record) => ({
-          ...(plan.responseFormat === 'url' ? {} : { b64_json: await base64Of(record) }),
-          ...(plan.responseFormat === 'b64_json' ? {} : { url: record.imageUrl }),
-        })),
-      );
-      return { created, data, ...producedOf(completed[0]) };
+      return answer(plan.responseFormat, created, records);
     },
   };
 }

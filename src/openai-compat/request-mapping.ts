@@ -96,6 +96,7 @@ export function openAiParamOf(field: string | undefined): string | null {
     imageSize: 'size',
     imageUrls: 'image',
     mode: 'image',
+    callbackUrl: 'callback_url',
   };
   return renames[head] ?? head;
 }

@@ -1,5 +1,5 @@
 import multipart from '@fastify/multipart';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Account } from '../accounts/accounts-repository.js';
 import type { Catalog } from '../catalog/catalog.js';
@@ -9,6 +9,9 @@ import {
   openAiErrorBodySchema,
   openAiGenerateBodySchema,
   openAiImagesResponseSchema,
+  openAiImageTaskParamsSchema,
+  openAiImageTaskQuerySchema,
+  openAiImageTaskSchema,
   openAiModelParamsSchema,
   openAiModelSchema,
   openAiModelsSchema,
@@ -23,6 +26,7 @@ import { MAX_UPLOAD_BYTES } from '../uploads/temp-file.js';
 import type { UploadsService } from '../uploads/uploads-service.js';
 import { EDIT_FORM_LIMITS, MAX_EDIT_IMAGES, readEditForm } from './edit-form.js';
 import type { ImagePlan, ImageRequests } from './image-requests.js';
+import { acceptedImageTask, type ImageTaskKind, prefersAsync, readImageTask } from './image-tasks.js';
 import { openAiModel, openAiModelList } from './models.js';
 import { OPENAI_ERROR_STATUSES, openAiErrorBodies } from './openai-errors.js';
 
@@ -43,7 +47,11 @@ function openAiErrorResponses(statuses: readonly ErrorStatus[]) {
 
 const IMAGE_ERRORS = [400, 401, 403, 404, 409, 413, 422, 429, 502, 504] as const;
 const SYNC_NOTE =
-  'Synchronous: answers once every image has ended (ceiling ATELIER_OPENAI_WAIT_MS, default 300 s). Errors use OpenAI’s shape { error: { message, type, param, code } }.';
+  'Synchronous: answers once every image has ended (ceiling ATELIER_OPENAI_WAIT_MS, default 300 s). Asynchronous on request (header Prefer: respond-async, or async: true): 202 at once with the task envelope and a Location to GET (header Preference-Applied: respond-async when the header asked). callback_url registers the signed webhook of POST /api/v1/generate. Errors use OpenAI’s shape { error: { message, type, param, code } }.';
+const ACCEPTED = jsonResponse(
+  'Accepted (asynchronous): the request’s id and tasks; Location is its GET',
+  openAiImageTaskSchema,
+);
 
 /**
  * The OpenAI Images API beside v1 (registered under `/v1`, before the v1 alias): the same
@@ -76,12 +84,12 @@ export async function openAiCompatRoutes(
    * response's `close` (not the request's, which fires once the body is read) is what says
    * the connection is gone before an answer was sent.
    */
-  async function runAndWait(reply: FastifyReply, account: Account, plan: ImagePlan, urls: string[]) {
+  async function untilGone<T>(reply: FastifyReply, wait: (onWait: (stop: () => void) => void) => Promise<T>) {
     let stop = () => {};
     const gone = () => stop();
     reply.raw.once('close', gone);
     try {
-      return await deps.images.run(account, plan, urls, (stopWait) => {
+      return await wait((stopWait) => {
         stop = stopWait;
         openWaits.add(stopWait);
       });
@@ -89,6 +97,60 @@ export async function openAiCompatRoutes(
       reply.raw.off('close', gone);
       openWaits.delete(stop);
     }
+  }
+  const runAndWait = (reply: FastifyReply, account: Account, plan: ImagePlan, urls: string[]) =>
+    untilGone(reply, (onWait) => deps.images.run(account, plan, urls, onWait));
+
+  /** Asynchronous when the Prefer header or the body's `async` asks it. */
+  const wantsAsync = (request: FastifyRequest, field: boolean | null | undefined) =>
+    field === true || prefersAsync(request.headers.prefer);
+  /** Submits without waiting: 202, the envelope, Location of its GET. */
+  async function accept(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    plan: ImagePlan,
+    urls: string[],
+    kind: ImageTaskKind,
+  ) {
+    const submitted = await deps.images.submit(accountOf(request), plan, urls);
+    const answer = acceptedImageTask({ ...submitted, kind, responseFormat: plan.responseFormat });
+    if (prefersAsync(request.headers.prefer)) reply.header('preference-applied', 'respond-async');
+    reply.header(
+      'location',
+      `${parent.prefix}/images/${kind === 'edit' ? 'edits' : 'generations'}/${answer.id}`,
+    );
+    return reply.code(202).send(answer);
+  }
+
+  for (const [kind, path] of [
+    ['generation', 'generations'],
+    ['edit', 'edits'],
+  ] as const) {
+    app.get(
+      `/images/${path}/:id`,
+      {
+        schema: {
+          tags: [OPENAI_TAG],
+          operationId: kind === 'edit' ? 'openAiImageEditTask' : 'openAiImageGenerationTask',
+          summary: `Read an asynchronous image ${kind} (Atelier’s, beside OpenAI’s routes)`,
+          description:
+            'The id of a 202 answer (either GET path reads any such id): queued or in_progress with the task records; completed with the synchronous answer (data as response_format asked, size, output_format) and the records; failed with OpenAI’s error object. wait=N long-polls up to N seconds for every task to end. Only the owner’s ids: any other is a 404 in OpenAI’s shape.',
+          params: openAiImageTaskParamsSchema,
+          querystring: openAiImageTaskQuerySchema,
+          response: {
+            200: jsonResponse('The request’s state', openAiImageTaskSchema),
+            ...openAiErrorResponses([400, 401, 404]),
+          },
+        },
+      },
+      async (request, reply) => {
+        const accountId = accountOf(request).id;
+        const waitMs = request.query.wait * 1000;
+        return untilGone(reply, (onWait) =>
+          readImageTask(deps.images, accountId, request.params.id, waitMs, onWait),
+        );
+      },
+    );
   }
 
   app.get(
@@ -140,6 +202,7 @@ export async function openAiCompatRoutes(
         body: openAiGenerateBodySchema,
         response: {
           200: jsonResponse('The images that completed', openAiImagesResponseSchema),
+          202: ACCEPTED,
           ...openAiErrorResponses(IMAGE_ERRORS),
         },
       },
@@ -149,6 +212,7 @@ export async function openAiCompatRoutes(
       if (body.stream === true)
         throw new InvalidInput('stream is not supported; send stream: false', 'stream');
       const plan = deps.images.plan({ ...body, references: 0 });
+      if (wantsAsync(request, body.async)) return accept(request, reply, plan, [], 'generation');
       return runAndWait(reply, accountOf(request), plan, []);
     },
   );
@@ -169,6 +233,7 @@ export async function openAiCompatRoutes(
           documentedOnlyBodies: { 'multipart/form-data': { schema: openAiEditFormSchema } },
           response: {
             200: jsonResponse('The images that completed', openAiImagesResponseSchema),
+            202: ACCEPTED,
             ...openAiErrorResponses([...IMAGE_ERRORS, 415]),
           },
         },
@@ -193,6 +258,7 @@ export async function openAiCompatRoutes(
         } finally {
           await form.cleanup();
         }
+        if (wantsAsync(request, form.fields.async)) return accept(request, reply, plan, urls, 'edit');
         return runAndWait(reply, account, plan, urls);
       },
     );

@@ -65,6 +65,31 @@ async function exerciseOpenAiRoutes(
   const headers = { ...h, 'content-type': multipart.headers.get('content-type') ?? '' };
   await exercise('POST', edits, { url: edits, headers, payload }, 200);
   await exercise('POST', edits, { url: edits, headers: json, payload: { prompt: 'x' } }, 400);
+
+  // Asynchronous (Prefer: respond-async): 202 with the envelope, and its GET.
+  const prefer = { prefer: 'respond-async' };
+  const accepted = await exercise(
+    'POST',
+    generations,
+    { url: generations, headers: { ...json, ...prefer }, payload: prompt },
+    202,
+  );
+  const editAccepted = await exercise(
+    'POST',
+    edits,
+    { url: edits, headers: { ...headers, ...prefer }, payload },
+    202,
+  );
+  for (const [path, answer] of [
+    ['/v1/images/generations/{id}', accepted],
+    ['/v1/images/edits/{id}', editAccepted],
+  ] as const) {
+    const url = String(answer.headers.location);
+    await exercise('GET', path, { url: `${url}?wait=60`, headers: h }, 200);
+    await exercise('GET', path, { url: `${url}?wait=-1`, headers: h }, 400);
+    await exercise('GET', path, { url, headers: bearer('atl_x') }, 401);
+    await exercise('GET', path, { url: path.replace('{id}', 'imgtask_none'), headers: h }, 404);
+  }
 }
 
 /**
