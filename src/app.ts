@@ -65,7 +65,13 @@ function geminiCompatDeps(core: Core, resolvers: AccountResolver[]) {
     waitMs: core.config.openAiWaitMs,
     blobKeyOfUrl: core.publicUrls.keyOf,
   });
-  return { catalog: core.catalog, requests, idempotency: core.idempotency, resolvers };
+  return {
+    catalog: core.catalog,
+    requests,
+    idempotency: core.idempotency,
+    resolvers,
+    bodyDeadlineMs: core.config.requestTimeouts.uploadDeadlineMs,
+  };
 }
 
 /**

@@ -57,6 +57,8 @@ export async function geminiCompatRoutes(
     requests: GeminiRequests;
     idempotency: IdempotencyRepository;
     resolvers: AccountResolver[];
+    /** Time to receive a body: the uploads' deadline (inline images ride in the JSON). */
+    bodyDeadlineMs: number;
     /**
      * The generate routes again under `/v1`, hidden from the document: `@google/genai` 3 calls
      * `{baseUrl}/v1/…` unless told `apiVersion: 'v1beta'` (GET /v1/models stays OpenAI's).
@@ -117,6 +119,7 @@ export async function geminiCompatRoutes(
     '/models/:model(^[^:/]+)::generateContent',
     {
       bodyLimit: GEMINI_BODY_LIMIT,
+      config: { bodyDeadlineMs: deps.bodyDeadlineMs },
       schema: {
         tags: [GEMINI_TAG],
         operationId: 'geminiGenerateContent',
@@ -138,6 +141,7 @@ export async function geminiCompatRoutes(
     '/models/:model(^[^:/]+)::streamGenerateContent',
     {
       bodyLimit: GEMINI_BODY_LIMIT,
+      config: { bodyDeadlineMs: deps.bodyDeadlineMs },
       schema: {
         tags: [GEMINI_TAG],
         operationId: 'geminiStreamGenerateContent',
