@@ -76,6 +76,16 @@ describe('OpenAI client libraries, unchanged, against Atelier', () => {
     for (const image of result.images) assert.equal(await sizeOf(image.uint8Array), '1024x1024');
   });
 
+  test('ai generateImage with @ai-sdk/openai-compatible: edit (prompt { text, images }, multipart to /images/edits)', async () => {
+    const provider = createOpenAICompatible({ name: 'atelier', baseURL, apiKey });
+    const edited = await generateImage({
+      model: provider.imageModel('pro'),
+      prompt: { text: 'make it blue', images: [await makePng(640, 480)] },
+    });
+    // No size: the edit keeps the image's shape (4:3 at 1K).
+    assert.equal(await sizeOf(edited.image.uint8Array), '1184x880');
+  });
+
   test("openai: a size over the model's largest class is a 400 naming size (8192x8192 is not served at 4K)", async () => {
     const client = new OpenAI({ baseURL, apiKey, maxRetries: 0 });
     const error = await client.images.generate({ model: 'pro', prompt: 'huge', size: '8192x8192' }).then(
