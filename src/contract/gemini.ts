@@ -12,6 +12,15 @@ import { z } from 'zod';
 /** The OpenAPI document's tag of these routes. */
 export const GEMINI_TAG = 'Gemini-native';
 
+/** The OpenAPI security scheme of the key in `x-goog-api-key`. */
+export const GOOGLE_API_KEY_SCHEME = 'googleApiKey';
+
+/** What these routes accept: the key as Google's clients send it, or as a bearer token. */
+export const geminiSecurity: Array<Record<string, string[]>> = [
+  { [GOOGLE_API_KEY_SCHEME]: [] },
+  { bearer: [] },
+];
+
 const inlineDataSchema = z
   .looseObject({
     mimeType: z.string({ error: 'must be a string' }).describe('image/png, image/jpeg, image/webp, …'),

@@ -11,6 +11,7 @@ import {
   geminiModelParamsSchema,
   geminiModelSchema,
   geminiModelsSchema,
+  geminiSecurity,
   geminiStreamQuerySchema,
 } from '../contract/gemini.js';
 import { type AccountResolver, accountOf, requireAccount } from '../http/authentication.js';
@@ -122,6 +123,7 @@ export async function geminiCompatRoutes(
       config: { bodyDeadlineMs: deps.bodyDeadlineMs },
       schema: {
         tags: [GEMINI_TAG],
+        security: geminiSecurity,
         operationId: 'geminiGenerateContent',
         summary: 'Generate images (Gemini generateContent)',
         description: `Text parts → prompt; inlineData / fileData parts → references (one = edit, several = fusion); imageConfig.aspectRatio / imageSize → aspect / size (default 1K); candidateCount → images; responseModalities must include IMAGE. One candidate per image, its inlineData the image. ${NOTE}`,
@@ -144,6 +146,7 @@ export async function geminiCompatRoutes(
       config: { bodyDeadlineMs: deps.bodyDeadlineMs },
       schema: {
         tags: [GEMINI_TAG],
+        security: geminiSecurity,
         operationId: 'geminiStreamGenerateContent',
         summary: 'Generate images, streamed (Gemini streamGenerateContent)',
         description: `As generateContent, answered once the images have ended as a stream of one chunk: with alt=sse one server-sent event (data: the whole answer), otherwise a JSON array holding it. No partial images. ${NOTE}`,
@@ -181,6 +184,7 @@ function registerModelRoutes(parent: FastifyInstance, catalog: Catalog) {
     {
       schema: {
         tags: [GEMINI_TAG],
+        security: geminiSecurity,
         operationId: 'geminiModels',
         summary: 'List models (Gemini shape)',
         description:
@@ -199,6 +203,7 @@ function registerModelRoutes(parent: FastifyInstance, catalog: Catalog) {
     {
       schema: {
         tags: [GEMINI_TAG],
+        security: geminiSecurity,
         operationId: 'geminiModel',
         summary: 'Get a model (Gemini shape)',
         description:

@@ -2,6 +2,7 @@ import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { GEMINI_TAG, GOOGLE_API_KEY_SCHEME } from '../contract/gemini.js';
 import { OPENAI_TAG } from '../contract/openai.js';
 import { webhookPayloadSchema } from '../contract/webhooks.js';
 import { WEBSITE_SESSION_SCHEME, WEBSITE_TAG, websiteSessionSecurityScheme } from '../contract/website.js';
@@ -104,6 +105,11 @@ export async function registerOpenApiDocument(app: FastifyInstance, { serverUrl 
             "OpenAI's Images API on /v1 (POST /v1/images/generations, POST /v1/images/edits, GET /v1/models) for tools that speak only OpenAI: same keys, catalog, history and library; errors in OpenAI's shape { error: { message, type, param, code } }. See docs/openai-compat.md.",
         },
         {
+          name: GEMINI_TAG,
+          description:
+            "Google's Gemini API on /v1beta (POST /v1beta/models/{model}:generateContent and :streamGenerateContent, GET /v1beta/models) for apps written for @google/genai: the key in x-goog-api-key or Authorization: Bearer; same catalog, history and library; errors in Google's shape { error: { code, message, status, details } }. See docs/gemini-compat.md.",
+        },
+        {
           name: WEBSITE_TAG,
           description:
             "The website's own API (/web/api), same-origin with its session cookie. Documented for completeness; integrations use /api/v1.",
@@ -112,6 +118,13 @@ export async function registerOpenApiDocument(app: FastifyInstance, { serverUrl 
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'The account API key (atl_…)' },
+          [GOOGLE_API_KEY_SCHEME]: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'x-goog-api-key',
+            description:
+              'The account API key (atl_…), as Google’s clients send it (the Gemini-native routes only)',
+          },
           [WEBSITE_SESSION_SCHEME]: websiteSessionSecurityScheme,
         },
       },
