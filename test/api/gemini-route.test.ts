@@ -255,6 +255,37 @@ describe('Gemini-native route (/v1beta), with @google/genai', () => {
     assert.equal(((await again.json()) as { responseId: string }).responseId, first.responseId);
   });
 
+  // LibreChat's Gemini image tool (api/app/clients/tools/structured/GeminiImageGen.js): `new
+  // GoogleGenAI({ apiKey })` (the base URL from the SDK's GOOGLE_GEMINI_BASE_URL environment
+  // variable, so the SDK's default /v1 path), contents as a list of parts ({ text } then
+  // { inlineData } per referenced image), model GEMINI_IMAGE_MODEL (default gemini-2.5-flash-image),
+  // config { responseModalities: ['TEXT', 'IMAGE'], imageConfig: { aspectRatio } }; it reads
+  // candidates[0].finishReason (SAFETY, PROHIBITED_CONTENT, RECITATION block), the first part with
+  // inlineData, and usageMetadata's promptTokenCount / candidatesTokenCount (0 when absent).
+  test("LibreChat's Gemini image tool: its client set-up and request shape", async () => {
+    process.env.GOOGLE_GEMINI_BASE_URL = t.baseUrl;
+    let client: GoogleGenAI;
+    try {
+      client = new GoogleGenAI({ apiKey });
+    } finally {
+      delete process.env.GOOGLE_GEMINI_BASE_URL;
+    }
+    const png = await makePng(300, 200);
+    const response = await client.models.generateContent({
+      model: 'gemini-2.5-flash-image',
+      contents: [
+        { text: 'a cat in a hat' },
+        { inlineData: { mimeType: 'image/png', data: png.toString('base64') } },
+      ],
+      config: { responseModalities: ['TEXT', 'IMAGE'], imageConfig: { aspectRatio: '3:2' } },
+    });
+    const candidate = response.candidates?.[0];
+    assert.ok(!['SAFETY', 'PROHIBITED_CONTENT', 'RECITATION'].includes(String(candidate?.finishReason)));
+    const data = candidate?.content?.parts?.find((part) => part.inlineData)?.inlineData?.data;
+    assert.equal(await sizeOf(data), pixels('3:2', '1K'));
+    assert.equal(response.usageMetadata?.promptTokenCount ?? 0, 0);
+  });
+
   // Open WebUI's Gemini engine (backend/open_webui/routers/images.py, IMAGES_GEMINI_ENDPOINT_METHOD
   // "generateContent"): POST {base}/models/{model}:generateContent with x-goog-api-key, body
   // {"contents": [{"parts": [{"text": prompt}]}]}; its edit appends {"inline_data": {"mime_type":
