@@ -31,6 +31,7 @@ import { refuseWhileClosing } from './http/refuse-while-closing.js';
 import { compiledSerializerCompiler } from './http/response-serializer.js';
 import { edgeServerOptions } from './http/server-options.js';
 import { createImageRequests } from './openai-compat/image-requests.js';
+import { createImageStreams } from './openai-compat/image-stream.js';
 import { openAiCompatRoutes } from './openai-compat/routes.js';
 import { registerOpenApiDocument } from './openapi/openapi-document.js';
 import { openApiRoutes } from './openapi/openapi-routes.js';
@@ -50,7 +51,22 @@ function openAiCompatDeps(core: Core, resolvers: AccountResolver[]) {
     waitMs: core.config.openAiWaitMs,
     blobKeyOfUrl: core.publicUrls.keyOf,
   });
-  return { catalog: core.catalog, images, uploads: core.uploads, idempotency: core.idempotency, resolvers };
+  const streams = createImageStreams({
+    images,
+    feed: core.taskEvents,
+    tasks: core.taskService,
+    blobs: core.blobs,
+    clock: core.clock,
+    waitMs: core.config.openAiWaitMs,
+  });
+  return {
+    catalog: core.catalog,
+    images,
+    streams,
+    uploads: core.uploads,
+    idempotency: core.idempotency,
+    resolvers,
+  };
 }
 
 /** What the Gemini-native route needs from the core. */

@@ -68,6 +68,11 @@ const imageRequestFields = {
 const ASYNC_NOTE =
   "Atelier's, not OpenAI's: true answers 202 at once with the task envelope (as the header Prefer: respond-async does); default false (synchronous)";
 
+const STREAM_NOTE =
+  'true: answers an event stream (text/event-stream) of partial_image events, then one completed event with the image and usage (docs/openai-compat.md#streaming); n must then be 1';
+const PARTIAL_IMAGES_NOTE =
+  'With stream: partial frames to send, 0 to 3 (default 0), where the model can give them (the local renderer can; other providers send none)';
+
 /** POST /v1/images/generations (JSON). */
 export const openAiGenerateBodySchema = z
   .looseObject({
@@ -75,10 +80,12 @@ export const openAiGenerateBodySchema = z
     style: ignored('vivid or natural'),
     moderation: ignored('low or auto'),
     async: z.boolean({ error: 'must be a boolean' }).nullish().describe(ASYNC_NOTE),
-    stream: z
-      .boolean({ error: 'must be a boolean' })
+    stream: z.boolean({ error: 'must be a boolean' }).nullish().describe(STREAM_NOTE),
+    partial_images: z
+      .number({ error: 'must be an integer' })
+      .int({ error: 'must be an integer' })
       .nullish()
-      .describe('Only false: streaming partial images is not supported'),
+      .describe(PARTIAL_IMAGES_NOTE),
   })
   .meta({
     id: 'OpenAiImageGenerateRequest',
@@ -103,6 +110,22 @@ export const openAiEditFieldsSchema = z.looseObject({
     .transform((text) => text.trim().toLowerCase() === 'true')
     .nullish()
     .describe(ASYNC_NOTE),
+});
+
+/** The streaming fields of POST /v1/images/edits, as read from the multipart form. */
+export const openAiEditStreamFieldsSchema = z.looseObject({
+  stream: z
+    .string()
+    .regex(/^\s*(true|false)\s*$/i, 'must be true or false')
+    .transform((text) => text.trim().toLowerCase() === 'true')
+    .nullish()
+    .describe(STREAM_NOTE),
+  partial_images: z
+    .string()
+    .regex(/^\s*\d+\s*$/, 'must be an integer')
+    .transform(Number)
+    .nullish()
+    .describe(PARTIAL_IMAGES_NOTE),
 });
 
 /** POST /v1/images/edits as the document shows it (the handler reads the multipart stream itself). */
@@ -145,6 +168,18 @@ export const openAiImageSchema = z.object({
   revised_prompt: z.string().optional().describe('Never sent: Atelier does not rewrite prompts'),
 });
 
+/** Token usage as OpenAI reports it for GPT image models (never invented by Atelier). */
+export const openAiUsageSchema = z.object({
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  total_tokens: z.number().int(),
+  input_tokens_details: z
+    .object({ image_tokens: z.number().int(), text_tokens: z.number().int() })
+    .optional(),
+});
+
+export type OpenAiUsage = z.output<typeof openAiUsageSchema>;
+
 /** The answer of both image routes (OpenAI's `ImagesResponse`). */
 export const openAiImagesResponseSchema = z
   .object({
@@ -158,6 +193,11 @@ export const openAiImagesResponseSchema = z
       .string()
       .optional()
       .describe('png, jpeg or webp: the format of the first image as produced'),
+    usage: openAiUsageSchema
+      .optional()
+      .describe(
+        'Token usage summed over the images, when the upstream reported it (OpenAI’s GPT image models); absent otherwise',
+      ),
   })
   .meta({
     id: 'OpenAiImagesResponse',

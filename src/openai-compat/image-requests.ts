@@ -13,6 +13,7 @@ import type { TaskChangeFeed } from '../tasks/task-events.js';
 import { type TaskRecord, toTaskRecord } from '../tasks/task-record.js';
 import type { TasksService } from '../tasks/tasks-service.js';
 import { waitForTasks } from '../tasks/wait-for-tasks.js';
+import { answerUsage } from './answer-usage.js';
 import { modelNotFound } from './models.js';
 import { OpenAiCompatError } from './openai-errors.js';
 import { mapCount, mapSize } from './request-mapping.js';
@@ -56,6 +57,8 @@ export interface ImagePlan {
   /** `both` when the request named none: `b64_json` (what GPT image models answer) and `url`. */
   responseFormat: ResponseFormat | 'both';
   callbackUrl?: string;
+  /** A stream's `partial_images` (0-3): partial frames its task stores while it renders. */
+  partialImages?: number;
 }
 
 /** A submitted request: when it was accepted (Unix seconds) and its tasks. */
@@ -105,7 +108,8 @@ export function createImageRequests(deps: {
       imageUrls,
       ...(plan.callbackUrl === undefined ? {} : { callbackUrl: plan.callbackUrl }),
     });
-    const { task_ids: ids } = await deps.generations.generate(account, body);
+    const partials = plan.partialImages ? { partialImages: plan.partialImages } : {};
+    const { task_ids: ids } = await deps.generations.generate(account, body, 'api', undefined, partials);
     return { created, ids };
   }
 
@@ -131,7 +135,8 @@ export function createImageRequests(deps: {
         ...(responseFormat === 'b64_json' ? {} : { url: record.imageUrl }),
       })),
     );
-    return { created, data, ...producedOf(completed[0]) };
+    const usage = await answerUsage(deps.tasks, completed);
+    return { created, data, ...producedOf(completed[0]), ...(usage ? { usage } : {}) };
   }
 
   return {
@@ -174,6 +179,8 @@ export function createImageRequests(deps: {
     },
 
     submit,
+
+    base64Of,
 
     /** The account's records of `ids`, in that order; undefined when the account lacks any of them. */
     async records(accountId: string, ids: readonly string[]): Promise<TaskRecord[] | undefined> {

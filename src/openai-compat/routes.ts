@@ -6,6 +6,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import {
   OPENAI_TAG,
   openAiEditFormSchema,
+  openAiEditStreamFieldsSchema,
   openAiErrorBodySchema,
   openAiGenerateBodySchema,
   openAiImagesResponseSchema,
@@ -16,7 +17,8 @@ import {
   openAiModelSchema,
   openAiModelsSchema,
 } from '../contract/openai.js';
-import { aboutReferenceField, DomainError, InvalidInput } from '../domain/errors.js';
+import { parseInput } from '../contract/parse-input.js';
+import { aboutReferenceField, DomainError } from '../domain/errors.js';
 import { type AccountResolver, accountOf, requireAccount } from '../http/authentication.js';
 import { installErrorBodies } from '../http/error-handler.js';
 import { idempotencyHeadersSchema, installIdempotency } from '../http/idempotency-hooks.js';
@@ -26,6 +28,7 @@ import { MAX_UPLOAD_BYTES } from '../uploads/temp-file.js';
 import type { UploadsService } from '../uploads/uploads-service.js';
 import { EDIT_FORM_LIMITS, MAX_EDIT_IMAGES, readEditForm } from './edit-form.js';
 import type { ImagePlan, ImageRequests } from './image-requests.js';
+import type { ImageStreams, StreamKind } from './image-stream.js';
 import { acceptedImageTask, type ImageTaskKind, prefersAsync, readImageTask } from './image-tasks.js';
 import { openAiModel, openAiModelList } from './models.js';
 import { OPENAI_ERROR_STATUSES, openAiErrorBodies } from './openai-errors.js';
@@ -64,6 +67,7 @@ export async function openAiCompatRoutes(
   deps: {
     catalog: Catalog;
     images: ImageRequests;
+    streams: ImageStreams;
     uploads: UploadsService;
     idempotency: IdempotencyRepository;
     resolvers: AccountResolver[];
@@ -100,6 +104,28 @@ export async function openAiCompatRoutes(
   }
   const runAndWait = (reply: FastifyReply, account: Account, plan: ImagePlan, urls: string[]) =>
     untilGone(reply, (onWait) => deps.images.run(account, plan, urls, onWait));
+
+  /** stream: true — OpenAI's image event stream (image-stream.ts); the server's close ends it. */
+  const streamOut = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    plan: ImagePlan,
+    urls: string[],
+    kind: StreamKind,
+    quality: string | null | undefined,
+  ) =>
+    deps.streams.stream({
+      reply,
+      account: accountOf(request),
+      plan,
+      imageUrls: urls,
+      kind,
+      echo: { quality },
+      onStop: (stop) => {
+        openWaits.add(stop);
+        return () => void openWaits.delete(stop);
+      },
+    });
 
   /** Asynchronous when the Prefer header or the body's `async` asks it. */
   const wantsAsync = (request: FastifyRequest, field: boolean | null | undefined) =>
@@ -209,9 +235,9 @@ export async function openAiCompatRoutes(
     },
     async (request, reply) => {
       const { body } = request;
-      if (body.stream === true)
-        throw new InvalidInput('stream is not supported; send stream: false', 'stream');
       const plan = deps.images.plan({ ...body, references: 0 });
+      if (deps.streams.prepare(plan, body))
+        return streamOut(request, reply, plan, [], 'image_generation', body.quality);
       if (wantsAsync(request, body.async)) return accept(request, reply, plan, [], 'generation');
       return runAndWait(reply, accountOf(request), plan, []);
     },
@@ -242,10 +268,13 @@ export async function openAiCompatRoutes(
         const account = accountOf(request);
         const form = await readEditForm(request);
         let plan: ImagePlan;
+        let streaming = false;
         const urls: string[] = [];
         // The temp files go as soon as the images are stored, not after the wait.
         try {
           plan = deps.images.plan({ ...form.fields, references: form.images.length });
+          const streamFields = parseInput(openAiEditStreamFieldsSchema, form.fields, 'The form');
+          streaming = deps.streams.prepare(plan, streamFields);
           for (const [index, image] of form.images.entries()) {
             try {
               urls.push((await deps.uploads.ingestFile(account.id, image.path)).url);
@@ -258,6 +287,7 @@ export async function openAiCompatRoutes(
         } finally {
           await form.cleanup();
         }
+        if (streaming) return streamOut(request, reply, plan, urls, 'image_edit', form.fields.quality);
         if (wantsAsync(request, form.fields.async)) return accept(request, reply, plan, urls, 'edit');
         return runAndWait(reply, account, plan, urls);
       },

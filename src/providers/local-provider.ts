@@ -150,7 +150,6 @@ function duePartialFrame(request: ProviderRequest, fraction: number): number | u
 }
 
 /**
-/**
  * The offline `local` renderer: a real, deterministic renderer with an upstream's pace.
  * Submit answers at once with an upstream id that carries the submit time, so progress
  * survives a restart; polls report rising progress until `latencyMs` has passed, then render.

@@ -208,7 +208,7 @@ describe('OpenAI-compatible images API, with the official openai client', () => 
     assert.match(text.message, /^415 image\[0\]: /);
   });
 
-  test('a bad size, a bad n, an unknown model, streaming: 400/404 with param', async () => {
+  test('a bad size, a bad n, an unknown model, streaming several images: 400/404 with param', async () => {
     assertOpenAiError(await rejection(client.images.generate({ prompt: 'x', size: '100x900' })), 400, 'size');
     assertOpenAiError(await rejection(client.images.generate({ prompt: 'x', size: 'huge' })), 400, 'size');
     assertOpenAiError(await rejection(client.images.generate({ prompt: 'x', n: 5 })), 400, 'n');
@@ -223,11 +223,12 @@ describe('OpenAI-compatible images API, with the official openai client', () => 
     assert.equal(unknown.code, 'model_not_found');
     assert.ok(unknown instanceof OpenAI.NotFoundError);
     const stream = await rejection(
-      client.images.generate({ prompt: 'x', stream: true }).then(async (events) => {
+      client.images.generate({ prompt: 'x', stream: true, n: 2 }).then(async (events) => {
         for await (const _ of events) break;
       }),
     );
-    assertOpenAiError(stream, 400, 'stream');
+    // A stream carries one image (test/api/openai-stream.test.ts streams one).
+    assertOpenAiError(stream, 400, 'n');
   });
 
   test('a wrong or missing key: AuthenticationError in OpenAI’s shape; /api/v1 keeps the spec’s', async () => {
