@@ -41,7 +41,9 @@ const requestPartSchema = z
     inlineData: inlineDataSchema.optional(),
     fileData: fileDataSchema.optional(),
   })
-  .describe('One part: text (the prompt), inlineData or fileData (reference images); others are refused');
+  .describe(
+    'One part: text (the prompt), inlineData or fileData (reference images); other kinds (thoughts, function calls, …) are ignored',
+  );
 
 const requestContentSchema = z.looseObject({
   role: z.string({ error: 'must be a string' }).optional().describe('user (default) or model'),

@@ -73,7 +73,13 @@ export async function geminiCompatRoutes(
     });
   }
   installErrorBodies(parent, geminiErrorBodies);
-  parent.addHook('onRequest', requireAccount(deps.resolvers));
+  parent.addHook(
+    'onRequest',
+    requireAccount(
+      deps.resolvers,
+      'Missing API key; send "x-goog-api-key: <API_KEY>" or "Authorization: Bearer <API_KEY>"',
+    ),
+  );
   // Google's JSON takes snake_case names too; rewritten before the schema reads the body.
   parent.addHook('preValidation', async (request) => {
     if (request.method === 'POST') request.body = camelizeGeminiBody(request.body);

@@ -91,7 +91,11 @@ export function bearerKeyResolver(
  * style, and a resolver's immediate answer is taken at once: a request whose key is kept in memory
  * passes without a promise.
  */
-export function requireAccount(resolvers: AccountResolver[]): onRequestHookHandler {
+export function requireAccount(
+  resolvers: AccountResolver[],
+  /** What a request with no credentials is told (the Gemini route names its own header). */
+  missing = 'Missing Authorization header; send "Authorization: Bearer <API_KEY>"',
+): onRequestHookHandler {
   return (request, _reply, done) => {
     const accepted = (result: Resolved) => {
       if (!result || result === 'not-mine') return false;
@@ -116,9 +120,7 @@ export function requireAccount(resolvers: AccountResolver[]): onRequestHookHandl
           return;
         }
       }
-      done(
-        new ApiError('unauthorized', 'Missing Authorization header; send "Authorization: Bearer <API_KEY>"'),
-      );
+      done(new ApiError('unauthorized', missing));
     };
     tryFrom(0);
   };

@@ -195,7 +195,9 @@ describe('Gemini-native route (/v1beta), with @google/genai', () => {
       assert.equal(error.code, 401);
     }
     const list = await fetch(`${t.baseUrl}/v1beta/models`);
-    assert.equal(((await list.json()) as GoogleError).error.status, 'UNAUTHENTICATED');
+    const unauthenticated = ((await list.json()) as GoogleError).error;
+    assert.equal(unauthenticated.status, 'UNAUTHENTICATED');
+    assert.match(unauthenticated.message, /send "x-goog-api-key: <API_KEY>"/);
   });
 
   test('bad bodies are 400 INVALID_ARGUMENT naming the field; responseModalities without IMAGE is refused', async () => {
