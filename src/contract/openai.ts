@@ -152,6 +152,8 @@ export const openAiEditFormSchema = z
       .string()
       .optional()
       .describe(imageRequestFields.callback_url.description ?? ''),
+    stream: z.enum(['true', 'false']).optional().describe(STREAM_NOTE),
+    partial_images: z.string().optional().describe(`An integer. ${PARTIAL_IMAGES_NOTE}`),
   })
   .describe('Multipart form: image (or image[]) parts and text fields; other fields are ignored');
 
