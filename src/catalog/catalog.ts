@@ -86,6 +86,11 @@ const catalogEntrySchema = z
     maxCount: z.number().int().min(1).max(16).default(DEFAULT_MAX_COUNT),
     /** Most references a fusion request may carry (edit always takes exactly one). */
     maxReferences: z.number().int().min(2).max(16).default(4),
+    /**
+     * Edits take a mask (OpenAI's: a PNG the image's size whose fully transparent pixels say where
+     * to edit): only for routes whose upstream takes one (OpenAI's edits, the local renderer).
+     */
+    masks: z.boolean().default(false),
     /** Capacity limits of the model's own upstream route, per key. */
     capacity: capacitySchema.optional(),
     /**
@@ -166,8 +171,8 @@ export type CatalogEntry = z.infer<typeof catalogEntrySchema>;
 export type CatalogFile = z.input<typeof catalogFileSchema>;
 
 /**
- * The built-in catalog: the spec's four models (text and edit, no fusion), all on the offline
- * renderer. The aliases (the same in catalogs/*.json) let tools that ship OpenAI's or Google's model
+ * The built-in catalog: the spec's four models (text and edit with masks, no fusion), all on the
+ * offline renderer. The aliases (the same in catalogs/*.json) let tools that ship OpenAI's or Google's model
  * ids work unchanged: docs/openai-compat.md, "Model aliases".
  */
 export const DEFAULT_CATALOG: CatalogFile = {
@@ -179,6 +184,7 @@ export const DEFAULT_CATALOG: CatalogFile = {
       provider: 'local',
       upstreamModel: 'local-v1',
       modes: ['text', 'edit'],
+      masks: true,
     },
     {
       id: 'pro',
@@ -187,6 +193,7 @@ export const DEFAULT_CATALOG: CatalogFile = {
       provider: 'local',
       upstreamModel: 'local-v1',
       modes: ['text', 'edit'],
+      masks: true,
     },
     {
       id: 'flash2',
@@ -195,6 +202,7 @@ export const DEFAULT_CATALOG: CatalogFile = {
       provider: 'local',
       upstreamModel: 'local-v1',
       modes: ['text', 'edit'],
+      masks: true,
     },
     {
       id: 'flash',
@@ -203,6 +211,7 @@ export const DEFAULT_CATALOG: CatalogFile = {
       provider: 'local',
       upstreamModel: 'local-v1',
       modes: ['text', 'edit'],
+      masks: true,
     },
   ],
 };

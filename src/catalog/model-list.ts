@@ -16,6 +16,7 @@ export function modelList(catalog: Catalog): Models {
       sizes: m.sizes,
       maxCount: m.maxCount,
       maxReferences: m.maxReferences,
+      masks: m.masks,
     })),
     default_model: DEFAULT_MODEL_ID,
   };

@@ -21,6 +21,11 @@ export const catalogModelSchema = z
     sizes: z.array(z.enum(IMAGE_SIZES)),
     maxCount: z.number().int(),
     maxReferences: z.number().int(),
+    masks: z
+      .boolean()
+      .describe(
+        'Edits take a mask (maskUrl; mask on /v1/images/edits): fully transparent pixels say where to edit',
+      ),
   })
   .meta({ id: 'CatalogModel', description: 'A model of the catalog (an OpenAI model object)' });
 

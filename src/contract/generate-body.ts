@@ -48,6 +48,12 @@ export const generateBodySchema = z
       .describe(
         'Reference image URLs (absolute http/https): URLs from /upload, or public URLs Atelier fetches safely',
       ),
+    maskUrl: z
+      .string({ error: 'must be a string' })
+      .nullish()
+      .describe(
+        'Extra field (not in the spec): a mask for an edit, on models whose catalog entry lists masks (GET /api/v1/models). A PNG the size of the image whose fully transparent pixels (alpha 0) say where to edit; the rest is kept. A URL from /upload, or a public URL Atelier fetches safely',
+      ),
     callbackUrl: z
       .string({ error: 'must be a string' })
       .nullish()

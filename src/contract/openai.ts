@@ -141,7 +141,9 @@ export const openAiEditFormSchema = z
       .string()
       .meta({ contentMediaType: 'image/png' })
       .optional()
-      .describe('Refused (400, param mask): no model of the catalog supports masks'),
+      .describe(
+        'A PNG the size of the (first) image whose fully transparent pixels (alpha 0) say where to edit; only on models that list masks (GET /v1/models), else 400 param mask',
+      ),
     prompt: z.string(),
     model: z.string().optional(),
     n: z.string().optional().describe('An integer'),

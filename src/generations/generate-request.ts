@@ -19,6 +19,8 @@ export interface GenerateRequest {
   imageSize: ImageSize;
   count: number;
   imageUrls: string[];
+  /** An edit's mask (models with `masks`): its fully transparent pixels say where to edit. */
+  maskUrl?: string;
   /** Where the task records are POSTed when each task ends (webhooks); its address is checked later, with DNS. */
   callbackUrl?: string;
   /** Partial frames each task should store while it renders (the OpenAI routes' `partial_images`). */
@@ -105,6 +107,20 @@ export function checkGenerateRequest(body: GenerateBody, catalog: Catalog): Gene
     throw invalid(`mode fusion needs between 2 and ${model.maxReferences} URLs in imageUrls`, 'imageUrls');
   }
 
+  const maskUrl = body.maskUrl ?? undefined;
+  if (maskUrl !== undefined) {
+    checkHttpUrl(maskUrl, 'maskUrl');
+    if (mode !== 'edit')
+      throw invalid(`maskUrl is only taken by mode edit (this is mode ${mode})`, 'maskUrl');
+    if (!model.masks) {
+      const takers = catalog.models.filter((m) => m.masks).map((m) => m.id);
+      throw invalid(
+        `maskUrl: model ${model.id} does not take a mask (models that do: ${takers.join(', ') || 'none'})`,
+        'maskUrl',
+      );
+    }
+  }
+
   const callbackUrl = body.callbackUrl ?? undefined;
   if (callbackUrl !== undefined) {
     const url = checkHttpUrl(callbackUrl, 'callbackUrl');
@@ -121,6 +137,7 @@ export function checkGenerateRequest(body: GenerateBody, catalog: Catalog): Gene
     imageSize,
     count,
     imageUrls: [...imageUrls],
+    ...(maskUrl !== undefined ? { maskUrl } : {}),
     ...(callbackUrl !== undefined ? { callbackUrl } : {}),
   };
 }

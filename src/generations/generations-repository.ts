@@ -96,6 +96,7 @@ export function createGenerationsRepository({
           'aspect_from_reference',
           'image_size',
           'ref_keys_json',
+          'mask_key',
         ])
         .where('id', 'in', generationIds)
         .execute();
@@ -121,6 +122,8 @@ export function createGenerationsRepository({
       source: 'api' | 'web';
       request: GenerateRequest;
       refKeys: string[];
+      /** Blob key of an edit's stored mask. */
+      maskKey?: string;
       deadlineMs: number;
       leaseOwner: string | null;
       leaseMs: number;
@@ -141,6 +144,7 @@ export function createGenerationsRepository({
         image_count: request.count,
         refs_json: JSON.stringify(request.imageUrls),
         ref_keys_json: JSON.stringify(input.refKeys),
+        mask_key: input.maskKey ?? null,
         rejected: 0,
         created_at: now,
         deleted_at: null,

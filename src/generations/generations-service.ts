@@ -19,6 +19,8 @@ import {
   IdempotencyClaimLostError,
   type IdempotencyRepository,
 } from '../idempotency/idempotency-repository.js';
+import { inspectImageBuffer } from '../images/inspect-image.js';
+import { maskProblem } from '../images/mask-check.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { Database } from '../store/schema.js';
 import type { TaskEngine } from '../tasks/task-engine.js';
@@ -71,13 +73,17 @@ export function createGenerationsService(deps: {
   }
 
   /** Turns the request's imageUrls into stored blob keys: own URLs are looked up, others fetched safely. */
-  async function storeReferences(account: Account, urls: string[]): Promise<string[]> {
+  async function storeReferences(
+    account: Account,
+    urls: string[],
+    fieldOf = (i: number) => `imageUrls[${i}]`,
+  ): Promise<string[]> {
     const keys: string[] = [];
     for (const [i, url] of urls.entries()) {
       const ownKey = deps.blobKeyOfUrl(url);
       if (ownKey !== undefined) {
         if (!(await deps.blobs.stat(ownKey)))
-          throw new InvalidInput(`imageUrls[${i}]: no such file on this server`, `imageUrls[${i}]`);
+          throw new InvalidInput(`${fieldOf(i)}: no such file on this server`, fieldOf(i));
         keys.push(ownKey);
         continue;
       }
@@ -85,11 +91,27 @@ export function createGenerationsService(deps: {
         const uploaded = await deps.uploads.ingestUrl(account.id, url);
         keys.push(uploaded.blobKey);
       } catch (error) {
-        if (error instanceof DomainError) throw aboutReferenceField(error, `imageUrls[${i}]`);
+        if (error instanceof DomainError) throw aboutReferenceField(error, fieldOf(i));
         throw error;
       }
     }
     return keys;
+  }
+
+  /**
+   * Stores an edit's mask like a reference (the same fetch and checks) and holds it to OpenAI's
+   * rules against the image it masks: a PNG with alpha, the image's size. Its blob key.
+   */
+  async function storeMask(account: Account, maskUrl: string, imageKey: string | undefined) {
+    const [maskKey] = await storeReferences(account, [maskUrl], () => 'maskUrl');
+    const mask = maskKey === undefined ? undefined : await deps.blobs.get(maskKey);
+    const image = imageKey === undefined ? undefined : await deps.blobs.get(imageKey);
+    if (maskKey === undefined || !mask || !image) throw new InvalidInput('maskUrl: no such file', 'maskUrl');
+    const size =
+      (await deps.referenceSize?.(account.id, imageKey as string)) ?? (await inspectImageBuffer(image));
+    const problem = await maskProblem(mask, size);
+    if (problem) throw new InvalidInput(`maskUrl: the mask ${problem}`, 'maskUrl');
+    return maskKey;
   }
 
   /**
@@ -156,6 +178,8 @@ export function createGenerationsService(deps: {
       }
       if (request.callbackUrl !== undefined) await deps.vetCallbackUrl(request.callbackUrl);
       const refKeys = await storeReferences(account, request.imageUrls);
+      const maskKey =
+        request.maskUrl === undefined ? undefined : await storeMask(account, request.maskUrl, refKeys[0]);
       if (request.keepReferenceAspect) request.aspect = await referenceAspect(account, request, refKeys);
       const answer = (taskIds: string[]): GenerateAnswer => ({ task_ids: taskIds, email: account.email });
       const { generationId, taskIds } = await createGeneration(
@@ -165,6 +189,7 @@ export function createGenerationsService(deps: {
           source,
           request,
           refKeys,
+          ...(maskKey === undefined ? {} : { maskKey }),
           deadlineMs: deps.taskDeadlineMs,
           leaseOwner: provider.submitsInline ? deps.engine.owner : null,
           leaseMs: deps.leaseMs,

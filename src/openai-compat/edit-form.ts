@@ -17,33 +17,39 @@ type TempFile = Awaited<ReturnType<typeof writeStreamToTempFile>>;
 export interface EditForm {
   fields: ReturnType<typeof openAiEditFieldsSchema.parse>;
   images: TempFile[];
+  /** The `mask` part (a PNG whose fully transparent pixels say where to edit), if one came. */
+  mask?: TempFile;
   cleanup(): Promise<void>;
 }
 
 /**
- * Reads POST /v1/images/edits' multipart body: `image` or `image[]` parts (in order) to temp files
- * with the upload limits, the text fields into a validated object. A `mask` part is refused (no
- * model of the catalog supports masks) after the body is read, so the caller gets the 400 and not a
- * reset connection. Any other file part is read and dropped. On any refusal the temp files are gone.
+ * Reads POST /v1/images/edits' multipart body: `image` or `image[]` parts (in order) and a `mask`
+ * part to temp files with the upload limits, the text fields into a validated object. Any other
+ * file part is read and dropped. On any refusal the temp files are gone.
  */
 export async function readEditForm(request: FastifyRequest): Promise<EditForm> {
   if (!request.isMultipart()) {
     throw new InvalidInput('POST /v1/images/edits takes multipart/form-data with an image part', 'image');
   }
   const images: TempFile[] = [];
+  let mask: TempFile | undefined;
   const cleanup = async () => {
-    await Promise.all(images.map((file) => file.cleanup()));
+    await Promise.all([...images, ...(mask ? [mask] : [])].map((file) => file.cleanup()));
   };
   const text: Record<string, string> = {};
-  let mask = false;
   try {
     for await (const part of request.parts()) {
       if (part.type === 'field') {
         text[part.fieldname] = String(part.value);
         continue;
       }
+      if (part.fieldname === 'mask' && !mask) {
+        mask = await writeStreamToTempFile(part.file);
+        if (part.file.truncated) throw new TooLarge('mask is larger than 25 MB');
+        if (mask.bytes === 0) throw new InvalidInput('mask is empty', 'mask');
+        continue;
+      }
       if (part.fieldname !== 'image' && part.fieldname !== 'image[]') {
-        mask ||= part.fieldname === 'mask';
         part.file.resume();
         continue;
       }
@@ -56,16 +62,11 @@ export async function readEditForm(request: FastifyRequest): Promise<EditForm> {
       if (part.file.truncated) throw new TooLarge('Image is larger than 25 MB');
       if (file.bytes === 0) throw new InvalidInput(`image[${images.length - 1}] is empty`, 'image');
     }
-    if (mask) {
-      throw new InvalidInput(
-        'mask is not supported: no model of this catalog edits by mask; send the image alone and describe the change in prompt',
-        'mask',
-      );
-    }
     if (images.length === 0) {
       throw new InvalidInput('image is required: one image to edit, or several to blend (fusion)', 'image');
     }
-    return { fields: parseInput(openAiEditFieldsSchema, text, 'The form'), images, cleanup };
+    const fields = parseInput(openAiEditFieldsSchema, text, 'The form');
+    return { fields, images, ...(mask ? { mask } : {}), cleanup };
   } catch (error) {
     await cleanup();
     throw asCallerError(error);

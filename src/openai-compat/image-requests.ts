@@ -16,7 +16,7 @@ import { waitForTasks } from '../tasks/wait-for-tasks.js';
 import { answerUsage } from './answer-usage.js';
 import { modelNotFound } from './models.js';
 import { OpenAiCompatError } from './openai-errors.js';
-import { mapCount, mapSize } from './request-mapping.js';
+import { checkMask, mapCount, mapSize } from './request-mapping.js';
 
 /** What the answer echoes of its first image: the pixel size and format that were produced. */
 function producedOf(record: TaskRecord | undefined): Pick<OpenAiImagesResponse, 'size' | 'output_format'> {
@@ -39,6 +39,8 @@ export interface ImageRequestInput {
   callback_url?: string | null | undefined;
   /** How many reference images came with it (edits): 0 = text, 1 = edit, several = fusion. */
   references: number;
+  /** An edit came with a mask (its model must list masks). */
+  mask?: boolean;
 }
 
 /** A request checked against the catalog: what the generate use case will be asked. */
@@ -59,6 +61,8 @@ export interface ImagePlan {
   callbackUrl?: string;
   /** A stream's `partial_images` (0-3): partial frames its task stores while it renders. */
   partialImages?: number;
+  /** The stored mask's URL (an edit's `mask`), set once it is stored. */
+  maskUrl?: string;
 }
 
 /** A submitted request: when it was accepted (Unix seconds) and its tasks. */
@@ -106,6 +110,7 @@ export function createImageRequests(deps: {
       imageSize: plan.imageSize,
       count: plan.count,
       imageUrls,
+      ...(plan.maskUrl === undefined ? {} : { maskUrl: plan.maskUrl }),
       ...(plan.callbackUrl === undefined ? {} : { callbackUrl: plan.callbackUrl }),
     });
     const partials = plan.partialImages ? { partialImages: plan.partialImages } : {};
@@ -160,6 +165,7 @@ export function createImageRequests(deps: {
           'image',
         );
       }
+      if (input.mask) checkMask(model, input.references);
       if (mode === 'fusion' && input.references > model.maxReferences) {
         throw new InvalidInput(
           `image: model ${model.id} takes at most ${model.maxReferences} images`,

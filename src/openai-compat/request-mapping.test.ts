@@ -13,6 +13,7 @@ const model = (overrides: Partial<CatalogEntry> = {}): CatalogEntry => ({
   sizes: ['1K', '2K', '4K'],
   maxCount: 4,
   maxReferences: 4,
+  masks: false,
   fallbacks: [],
   aliases: [],
   ...overrides,

@@ -86,6 +86,20 @@ export function mapCount(model: CatalogEntry, n: number | null | undefined): num
   return n;
 }
 
+/**
+ * An edit's `mask` against the model: only one image (OpenAI applies it to the first; Atelier's
+ * fusion takes none) on a model whose catalog entry lists masks, else a 400 naming `mask`.
+ */
+export function checkMask(model: CatalogEntry, images: number): void {
+  if (!model.masks) {
+    throw new InvalidInput(
+      `mask: model ${model.id} does not take a mask (GET /v1/models lists masks: true on those that do); send the image alone and describe the change in prompt`,
+      'mask',
+    );
+  }
+  if (images !== 1) throw new InvalidInput('mask: a mask goes with exactly one image', 'mask');
+}
+
 /** The v1 field a core refusal names, as the OpenAI request calls it (what `param` carries). */
 export function openAiParamOf(field: string | undefined): string | null {
   if (field === undefined) return null;
@@ -97,6 +111,7 @@ export function openAiParamOf(field: string | undefined): string | null {
     imageUrls: 'image',
     mode: 'image',
     callbackUrl: 'callback_url',
+    maskUrl: 'mask',
   };
   return renames[head] ?? head;
 }

@@ -255,7 +255,7 @@ export async function openAiCompatRoutes(
           tags: [OPENAI_TAG],
           operationId: 'openAiEditImages',
           summary: 'Edit or blend images (OpenAI Images API)',
-          description: `One image = edit, several = fusion (models that list fusion). Images pass the checks of POST /api/v1/upload and join the asset library. mask is refused (no model supports it). ${SYNC_NOTE} Idempotency-Key is not applied to multipart bodies (as on /api/v1/upload).`,
+          description: `One image = edit, several = fusion (models that list fusion). Images pass the checks of POST /api/v1/upload and join the asset library. mask (a PNG the image's size; fully transparent pixels are edited) on models that list masks, else 400 param mask. ${SYNC_NOTE} Idempotency-Key is not applied to multipart bodies (as on /api/v1/upload).`,
           documentedOnlyBodies: { 'multipart/form-data': { schema: openAiEditFormSchema } },
           response: {
             200: jsonResponse('The images that completed', openAiImagesResponseSchema),
@@ -272,7 +272,7 @@ export async function openAiCompatRoutes(
         const urls: string[] = [];
         // The temp files go as soon as the images are stored, not after the wait.
         try {
-          plan = deps.images.plan({ ...form.fields, references: form.images.length });
+          plan = deps.images.plan({ ...form.fields, references: form.images.length, mask: !!form.mask });
           const streamFields = parseInput(openAiEditStreamFieldsSchema, form.fields, 'The form');
           streaming = deps.streams.prepare(plan, streamFields);
           for (const [index, image] of form.images.entries()) {
@@ -283,6 +283,12 @@ export async function openAiCompatRoutes(
                 ? aboutReferenceField(error, `image[${index}]`, 'image')
                 : error;
             }
+          }
+          if (form.mask) {
+            const mask = await deps.uploads.ingestFile(account.id, form.mask.path).catch((error) => {
+              throw error instanceof DomainError ? aboutReferenceField(error, 'mask', 'mask') : error;
+            });
+            plan.maskUrl = mask.url;
           }
         } finally {
           await form.cleanup();

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import sharp, { type OverlayOptions } from 'sharp';
 import { createFairConcurrencyLimit } from '../concurrency/concurrency-limit.js';
 import type { Clock } from '../runtime/clock.js';
+import { keepUnmasked } from './local-mask.js';
 import type { ImageProvider, PollOutcome, ProviderRequest, SubmitOutcome } from './provider.js';
 
 export const FAIL_MARKER = '[[fail]]';
@@ -86,8 +87,18 @@ async function decodeReference(index: number, decode: () => Promise<Buffer>): Pr
   }
 }
 
-/** Renders the image a request asks for, at exactly request.width × request.height, as PNG. */
+/**
+ * Renders the image a request asks for, at exactly request.width × request.height (a masked edit:
+ * at the reference's size), as PNG.
+ */
 export async function renderLocalImage(request: ProviderRequest): Promise<Buffer> {
+  const masked = request.references[0];
+  if (request.mask && request.mode === 'edit' && masked) {
+    // A masked edit keeps the image's size and changes only where the mask is transparent.
+    const { mask, ...unmasked } = request;
+    const render = await renderLocalImage({ ...unmasked, width: masked.width, height: masked.height });
+    return keepUnmasked(masked, render, mask);
+  }
   const { width, height } = request;
   const overlay = Buffer.from(compositionSvg(request, request.mode === 'text' ? 1 : 0.45));
   if (request.mode === 'text' || request.references.length === 0) {

@@ -186,6 +186,11 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
           const name = `reference-${i + 1}.${EXTENSION[image.contentType] ?? 'png'}`;
           form.append('image[]', new Blob([new Uint8Array(image.bytes)], { type: image.contentType }), name);
         });
+        // OpenAI's mask: a PNG the first image's size; its fully transparent pixels are edited.
+        if (request.mask) {
+          const mask = new Blob([new Uint8Array(request.mask.bytes)], { type: 'image/png' });
+          form.append('mask', mask, 'mask.png');
+        }
         form.append('model', model);
         form.append('prompt', request.prompt);
         form.append('n', '1');

@@ -45,6 +45,11 @@ export interface ProviderRequest {
   /** Position of this image inside its generation (0-based); lets a renderer vary per image. */
   index: number;
   references: ReferenceImage[];
+  /**
+   * An edit's mask (catalog `masks`): a PNG the size of the first reference whose fully transparent
+   * pixels (alpha 0) say where to edit; the rest of the image is kept.
+   */
+  mask?: ReferenceImage;
   /** The account's or the deployment's upstream key; null for providers that need none. */
   apiKey: string | null;
   /** Aborted when the engine gives up on the call (timeout, shutdown, cancel). */

@@ -55,6 +55,8 @@ export interface GenerationsTable {
   refs_json: string;
   /** Blob keys of the stored reference images, in order (JSON array). */
   ref_keys_json: string;
+  /** Blob key of an edit's mask (issue 29); null without one, absent on rows before migration 0026. */
+  mask_key?: string | null;
   /** 1 when generate answered upstream_error: kept for the record, left out of history. */
   rejected: number;
   created_at: number;

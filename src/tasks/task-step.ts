@@ -45,15 +45,17 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
   const { providers, clock, logger, options } = deps;
   const submit = createTaskSubmit({ deps, write, gate });
 
-  async function loadReferences(refKeys: string[]): Promise<ReferenceImage[] | string> {
+  async function loadReferences(
+    refKeys: string[],
+    what = 'Reference image',
+  ): Promise<ReferenceImage[] | string> {
     const references: ReferenceImage[] = [];
     for (const [i, key] of refKeys.entries()) {
       const bytes = await deps.blobs.get(key);
-      if (!bytes) return `Reference image ${key} is no longer stored`;
+      if (!bytes) return `${what} ${key} is no longer stored`;
       // Undecodable bytes stay undecodable: the task fails now, with the reason, instead of retrying.
       const decodable = await toDecodableImage(bytes).catch(() => undefined);
-      if (!decodable)
-        return `Reference image ${i + 1} could not be decoded (corrupt or truncated image data)`;
+      if (!decodable) return `${what} ${i + 1} could not be decoded (corrupt or truncated image data)`;
       references.push(decodable);
     }
     return references;
@@ -284,6 +286,7 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
   function buildRequest(
     leased: LeasedTask,
     references: ReferenceImage[],
+    masks: ReferenceImage[],
     apiKey: string | null,
     signal: AbortSignal,
   ): ProviderRequest {
@@ -302,6 +305,7 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
       height,
       index: task.idx,
       references,
+      ...(masks[0] ? { mask: masks[0] } : {}),
       apiKey,
       signal,
       fairnessKey: task.account_id,
@@ -331,12 +335,15 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
         return;
       }
       const references = await loadReferences(JSON.parse(leased.generation.ref_keys_json) as string[]);
-      if (typeof references === 'string') {
-        await fail(task, references);
+      const { mask_key: maskKey } = leased.generation;
+      const masks = maskKey ? await loadReferences([maskKey], 'Mask') : [];
+      const unloadable = [references, masks].find((loaded) => typeof loaded === 'string');
+      if (typeof references === 'string' || typeof masks === 'string') {
+        await fail(task, String(unloadable));
         return;
       }
       const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(options.upstreamTimeoutMs)]);
-      const request = buildRequest(leased, references, apiKey, signal);
+      const request = buildRequest(leased, references, masks, apiKey, signal);
       if (task.upstream_id === null) {
         const pool = gate.poolOf(provider, task, apiKey);
         const result = await submit(leased, provider, request, pool);

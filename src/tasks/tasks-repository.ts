@@ -49,7 +49,15 @@ export interface LeasedTask {
   task: TaskRow;
   generation: Pick<
     GenerationsTable,
-    'id' | 'model' | 'prompt' | 'mode' | 'aspect' | 'aspect_from_reference' | 'image_size' | 'ref_keys_json'
+    | 'id'
+    | 'model'
+    | 'prompt'
+    | 'mode'
+    | 'aspect'
+    | 'aspect_from_reference'
+    | 'image_size'
+    | 'ref_keys_json'
+    | 'mask_key'
   >;
 }
 

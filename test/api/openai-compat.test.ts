@@ -108,6 +108,7 @@ describe('OpenAI-compatible images API, with the official openai client', () => 
       sizes: ['1K', '2K', '4K'],
       maxCount: 4,
       maxReferences: 4,
+      masks: true,
     });
   });
 

@@ -21,6 +21,7 @@ import { migration as m0022 } from './0022_upstream_capacity.js';
 import { migration as m0023 } from './0023_task_finished_outbox.js';
 import { migration as m0024 } from './0024_assets_task.js';
 import { migration as m0025 } from './0025_task_partials_usage.js';
+import { migration as m0026 } from './0026_generation_mask.js';
 
 /**
  * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
@@ -49,4 +50,5 @@ export const migrations: Record<string, Migration> = {
   '0023_task_finished_outbox': m0023,
   '0024_assets_task': m0024,
   '0025_task_partials_usage': m0025,
+  '0026_generation_mask': m0026,
 };

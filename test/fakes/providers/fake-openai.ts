@@ -32,6 +32,8 @@ export interface OpenAICall {
   params: Record<string, unknown>;
   /** Field name and media type of each uploaded image, in order. */
   images: Array<{ field: string; type: string; filename: string; bytes: Buffer }>;
+  /** The `mask` part, when one was sent (checked as OpenAI does: a PNG with alpha, the image's size). */
+  mask?: Buffer;
   raw: RecordedRequest;
 }
 
@@ -115,6 +117,20 @@ const invalid = (message: string, param: string | null = null, code: string | nu
   status: 400,
   json: { error: { message, type: 'invalid_request_error', param, code } },
 });
+
+/** OpenAI's checks of an edit's mask: a PNG under 4 MB with an alpha channel, the first image's size. */
+async function checkMask(mask: Buffer, image: Buffer | undefined): Promise<FakeAnswer | undefined> {
+  const meta = await sharp(mask)
+    .metadata()
+    .catch(() => undefined);
+  if (meta?.format !== 'png' || mask.length >= 4 * 1024 * 1024)
+    return invalid('Invalid mask: must be a valid PNG file, less than 4MB.', 'mask', 'invalid_image_format');
+  if (!meta.hasAlpha) return invalid('Invalid mask: the mask must have an alpha channel.', 'mask');
+  const first = image ? await sharp(image).metadata() : undefined;
+  if (first?.width !== meta.width || first?.height !== meta.height)
+    return invalid('Invalid mask: the mask and the image must have the same dimensions.', 'mask');
+  return undefined;
+}
 
 export interface FakeOpenAI extends FakeHttpServer {
   calls: OpenAICall[];
@@ -240,8 +256,12 @@ export async function startFakeOpenAI({
       }
       const params: Record<string, unknown> = {};
       const images: OpenAICall['images'] = [];
+      let mask: Buffer | undefined;
       for (const [field, value] of form.entries()) {
-        if (field === 'image' || field === 'image[]') {
+        if (field === 'mask') {
+          if (typeof value === 'string') return invalid(`'${field}' must be a file`, field);
+          mask = Buffer.from(await value.arrayBuffer());
+        } else if (field === 'image' || field === 'image[]') {
           if (typeof value === 'string') return invalid(`'${field}' must be a file`, field);
           const bytes = Buffer.from(await value.arrayBuffer());
           let format: string | undefined;
@@ -275,9 +295,11 @@ export async function startFakeOpenAI({
         return invalid("Missing required parameter: 'prompt'.", 'prompt');
       if (images.length === 0) return invalid("Missing required parameter: 'image'.", 'image');
       if (images.length > 16) return invalid('Too many images', 'image');
+      const maskRefused = mask && (await checkMask(mask, images[0]?.bytes));
+      if (maskRefused) return maskRefused;
       const refused = checkModelParams(model, params);
       if (refused) return refused;
-      call = { endpoint: 'edits', model, params, images, raw: request };
+      call = { endpoint: 'edits', model, params, images, ...(mask ? { mask } : {}), raw: request };
     } else {
       return {
         status: 404,
