@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateImage } from 'ai';
 import OpenAI, { toFile } from 'openai';
 import sharp from 'sharp';
@@ -113,6 +114,16 @@ describe('masks on the OpenAI-compatible edits and on POST /api/v1/generate', ()
     const openai = createOpenAI({ baseURL: `${t.baseUrl}/v1`, apiKey });
     const result = await generateImage({
       model: openai.image('gpt-image-1'),
+      prompt: { text: 'a window in the wall', images: [original], mask: await maskPng() },
+    });
+    await assertMaskedEdit(result.image.uint8Array, original);
+  });
+
+  test('ai generateImage with @ai-sdk/openai-compatible, prompt { text, images, mask }: only the transparent area changes', async () => {
+    const original = await reference();
+    const provider = createOpenAICompatible({ name: 'atelier', baseURL: `${t.baseUrl}/v1`, apiKey });
+    const result = await generateImage({
+      model: provider.imageModel('pro'),
       prompt: { text: 'a window in the wall', images: [original], mask: await maskPng() },
     });
     await assertMaskedEdit(result.image.uint8Array, original);
