@@ -86,11 +86,11 @@ export async function uploadRoutes(
   }
 
   /** `ownChunks`: nothing else holds the stream's chunks (they can be released once written). */
-  async function ingestStream(request: FastifyRequest, stream: Readable, ownChunks = false) {
+  async function ingestStream(request: FastifyRequest, stream: Readable, ownChunks = false, name?: string) {
     const file = await writeStreamToTempFile(stream, { releaseChunks: ownChunks });
     try {
       if (file.bytes === 0) throw new ApiError('invalid_request', 'The uploaded file is empty');
-      const { blobKey: _key, ...result } = await uploads.ingestFile(accountOf(request).id, file.path);
+      const { blobKey: _key, ...result } = await uploads.ingestFile(accountOf(request).id, file.path, name);
       return result;
     } finally {
       await file.cleanup();
@@ -110,7 +110,7 @@ export async function uploadRoutes(
       const part = await filePart(request);
       if (part?.fieldname !== 'file')
         throw new ApiError('invalid_request', 'multipart upload needs a "file" field');
-      const result = await ingestStream(request, part.file);
+      const result = await ingestStream(request, part.file, false, part.filename);
       if (part.file.truncated) throw new ApiError('payload_too_large', 'Image is larger than 25 MB');
       return result;
     }

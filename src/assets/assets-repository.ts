@@ -46,6 +46,8 @@ export function createAssetsRepository({ db, clock, ids }: { db: Db; clock: Cloc
       width: number;
       height: number;
       sha256: string;
+      /** The file's name as sent (a direct upload's, a URL's last segment), when it had one. */
+      originalName?: string | undefined;
     }): Promise<Asset> {
       const existing = await db
         .selectFrom('assets')
@@ -54,7 +56,16 @@ export function createAssetsRepository({ db, clock, ids }: { db: Db; clock: Cloc
         .where('kind', '=', 'upload')
         .where('sha256', '=', input.sha256)
         .executeTakeFirst();
-      if (existing) return toAsset(existing);
+      if (existing) {
+        // The same bytes sent again under a name: an upload stored without one takes it.
+        if (existing.original_name === null && input.originalName)
+          await db
+            .updateTable('assets')
+            .set({ original_name: input.originalName })
+            .where('id', '=', existing.id)
+            .execute();
+        return toAsset(existing);
+      }
       const row: AssetsTable = {
         id: ids.next('ast'),
         account_id: input.accountId,
@@ -69,6 +80,7 @@ export function createAssetsRepository({ db, clock, ids }: { db: Db; clock: Cloc
         generation_id: null,
         task_id: null,
         created_at: clock.now(),
+        original_name: input.originalName ?? null,
       };
       await db.insertInto('assets').values(row).execute();
       return toAsset(row);

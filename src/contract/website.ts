@@ -131,6 +131,12 @@ export const pendingTasksSchema = z
       .array(taskCardSchema)
       .max(MAX_PENDING_CARDS)
       .describe(`Newest first, at most ${MAX_PENDING_CARDS}`),
+    has_more: z
+      .boolean()
+      .optional()
+      .describe(
+        `Whether the listing left tasks out (more than ${MAX_PENDING_CARDS} matched): the rest are in saved works`,
+      ),
   })
   .describe('Pending tasks');
 
@@ -198,6 +204,12 @@ export const libraryAssetSchema = assetSchema
   .omit({ sha256: true, taskId: true })
   .extend({
     prompt: z.string().nullable().describe('The prompt a result was made from (alt text); null for uploads'),
+    name: z
+      .string()
+      .nullable()
+      .describe(
+        "An upload's file name as sent (a direct upload's, or a URL's last segment); null for results and for uploads stored before names were kept",
+      ),
   })
   .describe('An asset of the library');
 

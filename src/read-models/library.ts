@@ -15,6 +15,8 @@ import { type Db, dialectOf } from '../store/database.js';
 /** An asset of the website's library, with the prompt of the generation a result came from (for alt text). */
 export interface LibraryAsset extends Omit<Asset, 'sha256' | 'taskId'> {
   prompt: string | null;
+  /** An upload's file name as sent; null for results and uploads stored before names were kept. */
+  name: string | null;
 }
 
 export function createLibraryReads(db: Db) {
@@ -54,13 +56,18 @@ export function createLibraryReads(db: Db) {
           'assets.generation_id',
           'assets.created_at',
           'generations.prompt',
+          'assets.original_name',
         ])
         .orderBy('assets.created_at', 'desc')
         .orderBy('assets.id', 'desc')
         .limit(options.limit)
         .offset((options.page - 1) * options.limit)
         .execute();
-      const items: LibraryAsset[] = rows.map((row) => ({ ...toAssetBase(row), prompt: row.prompt ?? null }));
+      const items: LibraryAsset[] = rows.map((row) => ({
+        ...toAssetBase(row),
+        prompt: row.prompt ?? null,
+        name: row.original_name,
+      }));
       return { items, total: Number(totalRow?.n ?? 0) };
     },
   };

@@ -176,6 +176,8 @@ export interface AssetsTable {
   generation_id: string | null;
   task_id: string | null;
   created_at: number;
+  /** An upload's file name as sent (migration 0027); null for results and older uploads. */
+  original_name: string | null;
 }
 
 /** Uploads an account stored on one UTC day and their bytes: its daily upload quota (migration 0017). */

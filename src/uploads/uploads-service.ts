@@ -11,6 +11,26 @@ import type { UploadQuota } from './upload-quota.js';
 // The upload result of spec §2.5 is the contract's; the service adds its blob key for internal use.
 export type { UploadResult };
 
+/** A file name fit to show: its last path segment, without control characters, at most 200 characters. */
+export function originalFileName(raw: string | undefined): string | undefined {
+  const name = raw
+    ?.split(/[\\/]/)
+    .pop()
+    ?.replace(/\p{Cc}/gu, '')
+    .trim();
+  return name ? name.slice(0, 200) : undefined;
+}
+
+/** The file name a URL ends with (`…/sunset.jpg` → `sunset.jpg`), when its last segment looks like one. */
+function nameInUrl(url: string): string | undefined {
+  try {
+    const last = new URL(url).pathname.split('/').pop() ?? '';
+    return /\.[a-z0-9]{2,5}$/i.test(last) ? originalFileName(decodeURIComponent(last)) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Re-hosts reference images: checks the bytes, stores them content-addressed, records the asset. */
 export function createUploadsService(deps: {
   fetcher: SafeFetcher;
@@ -23,7 +43,11 @@ export function createUploadsService(deps: {
   quota?: UploadQuota;
 }) {
   /** Checks and stores an image file already on disk (a download or a direct upload). */
-  async function ingestFile(accountId: string, path: string): Promise<UploadResult & { blobKey: string }> {
+  async function ingestFile(
+    accountId: string,
+    path: string,
+    originalName?: string,
+  ): Promise<UploadResult & { blobKey: string }> {
     const info = await inspectImageFile(path);
     // Headers can be valid over garbage pixels: only a full decode proves a renderer can read it.
     await assertImageDecodes(path, info);
@@ -51,6 +75,7 @@ export function createUploadsService(deps: {
       width: info.width,
       height: info.height,
       sha256,
+      originalName: originalFileName(originalName),
     });
     return { url, filename, content_type: info.contentType, bytes, blobKey };
   }
@@ -68,7 +93,7 @@ export function createUploadsService(deps: {
       await deps.quota?.assertRoom(accountId);
       const file = await deps.fetcher.fetchToFile(url, { subject: 'source_url' });
       try {
-        return await ingestFile(accountId, file.path);
+        return await ingestFile(accountId, file.path, nameInUrl(url));
       } finally {
         await file.cleanup();
       }

@@ -64,7 +64,7 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
         tags: [WEBSITE_TAG],
         summary: 'Pending tasks',
         description:
-          "The account's unfinished tasks (API-submitted ones included, labelled by source), plus every task created since `since` (absent: in the last 24 hours), newest first. Tasks of deleted works, and tasks already final when the account last cleared its finished cards, are left out.",
+          "The account's unfinished tasks (API-submitted ones included, labelled by source), plus every task created since `since` (absent: in the last 24 hours), newest first, at most 200 (`has_more` says whether more were left out). Tasks of deleted works, and tasks already final when the account last cleared its finished cards, are left out.",
         security: websiteSession,
         querystring: pendingTasksQuerySchema,
         response: { 200: jsonResponse('Pending tasks', pendingTasksSchema), ...listingErrors },
@@ -76,10 +76,11 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
       const clearedAt = await views.clearedAt(accountId);
       const pending = await tasks.listPendingForAccount(accountId, {
         since: request.query.since ?? now - RECENT_CARDS_MS,
-        limit: MAX_PENDING_CARDS,
+        limit: MAX_PENDING_CARDS + 1,
         clearedAt,
       });
-      return { now, clearedAt, tasks: pending };
+      const has_more = pending.length > MAX_PENDING_CARDS;
+      return { now, clearedAt, tasks: pending.slice(0, MAX_PENDING_CARDS), has_more };
     },
   );
 

@@ -22,6 +22,7 @@ import { migration as m0023 } from './0023_task_finished_outbox.js';
 import { migration as m0024 } from './0024_assets_task.js';
 import { migration as m0025 } from './0025_task_partials_usage.js';
 import { migration as m0026 } from './0026_generation_mask.js';
+import { migration as m0027 } from './0027_asset_original_name.js';
 
 /**
  * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   '0024_assets_task': m0024,
   '0025_task_partials_usage': m0025,
   '0026_generation_mask': m0026,
+  '0027_asset_original_name': m0027,
 };
