@@ -12,7 +12,25 @@ export function assetAlt(asset: LibraryAsset): string {
     : `Uploaded image, ${asset.width} × ${asset.height}`;
 }
 
-/** A dialog listing the library's recent images; choosing one makes it a reference. */
+const uploadedAt = new Intl.DateTimeFormat('en', {
+  month: 'short',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: '2-digit',
+});
+
+/** What a library image is called: a result's prompt, an upload's file name ("Upload of Nov 25, 2:02 PM" when it has none). */
+export function captionOf(asset: LibraryAsset): string {
+  if (asset.kind === 'result' && asset.prompt) return asset.prompt;
+  return asset.name ?? `Upload of ${uploadedAt.format(asset.createdAt)}`;
+}
+
+const PICKER_PAGE = 48;
+
+/**
+ * A dialog listing the library, newest first, searchable by prompt (the library endpoint's `q`)
+ * and paged ("Show more" reads the next page); choosing an image makes it a reference.
+ */
 export function LibraryPicker({
   onPick,
   onClose,
@@ -20,16 +38,53 @@ export function LibraryPicker({
   onPick: (reference: DraftReference) => void;
   onClose: () => void;
 }) {
-  const [items, setItems] = useState<LibraryAsset[]>();
+  const [query, setQuery] = useState('');
+  const [search, setSearch] = useState('');
+  const [page, setPage] = useState(1);
+  const [listing, setListing] = useState<{ items: LibraryAsset[]; more: boolean }>();
   const [error, setError] = useState<string>();
   useEffect(() => {
-    api.get<LibraryPage>('/web/api/assets?limit=48').then(
-      (page) => setItems(page.items),
-      (failure) => setError(messageOf(failure)),
+    let live = true;
+    const q = search ? `&q=${encodeURIComponent(search)}` : '';
+    api.get<LibraryPage>(`/web/api/assets?limit=${PICKER_PAGE}&page=${page}${q}`).then(
+      (answer) =>
+        live &&
+        setListing((before) => ({
+          items: page === 1 ? answer.items : [...(before?.items ?? []), ...answer.items],
+          more: answer.page < answer.total_pages,
+        })),
+      (failure) => live && setError(messageOf(failure)),
     );
-  }, []);
+    return () => {
+      live = false;
+    };
+  }, [search, page]);
+  const items = listing?.items;
+  const runSearch = () => {
+    setError(undefined);
+    setPage(1);
+    setSearch(query.trim());
+  };
   return (
     <Dialog title="Choose from your library" onClose={onClose} wide>
+      {/* Not a form: the picker opens inside Create's form, and a nested submit would reach it. */}
+      <div className="picker-search">
+        <input
+          type="search"
+          aria-label="Search the library by prompt"
+          placeholder="Search by prompt"
+          value={query}
+          onChange={(event) => setQuery(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key !== 'Enter') return;
+            event.preventDefault();
+            runSearch();
+          }}
+        />
+        <button type="button" className="button small" onClick={runSearch}>
+          Search
+        </button>
+      </div>
       {error && (
         <p className="error-text" role="alert">
           {error}
@@ -37,7 +92,11 @@ export function LibraryPicker({
       )}
       {!items && !error && <p className="muted">Loading…</p>}
       {items && items.length === 0 && (
-        <p className="muted">Your library is empty: upload a reference or create an image first.</p>
+        <p className="muted">
+          {search
+            ? `Nothing in your library matches “${search}”.`
+            : 'Your library is empty: upload a reference or create an image first.'}
+        </p>
       )}
       {items && items.length > 0 && (
         <ul className="picker-grid">
@@ -49,7 +108,7 @@ export function LibraryPicker({
                 onClick={() =>
                   onPick({
                     url: asset.url,
-                    name: asset.kind === 'result' && asset.prompt ? asset.prompt : 'Uploaded image',
+                    name: captionOf(asset),
                     width: asset.width,
                     height: asset.height,
                     bytes: asset.bytes,
@@ -62,14 +121,21 @@ export function LibraryPicker({
                   sizes="120px"
                   alt={assetAlt(asset)}
                   loading="lazy"
+                  decoding="async"
                 />
-                <span className="picker-caption">
-                  {asset.kind === 'result' ? 'Result' : 'Upload'} · {asset.width}×{asset.height}
+                <span className="picker-caption" title={captionOf(asset)}>
+                  {asset.kind === 'result' ? 'Result' : (asset.name ?? 'Upload')} · {asset.width}×
+                  {asset.height}
                 </span>
               </button>
             </li>
           ))}
         </ul>
+      )}
+      {listing?.more && (
+        <button type="button" className="button" onClick={() => setPage((current) => current + 1)}>
+          Show more
+        </button>
       )}
     </Dialog>
   );

@@ -74,11 +74,16 @@ export function SearchBar({
               onChange={(event) => onChange({ ...value, q: text, mode: event.target.value })}
             >
               <option value="">All modes</option>
-              {Object.entries(MODE_LABELS).map(([mode, name]) => (
-                <option key={mode} value={mode}>
-                  {name}
-                </option>
-              ))}
+              {Object.entries(MODE_LABELS)
+                .filter(
+                  ([mode]) =>
+                    mode === value.mode || catalog?.models.some((m) => (m.modes as string[]).includes(mode)),
+                )
+                .map(([mode, name]) => (
+                  <option key={mode} value={mode}>
+                    {name}
+                  </option>
+                ))}
             </select>
           </label>
           <label>

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api } from '../lib/api';
+import { formatDate } from '../lib/format';
 import type { UsageReport } from '../lib/types';
 import { useAction } from '../lib/use-action';
 
@@ -56,13 +57,12 @@ function UsageChart({ report }: { report: UsageReport }) {
 
 /** What the tier policy leaves, in words. */
 function AllowanceLines({ allowance }: { allowance: NonNullable<UsageReport['allowance']> }) {
-  const resets = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 16);
   return (
     <ul className="usage-list small">
       {allowance.images_per_day && (
         <li>
           Today: {allowance.images_per_day.used} of {allowance.images_per_day.limit} images (resets{' '}
-          {resets(allowance.images_per_day.resets_at)} UTC)
+          {formatDate(allowance.images_per_day.resets_at)}, your time)
         </li>
       )}
       {allowance.images_per_month && (

@@ -1,5 +1,6 @@
 import { useEffect, useId, useState } from 'react';
 import { api } from '../lib/api';
+import { formatDate } from '../lib/format';
 import type { WebhookDelivery, WebhookSecretRotated } from '../lib/types';
 import { useAction } from '../lib/use-action';
 import { CopyButton } from './copy-button';
@@ -62,8 +63,8 @@ export function WebhooksSection() {
           </div>
           {replacedUntil ? (
             <p className="muted small" role="status">
-              New secret. Deliveries also carry a signature with the old one until{' '}
-              {new Date(replacedUntil).toLocaleString()}.
+              New secret. Deliveries also carry a signature with the old one until {formatDate(replacedUntil)}
+              .
             </p>
           ) : null}
           <div>

@@ -73,9 +73,12 @@ export const api = {
   delete: <T>(path: string) => request<T>('DELETE', path),
 };
 
+const OPERATOR_HINT = /;[^;]*\bATELIER_[A-Z_]+[^;]*$/;
+
 /** A message fit to show a person for any thrown value. */
 export function messageOf(error: unknown): string {
-  if (error instanceof ApiRequestError) return error.message;
+  // A hint for the operator (which ATELIER_… variable to set) is the API's; a person is not told it.
+  if (error instanceof ApiRequestError) return error.message.replace(OPERATOR_HINT, '');
   if (error instanceof Error && error.message) return error.message;
   return 'Something went wrong. Please try again.';
 }

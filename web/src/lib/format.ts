@@ -6,8 +6,9 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+/** The page is in English: dates are written in English, in the browser's own time zone. */
+const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
+const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
 
 /** "3 minutes ago" for recent times, a date otherwise. */
 export function formatWhen(ms: number, now = Date.now()): string {

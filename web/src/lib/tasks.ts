@@ -13,6 +13,8 @@ export interface TasksState {
   dismissed: string[];
   /** The account's last clear as the server reported it (the server leaves those tasks out). */
   clearedAt?: number | null;
+  /** The first listing left older tasks out (more than it shows): the view links to saved works. */
+  hasMore?: boolean;
 }
 
 /**
@@ -78,6 +80,7 @@ interface Listing {
   now: number;
   clearedAt: number | null;
   tasks: TaskCard[];
+  has_more?: boolean;
 }
 
 const byRecency = (a: TaskCard, b: TaskCard) =>
@@ -95,7 +98,8 @@ function applyListing(listing: Listing, complete: boolean): void {
     const keep = (card: TaskCard) =>
       listed.has(card.task_id) ||
       (complete ? card.generation_id === '' : !(clearedElsewhere && isFinalStatus(card.status)));
-    return { ...state, cards: state.cards.filter(keep), clearedAt: listing.clearedAt };
+    const hasMore = complete ? listing.has_more === true : state.hasMore || listing.has_more === true;
+    return { ...state, cards: state.cards.filter(keep), clearedAt: listing.clearedAt, hasMore };
   });
   upsertCards(listing.tasks);
 }

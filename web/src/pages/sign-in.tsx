@@ -83,8 +83,7 @@ export default function SignInPage({ onSignedIn }: { onSignedIn: (session: Sessi
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
         <p className="muted small">
-          Accounts are created with <code>bin/atelier accounts create</code>. On a first start, the demo
-          account’s password is written to a file in the data directory, whose path the server log shows.
+          No account yet? Ask the person who runs this Atelier to create one.
         </p>
       </form>
     </main>
