@@ -22,6 +22,9 @@ export function Dialog({
     const dialog = ref.current;
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     if (dialog && !dialog.open) dialog.showModal();
+    // showModal() focuses the first focusable element (the ✕); a dialog that names its starting
+    // point (data-autofocus, e.g. a confirmation's Cancel) starts there instead.
+    dialog?.querySelector<HTMLElement>('[data-autofocus]')?.focus();
     // Unmounting removes the dialog from the top layer; calling close() here instead would fire
     // `close` and so onClose, which a remount (React StrictMode) must not do. Focus goes back to
     // the opener, as the native close would have done.
@@ -88,8 +91,8 @@ export function ConfirmDialog({
           </p>
         )}
         <div className="row end">
-          {/* biome-ignore lint/a11y/noAutofocus: in a confirmation, focus belongs on the safe answer (WAI-ARIA dialog pattern). */}
-          <button type="button" className="button" onClick={onCancel} autoFocus>
+          {/* In a confirmation, focus belongs on the safe answer (WAI-ARIA dialog pattern): Dialog focuses it. */}
+          <button type="button" className="button" onClick={onCancel} data-autofocus>
             Cancel
           </button>
           <button

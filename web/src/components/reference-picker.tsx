@@ -55,6 +55,8 @@ export function ReferencePicker({
 }) {
   const [pending, setPending] = useState<Pending[]>([]);
   const [error, setError] = useState<string>();
+  /** Said when some of several files were left out (Edit takes one image). */
+  const [notice, setNotice] = useState<string>();
   const [dragging, setDragging] = useState(false);
   const [urlOpen, setUrlOpen] = useState(false);
   const [url, setUrl] = useState('');
@@ -78,7 +80,18 @@ export function ReferencePicker({
   }
 
   function addFiles(files: Iterable<File>) {
-    for (const file of files) void track(file.name || 'Pasted image', () => uploadFile(file));
+    const list = [...files];
+    // Only Fusion takes several images. Elsewhere (Edit, or Text, which a reference turns into
+    // Edit) the first file is kept and the person is told, instead of the last upload to finish
+    // silently replacing the others.
+    const kept = mode === 'fusion' ? list : list.slice(0, 1);
+    const left = list.slice(kept.length).map((f) => f.name || 'Pasted image');
+    setNotice(
+      left.length > 0
+        ? `Edit takes one image: kept ${kept[0]?.name || 'the first'}, left out ${left.join(', ')}.`
+        : undefined,
+    );
+    for (const file of kept) void track(file.name || 'Pasted image', () => uploadFile(file));
   }
 
   // Paste anywhere on the page: images become references; text pastes keep working as usual.
@@ -235,6 +248,9 @@ export function ReferencePicker({
           {error}
         </p>
       )}
+      <p className={notice ? 'notice-text' : 'visually-hidden'} role="status">
+        {notice}
+      </p>
       {pickerOpen && (
         <LibraryPicker
           onPick={(asset) => {

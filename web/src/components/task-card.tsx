@@ -1,5 +1,6 @@
 import { memo } from 'react';
 import { cssAspect, downloadName, waitingText } from '../lib/format';
+import { shortText } from '../lib/text';
 import type { TaskCard as Card } from '../lib/types';
 import { DownloadIcon, ExpandIcon, ImageIcon } from './icons';
 import { ProgressBar } from './progress';
@@ -25,6 +26,8 @@ export const TaskCard = memo(function TaskCard({
   const { status, progress } = card;
   const done = status === 'completed' && card.imageUrl;
   const position = card.count > 1 ? ` (${card.index + 1} of ${card.count})` : '';
+  // Accessible names carry a short prompt, never the whole (up to 8,000 characters).
+  const name = `${shortText(card.prompt)}${position}`;
   // A task parked for its upstream's capacity says so: it keeps its turn, and a rate limit never fails it.
   const waiting = card.waiting_for === 'upstream_capacity' && status === 'queued';
   const statusText = waiting
@@ -36,7 +39,7 @@ export const TaskCard = memo(function TaskCard({
   return (
     <article
       className={`task-card status-${status}`}
-      aria-label={`${card.prompt}${position}: ${statusText}`}
+      aria-label={`${name}: ${statusText}`}
       data-task-id={card.task_id}
     >
       <div className="task-visual" style={{ aspectRatio: cssAspect(card.aspect) }}>
@@ -45,7 +48,7 @@ export const TaskCard = memo(function TaskCard({
             type="button"
             className="image-button"
             onClick={() => onOpen(card)}
-            aria-label={`Open image: ${card.prompt}`}
+            aria-label={`Open image: ${name}`}
           >
             <Thumbnail
               src={card.imageUrl ?? ''}
@@ -76,7 +79,7 @@ export const TaskCard = memo(function TaskCard({
           <ProgressBar
             value={status === 'failed' ? 100 : progress}
             failed={status === 'failed'}
-            label={`Progress: ${card.prompt}${position}`}
+            label={`Progress: ${name}`}
           />
         )}
         <p className="task-prompt" title={card.prompt}>

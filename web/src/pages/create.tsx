@@ -9,8 +9,10 @@ import { api, messageOf } from '../lib/api';
 import { fitToModel, useCatalog } from '../lib/catalog';
 import { addDraftReference, type Draft, draftStore } from '../lib/draft';
 import { MODE_LABELS, SIZE_HINTS } from '../lib/format';
+import { useLimitedPaste } from '../lib/prompt-paste';
 import { useStore } from '../lib/store';
 import { clearFinished, createStreamingTaskFeed, tasksStore, upsertCards } from '../lib/tasks';
+import { shortText } from '../lib/text';
 import type { TaskCard as Card, Catalog, Mode } from '../lib/types';
 
 const MAX_PROMPT = 8000;
@@ -58,7 +60,9 @@ function useCompletionAnnouncements(cards: Card[]): string {
       const before = seen.current.get(card.task_id);
       if (before !== undefined && before !== card.status && isFinalStatus(card.status)) {
         finished.push(
-          card.status === 'completed' ? `Image ready: ${card.prompt}` : `Task failed: ${card.prompt}`,
+          card.status === 'completed'
+            ? `Image ready: ${shortText(card.prompt)}`
+            : `Task failed: ${shortText(card.prompt)}`,
         );
       }
       seen.current.set(card.task_id, card.status);
@@ -90,6 +94,7 @@ export default function CreatePage() {
     setError(undefined);
     draftStore.set((current) => ({ ...current, ...patch }));
   }, []);
+  const paste = useLimitedPaste(MAX_PROMPT, (prompt) => update({ prompt }));
 
   const takeAsReference = useCallback((card: Card) => {
     if (!card.imageUrl) return;
@@ -180,7 +185,7 @@ export default function CreatePage() {
             </label>
             <span className="muted small" id={`${ids.prompt}-hint`}>
               {draft.prompt.length > MAX_PROMPT * 0.9
-                ? `${draft.prompt.length} / ${MAX_PROMPT}`
+                ? `${draft.prompt.length.toLocaleString('en')} / ${MAX_PROMPT.toLocaleString('en')} characters`
                 : 'Ctrl+Enter (⌘+Enter) to generate'}
             </span>
           </div>
@@ -191,12 +196,21 @@ export default function CreatePage() {
             maxLength={MAX_PROMPT}
             placeholder="A lighthouse at dawn, soft pastel light, wide angle"
             value={draft.prompt}
-            onChange={(event) => update({ prompt: event.target.value })}
+            onChange={(event) => {
+              paste.clear();
+              update({ prompt: event.target.value });
+            }}
+            onPaste={paste.onPaste}
             onKeyDown={(event) => {
               if (event.key === 'Enter' && (event.metaKey || event.ctrlKey)) void submit();
             }}
             aria-describedby={`${ids.prompt}-hint`}
           />
+          {paste.message && (
+            <p className="error-text" role="alert">
+              {paste.message}
+            </p>
+          )}
         </div>
 
         {catalogError ? (

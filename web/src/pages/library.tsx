@@ -11,6 +11,7 @@ import { addDraftReference } from '../lib/draft';
 import { downloadName, formatBytes, formatDate, formatWhen } from '../lib/format';
 import { navigate, useLocation } from '../lib/router';
 import { isSearching, type SearchState, searchFromUrl, searchToApi, searchToUrl } from '../lib/search';
+import { shortText } from '../lib/text';
 import type { LibraryAsset, LibraryPage as LibraryPageAnswer } from '../lib/types';
 
 const PAGE_SIZE = 30;
@@ -120,7 +121,7 @@ export default function LibraryPage() {
               type="button"
               className="asset-thumb image-button"
               onClick={() => setViewing(asset)}
-              aria-label={`Open: ${assetAlt(asset)}`}
+              aria-label={`Open: ${shortText(assetAlt(asset))}`}
             >
               <Thumbnail
                 src={asset.url}
@@ -150,7 +151,7 @@ export default function LibraryPage() {
                   type="button"
                   className="button small primary-soft"
                   onClick={() => sendToCreate(asset)}
-                  aria-label={`Use as reference: ${assetAlt(asset)}`}
+                  aria-label={`Use as reference: ${shortText(assetAlt(asset))}`}
                 >
                   Use as reference
                 </button>
@@ -158,7 +159,7 @@ export default function LibraryPage() {
                   className="icon-button"
                   href={asset.url}
                   download={downloadName(assetAlt(asset), asset.id, asset.url)}
-                  aria-label={`Download: ${assetAlt(asset)}`}
+                  aria-label={`Download: ${shortText(assetAlt(asset))}`}
                   title="Download"
                 >
                   <DownloadIcon />

@@ -9,6 +9,7 @@ import { draftStore } from '../lib/draft';
 import { cssAspect, downloadName, formatDate, formatWhen, MODE_LABELS } from '../lib/format';
 import { navigate, useLocation } from '../lib/router';
 import { isSearching, searchFromUrl, searchToApi, searchToUrl } from '../lib/search';
+import { shortText } from '../lib/text';
 import type { Mode, SavedWork, SavedWorksPage } from '../lib/types';
 
 const PAGE_SIZE = 24;
@@ -37,13 +38,13 @@ function WorkCard({ work, onOpen, onDelete }: { work: SavedWork; onOpen: () => v
   const failed = work.tasks.filter((t) => t.status === 'failed').length;
   const pending = work.tasks.length - done.length - failed;
   return (
-    <article className="work-card" aria-label={work.prompt}>
+    <article className="work-card" aria-label={shortText(work.prompt)} data-work-id={work.id}>
       <button
         type="button"
         className="work-cover image-button"
         onClick={onOpen}
         style={{ aspectRatio: cssAspect(work.aspect) }}
-        aria-label={`Open: ${work.prompt}`}
+        aria-label={`Open: ${shortText(work.prompt)}`}
       >
         {cover?.imageUrl ? (
           <Thumbnail
@@ -110,7 +111,7 @@ function WorkCard({ work, onOpen, onDelete }: { work: SavedWork; onOpen: () => v
               type="button"
               className="icon-button danger-text"
               onClick={onDelete}
-              aria-label={`Delete: ${work.prompt}`}
+              aria-label={`Delete: ${shortText(work.prompt)}`}
               title="Delete"
             >
               <TrashIcon />
@@ -232,6 +233,9 @@ export default function WorksPage() {
   const [deleting, setDeleting] = useState<SavedWork>();
   const [deleteState, setDeleteState] = useState<{ busy: boolean; error?: string }>({ busy: false });
   const [notice, setNotice] = useState('');
+  /** After a delete, where focus goes: the id of the work that took its place, or '' for the heading. */
+  const [focusAfter, setFocusAfter] = useState<string>();
+  const heading = useRef<HTMLHeadingElement>(null);
   const sentinel = useRef<HTMLDivElement>(null);
   /** Bumped when the search changes: answers to an older search are dropped. */
   const generation = useRef(0);
@@ -290,6 +294,8 @@ export default function WorksPage() {
     setDeleteState({ busy: true });
     try {
       await api.delete(`/web/api/works/${encodeURIComponent(deleting.id)}`);
+      const index = works.findIndex((w) => w.id === deleting.id);
+      setFocusAfter((works[index + 1] ?? works[index - 1])?.id ?? '');
       setWorks((list) => list.filter((w) => w.id !== deleting.id));
       setTotal((n) => (n === undefined ? n : n - 1));
       setNotice('Work deleted');
@@ -301,10 +307,23 @@ export default function WorksPage() {
     }
   };
 
+  // Once the deleted work's card (and the dialogs) are gone, focus goes to the next work's
+  // cover, or to the heading when no work is left, instead of falling to <body>.
+  useEffect(() => {
+    if (focusAfter === undefined) return;
+    const cover = focusAfter
+      ? document.querySelector<HTMLElement>(`[data-work-id="${CSS.escape(focusAfter)}"] .work-cover`)
+      : null;
+    (cover ?? heading.current)?.focus();
+    setFocusAfter(undefined);
+  }, [focusAfter]);
+
   return (
     <div className="page">
       <header className="page-header">
-        <h1 className="page-title">Saved works</h1>
+        <h1 className="page-title" ref={heading} tabIndex={-1}>
+          Saved works
+        </h1>
         {total !== undefined && <p className="muted">{total === 1 ? '1 work' : `${total} works`}</p>}
       </header>
       <p className="visually-hidden" aria-live="polite">
