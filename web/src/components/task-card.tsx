@@ -56,6 +56,7 @@ export const TaskCard = memo(function TaskCard({
               alt={card.prompt}
               width={card.width}
               height={card.height}
+              loading="lazy"
               decoding="async"
             />
           </button>

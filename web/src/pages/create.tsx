@@ -1,42 +1,25 @@
 import { type FormEvent, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { isFinalStatus } from '../../../src/domain/task-status';
+import { AllowanceNote } from '../components/allowance-note';
 import { ChoiceGroup } from '../components/choice-group';
 import { SparkIcon } from '../components/icons';
 import { ImageViewer } from '../components/image-viewer';
 import { ReferencePicker } from '../components/reference-picker';
+import { RenderingStrip } from '../components/rendering-strip';
 import { TaskCard } from '../components/task-card';
+import { catalogForAllowance, imagesLeft, useAllowance } from '../lib/allowance';
 import { api, messageOf } from '../lib/api';
-import { fitToModel, useCatalog } from '../lib/catalog';
+import { useCatalog } from '../lib/catalog';
+import { useCompletionAnnouncements, useFittedDraft } from '../lib/create-hooks';
 import { addDraftReference, type Draft, draftStore } from '../lib/draft';
 import { MODE_LABELS, SIZE_HINTS } from '../lib/format';
 import { useLimitedPaste } from '../lib/prompt-paste';
+import { Link } from '../lib/router';
 import { useStore } from '../lib/store';
 import { clearFinished, createStreamingTaskFeed, tasksStore, upsertCards } from '../lib/tasks';
-import { shortText } from '../lib/text';
-import type { TaskCard as Card, Catalog, Mode } from '../lib/types';
+import type { TaskCard as Card, Mode } from '../lib/types';
 
 const MAX_PROMPT = 8000;
-
-/** The draft fitted to the catalog, so every picker only ever shows what the model allows. */
-function useFittedDraft(catalog: Catalog | undefined) {
-  const draft = useStore(draftStore);
-  const fitted = useMemo(() => (catalog ? fitToModel(draft, catalog) : undefined), [draft, catalog]);
-  useEffect(() => {
-    if (!fitted) return;
-    const { entry: _entry, ...settings } = fitted;
-    const current = draftStore.get();
-    if (
-      current.model !== settings.model ||
-      current.mode !== settings.mode ||
-      current.aspect !== settings.aspect ||
-      current.imageSize !== settings.imageSize ||
-      current.count !== settings.count
-    ) {
-      draftStore.set({ ...current, ...settings });
-    }
-  }, [fitted]);
-  return { draft, fitted };
-}
 
 function AspectShape({ aspect }: { aspect: string }) {
   const [w, h] = aspect.split(':').map(Number);
@@ -50,38 +33,23 @@ function AspectShape({ aspect }: { aspect: string }) {
   );
 }
 
-/** Announces finished tasks to screen readers (the cards themselves update silently). */
-function useCompletionAnnouncements(cards: Card[]): string {
-  const seen = useRef(new Map<string, string>());
-  const [message, setMessage] = useState('');
-  useEffect(() => {
-    const finished: string[] = [];
-    for (const card of cards) {
-      const before = seen.current.get(card.task_id);
-      if (before !== undefined && before !== card.status && isFinalStatus(card.status)) {
-        finished.push(
-          card.status === 'completed'
-            ? `Image ready: ${shortText(card.prompt)}`
-            : `Task failed: ${shortText(card.prompt)}`,
-        );
-      }
-      seen.current.set(card.task_id, card.status);
-    }
-    if (finished.length > 0) setMessage(finished.join('. '));
-  }, [cards]);
-  return message;
-}
-
 /** The image-creation view: the form, and live cards of every pending task of the account. */
 export default function CreatePage() {
-  const { catalog, error: catalogError } = useCatalog();
+  const { catalog: fullCatalog, error: catalogError } = useCatalog();
+  const { cards, hasMore } = useStore(tasksStore);
+  const running = cards.filter((c) => !isFinalStatus(c.status)).length;
+  const allowance = useAllowance(`${cards.length}:${running}`);
+  const catalog = useMemo(
+    () => fullCatalog && catalogForAllowance(fullCatalog, allowance),
+    [fullCatalog, allowance],
+  );
+  const exhausted = imagesLeft(allowance) === 0;
   const { draft, fitted } = useFittedDraft(catalog);
-  const { cards } = useStore(tasksStore);
   const [submitting, setSubmitting] = useState(false);
   const [error, setError] = useState<string>();
   const [viewing, setViewing] = useState<Card>();
   const promptRef = useRef<HTMLTextAreaElement>(null);
-  const ids = { prompt: useId(), model: useId(), count: useId(), error: useId() };
+  const ids = { prompt: useId(), model: useId(), count: useId(), error: useId(), allowance: useId() };
   const announcement = useCompletionAnnouncements(cards);
 
   const feed = useMemo(() => createStreamingTaskFeed(), []);
@@ -108,7 +76,6 @@ export default function CreatePage() {
     promptRef.current?.focus();
   }, []);
 
-  const running = cards.filter((c) => !isFinalStatus(c.status)).length;
   const finished = cards.length - running;
 
   async function submit(event?: FormEvent) {
@@ -312,7 +279,14 @@ export default function CreatePage() {
               {error}
             </p>
           )}
-          <button type="submit" className="button primary large" disabled={submitting || !fitted}>
+          {running > 0 && <RenderingStrip running={running} />}
+          <AllowanceNote allowance={allowance} id={ids.allowance} />
+          <button
+            type="submit"
+            className="button primary large"
+            disabled={submitting || !fitted || exhausted}
+            aria-describedby={allowance ? ids.allowance : undefined}
+          >
             <SparkIcon />
             {submitting
               ? 'Submitting…'
@@ -325,7 +299,7 @@ export default function CreatePage() {
 
       <section className="tasks" aria-labelledby="tasks-heading">
         <header className="tasks-header">
-          <h2 id="tasks-heading">
+          <h2 id="tasks-heading" tabIndex={-1}>
             Tasks
             {running > 0 && <span className="count-pill">{running} running</span>}
           </h2>
@@ -361,6 +335,11 @@ export default function CreatePage() {
               />
             ))}
           </div>
+        )}
+        {hasMore && (
+          <p className="more-tasks muted">
+            Showing the newest {cards.length} tasks. Older ones are in <Link href="/works">Saved works</Link>.
+          </p>
         )}
       </section>
 

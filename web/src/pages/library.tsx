@@ -3,7 +3,7 @@ import type { AssetKind } from '../../../src/domain/asset-kinds';
 import { ChoiceGroup } from '../components/choice-group';
 import { DownloadIcon } from '../components/icons';
 import { ImageViewer } from '../components/image-viewer';
-import { assetAlt } from '../components/library-picker';
+import { assetAlt, captionOf } from '../components/library-picker';
 import { SearchBar } from '../components/search-bar';
 import { Thumbnail } from '../components/thumbnail';
 import { api, messageOf } from '../lib/api';
@@ -21,19 +21,12 @@ type Kind = '' | AssetKind;
 function sendToCreate(asset: LibraryAsset) {
   addDraftReference({
     url: asset.url,
-    name: asset.kind === 'result' && asset.prompt ? asset.prompt : 'Uploaded image',
+    name: captionOf(asset),
     width: asset.width,
     height: asset.height,
     bytes: asset.bytes,
   });
   navigate('/');
-}
-
-/** A card's caption: a result's prompt, or an upload's file name (uploads are named by their content hash). */
-function captionOf(asset: LibraryAsset): string {
-  if (asset.kind === 'result' && asset.prompt) return asset.prompt;
-  const name = asset.url.slice(asset.url.lastIndexOf('/') + 1);
-  return `Upload ${name.length > 16 ? `${name.slice(0, 8)}…${name.slice(-7)}` : name}`;
 }
 
 /** The asset library: every uploaded reference and every result, searchable and filterable, the query in the URL. */
