@@ -119,11 +119,22 @@ export const geminiGenerateResponseSchema = z.object({
   ),
   usageMetadata: z
     .object({
-      promptTokenCount: z.number().int().optional(),
-      candidatesTokenCount: z.number().int().optional(),
-      totalTokenCount: z.number().int().optional(),
+      promptTokenCount: z.number().int().optional().describe('Prompt tokens: text and images'),
+      candidatesTokenCount: z.number().int().optional().describe('Tokens of the images produced'),
+      thoughtsTokenCount: z
+        .number()
+        .int()
+        .optional()
+        .describe('Tokens a thinking model spent thinking, when it reported them'),
+      totalTokenCount: z.number().int().optional().describe('All tokens of the calls'),
+      promptTokensDetails: z
+        .array(z.object({ modality: z.enum(['TEXT', 'IMAGE']), tokenCount: z.number().int() }))
+        .optional()
+        .describe('The prompt tokens per modality, when the upstream told them apart'),
     })
-    .describe('Token counts where the upstream reported them; empty when it reported none'),
+    .describe(
+      'Token counts summed over the images whose upstream reported them (a Gemini or OpenAI upstream); empty when none did',
+    ),
   modelVersion: z.string().describe('The catalog model that answered'),
   responseId: z.string().describe('The task ids, comma-separated (GET /api/v1/tasks?ids=…)'),
 });

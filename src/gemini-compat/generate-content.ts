@@ -15,6 +15,7 @@ import { MAX_UPLOAD_BYTES, writeStreamToTempFile } from '../uploads/temp-file.js
 import type { UploadsService } from '../uploads/uploads-service.js';
 import { GeminiCompatError } from './gemini-errors.js';
 import { type GeminiPlan, planGeminiRequest, type Reference } from './request-mapping.js';
+import { usageMetadataOf } from './usage-metadata.js';
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
@@ -153,8 +154,10 @@ export function createGeminiRequests(deps: {
           index,
         })),
       );
-      // The upstreams report no token counts to Atelier yet: an empty usageMetadata says so.
-      return { candidates, usageMetadata: {}, modelVersion: model.id, responseId: list };
+      const usageMetadata = usageMetadataOf(
+        await deps.tasks.reportedUsage(completed.map((record) => record.task_id)),
+      );
+      return { candidates, usageMetadata, modelVersion: model.id, responseId: list };
     },
   };
 }

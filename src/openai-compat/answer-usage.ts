@@ -12,27 +12,22 @@ export const NO_USAGE: OpenAiUsage = {
 
 /**
  * The token usage of an answer's completed images, summed, as their upstreams reported it (stored
- * on each task); undefined when none reported any (Atelier never invents tokens). The records are
- * the caller's, read for its account.
+ * on each task), in OpenAI's `usage` shape; undefined when none reported any (Atelier never invents
+ * tokens). A Gemini upstream's counts arrive mapped (input ← promptTokenCount, output ←
+ * candidatesTokenCount, total ← totalTokenCount, which also counts a thinking model's thoughts).
+ * The records are the caller's, read for its account.
  */
 export async function answerUsage(
-  tasks: Pick<TasksService, 'usageOf'>,
+  tasks: Pick<TasksService, 'reportedUsage'>,
   completed: readonly TaskRecord[],
 ): Promise<OpenAiUsage | undefined> {
-  if (completed.length === 0) return undefined;
-  const reported = [...(await tasks.usageOf(completed.map((record) => record.task_id))).values()];
-  if (reported.length === 0) return undefined;
-  const sum = (pick: (usage: OpenAiUsage) => number | undefined) =>
-    reported.reduce((total, usage) => total + (pick(usage) ?? 0), 0);
-  const usage: OpenAiUsage = {
-    input_tokens: sum((u) => u.input_tokens),
-    output_tokens: sum((u) => u.output_tokens),
-    total_tokens: sum((u) => u.total_tokens),
+  const reported = await tasks.reportedUsage(completed.map((record) => record.task_id));
+  if (!reported) return undefined;
+  const { input_tokens, output_tokens, total_tokens, input_tokens_details } = reported;
+  return {
+    input_tokens,
+    output_tokens,
+    total_tokens,
+    ...(input_tokens_details ? { input_tokens_details } : {}),
   };
-  if (reported.some((u) => u.input_tokens_details))
-    usage.input_tokens_details = {
-      image_tokens: sum((u) => u.input_tokens_details?.image_tokens),
-      text_tokens: sum((u) => u.input_tokens_details?.text_tokens),
-    };
-  return usage;
 }

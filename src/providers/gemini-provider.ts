@@ -7,7 +7,8 @@
  * Wire format checked against (2026):
  * - https://ai.google.dev/api/generate-content — request `contents[].parts[]` (`text`,
  *   `inlineData{mimeType,data}`), `generationConfig.responseModalities`, response
- *   `candidates[].content.parts[]`, `candidates[].finishReason`, `promptFeedback.blockReason`;
+ *   `candidates[].content.parts[]`, `candidates[].finishReason`, `promptFeedback.blockReason`,
+ *   `usageMetadata` (read by gemini-usage.ts);
  *   FinishReason / BlockedReason enums as in googleapis/js-genai `src/types.ts`.
  * - https://ai.google.dev/gemini-api/docs/image-generation — `generationConfig.imageConfig`
  *   `{aspectRatio, imageSize: "1K"|"2K"|"4K"}`; `imageSize` exists only on the Gemini 3 image
@@ -33,6 +34,7 @@ import {
   FINISH_REASONS,
   REASON_TOKEN,
 } from './gemini-reasons.js';
+import { geminiUsageOf } from './gemini-usage.js';
 import { geminiModelPresence } from './model-lists.js';
 import type { ImageProvider, ProviderFailure, ProviderRequest, SubmitOutcome } from './provider.js';
 import { fitReferences } from './reference-fit.js';
@@ -215,7 +217,8 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Image
             cause: 'bad_response',
           });
         }
-        return { kind: 'done', image: { bytes, contentType: sniffed } };
+        const usage = geminiUsageOf(json.usageMetadata);
+        return { kind: 'done', image: { bytes, contentType: sniffed }, ...(usage ? { usage } : {}) };
       }
     }
     const given = candidates[0]?.finishReason;

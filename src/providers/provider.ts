@@ -80,12 +80,23 @@ export interface PartialFrame {
   contentType: string;
 }
 
-/** Token usage the upstream reported for one image (OpenAI's `usage`); never invented. */
+/**
+ * Token usage the upstream reported for one image; never invented. One neutral shape for every
+ * adapter, stored as is on the task (`tasks.usage_json`) and mapped by each edge onto its own wire
+ * shape. Its names are OpenAI's `usage` (the first adapter to report it); Gemini's `usageMetadata`
+ * maps onto it: input ← promptTokenCount, output ← candidatesTokenCount, total ← totalTokenCount,
+ * the input details ← promptTokensDetails' TEXT and IMAGE entries, thinking ← thoughtsTokenCount.
+ */
 export interface ImageUsage {
+  /** Prompt tokens: text and images. */
   input_tokens: number;
+  /** Tokens of the answer the model produced (the image, any text). */
   output_tokens: number;
+  /** All tokens of the call: input + output, and thinking where the model thought. */
   total_tokens: number;
   input_tokens_details?: { image_tokens: number; text_tokens: number };
+  /** Tokens the model spent thinking (Gemini 3's thoughtsTokenCount), counted in total only. */
+  thinking_tokens?: number;
 }
 
 /** An image produced upstream: inline bytes, or a URL that the engine copies at once. */

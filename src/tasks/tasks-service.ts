@@ -1,9 +1,9 @@
 import { Conflict, NotFound } from '../domain/errors.js';
 import { isFinalStatus } from '../domain/task-status.js';
-import type { ImageUsage } from '../providers/provider.js';
 import type { WaitPlaces } from './capacity/wait-places.js';
 import { createFinalRecordCache } from './final-records.js';
 import type { TaskWithRequest } from './pending-tasks.js';
+import { type ReportedUsage, sumUsage } from './reported-usage.js';
 import { CANCELED, type TaskEngine } from './task-engine.js';
 import { TASK_NOT_FOUND, type TaskRecord, toTaskRecord } from './task-record.js';
 import type { TaskRecordRow, TasksRepository } from './tasks-repository.js';
@@ -118,13 +118,15 @@ export function createTasksService({
     },
 
     /**
-     * The usage the upstream reported for each task, where it reported one: for records the caller
-     * already read for its account (an answer's completed images).
+     * The usage the upstreams reported for these tasks, summed over those that reported any;
+     * undefined when none did. For records the caller already read for its account (an answer's
+     * completed images).
      */
-    async usageOf(taskIds: readonly string[]): Promise<Map<string, ImageUsage>> {
+    async reportedUsage(taskIds: readonly string[]): Promise<ReportedUsage | undefined> {
+      if (taskIds.length === 0) return undefined;
       const rows = await tasks.readStreamExtras(undefined, taskIds);
-      return new Map(
-        rows.flatMap((row) => (row.usage_json ? [[row.id, JSON.parse(row.usage_json) as ImageUsage]] : [])),
+      return sumUsage(
+        rows.flatMap((row) => (row.usage_json ? [JSON.parse(row.usage_json) as ReportedUsage] : [])),
       );
     },
 

@@ -126,6 +126,42 @@ async function firstReferenceAspect(body: z.infer<typeof requestSchema>): Promis
   return '1:1';
 }
 
+/** Prompt tokens of one reference image, and image tokens of one answer (1K/2K; 4K costs 2000). */
+export const FAKE_IMAGE_INPUT_TOKENS = 258;
+export const FAKE_IMAGE_OUTPUT_TOKENS = 1120;
+/** Thinking tokens of a Gemini 3 Pro image model (a thinking model; the others report none). */
+export const FAKE_THOUGHT_TOKENS = 150;
+
+/**
+ * `usageMetadata` as the API answers it (GenerateContentResponseUsageMetadata, proto3 JSON: zero
+ * counts left out): text tokens at one per 4 characters, FAKE_IMAGE_INPUT_TOKENS per reference,
+ * per-modality details of prompt and candidates, thoughts on the pro model, the total of them all.
+ */
+function usageMetadataOf(model: string, body: z.infer<typeof requestSchema>, said?: string) {
+  const parts = body.contents.flatMap((content) => content.parts);
+  const text = parts.reduce((n, part) => n + ('text' in part ? Math.ceil(part.text.length / 4) : 0), 0);
+  const images = parts.filter((part) => 'inlineData' in part).length * FAKE_IMAGE_INPUT_TOKENS;
+  const output = body.generationConfig.imageConfig?.imageSize === '4K' ? 2000 : FAKE_IMAGE_OUTPUT_TOKENS;
+  const saidTokens = said ? Math.ceil(said.length / 4) : 0;
+  const thoughts = /pro/.test(model) ? FAKE_THOUGHT_TOKENS : 0;
+  const modalities = (counts: Array<[string, number]>) =>
+    counts.filter(([, n]) => n > 0).map(([modality, tokenCount]) => ({ modality, tokenCount }));
+  return {
+    promptTokenCount: text + images,
+    candidatesTokenCount: output + saidTokens,
+    totalTokenCount: text + images + output + saidTokens + thoughts,
+    promptTokensDetails: modalities([
+      ['TEXT', text],
+      ['IMAGE', images],
+    ]),
+    candidatesTokensDetails: modalities([
+      ['IMAGE', output],
+      ['TEXT', saidTokens],
+    ]),
+    ...(thoughts ? { thoughtsTokenCount: thoughts } : {}),
+  };
+}
+
 export interface FakeGemini extends FakeHttpServer {
   calls: GeminiCall[];
   /** Answers for the next calls, in order; afterwards each call gets an image. */
@@ -308,7 +344,7 @@ export async function startFakeGemini({
           status: 200,
           json: {
             candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
-            usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 1290, totalTokenCount: 1300 },
+            usageMetadata: usageMetadataOf(model, body, next.text),
             modelVersion: model,
             responseId: `resp-${calls.length}`,
           },
