@@ -17,6 +17,7 @@ import {
   openAiModelSchema,
   openAiModelsSchema,
 } from '../contract/openai.js';
+import { openAiImageEditEventSchema, openAiImageGenerationEventSchema } from '../contract/openai-stream.js';
 import { parseInput } from '../contract/parse-input.js';
 import { aboutReferenceField, DomainError } from '../domain/errors.js';
 import { type AccountResolver, accountOf, requireAccount } from '../http/authentication.js';
@@ -51,6 +52,17 @@ function openAiErrorResponses(statuses: readonly ErrorStatus[]) {
 const IMAGE_ERRORS = [400, 401, 403, 404, 409, 413, 422, 429, 502, 504] as const;
 const SYNC_NOTE =
   'Synchronous: answers once every image has ended (ceiling ATELIER_OPENAI_WAIT_MS, default 300 s). Asynchronous on request (header Prefer: respond-async, or async: true): 202 at once with the task envelope and a Location to GET (header Preference-Applied: respond-async when the header asked). callback_url registers the signed webhook of POST /api/v1/generate. Errors use OpenAI’s shape { error: { message, type, param, code } }.';
+/** The 200 answer: the images as JSON, or with stream: true the image's event stream. */
+const imagesOrStream = (
+  events: typeof openAiImageGenerationEventSchema | typeof openAiImageEditEventSchema,
+) => ({
+  description:
+    'The images that completed (application/json); with stream: true, an event stream of the image (text/event-stream), whose events’ data the schema describes',
+  content: {
+    'application/json': { schema: openAiImagesResponseSchema },
+    'text/event-stream': { schema: events },
+  },
+});
 const ACCEPTED = jsonResponse(
   'Accepted (asynchronous): the request’s id and tasks; Location is its GET',
   openAiImageTaskSchema,
@@ -227,7 +239,7 @@ export async function openAiCompatRoutes(
         headers: idempotencyHeadersSchema,
         body: openAiGenerateBodySchema,
         response: {
-          200: jsonResponse('The images that completed', openAiImagesResponseSchema),
+          200: imagesOrStream(openAiImageGenerationEventSchema),
           202: ACCEPTED,
           ...openAiErrorResponses(IMAGE_ERRORS),
         },
@@ -258,7 +270,7 @@ export async function openAiCompatRoutes(
           description: `One image = edit, several = fusion (models that list fusion). Images pass the checks of POST /api/v1/upload and join the asset library. mask (a PNG the image's size; fully transparent pixels are edited) on models that list masks, else 400 param mask. ${SYNC_NOTE} Idempotency-Key is not applied to multipart bodies (as on /api/v1/upload).`,
           documentedOnlyBodies: { 'multipart/form-data': { schema: openAiEditFormSchema } },
           response: {
-            200: jsonResponse('The images that completed', openAiImagesResponseSchema),
+            200: imagesOrStream(openAiImageEditEventSchema),
             202: ACCEPTED,
             ...openAiErrorResponses([...IMAGE_ERRORS, 415]),
           },

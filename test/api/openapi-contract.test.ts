@@ -57,14 +57,26 @@ async function exerciseOpenAiRoutes(
     502,
   );
   const edits = '/v1/images/edits';
-  const form = new FormData();
-  form.append('image', new Blob([new Uint8Array(await makePng())], { type: 'image/png' }), 'a.png');
-  form.append('prompt', 'contract edit');
-  const multipart = new Request('http://localhost/', { method: 'POST', body: form });
-  const payload = Buffer.from(await multipart.arrayBuffer());
-  const headers = { ...h, 'content-type': multipart.headers.get('content-type') ?? '' };
+  /** An edit's multipart form: an image part and these text fields. */
+  const editForm = async (fields: Record<string, string>) => {
+    const form = new FormData();
+    form.append('image', new Blob([new Uint8Array(await makePng())], { type: 'image/png' }), 'a.png');
+    for (const [name, value] of Object.entries(fields)) form.append(name, value);
+    const multipart = new Request('http://localhost/', { method: 'POST', body: form });
+    const payload = Buffer.from(await multipart.arrayBuffer());
+    return { payload, headers: { ...h, 'content-type': multipart.headers.get('content-type') ?? '' } };
+  };
+  const { payload, headers } = await editForm({ prompt: 'contract edit' });
   await exercise('POST', edits, { url: edits, headers, payload }, 200);
   await exercise('POST', edits, { url: edits, headers: json, payload: { prompt: 'x' } }, 400);
+
+  // stream: true answers text/event-stream: partial frames then the image, or an error event.
+  const stream = { ...prompt, stream: true, partial_images: 1 };
+  await exercise('POST', generations, { url: generations, headers: json, payload: stream }, 200);
+  const failing = { prompt: '[[fail]]', stream: true };
+  await exercise('POST', generations, { url: generations, headers: json, payload: failing }, 200);
+  const streamed = await editForm({ prompt: 'contract edit', stream: 'true', partial_images: '1' });
+  await exercise('POST', edits, { url: edits, ...streamed }, 200);
 
   // Asynchronous (Prefer: respond-async): 202 with the envelope, and its GET.
   const prefer = { prefer: 'respond-async' };

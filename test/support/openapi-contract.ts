@@ -50,6 +50,29 @@ export function contractChecker(app: FastifyInstance, doc: OpenApiDoc) {
     return JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/'));
   }
 
+  /**
+   * An event stream's events against its documented schema: when the document describes the events
+   * (an object schema, not plain text), every event's `data` is one of them, named by its `event:`.
+   */
+  function checkEvents(answer: string, schema: Record<string, unknown>, body: string) {
+    if (schema.type === 'string') return;
+    const validate = ajv.compile(schema);
+    const events = body.split(/\r?\n\r?\n/).flatMap((block) => {
+      const lines = block.split(/\r?\n/);
+      const data = lines.filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim());
+      const name = lines
+        .find((line) => line.startsWith('event:'))
+        ?.slice(6)
+        .trim();
+      return data.length > 0 ? [{ name, data: JSON.parse(data.join('\n')) as { type?: unknown } }] : [];
+    });
+    assert.ok(events.length > 0, `${answer}: the stream sent events`);
+    for (const { name, data } of events) {
+      assert.ok(validate(data), `${answer}, event ${name}: ${ajv.errorsText(validate.errors)}`);
+      if (name !== undefined) assert.equal(data.type, name, `${answer}: the event is named by its type`);
+    }
+  }
+
   async function exercise(
     method: 'GET' | 'POST' | 'PUT' | 'DELETE',
     path: string,
@@ -67,6 +90,14 @@ export function contractChecker(app: FastifyInstance, doc: OpenApiDoc) {
     if (expected === 204) {
       assert.equal(response.body, '', `${method} ${request.url}: 204 has no body`);
       assert.equal(responses['204']?.content, undefined, `${lower} ${path}: 204 documents no body`);
+    }
+    if (mediaType === 'text/event-stream') {
+      checkEvents(
+        `${method} ${request.url} ${expected}`,
+        documentedSchema(path, lower, expected, mediaType),
+        response.body,
+      );
+      return response;
     }
     if (mediaType !== 'application/json') return response;
     const validate = ajv.compile(documentedSchema(path, lower, expected, mediaType));
