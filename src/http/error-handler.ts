@@ -104,11 +104,18 @@ declare module 'fastify' {
   }
 }
 
-/** Every route registered from here on in `scope` answers its errors with `bodies`. */
+/**
+ * Every route registered from here on in `scope` answers its errors with `bodies`, and so does
+ * what fails in `scope` before any route matched (its own not-found handler's hooks, a body its
+ * parser refused): the scope's error handler is the same mapper with these bodies.
+ */
 export function installErrorBodies(scope: FastifyInstance, bodies: ErrorBodies): void {
   scope.addHook('onRoute', (route) => {
     route.config = { ...route.config, errorBodies: bodies };
   });
+  scope.setErrorHandler((thrown: FastifyError, request, reply) =>
+    answerError(thrown, request, reply, bodies),
+  );
 }
 
 /**
@@ -117,27 +124,36 @@ export function installErrorBodies(scope: FastifyInstance, bodies: ErrorBodies):
  * status.
  */
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((thrown: FastifyError, request, reply) => {
-    const bodies = request.routeOptions.config?.errorBodies;
-    const send = (status: number, type: ErrorType, message: string, field?: string) =>
-      reply.code(status).send(bodies ? bodies.body(status, type, message, field) : errorBody(type, message));
-    if (bodies?.ownError?.(thrown, request, reply)) return reply;
-    if (thrown instanceof RateLimited || thrown instanceof QuotaExceeded)
-      reply.header('retry-after', String(Math.max(1, Math.ceil(thrown.retryAfterMs / 1000))));
-    const error = thrown instanceof DomainError ? apiErrorOf(thrown) : thrown;
-    if (error instanceof ApiError) {
-      if (error.status >= 500) request.log.error({ err: error }, 'request failed');
-      const field = thrown instanceof InvalidInput ? thrown.field : undefined;
-      return send(error.status, error.type, error.message, field);
-    }
-    const known = classifyFrameworkError(error, request);
-    if (known) return send(errorStatus[known.type], known.type, known.message, known.field);
-    // A bug: log everything, tell the caller nothing internal.
-    request.log.error({ err: error }, 'unexpected error');
-    return send(500, 'internal_error', `Internal server error (request id ${request.id})`);
-  });
+  app.setErrorHandler((thrown: FastifyError, request, reply) =>
+    answerError(thrown, request, reply, request.routeOptions.config?.errorBodies),
+  );
 
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send(errorBody('not_found', noRouteMessage(request))),
   );
+}
+
+/** Maps anything thrown to its status and body: the spec's shape, or `bodies`' when an edge set its own. */
+function answerError(
+  thrown: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  bodies: ErrorBodies | undefined,
+) {
+  const send = (status: number, type: ErrorType, message: string, field?: string) =>
+    reply.code(status).send(bodies ? bodies.body(status, type, message, field) : errorBody(type, message));
+  if (bodies?.ownError?.(thrown, request, reply)) return reply;
+  if (thrown instanceof RateLimited || thrown instanceof QuotaExceeded)
+    reply.header('retry-after', String(Math.max(1, Math.ceil(thrown.retryAfterMs / 1000))));
+  const error = thrown instanceof DomainError ? apiErrorOf(thrown) : thrown;
+  if (error instanceof ApiError) {
+    if (error.status >= 500) request.log.error({ err: error }, 'request failed');
+    const field = thrown instanceof InvalidInput ? thrown.field : undefined;
+    return send(error.status, error.type, error.message, field);
+  }
+  const known = classifyFrameworkError(error, request);
+  if (known) return send(errorStatus[known.type], known.type, known.message, known.field);
+  // A bug: log everything, tell the caller nothing internal.
+  request.log.error({ err: error }, 'unexpected error');
+  return send(500, 'internal_error', `Internal server error (request id ${request.id})`);
 }

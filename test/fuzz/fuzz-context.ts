@@ -23,6 +23,15 @@ export const OPENAI_ROUTES = [
   'GET /v1/models/:id',
   'POST /v1/images/generations',
   'POST /v1/images/edits',
+  'GET /v1/images/generations/:id',
+  'GET /v1/images/edits/:id',
+];
+/** The Gemini-native routes (their errors are in Google's shape). */
+export const GEMINI_ROUTES = [
+  'GET /v1beta/models',
+  'GET /v1beta/models/:id',
+  'POST /v1beta/models/:id:generateContent',
+  'POST /v1beta/models/:id:streamGenerateContent',
 ];
 export const OTHER_ROUTES = [
   'POST /web/api/session',

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import {
   type FuzzContext,
   type FuzzRequest,
+  GEMINI_ROUTES,
   OPENAI_ROUTES,
   OTHER_ROUTES,
   V1_ROUTES,
@@ -81,7 +82,7 @@ function pathArbitrary(ctx: FuzzContext) {
       const path = route.split(' ')[1] ?? '/';
       return [`/api/v1${path}`, `/v1${path}`];
     }),
-    ...[...OPENAI_ROUTES, ...OTHER_ROUTES].map((route) => route.split(' ')[1] ?? '/'),
+    ...[...OPENAI_ROUTES, ...GEMINI_ROUTES, ...OTHER_ROUTES].map((route) => route.split(' ')[1] ?? '/'),
   ];
   return fc
     .tuple(

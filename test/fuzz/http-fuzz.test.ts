@@ -11,10 +11,12 @@ import { createTestApp, type TestApp } from '../support/test-server.js';
 import {
   type FuzzContext,
   type FuzzRequest,
+  GEMINI_ROUTES,
   OPENAI_ROUTES,
   OTHER_ROUTES,
   V1_ROUTES,
 } from './fuzz-context.js';
+import { googleProblem, isGeminiPath } from './google-shape.js';
 import { rawRequestArbitrary, requestArbitrary } from './http-arbitraries.js';
 
 // Property-based fuzzing of every HTTP route over real sockets: random methods, paths and path
@@ -63,6 +65,10 @@ function contractProblem(
     OPENAI_ROUTES.some((route) => new RegExp(`^${route.replace(/:id\b/g, '[^/]*')}$`).test(request));
   const code = (response.json as { error?: { code?: unknown } } | undefined)?.error?.code;
   if (status === 504 && openAiRoute && code === 'wait_timeout') return undefined;
+  // The Gemini-native surface (Google's shape) waits the same way: its ceiling is 504 DEADLINE_EXCEEDED.
+  const geminiRoute = decodable(request) && isGeminiPath(url.split('?')[0] ?? '');
+  const googleStatus = (response.json as { error?: { status?: unknown } } | undefined)?.error?.status;
+  if (status === 504 && geminiRoute && googleStatus === 'DEADLINE_EXCEEDED') return undefined;
   if (status >= 500) {
     const type = (response.json as { error?: { type?: string } } | undefined)?.error?.type;
     return { kind: `${status} ${type ?? ''}`.trim(), detail: body };
@@ -78,6 +84,7 @@ function contractProblem(
       .sort()
       .join(',') === 'message,type';
   if (openAiRoute && !(raw && specShaped)) return openAiProblem(status, parsed, body);
+  if (geminiRoute && !(raw && specShaped)) return googleProblem(status, parsed, body);
   const errorKeys =
     parsed.error && typeof parsed.error === 'object' ? Object.keys(parsed.error).sort().join(',') : '';
   if (Object.keys(parsed).join(',') !== 'error' || errorKeys !== 'message,type') {
@@ -244,7 +251,7 @@ describe('HTTP fuzzing: no input reaches a 5xx or escapes the error shape', {
     const known = new Set(
       [
         ...V1_ROUTES.map((route) => `/api/v1${route.split(' ')[1]}`),
-        ...[...OPENAI_ROUTES, ...OTHER_ROUTES].map((route) => route.split(' ')[1]),
+        ...[...OPENAI_ROUTES, ...GEMINI_ROUTES, ...OTHER_ROUTES].map((route) => route.split(' ')[1]),
       ].map((path) => path?.replace(/:id\b/g, '{}')),
     );
     for (const path of Object.keys(document.paths)) {
