@@ -82,9 +82,7 @@ export default function SignInPage({ onSignedIn }: { onSignedIn: (session: Sessi
         <button type="submit" className="button primary large" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
-        <p className="muted small">
-          No account yet? Ask the person who runs this Atelier to create one.
-        </p>
+        <p className="muted small">No account yet? Ask the person who runs this Atelier to create one.</p>
       </form>
     </main>
   );
