@@ -309,7 +309,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   });
 
   // The read models: generations with their tasks (history, saved works), assets with their generations (library).
-  const creations = createCreationReads({ generations: generationsRepository, tasks });
+  const creations = createCreationReads({ generations: generationsRepository, tasks, db });
   const library = createLibraryReads(db);
 
   const housekeeping = createHousekeeping(

@@ -116,6 +116,12 @@ export const taskCardSchema = taskRecordSchema
     index: z.number().int().describe('Position of the image in its generation, from 0'),
     count: z.number().int().describe('How many images the generation asked for'),
     createdAt: z.number().int().describe('Milliseconds since the Unix epoch'),
+    refs: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "The generation's reference images (its imageUrls as given; the listing always sends them): a re-run sends them again",
+      ),
   })
   .describe('A task with what was asked for: a card of the creation view');
 
@@ -145,6 +151,89 @@ export const clearedCardsSchema = z
   .describe('Finished cards cleared');
 
 /** An epoch-milliseconds bound of a date filter. */
+/** How many of the account's newest completed tasks an estimate reads. */
+export const ESTIMATE_SAMPLE_TASKS = 100;
+
+export const taskEstimatesSchema = z
+  .object({
+    estimates: z
+      .array(
+        z.object({
+          model: z.string(),
+          imageSize: z.string(),
+          median_ms: z
+            .number()
+            .int()
+            .describe('The median time from submit to result of these tasks (milliseconds)'),
+          samples: z.number().int().describe('How many completed tasks the median is of'),
+        }),
+      )
+      .describe(`One per model and size among the account's ${ESTIMATE_SAMPLE_TASKS} newest completed tasks`),
+  })
+  .describe("How long the account's recent tasks took, per model and size");
+
+export const MAX_RECENT_PROMPTS = 50;
+
+export const recentPromptsQuerySchema = z.object({
+  q: z
+    .string({ error: 'must be a string' })
+    .max(200, 'must be at most 200 characters')
+    .optional()
+    .transform((raw) => raw?.trim() || undefined)
+    .describe("Only prompts with these words (word beginnings, as saved works' search)"),
+  limit: z
+    .string({ error: `must be an integer from 1 to ${MAX_RECENT_PROMPTS}` })
+    .regex(/^\d{1,3}$/, `must be an integer from 1 to ${MAX_RECENT_PROMPTS}`)
+    .optional()
+    .transform((raw) => (raw ? Number(raw) : 20))
+    .refine((n) => n >= 1 && n <= MAX_RECENT_PROMPTS, `must be an integer from 1 to ${MAX_RECENT_PROMPTS}`)
+    .describe(`How many prompts at most (default 20, at most ${MAX_RECENT_PROMPTS})`),
+});
+
+export const recentPromptsSchema = z
+  .object({
+    prompts: z
+      .array(z.string())
+      .describe("Distinct prompts of the account's saved works, the most recently used first"),
+  })
+  .describe('Recent prompts');
+
+export const MAX_PRESETS = 50;
+
+/** A named preset of the Create form: its settings, and a style suffix appended to the prompt. */
+export const presetSettingsSchema = z.object({
+  model: z
+    .string({ error: fieldError('must be a string') })
+    .min(1, 'must not be empty')
+    .max(100),
+  mode: z.enum(GENERATION_MODES, { error: 'must be text, edit or fusion' }).optional(),
+  aspect: z.string({ error: fieldError('must be a string') }).max(10, 'is too long'),
+  imageSize: z.string({ error: fieldError('must be a string') }).max(10, 'is too long'),
+  count: z.number({ error: 'must be an integer from 1 to 10' }).int().min(1).max(10),
+  suffix: z
+    .string({ error: fieldError('must be a string') })
+    .max(1000, 'must be at most 1,000 characters')
+    .optional()
+    .describe('Appended to the prompt when the preset is applied (", watercolour, soft light")'),
+});
+
+export const presetNameSchema = z
+  .string({ error: fieldError('must be a string') })
+  .transform((name) => name.trim())
+  .pipe(z.string().min(1, 'must not be empty').max(60, 'must be at most 60 characters'));
+
+export const presetSchema = presetSettingsSchema
+  .extend({ name: z.string(), updatedAt: z.number().int().describe('Epoch ms') })
+  .describe('A named preset');
+
+export const presetsSchema = z
+  .object({ presets: z.array(presetSchema).describe('By name') })
+  .describe("The account's presets");
+
+export const presetParamsSchema = z.object({ name: presetNameSchema.describe("The preset's name") });
+
+export const presetBodySchema = presetSettingsSchema.describe("A preset's settings");
+
 const instantQuery = (what: string) =>
   z
     .string({ error: 'must be a time in milliseconds since the epoch' })
@@ -278,5 +367,9 @@ export type LibraryAsset = z.infer<typeof libraryAssetSchema>;
 export type AccountInfo = z.infer<typeof accountInfoSchema>;
 export type UsageReport = z.infer<typeof usageReportSchema>;
 export type PendingTasks = z.infer<typeof pendingTasksSchema>;
+export type TaskEstimates = z.infer<typeof taskEstimatesSchema>;
+export type RecentPrompts = z.infer<typeof recentPromptsSchema>;
+export type Preset = z.infer<typeof presetSchema>;
+export type PresetSettings = z.infer<typeof presetSettingsSchema>;
 export type SavedWorksPage = z.infer<typeof savedWorksPageSchema>;
 export type LibraryPage = z.infer<typeof libraryPageSchema>;

@@ -73,7 +73,11 @@ async function tasksByGeneration(tasks: TasksOfGenerations, rows: GenerationsTab
 }
 
 /** History pages and saved works: a page of generations (their owner's read), then their tasks. */
-export function createCreationReads(deps: { generations: GenerationPages; tasks: TasksOfGenerations }) {
+export function createCreationReads(deps: {
+  generations: GenerationPages;
+  tasks: TasksOfGenerations;
+  db: Db;
+}) {
   const kept = createRecentMap<string, { version: number; page: HistoryPage }>(HISTORY_PAGES_KEPT);
 
   async function readHistory(accountId: string, page: number, limit: number): Promise<HistoryPage> {
@@ -115,6 +119,34 @@ export function createCreationReads(deps: { generations: GenerationPages; tasks:
       kept.set(key, { version, page: fresh });
       return fresh;
     },
+
+    /**
+     * The account's distinct recent prompts (saved works', newest first), those matching `q` by the
+     * saved works' search: the creation view's prompt history. Reads pages of generations until
+     * `limit` distinct prompts are found or three pages are read.
+     */
+    async recentPrompts(accountId: string, options: { q?: string | undefined; limit: number }) {
+      const prompts: string[] = [];
+      const seen = new Set<string>();
+      const pageSize = 50;
+      for (let page = 1; page <= 3 && prompts.length < options.limit; page++) {
+        const { rows } = await deps.generations.page(accountId, page, pageSize, {
+          includeRemoved: false,
+          filters: options.q === undefined ? {} : { q: options.q },
+        });
+        for (const row of rows) {
+          if (seen.has(row.prompt)) continue;
+          seen.add(row.prompt);
+          prompts.push(row.prompt);
+          if (prompts.length === options.limit) break;
+        }
+        if (rows.length < pageSize) break;
+      }
+      return prompts;
+    },
+
+    /** How long recent completed tasks took, by model and size (see `recentDurations`). */
+    durations: (accountId: string, sample: number) => recentDurations(deps.db, accountId, sample),
 
     /** One page of the account's saved works (not deleted, matching `filters`), each with its tasks. */
     async savedWorks(accountId: string, page: number, limit: number, filters: SearchFilters = {}) {
@@ -173,6 +205,7 @@ export async function listPendingCards(
       'generations.aspect',
       'generations.image_size',
       'generations.image_count',
+      'generations.refs_json',
     ])
     .where('tasks.account_id', '=', accountId)
     .where('generations.rejected', '=', 0)
@@ -205,6 +238,45 @@ export async function listPendingCards(
     imageSize: row.image_size,
     index: row.idx,
     count: row.image_count,
+    refs: JSON.parse(row.refs_json) as string[],
     createdAt: Number(row.created_at),
+  }));
+}
+
+/** The middle value of `values` (the mean of the two middle ones for an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+/**
+ * How long the account's `sample` newest completed tasks took from submit to result, grouped by
+ * model and size: the creation view's "about 40 s". One query over the account's tasks (its
+ * `tasks_account_created` index, newest first) joined with their generations.
+ */
+export async function recentDurations(db: Db, accountId: string, sample: number) {
+  const rows = await db
+    .selectFrom('tasks')
+    .innerJoin('generations', 'generations.id', 'tasks.generation_id')
+    .select(['generations.model', 'generations.image_size', 'tasks.created_at', 'tasks.finished_at'])
+    .where('tasks.account_id', '=', accountId)
+    .where('tasks.status', '=', 'completed')
+    .where('tasks.finished_at', 'is not', null)
+    .orderBy('tasks.created_at', 'desc')
+    .limit(sample)
+    .execute();
+  const groups = new Map<string, { model: string; imageSize: string; durations: number[] }>();
+  for (const row of rows) {
+    const key = `${row.model} ${row.image_size}`;
+    const group = groups.get(key) ?? { model: row.model, imageSize: row.image_size, durations: [] };
+    group.durations.push(Math.max(0, Number(row.finished_at) - Number(row.created_at)));
+    groups.set(key, group);
+  }
+  return [...groups.values()].map(({ model, imageSize, durations }) => ({
+    model,
+    imageSize,
+    median_ms: Math.round(median(durations)),
+    samples: durations.length,
   }));
 }

@@ -307,6 +307,15 @@ export interface CreationViewsTable {
   cleared_at: number;
 }
 
+/** A named preset of the website's Create form, per account (owned by src/website; migration 0034). */
+export interface PromptPresetsTable {
+  account_id: string;
+  name: string;
+  /** The preset's settings as the website sent them (JSON: model, aspect, imageSize, count, suffix). */
+  settings_json: string;
+  updated_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   upstream_keys: UpstreamKeysTable;
@@ -323,6 +332,7 @@ export interface Database {
   sessions: SessionsTable;
   sign_in_failures: SignInFailuresTable;
   creation_views: CreationViewsTable;
+  prompt_presets: PromptPresetsTable;
   webhook_secrets: WebhookSecretsTable;
   webhook_callbacks: WebhookCallbacksTable;
   webhook_deliveries: WebhookDeliveriesTable;

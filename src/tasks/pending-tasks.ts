@@ -17,6 +17,8 @@ export interface TaskWithRequest extends TaskRecord {
   /** Position of the image in its generation, and how many the generation asked for. */
   index: number;
   count: number;
+  /** The generation's reference images, its imageUrls as given (a re-run sends them again). */
+  refs: string[];
   createdAt: number;
 }
 

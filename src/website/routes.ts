@@ -5,6 +5,7 @@ import { NotAuthenticated, RateLimited } from '../domain/errors.js';
 import { requireAccount } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
 import { accountRoutes } from './account-routes.js';
+import { createFlowRoutes } from './create-flow-routes.js';
 import { creationRoutes } from './creation-routes.js';
 import { credentialRoutes, PASSWORD_CHECK_ERRORS } from './credential-routes.js';
 import type { LoginThrottle } from './login-throttle.js';
@@ -136,6 +137,7 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
     authed.addHook('onRequest', requireAccount([resolveSession]));
 
     await authed.register(creationRoutes, { services });
+    await authed.register(createFlowRoutes, { services });
     await authed.register(accountRoutes, { services });
     await authed.register(credentialRoutes, { services, sessions, throttle });
   });

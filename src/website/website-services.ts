@@ -30,7 +30,7 @@ export interface WebsiteServices {
   >;
   upstreamAccess: Pick<UpstreamAccess, 'hasKey' | 'overview' | 'requireKeyedProvider'>;
   generations: Pick<GenerationsService, 'generate' | 'remove'>;
-  creations: Pick<CreationReads, 'savedWorks'>;
+  creations: Pick<CreationReads, 'savedWorks' | 'recentPrompts' | 'durations'>;
   library: Pick<LibraryReads, 'libraryPage'>;
   tasks: Pick<TasksService, 'listPendingForAccount'>;
   usage: Pick<UsageService, 'report'>;

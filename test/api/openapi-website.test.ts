@@ -80,6 +80,24 @@ describe('the OpenAPI document is the contract of the website API', () => {
     await exercise('GET', '/web/api/works', { url: '/web/api/works?mode=paint', headers: { cookie } }, 400);
     await exercise('GET', '/web/api/assets', { url: '/web/api/assets', headers: { cookie } }, 200);
     await exercise('GET', '/web/api/assets', { url: '/web/api/assets?kind=x', headers: { cookie } }, 400);
+    const estimates = '/web/api/tasks/estimates';
+    await exercise('GET', estimates, { url: estimates, headers: { cookie } }, 200);
+    await exercise('GET', estimates, { url: estimates }, 401);
+    await exercise(
+      'GET',
+      '/web/api/prompts',
+      { url: '/web/api/prompts?q=contract', headers: { cookie } },
+      200,
+    );
+    await exercise('GET', '/web/api/prompts', { url: '/web/api/prompts?limit=x', headers: { cookie } }, 400);
+    const presets = '/web/api/presets';
+    const preset = '/web/api/presets/{name}';
+    const settings = { model: 'base-image-2', aspect: '1:1', imageSize: '1K', count: 2, suffix: ', ink' };
+    await exercise('PUT', preset, { url: `${presets}/Ink`, headers: web, payload: settings }, 200);
+    await exercise('PUT', preset, { url: `${presets}/Ink`, headers: web, payload: { count: 0 } }, 400);
+    await exercise('GET', presets, { url: presets, headers: { cookie } }, 200);
+    await exercise('DELETE', preset, { url: `${presets}/Ink`, headers: web }, 204);
+    await exercise('DELETE', preset, { url: `${presets}/Ink`, headers: web }, 404);
     const [work] = works.json().items as Array<{ id: string }>;
     assert.ok(work, 'the generation is a saved work');
     const oneWork = '/web/api/works/{id}';

@@ -23,6 +23,7 @@ import { migration as m0024 } from './0024_assets_task.js';
 import { migration as m0025 } from './0025_task_partials_usage.js';
 import { migration as m0026 } from './0026_generation_mask.js';
 import { migration as m0027 } from './0027_asset_original_name.js';
+import { migration as m0034 } from './0034_prompt_presets.js';
 
 /**
  * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
@@ -53,4 +54,5 @@ export const migrations: Record<string, Migration> = {
   '0025_task_partials_usage': m0025,
   '0026_generation_mask': m0026,
   '0027_asset_original_name': m0027,
+  '0034_prompt_presets': m0034,
 };
