@@ -210,7 +210,7 @@ describe('website polish (Chromium, end to end)', () => {
       .locator('article.work-card', { hasText: 'a red fox in snow' })
       .getByRole('button', { name: 'Open', exact: true })
       .click();
-    const large = works.getByRole('dialog', { name: 'Saved work' }).locator('img.viewer-image');
+    const large = works.locator('dialog.lightbox').locator('img.lightbox-image');
     await large.waitFor();
     assert.doesNotMatch((await large.getAttribute('src')) ?? '', /[?&]w=/);
     await fresh.close();

@@ -309,9 +309,9 @@ describe('website (Chromium, end to end)', () => {
     await imageLoaded('submitted through the api');
     await screenshot(page, '07-saved-works');
     await work.getByRole('button', { name: 'Open', exact: true }).click();
-    const dialog = page.getByRole('dialog', { name: 'Saved work' });
+    const dialog = page.locator('dialog.lightbox');
     await dialog.waitFor();
-    assert.match((await dialog.textContent()) ?? '', /via the API/);
+    assert.match((await dialog.locator('.params').textContent()) ?? '', /SourceAPI/);
     await screenshot(page, '08-saved-work-open');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });

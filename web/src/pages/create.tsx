@@ -3,7 +3,7 @@ import { isFinalStatus } from '../../../src/domain/task-status';
 import { AllowanceNote } from '../components/allowance-note';
 import { ChoiceGroup } from '../components/choice-group';
 import { SparkIcon } from '../components/icons';
-import { ImageViewer } from '../components/image-viewer';
+import { Lightbox } from '../components/lightbox/lightbox';
 import { ReferencePicker } from '../components/reference-picker';
 import { RenderingStrip } from '../components/rendering-strip';
 import { TaskCard } from '../components/task-card';
@@ -13,6 +13,7 @@ import { useCatalog } from '../lib/catalog';
 import { useCompletionAnnouncements, useFittedDraft } from '../lib/create-hooks';
 import { addDraftReference, type Draft, draftStore } from '../lib/draft';
 import { MODE_LABELS, SIZE_HINTS } from '../lib/format';
+import { deleteWorkOfCards, itemsOfCards } from '../lib/lightbox-items';
 import { useLimitedPaste } from '../lib/prompt-paste';
 import { Link } from '../lib/router';
 import { useStore } from '../lib/store';
@@ -343,27 +344,12 @@ export default function CreatePage() {
         )}
       </section>
 
-      {viewing?.imageUrl && (
-        <ImageViewer
-          url={viewing.imageUrl}
-          alt={viewing.prompt}
-          id={viewing.task_id}
-          width={viewing.width}
-          height={viewing.height}
-          bytes={viewing.bytes}
+      {viewing && (
+        <Lightbox
+          items={itemsOfCards(cards)}
+          startKey={viewing.task_id}
           onClose={() => setViewing(undefined)}
-          actions={
-            <button
-              type="button"
-              className="button"
-              onClick={() => {
-                takeAsReference(viewing);
-                setViewing(undefined);
-              }}
-            >
-              Use as reference
-            </button>
-          }
+          onDelete={(item) => deleteWorkOfCards(item.workId ?? '')}
         />
       )}
     </div>

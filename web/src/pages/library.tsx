@@ -2,13 +2,14 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AssetKind } from '../../../src/domain/asset-kinds';
 import { ChoiceGroup } from '../components/choice-group';
 import { DownloadIcon } from '../components/icons';
-import { ImageViewer } from '../components/image-viewer';
 import { assetAlt, captionOf } from '../components/library-picker';
+import { Lightbox } from '../components/lightbox/lightbox';
 import { SearchBar } from '../components/search-bar';
 import { Thumbnail } from '../components/thumbnail';
 import { api, messageOf } from '../lib/api';
 import { addDraftReference } from '../lib/draft';
 import { downloadName, formatBytes, formatDate, formatWhen } from '../lib/format';
+import { itemsOfAssets } from '../lib/lightbox-items';
 import { navigate, useLocation } from '../lib/router';
 import { isSearching, type SearchState, searchFromUrl, searchToApi, searchToUrl } from '../lib/search';
 import { shortText } from '../lib/text';
@@ -109,7 +110,7 @@ export default function LibraryPage() {
       )}
       <ul className="library-grid">
         {items.map((asset) => (
-          <li key={asset.id} className="asset-card">
+          <li key={asset.id} className="asset-card" data-asset-id={asset.id}>
             <button
               type="button"
               className="asset-thumb image-button"
@@ -175,19 +176,23 @@ export default function LibraryPage() {
         </div>
       )}
       {viewing && (
-        <ImageViewer
-          url={viewing.url}
-          alt={assetAlt(viewing)}
-          id={viewing.id}
-          width={viewing.width}
-          height={viewing.height}
-          bytes={viewing.bytes}
+        <Lightbox
+          items={itemsOfAssets(items)}
+          startKey={viewing.id}
           onClose={() => setViewing(undefined)}
-          actions={
-            <button type="button" className="button" onClick={() => sendToCreate(viewing)}>
-              Use as reference
-            </button>
-          }
+          total={total}
+          hasMore={hasMore}
+          loading={loading}
+          loadMore={() => {
+            if (!loading) void load(page + 1, false);
+          }}
+          onDelete={async (item) => {
+            await api.delete(`/web/api/works/${encodeURIComponent(item.workId ?? '')}`);
+            setItems((list) => list.filter((asset) => asset.generationId !== item.workId));
+            setTotal((n) =>
+              n === undefined ? n : n - items.filter((a) => a.generationId === item.workId).length,
+            );
+          }}
         />
       )}
     </div>

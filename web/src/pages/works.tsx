@@ -1,33 +1,19 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { CopyButton } from '../components/copy-button';
-import { ConfirmDialog, Dialog } from '../components/dialog';
+import { ConfirmDialog } from '../components/dialog';
 import { DownloadIcon, ExpandIcon, ImageIcon, ReuseIcon, TrashIcon } from '../components/icons';
+import { Lightbox } from '../components/lightbox/lightbox';
 import { SearchBar } from '../components/search-bar';
 import { Thumbnail } from '../components/thumbnail';
 import { api, messageOf } from '../lib/api';
-import { draftStore } from '../lib/draft';
 import { cssAspect, downloadName, formatDate, formatWhen, MODE_LABELS } from '../lib/format';
+import { itemsOfWorks, reuseSettings, settingsOfWork } from '../lib/lightbox-items';
 import { navigate, useLocation } from '../lib/router';
 import { isSearching, searchFromUrl, searchToApi, searchToUrl } from '../lib/search';
 import { shortText } from '../lib/text';
-import type { Mode, SavedWork, SavedWorksPage } from '../lib/types';
+import type { SavedWork, SavedWorksPage } from '../lib/types';
 
 const PAGE_SIZE = 24;
-
-/** Fills the Create form with a work's settings (and references), then goes there. */
-function reuseSettings(work: SavedWork) {
-  draftStore.set((draft) => ({
-    ...draft,
-    prompt: work.prompt,
-    model: work.model,
-    mode: work.mode as Mode,
-    aspect: work.aspect,
-    imageSize: work.imageSize,
-    count: work.imageCount,
-    references: work.refs.map((url, i) => ({ url, name: `Reference ${i + 1}` })),
-  }));
-  navigate('/');
-}
 
 const images = (work: SavedWork) => work.tasks.filter((t) => t.status === 'completed' && t.imageUrl);
 
@@ -82,7 +68,7 @@ function WorkCard({ work, onOpen, onDelete }: { work: SavedWork; onOpen: () => v
           {failed > 0 && <span className="error-inline"> · {failed} failed</span>}
         </p>
         <div className="card-actions">
-          <button type="button" className="button small" onClick={() => reuseSettings(work)}>
+          <button type="button" className="button small" onClick={() => reuseSettings(settingsOfWork(work))}>
             <ReuseIcon /> Reuse settings
           </button>
           <span className="icon-actions">
@@ -123,102 +109,6 @@ function WorkCard({ work, onOpen, onDelete }: { work: SavedWork; onOpen: () => v
   );
 }
 
-/** A work, large: every image, the full prompt and parameters. */
-function WorkDialog({
-  work,
-  onClose,
-  onDelete,
-}: {
-  work: SavedWork;
-  onClose: () => void;
-  onDelete: () => void;
-}) {
-  const done = images(work);
-  return (
-    <Dialog title="Saved work" onClose={onClose} wide>
-      <div className="work-detail">
-        <div className={done.length > 1 ? 'detail-images multi' : 'detail-images'}>
-          {done.length === 0 && (
-            <p className="muted">
-              No image yet{work.tasks.some((t) => t.status === 'failed') ? ': the task failed.' : '.'}
-            </p>
-          )}
-          {done.map((task) => (
-            <figure key={task.task_id}>
-              <img
-                src={task.imageUrl}
-                alt={work.prompt}
-                className="viewer-image"
-                width={task.width}
-                height={task.height}
-              />
-              <figcaption className="row between">
-                <span className="muted small">
-                  {task.width && task.height ? `${task.width} × ${task.height}` : ''}
-                </span>
-                <a
-                  className="button small"
-                  href={task.imageUrl}
-                  download={downloadName(work.prompt, task.task_id, task.imageUrl ?? '')}
-                >
-                  <DownloadIcon /> Download
-                </a>
-              </figcaption>
-            </figure>
-          ))}
-          {work.tasks
-            .filter((t) => t.status === 'failed')
-            .map((t) => (
-              <p key={t.task_id} className="error-text">
-                Image {work.tasks.indexOf(t) + 1}: {t.error}
-              </p>
-            ))}
-        </div>
-        <div className="stack">
-          <blockquote className="detail-prompt">{work.prompt}</blockquote>
-          <dl className="params">
-            <dt>Model</dt>
-            <dd>{work.model}</dd>
-            <dt>Mode</dt>
-            <dd>{MODE_LABELS[work.mode] ?? work.mode}</dd>
-            <dt>Aspect</dt>
-            <dd>{work.aspect}</dd>
-            <dt>Size</dt>
-            <dd>{work.imageSize}</dd>
-            <dt>Images</dt>
-            <dd>{work.imageCount}</dd>
-            <dt>Submitted</dt>
-            <dd>
-              {formatDate(work.createdAt)} via {work.source === 'api' ? 'the API' : 'the website'}
-            </dd>
-          </dl>
-          {work.refs.length > 0 && (
-            <div>
-              <h3 className="field-label">References</h3>
-              <ul className="ref-list">
-                {work.refs.map((url, i) => (
-                  <li key={url} className="ref">
-                    <Thumbnail src={url} sizes="96px" alt={`Reference ${i + 1}`} />
-                  </li>
-                ))}
-              </ul>
-            </div>
-          )}
-          <div className="row wrap tight">
-            <button type="button" className="button primary" onClick={() => reuseSettings(work)}>
-              <ReuseIcon /> Reuse settings
-            </button>
-            <CopyButton text={work.prompt} label="Copy prompt" />
-            <button type="button" className="button ghost danger-text" onClick={onDelete}>
-              <TrashIcon /> Delete
-            </button>
-          </div>
-        </div>
-      </div>
-    </Dialog>
-  );
-}
-
 /** Saved works: the account's generations, newest first, searchable (the query in the URL), loaded as the person scrolls. */
 export default function WorksPage() {
   const { search } = useLocation();
@@ -240,6 +130,7 @@ export default function WorksPage() {
   /** Bumped when the search changes: answers to an older search are dropped. */
   const generation = useRef(0);
   const hasMore = total === undefined || works.length < total;
+  const linked = search.get('work');
 
   const load = useCallback(
     async (next: number, replace: boolean) => {
@@ -289,23 +180,35 @@ export default function WorksPage() {
     return () => observer.disconnect();
   }, [loadMore, hasMore, error]);
 
+  /** Deletes a work and takes it out of the list (the lightbox's Delete, after its confirmation). */
+  const removeWork = async (id: string) => {
+    await api.delete(`/web/api/works/${encodeURIComponent(id)}`);
+    setWorks((list) => list.filter((w) => w.id !== id));
+    setTotal((n) => (n === undefined ? n : n - 1));
+    setNotice('Work deleted');
+  };
+
   const confirmDelete = async () => {
     if (!deleting) return;
     setDeleteState({ busy: true });
     try {
-      await api.delete(`/web/api/works/${encodeURIComponent(deleting.id)}`);
+      await removeWork(deleting.id);
       const index = works.findIndex((w) => w.id === deleting.id);
       setFocusAfter((works[index + 1] ?? works[index - 1])?.id ?? '');
-      setWorks((list) => list.filter((w) => w.id !== deleting.id));
-      setTotal((n) => (n === undefined ? n : n - 1));
-      setNotice('Work deleted');
-      if (open?.id === deleting.id) setOpen(undefined);
       setDeleting(undefined);
       setDeleteState({ busy: false });
     } catch (failure) {
       setDeleteState({ busy: false, error: messageOf(failure) });
     }
   };
+
+  // A link to a work (the lightbox's "Open the work"): open it once listed, then drop it from the URL.
+  useEffect(() => {
+    const work = linked ? works.find((w) => w.id === linked) : undefined;
+    if (!work) return;
+    setOpen(work);
+    navigate(`/works${searchToUrl(query)}`, { replace: true });
+  }, [linked, works, query]);
 
   // Once the deleted work's card (and the dialogs) are gone, focus goes to the next work's
   // cover, or to the heading when no work is left, instead of falling to <body>.
@@ -370,7 +273,15 @@ export default function WorksPage() {
         </div>
       )}
       {open && (
-        <WorkDialog work={open} onClose={() => setOpen(undefined)} onDelete={() => setDeleting(open)} />
+        <Lightbox
+          items={itemsOfWorks(works)}
+          startKey={itemsOfWorks([open])[0]?.key ?? open.id}
+          onClose={() => setOpen(undefined)}
+          hasMore={hasMore}
+          loading={loading}
+          loadMore={loadMore}
+          onDelete={(item) => removeWork(item.workId ?? '')}
+        />
       )}
       {deleting && (
         <ConfirmDialog

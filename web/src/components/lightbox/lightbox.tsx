@@ -1,0 +1,337 @@
+import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { useLightboxPosition } from '../../lib/lightbox';
+import {
+  addAsReference,
+  type LightboxItem,
+  reuseSettings,
+  type WorkSettings,
+  workSettings,
+} from '../../lib/lightbox-items';
+import { shortText } from '../../lib/text';
+import { ConfirmDialog } from '../dialog';
+import { CloseIcon } from '../icons';
+import { LightboxActions } from './actions';
+import { LightboxDetails } from './details';
+import { ShortcutsDialog } from './shortcuts';
+import { LightboxStage } from './stage';
+import './lightbox.css';
+
+const PAN_STEP_PX = 120;
+
+export interface LightboxProps {
+  /** The page's current list, in its order. */
+  items: readonly LightboxItem[];
+  /** The item that was opened. */
+  startKey: string;
+  onClose: () => void;
+  /** Loads the list's next page (Saved works, Library): asked for when → passes the last loaded item. */
+  loadMore?: (() => void) | undefined;
+  hasMore?: boolean | undefined;
+  loading?: boolean | undefined;
+  /** The list's full length when known (the counter's "of"). */
+  total?: number | undefined;
+  /** Deletes the item's work once the confirmation is answered; absent: no Delete. */
+  onDelete?: ((item: LightboxItem) => Promise<void>) | undefined;
+  /** Extra actions for the item shown (the slot a favourite's star goes in). */
+  actions?: ((item: LightboxItem) => ReactNode) | undefined;
+}
+
+/**
+ * One lightbox for Create, Saved works and the Library: the list's images one at a time, ←/→ and
+ * swipe, zoom to 100 % and pan, the metadata panel, actions with shortcuts and `?` for their list.
+ * A native modal <dialog>: the browser keeps focus inside; Esc closes, and focus goes back to the
+ * card of the image shown (the one that opened it when the person did not move).
+ */
+export function Lightbox({
+  items,
+  startKey,
+  onClose,
+  loadMore,
+  hasMore,
+  loading,
+  total,
+  onDelete,
+  actions,
+}: LightboxProps) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const stage = useRef<HTMLDivElement>(null);
+  const download = useRef<HTMLAnchorElement>(null);
+  const ids = { title: useId(), counter: useId(), details: useId() };
+  const position = useLightboxPosition({ items, startKey, hasMore, loading, loadMore });
+  const { item, index } = position;
+  const [zoomed, setZoomed] = useState(false);
+  const [showDetails, setShowDetails] = useState(true);
+  const [shortcuts, setShortcuts] = useState(false);
+  const [confirming, setConfirming] = useState<LightboxItem>();
+  const [deleteState, setDeleteState] = useState<{ busy: boolean; error?: string }>({ busy: false });
+  const [status, setStatus] = useState('');
+  const [fetched, setFetched] = useState<{ workId: string; settings: WorkSettings | null }>();
+  /** Where focus returns on close: the shown item's card, else the opener. */
+  const returnTo = useRef('');
+  returnTo.current = item?.focusSelector ?? returnTo.current;
+
+  useEffect(() => {
+    const element = dialog.current;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    if (element && !element.open) element.showModal();
+    // showModal() focuses the first button (zoom); the keyboard's way through starts on Next.
+    element?.querySelector<HTMLElement>('[data-autofocus]')?.focus();
+    return () => {
+      // The card of the image shown, if it is on the page; else the opener; else the page's heading.
+      const card = returnTo.current ? document.querySelector<HTMLElement>(returnTo.current) : null;
+      const target = card ?? (opener?.isConnected ? opener : document.querySelector<HTMLElement>('h1'));
+      if (target && !target.hasAttribute('tabindex') && target.tagName === 'H1') target.tabIndex = -1;
+      target?.focus();
+    };
+  }, []);
+
+  // The list emptied (its last work deleted): nothing left to show.
+  useEffect(() => {
+    if (items.length === 0) onClose();
+  }, [items.length, onClose]);
+
+  // A new image shows fitted, and the list's own settings are completed from Saved works when the
+  // list does not carry them (a Library result; a Create card's references).
+  const workId = item?.workId ?? null;
+  const needsSettings = item !== undefined && item.kind === 'result' && item.settings?.refs === undefined;
+  const prompt = item?.settings?.prompt ?? item?.alt ?? '';
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new image (key) shows fitted.
+  useEffect(() => setZoomed(false), [item?.key]);
+  useEffect(() => {
+    if (!workId || !needsSettings) return;
+    let live = true;
+    void workSettings(workId, prompt).then((settings) => {
+      if (live) setFetched({ workId, settings });
+    });
+    return () => {
+      live = false;
+    };
+  }, [workId, needsSettings, prompt]);
+
+  if (!item) return null;
+  const settings = (fetched?.workId === item.workId ? fetched.settings : undefined) ?? item.settings;
+  const known = fetched?.workId === item.workId || !needsSettings;
+
+  const say = (message: string) => setStatus((previous) => (previous === message ? `${message} ` : message));
+  const copy = async (text: string, what: string) => {
+    try {
+      await navigator.clipboard.writeText(text);
+      say(`${what} copied`);
+    } catch {
+      say(`Could not copy the ${what.toLowerCase()}`);
+    }
+  };
+  const move = (to: number | 'first' | 'last') => {
+    if (position.go(to)) return;
+    say(to === -1 || to === 'first' ? 'This is the first image.' : 'This is the last image.');
+  };
+  const handlers = {
+    copyPrompt: item.kind === 'result' ? () => void copy(settings?.prompt ?? item.alt, 'Prompt') : undefined,
+    copyLink: () => {
+      if (item.url) void copy(new URL(item.url, window.location.href).href, 'Link');
+    },
+    reuse:
+      item.kind === 'result' && (settings || item.workId)
+        ? async () => {
+            const full = settings?.refs || !item.workId ? settings : await workSettings(item.workId, prompt);
+            const chosen = full ?? settings;
+            if (!chosen) return say("This work's settings could not be read.");
+            onClose();
+            reuseSettings(chosen);
+          }
+        : undefined,
+    useAsReference: () => {
+      onClose();
+      addAsReference(item);
+    },
+    remove:
+      onDelete && item.workId
+        ? () => {
+            setDeleteState({ busy: false });
+            setConfirming(item);
+          }
+        : undefined,
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDialogElement>) => {
+    // Nested dialogs (the confirmation, the list) and modified keys (Ctrl+C…) keep their own meaning.
+    if (shortcuts || confirming || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement) return;
+    const pan = (left: number, top: number) => stage.current?.scrollBy({ left, top });
+    const keys: Record<string, (() => void) | undefined> = {
+      ArrowLeft: zoomed ? () => pan(-PAN_STEP_PX, 0) : () => move(-1),
+      ArrowRight: zoomed ? () => pan(PAN_STEP_PX, 0) : () => move(1),
+      ArrowUp: zoomed ? () => pan(0, -PAN_STEP_PX) : undefined,
+      ArrowDown: zoomed ? () => pan(0, PAN_STEP_PX) : undefined,
+      Home: () => move('first'),
+      End: () => move('last'),
+      z: () => item.url && setZoomed(!zoomed),
+      i: () => setShowDetails(!showDetails),
+      d: () => download.current?.click(),
+      c: handlers.copyPrompt,
+      l: handlers.copyLink,
+      r: handlers.reuse,
+      e: handlers.useAsReference,
+      u: handlers.useAsReference,
+      Delete: handlers.remove ?? (() => say('Uploads cannot be deleted here.')),
+      Backspace: handlers.remove ?? (() => say('Uploads cannot be deleted here.')),
+      '?': () => setShortcuts(true),
+    };
+    const action = keys[event.key.length === 1 ? event.key.toLowerCase() : event.key];
+    if (!action) return;
+    event.preventDefault();
+    action();
+  };
+
+  const confirmDelete = async () => {
+    if (!confirming || !onDelete) return;
+    setDeleteState({ busy: true });
+    try {
+      await onDelete(confirming);
+      setConfirming(undefined);
+      say('Work deleted');
+    } catch (failure) {
+      setDeleteState({ busy: false, error: failure instanceof Error ? failure.message : String(failure) });
+    }
+  };
+
+  const count = total ?? items.length;
+  const nextDisabled = position.atEnd && !(hasMore && loadMore);
+  return (
+    <dialog
+      ref={dialog}
+      className="lightbox"
+      aria-modal="true"
+      aria-labelledby={ids.title}
+      aria-describedby={ids.counter}
+      onKeyDown={onKeyDown}
+      onCancel={(event) => {
+        // React passes a nested dialog's cancel (Esc in the list of shortcuts) up its tree: not ours.
+        if (event.target !== dialog.current) return;
+        event.preventDefault();
+        onClose();
+      }}
+      onClick={(event) => {
+        if (event.target === dialog.current) onClose();
+      }}
+    >
+      <header className="lightbox-bar">
+        <p className="lightbox-counter" id={ids.counter}>
+          <span aria-hidden="true" data-testid="lightbox-counter">
+            {index + 1} / {count}
+            {hasMore && total === undefined ? '+' : ''}
+          </span>
+          <span className="visually-hidden">
+            Image {index + 1} of {count}
+            {hasMore ? ', more load at the end' : ''}
+          </span>
+          {position.loadingMore && <span className="muted"> · Loading more…</span>}
+        </p>
+        <h2 className="lightbox-title" id={ids.title}>
+          {shortText(item.caption ?? item.alt)}
+        </h2>
+        <div className="lightbox-tools">
+          <button
+            type="button"
+            className="button small"
+            onClick={() => setZoomed(!zoomed)}
+            aria-pressed={zoomed}
+            aria-keyshortcuts="Z"
+            disabled={!item.url}
+          >
+            {zoomed ? 'Fit' : '100 %'}
+          </button>
+          <button
+            type="button"
+            className="button small"
+            onClick={() => setShowDetails(!showDetails)}
+            aria-expanded={showDetails}
+            aria-controls={ids.details}
+            aria-keyshortcuts="I"
+          >
+            Details
+          </button>
+          <button
+            type="button"
+            className="icon-button"
+            onClick={() => setShortcuts(true)}
+            aria-label="Keyboard shortcuts"
+            aria-keyshortcuts="?"
+            title="Keyboard shortcuts (?)"
+          >
+            ?
+          </button>
+          <button
+            type="button"
+            className="icon-button"
+            onClick={onClose}
+            aria-label="Close"
+            title="Close (Esc)"
+          >
+            <CloseIcon />
+          </button>
+        </div>
+      </header>
+      <div className={showDetails ? 'lightbox-main' : 'lightbox-main no-details'}>
+        <div className="lightbox-view">
+          <LightboxStage
+            item={item}
+            stage={stage}
+            zoomed={zoomed}
+            onZoom={setZoomed}
+            onSwipe={(direction) => move(direction)}
+          />
+          <button
+            type="button"
+            className="lightbox-nav previous"
+            onClick={() => move(-1)}
+            aria-label="Previous image"
+            aria-disabled={position.atStart}
+          >
+            ‹
+          </button>
+          <button
+            type="button"
+            className="lightbox-nav next"
+            onClick={() => move(1)}
+            aria-label="Next image"
+            data-autofocus
+            aria-disabled={nextDisabled}
+          >
+            ›
+          </button>
+        </div>
+        <div className="lightbox-side">
+          <LightboxActions item={item} handlers={handlers} download={download} extra={actions?.(item)} />
+          <p className="lightbox-status" aria-live="polite">
+            {status}
+          </p>
+          {showDetails && (
+            <div id={ids.details}>
+              <LightboxDetails item={item} settings={settings} pending={!known} />
+            </div>
+          )}
+        </div>
+      </div>
+      {shortcuts && <ShortcutsDialog onClose={() => setShortcuts(false)} />}
+      {confirming && (
+        <ConfirmDialog
+          title="Delete this work?"
+          message={
+            <p>
+              “{shortText(confirming.settings?.prompt ?? confirming.alt, 120)}” leaves your saved works and
+              library{confirming.settings && confirming.settings.count > 1 ? ', with all its images' : ''}.
+              The API history keeps a record of it, marked removed.
+            </p>
+          }
+          confirmLabel="Delete"
+          danger
+          busy={deleteState.busy}
+          error={deleteState.error}
+          onConfirm={confirmDelete}
+          onCancel={() => setConfirming(undefined)}
+        />
+      )}
+    </dialog>
+  );
+}

@@ -1,0 +1,55 @@
+import { type RefObject, useState } from 'react';
+import { useCentredZoom, useStageGestures } from '../../lib/lightbox';
+import type { LightboxItem } from '../../lib/lightbox-items';
+import { ImageIcon } from '../icons';
+
+/**
+ * The image: fitted whole by default (object-fit: contain, never stretched), or at 100 % — one
+ * image pixel per CSS pixel — in a stage that scrolls, panned by dragging, scrolling or the arrows.
+ */
+export function LightboxStage({
+  item,
+  stage,
+  zoomed,
+  onZoom,
+  onSwipe,
+}: {
+  item: LightboxItem;
+  stage: RefObject<HTMLDivElement | null>;
+  zoomed: boolean;
+  onZoom: (zoomed: boolean) => void;
+  onSwipe: (direction: -1 | 1) => void;
+}) {
+  /** The image whose pixels have arrived: zooming centres on it once its natural size is known. */
+  const [loaded, setLoaded] = useState<string>();
+  const gestures = useStageGestures(stage, zoomed, onSwipe);
+  useCentredZoom(stage, zoomed && loaded === item.key, item.key);
+
+  return (
+    <div
+      ref={stage}
+      className={zoomed ? 'lightbox-stage zoomed' : 'lightbox-stage'}
+      data-zoom={zoomed ? '100' : 'fit'}
+      {...gestures}
+    >
+      <div className="lightbox-canvas">
+        {item.url ? (
+          <img
+            key={item.key}
+            src={item.url}
+            alt={item.alt}
+            className="lightbox-image"
+            draggable={false}
+            onLoad={() => setLoaded(item.key)}
+            onDoubleClick={() => onZoom(!zoomed)}
+          />
+        ) : (
+          <div className="lightbox-empty">
+            <ImageIcon />
+            <p>{item.note ?? 'No image.'}</p>
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
