@@ -41,8 +41,6 @@ const ERROR_ADVICE: Record<string, string> = {
     'The MCP server was started without a usable ATELIER_API_KEY; the user must fix its configuration.',
   invalid_api_key:
     'ATELIER_API_KEY in the MCP server configuration is not a valid key; the user must replace it.',
-  insufficient_scope:
-    'ATELIER_API_KEY is a read-only key: it can poll and read history but not generate or upload; the user must configure a full key.',
   upstream_key_missing:
     'The account has no upstream provider key configured; the user or operator must add one. Retrying will not help.',
   not_found: 'Check the id: task ids come from the task_ids that generate_image returned.',
@@ -55,6 +53,8 @@ const ERROR_ADVICE: Record<string, string> = {
   internal_error: 'Atelier failed unexpectedly; retry once after a few seconds.',
   service_unavailable: 'Atelier is temporarily unavailable; retry after a few seconds.',
   too_many_requests: 'Slow down: wait a few seconds before the next call.',
+  budget_exceeded:
+    'A spend budget is used up (the message says which and when it resets, UTC); retrying before then will not help. A cheaper model, a smaller size or fewer images may still fit what is left.',
 };
 
 /** A tool error (`isError: true`) carrying the API's type and message, plus advice for the agent. */
