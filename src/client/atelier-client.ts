@@ -26,6 +26,7 @@ export type KnownApiErrorType =
   | 'upstream_key_missing'
   | 'unauthorized'
   | 'invalid_api_key'
+  | 'insufficient_scope'
   | 'forbidden'
   | 'forbidden_model'
   | 'not_found'

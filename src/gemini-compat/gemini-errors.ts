@@ -102,7 +102,7 @@ export const geminiErrorBodies: ErrorBodies = {
 export const GEMINI_ERROR_STATUSES = {
   400: 'INVALID_ARGUMENT: a field is wrong (a BadRequest detail names it), or responseModalities lacks IMAGE',
   401: 'UNAUTHENTICATED: missing or wrong API key (x-goog-api-key or Authorization: Bearer)',
-  403: 'PERMISSION_DENIED: the account’s tier policy does not allow the model',
+  403: 'PERMISSION_DENIED: the account’s tier policy does not allow the model, or a read-only API key on a route that creates (reason INSUFFICIENT_SCOPE)',
   404: 'NOT_FOUND: unknown model',
   409: 'ABORTED: the same Idempotency-Key is still being answered',
   413: 'INVALID_ARGUMENT: body or image too large',

@@ -9,6 +9,7 @@ export const errorStatus = {
   budget_exceeded: 402,
   forbidden: 403,
   forbidden_model: 403,
+  insufficient_scope: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,

@@ -41,6 +41,8 @@ const ERROR_ADVICE: Record<string, string> = {
     'The MCP server was started without a usable ATELIER_API_KEY; the user must fix its configuration.',
   invalid_api_key:
     'ATELIER_API_KEY in the MCP server configuration is not a valid key; the user must replace it.',
+  insufficient_scope:
+    'ATELIER_API_KEY is a read-only key: it can poll and read history but not generate or upload; the user must configure a full key.',
   upstream_key_missing:
     'The account has no upstream provider key configured; the user or operator must add one. Retrying will not help.',
   not_found: 'Check the id: task ids come from the task_ids that generate_image returned.',

@@ -18,7 +18,12 @@ export interface AccountsTable {
   email: string;
   tier: Tier;
   password_hash: string | null;
+  /**
+   * Before migration 0028 the account's one API key; since then unused, holding `moved:<id>` (keys
+   * live in `api_keys`). Kept because SQLite cannot drop a unique column in place.
+   */
   api_key_hash: string;
+  /** Before migration 0028 the hint of the account's one key; unused since (see `api_keys.hint`). */
   api_key_hint: string;
   created_at: number;
   updated_at: number;
@@ -26,6 +31,31 @@ export interface AccountsTable {
   disabled_at: number | null;
   /** Moves when every session of the account must end (password change, disabling). */
   session_generation: Generated<number>;
+  /** 1 for an operator (may use the operator console; set by the CLI). Migration 0028. */
+  operator: Generated<number>;
+}
+
+/** An API key's scope: `full`, or `read` (polls, history, status, usage: for dashboards). */
+export type ApiKeyScope = 'full' | 'read';
+
+/** An account's API keys (migration 0028): any number, each named, scoped, optionally expiring. */
+export interface ApiKeysTable {
+  /** `key_…`: stable, what per-key figures (budgets, spend) refer to. */
+  id: string;
+  account_id: string;
+  name: string;
+  scope: ApiKeyScope;
+  /** SHA-256 of the key (hex); the key itself is shown once and never kept. */
+  key_hash: string;
+  /** The first characters (`atl_abcd…`); keys moved from accounts keep their old hint (`atl_…wxyz`). */
+  hint: string;
+  created_at: number;
+  /** When the key stops working; null for never. */
+  expires_at: number | null;
+  /** Last authenticated use, written at most once a minute per key and node. */
+  last_used_at: number | null;
+  /** When the key was revoked; null while it works. */
+  revoked_at: number | null;
 }
 
 export interface UpstreamKeysTable {
@@ -334,6 +364,7 @@ export interface PromptPresetsTable {
 
 export interface Database {
   accounts: AccountsTable;
+  api_keys: ApiKeysTable;
   upstream_keys: UpstreamKeysTable;
   generations: GenerationsTable;
   generation_counts: GenerationCountsTable;
