@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
 import type { Core } from '../core.js';
-import { formatUsd } from '../domain/money.js';
 
 /** `atelier usage`: images completed and failed per account (or of one, with its allowance), from the store. */
 export async function usageCommand(
@@ -28,25 +27,12 @@ export async function usageCommand(
       return;
     }
     out(`${account.email} (tier ${account.tier}), ${report.from} to ${report.to} (UTC days)`);
-    out('day\tcompleted\tfailed\tspend');
+    out('day\tcompleted\tfailed');
     for (const day of report.days)
-      if (day.completed + day.failed > 0)
-        out(`${day.date}\t${day.completed}\t${day.failed}\t${formatUsd(day.cost_micros)}`);
-    out(
-      `total\t${report.totals.completed}\t${report.totals.failed}\t${formatUsd(report.totals.cost_micros)}`,
-    );
+      if (day.completed + day.failed > 0) out(`${day.date}\t${day.completed}\t${day.failed}`);
+    out(`total\t${report.totals.completed}\t${report.totals.failed}`);
     for (const model of report.models)
-      out(
-        `  ${model.model}: ${model.completed} completed, ${model.failed} failed, ${formatUsd(model.cost_micros)}`,
-      );
-    for (const [name, budget] of [
-      ['daily budget', report.budgets?.daily],
-      ['monthly budget', report.budgets?.monthly],
-    ] as const)
-      if (budget)
-        out(
-          `${name}: ${formatUsd(budget.spent_micros)} of ${formatUsd(budget.limit_micros)} spent or reserved, ${formatUsd(budget.remaining_micros)} left (resets ${new Date(budget.resets_at).toISOString()})`,
-        );
+      out(`  ${model.model}: ${model.completed} completed, ${model.failed} failed`);
     const allowance = report.allowance;
     if (allowance) {
       for (const [name, quota] of [
@@ -74,7 +60,6 @@ export async function usageCommand(
     return;
   }
   out(`${report.from} to ${report.to} (UTC days)`);
-  out('email\ttier\tcompleted\tfailed\tspend');
-  for (const row of rows)
-    out(`${row.email}\t${row.tier}\t${row.completed}\t${row.failed}\t${formatUsd(row.cost_micros)}`);
+  out('email\ttier\tcompleted\tfailed');
+  for (const row of rows) out(`${row.email}\t${row.tier}\t${row.completed}\t${row.failed}`);
 }

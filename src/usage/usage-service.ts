@@ -3,12 +3,11 @@ import { InvalidInput } from '../domain/errors.js';
 import type { Tier } from '../domain/tiers.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Db } from '../store/database.js';
-import type { Budgets } from './budgets.js';
 import type { TierAdmission } from './tier-admission.js';
 import { addDays, dayOf, daysBetween, eachDay, startOfDay } from './usage-days.js';
 import type { UsageRepository, UsageRow } from './usage-repository.js';
 
-type Counts = { completed: number; failed: number; cost_micros: number };
+type Counts = { completed: number; failed: number };
 type ModelCounts = Counts & { model: string };
 
 /** The inclusive range of UTC days a query asks for, with its defaults and limits checked. */
@@ -30,10 +29,9 @@ export function usageRange(query: UsageQuery, now: number): { from: string; to: 
 function byModel(rows: readonly UsageRow[]): ModelCounts[] {
   const models = new Map<string, ModelCounts>();
   for (const row of rows) {
-    const entry = models.get(row.model) ?? { model: row.model, completed: 0, failed: 0, cost_micros: 0 };
+    const entry = models.get(row.model) ?? { model: row.model, completed: 0, failed: 0 };
     entry.completed += row.completed;
     entry.failed += row.failed;
-    entry.cost_micros += row.cost_micros;
     models.set(row.model, entry);
   }
   return [...models.values()].sort((a, b) => (a.model < b.model ? -1 : 1));
@@ -42,7 +40,6 @@ function byModel(rows: readonly UsageRow[]): ModelCounts[] {
 const total = (items: readonly Counts[]): Counts => ({
   completed: items.reduce((sum, item) => sum + item.completed, 0),
   failed: items.reduce((sum, item) => sum + item.failed, 0),
-  cost_micros: items.reduce((sum, item) => sum + item.cost_micros, 0),
 });
 
 /**
@@ -53,7 +50,6 @@ export function createUsageService(deps: {
   db: Db;
   usage: UsageRepository;
   admission: TierAdmission;
-  budgets?: Pick<Budgets, 'status'>;
   clock: Clock;
 }) {
   const { usage, clock } = deps;
@@ -61,17 +57,16 @@ export function createUsageService(deps: {
     /** GET /user/usage: every day of the range (zeros included), per model, and the allowance. */
     async report(account: { id: string; tier: Tier }, query: UsageQuery): Promise<UsageReport> {
       const { from, to } = usageRange(query, clock.now());
-      const [rows, allowance, budgets] = await Promise.all([
+      const [rows, allowance] = await Promise.all([
         usage.rows(account.id, from, to),
         deps.admission.allowance(deps.db, account),
-        deps.budgets?.status(account.id) ?? null,
       ]);
       const days = eachDay(from, to).map((date) => {
         const models = byModel(rows.filter((row) => row.day === date));
         return { date, ...total(models), models };
       });
       const models = byModel(rows);
-      return { from, to, totals: total(models), days, models, allowance, currency: 'USD', budgets };
+      return { from, to, totals: total(models), days, models, allowance };
     },
 
     /** The operator's view (CLI): per account over the range, by account id, with per-model totals. */
