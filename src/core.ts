@@ -49,6 +49,7 @@ import { createTasksService } from './tasks/tasks-service.js';
 import { UPLOAD_NAMING_KEY_LABEL } from './uploads/content-names.js';
 import { createUploadQuota } from './uploads/upload-quota.js';
 import { createUploadsService } from './uploads/uploads-service.js';
+import { createBudgets } from './usage/budgets.js';
 import { createTierAdmission } from './usage/tier-admission.js';
 import { loadTierPolicies } from './usage/tier-policies.js';
 import { createUsageRepository } from './usage/usage-repository.js';
@@ -176,7 +177,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     catalog.models.map((model) => model.id),
   );
   const admission = createTierAdmission({ policies, clock });
-  const usage = createUsageService({ db, usage: usageRepository, admission, clock });
+  const budgets = createBudgets({ db, clock });
+  const usage = createUsageService({ db, usage: usageRepository, admission, budgets, clock });
   // Names this process in claims and leases, so a restart on the same host takes back its dead ones.
   const processOwner = overrides.processOwner ?? createProcessOwner();
   const idempotency = createIdempotencyRepository({
@@ -300,6 +302,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     vetCallbackUrl: webhooks.vetCallbackUrl,
     recordCallback: webhooks.recordCallback,
     admission,
+    budgets,
     async referenceSize(accountId, blobKey) {
       const asset = await assets.findByBlobKey(accountId, blobKey);
       return asset && { width: asset.width, height: asset.height };
@@ -351,6 +354,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     metrics: { registry: metricsRegistry, ...requestMetrics, eventStreams: taskMetrics.eventStreams },
     /** Images per account, day and model, and the tier policies' allowance. */
     usage,
+    /** Spend budgets per account (CLI `accounts set-budget`, the operator console). */
+    budgets,
     /** Periodic clean-ups of the worker role: idempotency records past their 24 h. */
     housekeeping,
     /** Stops the engine and the webhook worker (if running) and closes the database. */
@@ -366,6 +371,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     },
   };
 }
+    /** The tier policies in force (ATELIER_POLICY_FILE), as the operator console shows them. */
+    tierPolicies: policies,
 
 export type Core = Awaited<ReturnType<typeof createCore>>;
 

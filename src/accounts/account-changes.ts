@@ -103,3 +103,22 @@ export function createAccountChanges(db: Db, listener: PostgresListener | undefi
   if (dataVersion) return sqliteAccountChanges(dataVersion);
   return listener ? postgresAccountChanges(listener) : deaf;
 }
+
+/**
+ * Runs a change of what authentication returns (a key revoked, an account disabled…) and announces
+ * it in the same transaction, so no process's API-key cache trusts what it kept past the commit.
+ */
+export async function changeAnnounced<T>(
+  db: Db,
+  changes: AccountChanges | undefined,
+  update: (executor: Db) => Promise<T>,
+): Promise<T> {
+  if (!changes) return update(db);
+  const result = await db.transaction().execute(async (trx) => {
+    const value = await update(trx);
+    await changes.announce(trx);
+    return value;
+  });
+  changes.changedHere();
+  return result;
+}

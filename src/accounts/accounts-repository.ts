@@ -4,8 +4,19 @@ import type { Clock } from '../runtime/clock.js';
 import type { IdGenerator } from '../runtime/ids.js';
 import { compiledOnce } from '../store/compiled-once.js';
 import type { Db } from '../store/database.js';
-import type { AccountsTable } from '../store/schema.js';
-import type { AccountChanges } from './account-changes.js';
+import type { AccountsTable, ApiKeyScope } from '../store/schema.js';
+import { type AccountChanges, changeAnnounced } from './account-changes.js';
+import { createApiKeysRepository, DEFAULT_KEY_NAME, insertApiKey } from './api-keys-repository.js';
+
+/** The API key a request was authenticated with (absent on a website session). */
+export interface ApiKeyUse {
+  /** `key_…` */
+  id: string;
+  name: string;
+  scope: ApiKeyScope;
+  /** When the key stops working (checked on every request); null for never. */
+  expiresAt: number | null;
+}
 
 export interface Account {
   id: string;
@@ -14,10 +25,14 @@ export interface Account {
   createdAt: number;
   /** Present (true) only on a disabled account: its key and sessions are refused. */
   disabled?: true;
+  /** Present (true) only on an operator's account (the operator console). */
+  operator?: true;
+  /** The key the request came with, on an account found by its API key. */
+  apiKey?: ApiKeyUse;
 }
 
 type AccountRow = Pick<AccountsTable, 'id' | 'email' | 'tier' | 'created_at'> &
-  Partial<Pick<AccountsTable, 'disabled_at'>>;
+  Partial<Pick<AccountsTable, 'disabled_at'> & { operator: number }>;
 
 function toAccount(row: AccountRow): Account {
   const account: Account = {
@@ -27,11 +42,18 @@ function toAccount(row: AccountRow): Account {
     createdAt: Number(row.created_at),
   };
   if (row.disabled_at !== null && row.disabled_at !== undefined) account.disabled = true;
+  if (Number(row.operator ?? 0) === 1) account.operator = true;
   return account;
 }
 
 /** The columns an account is read with. */
-const ACCOUNT_COLUMNS = ['id', 'email', 'tier', 'created_at', 'disabled_at'] as const;
+const ACCOUNT_COLUMNS = ['id', 'email', 'tier', 'created_at', 'disabled_at', 'operator'] as const;
+
+/**
+ * What `accounts.api_key_hash` holds since migration 0028 moved keys to `api_keys`: unique per
+ * account, and never the SHA-256 of a key.
+ */
+const movedKeyHash = (accountId: string) => `moved:${accountId}`;
 
 /** Store queries for accounts and their sealed upstream keys. */
 export function createAccountsRepository({
@@ -48,20 +70,48 @@ export function createAccountsRepository({
 }) {
   /** Runs an update of what authentication returns, announced in its own transaction. */
   const changeAuthenticated = async (update: (executor: Db) => Promise<unknown>) => {
-    if (!changes) return void (await update(db));
-    await db.transaction().execute(async (trx) => {
-      await update(trx);
-      await changes.announce(trx);
-    });
-    changes.changedHere();
+    await changeAnnounced(db, changes, update);
   };
+  // A key that is not revoked, with its account (expiry is the caller's to check: it passes in time).
   const byApiKeyHash = compiledOnce(1, (hash: string) =>
-    db.selectFrom('accounts').select(ACCOUNT_COLUMNS).where('api_key_hash', '=', hash),
+    db
+      .selectFrom('api_keys')
+      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+      .select([
+        'accounts.id',
+        'accounts.email',
+        'accounts.tier',
+        'accounts.created_at',
+        'accounts.disabled_at',
+        'accounts.operator',
+        'api_keys.id as key_id',
+        'api_keys.name as key_name',
+        'api_keys.scope as key_scope',
+        'api_keys.expires_at as key_expires_at',
+      ])
+      .where('api_keys.key_hash', '=', hash)
+      .where('api_keys.revoked_at', 'is', null),
   );
+  /** Account id → the hint of its newest working full key named `default` (of these accounts, or all). */
+  async function defaultKeyHints(accountIds?: string[]): Promise<Map<string, string>> {
+    let query = db
+      .selectFrom('api_keys')
+      .select(['account_id', 'hint'])
+      .where('name', '=', DEFAULT_KEY_NAME)
+      .where('scope', '=', 'full')
+      .where('revoked_at', 'is', null);
+    if (accountIds) query = query.where('account_id', 'in', accountIds);
+    const rows = await query.orderBy('created_at').orderBy('id').execute();
+    return new Map(rows.map((row) => [row.account_id, row.hint]));
+  }
   return {
+    /** The accounts' API keys (created, listed, revoked; last use). */
+    keys: createApiKeysRepository({ db, clock, ids, changes }),
+
     /**
-     * Inserts an account; undefined when the email is taken. The unique index decides, so two nodes
-     * creating the same account at once (the first-start demo account) never both succeed or crash.
+     * Inserts an account with its first API key, a full key named `default`; undefined when the
+     * email is taken. The unique index decides, so two nodes creating the same account at once (the
+     * first-start demo account) never both succeed or crash.
      */
     async insert(input: {
       email: string;
@@ -71,28 +121,51 @@ export function createAccountsRepository({
       apiKeyHint: string;
     }): Promise<Account | undefined> {
       const now = clock.now();
+      const id = ids.next('acc');
       const row = {
-        id: ids.next('acc'),
+        id,
         email: input.email,
         tier: input.tier,
         password_hash: input.passwordHash,
-        api_key_hash: input.apiKeyHash,
-        api_key_hint: input.apiKeyHint,
+        api_key_hash: movedKeyHash(id),
+        api_key_hint: '',
         created_at: now,
         updated_at: now,
       };
-      const result = await db
-        .insertInto('accounts')
-        .values(row)
-        .onConflict((oc) => oc.column('email').doNothing())
-        .executeTakeFirst();
-      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1 ? toAccount(row) : undefined;
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
+          .insertInto('accounts')
+          .values(row)
+          .onConflict((oc) => oc.column('email').doNothing())
+          .executeTakeFirst();
+        if (Number(result.numInsertedOrUpdatedRows ?? 0) !== 1) return undefined;
+        const key = {
+          accountId: id,
+          name: DEFAULT_KEY_NAME,
+          scope: 'full' as const,
+          keyHash: input.apiKeyHash,
+          hint: input.apiKeyHint,
+          expiresAt: null,
+        };
+        await insertApiKey(trx, ids.next('key'), key, now);
+        return toAccount(row);
+      });
     },
 
-    /** Every API request's first query: compiled once. */
+    /** Every API request's first query: compiled once. The account with the key it was found by. */
     async findByApiKeyHash(hash: string): Promise<Account | undefined> {
       const [row] = (await db.executeQuery(byApiKeyHash(hash))).rows;
-      return row && toAccount(row);
+      if (!row) return undefined;
+      const expires = row.key_expires_at;
+      return {
+        ...toAccount(row),
+        apiKey: {
+          id: row.key_id,
+          name: row.key_name,
+          scope: row.key_scope,
+          expiresAt: expires === null ? null : Number(expires),
+        },
+      };
     },
 
     async findByEmail(email: string) {
@@ -127,14 +200,12 @@ export function createAccountsRepository({
       );
     },
 
-    /** The last characters of the account's API key, for telling keys apart (the key itself is never kept). */
+    /**
+     * The hint of the account's default key (its newest working full key named `default`), for
+     * telling keys apart (the key itself is never kept); undefined when it has none.
+     */
     async apiKeyHint(id: string): Promise<string | undefined> {
-      const row = await db
-        .selectFrom('accounts')
-        .select('api_key_hint')
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return row?.api_key_hint;
+      return (await defaultKeyHints([id])).get(id);
     },
 
     async count(): Promise<number> {
@@ -145,16 +216,19 @@ export function createAccountsRepository({
       return Number(row?.n ?? 0);
     },
 
+    /** Every account with its default key's hint ('' when it has none working). */
     async list(): Promise<Array<Account & { apiKeyHint: string }>> {
       const rows = await db.selectFrom('accounts').selectAll().orderBy('created_at').orderBy('id').execute();
-      return rows.map((row) => ({ ...toAccount(row), apiKeyHint: row.api_key_hint }));
+      const hints = await defaultKeyHints();
+      return rows.map((row) => ({ ...toAccount(row), apiKeyHint: hints.get(row.id) ?? '' }));
     },
 
-    async updateApiKey(id: string, apiKeyHash: string, apiKeyHint: string): Promise<void> {
+    /** Makes the account an operator (or not); announced, as what authentication returns changes. */
+    async setOperator(id: string, operator: boolean): Promise<void> {
       await changeAuthenticated((executor) =>
         executor
           .updateTable('accounts')
-          .set({ api_key_hash: apiKeyHash, api_key_hint: apiKeyHint, updated_at: clock.now() })
+          .set({ operator: operator ? 1 : 0, updated_at: clock.now() })
           .where('id', '=', id)
           .execute(),
       );

@@ -1,11 +1,14 @@
 import { isOneOf } from '../collections/closed-set.js';
+import { createRecentMap } from '../collections/recent-map.js';
 import { InvalidInput, NotFound, RateLimited } from '../domain/errors.js';
 import { TIERS, type Tier } from '../domain/tiers.js';
-import type { Clock } from '../runtime/clock.js';
+import { type Clock, systemClock } from '../runtime/clock.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { AccountChanges } from './account-changes.js';
 import type { Account, AccountsRepository } from './accounts-repository.js';
 import { createApiKeyCache } from './api-key-cache.js';
+import { createApiKeyManagement } from './api-key-management.js';
+import { LAST_USED_WRITE_INTERVAL_MS } from './api-keys-repository.js';
 import { apiKeyHint, generateApiKey, hashApiKey } from './credentials.js';
 import { createPasswordHashing, type PasswordHashing } from './password-hashing.js';
 import { openUpstreamKey, upstreamKeyContext } from './upstream-key-seals.js';
@@ -39,6 +42,7 @@ export function createAccountsService({
   secrets,
   deploymentKeys,
   keyCache,
+  clock = keyCache?.clock ?? systemClock,
   passwords = createPasswordHashing(),
 }: {
   accounts: AccountsRepository;
@@ -47,6 +51,8 @@ export function createAccountsService({
   deploymentKeys: Record<string, string | undefined>;
   /** Keep API-key lookups in memory, trusted while `changes` says accounts have not changed. */
   keyCache?: { changes: AccountChanges; clock: Clock } | undefined;
+  /** What a key's expiry and last use are measured with. */
+  clock?: Clock;
   /** Password hashing on its own bounded pool (one per node). */
   passwords?: PasswordHashing;
 }) {
@@ -54,6 +60,26 @@ export function createAccountsService({
   const findByApiKeyHash = keyCache
     ? createApiKeyCache({ lookup: accounts.findByApiKeyHash, ...keyCache })
     : accounts.findByApiKeyHash;
+  const keyManagement = createApiKeyManagement({ keys: accounts.keys, clock });
+  // Key id → when this node last wrote its last use: at most one write a minute per key and node.
+  const lastUseWrites = createRecentMap<string, number>(10_000);
+  /**
+   * A found key still has to be in date (checked on every request, so expiry needs no change
+   * signal); its use is recorded at most once a minute, off the request's path.
+   */
+  const inDate = (account: Account | undefined): Account | undefined => {
+    const key = account?.apiKey;
+    if (!key) return account;
+    const now = clock.now();
+    if (key.expiresAt !== null && key.expiresAt <= now) return undefined;
+    const written = lastUseWrites.get(key.id);
+    if (written === undefined || now - written >= LAST_USED_WRITE_INTERVAL_MS) {
+      lastUseWrites.set(key.id, now);
+      // Best effort: a failed write (a store closing) is tried again on the key's next use.
+      accounts.keys.touch(key.id, now).catch(() => lastUseWrites.delete(key.id));
+    }
+    return account;
+  };
   async function create(input: { email: string; tier?: string; password?: string }) {
     const email = normalizeEmail(input.email);
     const tier = parseTier(input.tier ?? 'trial');
@@ -102,16 +128,18 @@ export function createAccountsService({
     create,
     requireByEmail,
     keyResolver,
-    /** Bearer-key authentication: one indexed read by hash, or the account itself when it is kept. */
-    authenticateApiKey: (apiKey: string): Account | Promise<Account | undefined> =>
-      findByApiKeyHash(hashApiKey(apiKey)),
-
-    /** Replaces the account's API key; the old one stops working at once. */
-    async rotateApiKey(accountId: string): Promise<string> {
-      const apiKey = generateApiKey();
-      await accounts.updateApiKey(accountId, hashApiKey(apiKey), apiKeyHint(apiKey));
-      return apiKey;
+    /**
+     * Bearer-key authentication: one indexed read by hash, or the account itself when it is kept;
+     * undefined for an unknown, revoked or expired key. The account carries the key (`apiKey`: its
+     * id and scope).
+     */
+    authenticateApiKey: (apiKey: string): Account | undefined | Promise<Account | undefined> => {
+      const found = findByApiKeyHash(hashApiKey(apiKey));
+      return found instanceof Promise ? found.then(inDate) : inDate(found);
     },
+
+    /** listKeys, createKey, revokeKey, rotateApiKey: the account's API keys (api-key-management.ts). */
+    ...keyManagement,
 
     async setTier(accountId: string, tier: string): Promise<void> {
       await accounts.updateTier(accountId, parseTier(tier));
@@ -131,6 +159,15 @@ export function createAccountsService({
     disable: (accountId: string) => accounts.setDisabled(accountId, true),
     /** Enables a disabled account again: the same key works again; its old sessions stay ended. */
     enable: (accountId: string) => accounts.setDisabled(accountId, false),
+    /** disable or enable, as one function (the operator console). */
+    setDisabled: (accountId: string, disabled: boolean) => accounts.setDisabled(accountId, disabled),
+
+    /** Makes the account an operator, or not (the operator console's gate); takes effect at once. */
+    setOperator: (accountId: string, operator: boolean) => accounts.setOperator(accountId, operator),
+    /** Whether the account is an operator, read fresh from the store (never from a cache). */
+    async isOperator(accountId: string): Promise<boolean> {
+      return (await accounts.findById(accountId))?.operator === true;
+    },
 
     /**
      * What a website session is checked against: the account (undefined when unknown or disabled)

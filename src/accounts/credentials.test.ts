@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { generateApiKey, hashApiKey } from './credentials.js';
+import { apiKeyHint, generateApiKey, hashApiKey } from './credentials.js';
 
 test('API keys are prefixed, high-entropy and hashed deterministically', () => {
   const key = generateApiKey();
@@ -9,4 +9,10 @@ test('API keys are prefixed, high-entropy and hashed deterministically', () => {
   assert.equal(hashApiKey(key), hashApiKey(key));
   assert.equal(hashApiKey(key).length, 64);
   assert.ok(!hashApiKey(key).includes(key));
+});
+
+test('a key is hinted by its first characters', () => {
+  const key = generateApiKey();
+  assert.equal(apiKeyHint(key), `${key.slice(0, 8)}…`);
+  assert.match(apiKeyHint(key), /^atl_[A-Za-z0-9_-]{4}…$/);
 });

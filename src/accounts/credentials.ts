@@ -16,9 +16,13 @@ export function hashApiKey(key: string): string {
   return hash('sha256', key, 'hex');
 }
 
-/** The last four characters, for telling keys apart in listings. */
+/**
+ * The prefix and the first four characters after it (`atl_abcd…`), for telling keys apart in
+ * listings and naming one to revoke (24 of the key's 256 random bits). Keys issued before
+ * migration 0028 keep the hint they had then, their last four characters (`atl_…wxyz`).
+ */
 export function apiKeyHint(key: string): string {
-  return `${API_KEY_PREFIX}…${key.slice(-4)}`;
+  return `${key.slice(0, API_KEY_PREFIX.length + 4)}…`;
 }
 
 /** A readable random password for the demo account. */

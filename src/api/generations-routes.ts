@@ -13,7 +13,7 @@ import type { GenerationsService } from '../generations/generations-service.js';
 import { accountOf } from '../http/authentication.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
 import { compileJsonSerializer, sendJsonText } from '../http/response-serializer.js';
-import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';
+import { AUTH_ERRORS, errorResponses, jsonResponse, WRITE_AUTH_ERRORS } from '../http/route-responses.js';
 import type { CreationReads } from '../read-models/creations.js';
 
 /**
@@ -50,7 +50,7 @@ export async function generationRoutes(
       200: jsonResponse('Tasks created', generateResponseSchema),
       ...errorResponses([
         ...GENERATE_ERRORS,
-        ...AUTH_ERRORS,
+        ...WRITE_AUTH_ERRORS,
         'idempotency_in_progress',
         'idempotency_mismatch',
       ]),

@@ -14,7 +14,7 @@ import { isFinalStatus } from '../domain/task-status.js';
 import { accountOf } from '../http/authentication.js';
 import type { ConnectionCaps } from '../http/connection-caps.js';
 import { sendJsonText } from '../http/response-serializer.js';
-import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';
+import { AUTH_ERRORS, errorResponses, jsonResponse, WRITE_AUTH_ERRORS } from '../http/route-responses.js';
 import { createTaskRecordJson } from '../http/task-record-json.js';
 import type { TaskChangeFeed } from '../tasks/task-events.js';
 import { notFoundRecord, toTaskRecord } from '../tasks/task-record.js';
@@ -259,7 +259,7 @@ export async function taskRoutes(
     params: taskIdParamsSchema,
     response: {
       200: jsonResponse('The canceled task', taskRecordSchema),
-      ...errorResponses([...AUTH_ERRORS, 'not_found', 'conflict']),
+      ...errorResponses([...WRITE_AUTH_ERRORS, 'not_found', 'conflict']),
     },
   };
   app.post('/tasks/:task_id/cancel', { schema: cancelSchema }, (request) =>

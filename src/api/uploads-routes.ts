@@ -14,7 +14,7 @@ import { InvalidInput } from '../domain/errors.js';
 import { accountOf } from '../http/authentication.js';
 import { ApiError } from '../http/errors.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
-import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';
+import { errorResponses, jsonResponse, WRITE_AUTH_ERRORS } from '../http/route-responses.js';
 import { refuseOverLimitForm, UPLOAD_FORM_LIMITS } from '../uploads/multipart-limits.js';
 import { MAX_UPLOAD_BYTES, writeStreamToTempFile } from '../uploads/temp-file.js';
 import type { UploadsService } from '../uploads/uploads-service.js';
@@ -36,7 +36,7 @@ const uploadSchema = {
     200: jsonResponse('The stored image', uploadResultSchema),
     ...errorResponses([
       'invalid_request',
-      ...AUTH_ERRORS,
+      ...WRITE_AUTH_ERRORS,
       'request_timeout',
       'payload_too_large',
       'unsupported_media_type',

@@ -12,7 +12,7 @@ import {
   webhookSecretSchema,
 } from '../contract/webhooks.js';
 import { accountOf } from '../http/authentication.js';
-import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';
+import { AUTH_ERRORS, errorResponses, jsonResponse, WRITE_AUTH_ERRORS } from '../http/route-responses.js';
 import type { WebhooksService } from '../webhooks/webhooks-service.js';
 
 const TAG = 'Webhooks';
@@ -31,7 +31,7 @@ export async function webhookRoutes(parent: FastifyInstance, { webhooks }: { web
       'Deliveries to a generate request\'s callbackUrl are signed per Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">.',
     response: {
       200: jsonResponse('The secret (created on first read)', webhookSecretSchema),
-      ...errorResponses(AUTH_ERRORS),
+      ...errorResponses(WRITE_AUTH_ERRORS),
     },
   };
   app.get('/user/webhook-secret', { schema: secretSchema }, async (request, reply) => {
@@ -48,7 +48,7 @@ export async function webhookRoutes(parent: FastifyInstance, { webhooks }: { web
     body: webhookSecretRotateBodySchema,
     response: {
       200: jsonResponse('The new secret', webhookSecretRotatedSchema),
-      ...errorResponses(['invalid_request', ...AUTH_ERRORS, 'conflict']),
+      ...errorResponses(['invalid_request', ...WRITE_AUTH_ERRORS, 'conflict']),
     },
   };
   app.post('/user/webhook-secret/rotate', { schema: rotateSchema }, async (request, reply) => {
@@ -80,7 +80,7 @@ export async function webhookRoutes(parent: FastifyInstance, { webhooks }: { web
     params: deliveryIdParamsSchema,
     response: {
       200: jsonResponse('The delivery, due now', webhookDeliverySchema),
-      ...errorResponses([...AUTH_ERRORS, 'not_found', 'conflict']),
+      ...errorResponses([...WRITE_AUTH_ERRORS, 'not_found', 'conflict']),
     },
   };
   app.post('/webhooks/deliveries/:id/redeliver', { schema: redeliverSchema }, async (request) =>

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { GENERATION_MODES } from '../domain/generation-modes.js';
-import { ASPECT_PATTERN as aspectPattern, IMAGE_SIZES } from '../domain/image-sizes.js';
+import { ASPECT_PATTERN as aspectPattern, IMAGE_SIZES, type ImageSize } from '../domain/image-sizes.js';
+import { maxImageCost, type RequestInput, type RoutePrice, routePriceSchema } from './prices.js';
 
 /** The spec's listed ratios plus 4:5 and 5:4 (DESIGN.md §2). */
 export const DEFAULT_ASPECTS = [
@@ -104,12 +105,17 @@ const catalogEntrySchema = z
             provider: z.string().min(1),
             upstreamModel: z.string().min(1),
             lifecycle: lifecycleSchema.optional(),
+            price: routePriceSchema.optional(),
+            /** Capacity limits of this route, per key (its own pool: the model's limits stay on its own route). */
+            capacity: capacitySchema.optional(),
           })
           .strict(),
       )
       .max(4)
       .default([]),
     lifecycle: lifecycleSchema.optional(),
+    /** The price of the model's own upstream route (docs/operations.md, "Prices and budgets"). */
+    price: routePriceSchema.optional(),
   })
   .strict();
 
@@ -118,13 +124,28 @@ export interface UpstreamRoute {
   provider: string;
   upstreamModel: string;
   lifecycle?: Lifecycle | undefined;
+  price?: RoutePrice | undefined;
+  capacity?: z.infer<typeof capacitySchema> | undefined;
 }
 
 /** A model's routes in the order they are tried: its own, then its fallbacks. */
 export const routesOf = (model: CatalogEntry): UpstreamRoute[] => [
-  { provider: model.provider, upstreamModel: model.upstreamModel, lifecycle: model.lifecycle },
+  {
+    provider: model.provider,
+    upstreamModel: model.upstreamModel,
+    lifecycle: model.lifecycle,
+    price: model.price,
+    capacity: model.capacity,
+  },
   ...model.fallbacks,
 ];
+
+/**
+ * The most one image of the model can cost at `size`: the highest of its routes' maxima (a task
+ * may fall back to any of them). What admission reserves per image against a budget.
+ */
+export const maxImageCostOf = (model: CatalogEntry, size: ImageSize, input: RequestInput): number =>
+  Math.max(0, ...routesOf(model).map((route) => maxImageCost(route.price, size, input)));
 
 const catalogFileSchema = z
   .object({
@@ -175,6 +196,9 @@ export type CatalogFile = z.input<typeof catalogFileSchema>;
  * offline renderer. The aliases (the same in catalogs/*.json) let tools that ship OpenAI's or Google's model
  * ids work unchanged: docs/openai-compat.md, "Model aliases".
  */
+/** The offline renderer costs nothing: its tasks cost 0, from this price. */
+const LOCAL_PRICE = { perImage: { '1K': 0, '2K': 0, '4K': 0 } };
+
 export const DEFAULT_CATALOG: CatalogFile = {
   models: [
     {
@@ -185,6 +209,7 @@ export const DEFAULT_CATALOG: CatalogFile = {
       upstreamModel: 'local-v1',
       modes: ['text', 'edit'],
       masks: true,
+      price: LOCAL_PRICE,
     },
     {
       id: 'pro',
@@ -194,6 +219,7 @@ export const DEFAULT_CATALOG: CatalogFile = {
       upstreamModel: 'local-v1',
       modes: ['text', 'edit'],
       masks: true,
+      price: LOCAL_PRICE,
     },
     {
       id: 'flash2',
@@ -203,6 +229,7 @@ export const DEFAULT_CATALOG: CatalogFile = {
       upstreamModel: 'local-v1',
       modes: ['text', 'edit'],
       masks: true,
+      price: LOCAL_PRICE,
     },
     {
       id: 'flash',
@@ -212,6 +239,7 @@ export const DEFAULT_CATALOG: CatalogFile = {
       upstreamModel: 'local-v1',
       modes: ['text', 'edit'],
       masks: true,
+      price: LOCAL_PRICE,
     },
   ],
 };

@@ -5,6 +5,7 @@ import { loadConfig, loadDotEnv } from '../config/config.js';
 import { createBlobStore, createCore } from '../core.js';
 import { TIERS } from '../domain/tiers.js';
 import { isPostgresUrl, openDatabase } from '../store/database.js';
+import { budgetOption, setBudgetCommand } from './budget-command.js';
 import { catalogCheckCommand } from './catalog-command.js';
 import { requireExistingDatabase } from './existing-store.js';
 import { migrateStore } from './migrate-store.js';
@@ -22,6 +23,10 @@ Commands:
                                         for N seconds (default 86400 = 24 h; 0 stops it at once)
   accounts set-tier --email E --tier T
   accounts set-password --email E --password P
+  accounts set-budget --email E [--daily USD] [--monthly USD] [--json]
+                                        spend budgets per UTC day and month in US dollars (e.g. 25 or
+                                        12.50; none removes one); generate requests that may cost more
+                                        than is left are refused (402 budget_exceeded)
   accounts set-upstream-key --email E [--provider P] (--key K | --key -)   (an empty key removes it)
   accounts disable --email E [--json]   refuse the account's API key and end its sessions at once, on every node
   accounts enable --email E [--json]    let a disabled account's API key work again (it signs in anew)
@@ -58,6 +63,7 @@ const ACCOUNT_COMMANDS: Record<string, Array<'email' | 'tier' | 'password'>> = {
   'rotate-webhook-secret': ['email'],
   'set-tier': ['email', 'tier'],
   'set-password': ['email', 'password'],
+  'set-budget': ['email'],
   'set-upstream-key': ['email'],
   disable: ['email'],
   enable: ['email'],
@@ -79,6 +85,21 @@ function graceOption(value: string | undefined): number | undefined {
   return Number(value);
 }
 
+/** set-budget's amounts, checked before anything is opened (a bad amount is a usage error). */
+function budgetOptions(
+  sub: string | undefined,
+  opts: { daily?: string | undefined; monthly?: string | undefined },
+) {
+  if (sub !== 'set-budget') return { daily: undefined, monthly: undefined };
+  if (opts.daily === undefined && opts.monthly === undefined)
+    throw new UsageError('set-budget needs --daily, --monthly or both (in US dollars; none removes one)');
+  try {
+    return { daily: budgetOption(opts.daily, 'daily'), monthly: budgetOption(opts.monthly, 'monthly') };
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
 function options(args: string[]) {
   const { values } = parseArgs({
     args,
@@ -89,6 +110,8 @@ function options(args: string[]) {
       provider: { type: 'string' },
       key: { type: 'string' },
       'grace-seconds': { type: 'string' },
+      daily: { type: 'string' },
+      monthly: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
     strict: true,
@@ -120,6 +143,7 @@ async function accountsCommand(sub: string | undefined, args: string[], io: CliI
   for (const name of needed) required(opts[name], name);
   const tier = tierOption(opts.tier);
   const graceSeconds = graceOption(opts['grace-seconds']);
+  const budget = budgetOptions(sub, opts);
   if (io.env === process.env) loadDotEnv();
   const config = loadConfig(io.env);
   // Only create starts a new install; every other command reads one that must exist.
@@ -177,6 +201,11 @@ async function accountsCommand(sub: string | undefined, args: string[], io: CliI
             ? JSON.stringify({ email: account.email, tier: newTier })
             : `${account.email} is now on tier ${newTier}.`,
         );
+        return;
+      }
+      case 'set-budget': {
+        const account = await core.accounts.requireByEmail(required(opts.email, 'email'));
+        await setBudgetCommand(core, account, budget, opts.json === true, out);
         return;
       }
       case 'set-password': {

@@ -16,6 +16,7 @@ export const TRANSIENT_TABLES = ['sign_in_failures', 'upstream_calls', 'upstream
 
 export const MIGRATED_TABLES = [
   'accounts',
+  'api_keys',
   'upstream_keys',
   'generations',
   'generation_counts',

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Core } from '../core.js';
+import { formatUsd } from '../domain/money.js';
 
 /** `atelier usage`: images completed and failed per account (or of one, with its allowance), from the store. */
 export async function usageCommand(
@@ -27,12 +28,25 @@ export async function usageCommand(
       return;
     }
     out(`${account.email} (tier ${account.tier}), ${report.from} to ${report.to} (UTC days)`);
-    out('day\tcompleted\tfailed');
+    out('day\tcompleted\tfailed\tspend');
     for (const day of report.days)
-      if (day.completed + day.failed > 0) out(`${day.date}\t${day.completed}\t${day.failed}`);
-    out(`total\t${report.totals.completed}\t${report.totals.failed}`);
+      if (day.completed + day.failed > 0)
+        out(`${day.date}\t${day.completed}\t${day.failed}\t${formatUsd(day.cost_micros)}`);
+    out(
+      `total\t${report.totals.completed}\t${report.totals.failed}\t${formatUsd(report.totals.cost_micros)}`,
+    );
     for (const model of report.models)
-      out(`  ${model.model}: ${model.completed} completed, ${model.failed} failed`);
+      out(
+        `  ${model.model}: ${model.completed} completed, ${model.failed} failed, ${formatUsd(model.cost_micros)}`,
+      );
+    for (const [name, budget] of [
+      ['daily budget', report.budgets?.daily],
+      ['monthly budget', report.budgets?.monthly],
+    ] as const)
+      if (budget)
+        out(
+          `${name}: ${formatUsd(budget.spent_micros)} of ${formatUsd(budget.limit_micros)} spent or reserved, ${formatUsd(budget.remaining_micros)} left (resets ${new Date(budget.resets_at).toISOString()})`,
+        );
     const allowance = report.allowance;
     if (allowance) {
       for (const [name, quota] of [
@@ -60,6 +74,7 @@ export async function usageCommand(
     return;
   }
   out(`${report.from} to ${report.to} (UTC days)`);
-  out('email\ttier\tcompleted\tfailed');
-  for (const row of rows) out(`${row.email}\t${row.tier}\t${row.completed}\t${row.failed}`);
+  out('email\ttier\tcompleted\tfailed\tspend');
+  for (const row of rows)
+    out(`${row.email}\t${row.tier}\t${row.completed}\t${row.failed}\t${formatUsd(row.cost_micros)}`);
 }

@@ -26,16 +26,17 @@ export type KnownApiErrorType =
   | 'upstream_key_missing'
   | 'unauthorized'
   | 'invalid_api_key'
+  | 'insufficient_scope'
   | 'forbidden'
   | 'forbidden_model'
   | 'not_found'
-  | 'conflict'
   | 'request_timeout'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'invalid_image'
   | 'too_many_requests'
   | 'quota_exceeded'
+  | 'budget_exceeded'
   | 'headers_too_large'
   | 'internal_error'
   | 'upstream_error'
@@ -191,19 +192,6 @@ export function createAtelierClient(options: AtelierClientOptions) {
       return call({
         method: 'GET',
         path: `/tasks/${encodeURIComponent(taskId)}`,
-        schema: taskRecordSchema,
-        signal: opts.signal,
-      });
-    },
-
-    /**
-     * POST /api/v1/tasks/{id}/cancel: an unfinished task ends failed with error "Canceled" (repeating it
-     * answers the same); a finished one is a 409 conflict.
-     */
-    cancelTask(taskId: string, opts: RequestOptions = {}): Promise<TaskRecord> {
-      return call({
-        method: 'POST',
-        path: `/tasks/${encodeURIComponent(taskId)}/cancel`,
         schema: taskRecordSchema,
         signal: opts.signal,
       });

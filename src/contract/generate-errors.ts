@@ -9,6 +9,7 @@ export const GENERATE_ERRORS = [
   'upstream_key_missing',
   'forbidden_model',
   'quota_exceeded',
+  'budget_exceeded',
   'request_timeout',
   'payload_too_large',
   'unsupported_media_type',

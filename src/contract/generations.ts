@@ -34,6 +34,16 @@ export const historyItemSchema = z
     images: z.array(z.string()).describe('URLs of the tasks completed so far, in task order'),
     refs: z.array(z.string()).describe("The request's imageUrls"),
     createdAt: z.number().int().describe('Milliseconds since the Unix epoch'),
+    cost: z
+      .object({
+        amount_micros: z.number().int().min(0).describe('Micro-dollars: 67000 is $0.067'),
+        currency: z.literal('USD'),
+      })
+      .nullable()
+      .optional()
+      .describe(
+        "What the generation's completed images cost so far (the sum of their tasks' `cost`; failed images cost nothing); null when a completed image's route has no price. An extra field, not the spec's",
+      ),
     removed: z.literal(true).optional().describe('Present (true) when the owner deleted it from saved works'),
   })
   .meta({ id: 'HistoryItem', description: 'History item' });

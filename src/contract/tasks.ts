@@ -6,6 +6,24 @@ export const MAX_BATCH_IDS = 20;
 /** Longest long-poll, in seconds. */
 export const MAX_WAIT_SECONDS = 60;
 
+/**
+ * What something cost, in integer micro-units of US dollars (1 USD = 1,000,000): from the upstream's
+ * own token figures (`upstream_usage`) or the catalog's published per-image price (`catalog_price`).
+ */
+export const costSchema = z
+  .object({
+    amount_micros: z.number().int().min(0).describe('Micro-dollars: 67000 is $0.067'),
+    currency: z.literal('USD'),
+    source: z
+      .enum(['upstream_usage', 'catalog_price'])
+      .describe(
+        "`upstream_usage`: the upstream's reported tokens × the route's token prices; `catalog_price`: the route's per-image price for the size",
+      ),
+  })
+  .meta({ id: 'Cost' });
+
+export type Cost = z.output<typeof costSchema>;
+
 /** The task status record of spec §2.4, plus result metadata on completed tasks. */
 export const taskRecordSchema = z
   .object({
@@ -35,6 +53,12 @@ export const taskRecordSchema = z
       .optional()
       .describe(
         'The upstream that made the result (a fallback route when the first was down); only when completed',
+      ),
+    cost: costSchema
+      .nullable()
+      .optional()
+      .describe(
+        "What the image cost; only when completed, null when its upstream route has no price. A failed task costs nothing and has no cost field. An extra field, not the spec's",
       ),
     waiting_for: z
       .literal('upstream_capacity')

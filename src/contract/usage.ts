@@ -22,6 +22,12 @@ export const usageQuerySchema = z.object({
 const counts = {
   completed: z.number().int().describe('Images that ended completed'),
   failed: z.number().int().describe('Images that ended failed (canceled ones included)'),
+  cost_micros: z
+    .number()
+    .int()
+    .describe(
+      'What the completed images cost, in micro-dollars (USD; 1,000,000 = $1): failed images cost nothing, images whose route has no price count 0',
+    ),
 };
 
 export const usageModelSchema = z.object({ model: z.string(), ...counts });
@@ -57,6 +63,29 @@ export const allowanceSchema = z
   })
   .meta({ id: 'Allowance', description: "The tier policy's limits and what is left of them" });
 
+const budgetStatusSchema = z
+  .object({
+    limit_micros: z.number().int(),
+    spent_micros: z
+      .number()
+      .int()
+      .describe(
+        'Costs of completed images plus what unfinished ones hold (their most), of images requested in the period',
+      ),
+    reserved_micros: z.number().int().describe('The part of spent_micros still held by unfinished images'),
+    remaining_micros: z.number().int(),
+    resets_at: z.number().int().describe('When the period ends (epoch milliseconds, UTC)'),
+  })
+  .nullable();
+
+/** The account's spend budgets in force and where they stand. */
+export const budgetsSchema = z
+  .object({
+    daily: budgetStatusSchema.describe('Per UTC day; null: no daily budget'),
+    monthly: budgetStatusSchema.describe('Per UTC calendar month; null: no monthly budget'),
+  })
+  .meta({ id: 'Budgets', description: "The account's spend budgets (micro-dollars, USD) and what is left" });
+
 /** GET /user/usage: images completed and failed per UTC day and model, and the remaining allowance. */
 export const usageReportSchema = z
   .object({
@@ -68,6 +97,8 @@ export const usageReportSchema = z
       .describe('Every day from `from` to `to`, in order, days without images included'),
     models: z.array(usageModelSchema).describe('Totals per model over the range'),
     allowance: allowanceSchema.nullable().describe("null when no policy applies to the account's tier"),
+    currency: z.literal('USD').describe('The currency of every *_micros figure'),
+    budgets: budgetsSchema.nullable().describe('null when the account has no budget'),
   })
   .meta({
     id: 'UsageReport',
@@ -76,18 +107,21 @@ export const usageReportSchema = z
       {
         from: '2026-11-21',
         to: '2026-11-22',
-        totals: { completed: 3, failed: 1 },
+        totals: { completed: 3, failed: 1, cost_micros: 201000 },
         days: [
-          { date: '2026-11-21', completed: 0, failed: 0, models: [] },
+          { date: '2026-11-21', completed: 0, failed: 0, cost_micros: 0, models: [] },
           {
             date: '2026-11-22',
             completed: 3,
             failed: 1,
-            models: [{ model: 'base-image-2', completed: 3, failed: 1 }],
+            cost_micros: 201000,
+            models: [{ model: 'base-image-2', completed: 3, failed: 1, cost_micros: 201000 }],
           },
         ],
-        models: [{ model: 'base-image-2', completed: 3, failed: 1 }],
+        models: [{ model: 'base-image-2', completed: 3, failed: 1, cost_micros: 201000 }],
         allowance: null,
+        currency: 'USD',
+        budgets: null,
       },
     ],
   });
@@ -95,3 +129,4 @@ export const usageReportSchema = z
 export type UsageQuery = z.output<typeof usageQuerySchema>;
 export type UsageReport = z.output<typeof usageReportSchema>;
 export type Allowance = z.output<typeof allowanceSchema>;
+export type BudgetsReport = z.output<typeof budgetsSchema>;

@@ -77,6 +77,21 @@ export class QuotaExceeded extends DomainError {
   }
 }
 
+/**
+ * A budget (the account's or its key's, per day or month) would be exceeded by what the request may
+ * cost; it resets after `retryAfterMs`.
+ */
+export class BudgetExceeded extends DomainError {
+  readonly outcome = 'budget_exceeded' as const;
+  constructor(
+    message: string,
+    readonly retryAfterMs: number,
+  ) {
+    super(message);
+    this.name = 'BudgetExceeded';
+  }
+}
+
 /** The account's tier policy does not allow this model. */
 export class ForbiddenModel extends DomainError {
   readonly outcome = 'forbidden_model' as const;
@@ -148,6 +163,7 @@ export type DomainOutcome =
   | 'forbidden'
   | 'rate_limited'
   | 'quota_exceeded'
+  | 'budget_exceeded'
   | 'forbidden_model'
   | 'too_large'
   | 'unsupported_media'

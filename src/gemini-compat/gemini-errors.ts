@@ -5,6 +5,7 @@ import type { ErrorBodies } from '../http/error-handler.js';
 const STATUS_NAMES: Record<number, string> = {
   400: 'INVALID_ARGUMENT',
   401: 'UNAUTHENTICATED',
+  402: 'RESOURCE_EXHAUSTED',
   403: 'PERMISSION_DENIED',
   404: 'NOT_FOUND',
   408: 'DEADLINE_EXCEEDED',
@@ -101,12 +102,13 @@ export const geminiErrorBodies: ErrorBodies = {
 export const GEMINI_ERROR_STATUSES = {
   400: 'INVALID_ARGUMENT: a field is wrong (a BadRequest detail names it), or responseModalities lacks IMAGE',
   401: 'UNAUTHENTICATED: missing or wrong API key (x-goog-api-key or Authorization: Bearer)',
-  403: 'PERMISSION_DENIED: the account’s tier policy does not allow the model',
+  403: 'PERMISSION_DENIED: the account’s tier policy does not allow the model, or a read-only API key on a route that creates (reason INSUFFICIENT_SCOPE)',
   404: 'NOT_FOUND: unknown model',
   409: 'ABORTED: the same Idempotency-Key is still being answered',
   413: 'INVALID_ARGUMENT: body or image too large',
   415: 'INVALID_ARGUMENT: an image is not png, jpeg, webp, gif or bmp',
   422: 'INVALID_ARGUMENT: an image cannot be decoded, or an Idempotency-Key reused with another body',
+  402: 'RESOURCE_EXHAUSTED: a budget would be exceeded (reason BUDGET_EXCEEDED; the message names the budget and when it resets, Retry-After says when)',
   429: 'RESOURCE_EXHAUSTED: a tier policy’s quota would be exceeded (Retry-After says when)',
   500: 'INTERNAL: the upstream refused the request, or an internal error',
   502: 'INTERNAL: every image failed (the task’s message), or a reference could not be fetched',

@@ -42,7 +42,7 @@ function geminiErrorResponses(statuses: readonly ErrorStatus[]) {
   );
 }
 
-const GENERATE_ERRORS = [400, 401, 403, 404, 409, 413, 415, 422, 429, 502, 504] as const;
+const GENERATE_ERRORS = [400, 401, 402, 403, 404, 409, 413, 415, 422, 429, 502, 504] as const;
 const NOTE =
   'Synchronous: answers once every image has ended (ceiling ATELIER_OPENAI_WAIT_MS, default 300 s). Authentication: x-goog-api-key or Authorization: Bearer (both: the same key). Idempotency-Key works as on POST /api/v1/generate. Errors in Google’s shape { error: { code, message, status, details } }.';
 

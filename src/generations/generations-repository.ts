@@ -124,6 +124,8 @@ export function createGenerationsRepository({
       refKeys: string[];
       /** Blob key of an edit's stored mask. */
       maskKey?: string;
+      /** The most each image can cost (micro-dollars), reserved on its task against budgets. */
+      costReservedMicros?: number;
       deadlineMs: number;
       leaseOwner: string | null;
       leaseMs: number;
@@ -160,6 +162,7 @@ export function createGenerationsRepository({
         leaseOwner: input.leaseOwner,
         leaseMs: input.leaseMs,
         ...(request.partialImages ? { partialImages: request.partialImages } : {}),
+        costReservedMicros: input.costReservedMicros ?? 0,
       });
       const created = { generationId: generation.id, taskIds: tasks.map((t) => t.id) };
       await db.transaction().execute(async (trx) => {

@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Account } from '../accounts/accounts-repository.js';
 import type { UpstreamKeyResolver } from '../accounts/accounts-service.js';
 import type { BlobStore } from '../blobs/blob-store.js';
-import { type Catalog, nearestAspect } from '../catalog/catalog.js';
+import { type Catalog, maxImageCostOf, nearestAspect } from '../catalog/catalog.js';
 import type { GenerateBody, GenerateResponse } from '../contract/generations.js';
 import {
   aboutReferenceField,
@@ -25,6 +25,7 @@ import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { Database } from '../store/schema.js';
 import type { TaskEngine } from '../tasks/task-engine.js';
 import type { UploadsService } from '../uploads/uploads-service.js';
+import type { Budgets } from '../usage/budgets.js';
 import type { TierAdmission } from '../usage/tier-admission.js';
 import { checkGenerateRequest, type GenerateRequest } from './generate-request.js';
 import type { GenerationsRepository } from './generations-repository.js';
@@ -53,6 +54,8 @@ export function createGenerationsService(deps: {
   ): Promise<void>;
   /** Tier policies: the models a tier may use, and its quotas, checked in the creating transaction. */
   admission?: Pick<TierAdmission, 'checkModel' | 'admitIn'>;
+  /** Budgets: the request's reservation (count × its most per image) checked in the creating transaction. */
+  budgets?: Pick<Budgets, 'admitIn'>;
   /** Width and height of a stored image of the account (its upload or result record), if known. */
   referenceSize?: (
     accountId: string,
@@ -131,6 +134,8 @@ export function createGenerationsService(deps: {
         async alsoInTransaction(trx, created) {
           // First: a refusal over quota rolls everything back before anything else is recorded.
           await deps.admission?.admitIn(trx, account, created.taskIds.length);
+          const reserved = (input.costReservedMicros ?? 0) * created.taskIds.length;
+          await deps.budgets?.admitIn(trx, account, reserved);
           if (callbackUrl !== undefined) {
             const { generationId } = created;
             await deps.recordCallback(trx, { generationId, accountId: input.accountId, url: callbackUrl });
@@ -190,6 +195,11 @@ export function createGenerationsService(deps: {
           request,
           refKeys,
           ...(maskKey === undefined ? {} : { maskKey }),
+          // The most one image can cost on any of the model's routes: held against budgets.
+          costReservedMicros: maxImageCostOf(request.model, request.imageSize, {
+            promptChars: request.prompt.length,
+            references: refKeys.length + (maskKey === undefined ? 0 : 1),
+          }),
           deadlineMs: deps.taskDeadlineMs,
           leaseOwner: provider.submitsInline ? deps.engine.owner : null,
           leaseMs: deps.leaseMs,

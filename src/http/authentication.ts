@@ -2,6 +2,7 @@ import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Account } from '../accounts/accounts-repository.js';
 import { ApiError } from './errors.js';
 import { headerLineCount } from './header-lines.js';
+import { scopeRefusal } from './key-scopes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,7 +19,10 @@ type Resolved = Account | undefined | 'not-mine';
  */
 export type AccountResolver = (request: FastifyRequest) => Resolved | Promise<Resolved>;
 
-/** The answer to a disabled account's API key (401 invalid_api_key) and its sessions' sign-in (403). */
+/**
+ * The answer to a disabled account's API key (401 invalid_api_key) and its sessions' sign-in (403).
+ * An unknown, revoked or expired key is "Invalid API key" (spec §5).
+ */
 export const ACCOUNT_DISABLED = 'This account is disabled';
 
 const bearerPattern = /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i;
@@ -102,6 +106,11 @@ export function requireAccount(
       request.account = result;
       return true;
     };
+    // A read-only key on a route that creates, changes or spends: 403 insufficient_scope.
+    const admitted = () => {
+      const refusal = request.account && scopeRefusal(request, request.account);
+      done(refusal);
+    };
     const tryFrom = (first: number): void => {
       for (let i = first; i < resolvers.length; i++) {
         let result: Resolved | Promise<Resolved>;
@@ -112,11 +121,11 @@ export function requireAccount(
           return;
         }
         if (result instanceof Promise) {
-          result.then((found) => (accepted(found) ? done() : tryFrom(i + 1)), done);
+          result.then((found) => (accepted(found) ? admitted() : tryFrom(i + 1)), done);
           return;
         }
         if (accepted(result)) {
-          done();
+          admitted();
           return;
         }
       }

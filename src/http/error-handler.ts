@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { DomainError, InvalidInput, QuotaExceeded, RateLimited } from '../domain/errors.js';
+import { BudgetExceeded, DomainError, InvalidInput, QuotaExceeded, RateLimited } from '../domain/errors.js';
 import { ApiError, apiErrorOf, type ErrorType, errorBody, errorStatus } from './errors.js';
 import { validationMessage } from './validation.js';
 
@@ -143,7 +143,7 @@ function answerError(
   const send = (status: number, type: ErrorType, message: string, field?: string) =>
     reply.code(status).send(bodies ? bodies.body(status, type, message, field) : errorBody(type, message));
   if (bodies?.ownError?.(thrown, request, reply)) return reply;
-  if (thrown instanceof RateLimited || thrown instanceof QuotaExceeded)
+  if (thrown instanceof RateLimited || thrown instanceof QuotaExceeded || thrown instanceof BudgetExceeded)
     reply.header('retry-after', String(Math.max(1, Math.ceil(thrown.retryAfterMs / 1000))));
   const error = thrown instanceof DomainError ? apiErrorOf(thrown) : thrown;
   if (error instanceof ApiError) {

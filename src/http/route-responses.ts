@@ -30,6 +30,15 @@ export function errorResponses(types: readonly ErrorType[]) {
 /** What every authenticated route may answer besides its own errors. */
 export const AUTH_ERRORS = ['unauthorized', 'invalid_api_key'] as const satisfies readonly ErrorType[];
 
+/**
+ * What every authenticated route that creates, changes or spends may answer besides its own
+ * errors: also a read-only key's refusal (403 insufficient_scope, see http/key-scopes.ts).
+ */
+export const WRITE_AUTH_ERRORS = [
+  ...AUTH_ERRORS,
+  'insufficient_scope',
+] as const satisfies readonly ErrorType[];
+
 /** A JSON answer with its description (the document's response description). */
 export const jsonResponse = <T extends z.ZodType>(description: string, schema: T) => ({
   description,

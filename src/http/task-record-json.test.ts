@@ -26,6 +26,8 @@ const rowArbitrary: fc.Arbitrary<TaskRecordRow> = fc.record({
   bytes: nullable(fc.integer({ min: 0, max: 2 ** 31 })),
   provider: text,
   waiting_for: fc.constantFrom(null, 'upstream_capacity' as const),
+  cost_micros: nullable(fc.integer({ min: 0, max: 10_000_000 })),
+  cost_source: fc.constantFrom(null, 'upstream_usage' as const, 'catalog_price' as const),
 });
 
 test('one record: the bytes of the route schema serializer, and JSON that reads back as the record', () => {
@@ -79,6 +81,8 @@ test('an unfinished row is written afresh each time; a final row once', () => {
     bytes: null,
     provider: 'local',
     waiting_for: null,
+    cost_micros: null,
+    cost_source: null,
   };
   assert.match(json.one(row), /"progress":10/);
   row.progress = 40;
@@ -103,6 +107,8 @@ test('a batch of final records kept in memory is kept as bytes, by account and i
       bytes: 10,
       provider: 'local',
       waiting_for: null,
+      cost_micros: 0,
+      cost_source: 'catalog_price' as const,
     });
   const rows = [final('tsk_a'), final('tsk_b')];
   let reads = 0;

@@ -49,7 +49,7 @@ function openAiErrorResponses(statuses: readonly ErrorStatus[]) {
   );
 }
 
-const IMAGE_ERRORS = [400, 401, 403, 404, 409, 413, 422, 429, 502, 504] as const;
+const IMAGE_ERRORS = [400, 401, 402, 403, 404, 409, 413, 422, 429, 502, 504] as const;
 const SYNC_NOTE =
   'Synchronous: answers once every image has ended (ceiling ATELIER_OPENAI_WAIT_MS, default 300 s). Asynchronous on request (header Prefer: respond-async, or async: true): 202 at once with the task envelope and a Location to GET (header Preference-Applied: respond-async when the header asked). callback_url registers the signed webhook of POST /api/v1/generate. Errors use OpenAI’s shape { error: { message, type, param, code } }.';
 /** The 200 answer: the images as JSON, or with stream: true the image's event stream. */

@@ -8,9 +8,9 @@
  * working upstream, so they count as successes: one account's 401s must not shut the provider
  * for everyone. The engine's own aborts say nothing either way.
  */
-import type { FailureCause, ImageProvider, SubmitOutcome } from './provider.js';
+import type { CircuitReport, FailureCause, ImageProvider, SubmitOutcome } from './provider.js';
 
-export type CircuitState = 'closed' | 'open' | 'half_open';
+export type CircuitState = CircuitReport['state'];
 
 export interface CircuitBreaker {
   state(): CircuitState;
@@ -24,6 +24,8 @@ export interface CircuitBreaker {
   recordNeutral(): void;
   /** Time until a probe is due while open; 0 otherwise. */
   msUntilProbe(): number;
+  /** Upstream failures in a row since the last success. */
+  consecutiveFailures(): number;
 }
 
 export interface CircuitBreakerOptions {
@@ -99,6 +101,7 @@ export function createCircuitBreaker({
     msUntilProbe() {
       return openedAt === null ? 0 : Math.max(0, openedAt + openMs - now());
     },
+    consecutiveFailures: () => failures,
   };
 }
 
@@ -125,14 +128,19 @@ function verdict(outcome: SubmitOutcome): 'success' | 'failure' | 'neutral' {
 export function withCircuitBreaker(
   provider: ImageProvider,
   breaker: CircuitBreaker,
-): ImageProvider & { available(): boolean } {
-  const wrapped: ImageProvider & { available(): boolean } = {
+): ImageProvider & { available(): boolean; circuit(): CircuitReport } {
+  const wrapped: ImageProvider & { available(): boolean; circuit(): CircuitReport } = {
     name: provider.name,
     requiresKey: provider.requiresKey,
     submitsInline: provider.submitsInline,
     expectedDurationMs: (request) => provider.expectedDurationMs(request),
     poll: (request) => provider.poll(request),
     available: () => breaker.canPass() && (provider.available?.() ?? true),
+    circuit: () => ({
+      state: breaker.state(),
+      consecutiveFailures: breaker.consecutiveFailures(),
+      msUntilProbe: breaker.msUntilProbe(),
+    }),
     // Model-list questions are not image work: they pass whatever the circuit's state.
     ...(provider.checkModels && { checkModels: provider.checkModels.bind(provider) }),
     // Absent unless the provider sets it: the engine's default backoff applies then.

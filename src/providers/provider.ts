@@ -160,6 +160,15 @@ export type ModelPresence =
     }
   | { error: string };
 
+/** A circuit breaker's state as an operator reads it (this node's: breakers are per process). */
+export interface CircuitReport {
+  state: 'closed' | 'open' | 'half_open';
+  /** Upstream failures in a row since the last success. */
+  consecutiveFailures: number;
+  /** Milliseconds until a probe is let through while open; 0 otherwise. */
+  msUntilProbe: number;
+}
+
 export interface ImageProvider {
   /** The provider name used in the catalog: `local`, `gemini`, `openai`, `replicate`. */
   readonly name: string;
@@ -182,6 +191,8 @@ export interface ImageProvider {
    * `upstream_error` "provider X unavailable" at once. Absent means always available.
    */
   available?(): boolean;
+  /** The circuit breaker's state on this node, where the provider has one (the operator console shows it). */
+  circuit?(): CircuitReport;
   /**
    * Asks the provider's model list (or model endpoint) which of `models` exist for this key. Never
    * throws; a network failure or an error answer is `{ error }`.

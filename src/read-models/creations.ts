@@ -58,6 +58,17 @@ export function generationFields(row: GenerationsTable) {
   };
 }
 
+/** What a generation's completed tasks cost (failed ones cost nothing); null when one's cost is unknown. */
+export function generationCost(tasks: readonly TaskOfGeneration[]): HistoryItem['cost'] {
+  let amount = 0;
+  for (const task of tasks) {
+    if (task.status !== 'completed') continue;
+    if (task.cost_micros === null || task.cost_micros === undefined) return null;
+    amount += Number(task.cost_micros);
+  }
+  return { amount_micros: amount, currency: 'USD' };
+}
+
 /** How many history pages a process keeps (about 10 KB each at 20 items). */
 export const HISTORY_PAGES_KEPT = 500;
 
@@ -85,10 +96,11 @@ export function createCreationReads(deps: {
     const tasks = await tasksByGeneration(deps.tasks, rows);
     return {
       items: rows.map((row) => {
-        const images = (tasks.get(row.id) ?? []).flatMap((task) =>
+        const own = tasks.get(row.id) ?? [];
+        const images = own.flatMap((task) =>
           task.status === 'completed' && task.image_url ? [task.image_url] : [],
         );
-        const item: HistoryItem = { ...generationFields(row), images };
+        const item: HistoryItem = { ...generationFields(row), images, cost: generationCost(own) };
         if (row.deleted_at !== null) item.removed = true;
         return item;
       }),

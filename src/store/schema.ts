@@ -18,7 +18,12 @@ export interface AccountsTable {
   email: string;
   tier: Tier;
   password_hash: string | null;
+  /**
+   * Before migration 0028 the account's one API key; since then unused, holding `moved:<id>` (keys
+   * live in `api_keys`). Kept because SQLite cannot drop a unique column in place.
+   */
   api_key_hash: string;
+  /** Before migration 0028 the hint of the account's one key; unused since (see `api_keys.hint`). */
   api_key_hint: string;
   created_at: number;
   updated_at: number;
@@ -26,6 +31,31 @@ export interface AccountsTable {
   disabled_at: number | null;
   /** Moves when every session of the account must end (password change, disabling). */
   session_generation: Generated<number>;
+  /** 1 for an operator (may use the operator console; set by the CLI). Migration 0028. */
+  operator: Generated<number>;
+}
+
+/** An API key's scope: `full`, or `read` (polls, history, status, usage: for dashboards). */
+export type ApiKeyScope = 'full' | 'read';
+
+/** An account's API keys (migration 0028): any number, each named, scoped, optionally expiring. */
+export interface ApiKeysTable {
+  /** `key_…`: stable, what per-key figures (budgets, spend) refer to. */
+  id: string;
+  account_id: string;
+  name: string;
+  scope: ApiKeyScope;
+  /** SHA-256 of the key (hex); the key itself is shown once and never kept. */
+  key_hash: string;
+  /** The first characters (`atl_abcd…`); keys moved from accounts keep their old hint (`atl_…wxyz`). */
+  hint: string;
+  created_at: number;
+  /** When the key stops working; null for never. */
+  expires_at: number | null;
+  /** Last authenticated use, written at most once a minute per key and node. */
+  last_used_at: number | null;
+  /** When the key was revoked; null while it works. */
+  revoked_at: number | null;
 }
 
 export interface UpstreamKeysTable {
@@ -116,6 +146,12 @@ export interface TasksTable {
   partial_frames: number;
   /** The token usage the upstream reported with the result (OpenAI's `usage`, JSON); null when none. */
   usage_json: string | null;
+  /** What the completed task cost, in micro-dollars (migration 0030); null when unfinished, failed or unpriced. */
+  cost_micros: number | null;
+  /** Where `cost_micros` came from: `upstream_usage` (token figures × prices) or `catalog_price`. */
+  cost_source: 'upstream_usage' | 'catalog_price' | null;
+  /** The most the task can cost, reserved against budgets while it is unfinished (micro-dollars). */
+  cost_reserved_micros: number;
 }
 
 /**
@@ -160,6 +196,16 @@ export interface UsageDailyTable {
   model: string;
   completed: number;
   failed: number;
+  /** What the day's completed images cost, in micro-dollars (migration 0030). */
+  cost_micros: number;
+}
+
+/** An account's budgets in micro-dollars per UTC day and month; null = none (owned by src/usage). */
+export interface AccountBudgetsTable {
+  account_id: string;
+  daily_micros: number | null;
+  monthly_micros: number | null;
+  updated_at: number;
 }
 
 export interface AssetsTable {
@@ -318,6 +364,7 @@ export interface PromptPresetsTable {
 
 export interface Database {
   accounts: AccountsTable;
+  api_keys: ApiKeysTable;
   upstream_keys: UpstreamKeysTable;
   generations: GenerationsTable;
   generation_counts: GenerationCountsTable;
@@ -325,6 +372,7 @@ export interface Database {
   upstream_pools: UpstreamPoolsTable;
   upstream_calls: UpstreamCallsTable;
   usage_daily: UsageDailyTable;
+  account_budgets: AccountBudgetsTable;
   assets: AssetsTable;
   upload_usage: UploadUsageTable;
   idempotency_keys: IdempotencyKeysTable;

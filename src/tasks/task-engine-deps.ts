@@ -57,7 +57,7 @@ export interface TaskEngineDeps {
   /** Counts finished tasks and fallbacks, times queueing and whole runs (optional). */
   metrics?: Pick<
     TaskMetrics,
-    'tasksFinished' | 'taskQueuedSeconds' | 'taskResultSeconds' | 'upstreamFallbacks'
+    'tasksFinished' | 'taskQueuedSeconds' | 'taskResultSeconds' | 'upstreamFallbacks' | 'spendMicros'
   >;
   /** A catalog model's upstream routes in the order they are tried (provider fallbacks). */
   routesOf?(modelId: string): readonly UpstreamRoute[];

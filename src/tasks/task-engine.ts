@@ -128,6 +128,11 @@ export function createTaskEngine(deps: TaskEngineDeps) {
     if (!isFinalStatus(task.status) || isFinalStatus(statusBefore)) return;
     const labels = { provider: task.provider, status: task.status };
     metrics.tasksFinished.inc({ ...labels, model: task.upstream_model });
+    if (task.status === 'completed' && task.cost_micros)
+      metrics.spendMicros.inc(
+        { model: task.upstream_model, provider: task.provider },
+        Number(task.cost_micros),
+      );
     metrics.taskResultSeconds.observe(labels, ((task.finished_at ?? clock.now()) - task.created_at) / 1000);
   }
 

@@ -16,6 +16,8 @@ export interface NewTasks {
   leaseMs: number;
   /** Partial frames each task should store as it renders (OpenAI's `partial_images`, 0-3); 0 by default. */
   partialImages?: number;
+  /** The most each image can cost (micro-dollars), reserved against budgets until it ends; 0 by default. */
+  costReservedMicros?: number;
 }
 
 /** The queued rows of a generation's tasks, ids taken in order (not yet written). */
@@ -54,6 +56,9 @@ export function newTaskRows(ids: IdGenerator, input: NewTasks): TasksTable[] {
     partial_images: input.partialImages ?? 0,
     partial_frames: 0,
     usage_json: null,
+    cost_micros: null,
+    cost_source: null,
+    cost_reserved_micros: input.costReservedMicros ?? 0,
     updated_at: now,
   }));
 }

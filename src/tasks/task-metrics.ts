@@ -27,6 +27,12 @@ export function createTaskMetrics(registry: Registry, queue: () => Promise<Queue
       labelNames: ['model', 'provider', 'status'] as const,
       registers,
     }),
+    spendMicros: new Counter({
+      name: 'atelier_spend_micros_total',
+      help: "What completed images cost on this node, in micro-dollars (USD), by upstream model and provider (their tasks' cost; failed ones cost nothing)",
+      labelNames: ['model', 'provider'] as const,
+      registers,
+    }),
     taskQueuedSeconds: new Histogram({
       name: 'atelier_task_queued_seconds',
       help: 'Time from a task being created to its start upstream (in_progress)',

@@ -20,6 +20,8 @@ export const RECORD_COLUMNS = [
   'bytes',
   'provider',
   'waiting_for',
+  'cost_micros',
+  'cost_source',
 ] as const satisfies ReadonlyArray<keyof TasksTable>;
 
 /**
@@ -40,7 +42,7 @@ export function toTaskRecord(
     | 'bytes'
     | 'provider'
   > &
-    Partial<Pick<TasksTable, 'waiting_for'>> &
+    Partial<Pick<TasksTable, 'waiting_for' | 'cost_micros' | 'cost_source'>> &
     Partial<WaitPlace>,
 ): TaskRecord {
   const status = row.status;
@@ -60,6 +62,11 @@ export function toTaskRecord(
     if (row.content_type !== null) record.contentType = row.content_type;
     if (row.bytes !== null) record.bytes = row.bytes;
     record.provider = row.provider;
+    if (row.cost_micros !== undefined)
+      record.cost =
+        row.cost_micros === null || row.cost_source === null || row.cost_source === undefined
+          ? null
+          : { amount_micros: Number(row.cost_micros), currency: 'USD', source: row.cost_source };
   } else if (status === 'failed') {
     record.error = row.error ?? 'Task failed';
   }

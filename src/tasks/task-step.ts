@@ -17,6 +17,7 @@ import type {
 import { isRateLimit } from './capacity/capacity-gate.js';
 import { MAX_PARTIAL_FRAMES, storePartialFrame } from './partial-frames.js';
 import { pollDelayMs, retryDelayMs } from './retry-schedule.js';
+import { completedCost } from './task-cost.js';
 import type { StepContext } from './task-engine-deps.js';
 import { createTaskSubmit } from './task-submit.js';
 import type { LeasedTask, TaskPatch, TaskRow } from './tasks-repository.js';
@@ -74,7 +75,8 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
   }
 
   /** Copies a result into blob storage and records it as an asset, then marks the task completed. */
-  async function rehostResult(task: TaskRow, bytes: Buffer, usage?: ImageUsage): Promise<void> {
+  async function rehostResult(leased: LeasedTask, bytes: Buffer, usage?: ImageUsage): Promise<void> {
+    const { task } = leased;
     // A PNG's header chunk is read here; other formats (and a PNG whose header is not whole) by
     // libvips' header reader, a round trip through the thread pool per result.
     const png = pngDimensions(bytes);
@@ -115,6 +117,7 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
       bytes: bytes.length,
       error: null,
       usage_json: usage ? JSON.stringify(usage) : null,
+      ...completedCost(deps.routesOf, leased, usage),
       finished_at: clock.now(),
       lease_owner: null,
       lease_expires_at: null,
@@ -134,7 +137,7 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
     switch (outcome.kind) {
       case 'done': {
         const bytes = await fetchResult(provider, outcome.image, signal);
-        if (typeof bytes !== 'string') return rehostResult(task, bytes, outcome.usage);
+        if (typeof bytes !== 'string') return rehostResult(leased, bytes, outcome.usage);
         // The image exists upstream but its URL did not answer: a retry asks again and fetches anew
         // (a synchronous provider would make the image again, so it is retried at most once).
         const failure = { kind: 'failed', message: bytes, retryable: true, cause: 'network' } as const;

@@ -41,6 +41,8 @@ export type TaskPatch = Partial<
     | 'waiting_since'
     | 'partial_frames'
     | 'usage_json'
+    | 'cost_micros'
+    | 'cost_source'
   >
 >;
 

@@ -11,7 +11,7 @@ import { periodsOf } from './usage-days.js';
 /** Retry-After of a refusal over `tasks_in_flight`: a task's end frees a place, at no known time. */
 export const IN_FLIGHT_RETRY_MS = 5000;
 /** First key of the per-account advisory lock that serialises admissions on PostgreSQL. */
-const ADMISSION_LOCK_KEY = 74_139;
+export const ADMISSION_LOCK_KEY = 74_139;
 
 interface Caller {
   id: string;

@@ -10,6 +10,8 @@ export interface UsageRow {
   model: string;
   completed: number;
   failed: number;
+  /** What the completed images cost, in micro-dollars. */
+  cost_micros: number;
 }
 
 /** Store queries of the usage table (`usage_daily`), owned by the usage capability. */
@@ -24,6 +26,8 @@ export function createUsageRepository({ db }: { db: Db }) {
       // Literals (0 or 1), not parameters: PostgreSQL would type a parameter in a select list as text.
       const completed = task.status === 'completed' ? 1 : 0;
       const day = dayOf(Number(task.finished_at ?? task.created_at));
+      // Only a completed task costs (a failed one costs nothing); an integer, safe as a literal.
+      const cost = task.status === 'completed' ? Math.max(0, Math.trunc(Number(task.cost_micros ?? 0))) : 0;
       await executor
         .insertInto('usage_daily')
         .values({
@@ -32,11 +36,13 @@ export function createUsageRepository({ db }: { db: Db }) {
           model,
           completed: sql<number>`${sql.lit(completed)}`,
           failed: sql<number>`${sql.lit(1 - completed)}`,
+          cost_micros: sql<number>`${sql.lit(cost)}`,
         })
         .onConflict((oc) =>
           oc.columns(['account_id', 'day', 'model']).doUpdateSet({
             completed: sql<number>`${sql.ref('usage_daily.completed')} + ${sql.lit(completed)}`,
             failed: sql<number>`${sql.ref('usage_daily.failed')} + ${sql.lit(1 - completed)}`,
+            cost_micros: sql<number>`${sql.ref('usage_daily.cost_micros')} + ${sql.lit(cost)}`,
           }),
         )
         .execute();
@@ -48,7 +54,12 @@ export function createUsageRepository({ db }: { db: Db }) {
       if (accountId !== undefined) query = query.where('account_id', '=', accountId);
       const rows = await query.orderBy('day').orderBy('model').orderBy('account_id').execute();
       // bigint columns come back as strings from PostgreSQL.
-      return rows.map((row) => ({ ...row, completed: Number(row.completed), failed: Number(row.failed) }));
+      return rows.map((row) => ({
+        ...row,
+        completed: Number(row.completed),
+        failed: Number(row.failed),
+        cost_micros: Number(row.cost_micros),
+      }));
     },
   };
 }

@@ -3,11 +3,12 @@ import { InvalidInput } from '../domain/errors.js';
 import type { Tier } from '../domain/tiers.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Db } from '../store/database.js';
+import type { Budgets } from './budgets.js';
 import type { TierAdmission } from './tier-admission.js';
 import { addDays, dayOf, daysBetween, eachDay, startOfDay } from './usage-days.js';
 import type { UsageRepository, UsageRow } from './usage-repository.js';
 
-type Counts = { completed: number; failed: number };
+type Counts = { completed: number; failed: number; cost_micros: number };
 type ModelCounts = Counts & { model: string };
 
 /** The inclusive range of UTC days a query asks for, with its defaults and limits checked. */
@@ -29,9 +30,10 @@ export function usageRange(query: UsageQuery, now: number): { from: string; to: 
 function byModel(rows: readonly UsageRow[]): ModelCounts[] {
   const models = new Map<string, ModelCounts>();
   for (const row of rows) {
-    const entry = models.get(row.model) ?? { model: row.model, completed: 0, failed: 0 };
+    const entry = models.get(row.model) ?? { model: row.model, completed: 0, failed: 0, cost_micros: 0 };
     entry.completed += row.completed;
     entry.failed += row.failed;
+    entry.cost_micros += row.cost_micros;
     models.set(row.model, entry);
   }
   return [...models.values()].sort((a, b) => (a.model < b.model ? -1 : 1));
@@ -40,6 +42,7 @@ function byModel(rows: readonly UsageRow[]): ModelCounts[] {
 const total = (items: readonly Counts[]): Counts => ({
   completed: items.reduce((sum, item) => sum + item.completed, 0),
   failed: items.reduce((sum, item) => sum + item.failed, 0),
+  cost_micros: items.reduce((sum, item) => sum + item.cost_micros, 0),
 });
 
 /**
@@ -50,6 +53,7 @@ export function createUsageService(deps: {
   db: Db;
   usage: UsageRepository;
   admission: TierAdmission;
+  budgets?: Pick<Budgets, 'status'>;
   clock: Clock;
 }) {
   const { usage, clock } = deps;
@@ -57,30 +61,41 @@ export function createUsageService(deps: {
     /** GET /user/usage: every day of the range (zeros included), per model, and the allowance. */
     async report(account: { id: string; tier: Tier }, query: UsageQuery): Promise<UsageReport> {
       const { from, to } = usageRange(query, clock.now());
-      const [rows, allowance] = await Promise.all([
+      const [rows, allowance, budgets] = await Promise.all([
         usage.rows(account.id, from, to),
         deps.admission.allowance(deps.db, account),
+        deps.budgets?.status(account.id) ?? null,
       ]);
       const days = eachDay(from, to).map((date) => {
         const models = byModel(rows.filter((row) => row.day === date));
         return { date, ...total(models), models };
       });
       const models = byModel(rows);
-      return { from, to, totals: total(models), days, models, allowance };
+      return { from, to, totals: total(models), days, models, allowance, currency: 'USD', budgets };
     },
 
-    /** The operator's view (CLI): per account over the range, by account id, with per-model totals. */
+    /**
+     * The operator's view (CLI, operator console): per account over the range, by account id, with
+     * per-model totals; and the deployment's totals per day and per model.
+     */
     async accountsReport(query: UsageQuery) {
       const { from, to } = usageRange(query, clock.now());
       const rows = await usage.rows(undefined, from, to);
       const accounts = new Map<string, UsageRow[]>();
       for (const row of rows) accounts.set(row.account_id, [...(accounts.get(row.account_id) ?? []), row]);
+      const models = byModel(rows);
       return {
         from,
         to,
+        totals: total(models),
+        days: eachDay(from, to).map((date) => {
+          const ofDay = byModel(rows.filter((row) => row.day === date));
+          return { date, ...total(ofDay), models: ofDay };
+        }),
+        models,
         accounts: [...accounts.entries()].map(([accountId, own]) => {
-          const models = byModel(own);
-          return { accountId, ...total(models), models };
+          const ofAccount = byModel(own);
+          return { accountId, ...total(ofAccount), models: ofAccount };
         }),
       };
     },

@@ -80,9 +80,12 @@ describe('usage per account: GET /api/v1/user/usage and atelier usage', () => {
     assert.equal(report.totals.failed >= 2, true, 'the [[fail]] images');
     assert.deepEqual(report.days.at(-1).models, report.models);
     assert.equal(report.allowance, null, 'no policy by default');
+    assert.equal(report.totals.cost_micros, 0, 'the local renderer costs nothing');
+    assert.equal(report.currency, 'USD');
+    assert.equal(report.budgets, null, 'no budget by default');
 
     const other = (await usage('', otherKey)).json();
-    assert.deepEqual(other.totals, { completed: 0, failed: 0 });
+    assert.deepEqual(other.totals, { completed: 0, failed: 0, cost_micros: 0 });
     assert.deepEqual(other.models, []);
   });
 
@@ -92,7 +95,7 @@ describe('usage per account: GET /api/v1/user/usage and atelier usage', () => {
       report.days.map((d: { date: string }) => d.date),
       ['2024-02-27', '2024-02-28', '2024-02-29', '2024-03-01'],
     );
-    assert.deepEqual(report.totals, { completed: 0, failed: 0 });
+    assert.deepEqual(report.totals, { completed: 0, failed: 0, cost_micros: 0 });
   });
 
   test('bad ranges are 400 invalid_request, naming the field', async () => {

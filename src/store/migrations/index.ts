@@ -23,6 +23,8 @@ import { migration as m0024 } from './0024_assets_task.js';
 import { migration as m0025 } from './0025_task_partials_usage.js';
 import { migration as m0026 } from './0026_generation_mask.js';
 import { migration as m0027 } from './0027_asset_original_name.js';
+import { migration as m0028 } from './0028_api_keys.js';
+import { migration as m0030 } from './0030_costs_budgets.js';
 import { migration as m0034 } from './0034_prompt_presets.js';
 
 /**
@@ -54,5 +56,7 @@ export const migrations: Record<string, Migration> = {
   '0025_task_partials_usage': m0025,
   '0026_generation_mask': m0026,
   '0027_asset_original_name': m0027,
+  '0028_api_keys': m0028,
+  '0030_costs_budgets': m0030,
   '0034_prompt_presets': m0034,
 };

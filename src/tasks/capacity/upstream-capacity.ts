@@ -6,6 +6,7 @@ import { type Db, dialectOf } from '../../store/database.js';
 import type { UpstreamPoolsTable } from '../../store/schema.js';
 import { type CapacityLimits, type CapacityPool, configuredPerMinute } from './capacity-pool.js';
 import { createCapacityReads, UNFINISHED } from './capacity-reads.js';
+import { readPoolStates } from './pool-states.js';
 
 /** One pool as the gauges show it (the deployment's, read from the store at scrape time). */
 export interface PoolSnapshot {
@@ -244,6 +245,8 @@ export function createUpstreamCapacity({
     /**
      * A slot for one call of `taskId`, made by the worker `owner` (which holds the task's lease).
      * A task that is not already waiting (`waiter` false) joins the queue behind parked tasks
+    /** Every pool's state for the operator console (learned limit, in flight, waiting, refused, hold). */
+    states: () => readPoolStates(db, clock.now(), windowSpan),
      * instead of taking a slot ahead of them.
      */
     async acquire(pool: CapacityPool, taskId: string, owner: string, waiter: boolean): Promise<SlotAnswer> {

@@ -1,0 +1,23 @@
+import type { UpstreamRoute } from '../catalog/catalog.js';
+import { costOfImage, type ImageCost } from '../catalog/prices.js';
+import type { ImageUsage } from '../providers/provider.js';
+import type { LeasedTask, TaskPatch } from './tasks-repository.js';
+
+/**
+ * What a completed task cost, as columns of its final write: from the upstream's token figures ×
+ * its route's token prices when it reported them, else the route's per-image price for the size;
+ * null (unknown) when the route the task ran on has no price. Only completion writes a cost: a
+ * failed task costs nothing (docs/operations.md, "Prices and budgets").
+ */
+export function completedCost(
+  routesOf: ((modelId: string) => readonly UpstreamRoute[]) | undefined,
+  leased: LeasedTask,
+  usage: ImageUsage | undefined,
+): Pick<TaskPatch, 'cost_micros' | 'cost_source'> {
+  const { task, generation } = leased;
+  const route = routesOf?.(generation.model).find(
+    (r) => r.provider === task.provider && r.upstreamModel === task.upstream_model,
+  );
+  const cost: ImageCost | undefined = costOfImage(route?.price, generation.image_size, usage);
+  return { cost_micros: cost?.micros ?? null, cost_source: cost?.source ?? null };
+}

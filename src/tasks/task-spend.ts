@@ -1,0 +1,47 @@
+import { sql } from 'kysely';
+import type { Db } from '../store/database.js';
+
+/** Money an account's tasks have spent or hold, in micro-dollars, since two instants. */
+export interface TaskSpend {
+  /** Completed tasks' costs plus unfinished tasks' reservations, created since `dayStart`. */
+  today: number;
+  thisMonth: number;
+  /** The part of each that is still reserved (unfinished tasks), not yet settled. */
+  reservedToday: number;
+  reservedThisMonth: number;
+}
+
+/**
+ * For budgets, read through `executor` (the creating transaction, so its own new tasks count): what
+ * the account's tasks created since `dayStart` and since `monthStart` (`dayStart` ≥ `monthStart`)
+ * cost — a completed task its cost, an unfinished one the most it can cost (its reservation), a
+ * failed one nothing. Tasks alone answer it (counted from the rows, no counter to drift), by the
+ * (account, created_at) index.
+ */
+export async function sumTaskSpend(
+  executor: Db,
+  accountId: string,
+  since: { dayStart: number; monthStart: number },
+): Promise<TaskSpend> {
+  const spent = sql<number>`case when ${sql.ref('status')} = 'completed' then coalesce(${sql.ref('cost_micros')}, 0) when ${sql.ref('status')} = 'failed' then 0 else ${sql.ref('cost_reserved_micros')} end`;
+  const reserved = sql<number>`case when ${sql.ref('status')} in ('queued', 'in_progress') then ${sql.ref('cost_reserved_micros')} else 0 end`;
+  const today = (value: typeof spent) =>
+    sql<number>`case when ${sql.ref('created_at')} >= ${since.dayStart} then ${value} else 0 end`;
+  const row = await executor
+    .selectFrom('tasks')
+    .select([
+      sql<number | null>`sum(${spent})`.as('month'),
+      sql<number | null>`sum(${today(spent)})`.as('day'),
+      sql<number | null>`sum(${reserved})`.as('reserved_month'),
+      sql<number | null>`sum(${today(reserved)})`.as('reserved_day'),
+    ])
+    .where('account_id', '=', accountId)
+    .where('created_at', '>=', since.monthStart)
+    .executeTakeFirst();
+  return {
+    today: Number(row?.day ?? 0),
+    thisMonth: Number(row?.month ?? 0),
+    reservedToday: Number(row?.reserved_day ?? 0),
+    reservedThisMonth: Number(row?.reserved_month ?? 0),
+  };
+}
