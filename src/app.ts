@@ -26,10 +26,12 @@ import { installBodyTimeouts } from './http/body-timeouts.js';
 import { answerUnsupportedHttpFeatures } from './http/client-errors.js';
 import { type ConnectionCaps, createConnectionCaps } from './http/connection-caps.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { ApiError } from './http/errors.js';
 import { installIdempotency } from './http/idempotency-hooks.js';
 import { refuseWhileClosing } from './http/refuse-while-closing.js';
 import { compiledSerializerCompiler } from './http/response-serializer.js';
 import { edgeServerOptions } from './http/server-options.js';
+import { mcpEndpoint } from './mcp/http-endpoint.js';
 import { createImageRequests } from './openai-compat/image-requests.js';
 import { createImageStreams } from './openai-compat/image-stream.js';
 import { openAiCompatRoutes } from './openai-compat/routes.js';
@@ -238,6 +240,22 @@ export async function buildApp(
   const gemini = geminiCompatDeps(core, geminiResolvers);
   await app.register(geminiCompatRoutes, { prefix: '/v1beta', ...gemini });
   await app.register(geminiCompatRoutes, { prefix: '/v1', ...gemini, alias: true });
+  // MCP over Streamable HTTP (docs/mcp.md): the same tools as the stdio server, over this app's own
+  // routes with the caller's key (a read key reaches the read tools only: the routes refuse the rest).
+  const mcpKey = bearerKeyResolver(core.accounts.authenticateApiKey);
+  await app.register(mcpEndpoint, {
+    publicBaseUrl: core.config.publicBaseUrl,
+    authenticate: async (request) => {
+      const account = await mcpKey(request);
+      if (!account || account === 'not-mine') {
+        throw new ApiError(
+          'unauthorized',
+          'Missing Authorization header; send "Authorization: Bearer <API_KEY>"',
+        );
+      }
+    },
+    dispatch: (request) => app.inject(request),
+  });
   // A route that declares no schema is left out of the document (the website's pages and static
   // files); the route-coverage test (test/api/openapi-contract.test.ts) names every such route.
   app.addHook('onRoute', (route) => {

@@ -30,6 +30,7 @@ export type KnownApiErrorType =
   | 'forbidden'
   | 'forbidden_model'
   | 'not_found'
+  | 'conflict'
   | 'request_timeout'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -192,6 +193,19 @@ export function createAtelierClient(options: AtelierClientOptions) {
       return call({
         method: 'GET',
         path: `/tasks/${encodeURIComponent(taskId)}`,
+        schema: taskRecordSchema,
+        signal: opts.signal,
+      });
+    },
+
+    /**
+     * POST /api/v1/tasks/{id}/cancel: an unfinished task ends failed with error "Canceled" (repeating it
+     * answers the same); a finished one is a 409 conflict.
+     */
+    cancelTask(taskId: string, opts: RequestOptions = {}): Promise<TaskRecord> {
+      return call({
+        method: 'POST',
+        path: `/tasks/${encodeURIComponent(taskId)}/cancel`,
         schema: taskRecordSchema,
         signal: opts.signal,
       });

@@ -1,9 +1,11 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { AtelierClient } from '../client/atelier-client.js';
+import { createGenerationTaskStore } from './generation-tasks.js';
+import { registerImageResources } from './image-resources.js';
 import type { PollingClock } from './task-polling.js';
 import { createThumbnailer, type Thumbnailer } from './thumbnails.js';
 import { registerBatchGetTasks } from './tools/batch-get-tasks.js';
-import { registerGenerateImage } from './tools/generate-image.js';
+import { registerGenerateImage } from './tools/generate-image-tool.js';
 import { registerGetAccountStatus } from './tools/get-account-status.js';
 import { registerGetTask } from './tools/get-task.js';
 import { registerListMyGenerations } from './tools/list-my-generations.js';
@@ -18,10 +20,20 @@ Typical flow:
 2. For an edit, upload_reference_image (source_url or local path) and pass the returned url in imageUrls with mode "edit".
 3. generate_image with wait (e.g. 45) to get the finished images in one call, or without wait to get task ids at once.
 4. For tasks still running, batch_get_tasks (up to 20 ids) or get_task every 2-5 seconds until completed or failed.
-Completed tasks carry a stable imageUrl (give it to the user) and a small thumbnail. Errors name their type and what to fix.`;
+Completed tasks carry a stable imageUrl (give it to the user), a resource link to it and a small thumbnail. Errors name their type and what to fix.
+Clients that speak MCP tasks may call generate_image task-augmented and poll tasks/get instead of waiting.`;
 
 export interface CreateServerOptions {
   thumbnailer?: Thumbnailer;
+  /**
+   * How the server fetches Atelier's public files (thumbnails, resources/read); default the global
+   * fetch. The remote endpoint passes one that stays inside the app.
+   */
+  fetchFile?: typeof fetch;
+  /** Where Atelier's /files URLs live (its public base URL); default the client's base URL. */
+  filesBaseUrl?: string;
+  /** Whether upload_reference_image may read local files (`path`); the remote endpoint says no. */
+  localFiles?: boolean;
   /** Time source for generate_image's wait; tests pass a fake one. */
   clock?: PollingClock;
   pollIntervalMs?: number;
@@ -29,11 +41,17 @@ export interface CreateServerOptions {
 
 /** An MCP server exposing Atelier's six tools over the given API client; connect it to any transport. */
 export function createServer(client: AtelierClient, options: CreateServerOptions = {}): McpServer {
+  const fetchFile = options.fetchFile ?? globalThis.fetch;
+  const thumbnailer = options.thumbnailer ?? createThumbnailer({ fetch: fetchFile });
   const server = new McpServer(
     { name: SERVER_NAME, title: 'Atelier image generation', version: SERVER_VERSION },
-    { instructions: INSTRUCTIONS },
+    {
+      instructions: INSTRUCTIONS,
+      // MCP tasks (spec 2025-11-25) for generate_image, kept in Atelier's own tasks (no list).
+      capabilities: { tasks: { requests: { tools: { call: {} } }, cancel: {} } },
+      taskStore: createGenerationTaskStore(client, { thumbnailer }),
+    },
   );
-  const thumbnailer = options.thumbnailer ?? createThumbnailer();
   const generateOptions = {
     thumbnailer,
     ...(options.clock ? { clock: options.clock } : {}),
@@ -42,8 +60,9 @@ export function createServer(client: AtelierClient, options: CreateServerOptions
   registerGenerateImage(server, client, generateOptions);
   registerGetTask(server, client, thumbnailer);
   registerBatchGetTasks(server, client, thumbnailer);
-  registerUploadReferenceImage(server, client);
+  registerUploadReferenceImage(server, client, options.localFiles ?? true);
   registerListMyGenerations(server, client);
   registerGetAccountStatus(server, client);
+  registerImageResources(server, { filesBaseUrl: options.filesBaseUrl ?? client.baseUrl, fetch: fetchFile });
   return server;
 }

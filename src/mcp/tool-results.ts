@@ -83,8 +83,9 @@ export function errorResult(error: unknown, log?: (message: string) => void): Ca
 }
 
 /**
- * Content blocks that show finished images: per completed task a caption with its stable URL and a
- * small thumbnail, so that multimodal agents can look at what they made.
+ * Content blocks that show finished images: per completed task a caption, a `resource_link` to its
+ * stable URL (media type, size in bytes, name) and a small thumbnail from Atelier's renditions, so
+ * multimodal agents can look at what they made without the full image in the result.
  */
 export async function taskImageBlocks(
   tasks: readonly TaskRecord[],
@@ -100,27 +101,51 @@ export async function taskImageBlocks(
   });
   if (completed.length === 0) return [];
   const outcomes = await thumbnailer.render(
-    completed.map((task) => task.imageUrl),
+    completed.map((task) => ({
+      url: task.imageUrl,
+      ...(task.width !== undefined ? { width: task.width } : {}),
+      ...(task.height !== undefined ? { height: task.height } : {}),
+    })),
     signal,
   );
   const blocks: ContentBlock[] = [];
   completed.forEach((task, i) => {
     const outcome = outcomes[i];
+    const size = task.width && task.height ? ` ${task.width}x${task.height}` : '';
     if (outcome?.ok) {
       const { thumbnail } = outcome;
+      const shown = thumbnail.height
+        ? `${thumbnail.width}x${thumbnail.height}`
+        : `${thumbnail.width} px wide`;
       blocks.push({
         type: 'text',
-        text: `Task ${task.task_id} completed: ${task.imageUrl} (thumbnail below, ${thumbnail.width}x${thumbnail.height}; use the URL for the full image)`,
+        text: `Task ${task.task_id} completed: ${task.imageUrl} (thumbnail below, ${shown}; use the URL for the full image)`,
       });
+      blocks.push(resourceLinkOf(task, size));
       blocks.push({ type: 'image', data: thumbnail.data, mimeType: thumbnail.mimeType });
     } else {
       blocks.push({
         type: 'text',
         text: `Task ${task.task_id} completed: ${task.imageUrl} (no thumbnail: ${outcome?.reason ?? 'unknown reason'})`,
       });
+      blocks.push(resourceLinkOf(task, size));
     }
   });
   return blocks;
+}
+
+/** The finished image as a link: its stable URL, media type and size, never its bytes. */
+function resourceLinkOf(task: TaskRecord & { imageUrl: string }, size: string): ContentBlock {
+  const fileName = new URL(task.imageUrl).pathname.split('/').pop() || `${task.task_id}`;
+  return {
+    type: 'resource_link',
+    uri: task.imageUrl,
+    name: fileName,
+    title: `Image of task ${task.task_id}`,
+    description: `The generated image${size}; read it with resources/read or download the URL.`,
+    ...(task.contentType ? { mimeType: task.contentType } : {}),
+    ...(task.bytes !== undefined ? { size: task.bytes } : {}),
+  };
 }
 
 /** Advice on what to call next for tasks that have not finished yet, or undefined when all have. */

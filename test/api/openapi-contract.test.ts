@@ -22,6 +22,8 @@ const WEBSITE_PAGES = new Set(['/', '/*']);
 const DESCRIBES_THE_API = new Set(['/api/v1/openapi.json', '/docs']);
 /** The operator's Prometheus scrape (text format, its own token): not part of the API. */
 const FOR_THE_OPERATOR = new Set(['/metrics']);
+/** The remote MCP endpoint: JSON-RPC of the MCP spec, described in docs/mcp.md, not a REST operation. */
+const SPEAKS_MCP = new Set(['/mcp']);
 
 /** The OpenAI-compatible routes, success and errors in OpenAI's shape. */
 async function exerciseOpenAiRoutes(
@@ -158,7 +160,13 @@ describe('the OpenAPI document is the contract of every route', () => {
       const methods = ([] as string[]).concat(route.method).map((m) => m.toLowerCase());
       for (const method of methods) {
         const url = route.url;
-        if (WEBSITE_PAGES.has(url) || DESCRIBES_THE_API.has(url) || FOR_THE_OPERATOR.has(url)) continue;
+        if (
+          WEBSITE_PAGES.has(url) ||
+          DESCRIBES_THE_API.has(url) ||
+          FOR_THE_OPERATOR.has(url) ||
+          SPEAKS_MCP.has(url)
+        )
+          continue;
         // HEAD answers like the GET of the same path (Fastify's automatic HEAD, or /files' own).
         const asDocumented = method === 'head' ? 'get' : method;
         // The /v1 alias serves exactly the /api/v1 routes (the spec writes both); the

@@ -1,9 +1,11 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import {
   type AtelierClient,
   GENERATION_MODES,
   type GenerateRequest,
+  type GenerateResponse,
   generateResponseSchema,
   IMAGE_SIZES,
   isFinalStatus,
@@ -22,7 +24,7 @@ import { errorResult, pollingHint, structuredResult, taskImageBlocks } from '../
 
 export const MAX_WAIT_SECONDS = 120;
 
-const inputSchema = {
+export const generateInputSchema = {
   prompt: z
     .string()
     .min(1)
@@ -88,7 +90,7 @@ const inputSchema = {
     ),
 };
 
-const outputSchema = generateResponseSchema.extend({
+export const generateOutputSchema = generateResponseSchema.extend({
   tasks: z
     .array(taskRecordSchema)
     .optional()
@@ -104,99 +106,122 @@ export interface GenerateImageOptions {
   pollIntervalMs?: number;
 }
 
-/** Registers `generate_image`: submit, and optionally wait for, image-generation tasks. */
-export function registerGenerateImage(
-  server: McpServer,
-  client: AtelierClient,
-  options: GenerateImageOptions,
-): void {
-  const clock = options.clock ?? systemClock();
-  const pollIntervalMs = options.pollIntervalMs ?? MIN_POLL_INTERVAL_MS;
+export type GenerateArgs = z.infer<z.ZodObject<typeof generateInputSchema>>;
+type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-  server.registerTool(
-    'generate_image',
-    {
-      title: 'Generate images',
-      description:
-        'Create images with Atelier (text-to-image or edit of one reference image). Returns one task id per image ' +
-        'at once; set wait (seconds) to receive the finished images in the same call. Finished images come back ' +
-        'as stable URLs plus small thumbnails. Each image spends upstream credit: avoid needless large counts, 4K ' +
-        'or repeated calls, and check get_account_status when unsure.',
-      inputSchema,
-      outputSchema,
-      annotations: {
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: false,
-        openWorldHint: true,
-      },
-    },
-    async (args, extra) => {
-      const { wait = 0, ...fields } = args;
-      const request: GenerateRequest = withoutUndefined(fields);
-      let submitted: z.infer<typeof generateResponseSchema>;
-      try {
-        submitted = await client.generate(request, { signal: extra.signal });
-      } catch (error) {
-        return errorResult(error);
-      }
-      const ids = submitted.task_ids;
-      const batchHint = `call batch_get_tasks with task_ids ${JSON.stringify(ids)} every 2-5 seconds until each is completed or failed.`;
-      if (wait === 0 || ids.length === 0) {
-        return structuredResult({
-          ...submitted,
-          finished: false,
-          hint: `Submitted ${ids.length} task(s); ${batchHint}`,
-        });
-      }
+export const GENERATE_IMAGE_TOOL = {
+  title: 'Generate images',
+  description:
+    'Create images with Atelier (text-to-image or edit of one reference image). Returns one task id per image ' +
+    'at once; set wait (seconds) to receive the finished images in the same call. Finished images come back ' +
+    'as stable URLs (resource links) plus small thumbnails. Each image spends upstream credit: avoid needless ' +
+    'large counts, 4K or repeated calls, and check get_account_status when unsure. Clients that speak MCP ' +
+    'tasks may call it task-augmented: they get a task at once and poll it.',
+  inputSchema: generateInputSchema,
+  outputSchema: generateOutputSchema,
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: true,
+  },
+};
 
-      // From here on the tasks exist: whatever happens while waiting, the result must carry their ids
-      // rather than an error, or the agent would submit (and pay for) them again.
-      const progressToken = extra._meta?.progressToken;
-      let lastProgress = -1;
-      const reportProgress = async (progress: number, message: string) => {
-        // MCP requires progress to increase with every notification.
-        if (progressToken === undefined || progress <= lastProgress) return;
-        lastProgress = progress;
-        await extra
-          .sendNotification({
-            method: 'notifications/progress',
-            params: { progressToken, progress, total: 100, message },
-          })
-          .catch(() => {
-            // A lost notification must not fail the generation.
-          });
-      };
-      await reportProgress(0, `Submitted ${ids.length} task(s)`);
-
-      const outcome = await waitForTasks(client, ids, {
-        waitMs: wait * 1000,
-        intervalMs: pollIntervalMs,
-        clock,
-        signal: extra.signal,
-        onPoll: (tasks) => reportProgress(overallProgress(tasks), describeProgress(tasks)),
-      });
-
-      const tasks = outcome.tasks;
-      let hint: string;
-      if (!tasks) {
-        const reason = outcome.lastError instanceof Error ? outcome.lastError.message : 'no answer';
-        hint = `Submitted ${ids.length} task(s), but polling failed (${reason}); ${batchHint}`;
-      } else if (outcome.finished) {
-        hint = summarize(tasks);
-      } else {
-        hint = `${summarize(tasks)} Still running after ${wait} s: ${pollingHint(tasks) ?? batchHint}`;
-      }
-      const structured = tasks
-        ? { ...submitted, tasks, finished: outcome.finished, hint }
-        : { ...submitted, finished: false, hint };
-      const images = tasks ? await taskImageBlocks(tasks, options.thumbnailer, extra.signal) : [];
-      return structuredResult(structured, images);
-    },
-  );
+/** The API request of a call: omitted fields stay omitted so the deployment's own defaults apply. */
+export function generateRequestOf(args: GenerateArgs): GenerateRequest {
+  const { wait: _wait, ...fields } = args;
+  return withoutUndefined(fields);
 }
 
-function summarize(tasks: readonly TaskRecord[]): string {
+/**
+ * `generate_image` called without task augmentation: submit, and optionally wait (polling, with
+ * progress notifications) for the tasks.
+ */
+export async function generateAndWait(
+  client: AtelierClient,
+  args: GenerateArgs,
+  extra: ToolExtra,
+  options: GenerateImageOptions,
+): Promise<CallToolResult> {
+  const clock = options.clock ?? systemClock();
+  const pollIntervalMs = options.pollIntervalMs ?? MIN_POLL_INTERVAL_MS;
+  const wait = args.wait ?? 0;
+  let submitted: GenerateResponse;
+  try {
+    submitted = await client.generate(generateRequestOf(args), { signal: extra.signal });
+  } catch (error) {
+    return errorResult(error);
+  }
+  const ids = submitted.task_ids;
+  const batchHint = batchHintOf(ids);
+  if (wait === 0 || ids.length === 0) {
+    return structuredResult({
+      ...submitted,
+      finished: false,
+      hint: `Submitted ${ids.length} task(s); ${batchHint}`,
+    });
+  }
+
+  // From here on the tasks exist: whatever happens while waiting, the result must carry their ids
+  // rather than an error, or the agent would submit (and pay for) them again.
+  const progressToken = extra._meta?.progressToken;
+  let lastProgress = -1;
+  const reportProgress = async (progress: number, message: string) => {
+    // MCP requires progress to increase with every notification.
+    if (progressToken === undefined || progress <= lastProgress) return;
+    lastProgress = progress;
+    await extra
+      .sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken, progress, total: 100, message },
+      })
+      .catch(() => {
+        // A lost notification must not fail the generation.
+      });
+  };
+  await reportProgress(0, `Submitted ${ids.length} task(s)`);
+
+  const outcome = await waitForTasks(client, ids, {
+    waitMs: wait * 1000,
+    intervalMs: pollIntervalMs,
+    clock,
+    signal: extra.signal,
+    onPoll: (tasks) => reportProgress(overallProgress(tasks), describeProgress(tasks)),
+  });
+
+  const tasks = outcome.tasks;
+  if (!tasks) {
+    const reason = outcome.lastError instanceof Error ? outcome.lastError.message : 'no answer';
+    return structuredResult({
+      ...submitted,
+      finished: false,
+      hint: `Submitted ${ids.length} task(s), but polling failed (${reason}); ${batchHint}`,
+    });
+  }
+  const hint = outcome.finished
+    ? summarize(tasks)
+    : `${summarize(tasks)} Still running after ${wait} s: ${pollingHint(tasks) ?? batchHint}`;
+  return generationResult(submitted, tasks, outcome.finished, hint, options.thumbnailer, extra.signal);
+}
+
+/** The result of a generation whose records were read: structured records, links and thumbnails. */
+export async function generationResult(
+  submitted: GenerateResponse,
+  tasks: TaskRecord[],
+  finished: boolean,
+  hint: string,
+  thumbnailer: Thumbnailer,
+  signal?: AbortSignal,
+): Promise<CallToolResult> {
+  const images = await taskImageBlocks(tasks, thumbnailer, signal);
+  return structuredResult({ ...submitted, tasks, finished, hint }, images);
+}
+
+export function batchHintOf(ids: readonly string[]): string {
+  return `call batch_get_tasks with task_ids ${JSON.stringify(ids)} every 2-5 seconds until each is completed or failed.`;
+}
+
+export function summarize(tasks: readonly TaskRecord[]): string {
   const completed = tasks.filter((task) => task.status === 'completed').length;
   const failed = tasks.filter((task) => task.status === 'failed');
   let text = `${completed} of ${tasks.length} task(s) completed`;
@@ -207,7 +232,7 @@ function summarize(tasks: readonly TaskRecord[]): string {
   return `${text}.`;
 }
 
-function describeProgress(tasks: readonly TaskRecord[]): string {
+export function describeProgress(tasks: readonly TaskRecord[]): string {
   const done = tasks.filter((task) => isFinalStatus(task.status)).length;
   return `${done} of ${tasks.length} task(s) finished`;
 }

@@ -31,7 +31,12 @@ const inputSchema = {
 };
 
 /** Registers `upload_reference_image`: re-host an image (public URL or local file) for use in imageUrls. */
-export function registerUploadReferenceImage(server: McpServer, client: AtelierClient): void {
+export function registerUploadReferenceImage(
+  server: McpServer,
+  client: AtelierClient,
+  /** False on the remote endpoint: the server's disk is not the agent's, so `path` is refused. */
+  localFiles = true,
+): void {
   server.registerTool(
     'upload_reference_image',
     {
@@ -48,6 +53,13 @@ export function registerUploadReferenceImage(server: McpServer, client: AtelierC
       try {
         if ((source_url === undefined) === (path === undefined)) {
           throw new LocalToolError('invalid_request', 'pass exactly one of source_url or path');
+        }
+        if (path !== undefined && !localFiles) {
+          // Security: a remote MCP server must never read its own disk for a caller.
+          throw new LocalToolError(
+            'invalid_request',
+            'path is not available on the remote MCP endpoint (it would name a file on the server, not yours): give a public source_url, or use the stdio server (npx) for local files',
+          );
         }
         const result =
           source_url !== undefined

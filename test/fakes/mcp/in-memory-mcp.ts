@@ -22,8 +22,8 @@ function fakeClock(): PollingClock & { sleeps: number[] } {
 }
 
 const fakeThumbnailer: Thumbnailer = {
-  render: async (urls) =>
-    urls.map((url) =>
+  render: async (sources) =>
+    sources.map(({ url }) =>
       url.includes('broken')
         ? { ok: false, reason: 'could not download the image (HTTP 404)' }
         : {

@@ -1,0 +1,156 @@
+import type {
+  CreateTaskOptions,
+  TaskStore,
+} from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
+import type { Result, Task } from '@modelcontextprotocol/sdk/types.js';
+import {
+  AtelierApiError,
+  type AtelierClient,
+  isFinalStatus,
+  type TaskRecord,
+} from '../client/atelier-client.js';
+import { MIN_POLL_INTERVAL_MS, overallProgress } from './task-polling.js';
+import type { Thumbnailer } from './thumbnails.js';
+import { describeProgress, generationResult, summarize } from './tools/generate-image.js';
+
+/**
+ * MCP tasks (spec 2025-11-25) for `generate_image`, kept nowhere but in Atelier itself: an MCP task id
+ * names the generation's Atelier task ids (and when it was made), so any process holding the caller's
+ * API key — any api node behind a load balancer, a restarted stdio server — answers `tasks/get`,
+ * `tasks/result` and `tasks/cancel` by reading those tasks through the API. The key, not the task id,
+ * decides access: ids of another account's tasks read as not found.
+ */
+
+const PREFIX = 'atelier-gen.';
+/** The spec's recommended polling interval for Atelier tasks is 2-5 s. */
+export const TASK_POLL_INTERVAL_MS = MIN_POLL_INTERVAL_MS;
+/** The batch endpoint's limit; a generation has at most 16 images. */
+const MAX_IDS = 20;
+
+export interface GenerationTaskRef {
+  taskIds: string[];
+  /** When the generation was submitted, ms since the epoch. */
+  createdAt: number;
+}
+
+/** The MCP task id of a generation: opaque to clients, decodable by every node. */
+export function encodeGenerationTaskId(ref: GenerationTaskRef): string {
+  const json = JSON.stringify({ ids: ref.taskIds, at: ref.createdAt });
+  return `${PREFIX}${Buffer.from(json, 'utf8').toString('base64url')}`;
+}
+
+/** The generation an MCP task id names, or undefined for an id that is not one of ours. */
+export function decodeGenerationTaskId(taskId: string): GenerationTaskRef | undefined {
+  if (!taskId.startsWith(PREFIX) || taskId.length > 4096) return undefined;
+  try {
+    const value: unknown = JSON.parse(Buffer.from(taskId.slice(PREFIX.length), 'base64url').toString('utf8'));
+    if (typeof value !== 'object' || value === null) return undefined;
+    const { ids, at } = value as { ids?: unknown; at?: unknown };
+    if (!Array.isArray(ids) || ids.length === 0 || ids.length > MAX_IDS) return undefined;
+    if (!ids.every((id): id is string => typeof id === 'string' && id.length > 0 && id.length <= 200))
+      return undefined;
+    if (typeof at !== 'number' || !Number.isFinite(at)) return undefined;
+    return { taskIds: ids, createdAt: at };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The "Canceled" error a task gets from POST /api/v1/tasks/{id}/cancel. */
+const CANCELED = 'Canceled';
+const NOT_FOUND = 'Task not found';
+
+/** The MCP task of a generation whose records were just read. */
+export function taskOfRecords(taskId: string, ref: GenerationTaskRef, records: readonly TaskRecord[]): Task {
+  const base = {
+    taskId,
+    // Results live as long as Atelier keeps the tasks; nothing here expires them.
+    ttl: null,
+    createdAt: new Date(ref.createdAt).toISOString(),
+    lastUpdatedAt: new Date().toISOString(),
+    pollInterval: TASK_POLL_INTERVAL_MS,
+  };
+  if (!records.every((task) => isFinalStatus(task.status))) {
+    return {
+      ...base,
+      status: 'working',
+      statusMessage: `${describeProgress([...records])} (${overallProgress(records)}%)`,
+    };
+  }
+  if (records.some((task) => task.error === CANCELED)) {
+    return { ...base, status: 'cancelled', statusMessage: summarize(records) };
+  }
+  // Images that failed are data in the result (as without tasks); the call itself completed.
+  return { ...base, status: 'completed', statusMessage: summarize(records) };
+}
+
+export interface GenerationTaskStoreOptions {
+  thumbnailer: Thumbnailer;
+}
+
+/**
+ * The SDK's task store over Atelier's API. Only `generate_image` creates tasks, by submitting a
+ * generation (see registerGenerateImage); the SDK's tasks/get, tasks/result and tasks/cancel land
+ * here. Listing is not offered (the capability does not name it): there is no list without state.
+ */
+export function createGenerationTaskStore(
+  client: AtelierClient,
+  options: GenerationTaskStoreOptions,
+): TaskStore {
+  async function read(taskId: string): Promise<{ ref: GenerationTaskRef; records: TaskRecord[] } | null> {
+    const ref = decodeGenerationTaskId(taskId);
+    if (!ref) return null;
+    const { tasks } = await client.getTasks(ref.taskIds);
+    // Every id unknown to this key (another account's, or removed): the task does not exist for it.
+    if (tasks.every((task) => task.status === 'failed' && task.error === NOT_FOUND)) return null;
+    return { ref, records: tasks };
+  }
+
+  return {
+    async createTask(_params: CreateTaskOptions): Promise<Task> {
+      throw new Error('generation tasks are created by submitting a generation, not by the task store');
+    },
+
+    async getTask(taskId) {
+      const found = await read(taskId);
+      return found ? taskOfRecords(taskId, found.ref, found.records) : null;
+    },
+
+    async getTaskResult(taskId): Promise<Result> {
+      const found = await read(taskId);
+      if (!found) throw new Error(`Task not found: ${taskId}`);
+      const { ref, records } = found;
+      const task = taskOfRecords(taskId, ref, records);
+      const finished = task.status !== 'working';
+      const hint = finished
+        ? (task.statusMessage ?? summarize(records))
+        : `Not finished: ${task.statusMessage}; call tasks/result again after tasks/get reports it done.`;
+      // The e-mail of the key's account, as the call itself answers it.
+      const { email } = await client.userStatus();
+      return generationResult({ task_ids: ref.taskIds, email }, records, finished, hint, options.thumbnailer);
+    },
+
+    async storeTaskResult() {
+      // Results are Atelier's task records, read on demand: nothing to keep here.
+    },
+
+    async updateTaskStatus(taskId, status) {
+      if (status !== 'cancelled') return;
+      const ref = decodeGenerationTaskId(taskId);
+      if (!ref) throw new Error(`Task not found: ${taskId}`);
+      for (const id of ref.taskIds) {
+        try {
+          await client.cancelTask(id);
+        } catch (error) {
+          // A task that finished meanwhile (409) keeps its outcome; the others are still canceled.
+          if (error instanceof AtelierApiError && error.type === 'conflict') continue;
+          throw error;
+        }
+      }
+    },
+
+    async listTasks() {
+      throw new Error('listing tasks is not supported; keep the task ids generate_image returned');
+    },
+  };
+}
