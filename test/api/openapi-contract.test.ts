@@ -251,7 +251,7 @@ describe('the OpenAPI document is the contract of every route', () => {
     await exercise('GET', '/api/v1/user/status', { url: '/api/v1/user/status' }, 401);
     const usage = await exercise('GET', '/api/v1/user/usage', { url: '/api/v1/user/usage', headers: h }, 200);
     // One task completed, one canceled above: both counted, today.
-    assert.deepEqual(usage.json().totals, { completed: 1, failed: 1 });
+    assert.deepEqual(usage.json().totals, { completed: 1, failed: 1, cost_micros: 0 });
     await exercise(
       'GET',
       '/api/v1/user/usage',
