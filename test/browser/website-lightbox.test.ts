@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
+import axe from 'axe-core';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { distortedImages } from './image-ratios.js';
@@ -58,6 +59,19 @@ describe('website lightbox (Chromium, end to end)', () => {
     });
     assert.equal(answer.status, 200, await answer.clone().text());
     return ((await answer.json()) as { url: string }).url;
+  };
+  /** WCAG 2 A and AA violations inside `selector` (axe-core, evaluated in the page: the CSP allows no inline script). */
+  const axeViolations = async (selector: string) => {
+    await page.evaluate(axe.source);
+    return page.evaluate(async (within) => {
+      const { axe: inPage } = window as unknown as { axe: typeof axe };
+      const element = document.querySelector(within);
+      if (!element) return [`nothing matches ${within}`];
+      const result = await inPage.run(element, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } });
+      return result.violations.map(
+        (v) => `${v.id}: ${v.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+      );
+    }, selector);
   };
   /** Every image shown keeps its natural ratio (the lightbox's included). */
   const assertRatiosKept = async (where: string) => {
@@ -146,6 +160,8 @@ describe('website lightbox (Chromium, end to end)', () => {
       new RegExp(`^/works\\?q=a\\+red\\+lighthouse\\+on\\+a\\+cliff&work=${work.id}$`),
     );
 
+    assert.deepEqual(await axeViolations('dialog.lightbox'), [], 'axe, the lightbox at 1440');
+
     // 100 %: one image pixel per CSS pixel; the arrows, a drag and the wheel pan.
     await page.keyboard.press('z');
     const stage = lightbox().locator('.lightbox-stage');
@@ -196,6 +212,7 @@ describe('website lightbox (Chromium, end to end)', () => {
     const list = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
     await list.waitFor();
     const rows = await list.locator('tbody tr').allTextContents();
+    assert.deepEqual(await axeViolations('dialog:has(> .dialog-body)'), [], 'axe, the list of shortcuts');
     for (const keys of ['D', 'C', 'L', 'R', 'E or U', 'Delete or Backspace', 'Z', '?', 'Esc'])
       assert.ok(
         rows.some((row) => row.startsWith(keys)),
@@ -260,6 +277,7 @@ describe('website lightbox (Chromium, end to end)', () => {
     const confirm = page.getByRole('dialog', { name: 'Delete this work?' });
     await confirm.waitFor();
     assert.match(await focusedName(), /BUTTON Cancel/);
+    assert.deepEqual(await axeViolations('dialog:has(> .dialog-body)'), [], 'axe, the confirmation');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await confirm.waitFor({ state: 'detached' });
@@ -320,6 +338,7 @@ describe('website lightbox (Chromium, end to end)', () => {
     await lightbox().waitFor();
     assert.equal(await counter(), '2 / 3');
     await assertRatiosKept('phone, 9:16');
+    assert.deepEqual(await axeViolations('dialog.lightbox'), [], 'axe, the lightbox at 390');
     const stage = await lightbox().locator('.lightbox-stage').boundingBox();
     assert.ok(stage);
     const cdp = await page.context().newCDPSession(page);
@@ -353,6 +372,27 @@ describe('website lightbox (Chromium, end to end)', () => {
     await page.keyboard.press('Escape');
     await lightbox().waitFor({ state: 'detached' });
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  test('Saved works: → past the loaded 24 works loads the next page', async () => {
+    // 3 works are left; 22 more make 25, one more than a page of Saved works.
+    for (let i = 0; i < 22; i++) await generate(`filler work ${i + 1}`);
+    await page.setViewportSize(WIDE);
+    await page.goto('/works'); // a fresh listing (the last test left Saved works open)
+    const cover = page.getByRole('button', { name: 'Open: filler work 22' });
+    await cover.focus();
+    await page.keyboard.press('Enter');
+    await lightbox().waitFor();
+    assert.equal(await counter(), '1 / 24+', 'one image per work loaded so far, more to come');
+    await page.keyboard.press('End');
+    assert.equal(await counter(), '24 / 24+');
+    await page.keyboard.press('ArrowRight');
+    await until('the next page', async () => (await counter()) === '25 / 25');
+    assert.equal(await shown(), 'a red lighthouse on a cliff', 'the oldest work');
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await status(), 'This is the last image.');
+    await page.keyboard.press('Escape');
+    await lightbox().waitFor({ state: 'detached' });
   });
 
   testNoConsoleErrors(site);
