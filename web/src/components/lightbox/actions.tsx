@@ -8,7 +8,7 @@ export interface LightboxActionHandlers {
   copyPrompt?: (() => void) | undefined;
   copyLink: () => void;
   reuse?: (() => void) | undefined;
-  useAsReference: () => void;
+  useAsReference?: (() => void) | undefined;
   remove?: (() => void) | undefined;
 }
 
@@ -64,7 +64,7 @@ export function LightboxActions({
           <ReuseIcon /> Reuse settings <Key>R</Key>
         </button>
       )}
-      {item.url && (
+      {handlers.useAsReference && (
         <button
           type="button"
           className="button small"

@@ -108,6 +108,12 @@ export function Lightbox({
     };
   }, [workId, needsSettings, prompt]);
 
+  // The neighbours load ahead, so ← and → show them at once.
+  const neighbours = [items[index - 1]?.url, items[index + 1]?.url].join(' ');
+  useEffect(() => {
+    for (const url of neighbours.split(' ').filter(Boolean)) new Image().src = url;
+  }, [neighbours]);
+
   if (!item) return null;
   const settings = (fetched?.workId === item.workId ? fetched.settings : undefined) ?? item.settings;
   const known = fetched?.workId === item.workId || !needsSettings;
@@ -140,10 +146,12 @@ export function Lightbox({
             reuseSettings(chosen);
           }
         : undefined,
-    useAsReference: () => {
-      onClose();
-      addAsReference(item);
-    },
+    useAsReference: item.url
+      ? () => {
+          onClose();
+          addAsReference(item);
+        }
+      : undefined,
     remove:
       onDelete && item.workId
         ? () => {
