@@ -91,6 +91,8 @@ describe('website: honest controls (Chromium, end to end)', () => {
   test('at 390×844, Generate shows a sticky "Rendering … View" strip that scrolls to the results', async () => {
     await page.setViewportSize(PHONE);
     await page.getByLabel('Prompt').fill('a red kite over the dunes');
+    // On a phone the settings are folded to one line (issue 30): unfold them to pick a count.
+    await page.locator('.settings-summary').click();
     await page.getByRole('group', { name: 'Images' }).getByRole('radio', { name: '2' }).check();
     await page.getByRole('button', { name: 'Generate 2 images' }).click();
     const strip = page.getByRole('button', { name: /Rendering 2 images… View/ });

@@ -108,7 +108,13 @@ describe('website (Chromium, end to end)', () => {
     await page.getByRole('radio', { name: '1K' }).check();
     await page.getByRole('group', { name: 'Images' }).getByRole('radio', { name: '2' }).check();
     await page.getByRole('button', { name: 'Generate 2 images' }).click();
-    await until('two web cards', async () => (await card('a lighthouse at dawn').count()) === 2);
+    // One card for the request (issue 30: a batch is one card), with a place for each image.
+    await until(
+      'one web card for both images',
+      async () =>
+        (await card('a lighthouse at dawn').count()) === 1 &&
+        (await card('a lighthouse at dawn').locator('.task-visual').count()) === 2,
+    );
     assert.equal(await card('a lighthouse at dawn').first().locator('.badge').textContent(), 'Web');
     const progress = await until('a progress bar between 0 and 100', async () => {
       const values = await page

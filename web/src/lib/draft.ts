@@ -23,9 +23,11 @@ export interface Draft {
 
 // 2K, the API's default (the spec's): the same request gives the same image from the website and
 // from the API, and thumbnails keep the pages light whatever the size.
+// In localStorage: the draft survives a new tab and a browser restart, not only a reload.
 export const draftStore = createStore<Draft>(
   { prompt: '', model: '', mode: 'text', aspect: '1:1', imageSize: '2K', count: 1, references: [] },
   'atelier.draft',
+  'local',
 );
 
 /** Adds a reference to the draft (no duplicates) and leaves text mode, which takes none. */

@@ -7,12 +7,20 @@ export interface Store<T> {
   subscribe(listener: () => void): () => void;
 }
 
-/** Creates a store; with `persistKey` the value survives a reload of the tab (sessionStorage). */
-export function createStore<T>(initial: T, persistKey?: string): Store<T> {
+/**
+ * Creates a store; with `persistKey` the value survives a reload of the tab (sessionStorage), or
+ * with `storage: 'local'` the browser's other tabs and restarts too (localStorage).
+ */
+export function createStore<T>(
+  initial: T,
+  persistKey?: string,
+  storage: 'session' | 'local' = 'session',
+): Store<T> {
   let value = initial;
+  const kept = () => (storage === 'local' ? localStorage : sessionStorage);
   if (persistKey) {
     try {
-      const saved = sessionStorage.getItem(persistKey);
+      const saved = kept().getItem(persistKey);
       if (saved) value = { ...initial, ...(JSON.parse(saved) as T) };
     } catch {
       // Storage may be unavailable (private mode): the value just does not survive a reload.
@@ -25,7 +33,7 @@ export function createStore<T>(initial: T, persistKey?: string): Store<T> {
       value = typeof next === 'function' ? (next as (current: T) => T)(value) : next;
       if (persistKey) {
         try {
-          sessionStorage.setItem(persistKey, JSON.stringify(value));
+          kept().setItem(persistKey, JSON.stringify(value));
         } catch {
           // See above.
         }

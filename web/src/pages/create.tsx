@@ -1,23 +1,26 @@
 import { type FormEvent, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { isFinalStatus } from '../../../src/domain/task-status';
 import { AllowanceNote } from '../components/allowance-note';
+import { BatchList } from '../components/batch-list';
 import { ChoiceGroup } from '../components/choice-group';
 import { SparkIcon } from '../components/icons';
 import { Lightbox } from '../components/lightbox/lightbox';
+import { PromptTools } from '../components/prompt-tools';
 import { ReferencePicker } from '../components/reference-picker';
 import { RenderingStrip } from '../components/rendering-strip';
-import { TaskCard } from '../components/task-card';
+import { SettingsFold } from '../components/settings-fold';
 import { catalogForAllowance, imagesLeft, useAllowance } from '../lib/allowance';
-import { api, messageOf } from '../lib/api';
+import { messageOf } from '../lib/api';
+import { submitGenerate } from '../lib/batches';
 import { useCatalog } from '../lib/catalog';
 import { useCompletionAnnouncements, useFittedDraft } from '../lib/create-hooks';
 import { addDraftReference, type Draft, draftStore } from '../lib/draft';
 import { MODE_LABELS, SIZE_HINTS } from '../lib/format';
 import { deleteWorkOfCards, itemsOfCards } from '../lib/lightbox-items';
+import { usePromptHistory } from '../lib/prompt-history';
 import { useLimitedPaste } from '../lib/prompt-paste';
-import { Link } from '../lib/router';
 import { useStore } from '../lib/store';
-import { clearFinished, createStreamingTaskFeed, tasksStore, upsertCards } from '../lib/tasks';
+import { clearFinished, createStreamingTaskFeed, tasksStore } from '../lib/tasks';
 import type { TaskCard as Card, Mode } from '../lib/types';
 
 const MAX_PROMPT = 8000;
@@ -64,6 +67,8 @@ export default function CreatePage() {
     draftStore.set((current) => ({ ...current, ...patch }));
   }, []);
   const paste = useLimitedPaste(MAX_PROMPT, (prompt) => update({ prompt }));
+  const setPrompt = useCallback((prompt: string) => update({ prompt }), [update]);
+  const history = usePromptHistory(draft.prompt, setPrompt);
 
   const takeAsReference = useCallback((card: Card) => {
     if (!card.imageUrl) return;
@@ -76,8 +81,6 @@ export default function CreatePage() {
     });
     promptRef.current?.focus();
   }, []);
-
-  const finished = cards.length - running;
 
   async function submit(event?: FormEvent) {
     event?.preventDefault();
@@ -110,25 +113,7 @@ export default function CreatePage() {
       imageUrls: fitted.mode === 'text' ? [] : refs,
     };
     try {
-      const { task_ids } = await api.post<{ task_ids: string[] }>('/web/api/generate', body);
-      const createdAt = Date.now();
-      upsertCards(
-        task_ids.map((taskId, index) => ({
-          task_id: taskId,
-          status: 'queued',
-          progress: 0,
-          generation_id: '',
-          source: 'web',
-          prompt,
-          model: body.model,
-          mode: body.mode,
-          aspect: body.aspect,
-          imageSize: body.imageSize,
-          index,
-          count: task_ids.length,
-          createdAt,
-        })),
-      );
+      await submitGenerate(body);
       feed.refresh();
     } catch (failure) {
       setError(messageOf(failure));
@@ -166,11 +151,13 @@ export default function CreatePage() {
             value={draft.prompt}
             onChange={(event) => {
               paste.clear();
+              history.onType();
               update({ prompt: event.target.value });
             }}
             onPaste={paste.onPaste}
             onKeyDown={(event) => {
               if (event.key === 'Enter' && (event.metaKey || event.ctrlKey)) void submit();
+              else void history.onKeyDown(event);
             }}
             aria-describedby={`${ids.prompt}-hint`}
           />
@@ -179,6 +166,21 @@ export default function CreatePage() {
               {paste.message}
             </p>
           )}
+          <PromptTools
+            current={
+              fitted && {
+                model: fitted.model,
+                mode: fitted.mode,
+                aspect: fitted.aspect,
+                imageSize: fitted.imageSize,
+                count: fitted.count,
+              }
+            }
+            onChoosePrompt={(prompt) => {
+              setPrompt(prompt);
+              promptRef.current?.focus();
+            }}
+          />
         </div>
 
         {catalogError ? (
@@ -189,74 +191,78 @@ export default function CreatePage() {
           <p className="muted">Loading models…</p>
         ) : (
           <>
-            <div className="field">
-              <label className="field-label" htmlFor={ids.model}>
-                Model
-              </label>
-              <select
-                id={ids.model}
-                value={fitted.model}
-                onChange={(event) => update({ model: event.target.value })}
-              >
-                {catalog.models.map((model) => (
-                  <option key={model.id} value={model.id}>
-                    {model.name}
-                    {model.id === catalog.default_model ? ' (default)' : ''}
-                  </option>
-                ))}
-              </select>
-            </div>
-            {fitted.entry.modes.length > 1 && (
+            <SettingsFold
+              summary={`${fitted.model} · ${fitted.aspect} · ${fitted.imageSize} · ×${fitted.count}${fitted.mode === 'text' ? '' : ` · ${MODE_LABELS[fitted.mode] ?? fitted.mode}`}`}
+            >
+              <div className="field">
+                <label className="field-label" htmlFor={ids.model}>
+                  Model
+                </label>
+                <select
+                  id={ids.model}
+                  value={fitted.model}
+                  onChange={(event) => update({ model: event.target.value })}
+                >
+                  {catalog.models.map((model) => (
+                    <option key={model.id} value={model.id}>
+                      {model.name}
+                      {model.id === catalog.default_model ? ' (default)' : ''}
+                    </option>
+                  ))}
+                </select>
+              </div>
+              {fitted.entry.modes.length > 1 && (
+                <ChoiceGroup
+                  legend="Mode"
+                  name="mode"
+                  value={fitted.mode}
+                  onChange={(mode) => update({ mode: mode as Mode })}
+                  choices={fitted.entry.modes.map((mode) => ({
+                    value: mode,
+                    label: MODE_LABELS[mode] ?? mode,
+                  }))}
+                />
+              )}
               <ChoiceGroup
-                legend="Mode"
-                name="mode"
-                value={fitted.mode}
-                onChange={(mode) => update({ mode: mode as Mode })}
-                choices={fitted.entry.modes.map((mode) => ({
-                  value: mode,
-                  label: MODE_LABELS[mode] ?? mode,
+                legend="Aspect ratio"
+                name="aspect"
+                value={fitted.aspect}
+                onChange={(aspect) => update({ aspect })}
+                choices={fitted.entry.aspects.map((aspect) => ({
+                  value: aspect,
+                  ariaLabel: aspect,
+                  label: (
+                    <>
+                      <AspectShape aspect={aspect} />
+                      {aspect}
+                    </>
+                  ),
                 }))}
               />
-            )}
-            <ChoiceGroup
-              legend="Aspect ratio"
-              name="aspect"
-              value={fitted.aspect}
-              onChange={(aspect) => update({ aspect })}
-              choices={fitted.entry.aspects.map((aspect) => ({
-                value: aspect,
-                ariaLabel: aspect,
-                label: (
-                  <>
-                    <AspectShape aspect={aspect} />
-                    {aspect}
-                  </>
-                ),
-              }))}
-            />
-            <div className="field-pair">
-              <ChoiceGroup
-                legend="Size"
-                name="imageSize"
-                value={fitted.imageSize}
-                onChange={(imageSize) => update({ imageSize })}
-                choices={fitted.entry.sizes.map((size) => ({
-                  value: size,
-                  label: size,
-                  hint: SIZE_HINTS[size] ?? '',
-                }))}
-              />
-              <ChoiceGroup
-                legend="Images"
-                name="count"
-                value={String(fitted.count)}
-                onChange={(count) => update({ count: Number(count) })}
-                choices={Array.from({ length: fitted.entry.maxCount }, (_, i) => ({
-                  value: String(i + 1),
-                  label: String(i + 1),
-                }))}
-              />
-            </div>
+              <div className="field-pair">
+                <ChoiceGroup
+                  legend="Size"
+                  name="imageSize"
+                  value={fitted.imageSize}
+                  onChange={(imageSize) => update({ imageSize })}
+                  choices={fitted.entry.sizes.map((size) => ({
+                    value: size,
+                    label: size,
+                    hint: SIZE_HINTS[size] ?? '',
+                  }))}
+                />
+                <ChoiceGroup
+                  legend="Images"
+                  name="count"
+                  value={String(fitted.count)}
+                  onChange={(count) => update({ count: Number(count) })}
+                  choices={Array.from({ length: fitted.entry.maxCount }, (_, i) => ({
+                    value: String(i + 1),
+                    label: String(i + 1),
+                  }))}
+                />
+              </div>
+            </SettingsFold>
             {fitted.entry.modes.some((mode) => mode !== 'text') && (
               <ReferencePicker
                 references={draft.references}
@@ -298,51 +304,15 @@ export default function CreatePage() {
         </div>
       </form>
 
-      <section className="tasks" aria-labelledby="tasks-heading">
-        <header className="tasks-header">
-          <h2 id="tasks-heading" tabIndex={-1}>
-            Tasks
-            {running > 0 && <span className="count-pill">{running} running</span>}
-          </h2>
-          {finished > 0 && (
-            <button
-              type="button"
-              className="button small ghost"
-              onClick={() => clearFinished().catch(() => feed.refresh())}
-            >
-              Clear finished
-            </button>
-          )}
-        </header>
-        <p className="visually-hidden" aria-live="polite">
-          {announcement}
-        </p>
-        {cards.length === 0 ? (
-          <div className="empty">
-            <p>Your images appear here as they render.</p>
-            <p className="muted small">
-              Tasks submitted through the API with this account show up here too, marked “API”, and update
-              live.
-            </p>
-          </div>
-        ) : (
-          <div className="task-grid">
-            {cards.map((card) => (
-              <TaskCard
-                key={card.task_id}
-                card={card}
-                onOpen={setViewing}
-                onUseAsReference={takeAsReference}
-              />
-            ))}
-          </div>
-        )}
-        {hasMore && (
-          <p className="more-tasks muted">
-            Showing the newest {cards.length} tasks. Older ones are in <Link href="/works">Saved works</Link>.
-          </p>
-        )}
-      </section>
+      <BatchList
+        cards={cards}
+        hasMore={hasMore === true}
+        announcement={announcement}
+        onOpen={setViewing}
+        onUseAsReference={takeAsReference}
+        onSubmitted={() => feed.refresh()}
+        onClear={() => clearFinished().catch(() => feed.refresh())}
+      />
 
       {viewing && (
         <Lightbox

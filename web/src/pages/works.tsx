@@ -30,7 +30,8 @@ function WorkCard({ work, onOpen, onDelete }: { work: SavedWork; onOpen: () => v
         className="work-cover image-button"
         onClick={onOpen}
         style={{ aspectRatio: cssAspect(work.aspect) }}
-        aria-label={`Open: ${shortText(work.prompt)}`}
+        // The count the cover shows is part of its name (WCAG 2.5.3, label in name).
+        aria-label={`Open: ${shortText(work.prompt)}${work.tasks.length > 1 ? ` (${done.length}/${work.tasks.length} images)` : ''}`}
       >
         {cover?.imageUrl ? (
           <Thumbnail
