@@ -28,11 +28,12 @@ function imagesOf(result: CallToolResult) {
 describe('remote MCP at /mcp', () => {
   let t: TestApp;
   let apiKey = '';
+  let accountId = '';
   let mcp: Client;
 
   before(async () => {
     t = await createTestApp({ listen: true });
-    ({ apiKey } = await t.createAccount(undefined, { tier: 'pro' }));
+    ({ apiKey, id: accountId } = await t.createAccount(undefined, { tier: 'pro' }));
     mcp = await connectRemote(t.baseUrl, apiKey);
   });
   after(async () => {
@@ -172,6 +173,28 @@ describe('remote MCP at /mcp', () => {
     assert.equal(none.status, 200);
     assert.equal(none.headers.get('mcp-session-id'), null);
     await none.body?.cancel();
+  });
+
+  it('a read-scope key reaches the read tools only: the routes refuse the rest', async () => {
+    const read = await t.core.accounts.createKey(accountId, { name: 'dashboard', scope: 'read' });
+    const reader = await connectRemote(t.baseUrl, read.apiKey);
+    try {
+      const status = (await reader.callTool({ name: 'get_account_status', arguments: {} })) as CallToolResult;
+      assert.equal(status.isError, undefined, JSON.stringify(status.content));
+      const history = (await reader.callTool({
+        name: 'list_my_generations',
+        arguments: {},
+      })) as CallToolResult;
+      assert.equal(history.isError, undefined);
+      const generate = (await reader.callTool({
+        name: 'generate_image',
+        arguments: { prompt: 'not with this key' },
+      })) as CallToolResult;
+      assert.equal(generate.isError, true);
+      assert.match((generate.content[0] as { text: string }).text, /^insufficient_scope \(HTTP 403\)/);
+    } finally {
+      await reader.close();
+    }
   });
 
   it('upload_reference_image refuses a local path remotely (the server disk is not the agent’s)', async () => {
