@@ -8,6 +8,7 @@ import { isPostgresUrl, openDatabase } from '../store/database.js';
 import { budgetOption, setBudgetCommand } from './budget-command.js';
 import { catalogCheckCommand } from './catalog-command.js';
 import { requireExistingDatabase } from './existing-store.js';
+import { KEYS_USAGE, keysCommand } from './keys-command.js';
 import { migrateStore } from './migrate-store.js';
 import { usageCommand } from './usage-command.js';
 
@@ -31,6 +32,7 @@ Commands:
   accounts disable --email E [--json]   refuse the account's API key and end its sessions at once, on every node
   accounts enable --email E [--json]    let a disabled account's API key work again (it signs in anew)
   accounts list [--json]
+${KEYS_USAGE}
   usage [--email E] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--json]
                                         images completed and failed per account (UTC days; default the
                                         last 30), or of one account per day and model, with its allowance
@@ -338,6 +340,8 @@ const processIo: CliIo = {
 export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
   const [command, sub, ...rest] = argv;
   try {
+    if (command === 'keys' || (command === 'accounts' && sub === 'set-operator'))
+      return await keysCommand(command, sub, rest, io, USAGE);
     if (command === 'accounts') {
       await accountsCommand(sub, rest, io);
       return 0;

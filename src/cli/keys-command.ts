@@ -1,0 +1,189 @@
+import { parseArgs } from 'node:util';
+import type { ApiKey } from '../accounts/api-keys-repository.js';
+import { loadConfig, loadDotEnv } from '../config/config.js';
+import { createCore } from '../core.js';
+import { requireExistingDatabase } from './existing-store.js';
+
+/** The usage lines of `keys …` and `accounts set-operator` (part of the CLI's usage). */
+export const KEYS_USAGE = `  accounts set-operator --email E [--off] [--json]
+                                        make the account an operator (the operator console), or not (--off)
+  keys create --email E --name N [--scope full|read] [--expires-in 30d | --expires-at ISO] [--json]
+                                        a new API key, shown once (scope read: polls, history, status and
+                                        usage only); --expires-in takes s, m, h or d
+  keys list --email E [--all] [--json]  the account's keys (id, name, scope, hint, times); --all adds revoked ones
+  keys revoke --email E --key <id or hint>
+                                        the key stops working at once, on every node`;
+
+/** Where the CLI reads its settings and writes its answers (main.ts's CliIo). */
+interface CliIo {
+  env: NodeJS.ProcessEnv;
+  out: (line: string) => void;
+  err: (text: string) => void;
+}
+
+/** A usage error of these commands: exit 2 with the usage. */
+class KeysUsageError extends Error {}
+
+const KEYS_COMMANDS = ['create', 'list', 'revoke'] as const;
+
+const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** --expires-in (`30d`, `12h`, `90m`, `3600s`) or --expires-at (an ISO 8601 time) → epoch ms; null for neither. */
+export function expiryOption(
+  expiresIn: string | undefined,
+  expiresAt: string | undefined,
+  now: number,
+): number | null {
+  if (expiresIn !== undefined && expiresAt !== undefined)
+    throw new KeysUsageError('give --expires-in or --expires-at, not both');
+  if (expiresIn !== undefined) {
+    const match = /^(\d{1,6})([smhd])$/.exec(expiresIn.trim());
+    if (!match || Number(match[1]) === 0)
+      throw new KeysUsageError('--expires-in must be a positive number and a unit: 3600s, 90m, 12h or 30d');
+    return now + Number(match[1]) * (UNITS[match[2] as string] as number);
+  }
+  if (expiresAt !== undefined) {
+    const at = /^\d{4}-\d{2}-\d{2}/.test(expiresAt.trim()) ? Date.parse(expiresAt.trim()) : Number.NaN;
+    if (Number.isNaN(at))
+      throw new KeysUsageError('--expires-at must be an ISO 8601 time, e.g. 2026-12-31T23:59:59Z');
+    return at;
+  }
+  return null;
+}
+
+const iso = (at: number | null) => (at === null ? '-' : new Date(at).toISOString());
+
+/** A key as `--json` prints it (times in epoch ms, as the API's). */
+function keyJson(email: string, key: ApiKey) {
+  return {
+    id: key.id,
+    email,
+    name: key.name,
+    scope: key.scope,
+    hint: key.hint,
+    created_at: key.createdAt,
+    expires_at: key.expiresAt,
+    last_used_at: key.lastUsedAt,
+    revoked_at: key.revokedAt,
+  };
+}
+
+function keyLine(key: ApiKey): string {
+  const state = key.revokedAt !== null ? `\trevoked ${iso(key.revokedAt)}` : '';
+  return `${key.id}\t${key.name}\t${key.scope}\t${key.hint}\tcreated ${iso(key.createdAt)}\tlast used ${iso(key.lastUsedAt)}\texpires ${iso(key.expiresAt)}${state}`;
+}
+
+function parse(args: string[]) {
+  return parseArgs({
+    args,
+    options: {
+      email: { type: 'string' },
+      name: { type: 'string' },
+      scope: { type: 'string' },
+      'expires-in': { type: 'string' },
+      'expires-at': { type: 'string' },
+      key: { type: 'string' },
+      all: { type: 'boolean', default: false },
+      off: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  }).values;
+}
+
+type Options = ReturnType<typeof parse>;
+
+function required(value: string | undefined, name: string): string {
+  if (value === undefined || value.trim() === '') throw new KeysUsageError(`--${name} is required`);
+  return value;
+}
+
+/** Checks what can be checked before anything is opened (a usage error exits 2). */
+function check(command: string, sub: string | undefined, opts: Options, now: number) {
+  if (command === 'accounts') {
+    required(opts.email, 'email');
+    return { expiresAt: null };
+  }
+  if (sub === undefined || !(KEYS_COMMANDS as readonly string[]).includes(sub))
+    throw new KeysUsageError(
+      `unknown keys command ${sub ?? '(none)'} (commands: ${KEYS_COMMANDS.join(', ')})`,
+    );
+  required(opts.email, 'email');
+  if (sub === 'create') {
+    required(opts.name, 'name');
+    if (opts.scope !== undefined && opts.scope !== 'full' && opts.scope !== 'read')
+      throw new KeysUsageError(`--scope must be full or read, not ${JSON.stringify(opts.scope)}`);
+  }
+  if (sub === 'revoke') required(opts.key, 'key');
+  return { expiresAt: sub === 'create' ? expiryOption(opts['expires-in'], opts['expires-at'], now) : null };
+}
+
+/**
+ * `keys create|list|revoke` and `accounts set-operator`; returns the exit code (a usage error: 2,
+ * with the usage; a failure such as an unknown account is thrown, for the CLI's exit 1).
+ */
+export async function keysCommand(
+  command: 'keys' | 'accounts',
+  sub: string | undefined,
+  args: string[],
+  io: CliIo,
+  usage: string,
+): Promise<number> {
+  let opts: Options;
+  let expiresAt: number | null;
+  try {
+    opts = parse(args);
+    ({ expiresAt } = check(command, sub, opts, Date.now()));
+  } catch (error) {
+    if (error instanceof KeysUsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.err(`atelier: ${(error as Error).message}\n\n${usage}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  if (io.env === process.env) loadDotEnv();
+  const config = loadConfig(io.env);
+  requireExistingDatabase(config, io.env);
+  const core = await createCore(config, {});
+  const { out } = io;
+  try {
+    const account = await core.accounts.requireByEmail(required(opts.email, 'email'));
+    if (command === 'accounts') {
+      const operator = !opts.off;
+      await core.accounts.setOperator(account.id, operator);
+      out(
+        opts.json
+          ? JSON.stringify({ email: account.email, operator })
+          : `${account.email} is ${operator ? 'now an operator' : 'no longer an operator'}.`,
+      );
+    } else if (sub === 'create') {
+      const { key, apiKey } = await core.accounts.createKey(account.id, {
+        name: required(opts.name, 'name'),
+        scope: opts.scope,
+        expiresAt,
+      });
+      if (opts.json) out(JSON.stringify({ ...keyJson(account.email, key), api_key: apiKey }));
+      else
+        out(
+          `Created key ${key.name} (${key.id}, scope ${key.scope}, expires ${iso(key.expiresAt)}) for ${account.email}.\n` +
+            `API key (shown once): ${apiKey}`,
+        );
+    } else if (sub === 'list') {
+      const keys = await core.accounts.listKeys(account.id, { includeRevoked: opts.all });
+      if (opts.json) out(JSON.stringify(keys.map((key) => keyJson(account.email, key))));
+      else if (keys.length === 0) out(`${account.email} has no working keys.`);
+      else for (const key of keys) out(keyLine(key));
+    } else {
+      const key = await core.accounts.revokeKey(account.id, required(opts.key, 'key'));
+      out(
+        opts.json
+          ? JSON.stringify(keyJson(account.email, key))
+          : `Revoked key ${key.name} (${key.id}, ${key.hint}) of ${account.email}: it no longer works.`,
+      );
+    }
+    return 0;
+  } finally {
+    await core.close(0);
+  }
+}
