@@ -5,7 +5,7 @@ import { loadConfig, loadDotEnv } from '../config/config.js';
 import { createBlobStore, createCore } from '../core.js';
 import { TIERS } from '../domain/tiers.js';
 import { isPostgresUrl, openDatabase } from '../store/database.js';
-import { budgetOption, setBudgetCommand } from './budget-command.js';
+import { budgetOption, keyNamed, setBudgetCommand } from './budget-command.js';
 import { catalogCheckCommand } from './catalog-command.js';
 import { requireExistingDatabase } from './existing-store.js';
 import { KEYS_USAGE, keysCommand } from './keys-command.js';
@@ -24,10 +24,11 @@ Commands:
                                         for N seconds (default 86400 = 24 h; 0 stops it at once)
   accounts set-tier --email E --tier T
   accounts set-password --email E --password P
-  accounts set-budget --email E [--daily USD] [--monthly USD] [--json]
+  accounts set-budget --email E [--key ID] [--daily USD] [--monthly USD] [--json]
                                         spend budgets per UTC day and month in US dollars (e.g. 25 or
-                                        12.50; none removes one); generate requests that may cost more
-                                        than is left are refused (402 budget_exceeded)
+                                        12.50; none removes one), of the account or of one of its API
+                                        keys (--key: its key_… id or hint); generate requests that may
+                                        cost more than is left are refused (402 budget_exceeded)
   accounts set-upstream-key --email E [--provider P] (--key K | --key -)   (an empty key removes it)
   accounts disable --email E [--json]   refuse the account's API key and end its sessions at once, on every node
   accounts enable --email E [--json]    let a disabled account's API key work again (it signs in anew)
@@ -207,7 +208,9 @@ async function accountsCommand(sub: string | undefined, args: string[], io: CliI
       }
       case 'set-budget': {
         const account = await core.accounts.requireByEmail(required(opts.email, 'email'));
-        await setBudgetCommand(core, account, budget, opts.json === true, out);
+        const key =
+          opts.key === undefined ? undefined : keyNamed(await core.accounts.listKeys(account.id), opts.key);
+        await setBudgetCommand(core, account, budget, opts.json === true, out, key);
         return;
       }
       case 'set-password': {

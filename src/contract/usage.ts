@@ -83,6 +83,17 @@ export const budgetsSchema = z
   .object({
     daily: budgetStatusSchema.describe('Per UTC day; null: no daily budget'),
     monthly: budgetStatusSchema.describe('Per UTC calendar month; null: no monthly budget'),
+    key: z
+      .object({
+        key_id: z.string(),
+        daily: budgetStatusSchema.describe("The key's daily budget (UTC); null: none"),
+        monthly: budgetStatusSchema.describe("The key's monthly budget (UTC); null: none"),
+      })
+      .nullable()
+      .optional()
+      .describe(
+        'The budgets of the API key the request came with, counted over the tasks it created; null when it has none',
+      ),
   })
   .meta({ id: 'Budgets', description: "The account's spend budgets (micro-dollars, USD) and what is left" });
 

@@ -126,6 +126,8 @@ export function createGenerationsRepository({
       maskKey?: string;
       /** The most each image can cost (micro-dollars), reserved on its task against budgets. */
       costReservedMicros?: number;
+      /** The API key that asked (`key_…`): its tasks count against its budgets. */
+      apiKeyId?: string | null;
       deadlineMs: number;
       leaseOwner: string | null;
       leaseMs: number;
@@ -163,6 +165,7 @@ export function createGenerationsRepository({
         leaseMs: input.leaseMs,
         ...(request.partialImages ? { partialImages: request.partialImages } : {}),
         costReservedMicros: input.costReservedMicros ?? 0,
+        apiKeyId: input.apiKeyId ?? null,
       });
       const created = { generationId: generation.id, taskIds: tasks.map((t) => t.id) };
       await db.transaction().execute(async (trx) => {

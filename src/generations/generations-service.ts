@@ -200,6 +200,7 @@ export function createGenerationsService(deps: {
             promptChars: request.prompt.length,
             references: refKeys.length + (maskKey === undefined ? 0 : 1),
           }),
+          apiKeyId: account.apiKey?.id ?? null,
           deadlineMs: deps.taskDeadlineMs,
           leaseOwner: provider.submitsInline ? deps.engine.owner : null,
           leaseMs: deps.leaseMs,

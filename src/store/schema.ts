@@ -152,6 +152,8 @@ export interface TasksTable {
   cost_source: 'upstream_usage' | 'catalog_price' | null;
   /** The most the task can cost, reserved against budgets while it is unfinished (micro-dollars). */
   cost_reserved_micros: number;
+  /** The API key that created the task (`key_…`, migration 0031); null for the website's session. */
+  api_key_id: string | null;
 }
 
 /**
@@ -207,6 +209,9 @@ export interface AccountBudgetsTable {
   monthly_micros: number | null;
   updated_at: number;
 }
+
+/** An API key's budgets, as an account's (migration 0031; owned by src/usage). */
+export type KeyBudgetsTable = AccountBudgetsTable & { key_id: string };
 
 export interface AssetsTable {
   id: string;
@@ -373,6 +378,7 @@ export interface Database {
   upstream_calls: UpstreamCallsTable;
   usage_daily: UsageDailyTable;
   account_budgets: AccountBudgetsTable;
+  key_budgets: KeyBudgetsTable;
   assets: AssetsTable;
   upload_usage: UploadUsageTable;
   idempotency_keys: IdempotencyKeysTable;

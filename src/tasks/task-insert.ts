@@ -18,6 +18,8 @@ export interface NewTasks {
   partialImages?: number;
   /** The most each image can cost (micro-dollars), reserved against budgets until it ends; 0 by default. */
   costReservedMicros?: number;
+  /** The API key that asked for them (`key_…`); null or absent for the website's session. */
+  apiKeyId?: string | null;
 }
 
 /** The queued rows of a generation's tasks, ids taken in order (not yet written). */
@@ -59,6 +61,7 @@ export function newTaskRows(ids: IdGenerator, input: NewTasks): TasksTable[] {
     cost_micros: null,
     cost_source: null,
     cost_reserved_micros: input.costReservedMicros ?? 0,
+    api_key_id: input.apiKeyId ?? null,
     updated_at: now,
   }));
 }

@@ -20,22 +20,26 @@ export interface TaskSpend {
  */
 export async function sumTaskSpend(
   executor: Db,
-  accountId: string,
+  /** An account's tasks, or those one of its API keys created (by the (api_key_id, created_at) index). */
+  owner: { accountId: string } | { keyId: string },
   since: { dayStart: number; monthStart: number },
 ): Promise<TaskSpend> {
   const spent = sql<number>`case when ${sql.ref('status')} = 'completed' then coalesce(${sql.ref('cost_micros')}, 0) when ${sql.ref('status')} = 'failed' then 0 else ${sql.ref('cost_reserved_micros')} end`;
   const reserved = sql<number>`case when ${sql.ref('status')} in ('queued', 'in_progress') then ${sql.ref('cost_reserved_micros')} else 0 end`;
   const today = (value: typeof spent) =>
     sql<number>`case when ${sql.ref('created_at')} >= ${since.dayStart} then ${value} else 0 end`;
-  const row = await executor
-    .selectFrom('tasks')
+  const query = executor.selectFrom('tasks');
+  const ofOwner =
+    'keyId' in owner
+      ? query.where('api_key_id', '=', owner.keyId)
+      : query.where('account_id', '=', owner.accountId);
+  const row = await ofOwner
     .select([
       sql<number | null>`sum(${spent})`.as('month'),
       sql<number | null>`sum(${today(spent)})`.as('day'),
       sql<number | null>`sum(${reserved})`.as('reserved_month'),
       sql<number | null>`sum(${today(reserved)})`.as('reserved_day'),
     ])
-    .where('account_id', '=', accountId)
     .where('created_at', '>=', since.monthStart)
     .executeTakeFirst();
   return {

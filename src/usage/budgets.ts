@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { BudgetsReport } from '../contract/usage.js';
 import { BudgetExceeded, InvalidInput, NotFound } from '../domain/errors.js';
 import { formatUsd } from '../domain/money.js';
 import type { Clock } from '../runtime/clock.js';
@@ -36,15 +37,38 @@ export const MAX_BUDGET_MICROS = 1_000_000_000_000_000;
  * single writer; the same advisory lock as tier admission on PostgreSQL), so concurrent requests
  * cannot overshoot. Completion settles the real cost and releases the rest; a failure releases all.
  */
+/** Whose budget: an account's, or one of its API keys' (`key_…`). */
+type BudgetOwner = { accountId: string } | { keyId: string };
+
+type BudgetChange = { dailyMicros?: number | null; monthlyMicros?: number | null };
+
+function checkChange(change: BudgetChange): void {
+  for (const [field, value] of [
+    ['daily', change.dailyMicros],
+    ['monthly', change.monthlyMicros],
+  ] as const) {
+    if (value === undefined || value === null) continue;
+    if (!Number.isSafeInteger(value) || value < 0 || value > MAX_BUDGET_MICROS)
+      throw new InvalidInput(`${field} budget must be between $0 and $1,000,000,000`, field);
+  }
+}
+
 export function createBudgets(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
 
-  async function budgetOf(executor: Db, accountId: string): Promise<Budget | undefined> {
-    const row = await executor
-      .selectFrom('account_budgets')
-      .select(['daily_micros', 'monthly_micros'])
-      .where('account_id', '=', accountId)
-      .executeTakeFirst();
+  async function budgetOf(executor: Db, owner: BudgetOwner): Promise<Budget | undefined> {
+    const row =
+      'keyId' in owner
+        ? await executor
+            .selectFrom('key_budgets')
+            .select(['daily_micros', 'monthly_micros'])
+            .where('key_id', '=', owner.keyId)
+            .executeTakeFirst()
+        : await executor
+            .selectFrom('account_budgets')
+            .select(['daily_micros', 'monthly_micros'])
+            .where('account_id', '=', owner.accountId)
+            .executeTakeFirst();
     if (!row || (row.daily_micros === null && row.monthly_micros === null)) return undefined;
     return {
       dailyMicros: row.daily_micros === null ? null : Number(row.daily_micros),
@@ -55,7 +79,33 @@ export function createBudgets(deps: { db: Db; clock: Clock }) {
   return {
     /** The account's budgets; both null when none is set. */
     async get(accountId: string): Promise<Budget> {
-      return (await budgetOf(db, accountId)) ?? { dailyMicros: null, monthlyMicros: null };
+      return (await budgetOf(db, { accountId })) ?? { dailyMicros: null, monthlyMicros: null };
+    },
+
+    /** An API key's budgets; both null when none is set. */
+    async getKey(keyId: string): Promise<Budget> {
+      return (await budgetOf(db, { keyId })) ?? { dailyMicros: null, monthlyMicros: null };
+    },
+
+    /**
+     * Sets an API key's budgets, as `set` does an account's (the CLI's `accounts set-budget --key`):
+     * the caller names a key of `accountId` (the accounts capability finds it). A key's requests are
+     * held to its budgets and to its account's.
+     */
+    async setKey(accountId: string, keyId: string, change: BudgetChange): Promise<Budget> {
+      checkChange(change);
+      const current = await this.getKey(keyId);
+      const next = {
+        daily_micros: change.dailyMicros === undefined ? current.dailyMicros : change.dailyMicros,
+        monthly_micros: change.monthlyMicros === undefined ? current.monthlyMicros : change.monthlyMicros,
+      };
+      const now = clock.now();
+      await db
+        .insertInto('key_budgets')
+        .values({ key_id: keyId, account_id: accountId, ...next, updated_at: now })
+        .onConflict((oc) => oc.column('key_id').doUpdateSet({ ...next, updated_at: now }))
+        .execute();
+      return { dailyMicros: next.daily_micros, monthlyMicros: next.monthly_micros };
     },
 
     /**
@@ -63,15 +113,8 @@ export function createBudgets(deps: { db: Db; clock: Clock }) {
      * sets that period's budget, null removes it, undefined leaves it as it is. The next admission
      * holds to it, on every node (it is read in each creating transaction).
      */
-    async set(accountId: string, change: { dailyMicros?: number | null; monthlyMicros?: number | null }) {
-      for (const [field, value] of [
-        ['daily', change.dailyMicros],
-        ['monthly', change.monthlyMicros],
-      ] as const) {
-        if (value === undefined || value === null) continue;
-        if (!Number.isSafeInteger(value) || value < 0 || value > MAX_BUDGET_MICROS)
-          throw new InvalidInput(`${field} budget must be between $0 and $1,000,000,000`, field);
-      }
+    async set(accountId: string, change: BudgetChange) {
+      checkChange(change);
       const exists = await db
         .selectFrom('accounts')
         .select('id')
@@ -97,37 +140,59 @@ export function createBudgets(deps: { db: Db; clock: Clock }) {
      * refuses (budget_exceeded, which rolls it back) when they take the account over a budget.
      * `requestedMicros` is what this request reserved (for the message).
      */
-    async admitIn(executor: Db, caller: { id: string }, requestedMicros: number): Promise<void> {
-      const budget = await budgetOf(executor, caller.id);
-      if (!budget) return;
+    async admitIn(
+      executor: Db,
+      caller: { id: string; apiKey?: { id: string; name: string } | undefined },
+      requestedMicros: number,
+    ): Promise<void> {
+      const key = caller.apiKey;
+      const [accountBudget, keyBudget] = await Promise.all([
+        budgetOf(executor, { accountId: caller.id }),
+        key ? budgetOf(executor, { keyId: key.id }) : undefined,
+      ]);
+      if (!accountBudget && !keyBudget) return;
+      // One lock per account: a key's admissions are its account's too.
       if (dialectOf(executor) === 'postgres')
         await sql`select pg_advisory_xact_lock(${sql.lit(ADMISSION_LOCK_KEY)}, hashtext(${caller.id}))`.execute(
           executor,
         );
       const now = clock.now();
       const periods = periodsOf(now);
-      // The sums include this request's own reservations, written earlier in the transaction.
-      const spend = await sumTaskSpend(executor, caller.id, periods);
-      const over = (limit: number | null, used: number, per: string, resetsAt: number) => {
-        if (limit === null || used <= limit) return;
-        const before = used - requestedMicros;
-        throw new BudgetExceeded(
-          `Budget exceeded: the account's ${per} budget is ${formatUsd(limit)}; ${formatUsd(Math.max(0, before))} spent or reserved, this request may cost up to ${formatUsd(requestedMicros)} (resets at ${new Date(resetsAt).toISOString()})`,
-          resetsAt - now,
-        );
+      const hold = async (budget: Budget | undefined, owner: BudgetOwner, whose: string) => {
+        if (!budget) return;
+        // The sums include this request's own reservations, written earlier in the transaction.
+        const spend = await sumTaskSpend(executor, owner, periods);
+        const over = (limit: number | null, used: number, per: string, resetsAt: number) => {
+          if (limit === null || used <= limit) return;
+          const before = used - requestedMicros;
+          throw new BudgetExceeded(
+            `Budget exceeded: ${whose} ${per} budget is ${formatUsd(limit)}; ${formatUsd(Math.max(0, before))} spent or reserved, this request may cost up to ${formatUsd(requestedMicros)} (resets at ${new Date(resetsAt).toISOString()})`,
+            resetsAt - now,
+          );
+        };
+        over(budget.monthlyMicros, spend.thisMonth, 'monthly (UTC)', periods.nextMonth);
+        over(budget.dailyMicros, spend.today, 'daily (UTC)', periods.nextDay);
       };
-      over(budget.monthlyMicros, spend.thisMonth, 'monthly (UTC)', periods.nextMonth);
-      over(budget.dailyMicros, spend.today, 'daily (UTC)', periods.nextDay);
+      await hold(accountBudget, { accountId: caller.id }, "the account's");
+      if (key) await hold(keyBudget, { keyId: key.id }, `the API key "${key.name}" (${key.id})'s`);
     },
 
     /** The budgets in force and where they stand now; null when the account has none. */
-    async status(
-      accountId: string,
-    ): Promise<{ daily: BudgetStatus | null; monthly: BudgetStatus | null } | null> {
-      const budget = await budgetOf(db, accountId);
-      if (!budget) return null;
+    async status(accountId: string, keyId?: string): Promise<BudgetsReport | null> {
+      const [budget, keyBudget] = await Promise.all([
+        budgetOf(db, { accountId }),
+        keyId === undefined ? undefined : budgetOf(db, { keyId }),
+      ]);
+      if (!budget && !keyBudget) return null;
       const periods = periodsOf(clock.now());
-      const spend = await sumTaskSpend(db, accountId, periods);
+      const statusOf = async (of: Budget | undefined, owner: BudgetOwner) => {
+        if (!of) return { daily: null, monthly: null };
+        const spend = await sumTaskSpend(db, owner, periods);
+        return {
+          daily: status(of.dailyMicros, spend.today, spend.reservedToday, periods.nextDay),
+          monthly: status(of.monthlyMicros, spend.thisMonth, spend.reservedThisMonth, periods.nextMonth),
+        };
+      };
       const status = (limit: number | null, spent: number, reserved: number, resetsAt: number) =>
         limit === null
           ? null
@@ -138,10 +203,11 @@ export function createBudgets(deps: { db: Db; clock: Clock }) {
               remaining_micros: Math.max(0, limit - spent),
               resets_at: resetsAt,
             };
-      return {
-        daily: status(budget.dailyMicros, spend.today, spend.reservedToday, periods.nextDay),
-        monthly: status(budget.monthlyMicros, spend.thisMonth, spend.reservedThisMonth, periods.nextMonth),
-      };
+      const [own, ofKey] = await Promise.all([
+        statusOf(budget, { accountId }),
+        keyId === undefined || !keyBudget ? undefined : statusOf(keyBudget, { keyId }),
+      ]);
+      return { ...own, key: ofKey && keyId !== undefined ? { key_id: keyId, ...ofKey } : null };
     },
   };
 }

@@ -59,12 +59,15 @@ export function createUsageService(deps: {
   const { usage, clock } = deps;
   return {
     /** GET /user/usage: every day of the range (zeros included), per model, and the allowance. */
-    async report(account: { id: string; tier: Tier }, query: UsageQuery): Promise<UsageReport> {
+    async report(
+      account: { id: string; tier: Tier; apiKey?: { id: string } | undefined },
+      query: UsageQuery,
+    ): Promise<UsageReport> {
       const { from, to } = usageRange(query, clock.now());
       const [rows, allowance, budgets] = await Promise.all([
         usage.rows(account.id, from, to),
         deps.admission.allowance(deps.db, account),
-        deps.budgets?.status(account.id) ?? null,
+        deps.budgets?.status(account.id, account.apiKey?.id) ?? null,
       ]);
       const days = eachDay(from, to).map((date) => {
         const models = byModel(rows.filter((row) => row.day === date));

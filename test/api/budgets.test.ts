@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { DEFAULT_CATALOG } from '../../src/catalog/catalog.js';
-import { budgetOption, setBudgetCommand } from '../../src/cli/budget-command.js';
+import { budgetOption, keyNamed, setBudgetCommand } from '../../src/cli/budget-command.js';
 import { AtelierApiError, createAtelierClient } from '../../src/client/atelier-client.js';
 import { errorResult } from '../../src/mcp/tool-results.js';
 import { assertError, bearer, pollUntilFinal } from '../support/api-helpers.js';
@@ -133,6 +133,51 @@ describe('budgets: reserved at admission, settled at completion, released on fai
     const history = await fast.app.inject({ method: 'GET', url: '/api/v1/history', headers: bearer(apiKey) });
     const item = history.json().items.find((i: { prompt: string }) => i.prompt === 'three');
     assert.deepEqual(item.cost, { amount_micros: 300_000, currency: 'USD' });
+  });
+
+  test("50 concurrent requests with one key at its budget: only what fits its budget; the account's other key is not held by it", async () => {
+    const { apiKey: first, id, email } = await slow.createAccount();
+    const { key, apiKey: dashboard } = await slow.core.accounts.createKey(id, { name: 'batch job' });
+    // $0.60 a day for the key: two $0.30 reservations.
+    const lines: string[] = [];
+    await setBudgetCommand(
+      slow.core,
+      { id, email },
+      { daily: budgetOption('0.6', 'daily'), monthly: undefined },
+      true,
+      (line) => lines.push(line),
+      keyNamed(await slow.core.accounts.listKeys(id), key.hint),
+    );
+    assert.deepEqual(JSON.parse(lines[0] ?? ''), {
+      email,
+      key_id: key.id,
+      daily_micros: 600_000,
+      monthly_micros: null,
+      currency: 'USD',
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => generate(slow, dashboard, { prompt: 'key burst', imageSize: '1K' })),
+    );
+    assert.equal(answers.filter((a) => a.statusCode === 200).length, 2, "exactly the key's budget accepted");
+    for (const refused of answers.filter((a) => a.statusCode !== 200))
+      assert.match(
+        assertError(refused, 402, 'budget_exceeded'),
+        new RegExp(`the API key "batch job" \\(${key.id}\\)'s daily \\(UTC\\) budget is \\$0\\.60`),
+      );
+    // The account's own key has no budget of its own, and the account none: it is not held.
+    assert.equal((await generate(slow, first, { prompt: 'other key', imageSize: '1K' })).statusCode, 200);
+    const { budgets } = await usage(slow, dashboard);
+    assert.equal(budgets.daily, null, 'no account budget');
+    assert.equal(budgets.key.key_id, key.id);
+    assert.equal(budgets.key.daily.spent_micros, 600_000);
+    assert.equal(budgets.key.daily.remaining_micros, 0);
+    // An account budget holds every key: $1.00 with $0.90 already reserved by both keys.
+    await slow.core.budgets.set(id, { dailyMicros: 1 * DOLLAR });
+    const refused = await generate(slow, first, { prompt: 'one more', imageSize: '1K' });
+    assert.match(
+      assertError(refused, 402, 'budget_exceeded'),
+      /the account's daily \(UTC\) budget is \$1\.00; \$0\.90 spent/,
+    );
   });
 
   test('the 402 in OpenAI’s shape on /v1/images and Google’s on /v1beta', async () => {

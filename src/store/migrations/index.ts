@@ -25,6 +25,8 @@ import { migration as m0026 } from './0026_generation_mask.js';
 import { migration as m0027 } from './0027_asset_original_name.js';
 import { migration as m0028 } from './0028_api_keys.js';
 import { migration as m0030 } from './0030_costs_budgets.js';
+import { migration as m0031 } from './0031_key_budgets.js';
+import { migration as m0032 } from './0032_curation.js';
 import { migration as m0034 } from './0034_prompt_presets.js';
 
 /**
@@ -58,5 +60,7 @@ export const migrations: Record<string, Migration> = {
   '0027_asset_original_name': m0027,
   '0028_api_keys': m0028,
   '0030_costs_budgets': m0030,
+  '0031_key_budgets': m0031,
+  '0032_curation': m0032,
   '0034_prompt_presets': m0034,
 };
