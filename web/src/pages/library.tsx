@@ -115,7 +115,8 @@ export default function LibraryPage() {
               type="button"
               className="asset-thumb image-button"
               onClick={() => setViewing(asset)}
-              aria-label={`Open: ${shortText(assetAlt(asset))}`}
+              // The badge it shows is part of its name (WCAG 2.5.3, label in name).
+              aria-label={`Open: ${shortText(assetAlt(asset))}, ${asset.kind === 'result' ? 'Result' : 'Upload'}`}
             >
               <Thumbnail
                 src={asset.url}

@@ -31,7 +31,7 @@ function WorkCard({ work, onOpen, onDelete }: { work: SavedWork; onOpen: () => v
         onClick={onOpen}
         style={{ aspectRatio: cssAspect(work.aspect) }}
         // The count the cover shows is part of its name (WCAG 2.5.3, label in name).
-        aria-label={`Open: ${shortText(work.prompt)}${work.tasks.length > 1 ? ` (${done.length}/${work.tasks.length} images)` : ''}`}
+        aria-label={`Open: ${shortText(work.prompt)}${work.tasks.length > 1 ? `, ${done.length}/${work.tasks.length} images` : ''}`}
       >
         {cover?.imageUrl ? (
           <Thumbnail
