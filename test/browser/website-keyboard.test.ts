@@ -151,7 +151,7 @@ describe('website keyboard and limits (Chromium, end to end)', () => {
   });
 
   for (const scheme of ['light', 'dark'] as const) {
-    test(`${scheme}: every focusable thing on Create, Saved works and Library has a clear ring`, async () => {
+    test(`${scheme}: every focusable thing on Create, Saved works, Library and the lightbox has a clear ring`, async () => {
       await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
       const problems: string[] = [];
       for (const [label, path] of [
@@ -173,6 +173,31 @@ describe('website keyboard and limits (Chromium, end to end)', () => {
             problems.push(`${label}: ${state.name}: ${state.problems.join(', ')}`);
         }
       }
+      // The lightbox, opened from Saved works' first cover: each of its controls, round once.
+      await goTo('Saved works', '/works');
+      await page.locator('.work-cover').first().focus();
+      await page.keyboard.press('Enter');
+      await page.locator('dialog.lightbox').waitFor();
+      const inLightbox = new Set<string>();
+      // Forward from Next (where it opens) to the last control, then back from Next to the first.
+      for (const key of ['Tab', 'Shift+Tab']) {
+        await page.locator('dialog.lightbox .lightbox-nav.next').focus();
+        for (let i = 0; i < 20; i++) {
+          const state = await focusState(page);
+          if (
+            state.name === '<body>' ||
+            !(await page.evaluate(() => !!document.activeElement?.closest('.lightbox')))
+          )
+            break;
+          if (!inLightbox.has(state.name) && state.problems.length > 0)
+            problems.push(`Lightbox: ${state.name}: ${state.problems.join(', ')}`);
+          inLightbox.add(state.name);
+          await page.keyboard.press(key);
+        }
+      }
+      await page.keyboard.press('Escape');
+      await page.locator('dialog.lightbox').waitFor({ state: 'detached' });
+      assert.ok(inLightbox.size >= 12, `the lightbox's controls: ${[...inLightbox].join(' | ')}`);
       assert.deepEqual([...new Set(problems)], []);
     });
   }
