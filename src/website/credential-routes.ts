@@ -1,6 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Account } from '../accounts/accounts-repository.js';
+import type { ApiKey } from '../accounts/api-keys-repository.js';
+import {
+  apiKeyListSchema,
+  apiKeyParamsSchema,
+  createApiKeyBodySchema,
+  createdApiKeySchema,
+} from '../contract/api-keys.js';
 import {
   changePasswordBodySchema,
   confirmPasswordBodySchema,
@@ -8,7 +15,7 @@ import {
   WEBSITE_TAG,
   websiteSession,
 } from '../contract/website.js';
-import { Forbidden, RateLimited } from '../domain/errors.js';
+import { Forbidden, NotFound, RateLimited } from '../domain/errors.js';
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
 import type { LoginThrottle } from './login-throttle.js';
@@ -130,6 +137,97 @@ export async function credentialRoutes(
       return { api_key: apiKey, api_key_hint: (await accounts.apiKeyHint(account.id)) ?? null };
     },
   );
+
+  // The account's API keys (issue 31): listed, created (asking for the password, as rotation
+  // does: a stolen session must not mint itself a key), revoked (no password: it only takes away).
+  api.get(
+    '/account/keys',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: "The account's API keys",
+        description:
+          'Every working key: name, scope, hint, created, last used (to the minute), expiry. Revoked keys are left out; expired ones are listed as expired.',
+        security: websiteSession,
+        response: { 200: jsonResponse('The keys', apiKeyListSchema), ...errorResponses(['unauthorized']) },
+      },
+    },
+    async (request) => {
+      const now = services.clock.now();
+      const keys = await accounts.listKeys(accountOf(request).id);
+      return { keys: keys.map((key) => keyJson(key, now)) };
+    },
+  );
+
+  api.post(
+    '/account/keys',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'Create an API key',
+        description:
+          'Asks for the password again, then makes a key with this name, scope (full, or read: polls, history, status and usage only) and optional expiry; the key itself is in the answer, shown this once. A wrong password is 403 and counts against the sign-in throttle (429 with Retry-After); an account without a password cannot create keys here (403; the CLI can). At most 100 working keys.',
+        security: websiteSession,
+        body: createApiKeyBodySchema,
+        response: {
+          201: jsonResponse('The new key, shown once', createdApiKeySchema),
+          ...errorResponses(PASSWORD_CHECK_ERRORS),
+        },
+      },
+    },
+    async (request, reply) => {
+      const account = accountOf(request);
+      const { name, scope, expires_at: expiresAt, password } = request.body;
+      await confirmPassword(request, account, password);
+      const created = await accounts.createKey(account.id, { name, scope, expiresAt });
+      reply.header('cache-control', 'no-store');
+      return reply
+        .code(201)
+        .send({ key: keyJson(created.key, services.clock.now()), api_key: created.apiKey });
+    },
+  );
+
+  api.delete(
+    '/account/keys/:id',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'Revoke an API key',
+        description:
+          'The key stops working at once, on every node. An unknown, already revoked or another account’s key is 404.',
+        security: websiteSession,
+        params: apiKeyParamsSchema,
+        response: {
+          204: noContent('Revoked'),
+          ...errorResponses(['unauthorized', 'forbidden', 'not_found']),
+        },
+      },
+    },
+    async (request, reply) => {
+      const account = accountOf(request);
+      const { id } = request.params;
+      // By id only: the hint is for people reading a list, the website always has the id.
+      if (!(await accounts.listKeys(account.id)).some((key) => key.id === id)) {
+        throw new NotFound(`no working key ${id} on this account`);
+      }
+      await accounts.revokeKey(account.id, id);
+      return reply.code(204).send(null);
+    },
+  );
+}
+
+/** A key as the website shows it (its expiry judged at `now`). */
+function keyJson(key: ApiKey, now: number) {
+  return {
+    id: key.id,
+    name: key.name,
+    scope: key.scope,
+    hint: key.hint,
+    created_at: key.createdAt,
+    expires_at: key.expiresAt,
+    expired: key.expiresAt !== null && key.expiresAt <= now,
+    last_used_at: key.lastUsedAt,
+  };
 }
 
 /** The refusal of a throttled password check; the error handler sets Retry-After from the wait. */

@@ -129,6 +129,16 @@ describe('the OpenAPI document is the contract of the website API', () => {
     await exercise('POST', rotate, { url: rotate, headers: web, payload: { password: 'wrong one' } }, 403);
     await exercise('POST', rotate, { url: rotate, headers: web }, 400);
     await exercise('POST', rotate, { url: rotate, headers: { cookie }, payload: again }, 403);
+    const keys = '/web/api/account/keys';
+    const oneKey = '/web/api/account/keys/{id}';
+    const newKey = { name: 'board', scope: 'read', expires_at: Date.now() + 86_400_000, password: PASSWORD };
+    const made = await exercise('POST', keys, { url: keys, headers: web, payload: newKey }, 201);
+    await exercise('POST', keys, { url: keys, headers: web, payload: { ...newKey, scope: 'admin' } }, 400);
+    await exercise('GET', keys, { url: keys, headers: { cookie } }, 200);
+    await exercise('GET', keys, { url: keys }, 401);
+    const keyUrl = `${keys}/${(made.json() as { key: { id: string } }).key.id}`;
+    await exercise('DELETE', oneKey, { url: keyUrl, headers: web }, 204);
+    await exercise('DELETE', oneKey, { url: keyUrl, headers: web }, 404);
     const password = '/web/api/account/password';
     const change = (new_password: string) => ({ current_password: PASSWORD, new_password });
     await exercise('POST', password, { url: password, headers: web, payload: change('short') }, 400);
