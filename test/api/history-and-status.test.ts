@@ -44,6 +44,7 @@ describe('GET /api/v1/history and GET /api/v1/user/status', () => {
     const item = body.items[0];
     assert.deepEqual(Object.keys(item).sort(), [
       'aspect',
+      'cost',
       'createdAt',
       'id',
       'imageCount',
@@ -58,6 +59,8 @@ describe('GET /api/v1/history and GET /api/v1/user/status', () => {
     assert.equal(item.model, 'pro');
     assert.equal(item.mode, 'text');
     assert.equal(item.aspect, '3:4');
+    // Extra field (issue 31): what its completed images cost so far; the local renderer costs nothing.
+    assert.deepEqual(item.cost, { amount_micros: 0, currency: 'USD' });
     assert.equal(item.imageSize, '1K');
     assert.equal(item.imageCount, 1);
     assert.equal(item.images.length, 1);
