@@ -7,6 +7,7 @@ import Fastify, {
 } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import { assetRoutes } from './api/assets-routes.js';
+import { curationRoutes } from './api/curation-routes.js';
 import { blobRoutes } from './api/files-routes.js';
 import { createHistoryTexts, generationRoutes, type HistoryTexts } from './api/generations-routes.js';
 import { healthRoutes, roleNames } from './api/health-routes.js';
@@ -19,6 +20,7 @@ import { userStatusRoutes } from './api/user-status-routes.js';
 import { webhookRoutes } from './api/webhooks-routes.js';
 import { fastifyTrustProxy } from './config/trust-proxy.js';
 import type { Core } from './core.js';
+import { createZipDownloads } from './downloads/zip-download.js';
 import { createGeminiRequests } from './gemini-compat/generate-content.js';
 import { geminiCompatRoutes } from './gemini-compat/routes.js';
 import { type AccountResolver, bearerKeyResolver, requireAccount } from './http/authentication.js';
@@ -140,6 +142,11 @@ async function apiV1(
   // /v1/models is the OpenAI-compatible plugin's (same answer, OpenAI's error shape).
   if (!alias) await app.register(catalogRoutes, { catalog: core.catalog });
   await app.register(webhookRoutes, { webhooks: core.webhooks });
+  await app.register(curationRoutes, {
+    curation: core.curation,
+    zipDownloads: createZipDownloads({ blobs: core.blobs, db: core.db }),
+    now: () => core.clock.now(),
+  });
 }
 
 /**
@@ -215,6 +222,8 @@ export async function buildApp(
     library: core.library,
     tasks: core.taskService,
     usage: core.usage,
+    curation: core.curation,
+    zipDownloads: createZipDownloads({ blobs: core.blobs, db: core.db }),
   });
   // Bearer first: an API call is never judged by a cookie. The session resolver lets the website
   // call /api/v1 same-origin, with its CSRF check on state-changing requests.

@@ -17,6 +17,7 @@ import { loadCatalog, routesOf } from './catalog/catalog.js';
 import { replacementOf } from './catalog/catalog-check.js';
 import { createBoundedWorkPool } from './concurrency/bounded-work-pool.js';
 import type { Config } from './config/config.js';
+import { createCuration } from './curation/curation-service.js';
 import { createGenerationsRepository, generationModel } from './generations/generations-repository.js';
 import { createGenerationsService } from './generations/generations-service.js';
 import { createIdempotencyRepository } from './idempotency/idempotency-repository.js';
@@ -29,6 +30,7 @@ import { measuredProviders } from './providers/call-metrics.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/provider-registry.js';
 import { createCreationReads, listPendingCards } from './read-models/creations.js';
 import { createLibraryReads } from './read-models/library.js';
+import { createMarkedWorks } from './read-models/marked-works.js';
 import { type Clock, systemClock } from './runtime/clock.js';
 import { type IdGenerator, randomIds } from './runtime/ids.js';
 import { createSecretBox, deriveKey, loadOrCreateMasterKey } from './secrets/secret-box.js';
@@ -312,7 +314,9 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   });
 
   // The read models: generations with their tasks (history, saved works), assets with their generations (library).
-  const creations = createCreationReads({ generations: generationsRepository, tasks, db });
+  const curation = createCuration({ db, clock, ids, works: generationsRepository });
+  const plainCreations = createCreationReads({ generations: generationsRepository, tasks, db });
+  const creations = createMarkedWorks(plainCreations, curation);
   const library = createLibraryReads(db);
 
   const housekeeping = createHousekeeping(
@@ -348,6 +352,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     creations,
     /** The website's asset library: assets with their generations' prompts (read model). */
     library,
+    /** Stars and collections of works (a mark moves the account's history version). */
+    curation,
     engine,
     webhooks,
     /** This node's Prometheus registry (GET /metrics), and what the HTTP edges record in it. */

@@ -73,15 +73,17 @@ export async function generationRoutes(
     tags: ['History'],
     operationId: 'history',
     summary: 'List generations, newest first',
+    description:
+      'Each item also says whether it is starred and which collections hold it; `starred=true` and `collection` narrow the list (an unknown collection is a 404).',
     querystring: historyQuerySchema,
     response: {
       200: jsonResponse('A page of generations', historyPageSchema),
-      ...errorResponses(['invalid_request', ...AUTH_ERRORS]),
+      ...errorResponses(['invalid_request', ...AUTH_ERRORS, 'not_found']),
     },
   };
   app.get('/history', { schema: historySchema }, async (request, reply) => {
-    const { page, limit } = request.query;
-    const found = await creations.historyPage(accountOf(request).id, storePageOf(page), limit);
+    const { page, limit, ...filters } = request.query;
+    const found = await creations.historyPage(accountOf(request).id, storePageOf(page), limit, filters);
     let kept = historyTexts.get(found);
     if (kept === undefined || kept.page !== page) {
       kept = { page, text: compileJsonSerializer(historyPageSchema)({ ...found, page }) };

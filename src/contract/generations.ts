@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { curationFields, curationQuery } from './curation.js';
 import { pageOf, pageQuery } from './paging.js';
 
 export { type GenerateBody, generateBodySchema } from './generate-body.js';
@@ -45,6 +46,7 @@ export const historyItemSchema = z
         "What the generation's completed images cost so far (the sum of their tasks' `cost`; failed images cost nothing); null when a completed image's route has no price. An extra field, not the spec's",
       ),
     removed: z.literal(true).optional().describe('Present (true) when the owner deleted it from saved works'),
+    ...curationFields,
   })
   .meta({ id: 'HistoryItem', description: 'History item' });
 
@@ -57,4 +59,4 @@ export const historyPageSchema = pageOf(historyItemSchema).meta({
 
 export type HistoryPage = z.output<typeof historyPageSchema>;
 
-export const historyQuerySchema = z.object(pageQuery(MAX_HISTORY_LIMIT));
+export const historyQuerySchema = z.object({ ...pageQuery(MAX_HISTORY_LIMIT), ...curationQuery });

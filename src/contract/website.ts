@@ -9,6 +9,7 @@ import { ASSET_KINDS } from '../domain/asset-kinds.js';
 import { GENERATION_MODES, type GenerationMode } from '../domain/generation-modes.js';
 import { TIERS } from '../domain/tiers.js';
 import { assetSchema } from './assets.js';
+import { curationQuery } from './curation.js';
 import { fieldError } from './field-error.js';
 import { generateBodySchema } from './generate-body.js';
 import { generateResponseSchema, historyItemSchema } from './generations.js';
@@ -264,7 +265,7 @@ const searchQuery = {
   to: instantQuery('Only items created before this time (epoch ms)'),
 };
 
-export const worksQuerySchema = z.object({ ...pageQuery(24), ...searchQuery });
+export const worksQuerySchema = z.object({ ...pageQuery(24), ...searchQuery, ...curationQuery });
 
 /** A history item without its images (each task's record carries them) and never `removed`. */
 export const savedWorkSchema = historyItemSchema
@@ -357,6 +358,10 @@ export interface SearchFilters {
   mode?: GenerationMode | undefined;
   from?: number | undefined;
   to?: number | undefined;
+  /** Only starred works (src/curation). */
+  starred?: true | undefined;
+  /** Only works in this collection of the account (src/curation; checked to be the account's first). */
+  collection?: string | undefined;
 }
 
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;

@@ -112,6 +112,25 @@ export function createGenerationsRepository({
         .execute();
     },
 
+    /** Another capability changed what a history page shows (a star, a collection): in its write. */
+    async historyChanged(trx: Transaction<Database>, accountId: string): Promise<void> {
+      versions.moved(accountId);
+      await countGeneration(trx, accountId, { history: 0, saved: 0 });
+    },
+
+    /** Which of `generationIds` are the account's generations (not rejected; deleted ones included). */
+    async ownedBy(accountId: string, generationIds: string[]): Promise<Set<string>> {
+      if (generationIds.length === 0) return new Set();
+      const rows = await db
+        .selectFrom('generations')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .where('rejected', '=', 0)
+        .where('id', 'in', generationIds)
+        .execute();
+      return new Set(rows.map((row) => row.id));
+    },
+
     /**
      * Writes the generation and one queued task per image in one transaction, before anything is
      * sent upstream. `leaseOwner` pre-leases the tasks to the engine that submits them inline.

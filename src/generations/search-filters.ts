@@ -1,5 +1,6 @@
 import { type Expression, type SqlBool, sql } from 'kysely';
 import type { SearchFilters } from '../contract/website.js';
+import { curationConditions } from '../curation/curation-service.js';
 import type { Dialect } from '../store/dialect.js';
 
 /** True when any filter is set (a plain listing keeps its cheaper path and kept totals). */
@@ -37,7 +38,8 @@ function promptMatches(q: string, dialect: Dialect): Expression<SqlBool> {
 
 /**
  * The search's conditions on the `generations` table: the prompt by its full-text index (word
- * prefixes, see `promptMatches`), model and mode exactly, creation time in [from, to).
+ * prefixes, see `promptMatches`), model and mode exactly, creation time in [from, to), and a star or
+ * a collection (src/curation's own conditions on its tables).
  */
 export function filterConditions(
   filters: SearchFilters,
@@ -51,5 +53,6 @@ export function filterConditions(
   if (mode !== undefined) conditions.push(sql<SqlBool>`${sql.ref('generations.mode')} = ${mode}`);
   if (from !== undefined) conditions.push(sql<SqlBool>`${sql.ref(createdAt)} >= ${from}`);
   if (to !== undefined) conditions.push(sql<SqlBool>`${sql.ref(createdAt)} < ${to}`);
+  conditions.push(...curationConditions(filters));
   return conditions;
 }

@@ -91,8 +91,13 @@ export function createCreationReads(deps: {
 }) {
   const kept = createRecentMap<string, { version: number; page: HistoryPage }>(HISTORY_PAGES_KEPT);
 
-  async function readHistory(accountId: string, page: number, limit: number): Promise<HistoryPage> {
-    const { rows, total } = await deps.generations.page(accountId, page, limit);
+  async function readHistory(
+    accountId: string,
+    page: number,
+    limit: number,
+    filters?: SearchFilters,
+  ): Promise<HistoryPage> {
+    const { rows, total } = await deps.generations.page(accountId, page, limit, filters && { filters });
     const tasks = await tasksByGeneration(deps.tasks, rows);
     return {
       items: rows.map((row) => {
@@ -120,7 +125,15 @@ export function createCreationReads(deps: {
      * again (ids from the index, the rows, their tasks). Checking costs one primary-key read,
      * whatever the page's depth.
      */
-    async historyPage(accountId: string, page: number, limit: number): Promise<HistoryPage> {
+    async historyPage(
+      accountId: string,
+      page: number,
+      limit: number,
+      filters?: SearchFilters,
+    ): Promise<HistoryPage> {
+      // A filtered page (a star, a collection) is read each time, like saved works' searches.
+      if (filters !== undefined && Object.values(filters).some((value) => value !== undefined))
+        return readHistory(accountId, page, limit, filters);
       // The version first: a change committed while the page is read leaves it under an older
       // version, which the next request no longer matches.
       const version = await deps.generations.historyVersion(accountId);

@@ -6,6 +6,7 @@ import type { ImageSize } from '../domain/image-sizes.js';
 import type { TaskStatus } from '../domain/task-status.js';
 import type { Tier } from '../domain/tiers.js';
 import type { WebhookEventType } from '../domain/webhook-events.js';
+import type { CollectionItemsTable, CollectionsTable, StarredWorksTable } from './curation-tables.js';
 
 /**
  * Table shapes. Timestamps are integer milliseconds since the epoch, booleans are integers
@@ -374,6 +375,9 @@ export interface Database {
   generations: GenerationsTable;
   generation_counts: GenerationCountsTable;
   tasks: TasksTable;
+  starred_works: StarredWorksTable;
+  collections: CollectionsTable;
+  collection_items: CollectionItemsTable;
   upstream_pools: UpstreamPoolsTable;
   upstream_calls: UpstreamCallsTable;
   usage_daily: UsageDailyTable;

@@ -109,10 +109,13 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
         tags: [WEBSITE_TAG],
         summary: 'Saved works',
         description:
-          "The account's generations not deleted, newest first, each with every task's record; searchable by prompt text and filterable by model, mode and creation time.",
+          "The account's generations not deleted, newest first, each with every task's record, its star and its collections; searchable by prompt text and filterable by model, mode, creation time, star and collection (an unknown collection is a 404).",
         security: websiteSession,
         querystring: worksQuerySchema,
-        response: { 200: jsonResponse('A page of saved works', savedWorksPageSchema), ...listingErrors },
+        response: {
+          200: jsonResponse('A page of saved works', savedWorksPageSchema),
+          ...errorResponses(['invalid_request', 'unauthorized', 'not_found']),
+        },
       },
     },
     async (request) => {

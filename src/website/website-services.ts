@@ -1,5 +1,7 @@
 import type { AccountsService } from '../accounts/accounts-service.js';
 import type { UpstreamAccess } from '../accounts/upstream-access.js';
+import type { Curation } from '../curation/curation-service.js';
+import type { ZipDownloads } from '../downloads/zip-download.js';
 import type { GenerationsService } from '../generations/generations-service.js';
 import type { CreationReads } from '../read-models/creations.js';
 import type { LibraryReads } from '../read-models/library.js';
@@ -37,4 +39,8 @@ export interface WebsiteServices {
   library: Pick<LibraryReads, 'libraryPage'>;
   tasks: Pick<TasksService, 'listPendingForAccount'>;
   usage: Pick<UsageService, 'report'>;
+  /** Stars and collections of the account's works (issue 30). */
+  curation: Curation;
+  /** A selection's files as a streamed ZIP. */
+  zipDownloads: Pick<ZipDownloads, 'open'>;
 }

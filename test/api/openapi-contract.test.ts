@@ -6,6 +6,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { assertError, bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
+import { exerciseCurationRoutes } from '../support/curation-contract.js';
 import { exerciseGeminiRoutes } from '../support/gemini-contract.js';
 import {
   assertGeneratedTypesAccept,
@@ -247,6 +248,9 @@ describe('the OpenAPI document is the contract of every route', () => {
 
     await exercise('GET', '/api/v1/history', { url: '/api/v1/history?limit=5', headers: h }, 200);
     await exercise('GET', '/api/v1/history', { url: '/api/v1/history?limit=0', headers: h }, 400);
+    const latest = await app.inject({ method: 'GET', url: '/api/v1/history?limit=1', headers: h });
+    const workId = latest.json().items[0].id as string;
+    await exerciseCurationRoutes(exercise, { prefix: '/api/v1', headers: h, workId });
     await exercise('GET', '/api/v1/user/status', { url: '/api/v1/user/status', headers: h }, 200);
     await exercise('GET', '/api/v1/user/status', { url: '/api/v1/user/status' }, 401);
     const usage = await exercise('GET', '/api/v1/user/usage', { url: '/api/v1/user/usage', headers: h }, 200);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { pollUntilFinal } from '../support/api-helpers.js';
+import { exerciseCurationRoutes } from '../support/curation-contract.js';
 import {
   assertGeneratedTypesAccept,
   contractChecker,
@@ -100,6 +101,7 @@ describe('the OpenAPI document is the contract of the website API', () => {
     await exercise('DELETE', preset, { url: `${presets}/Ink`, headers: web }, 404);
     const [work] = works.json().items as Array<{ id: string }>;
     assert.ok(work, 'the generation is a saved work');
+    await exerciseCurationRoutes(exercise, { prefix: '/web/api', headers: web, workId: work.id });
     const oneWork = '/web/api/works/{id}';
     await exercise('DELETE', oneWork, { url: `/web/api/works/${work.id}`, headers: web }, 204);
     await exercise('DELETE', oneWork, { url: '/web/api/works/gen_none', headers: web }, 404);

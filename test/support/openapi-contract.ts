@@ -74,7 +74,7 @@ export function contractChecker(app: FastifyInstance, doc: OpenApiDoc) {
   }
 
   async function exercise(
-    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
     request: { url: string; headers?: Record<string, string>; payload?: unknown },
     expected: number,

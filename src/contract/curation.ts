@@ -1,0 +1,128 @@
+/**
+ * Favourites and collections (issue 30): the wire shapes of stars and named collections of works,
+ * shared by /api/v1 and the website's /web/api, and of the ZIP download of a selection.
+ */
+import { z } from 'zod';
+import { fieldError } from './field-error.js';
+
+export const MAX_COLLECTION_NAME = 100;
+/** Most collections an account keeps. */
+export const MAX_COLLECTIONS = 500;
+/** Most works and assets one ZIP download names (a screenful of selections, not an export). */
+export const MAX_ZIP_ITEMS = 200;
+
+/** The listing filters a star and a collection add to history and saved works. */
+export const curationQuery = {
+  starred: z
+    .enum(['true', 'false', ''], { error: 'must be true or false' })
+    .optional()
+    .transform((raw) => (raw === 'true' ? true : undefined))
+    .describe('`true`: only starred works (`false` or absent: every work)'),
+  collection: z
+    .string({ error: 'must be a string' })
+    .max(64, 'must be at most 64 characters')
+    .optional()
+    .transform((raw) => raw?.trim() || undefined)
+    .describe('Only works in this collection (its id, col_…); an unknown id is a 404'),
+};
+
+/** The marks of a work, as history items and saved works carry them. */
+export const curationFields = {
+  starred: z.boolean().optional().describe('Whether the owner starred the work'),
+  collections: z
+    .array(z.string())
+    .optional()
+    .describe('Ids of the collections the work is in (see GET /api/v1/collections)'),
+};
+
+export const collectionSchema = z
+  .object({
+    id: z.string().describe('Collection id (col_…)'),
+    name: z.string(),
+    count: z.number().int().describe('How many works are in it'),
+    createdAt: z.number().int().describe('Milliseconds since the Unix epoch'),
+    updatedAt: z
+      .number()
+      .int()
+      .describe('Milliseconds since the Unix epoch: renamed, or a work added or taken out'),
+  })
+  .meta({ id: 'Collection', description: 'A named collection of works' });
+
+export const collectionListSchema = z
+  .object({ items: z.array(collectionSchema).describe('By name') })
+  .meta({ id: 'CollectionList', description: "The account's collections" });
+
+export const collectionBodySchema = z
+  .looseObject({
+    name: z
+      .string({ error: fieldError('must be a string') })
+      .trim()
+      .min(1, 'must not be empty')
+      .max(MAX_COLLECTION_NAME, `must be at most ${MAX_COLLECTION_NAME} characters`)
+      .describe("The collection's name: unique in the account, ignoring case"),
+  })
+  .describe('A collection name');
+
+export const collectionParamsSchema = z.object({ id: z.string().describe('Collection id (col_…)') });
+export const collectionItemParamsSchema = z.object({
+  id: z.string().describe('Collection id (col_…)'),
+  generation_id: z.string().describe('Generation id (gen_…)'),
+});
+export const generationParamsSchema = z.object({ id: z.string().describe('Generation id (gen_…)') });
+
+/** A ZIP download's selection: comma-separated ids in the query, so a plain link (or a read-only key) downloads. */
+const idCsv = (what: string) =>
+  z
+    .string({ error: 'must be comma-separated ids' })
+    .max(MAX_ZIP_ITEMS * 65, 'names too many items')
+    .optional()
+    .transform((raw) => (raw ?? '').split(',').flatMap((id) => (id.trim() ? [id.trim()] : [])))
+    .describe(what);
+
+export const zipQuerySchema = z
+  .object({
+    works: idCsv('Works (gen_…), comma-separated: every completed image of each'),
+    assets: idCsv('Assets of the library (ast_…), comma-separated: uploads or results'),
+  })
+  .refine((query) => query.works.length + query.assets.length > 0, {
+    error: 'works or assets must name at least one id',
+    path: ['works'],
+  })
+  .refine((query) => query.works.length + query.assets.length <= MAX_ZIP_ITEMS, {
+    error: `must name at most ${MAX_ZIP_ITEMS} ids in all`,
+    path: ['works'],
+  });
+
+/** One file of the ZIP, as its metadata.json lists it. */
+export const zipMetadataFileSchema = z.object({
+  file: z.string().describe("The entry's name in the ZIP: the prompt slugged, unique, with the extension"),
+  prompt: z.string().nullable().describe('null for uploads'),
+  model: z.string().nullable().describe('null for uploads'),
+  width: z.number().int(),
+  height: z.number().int(),
+  bytes: z.number().int(),
+  content_type: z.string(),
+  created_at: z.string().describe('ISO 8601, UTC'),
+  source: z.enum(['api', 'web', 'upload']).describe('Generated through the API, on the website, or uploaded'),
+  url: z.string().describe("The file's permanent URL"),
+  generation_id: z.string().nullable(),
+  asset_id: z.string(),
+});
+
+export const zipMetadataSchema = z
+  .object({
+    created_at: z.string().describe('When the ZIP was made (ISO 8601, UTC)'),
+    files: z.array(zipMetadataFileSchema),
+  })
+  .describe('metadata.json, the last entry of every ZIP download');
+
+export const zipResponse = {
+  description:
+    'A ZIP archive, streamed as it is written: the original files (stored, not recompressed), named from their prompts, then metadata.json',
+  content: { 'application/zip': { schema: z.string().meta({ contentMediaType: 'application/zip' }) } },
+};
+
+export type Collection = z.output<typeof collectionSchema>;
+export type CollectionList = z.output<typeof collectionListSchema>;
+export type ZipMetadata = z.output<typeof zipMetadataSchema>;
+export type ZipMetadataFile = z.output<typeof zipMetadataFileSchema>;

@@ -1,0 +1,28 @@
+/** The tables of src/curation (migration 0032): stars and collections of works, per account. */
+
+/** A work an account starred (owned by src/curation; migration 0032). */
+export interface StarredWorksTable {
+  account_id: string;
+  generation_id: string;
+  created_at: number;
+}
+
+/** A named collection of an account's works (owned by src/curation; migration 0032). */
+export interface CollectionsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  /** The name in lower case: an account's collection names are unique ignoring case. */
+  name_key: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A work in a collection (owned by src/curation; migration 0032). */
+export interface CollectionItemsTable {
+  collection_id: string;
+  generation_id: string;
+  /** The collection's account, so a page's marks are read by account and work. */
+  account_id: string;
+  added_at: number;
+}
