@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import axe from 'axe-core';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { distortedImages } from './image-ratios.js';
+import { axeViolationsIn, swipe } from './lightbox-support.js';
 import { screenshot, until } from './support.js';
 import { testNoConsoleErrors, websiteSession } from './website-session.js';
 
@@ -60,19 +60,7 @@ describe('website lightbox (Chromium, end to end)', () => {
     assert.equal(answer.status, 200, await answer.clone().text());
     return ((await answer.json()) as { url: string }).url;
   };
-  /** WCAG 2 A and AA violations inside `selector` (axe-core, evaluated in the page: the CSP allows no inline script). */
-  const axeViolations = async (selector: string) => {
-    await page.evaluate(axe.source);
-    return page.evaluate(async (within) => {
-      const { axe: inPage } = window as unknown as { axe: typeof axe };
-      const element = document.querySelector(within);
-      if (!element) return [`nothing matches ${within}`];
-      const result = await inPage.run(element, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } });
-      return result.violations.map(
-        (v) => `${v.id}: ${v.nodes.map((node) => node.target.join(' ')).join(', ')}`,
-      );
-    }, selector);
-  };
+  const axeViolations = (selector: string) => axeViolationsIn(page, selector);
   /** Every image shown keeps its natural ratio (the lightbox's included). */
   const assertRatiosKept = async (where: string) => {
     await until(`${where}: the lightbox image loaded`, () =>
@@ -333,6 +321,21 @@ describe('website lightbox (Chromium, end to end)', () => {
 
   test('at 390 px: swipe left and right (touch), details below, ratios kept', async () => {
     await page.setViewportSize(PHONE);
+    // Opened from Create and the Library too, each with its counter and the image whole.
+    // (The Library, newest first: 28 uploads, the edit, the tower, the lighthouse, the reference.)
+    for (const [label, path, button, expected] of [
+      ['Create', '/', 'Open image: a tall tower in fog', '2 / 3'],
+      ['Library', '/library', 'Open: a tall tower in fog', '30 / 32'],
+    ] as const) {
+      await goTo(label, path);
+      await page.getByRole('button', { name: button }).click();
+      await lightbox().waitFor();
+      assert.equal(await shown(), 'a tall tower in fog');
+      assert.equal(await counter(), expected);
+      await assertRatiosKept(`phone, ${label}`);
+      await page.keyboard.press('Escape');
+      await lightbox().waitFor({ state: 'detached' });
+    }
     await goTo('Saved works', '/works');
     await page.getByRole('button', { name: 'Open: a tall tower in fog' }).click();
     await lightbox().waitFor();
@@ -341,23 +344,12 @@ describe('website lightbox (Chromium, end to end)', () => {
     assert.deepEqual(await axeViolations('dialog.lightbox'), [], 'axe, the lightbox at 390');
     const stage = await lightbox().locator('.lightbox-stage').boundingBox();
     assert.ok(stage);
-    const cdp = await page.context().newCDPSession(page);
-    const swipe = async (from: number, to: number) => {
-      const y = stage.y + stage.height / 2;
-      const point = (x: number) => [{ x, y, id: 1 }];
-      await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: point(from) });
-      for (let step = 1; step <= 5; step++)
-        await cdp.send('Input.dispatchTouchEvent', {
-          type: 'touchMove',
-          touchPoints: point(from + ((to - from) * step) / 5),
-        });
-      await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
-    };
-    await swipe(stage.x + stage.width * 0.8, stage.x + stage.width * 0.2);
+    const y = stage.y + stage.height / 2;
+    await swipe(page, y, stage.x + stage.width * 0.8, stage.x + stage.width * 0.2);
     await until('the next image', async () => (await counter()) === '3 / 3');
     assert.equal(await shown(), 'a red lighthouse on a cliff');
     await assertRatiosKept('phone, 16:9');
-    await swipe(stage.x + stage.width * 0.2, stage.x + stage.width * 0.8);
+    await swipe(page, y, stage.x + stage.width * 0.2, stage.x + stage.width * 0.8);
     await until('the previous image', async () => (await counter()) === '2 / 3');
     await page.keyboard.press('z');
     const zoom = await lightbox()

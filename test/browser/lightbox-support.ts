@@ -1,0 +1,33 @@
+import axe from 'axe-core';
+import type { Page } from 'playwright-core';
+
+/**
+ * The WCAG 2 A and AA violations inside `selector` (an open dialog), as `rule: targets`. axe-core is
+ * put into the page through the DevTools protocol: the site's CSP allows no inline script.
+ */
+export async function axeViolationsIn(page: Page, selector: string): Promise<string[]> {
+  await page.evaluate(axe.source);
+  return page.evaluate(async (within) => {
+    const { axe: inPage } = window as unknown as { axe: typeof axe };
+    const element = document.querySelector(within);
+    if (!element) return [`nothing matches ${within}`];
+    const result = await inPage.run(element, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } });
+    return result.violations.map(
+      (v) => `${v.id}: ${v.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+    );
+  }, selector);
+}
+
+/** A one-finger horizontal swipe at height `y`, as real touch input (Chromium makes its pointer events). */
+export async function swipe(page: Page, y: number, fromX: number, toX: number): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  const at = (x: number) => [{ x, y, id: 1 }];
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(fromX) });
+  for (let step = 1; step <= 5; step++)
+    await cdp.send('Input.dispatchTouchEvent', {
+      type: 'touchMove',
+      touchPoints: at(fromX + ((toX - fromX) * step) / 5),
+    });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
+}
