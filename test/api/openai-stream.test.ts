@@ -183,7 +183,12 @@ describe('usage from the OpenAI upstream', () => {
   test('a synchronous answer carries the upstream usage, summed over its images', async () => {
     const response = await client.images.generate({ model: 'upstream', prompt: 'a fox', n: 2 });
     assert.equal(response.data?.length, 2);
-    assert.deepEqual(response.usage, { input_tokens: 100, output_tokens: 8320, total_tokens: 8420 });
+    assert.deepEqual(response.usage, {
+      input_tokens: 100,
+      input_tokens_details: { text_tokens: 100, image_tokens: 0 },
+      output_tokens: 8320,
+      total_tokens: 8420,
+    });
   });
 
   test('the completed stream event carries the upstream usage (no partial frames from this adapter)', async () => {
@@ -200,7 +205,12 @@ describe('usage from the OpenAI upstream', () => {
     );
     const done = events[0];
     assert.ok(done?.type === 'image_generation.completed');
-    assert.deepEqual(done.usage, { input_tokens: 50, output_tokens: 4160, total_tokens: 4210 });
+    assert.deepEqual(done.usage, {
+      input_tokens: 50,
+      input_tokens_details: { text_tokens: 50, image_tokens: 0 },
+      output_tokens: 4160,
+      total_tokens: 4210,
+    });
   });
 
   test('an answer of the local renderer has no usage (never invented)', async () => {

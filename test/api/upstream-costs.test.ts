@@ -1,18 +1,22 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import OpenAI, { toFile } from 'openai';
 import {
   FAKE_IMAGE_OUTPUT_TOKENS as GEMINI_OUT,
   FAKE_THOUGHT_TOKENS as GEMINI_THOUGHTS,
   startFakeGemini,
 } from '../fakes/providers/fake-gemini.js';
-import { startFakeOpenAI } from '../fakes/providers/fake-openai.js';
+import {
+  FAKE_IMAGE_INPUT_TOKENS as OPENAI_IMAGE_IN,
+  startFakeOpenAI,
+} from '../fakes/providers/fake-openai.js';
 import { startFakeReplicate } from '../fakes/providers/fake-replicate.js';
 import {
   MODELS as REPLICATE_MODELS,
   TOKEN as REPLICATE_TOKEN,
 } from '../fakes/providers/replicate-test-models.js';
-import { bearer, pollUntilFinal } from '../support/api-helpers.js';
+import { bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 
 /**
@@ -96,6 +100,7 @@ describe('cost of each image from its upstream', () => {
     const openai = await startFakeOpenAI({ apiKey: key });
     closers.push(() => openai.close());
     const t = await createTestApp({
+      listen: true,
       env: {
         ATELIER_CATALOG: catalog('openai'),
         ATELIER_OPENAI_API_KEY: key,
@@ -104,14 +109,29 @@ describe('cost of each image from its upstream', () => {
       },
     });
     closers.push(() => t.close());
-    // The fake answers usage { input_tokens: 50, output_tokens: 4160 } with no input split: the
-    // input is billed as text ($5 per million), the output at $30 per million.
+    // The fake answers usage as OpenAI does: 50 text input tokens ($5 per million), image input
+    // tokens per image sent ($8 per million), 4,160 output tokens ($30 per million).
     const result = await generateOne(t, 'base-image-2', '1K');
     assertCostEverywhere(
       result,
       { amount_micros: 50 * 5 + 4160 * 30, source: 'upstream_usage' },
       { model: 'gpt-image-2.5-flare', provider: 'openai' },
     );
+
+    // An edit through the openai SDK: its reference is billed as image input tokens.
+    const { apiKey } = await t.createAccount();
+    const client = new OpenAI({ baseURL: `${t.baseUrl}/v1`, apiKey, maxRetries: 0 });
+    const image = await toFile(await makePng(256, 256), 'in.png', { type: 'image/png' });
+    const edited = await client.images.edit({
+      model: 'base-image-2',
+      image,
+      prompt: PROMPT,
+      size: '1024x1024',
+    });
+    assert.deepEqual(edited.usage?.input_tokens_details, { text_tokens: 50, image_tokens: OPENAI_IMAGE_IN });
+    const history = await t.app.inject({ method: 'GET', url: '/api/v1/history', headers: bearer(apiKey) });
+    const editCost = 50 * 5 + OPENAI_IMAGE_IN * 8 + 4160 * 30;
+    assert.deepEqual(history.json().items[0].cost, { amount_micros: editCost, currency: 'USD' });
   });
 
   test("Replicate: the catalog's published per-image price for the size", async () => {

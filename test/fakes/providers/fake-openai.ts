@@ -156,6 +156,24 @@ function rateLimited(model: string, retryAfterMs: number): FakeAnswer {
   };
 }
 
+/** Image input tokens the fake bills per uploaded image (and per mask). */
+export const FAKE_IMAGE_INPUT_TOKENS = 1000;
+
+/**
+ * The answer's `usage` as OpenAI's GPT image models give it (input split into text and image
+ * tokens): 50 text tokens, FAKE_IMAGE_INPUT_TOKENS per image sent, 4,160 output tokens (a 1024²
+ * image at high quality).
+ */
+function usageOf(call: OpenAICall) {
+  const image = (call.images.length + (call.mask ? 1 : 0)) * FAKE_IMAGE_INPUT_TOKENS;
+  return {
+    input_tokens: 50 + image,
+    input_tokens_details: { text_tokens: 50, image_tokens: image },
+    output_tokens: 4160,
+    total_tokens: 50 + image + 4160,
+  };
+}
+
 /** Starts a fake OpenAI Images API that accepts `apiKey`, optionally behind a rate limit of its own. */
 export async function startFakeOpenAI({
   apiKey,
@@ -340,7 +358,7 @@ export async function startFakeOpenAI({
             data: [{ b64_json: png.toString('base64') }],
             output_format: 'png',
             size,
-            usage: { input_tokens: 50, output_tokens: 4160, total_tokens: 4210 },
+            usage: usageOf(call),
           },
         };
       }
