@@ -192,7 +192,7 @@ describe('website lightbox (Chromium, end to end)', () => {
     );
   });
 
-  test('shortcuts: ? lists them; D downloads, C and L copy, E and R fill Create', async () => {
+  test('shortcuts: ? lists them; I hides the details; D downloads, C and L copy, E and R fill Create', async () => {
     await page.getByRole('button', { name: 'Open image: a red lighthouse on a cliff' }).focus();
     await page.keyboard.press('Enter');
     await lightbox().waitFor();
@@ -210,6 +210,10 @@ describe('website lightbox (Chromium, end to end)', () => {
     await list.waitFor({ state: 'detached' });
     assert.equal(await lightbox().isVisible(), true, 'Esc closed only the list');
 
+    await page.keyboard.press('i');
+    await lightbox().locator('.lightbox-details').waitFor({ state: 'detached' });
+    await page.keyboard.press('i');
+    await lightbox().locator('.lightbox-details').waitFor();
     const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('d')]);
     assert.match(download.suggestedFilename(), /^a-red-lighthouse-on-a-cliff-\w{6}\.png$/);
     await page.keyboard.press('c');
