@@ -54,7 +54,9 @@ export async function mcpEndpoint(app: FastifyInstance, options: McpEndpointOpti
     return payload;
   });
 
-  app.post(MCP_PATH, async (request, reply) => {
+  // JSON-RPC of the MCP spec, not REST operations: left out of the OpenAPI document (docs/mcp.md).
+  const hidden = { schema: { hide: true } };
+  app.post(MCP_PATH, hidden, async (request, reply) => {
     const apiKey = bearerPattern.exec(request.headers.authorization ?? '')?.[1];
     if (!apiKey) throw new Error('authenticated request without a bearer key');
     const fetchInApp = inAppFetch({
@@ -99,6 +101,6 @@ export async function mcpEndpoint(app: FastifyInstance, options: McpEndpointOpti
           message: `${MCP_PATH} is stateless: POST each JSON-RPC message; there is no session stream to GET or DELETE`,
         },
       });
-  app.get(MCP_PATH, notAllowed);
-  app.delete(MCP_PATH, notAllowed);
+  app.get(MCP_PATH, hidden, notAllowed);
+  app.delete(MCP_PATH, hidden, notAllowed);
 }
