@@ -64,3 +64,6 @@ export const createdApiKeySchema = z
   .describe('The new key');
 
 export const apiKeyParamsSchema = z.object({ id: z.string().describe('The key’s id (key_…)') });
+
+export type ApiKeyInfo = z.infer<typeof apiKeySchema>;
+export type CreatedApiKey = z.infer<typeof createdApiKeySchema>;

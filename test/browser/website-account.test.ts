@@ -57,8 +57,8 @@ describe('website account and security (Chromium, end to end)', () => {
   });
 
   test('rotate the API key: shown once with a copy button; the old one is refused', async () => {
-    await page.getByRole('button', { name: 'Rotate API key' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Rotate the API key?' });
+    await page.getByRole('button', { name: 'Rotate default key' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Rotate the default API key?' });
     // The password is asked again: a stolen session alone cannot mint a key.
     await dialog.getByLabel('Your password').fill('not my password');
     await dialog.getByRole('button', { name: 'Rotate key' }).click();

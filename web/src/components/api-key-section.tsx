@@ -1,12 +1,18 @@
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useCallback, useEffect, useId, useState } from 'react';
+import type { ApiKeyInfo } from '../../../src/contract/api-keys';
 import { api } from '../lib/api';
+import { formatDate, formatWhen } from '../lib/format';
 import type { AccountInfo } from '../lib/types';
 import { useAction } from '../lib/use-action';
+import { CreateKeyDialog } from './api-key-create';
 import { CopyButton } from './copy-button';
-import { Dialog } from './dialog';
+import { ConfirmDialog, Dialog } from './dialog';
 import { FormOutcome, PasswordField } from './form-fields';
 
-/** Asks for the password again, then rotates: a stolen session alone cannot mint a key. */
+/**
+ * Asks for the password again, then rotates the default key (every full key named "default" is
+ * revoked, a new one made): a stolen session alone cannot mint a key.
+ */
 function RotateDialog({
   onRotated,
   onCancel,
@@ -27,11 +33,11 @@ function RotateDialog({
   };
 
   return (
-    <Dialog title="Rotate the API key?" onClose={onCancel}>
+    <Dialog title="Rotate the default API key?" onClose={onCancel}>
       <form className="stack" onSubmit={rotate}>
         <p>
-          A new key is created and the current one stops working at once. Scripts and agents using it will
-          need the new key.
+          A new key named “default” is created and the current default key stops working at once. Scripts and
+          agents using it will need the new key; your other keys are not affected.
         </p>
         <PasswordField
           id={passwordId}
@@ -54,50 +60,172 @@ function RotateDialog({
   );
 }
 
-/** The API key's hint, its rotation (password asked again) and the new key, shown once. */
-export function ApiKeySection({ account, onRotated }: { account: AccountInfo; onRotated: () => void }) {
-  const [confirming, setConfirming] = useState(false);
-  const [newKey, setNewKey] = useState<string>();
+/** The key just made or rotated, shown this once with a copy button. */
+function KeyReveal({ apiKey, note }: { apiKey: string; note: string }) {
   const keyId = useId();
+  return (
+    <div className="key-reveal stack" role="status">
+      <label className="field-label" htmlFor={keyId}>
+        Your new API key — shown once
+      </label>
+      <div className="row">
+        <input
+          id={keyId}
+          className="mono grow"
+          readOnly
+          value={apiKey}
+          onFocus={(event) => event.target.select()}
+        />
+        <CopyButton text={apiKey} label="Copy key" />
+      </div>
+      <p className="muted small">Store it now: Atelier keeps only a hash. {note}</p>
+    </div>
+  );
+}
+
+const SCOPE_LABELS = { full: 'Full', read: 'Read only' } as const;
+
+/** When a key expires, or that it has. */
+function expiryText(key: ApiKeyInfo): string {
+  if (key.expires_at === null) return 'Never';
+  return key.expired ? `Expired ${formatDate(key.expires_at)}` : formatDate(key.expires_at);
+}
+
+/**
+ * The account's API keys (issue 31): listed with name, scope, hint, created, last used and expiry;
+ * created (name, scope, expiry; the key shown once), revoked after a confirmation; and the default
+ * key's rotation (password asked again).
+ */
+export function ApiKeySection({ onRotated }: { account: AccountInfo; onRotated: () => void }) {
+  const [keys, setKeys] = useState<ApiKeyInfo[]>();
+  const [dialog, setDialog] = useState<'rotate' | 'create'>();
+  const [revoking, setRevoking] = useState<ApiKeyInfo>();
+  const [revealed, setRevealed] = useState<{ apiKey: string; note: string }>();
+  const listing = useAction();
+  const revocation = useAction();
+  const { run } = listing;
+
+  const load = useCallback(
+    () =>
+      run(async () => {
+        setKeys((await api.get<{ keys: ApiKeyInfo[] }>('/web/api/account/keys')).keys);
+      }),
+    [run],
+  );
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const revoke = async (key: ApiKeyInfo) => {
+    const done = await revocation.run(() =>
+      api.delete(`/web/api/account/keys/${encodeURIComponent(key.id)}`),
+    );
+    if (!done) return;
+    setRevoking(undefined);
+    await load();
+  };
 
   return (
     <div className="stack">
-      <p>
-        Current key: <code>{account.api_key_hint ?? 'unknown'}</code>
-      </p>
-      {newKey ? (
-        <div className="key-reveal stack" role="status">
-          <label className="field-label" htmlFor={keyId}>
-            Your new API key — shown once
-          </label>
-          <div className="row">
-            <input
-              id={keyId}
-              className="mono grow"
-              readOnly
-              value={newKey}
-              onFocus={(event) => event.target.select()}
-            />
-            <CopyButton text={newKey} label="Copy key" />
-          </div>
-          <p className="muted small">
-            Store it now: Atelier keeps only a hash. The previous key no longer works.
-          </p>
-        </div>
+      {revealed ? <KeyReveal apiKey={revealed.apiKey} note={revealed.note} /> : null}
+      {listing.error ? (
+        <p className="error-text" role="alert">
+          {listing.error}
+        </p>
       ) : null}
-      <div>
-        <button type="button" className="button" onClick={() => setConfirming(true)}>
-          Rotate API key
+      {keys && keys.length > 0 ? (
+        <div className="table-scroll">
+          <table className="deliveries api-keys">
+            <caption className="field-label">Your API keys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Scope</th>
+                <th scope="col">Key</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Expires</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.map((key) => (
+                <tr key={key.id}>
+                  <th scope="row">{key.name}</th>
+                  <td>{SCOPE_LABELS[key.scope]}</td>
+                  <td className="mono small">{key.hint}</td>
+                  <td className="small">{formatDate(key.created_at)}</td>
+                  <td className="small">
+                    {key.last_used_at === null ? 'Never' : formatWhen(key.last_used_at)}
+                  </td>
+                  <td className="small">{expiryText(key)}</td>
+                  <td>
+                    <button
+                      type="button"
+                      className="button small"
+                      aria-label={`Revoke ${key.name} (${key.hint})`}
+                      onClick={() => {
+                        revocation.reset();
+                        setRevoking(key);
+                      }}
+                    >
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : keys ? (
+        <p className="muted small">No working keys. Create one to call the API.</p>
+      ) : null}
+      <div className="row">
+        <button type="button" className="button primary" onClick={() => setDialog('create')}>
+          Create API key
+        </button>
+        <button type="button" className="button" onClick={() => setDialog('rotate')}>
+          Rotate default key
         </button>
       </div>
-      {confirming && (
+      {dialog === 'create' && (
+        <CreateKeyDialog
+          onCreated={(created) => {
+            setRevealed({ apiKey: created.api_key, note: `It is listed as “${created.key.name}”.` });
+            setDialog(undefined);
+            void load();
+          }}
+          onCancel={() => setDialog(undefined)}
+        />
+      )}
+      {dialog === 'rotate' && (
         <RotateDialog
           onRotated={(apiKey) => {
-            setNewKey(apiKey);
-            setConfirming(false);
+            setRevealed({ apiKey, note: 'The previous default key no longer works.' });
+            setDialog(undefined);
             onRotated();
+            void load();
           }}
-          onCancel={() => setConfirming(false)}
+          onCancel={() => setDialog(undefined)}
+        />
+      )}
+      {revoking && (
+        <ConfirmDialog
+          title={`Revoke the key “${revoking.name}”?`}
+          message={
+            <p>
+              <code>{revoking.hint}</code> stops working at once, on every node: whatever uses it gets 401.
+              This cannot be undone.
+            </p>
+          }
+          confirmLabel="Revoke key"
+          danger
+          busy={revocation.busy}
+          error={revocation.error}
+          onConfirm={() => void revoke(revoking)}
+          onCancel={() => setRevoking(undefined)}
         />
       )}
     </div>

@@ -218,9 +218,10 @@ export default function AccountPage() {
       </section>
 
       <section className="panel stack" aria-labelledby="apikey-heading">
-        <h2 id="apikey-heading">API key</h2>
+        <h2 id="apikey-heading">API keys</h2>
         <p className="muted">
-          For your scripts, backends and agents. Keep it on servers, never in a web page.
+          For your scripts, backends and agents: one per use, so each can be revoked alone. Keep them on
+          servers, never in a web page.
         </p>
         <ApiKeySection account={account} onRotated={reload} />
       </section>
