@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
-import type { ApiKey } from '../accounts/api-keys-repository.js';
 import { loadConfig, loadDotEnv } from '../config/config.js';
-import { createCore } from '../core.js';
+import { type Core, createCore } from '../core.js';
 import { requireExistingDatabase } from './existing-store.js';
 
 /** The usage lines of `keys …` and `accounts set-operator` (part of the CLI's usage). */
@@ -13,6 +12,9 @@ export const KEYS_USAGE = `  accounts set-operator --email E [--off] [--json]
   keys list --email E [--all] [--json]  the account's keys (id, name, scope, hint, times); --all adds revoked ones
   keys revoke --email E --key <id or hint>
                                         the key stops working at once, on every node`;
+
+/** A key as the accounts service lists it. */
+type ApiKey = Awaited<ReturnType<Core['accounts']['listKeys']>>[number];
 
 /** Where the CLI reads its settings and writes its answers (main.ts's CliIo). */
 interface CliIo {
