@@ -6,6 +6,8 @@ import Fastify, {
   type RouteOptions,
 } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
+import { createAccountDirectory } from './accounts/account-directory.js';
+import { ADMIN_PREFIX, adminApi } from './admin/admin-api.js';
 import { assetRoutes } from './api/assets-routes.js';
 import { curationRoutes } from './api/curation-routes.js';
 import { blobRoutes } from './api/files-routes.js';
@@ -39,6 +41,7 @@ import { createImageStreams } from './openai-compat/image-stream.js';
 import { openAiCompatRoutes } from './openai-compat/routes.js';
 import { registerOpenApiDocument } from './openapi/openapi-document.js';
 import { openApiRoutes } from './openapi/openapi-routes.js';
+import { listAccountBudgets } from './usage/budget-list.js';
 import { createWebsite } from './website/website.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -264,6 +267,23 @@ export async function buildApp(
       }
     },
     dispatch: (request) => app.inject(request),
+  });
+  // The operator console's API: an operator's API key, or an operator's website session.
+  const directory = createAccountDirectory({ db: core.db });
+  await app.register(adminApi, {
+    prefix: ADMIN_PREFIX,
+    deps: {
+      resolvers,
+      isOperator: core.accounts.isOperator,
+      accounts: core.accounts,
+      directory,
+      usage: core.usage,
+      policies: core.tierPolicies,
+      budgets: { ...core.budgets, list: () => listAccountBudgets(core.db) },
+      providers: core.providers,
+      capacity: core.capacity,
+      clock: core.clock,
+    },
   });
   // A route that declares no schema is left out of the document (the website's pages and static
   // files); the route-coverage test (test/api/openapi-contract.test.ts) names every such route.

@@ -15,7 +15,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TABLE_START = '<!-- structure:begin -->';
 const TABLE_END = '<!-- structure:end -->';
 /** The edges (faces) of the service: each may import the shared HTTP kit, never another edge. */
-const EDGES = ['api', 'openai-compat', 'website', 'mcp', 'cli'];
+const EDGES = ['api', 'openai-compat', 'website', 'admin', 'mcp', 'cli'];
 /** The composition root: the files directly in src/ (core, app, server, serve). */
 const ROOT_FILES = '(root)';
 /** The React app (web/src). */

@@ -355,6 +355,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     /** Stars and collections of works (a mark moves the account's history version). */
     curation,
     engine,
+    /** Upstream capacity pools, shared through the store (the operator console reads their state). */
+    capacity,
     webhooks,
     /** This node's Prometheus registry (GET /metrics), and what the HTTP edges record in it. */
     metrics: { registry: metricsRegistry, ...requestMetrics, eventStreams: taskMetrics.eventStreams },
@@ -362,6 +364,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     usage,
     /** Spend budgets per account (CLI `accounts set-budget`, the operator console). */
     budgets,
+    /** The tier policies in force (ATELIER_POLICY_FILE), as the operator console shows them. */
+    tierPolicies: policies,
     /** Periodic clean-ups of the worker role: idempotency records past their 24 h. */
     housekeeping,
     /** Stops the engine and the webhook worker (if running) and closes the database. */
@@ -377,8 +381,6 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     },
   };
 }
-    /** The tier policies in force (ATELIER_POLICY_FILE), as the operator console shows them. */
-    tierPolicies: policies,
 
 export type Core = Awaited<ReturnType<typeof createCore>>;
 

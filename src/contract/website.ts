@@ -73,8 +73,13 @@ export const confirmPasswordBodySchema = z
   .looseObject({ password: passwordField.describe("The account's password, asked again") })
   .describe('The password, asked again before a sensitive change');
 
+/** Whether the signed-in account is an operator: the website shows its admin area then (issue 31). */
+const operatorField = z
+  .boolean()
+  .describe('An operator: the website shows the operator console (its API is /api/admin/v1)');
+
 export const sessionInfoSchema = z
-  .object({ email: z.string(), tier: z.enum(TIERS) })
+  .object({ email: z.string(), tier: z.enum(TIERS), operator: operatorField })
   .describe('The signed-in account');
 
 /**
@@ -83,7 +88,7 @@ export const sessionInfoSchema = z
  */
 export const sessionStateSchema = z
   .discriminatedUnion('signedIn', [
-    z.object({ signedIn: z.literal(true), email: z.string(), tier: z.enum(TIERS) }),
+    z.object({ signedIn: z.literal(true), email: z.string(), tier: z.enum(TIERS), operator: operatorField }),
     z.object({ signedIn: z.literal(false) }),
   ])
   .describe('The session state');

@@ -2,6 +2,7 @@ import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { ADMIN_TAG } from '../contract/admin.js';
 import { GEMINI_TAG, GOOGLE_API_KEY_SCHEME } from '../contract/gemini.js';
 import { OPENAI_TAG } from '../contract/openai.js';
 import { webhookPayloadSchema } from '../contract/webhooks.js';
@@ -108,6 +109,11 @@ export async function registerOpenApiDocument(app: FastifyInstance, { serverUrl 
           name: GEMINI_TAG,
           description:
             "Google's Gemini API on /v1beta (POST /v1beta/models/{model}:generateContent and :streamGenerateContent, GET /v1beta/models) for apps written for @google/genai: the key in x-goog-api-key or Authorization: Bearer; same catalog, history and library; errors in Google's shape { error: { code, message, status, details } }. See docs/gemini-compat.md.",
+        },
+        {
+          name: ADMIN_TAG,
+          description:
+            "The operator console's API (/api/admin/v1): accounts, their keys and passwords, usage of every account, the tier policies in force, the upstreams' live state. An operator's API key (Bearer) or an operator's website session (state-changing requests from the site's own origin); any other account is 403 forbidden. See docs/admin-api.md.",
         },
         {
           name: WEBSITE_TAG,

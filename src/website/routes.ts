@@ -89,7 +89,7 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
       if (previous) await sessions.end(previous);
       const session = await sessions.start(account.id, { persistent: request.body.remember === true });
       setSessionCookie(request, reply, publicBaseUrl, session);
-      return { email: account.email, tier: account.tier };
+      return { email: account.email, tier: account.tier, operator: account.operator === true };
     },
   );
 
@@ -130,7 +130,12 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
     async (request) => {
       const account = await resolveSession(request);
       if (!account || account === 'not-mine') return { signedIn: false as const };
-      return { signedIn: true as const, email: account.email, tier: account.tier };
+      return {
+        signedIn: true as const,
+        email: account.email,
+        tier: account.tier,
+        operator: account.operator === true,
+      };
     },
   );
 

@@ -12,6 +12,8 @@ import SignInPage from './pages/sign-in';
 const WorksPage = lazy(() => import('./pages/works'));
 const LibraryPage = lazy(() => import('./pages/library'));
 const AccountPage = lazy(() => import('./pages/account'));
+// The operator console: its own chunk, loaded only by operators.
+const AdminArea = lazy(() => import('./pages/admin/admin'));
 
 const PAGES = [
   { path: '/', label: 'Create', title: 'Create' },
@@ -20,7 +22,12 @@ const PAGES = [
   { path: '/account', label: 'Account', title: 'Account' },
 ];
 
+/** Shown in the navigation to operators only (the admin API refuses anyone else). */
+const ADMIN_PAGE = { path: '/admin', label: 'Admin', title: 'Admin' };
+const isAdminPath = (path: string) => path === '/admin' || path.startsWith('/admin/');
+
 function Page({ path }: { path: string }) {
+  if (isAdminPath(path)) return <AdminArea path={path} />;
   switch (path) {
     case '/':
     case '/create':
@@ -52,7 +59,10 @@ export function App() {
   useEffect(() => {
     // Signed out is an answer (`signedIn: false`), not a failing request: no console error.
     api.get<SessionState>('/web/api/session').then(
-      (state) => setSession(state.signedIn ? { email: state.email, tier: state.tier } : null),
+      (state) =>
+        setSession(
+          state.signedIn ? { email: state.email, tier: state.tier, operator: state.operator } : null,
+        ),
       () => setSession(null),
     );
     return onSignedOut(() => setSession(null));
@@ -74,7 +84,10 @@ export function App() {
     }
   }, [session, path, search]);
 
-  const current = PAGES.find((p) => p.path === path || (p.path === '/' && path === '/create'));
+  const pages = session?.operator ? [...PAGES, ADMIN_PAGE] : PAGES;
+  const current = isAdminPath(path)
+    ? ADMIN_PAGE
+    : pages.find((p) => p.path === path || (p.path === '/' && path === '/create'));
   useEffect(() => {
     if (session) document.title = current ? `${current.title} · Atelier` : 'Atelier';
   }, [session, current]);
@@ -114,7 +127,7 @@ export function App() {
           </Link>
           <nav aria-label="Main" className="main-nav">
             <ul>
-              {PAGES.map((page) => (
+              {pages.map((page) => (
                 <li key={page.path}>
                   <Link href={page.path} aria-current={current?.path === page.path ? 'page' : undefined}>
                     {page.label}

@@ -241,12 +241,12 @@ export function createUpstreamCapacity({
 
   return {
     windowMs,
+    /** Every pool's state for the operator console (learned limit, in flight, waiting, refused, hold). */
+    states: () => readPoolStates(db, clock.now(), windowSpan),
 
     /**
      * A slot for one call of `taskId`, made by the worker `owner` (which holds the task's lease).
      * A task that is not already waiting (`waiter` false) joins the queue behind parked tasks
-    /** Every pool's state for the operator console (learned limit, in flight, waiting, refused, hold). */
-    states: () => readPoolStates(db, clock.now(), windowSpan),
      * instead of taking a slot ahead of them.
      */
     async acquire(pool: CapacityPool, taskId: string, owner: string, waiter: boolean): Promise<SlotAnswer> {

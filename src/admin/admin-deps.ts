@@ -1,0 +1,41 @@
+import type { AccountDirectory } from '../accounts/account-directory.js';
+import type { AccountsService } from '../accounts/accounts-service.js';
+import type { AccountResolver } from '../http/authentication.js';
+import type { ErrorType } from '../http/errors.js';
+import { AUTH_ERRORS } from '../http/route-responses.js';
+import type { ProviderRegistry } from '../providers/provider-registry.js';
+import type { Clock } from '../runtime/clock.js';
+import type { PoolState } from '../tasks/capacity/pool-states.js';
+import type { AccountBudget } from '../usage/budget-list.js';
+import type { Budgets } from '../usage/budgets.js';
+import type { TierPolicies } from '../usage/tier-policies.js';
+import type { UsageService } from '../usage/usage-service.js';
+
+/** What the operator console's API needs from the core; the composition root wires it. */
+export interface AdminDeps {
+  /** Who is calling: an API key (Bearer), or the website's session (with its same-origin check). */
+  resolvers: AccountResolver[];
+  /** Whether the account may use the console, read from the store at each request. */
+  isOperator(accountId: string): Promise<boolean>;
+  accounts: AccountsService;
+  directory: AccountDirectory;
+  usage: UsageService;
+  policies: TierPolicies;
+  /** Spend budgets: set and read one account's; `list` every account that has one. */
+  budgets: Pick<Budgets, 'set' | 'status'> & { list(): Promise<AccountBudget[]> };
+  providers: ProviderRegistry;
+  capacity: { states(): Promise<PoolState[]> };
+  clock: Clock;
+}
+
+/** What a non-operator is told (403 `forbidden`). */
+export const NOT_AN_OPERATOR = 'This API is for operators; this account is not one';
+
+/** The errors every admin route may answer: not authenticated, or not an operator (403 `forbidden`). */
+export const ADMIN_AUTH_ERRORS = [...AUTH_ERRORS, 'forbidden'] as const satisfies readonly ErrorType[];
+
+/** Besides those, a route that changes something refuses a read-only key (403 `insufficient_scope`). */
+export const ADMIN_WRITE_ERRORS = [
+  ...ADMIN_AUTH_ERRORS,
+  'insufficient_scope',
+] as const satisfies readonly ErrorType[];

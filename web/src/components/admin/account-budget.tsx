@@ -1,0 +1,93 @@
+import { type FormEvent, useId, useState } from 'react';
+import type { AdminAccount, AdminBudget } from '../../../../src/contract/admin';
+import { MICROS_PER_UNIT, parseUsd } from '../../../../src/domain/money';
+import { api } from '../../lib/api';
+import { useAction } from '../../lib/use-action';
+import { FormOutcome } from '../form-fields';
+import { usd } from './admin-kit';
+
+/** Dollars for a field ("0.05"), from micro-dollars; empty for no budget. */
+const dollars = (micros: number | null | undefined) =>
+  micros === null || micros === undefined ? '' : String(micros / MICROS_PER_UNIT);
+
+/** An account's daily and monthly spend budgets, in dollars; an empty field removes one. */
+export function AccountBudget({ account, onSaved }: { account: AdminAccount; onSaved: () => void }) {
+  const [daily, setDaily] = useState(dollars(account.budget?.daily_micros));
+  const [monthly, setMonthly] = useState(dollars(account.budget?.monthly_micros));
+  const [status, setStatus] = useState<AdminBudget['status']>();
+  const state = useAction();
+  const ids = { daily: useId(), monthly: useId() };
+
+  const save = (event: FormEvent) => {
+    event.preventDefault();
+    const parse = (text: string, what: string) => {
+      if (text.trim() === '') return null;
+      const micros = parseUsd(text);
+      if (micros === undefined)
+        throw new Error(`The ${what} budget must be an amount in dollars, like 12.50`);
+      return micros;
+    };
+    void state.run(async () => {
+      const body = { daily_micros: parse(daily, 'daily'), monthly_micros: parse(monthly, 'monthly') };
+      const answer = await api.put<AdminBudget>(
+        `/api/admin/v1/accounts/${encodeURIComponent(account.id)}/budget`,
+        body,
+      );
+      setStatus(answer.status);
+      onSaved();
+      return 'Budgets saved. The next generate request is held to them.';
+    });
+  };
+
+  return (
+    <form className="stack" onSubmit={save}>
+      <p className="small muted">
+        Requests that could take the account past a budget are refused before any upstream call (402). Leave a
+        field empty for no budget.
+      </p>
+      <div className="admin-filters">
+        <div className="field">
+          <label className="field-label" htmlFor={ids.daily}>
+            Daily budget (USD, UTC day)
+          </label>
+          <input
+            id={ids.daily}
+            inputMode="decimal"
+            value={daily}
+            onChange={(event) => setDaily(event.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label className="field-label" htmlFor={ids.monthly}>
+            Monthly budget (USD, UTC month)
+          </label>
+          <input
+            id={ids.monthly}
+            inputMode="decimal"
+            value={monthly}
+            onChange={(event) => setMonthly(event.target.value)}
+          />
+        </div>
+        <button type="submit" className="button" disabled={state.busy}>
+          Save budgets
+        </button>
+      </div>
+      <FormOutcome error={state.error} done={state.done} />
+      {status && (
+        <ul className="usage-list small">
+          {status.daily && (
+            <li>
+              Today: {usd(status.daily.spent_micros)} of {usd(status.daily.limit_micros)} spent or held
+            </li>
+          )}
+          {status.monthly && (
+            <li>
+              This month: {usd(status.monthly.spent_micros)} of {usd(status.monthly.limit_micros)} spent or
+              held
+            </li>
+          )}
+        </ul>
+      )}
+    </form>
+  );
+}

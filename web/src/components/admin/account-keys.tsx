@@ -1,0 +1,193 @@
+import { type FormEvent, useCallback, useEffect, useId, useState } from 'react';
+import type { AdminApiKey, AdminCreatedKey } from '../../../../src/contract/admin';
+import { api } from '../../lib/api';
+import { useAction } from '../../lib/use-action';
+import { CopyButton } from '../copy-button';
+import { Dialog } from '../dialog';
+import { FormOutcome } from '../form-fields';
+import { AdminTable, LoadState, when } from './admin-kit';
+
+/** Asks before a key is revoked: whatever uses it stops working at once. */
+function RevokeDialog({
+  apiKey,
+  onRevoke,
+  onCancel,
+}: {
+  apiKey: AdminApiKey;
+  onRevoke: () => void;
+  onCancel: () => void;
+}) {
+  return (
+    <Dialog title={`Revoke the key “${apiKey.name}”?`} onClose={onCancel}>
+      <div className="stack">
+        <p>
+          <code>{apiKey.hint}</code> stops working at once, on every node. Whatever uses it will get 401.
+        </p>
+        <div className="row end">
+          <button type="button" className="button" onClick={onCancel} data-autofocus>
+            Cancel
+          </button>
+          <button type="button" className="button danger" onClick={onRevoke}>
+            Revoke key
+          </button>
+        </div>
+      </div>
+    </Dialog>
+  );
+}
+
+/** An account's API keys: the list, a new key (shown once) and revocation. */
+export function AccountKeys({ accountId }: { accountId: string }) {
+  const base = `/api/admin/v1/accounts/${encodeURIComponent(accountId)}/keys`;
+  const [keys, setKeys] = useState<AdminApiKey[]>();
+  const [name, setName] = useState('');
+  const [scope, setScope] = useState<'full' | 'read'>('full');
+  const [expires, setExpires] = useState('');
+  const [issued, setIssued] = useState<AdminCreatedKey>();
+  const [revoking, setRevoking] = useState<AdminApiKey>();
+  const load = useAction();
+  const change = useAction();
+  const loadRun = load.run;
+  const ids = { name: useId(), scope: useId(), expires: useId(), key: useId() };
+
+  const refresh = useCallback(
+    () => loadRun(async () => setKeys((await api.get<{ keys: AdminApiKey[] }>(base)).keys)),
+    [loadRun, base],
+  );
+  useEffect(() => {
+    void refresh();
+  }, [refresh]);
+
+  const issue = (event: FormEvent) => {
+    event.preventDefault();
+    void change.run(async () => {
+      // A date field's day ends at the reader's midnight: the key works through that whole day.
+      const expiresAt = expires ? new Date(`${expires}T23:59:59`).getTime() : null;
+      const answer = await api.post<AdminCreatedKey>(base, { name, scope, expires_at: expiresAt });
+      setIssued(answer);
+      setName('');
+      setExpires('');
+      await refresh();
+      return `Key “${answer.key.name}” issued.`;
+    });
+  };
+
+  const revoke = (key: AdminApiKey) => {
+    setRevoking(undefined);
+    void change.run(async () => {
+      await api.delete(`${base}/${encodeURIComponent(key.id)}`);
+      if (issued?.key.id === key.id) setIssued(undefined);
+      await refresh();
+      return `Key “${key.name}” revoked.`;
+    });
+  };
+
+  return (
+    <div className="stack">
+      <LoadState error={load.error} loading={load.busy && !keys} />
+      {keys && (
+        <AdminTable
+          caption="Working keys"
+          head={
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Key</th>
+              <th scope="col">Scope</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Expires</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          }
+        >
+          {keys.map((key) => (
+            <tr key={key.id}>
+              <td>{key.name}</td>
+              <td>
+                <code>{key.hint}</code>
+              </td>
+              <td>{key.scope}</td>
+              <td>{when(key.created_at)}</td>
+              <td>{when(key.last_used_at)}</td>
+              <td>{key.expires_at === null ? 'never' : when(key.expires_at)}</td>
+              <td>
+                <button type="button" className="button small danger" onClick={() => setRevoking(key)}>
+                  Revoke<span className="visually-hidden"> {key.name}</span>
+                </button>
+              </td>
+            </tr>
+          ))}
+        </AdminTable>
+      )}
+      {keys?.length === 0 && <p className="muted">No working key: the account cannot use the API.</p>}
+      <form className="admin-filters" onSubmit={issue} aria-label="Issue a key">
+        <div className="field grow">
+          <label className="field-label" htmlFor={ids.name}>
+            New key’s name
+          </label>
+          <input
+            id={ids.name}
+            required
+            maxLength={64}
+            value={name}
+            onChange={(event) => setName(event.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label className="field-label" htmlFor={ids.scope}>
+            Scope
+          </label>
+          <select
+            id={ids.scope}
+            value={scope}
+            onChange={(event) => setScope(event.target.value as 'full' | 'read')}
+          >
+            <option value="full">full</option>
+            <option value="read">read (polls, history, status, usage)</option>
+          </select>
+        </div>
+        <div className="field">
+          <label className="field-label" htmlFor={ids.expires}>
+            Expires (optional)
+          </label>
+          <input
+            id={ids.expires}
+            type="date"
+            value={expires}
+            onChange={(event) => setExpires(event.target.value)}
+          />
+        </div>
+        <button type="submit" className="button primary" disabled={change.busy}>
+          Issue key
+        </button>
+      </form>
+      <FormOutcome error={change.error} done={change.done} />
+      {issued && (
+        <div className="key-reveal stack" role="status">
+          <label className="field-label" htmlFor={ids.key}>
+            The key “{issued.key.name}” — shown once
+          </label>
+          <div className="row">
+            <input
+              id={ids.key}
+              className="mono grow"
+              readOnly
+              value={issued.api_key}
+              onFocus={(event) => event.target.select()}
+            />
+            <CopyButton text={issued.api_key} label="Copy key" />
+          </div>
+        </div>
+      )}
+      {revoking && (
+        <RevokeDialog
+          apiKey={revoking}
+          onRevoke={() => revoke(revoking)}
+          onCancel={() => setRevoking(undefined)}
+        />
+      )}
+    </div>
+  );
+}

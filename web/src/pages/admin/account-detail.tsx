@@ -1,0 +1,291 @@
+import { type FormEvent, useCallback, useEffect, useId, useState } from 'react';
+import type { AdminAccount, AdminPasswordReset } from '../../../../src/contract/admin';
+import type { UsageReport } from '../../../../src/contract/usage';
+import { TIERS } from '../../../../src/domain/tiers';
+import { AccountBudget } from '../../components/admin/account-budget';
+import { AccountKeys } from '../../components/admin/account-keys';
+import { AdminTable, DayBars, LoadState, usd, when } from '../../components/admin/admin-kit';
+import { CopyButton } from '../../components/copy-button';
+import { Dialog } from '../../components/dialog';
+import { FormOutcome } from '../../components/form-fields';
+import { api } from '../../lib/api';
+import { Link } from '../../lib/router';
+import { useAction } from '../../lib/use-action';
+
+/** Tier, disabling and enabling. */
+function Standing({
+  account,
+  onChanged,
+}: {
+  account: AdminAccount;
+  onChanged: (account: AdminAccount) => void;
+}) {
+  const [tier, setTier] = useState(account.tier);
+  const [confirming, setConfirming] = useState(false);
+  const state = useAction();
+  const tierId = useId();
+  const path = `/api/admin/v1/accounts/${encodeURIComponent(account.id)}`;
+
+  const change = (body: { tier?: string; disabled?: boolean }, done: string) =>
+    state.run(async () => {
+      onChanged(await api.patch<AdminAccount>(path, body));
+      return done;
+    });
+
+  const saveTier = (event: FormEvent) => {
+    event.preventDefault();
+    void change({ tier }, `Tier set to ${tier}; it applies to the account's next request.`);
+  };
+
+  return (
+    <div className="stack">
+      <form className="admin-filters" onSubmit={saveTier}>
+        <div className="field">
+          <label className="field-label" htmlFor={tierId}>
+            Tier
+          </label>
+          <select
+            id={tierId}
+            value={tier}
+            onChange={(event) => setTier(event.target.value as AdminAccount['tier'])}
+          >
+            {TIERS.map((t) => (
+              <option key={t}>{t}</option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" className="button" disabled={state.busy || tier === account.tier}>
+          Change tier
+        </button>
+        {account.disabled ? (
+          <button
+            type="button"
+            className="button"
+            disabled={state.busy}
+            onClick={() =>
+              void change({ disabled: false }, 'Enabled: its keys work again; it signs in anew.')
+            }
+          >
+            Enable account
+          </button>
+        ) : (
+          <button
+            type="button"
+            className="button danger"
+            disabled={state.busy}
+            onClick={() => setConfirming(true)}
+          >
+            Disable account
+          </button>
+        )}
+      </form>
+      <FormOutcome error={state.error} done={state.done} />
+      {confirming && (
+        <Dialog title={`Disable ${account.email}?`} onClose={() => setConfirming(false)}>
+          <div className="stack">
+            <p>Its API keys are refused and its sessions end at once, on every node.</p>
+            <div className="row end">
+              <button type="button" className="button" data-autofocus onClick={() => setConfirming(false)}>
+                Cancel
+              </button>
+              <button
+                type="button"
+                className="button danger"
+                onClick={() => {
+                  setConfirming(false);
+                  void change({ disabled: true }, 'Disabled: its keys and sessions no longer work.');
+                }}
+              >
+                Disable account
+              </button>
+            </div>
+          </div>
+        </Dialog>
+      )}
+    </div>
+  );
+}
+
+/** A password reset: a generated one-time password shown once, or one the operator types. */
+function PasswordReset({ account }: { account: AdminAccount }) {
+  const [password, setPassword] = useState('');
+  const [generated, setGenerated] = useState<string>();
+  const state = useAction();
+  const ids = { password: useId(), shown: useId() };
+
+  const reset = (given?: string) =>
+    state.run(async () => {
+      const answer = await api.post<AdminPasswordReset>(
+        `/api/admin/v1/accounts/${encodeURIComponent(account.id)}/password`,
+        given ? { password: given } : {},
+      );
+      setGenerated(answer.password ?? undefined);
+      setPassword('');
+      return 'Password reset; every session of the account has ended.';
+    });
+
+  return (
+    <div className="stack">
+      <form
+        className="admin-filters"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void reset(password);
+        }}
+      >
+        <div className="field">
+          <label className="field-label" htmlFor={ids.password}>
+            New password
+          </label>
+          <input
+            id={ids.password}
+            type="password"
+            autoComplete="new-password"
+            minLength={8}
+            required
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+          />
+        </div>
+        <button type="submit" className="button" disabled={state.busy}>
+          Set password
+        </button>
+        <button type="button" className="button" disabled={state.busy} onClick={() => void reset()}>
+          Generate a one-time password
+        </button>
+      </form>
+      <FormOutcome error={state.error} done={state.done} />
+      {generated && (
+        <div className="key-reveal stack" role="status">
+          <label className="field-label" htmlFor={ids.shown}>
+            Password for {account.email} — shown once; hand it over and ask them to change it
+          </label>
+          <div className="row">
+            <input id={ids.shown} className="mono grow" readOnly value={generated} />
+            <CopyButton text={generated} label="Copy password" />
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** The account's last 30 days: spend per day, and per model. */
+function AccountUsage({ accountId }: { accountId: string }) {
+  const [report, setReport] = useState<UsageReport>();
+  const load = useAction();
+  const run = load.run;
+  useEffect(() => {
+    void run(async () =>
+      setReport(await api.get<UsageReport>(`/api/admin/v1/accounts/${encodeURIComponent(accountId)}/usage`)),
+    );
+  }, [run, accountId]);
+  if (!report) return <LoadState error={load.error} loading={load.busy} />;
+  return (
+    <div className="stack">
+      <p>
+        Last {report.days.length} days (UTC): <strong>{report.totals.completed}</strong> images completed,{' '}
+        {report.totals.failed} failed, <strong>{usd(report.totals.cost_micros)}</strong> spent.
+      </p>
+      <DayBars
+        days={report.days}
+        label="Spend per day"
+        value={(i) => report.days[i]?.cost_micros ?? 0}
+        describe={(i) => {
+          const day = report.days[i];
+          return day ? `${day.date}: ${usd(day.cost_micros)}, ${day.completed} images` : '';
+        }}
+      />
+      <AdminTable
+        caption="Per model"
+        head={
+          <tr>
+            <th scope="col">Model</th>
+            <th scope="col" className="num">
+              Completed
+            </th>
+            <th scope="col" className="num">
+              Failed
+            </th>
+            <th scope="col" className="num">
+              Spend
+            </th>
+          </tr>
+        }
+      >
+        {report.models.map((model) => (
+          <tr key={model.model}>
+            <td>
+              <code>{model.model}</code>
+            </td>
+            <td className="num">{model.completed}</td>
+            <td className="num">{model.failed}</td>
+            <td className="num">{usd(model.cost_micros)}</td>
+          </tr>
+        ))}
+      </AdminTable>
+    </div>
+  );
+}
+
+/** One account: standing, password, keys, budgets, usage. */
+export default function AccountDetailPage({ id }: { id: string }) {
+  const [account, setAccount] = useState<AdminAccount>();
+  const load = useAction();
+  const run = load.run;
+  const refresh = useCallback(
+    () =>
+      run(async () =>
+        setAccount(await api.get<AdminAccount>(`/api/admin/v1/accounts/${encodeURIComponent(id)}`)),
+      ),
+    [run, id],
+  );
+  useEffect(() => {
+    void refresh();
+  }, [refresh]);
+
+  if (!account)
+    return (
+      <div className="admin-page">
+        <p>
+          <Link href="/admin">← All accounts</Link>
+        </p>
+        <LoadState error={load.error} loading={load.busy} />
+      </div>
+    );
+  return (
+    <div className="admin-page">
+      <p>
+        <Link href="/admin">← All accounts</Link>
+      </p>
+      <section className="panel stack" aria-labelledby="account-heading">
+        <h2 id="account-heading">
+          {account.email}
+          {account.operator && <span className="badge operator">operator</span>}
+          {account.disabled && <span className="badge state-bad">disabled</span>}
+        </h2>
+        <p className="small muted">
+          Created {when(account.created_at)} · {account.tier} tier · today {account.today.completed} images,{' '}
+          {usd(account.today.cost_micros)} · this month {usd(account.month.cost_micros)}
+        </p>
+        <Standing account={account} onChanged={setAccount} />
+      </section>
+      <section className="panel stack" aria-labelledby="password-heading">
+        <h2 id="password-heading">Password</h2>
+        <PasswordReset account={account} />
+      </section>
+      <section className="panel stack" aria-labelledby="keys-heading">
+        <h2 id="keys-heading">API keys</h2>
+        <AccountKeys accountId={account.id} />
+      </section>
+      <section className="panel stack" aria-labelledby="budget-heading">
+        <h2 id="budget-heading">Budgets</h2>
+        <AccountBudget account={account} onSaved={() => void refresh()} />
+      </section>
+      <section className="panel stack" aria-labelledby="account-usage-heading">
+        <h2 id="account-usage-heading">Usage and spend</h2>
+        <AccountUsage accountId={account.id} />
+      </section>
+    </div>
+  );
+}

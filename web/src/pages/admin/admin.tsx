@@ -1,0 +1,71 @@
+import { Link } from '../../lib/router';
+import AccountDetailPage from './account-detail';
+import AccountsPage from './accounts';
+import PoliciesPage from './policies';
+import UpstreamsPage from './upstreams';
+import UsagePage from './usage';
+import './admin.css';
+
+const SECTIONS = [
+  { path: '/admin', label: 'Accounts' },
+  { path: '/admin/usage', label: 'Usage and spend' },
+  { path: '/admin/policies', label: 'Policies and budgets' },
+  { path: '/admin/upstreams', label: 'Upstreams' },
+];
+
+const ACCOUNT_PATH = /^\/admin\/accounts\/([^/]+)$/;
+
+/** Which section a path of the admin area belongs to (an account's page is under Accounts). */
+function sectionOf(path: string): string {
+  if (path === '/admin' || path === '/admin/' || path.startsWith('/admin/accounts')) return '/admin';
+  return SECTIONS.find((section) => section.path === path)?.path ?? '';
+}
+
+/** The page of the admin area at `path`; undefined when there is none. */
+function sectionPage(path: string) {
+  const account = ACCOUNT_PATH.exec(path);
+  if (account?.[1]) return <AccountDetailPage id={decodeURIComponent(account[1])} />;
+  switch (sectionOf(path)) {
+    case '/admin':
+      return <AccountsPage />;
+    case '/admin/usage':
+      return <UsagePage />;
+    case '/admin/policies':
+      return <PoliciesPage />;
+    case '/admin/upstreams':
+      return <UpstreamsPage />;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The operator console: accounts, usage and spend, policies and budgets, upstreams. Shown in the
+ * navigation to operators only; everything it shows comes from /api/admin/v1, which refuses
+ * anyone else (403), whatever this page does.
+ */
+export default function AdminArea({ path }: { path: string }) {
+  const current = sectionOf(path);
+  const page = sectionPage(path);
+  return (
+    <div className="page">
+      <h1 className="page-title">Admin</h1>
+      <nav aria-label="Admin" className="admin-nav">
+        <ul>
+          {SECTIONS.map((section) => (
+            <li key={section.path}>
+              <Link href={section.path} aria-current={current === section.path ? 'page' : undefined}>
+                {section.label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      {page ?? (
+        <p>
+          There is no admin page at <code>{path}</code>. <Link href="/admin">Go to Accounts</Link>.
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,99 @@
+import { useEffect, useState } from 'react';
+import type { AdminPolicies } from '../../../../src/contract/admin';
+import { AdminTable, LoadState, usd } from '../../components/admin/admin-kit';
+import { api } from '../../lib/api';
+import { Link } from '../../lib/router';
+import { useAction } from '../../lib/use-action';
+
+const limit = (value: number | null) => (value === null ? 'no limit' : value.toLocaleString('en'));
+
+/** The tier policies (ATELIER_POLICY_FILE) and the spend budgets in force. */
+export default function PoliciesPage() {
+  const [policies, setPolicies] = useState<AdminPolicies>();
+  const load = useAction();
+  const run = load.run;
+  useEffect(() => {
+    void run(async () => setPolicies(await api.get<AdminPolicies>('/api/admin/v1/policies')));
+  }, [run]);
+
+  return (
+    <div className="admin-page">
+      <section className="panel stack" aria-labelledby="tiers-heading">
+        <h2 id="tiers-heading">Tier policies</h2>
+        <p className="small muted">
+          From <code>ATELIER_POLICY_FILE</code>; a tier without a policy is unrestricted. Change the file and
+          restart to change them.
+        </p>
+        <LoadState error={load.error} loading={load.busy && !policies} />
+        {policies && (
+          <AdminTable
+            caption="Tiers"
+            head={
+              <tr>
+                <th scope="col">Tier</th>
+                <th scope="col" className="num">
+                  Accounts
+                </th>
+                <th scope="col">Models</th>
+                <th scope="col" className="num">
+                  Images a day
+                </th>
+                <th scope="col" className="num">
+                  Images a month
+                </th>
+                <th scope="col" className="num">
+                  Tasks at once
+                </th>
+              </tr>
+            }
+          >
+            {policies.tiers.map((tier) => (
+              <tr key={tier.tier}>
+                <td>
+                  {tier.tier}
+                  {!tier.policy && <span className="badge">unrestricted</span>}
+                </td>
+                <td className="num">{tier.accounts}</td>
+                <td>{tier.models ? tier.models.join(', ') : 'every model'}</td>
+                <td className="num">{limit(tier.images_per_day)}</td>
+                <td className="num">{limit(tier.images_per_month)}</td>
+                <td className="num">{limit(tier.tasks_in_flight)}</td>
+              </tr>
+            ))}
+          </AdminTable>
+        )}
+      </section>
+      <section className="panel stack" aria-labelledby="budgets-heading">
+        <h2 id="budgets-heading">Spend budgets</h2>
+        <p className="small muted">Set on each account’s page, or with bin/atelier accounts set-budget.</p>
+        {policies && policies.budgets.length === 0 && <p>No account has a budget.</p>}
+        {policies && policies.budgets.length > 0 && (
+          <AdminTable
+            caption="Accounts with a budget"
+            head={
+              <tr>
+                <th scope="col">Account</th>
+                <th scope="col" className="num">
+                  Daily (UTC)
+                </th>
+                <th scope="col" className="num">
+                  Monthly (UTC)
+                </th>
+              </tr>
+            }
+          >
+            {policies.budgets.map((budget) => (
+              <tr key={budget.id}>
+                <td>
+                  <Link href={`/admin/accounts/${encodeURIComponent(budget.id)}`}>{budget.email}</Link>
+                </td>
+                <td className="num">{budget.daily_micros === null ? '—' : usd(budget.daily_micros)}</td>
+                <td className="num">{budget.monthly_micros === null ? '—' : usd(budget.monthly_micros)}</td>
+              </tr>
+            ))}
+          </AdminTable>
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,169 @@
+import { useEffect, useId, useState } from 'react';
+import type { AdminUsage } from '../../../../src/contract/admin';
+import { AdminTable, DayBars, LoadState, usd } from '../../components/admin/admin-kit';
+import { api } from '../../lib/api';
+import { Link } from '../../lib/router';
+import { useAction } from '../../lib/use-action';
+
+const RANGES = [7, 30, 90] as const;
+
+/** The UTC day `days` − 1 days before today, and today (an inclusive range of `days` days). */
+function rangeOf(days: number): { from: string; to: string } {
+  const to = new Date();
+  const from = new Date(to.getTime() - (days - 1) * 86_400_000);
+  return { from: from.toISOString().slice(0, 10), to: to.toISOString().slice(0, 10) };
+}
+
+/** Usage and spend of every account: per day, per model, per account. */
+export default function UsagePage() {
+  const [days, setDays] = useState<(typeof RANGES)[number]>(30);
+  const [usage, setUsage] = useState<AdminUsage>();
+  const load = useAction();
+  const run = load.run;
+  const rangeId = useId();
+
+  useEffect(() => {
+    const { from, to } = rangeOf(days);
+    void run(async () => setUsage(await api.get<AdminUsage>(`/api/admin/v1/usage?from=${from}&to=${to}`)));
+  }, [run, days]);
+
+  return (
+    <div className="admin-page">
+      <section className="panel stack" aria-labelledby="usage-heading">
+        <h2 id="usage-heading">Usage and spend</h2>
+        <div className="field">
+          <label className="field-label" htmlFor={rangeId}>
+            Range (UTC days)
+          </label>
+          <select
+            id={rangeId}
+            value={days}
+            onChange={(event) => setDays(Number(event.target.value) as 7 | 30 | 90)}
+          >
+            {RANGES.map((n) => (
+              <option key={n} value={n}>
+                Last {n} days
+              </option>
+            ))}
+          </select>
+        </div>
+        <LoadState error={load.error} loading={load.busy && !usage} />
+        {usage && (
+          <>
+            <div className="admin-figures" aria-live="polite">
+              <div>
+                <span className="small muted">Spend</span>
+                <strong>{usd(usage.totals.cost_micros)}</strong>
+              </div>
+              <div>
+                <span className="small muted">Images completed</span>
+                <strong>{usage.totals.completed}</strong>
+              </div>
+              <div>
+                <span className="small muted">Images failed</span>
+                <strong>{usage.totals.failed}</strong>
+              </div>
+            </div>
+            <DayBars
+              days={usage.days}
+              label="Spend per day, every account"
+              value={(i) => usage.days[i]?.cost_micros ?? 0}
+              describe={(i) => {
+                const day = usage.days[i];
+                return day ? `${day.date}: ${usd(day.cost_micros)}, ${day.completed} images` : '';
+              }}
+            />
+            <AdminTable
+              caption="Per model"
+              head={
+                <tr>
+                  <th scope="col">Model</th>
+                  <th scope="col" className="num">
+                    Completed
+                  </th>
+                  <th scope="col" className="num">
+                    Failed
+                  </th>
+                  <th scope="col" className="num">
+                    Spend
+                  </th>
+                </tr>
+              }
+            >
+              {usage.models.map((model) => (
+                <tr key={model.model}>
+                  <td>
+                    <code>{model.model}</code>
+                  </td>
+                  <td className="num">{model.completed}</td>
+                  <td className="num">{model.failed}</td>
+                  <td className="num">{usd(model.cost_micros)}</td>
+                </tr>
+              ))}
+            </AdminTable>
+            <AdminTable
+              caption="Per account, most images first"
+              head={
+                <tr>
+                  <th scope="col">Account</th>
+                  <th scope="col" className="num">
+                    Completed
+                  </th>
+                  <th scope="col" className="num">
+                    Failed
+                  </th>
+                  <th scope="col" className="num">
+                    Spend
+                  </th>
+                  <th scope="col">Models</th>
+                </tr>
+              }
+            >
+              {usage.accounts.map((account) => (
+                <tr key={account.id}>
+                  <td>
+                    <Link href={`/admin/accounts/${encodeURIComponent(account.id)}`}>
+                      {account.email ?? account.id}
+                    </Link>
+                  </td>
+                  <td className="num">{account.completed}</td>
+                  <td className="num">{account.failed}</td>
+                  <td className="num">{usd(account.cost_micros)}</td>
+                  <td>
+                    {account.models.map((model) => `${model.model} ${usd(model.cost_micros)}`).join(', ')}
+                  </td>
+                </tr>
+              ))}
+            </AdminTable>
+            <AdminTable
+              caption="Per day"
+              head={
+                <tr>
+                  <th scope="col">Day (UTC)</th>
+                  <th scope="col" className="num">
+                    Completed
+                  </th>
+                  <th scope="col" className="num">
+                    Failed
+                  </th>
+                  <th scope="col" className="num">
+                    Spend
+                  </th>
+                </tr>
+              }
+            >
+              {[...usage.days].reverse().map((day) => (
+                <tr key={day.date}>
+                  <td>{day.date}</td>
+                  <td className="num">{day.completed}</td>
+                  <td className="num">{day.failed}</td>
+                  <td className="num">{usd(day.cost_micros)}</td>
+                </tr>
+              ))}
+            </AdminTable>
+          </>
+        )}
+      </section>
+    </div>
+  );
+}
