@@ -350,8 +350,11 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       return 0;
     }
     if (command === 'usage') {
-      loadDotEnv();
-      const core = await createCore(loadConfig(), {});
+      // The caller's environment (a test's, or the process's with its .env), like accounts commands.
+      if (io.env === process.env) loadDotEnv();
+      const config = loadConfig(io.env);
+      requireExistingDatabase(config, io.env);
+      const core = await createCore(config, {});
       await usageCommand(core, argv.slice(1), io.out).finally(() => core.close(0));
       return 0;
     }
