@@ -29,17 +29,37 @@ export function createDiskBlobStore({ root }: { root: string }): BlobStore {
     }
   }
 
+  // Directories this store made (or found): a put into one skips the mkdir (a round trip through
+  // the thread pool per result, in a burst of a thousand). One removed since is made again.
+  const madeDirectories = new Set<string>();
+  async function makeDirectory(directory: string): Promise<void> {
+    // Security: results and uploads are the accounts' own; only this service's user may read them.
+    await mkdir(directory, { recursive: true, mode: 0o700 });
+    madeDirectories.add(directory);
+  }
+
+  async function writeTemp(temp: string, source: Parameters<BlobStore['put']>[1]): Promise<void> {
+    if (Buffer.isBuffer(source)) await writeFile(temp, source, { mode: 0o600 });
+    else {
+      await copyFile(source.path, temp);
+      await chmod(temp, 0o600);
+    }
+  }
+
   return {
     async put(key, source) {
       const target = pathOf(key);
-      // Security: results and uploads are the accounts' own; only this service's user may read them.
-      await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+      const directory = dirname(target);
+      if (!madeDirectories.has(directory)) await makeDirectory(directory);
       const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
       try {
-        if (Buffer.isBuffer(source)) await writeFile(temp, source, { mode: 0o600 });
-        else {
-          await copyFile(source.path, temp);
-          await chmod(temp, 0o600);
+        try {
+          await writeTemp(temp, source);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+          // The directory was removed since it was made (or the source is gone: the retry says so).
+          await makeDirectory(directory);
+          await writeTemp(temp, source);
         }
         await rename(temp, target);
       } catch (error) {

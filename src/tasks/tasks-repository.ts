@@ -1,5 +1,4 @@
 import { type CompiledQuery, sql } from 'kysely';
-import { isFinalStatus } from '../domain/task-status.js';
 import type { Clock } from '../runtime/clock.js';
 import { compiledOnce } from '../store/compiled-once.js';
 import { type Db, dialectOf } from '../store/database.js';
@@ -9,6 +8,7 @@ import type { PendingListingOptions, TaskWithRequest } from './pending-tasks.js'
 
 export type { TaskWithRequest } from './pending-tasks.js';
 
+import { createLeasedWrites } from './leased-writes.js';
 import { FINISHED_COLUMNS, finishingWrites, type OnTaskFinished } from './task-finish.js';
 import { RECORD_COLUMNS } from './task-record.js';
 
@@ -89,6 +89,7 @@ export function createTasksRepository({
   pendingCards?: (accountId: string, options: PendingListingOptions) => Promise<TaskWithRequest[]>;
 }) {
   const finishing = finishingWrites(db, onFinished);
+  const leased = createLeasedWrites({ db, onFinished, finishing });
   // Without statistics SQLite prefers the account index for `id IN (…20) AND account_id = ?` and
   // reads every task the account ever made (it does use the primary key for one id). `+account_id`
   // is SQLite's way to keep a term from choosing the index: the ids pick the rows, the account
@@ -242,33 +243,16 @@ export function createTasksRepository({
      * Writes a leased task. Only the lease holder may write, and never to a finished task:
      * this is what keeps final states final when a lease was lost to another worker.
      */
-    async updateLeased(taskId: string, owner: string, patch: TaskPatch): Promise<boolean> {
-      const update = (executor: Db) =>
-        executor
-          .updateTable('tasks')
-          .set({ ...patch, updated_at: clock.now() })
-          .where('id', '=', taskId)
-          .where('lease_owner', '=', owner)
-          .where(isUnfinished);
-      if (isFinalStatus(patch.status))
-        return finishing((trx) => update(trx).returning(FINISHED_COLUMNS).executeTakeFirst());
-      const result = await update(db).executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+    updateLeased(taskId: string, owner: string, patch: TaskPatch): Promise<boolean> {
+      return leased.update(taskId, owner, patch, clock.now());
     },
 
     /**
      * The heartbeat: extends `owner`'s lease of an unfinished task. False when the lease is no
      * longer `owner`'s (taken over, released) or the task ended (canceled): the holder stops.
      */
-    async renewLease(taskId: string, owner: string, expiresAt: number): Promise<boolean> {
-      const result = await db
-        .updateTable('tasks')
-        .set({ lease_expires_at: expiresAt })
-        .where('id', '=', taskId)
-        .where('lease_owner', '=', owner)
-        .where(isUnfinished)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+    renewLease(taskId: string, owner: string, expiresAt: number): Promise<boolean> {
+      return leased.renew(taskId, owner, expiresAt);
     },
 
     /**

@@ -1,24 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Clock } from '../../runtime/clock.js';
 import { compiledOnce } from '../../store/compiled-once.js';
 import { type Db, dialectOf } from '../../store/database.js';
-import type { UpstreamPoolsTable } from '../../store/schema.js';
+import type { Database, UpstreamPoolsTable } from '../../store/schema.js';
+import { turnBatches } from '../write-batches.js';
 import { type CapacityLimits, type CapacityPool, configuredPerMinute } from './capacity-pool.js';
 import { createCapacityReads, UNFINISHED } from './capacity-reads.js';
+import { readPoolSnapshots } from './pool-snapshots.js';
 import { readPoolStates } from './pool-states.js';
 
-/** One pool as the gauges show it (the deployment's, read from the store at scrape time). */
-export interface PoolSnapshot {
-  provider: string;
-  /** The key's hash, never the key. */
-  key: string;
-  upstreamModel: string;
-  /** The learned limit of calls in flight; null while unbounded (no refusal seen). */
-  learnedLimit: number | null;
-  inFlight: number;
-  waiting: number;
-}
+export type { PoolSnapshot } from './pool-snapshots.js';
 
 /** The answer to a request for a slot. */
 export type SlotAnswer =
@@ -63,6 +55,10 @@ export function createUpstreamCapacity({
   defaultHoldMs = 1000,
 }: UpstreamCapacityOptions) {
   const postgres = dialectOf(db) === 'postgres';
+  // Each decision is one transaction; on SQLite, within the turn's batch of the engine's writes.
+  const batched = turnBatches(db);
+  const inTransaction = <T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> =>
+    batched ? batched(work, () => db.transaction().execute(work)) : db.transaction().execute(work);
   // A call is counted from its slot, a moment before the upstream sees it: the window is kept a
   // little longer than the upstream's so that it has surely freed when the next call arrives.
   const windowSpan = windowMs + Math.max(250, Math.round(windowMs / 40));
@@ -250,7 +246,7 @@ export function createUpstreamCapacity({
      * instead of taking a slot ahead of them.
      */
     async acquire(pool: CapacityPool, taskId: string, owner: string, waiter: boolean): Promise<SlotAnswer> {
-      return db.transaction().execute(async (trx) => {
+      return inTransaction(async (trx) => {
         const row = await lockPool(trx, pool);
         // Read after the lock: a transaction that queued for it must not count from before.
         const now = clock.now();
@@ -281,7 +277,7 @@ export function createUpstreamCapacity({
       result: CallResult,
       retryAfterMs?: number,
     ): Promise<CallBack> {
-      return db.transaction().execute(async (trx) => {
+      return inTransaction(async (trx) => {
         const row = await lockPool(trx, pool);
         // Read after the lock: a transaction that queued for it must not count from before.
         const now = clock.now();
@@ -298,7 +294,7 @@ export function createUpstreamCapacity({
      * Answers how many, and when room returns if the pool is full (a hold, a full window).
      */
     callBackWaiting(pool: CapacityPool): Promise<CallBack> {
-      return db.transaction().execute(async (trx) => {
+      return inTransaction(async (trx) => {
         const row = await lockPool(trx, pool);
         await endDeadCalls(trx, pool.id, clock.now());
         return callBackIn(trx, row, pool);
@@ -327,37 +323,7 @@ export function createUpstreamCapacity({
     },
 
     /** Every pool's learned limit, calls in flight and parked tasks (for the gauges). */
-    async snapshot(): Promise<PoolSnapshot[]> {
-      const rows = await db
-        .selectFrom('upstream_pools as p')
-        .select((eb) => [
-          'p.provider',
-          'p.upstream_model',
-          'p.key_hash',
-          'p.learned_limit',
-          eb
-            .selectFrom('upstream_calls as c')
-            .select(sql<number>`count(*)`.as('n'))
-            .whereRef('c.pool', '=', 'p.pool')
-            .where('c.ended_at', 'is', null)
-            .as('in_flight'),
-          eb
-            .selectFrom('tasks as t')
-            .select(sql<number>`count(*)`.as('n'))
-            .whereRef('t.capacity_pool', '=', 'p.pool')
-            .where(UNFINISHED)
-            .as('waiting'),
-        ])
-        .execute();
-      return rows.map((row) => ({
-        provider: row.provider,
-        upstreamModel: row.upstream_model,
-        key: row.key_hash,
-        learnedLimit: row.learned_limit,
-        inFlight: Number(row.in_flight ?? 0),
-        waiting: Number(row.waiting ?? 0),
-      }));
-    },
+    snapshot: () => readPoolSnapshots(db),
   };
 }
 

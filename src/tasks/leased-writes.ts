@@ -1,0 +1,106 @@
+import { type CompiledQuery, type RawBuilder, sql, type Transaction } from 'kysely';
+import { isFinalStatus } from '../domain/task-status.js';
+import { compiledOnce } from '../store/compiled-once.js';
+import type { Db } from '../store/database.js';
+import type { Database, TasksTable } from '../store/schema.js';
+import {
+  FINISHED_COLUMNS,
+  type FinishedTask,
+  type finishingWrites,
+  type OnTaskFinished,
+} from './task-finish.js';
+import { turnBatches } from './write-batches.js';
+
+type FinishedRow = Omit<FinishedTask, 'status'> & { status: TasksTable['status'] };
+type FinishingUpdate = (executor: Db) => Promise<FinishedRow | undefined>;
+
+/** "The task is unfinished", with literal statuses (as the engine's partial index states it). */
+const unfinished: RawBuilder<boolean> = sql<boolean>`${sql.ref('status')} in ('queued', 'in_progress')`;
+
+/**
+ * The engine's guarded writes of a leased task — each step's patch, a final write with its hook,
+ * the heartbeat — compiled once per set of columns written (the engine writes a handful of shapes),
+ * not built by Kysely per write. On SQLite, the writes of one turn of the event loop commit together
+ * (write-batches.ts); on PostgreSQL each runs on the pool as before.
+ */
+export function createLeasedWrites({
+  db,
+  onFinished,
+  finishing,
+}: {
+  db: Db;
+  onFinished: OnTaskFinished | undefined;
+  /** A final write alone, in its own transaction with the hook. */
+  finishing: ReturnType<typeof finishingWrites>;
+}) {
+  const batched = turnBatches(db);
+
+  /** A guarded write that may end a task, and its hook, inside the batch's transaction. */
+  async function finishInside(trx: Transaction<Database>, update: FinishingUpdate): Promise<boolean> {
+    const row = await update(trx);
+    if (!row) return false;
+    if (onFinished && isFinalStatus(row.status)) await onFinished(trx, { ...row, status: row.status });
+    return true;
+  }
+
+  /** A write that changes the task's row if the lease (and the task) is still there. */
+  const changesOne = (query: CompiledQuery<unknown>): Promise<boolean> => {
+    const run = async (executor: Db) => Number((await executor.executeQuery(query)).numAffectedRows) === 1;
+    return batched ? batched(run, () => run(db)) : run(db);
+  };
+
+  const renewal = compiledOnce(3, (expiresAt: number, taskId: string, owner: string) =>
+    db
+      .updateTable('tasks')
+      .set({ lease_expires_at: expiresAt })
+      .where('id', '=', taskId)
+      .where('lease_owner', '=', owner)
+      .where(unfinished),
+  );
+
+  const updates = new Map<string, (...args: unknown[]) => CompiledQuery<unknown>>();
+  const updateOf = (columns: ReadonlyArray<keyof TasksTable>, final: boolean) => {
+    const shape = `${final ? 'final' : 'step'}:${columns.join(',')}`;
+    let query = updates.get(shape);
+    if (query === undefined) {
+      query = compiledOnce(columns.length + 3, (...values: unknown[]) => {
+        const set = Object.fromEntries(columns.map((column, i) => [column, values[i]]));
+        const [updatedAt, taskId, owner] = values.slice(columns.length) as [number, string, string];
+        const update = db
+          .updateTable('tasks')
+          .set({ ...set, updated_at: updatedAt })
+          .where('id', '=', taskId)
+          .where('lease_owner', '=', owner)
+          .where(unfinished);
+        return final ? update.returning(FINISHED_COLUMNS) : update;
+      });
+      updates.set(shape, query);
+    }
+    return query;
+  };
+
+  return {
+    /**
+     * Writes `patch` if `owner` holds the task's lease and the task is unfinished; a final status
+     * commits with the finished-task hook. True when the row changed.
+     */
+    update(taskId: string, owner: string, patch: Partial<TasksTable>, now: number): Promise<boolean> {
+      const columns = (Object.keys(patch) as Array<keyof TasksTable>).filter((c) => patch[c] !== undefined);
+      const final = isFinalStatus(patch.status);
+      const query = updateOf(columns, final)(...columns.map((column) => patch[column]), now, taskId, owner);
+      if (!final) return changesOne(query);
+      const update = async (executor: Db) =>
+        (await executor.executeQuery(query as CompiledQuery<FinishedRow>)).rows[0];
+      return batched
+        ? batched(
+            (trx) => finishInside(trx, update),
+            () => finishing(update),
+          )
+        : finishing(update);
+    },
+
+    /** Extends `owner`'s lease of an unfinished task; false when it is no longer theirs. */
+    renew: (taskId: string, owner: string, expiresAt: number): Promise<boolean> =>
+      changesOne(renewal(expiresAt, taskId, owner)),
+  };
+}
