@@ -53,24 +53,34 @@ export function hasConfiguredLimit(limits: CapacityLimits): boolean {
   return limits.maxInFlight !== undefined || configuredPerMinute(limits) !== undefined;
 }
 
+/** One upstream route as the catalog writes it, with the capacity limits set on it (if any). */
+interface RouteWithLimits {
+  provider: string;
+  upstreamModel: string;
+  capacity?: CapacityLimits | undefined;
+}
+
 /**
- * The limits of each upstream route, from the catalog's models (a route several models share takes
- * the smallest value of each limit any of them sets).
+ * The limits of each upstream route, from the catalog's models: a model's own route and each of its
+ * fallback routes, each with the limits written on it (a fallback's calls go through that route's
+ * pool with that route's limits, not the model's). A route several entries name takes the smallest
+ * value of each limit any of them sets.
  */
 export function routeLimits(
-  models: ReadonlyArray<{ provider: string; upstreamModel: string; capacity?: CapacityLimits | undefined }>,
+  models: ReadonlyArray<RouteWithLimits & { fallbacks?: readonly RouteWithLimits[] | undefined }>,
 ): (provider: string, upstreamModel: string) => CapacityLimits {
   const byRoute = new Map<string, CapacityLimits>();
   const smaller = (a: number | undefined, b: number | undefined) =>
     a === undefined ? b : b === undefined ? a : Math.min(a, b);
-  for (const model of models) {
-    if (!model.capacity) continue;
-    const key = `${model.provider}/${model.upstreamModel}`;
+  const routes = models.flatMap((model) => [model, ...(model.fallbacks ?? [])]);
+  for (const route of routes) {
+    if (!route.capacity) continue;
+    const key = `${route.provider}/${route.upstreamModel}`;
     const known = byRoute.get(key) ?? {};
     byRoute.set(key, {
-      maxInFlight: smaller(known.maxInFlight, model.capacity.maxInFlight),
-      requestsPerMinute: smaller(known.requestsPerMinute, model.capacity.requestsPerMinute),
-      imagesPerMinute: smaller(known.imagesPerMinute, model.capacity.imagesPerMinute),
+      maxInFlight: smaller(known.maxInFlight, route.capacity.maxInFlight),
+      requestsPerMinute: smaller(known.requestsPerMinute, route.capacity.requestsPerMinute),
+      imagesPerMinute: smaller(known.imagesPerMinute, route.capacity.imagesPerMinute),
     });
   }
   return (provider, upstreamModel) => byRoute.get(`${provider}/${upstreamModel}`) ?? {};
