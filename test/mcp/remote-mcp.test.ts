@@ -134,6 +134,40 @@ describe('remote MCP at /mcp', () => {
     assert.equal(linksOf(result).length, 2);
   });
 
+  it("the SDK's task stream (callToolStream) sees the task created, its status, then the result", async () => {
+    const kinds: string[] = [];
+    let result: CallToolResult | undefined;
+    for await (const message of mcp.experimental.tasks.callToolStream(
+      { name: 'generate_image', arguments: { prompt: 'streamed task' } },
+      CallToolResultSchema,
+      { task: { ttl: 60_000 } },
+    )) {
+      kinds.push(message.type);
+      if (message.type === 'result') result = message.result as CallToolResult;
+      if (message.type === 'error') assert.fail(String(message.error));
+    }
+    assert.equal(kinds[0], 'taskCreated');
+    assert.equal(kinds.at(-1), 'result');
+    assert.equal((result?.structuredContent as { finished: boolean }).finished, true);
+    assert.equal(result && linksOf(result).length, 1);
+  });
+
+  it('tasks/result asked before the task is done waits for it (on a stateless node)', async () => {
+    const created = await mcp.request(
+      {
+        method: 'tools/call',
+        params: { name: 'generate_image', arguments: { prompt: 'patience' }, task: {} },
+      },
+      CreateTaskResultSchema,
+    );
+    const result = (await mcp.experimental.tasks.getTaskResult(
+      created.task.taskId,
+      CallToolResultSchema,
+    )) as CallToolResult;
+    assert.equal((result.structuredContent as { finished: boolean }).finished, true);
+    assert.equal(linksOf(result).length, 1);
+  });
+
   it('another key cannot read a task: the key decides, not the task id', async () => {
     const created = await mcp.request(
       { method: 'tools/call', params: { name: 'generate_image', arguments: { prompt: 'mine' }, task: {} } },
