@@ -1,13 +1,6 @@
 import { memo } from 'react';
-import {
-  type Batch,
-  cancelBatch,
-  formatDuration,
-  formatEstimate,
-  requestOf,
-  reuseSettings,
-  submitGenerate,
-} from '../lib/batches';
+import { type Batch, cancelBatch, requestOf, reuseSettings, submitGenerate } from '../lib/batches';
+import { formatDuration, formatEstimate } from '../lib/create-text';
 import { cssAspect, downloadName, waitingText } from '../lib/format';
 import { shortText } from '../lib/text';
 import type { TaskCard as Card } from '../lib/types';

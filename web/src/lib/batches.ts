@@ -116,17 +116,3 @@ export function reuseSettings(batch: Batch): void {
     references,
   }));
 }
-
-/** "12 s", "1 min 05 s": elapsed or expected time, short. */
-export function formatDuration(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 60) return `${seconds} s`;
-  return `${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, '0')} s`;
-}
-
-/** "about 40 s", "about 2 min": an estimate, rounded as a person would say it. */
-export function formatEstimate(ms: number): string {
-  const seconds = Math.max(1, Math.round(ms / 1000));
-  if (seconds < 60) return `about ${seconds < 10 ? seconds : Math.round(seconds / 5) * 5} s`;
-  return `about ${Math.round(seconds / 60)} min`;
-}

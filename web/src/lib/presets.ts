@@ -1,18 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api, messageOf } from './api';
+import { withSuffix } from './create-text';
 import { draftStore } from './draft';
 import type { Mode, Preset, PresetSettings } from './types';
-
-/** The prompt with a preset's style suffix appended (once: a prompt that ends with it keeps as is). */
-export function withSuffix(prompt: string, suffix: string | undefined, max = 8000): string {
-  const style = (suffix ?? '').trim();
-  if (style === '') return prompt;
-  const base = prompt.trimEnd();
-  if (base.endsWith(style)) return prompt;
-  if (base === '') return style.replace(/^[,;.\s]+/, '').slice(0, max);
-  const joined = /^[,;.]/.test(style) ? `${base}${style}` : `${base}, ${style}`;
-  return joined.slice(0, max);
-}
 
 /** Applies a preset to the Create form: its settings, and its suffix after the prompt. */
 export function applyPreset(preset: PresetSettings): void {
