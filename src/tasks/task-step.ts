@@ -19,6 +19,7 @@ import { MAX_PARTIAL_FRAMES, storePartialFrame } from './partial-frames.js';
 import { pollDelayMs, retryDelayMs } from './retry-schedule.js';
 import { completedCost } from './task-cost.js';
 import type { StepContext } from './task-engine-deps.js';
+import { createTaskPoll } from './task-poll.js';
 import { createTaskSubmit } from './task-submit.js';
 import type { LeasedTask, TaskPatch, TaskRow } from './tasks-repository.js';
 
@@ -45,6 +46,7 @@ export function deadlineMessage(task: TaskRow, deadlineMs: number): string {
 export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: StepContext) {
   const { providers, clock, logger, options } = deps;
   const submit = createTaskSubmit({ deps, write, gate });
+  const poll = createTaskPoll({ deps, write, gate });
 
   async function loadReferences(
     refKeys: string[],
@@ -354,8 +356,8 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
         if (result.kind !== 'outcome') return;
         await applyOutcome(leased, provider, result.outcome, 'submit', signal, pool?.id);
       } else {
-        const outcome = await provider.poll({ ...request, upstreamId: task.upstream_id });
-        await applyOutcome(leased, provider, outcome, 'poll', signal);
+        const polled = await poll(leased, provider, { ...request, upstreamId: task.upstream_id });
+        if (polled.kind === 'outcome') await applyOutcome(leased, provider, polled.outcome, 'poll', signal);
       }
     } catch (error) {
       // A thrown error is a bug or an infrastructure fault (disk, database): retry, then give up.

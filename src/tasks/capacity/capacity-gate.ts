@@ -117,6 +117,21 @@ export function createCapacityGate(deps: CapacityGateDeps) {
       }
     },
 
+    /**
+     * A rate limit answered to a call that took no slot (an async job's poll): the whole pool is
+     * held for its Retry-After, in the store, so submits and polls on it wait on every worker.
+     * Answers the hold's end.
+     */
+    async hold(pool: CapacityPool, retryAfterMs: number | undefined): Promise<number> {
+      deps.metrics?.callsRefused.inc({ provider: pool.provider, key: pool.keyHash });
+      const until = await capacity.hold(pool, retryAfterMs);
+      noteRetry(until);
+      return until;
+    },
+
+    /** When a hold on the pool ends, if one is in force (set by any worker). */
+    heldUntil: (pool: CapacityPool): Promise<number | undefined> => capacity.heldUntil(pool),
+
     /** After a task parked: room may already be free (it joined behind others), so call back now. */
     afterPark(pool: CapacityPool): Promise<void> {
       waitersSeen = true;

@@ -98,6 +98,10 @@ export function createUpstreamCapacity({
   const endCall = compiledOnce(3, (id: string, now: number, refused: number) =>
     db.updateTable('upstream_calls').set({ ended_at: now, refused }).where('id', '=', id),
   );
+  // Read before each poll of an async job: is the key held by a Retry-After?
+  const selectHold = compiledOnce(1, (pool: string) =>
+    db.selectFrom('upstream_pools').select('hold_until').where('pool', '=', pool),
+  );
 
   async function lockPool(trx: Db, pool: CapacityPool): Promise<UpstreamPoolsTable> {
     const now = clock.now();
@@ -287,6 +291,36 @@ export function createUpstreamCapacity({
           await trx.updateTable('upstream_pools').set(learned).where('pool', '=', pool.id).execute();
         return callBackIn(trx, { ...row, ...learned }, pool);
       });
+    },
+
+    /**
+     * Holds the whole pool for `holdMs` (a Retry-After answered to a call that took no slot: an
+     * async job's poll), as a refused submit does: no call starts on it, on any worker, until then.
+     * The learned limit stays (the refusal says nothing of calls at once). Answers the hold's end.
+     */
+    async hold(pool: CapacityPool, holdMs: number | undefined): Promise<number> {
+      return inTransaction(async (trx) => {
+        const row = await lockPool(trx, pool);
+        const now = clock.now();
+        const holdUntil = Math.max(Number(row.hold_until), now + (holdMs ?? defaultHoldMs));
+        await trx
+          .updateTable('upstream_pools')
+          .set({
+            hold_until: holdUntil,
+            retry_at: Math.max(Number(row.retry_at), holdUntil),
+            updated_at: now,
+          })
+          .where('pool', '=', pool.id)
+          .execute();
+        return holdUntil;
+      });
+    },
+
+    /** When a hold in force on the pool ends (undefined when none is), as every worker sees it. */
+    async heldUntil(pool: CapacityPool): Promise<number | undefined> {
+      const [row] = (await db.executeQuery(selectHold(pool.id))).rows;
+      const until = Number(row?.hold_until ?? 0);
+      return until > clock.now() ? until : undefined;
     },
 
     /**

@@ -13,6 +13,8 @@ export interface RecordedRequest {
   query: URLSearchParams;
   headers: IncomingMessage['headers'];
   body: Buffer;
+  /** When the whole request had arrived (epoch ms). */
+  at: number;
 }
 
 export type FakeAnswer =
@@ -41,6 +43,7 @@ export async function startFakeHttpServer(
       query: url.searchParams,
       headers: req.headers,
       body: Buffer.concat(chunks),
+      at: Date.now(),
     };
     requests.push(recorded);
     let answer: FakeAnswer;
