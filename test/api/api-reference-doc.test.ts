@@ -9,16 +9,20 @@ import { createTestApp, type TestApp } from '../support/test-server.js';
 const reference = await readFile(new URL('../../docs/api.md', import.meta.url), 'utf8');
 const openAiReference = await readFile(new URL('../../docs/openai-compat.md', import.meta.url), 'utf8');
 const geminiReference = await readFile(new URL('../../docs/gemini-compat.md', import.meta.url), 'utf8');
+const adminReference = await readFile(new URL('../../docs/admin-api.md', import.meta.url), 'utf8');
 /**
  * The OpenAI-compatible routes are documented in docs/openai-compat.md, the Gemini-native ones in
- * docs/gemini-compat.md (both as `### \`METHOD path\``), the rest in docs/api.md.
+ * docs/gemini-compat.md, the operator console's in docs/admin-api.md (each as `### \`METHOD path\``),
+ * the rest in docs/api.md.
  */
 const ownReference = (path: string) =>
   path.startsWith('/v1/models') || path.startsWith('/v1/images/')
     ? openAiReference
     : path.startsWith('/v1beta/')
       ? geminiReference
-      : undefined;
+      : path.startsWith('/api/admin/')
+        ? adminReference
+        : undefined;
 
 describe('docs/api.md', () => {
   let t: TestApp;
