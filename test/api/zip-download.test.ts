@@ -1,47 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import yauzl from 'yauzl';
 import { assertError, bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 import { signedInCookie } from '../support/website-session.js';
+import { type Entry, readZip } from '../support/zip-reader.js';
 
 // Issue 30, select many: GET /api/v1/downloads/zip (and /web/api's) streams the originals of a
 // selection, named from their prompts, and a metadata.json.
-
-interface Entry {
-  name: string;
-  data: Buffer;
-  compressionMethod: number;
-}
-
-/** Every entry of a ZIP, in order, with its bytes (yauzl checks each CRC as it reads). */
-export function readZip(zip: Buffer): Promise<Entry[]> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(zip, { lazyEntries: true }, (error, file) => {
-      if (error || !file) return reject(error);
-      const entries: Entry[] = [];
-      file.on('error', reject);
-      file.on('end', () => resolve(entries));
-      file.on('entry', (entry: yauzl.Entry) => {
-        file.openReadStream(entry, (openError, stream) => {
-          if (openError || !stream) return reject(openError);
-          const chunks: Buffer[] = [];
-          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-          stream.on('error', reject);
-          stream.on('end', () => {
-            entries.push({
-              name: entry.fileName,
-              data: Buffer.concat(chunks),
-              compressionMethod: entry.compressionMethod,
-            });
-            file.readEntry();
-          });
-        });
-      });
-      file.readEntry();
-    });
-  });
-}
 
 interface Metadata {
   created_at: string;

@@ -1,0 +1,29 @@
+import type { Selection } from '../../lib/selection';
+
+/**
+ * A card's select box: shown on hover and focus (always on touch screens, and on every card while
+ * something is selected). Space toggles it; Shift+click or Shift+Space selects the range from the
+ * last one toggled.
+ */
+export function SelectCheckbox({
+  id,
+  label,
+  selection,
+}: {
+  id: string;
+  label: string;
+  selection: Selection;
+}) {
+  return (
+    <label className="select-check">
+      <input
+        type="checkbox"
+        checked={selection.selected.has(id)}
+        // The click carries Shift (a keyboard's Space too, through the selection's key watch).
+        onClick={(event) => selection.toggle(id, event.shiftKey)}
+        onChange={() => {}}
+        aria-label={`Select: ${label}`}
+      />
+    </label>
+  );
+}

@@ -1,0 +1,99 @@
+import { useState } from 'react';
+import { type Collections, setMembers, zipUrl } from '../../lib/curation';
+import type { Selection } from '../../lib/selection';
+import { DownloadIcon, TrashIcon } from '../icons';
+import { AddToCollectionDialog } from './collections-dialog';
+import './curation.css';
+
+/**
+ * What can be done to the selected items: download them as one ZIP (streamed by the server), add
+ * their works to a collection, delete their works (with Undo), clear. Works are what a collection or
+ * a delete takes; an upload has none (`workIds` leaves it out), so those actions skip it.
+ */
+export function SelectionBar({
+  selection,
+  zip,
+  workIds,
+  collections,
+  onDelete,
+  onNotice,
+}: {
+  selection: Selection;
+  zip: { works?: string[]; assets?: string[] };
+  workIds: string[];
+  collections: Collections;
+  onDelete: (workIds: string[]) => void;
+  onNotice: (message: string) => void;
+}) {
+  const [adding, setAdding] = useState(false);
+  const count = selection.selected.size;
+  if (count === 0 && !adding) return null;
+  const works = workIds.length;
+  return (
+    <div className="selection-bar" role="toolbar" aria-label="Selection">
+      <p className="selection-count" aria-live="polite">
+        {count} selected
+      </p>
+      <a className="button small" href={zipUrl(zip)} download>
+        <DownloadIcon /> Download as ZIP
+      </a>
+      <button type="button" className="button small" disabled={works === 0} onClick={() => setAdding(true)}>
+        Add to collection
+      </button>
+      <button
+        type="button"
+        className="button small danger-text"
+        disabled={works === 0}
+        onClick={() => onDelete(workIds)}
+      >
+        <TrashIcon /> Delete {works === 1 ? 'work' : `${works} works`}
+      </button>
+      <button type="button" className="button small" onClick={selection.clear} aria-keyshortcuts="Escape">
+        Clear
+      </button>
+      {adding && (
+        <AddToCollectionDialog
+          collections={collections}
+          count={works}
+          onClose={() => setAdding(false)}
+          onAdd={async (id, name) => {
+            await setMembers(id, workIds, true);
+            await collections.reload();
+            setAdding(false);
+            onNotice(`Added ${works === 1 ? '1 work' : `${works} works`} to ${name}`);
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+/** The offer to take a deletion back, for a few seconds. */
+export function UndoToast({
+  offer,
+  error,
+  onUndo,
+  onDismiss,
+}: {
+  offer: { label: string } | undefined;
+  error: string | undefined;
+  onUndo: () => void;
+  onDismiss: () => void;
+}) {
+  return (
+    <div className="undo-toast-region" role="status" aria-live="polite">
+      {offer && (
+        <div className="undo-toast">
+          <span>{offer.label}</span>
+          <button type="button" className="button small" onClick={onUndo}>
+            Undo
+          </button>
+          <button type="button" className="icon-button" onClick={onDismiss} aria-label="Dismiss">
+            ×
+          </button>
+        </div>
+      )}
+      {!offer && error && <p className="error-text">{error}</p>}
+    </div>
+  );
+}
