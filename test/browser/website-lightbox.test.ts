@@ -215,7 +215,7 @@ describe('website lightbox (Chromium, end to end)', () => {
     await page.keyboard.press('i');
     await lightbox().locator('.lightbox-details').waitFor();
     const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('d')]);
-    assert.match(download.suggestedFilename(), /^a-red-lighthouse-on-a-cliff-\w{6}\.png$/);
+    assert.match(download.suggestedFilename(), /^a-red-lighthouse-on-a-cliff-[\w-]{6}\.png$/);
     await page.keyboard.press('c');
     await until('prompt copied', async () => (await status())?.startsWith('Prompt copied'));
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'a red lighthouse on a cliff');
