@@ -12,6 +12,8 @@ describe('MCP tasks of generations', () => {
     const id = encodeGenerationTaskId(ref);
     assert.match(id, /^atelier-gen\.[A-Za-z0-9_-]+$/);
     assert.deepEqual(decodeGenerationTaskId(id), ref);
+    const refused = { taskIds: [], createdAt: 1, failure: 'invalid_request (HTTP 400): no' };
+    assert.deepEqual(decodeGenerationTaskId(encodeGenerationTaskId(refused)), refused);
     for (const bad of [
       'tsk_a',
       'atelier-gen.',

@@ -26,16 +26,28 @@ const PREFIX = 'atelier-gen.';
 export const TASK_POLL_INTERVAL_MS = MIN_POLL_INTERVAL_MS;
 /** The batch endpoint's limit; a generation has at most 16 images. */
 const MAX_IDS = 20;
+/** A refusal's text kept in a task id (API messages are far shorter). */
+const MAX_FAILURE_CHARS = 1500;
 
 export interface GenerationTaskRef {
+  /** Empty when the submission was refused (then `failure` says why). */
   taskIds: string[];
   /** When the generation was submitted, ms since the epoch. */
   createdAt: number;
+  /**
+   * The tool error of a refused submission: the call still answers a task (the SDK accepts nothing
+   * else for a task-augmented call), which is `failed` and whose result is this error.
+   */
+  failure?: string;
 }
 
 /** The MCP task id of a generation: opaque to clients, decodable by every node. */
 export function encodeGenerationTaskId(ref: GenerationTaskRef): string {
-  const json = JSON.stringify({ ids: ref.taskIds, at: ref.createdAt });
+  const json = JSON.stringify({
+    ids: ref.taskIds,
+    at: ref.createdAt,
+    ...(ref.failure !== undefined ? { err: ref.failure.slice(0, MAX_FAILURE_CHARS) } : {}),
+  });
   return `${PREFIX}${Buffer.from(json, 'utf8').toString('base64url')}`;
 }
 
@@ -45,11 +57,14 @@ export function decodeGenerationTaskId(taskId: string): GenerationTaskRef | unde
   try {
     const value: unknown = JSON.parse(Buffer.from(taskId.slice(PREFIX.length), 'base64url').toString('utf8'));
     if (typeof value !== 'object' || value === null) return undefined;
-    const { ids, at } = value as { ids?: unknown; at?: unknown };
+    const { ids, at, err } = value as { ids?: unknown; at?: unknown; err?: unknown };
+    if (typeof at !== 'number' || !Number.isFinite(at)) return undefined;
+    if (typeof err === 'string' && Array.isArray(ids) && ids.length === 0) {
+      return { taskIds: [], createdAt: at, failure: err };
+    }
     if (!Array.isArray(ids) || ids.length === 0 || ids.length > MAX_IDS) return undefined;
     if (!ids.every((id): id is string => typeof id === 'string' && id.length > 0 && id.length <= 200))
       return undefined;
-    if (typeof at !== 'number' || !Number.isFinite(at)) return undefined;
     return { taskIds: ids, createdAt: at };
   } catch {
     return undefined;
@@ -70,6 +85,9 @@ export function taskOfRecords(taskId: string, ref: GenerationTaskRef, records: r
     lastUpdatedAt: new Date().toISOString(),
     pollInterval: TASK_POLL_INTERVAL_MS,
   };
+  if (ref.failure !== undefined) {
+    return { ...base, lastUpdatedAt: base.createdAt, status: 'failed', statusMessage: ref.failure };
+  }
   if (!records.every((task) => isFinalStatus(task.status))) {
     return {
       ...base,
@@ -100,6 +118,7 @@ export function createGenerationTaskStore(
   async function read(taskId: string): Promise<{ ref: GenerationTaskRef; records: TaskRecord[] } | null> {
     const ref = decodeGenerationTaskId(taskId);
     if (!ref) return null;
+    if (ref.failure !== undefined) return { ref, records: [] };
     const { tasks } = await client.getTasks(ref.taskIds);
     // Every id unknown to this key (another account's, or removed): the task does not exist for it.
     if (tasks.every((task) => task.status === 'failed' && task.error === NOT_FOUND)) return null;
@@ -120,6 +139,7 @@ export function createGenerationTaskStore(
       const found = await read(taskId);
       if (!found) throw new Error(`Task not found: ${taskId}`);
       const { ref, records } = found;
+      if (ref.failure !== undefined) return { isError: true, content: [{ type: 'text', text: ref.failure }] };
       const task = taskOfRecords(taskId, ref, records);
       const finished = task.status !== 'working';
       const hint = finished

@@ -226,6 +226,16 @@ describe('remote MCP at /mcp', () => {
       })) as CallToolResult;
       assert.equal(generate.isError, true);
       assert.match((generate.content[0] as { text: string }).text, /^insufficient_scope \(HTTP 403\)/);
+      // Task-augmented, the refusal is a task that failed, saying why.
+      const created = await reader.request(
+        {
+          method: 'tools/call',
+          params: { name: 'generate_image', arguments: { prompt: 'nor as a task' }, task: {} },
+        },
+        CreateTaskResultSchema,
+      );
+      assert.equal(created.task.status, 'failed');
+      assert.match(created.task.statusMessage ?? '', /^insufficient_scope \(HTTP 403\)/);
     } finally {
       await reader.close();
     }

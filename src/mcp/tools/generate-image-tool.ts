@@ -46,24 +46,25 @@ export function registerGenerateImage(
     {
       createTask: async (args, extra): Promise<CreateTaskResult> => {
         const createdAt = Date.now();
+        const at = new Date(createdAt).toISOString();
+        const base = { ttl: null, createdAt: at, lastUpdatedAt: at, pollInterval: TASK_POLL_INTERVAL_MS };
         let taskIds: string[];
         try {
           ({ task_ids: taskIds } = await client.generate(generateRequestOf(args), { signal: extra.signal }));
         } catch (error) {
-          // Nothing was created: the API's refusal, as a tool error (the SDK answers a failed
-          // createTask with a tool error too, but without the error's type and advice).
-          return errorResult(error) as unknown as CreateTaskResult;
+          // Nothing was created. A task-augmented call must still answer a task (the SDK refuses any
+          // other answer with an unreadable validation error), so the refusal is a task that failed:
+          // tasks/get says why, tasks/result is the tool error with the API's type and advice.
+          const failure = (errorResult(error).content[0] as { text: string }).text;
+          const taskId = encodeGenerationTaskId({ taskIds: [], createdAt, failure });
+          return { task: { taskId, status: 'failed' as const, statusMessage: failure, ...base } };
         }
-        const at = new Date(createdAt).toISOString();
         return {
           task: {
             taskId: encodeGenerationTaskId({ taskIds, createdAt }),
             status: 'working' as const,
             statusMessage: `Submitted ${taskIds.length} task(s)`,
-            ttl: null,
-            createdAt: at,
-            lastUpdatedAt: at,
-            pollInterval: TASK_POLL_INTERVAL_MS,
+            ...base,
           },
         };
       },
