@@ -14,10 +14,13 @@ import {
 import type { Curation } from '../curation/curation-service.js';
 import { type ZipDownloads, zipHeaders } from '../downloads/zip-download.js';
 import { accountOf } from '../http/authentication.js';
-import { AUTH_ERRORS, errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
-
-/** What a route that changes the account's marks may answer about its caller. */
-const WRITE_AUTH_ERRORS = AUTH_ERRORS;
+import {
+  AUTH_ERRORS,
+  errorResponses,
+  jsonResponse,
+  noContent,
+  WRITE_AUTH_ERRORS,
+} from '../http/route-responses.js';
 
 const TAG = 'Favourites and collections';
 

@@ -16,6 +16,7 @@ describe('favourites and collections', () => {
   let t: TestApp;
   let apiKey: string;
   let otherKey: string;
+  let accountId: string;
   let cookie: string;
   const works: string[] = [];
   let otherWork: string;
@@ -47,6 +48,7 @@ describe('favourites and collections', () => {
     t = await createTestApp({ env: { ATELIER_LOCAL_LATENCY_MS: '20' } });
     const account = await t.createAccount(undefined, { password: 'correct horse battery' });
     apiKey = account.apiKey;
+    accountId = account.id;
     cookie = await signedInCookie(t.app, { email: account.email, password: 'correct horse battery' });
     otherKey = (await t.createAccount()).apiKey;
     for (const prompt of ['a red fox', 'a blue whale', 'a green frog'])
@@ -232,6 +234,29 @@ describe('favourites and collections', () => {
       ).items.find((c) => c.id === mine.id)?.name,
       'Private',
     );
+  });
+
+  test('a read key lists collections, reads marks and downloads, but may not star or change collections (403)', async () => {
+    const readKey = (await t.core.accounts.createKey(accountId, { name: 'dashboard', scope: 'read' })).apiKey;
+    const [fox] = works as [string];
+    assert.equal((await call('GET', '/api/v1/collections', readKey)).statusCode, 200);
+    assert.equal((await call('GET', '/api/v1/history?starred=true', readKey)).statusCode, 200);
+    assert.equal((await call('GET', `/api/v1/downloads/zip?works=${fox}`, readKey)).statusCode, 200);
+    const created = (
+      await call('POST', '/api/v1/collections', apiKey, { name: 'Read only test' })
+    ).json() as {
+      id: string;
+    };
+    for (const [method, url, payload] of [
+      ['PUT', `/api/v1/generations/${fox}/star`],
+      ['DELETE', `/api/v1/generations/${fox}/star`],
+      ['POST', '/api/v1/collections', { name: 'Nope' }],
+      ['PATCH', `/api/v1/collections/${created.id}`, { name: 'Nope' }],
+      ['DELETE', `/api/v1/collections/${created.id}`],
+      ['PUT', `/api/v1/collections/${created.id}/items/${fox}`],
+      ['DELETE', `/api/v1/collections/${created.id}/items/${fox}`],
+    ] as Array<[string, string, object?]>)
+      assertError(await call(method, url, readKey, payload), 403, 'insufficient_scope');
   });
 
   test('the website: the same through /web/api with the session (saved works carry marks and filter by them)', async () => {
