@@ -40,6 +40,10 @@ export function capacityPool(
   return { id: `${provider}/${upstreamModel}/${keyHash}`, provider, upstreamModel, keyHash, limits };
 }
 
+/** Where the hold of a pool's polls is kept: a row of its own, which no call or task ever uses. */
+export const POLLS_SUFFIX = '#polls';
+export const pollsOf = (pool: CapacityPool): CapacityPool => ({ ...pool, id: `${pool.id}${POLLS_SUFFIX}` });
+
 /** Calls per window the configuration allows (the smaller of the two per-minute limits), if any. */
 export function configuredPerMinute(limits: CapacityLimits): number | undefined {
   const values = [limits.requestsPerMinute, limits.imagesPerMinute].filter(

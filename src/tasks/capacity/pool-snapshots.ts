@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../store/database.js';
+import { POLLS_SUFFIX } from './capacity-pool.js';
 import { UNFINISHED } from './capacity-reads.js';
 
 /** One pool as the gauges show it (the deployment's, read from the store at scrape time). */
@@ -18,6 +19,8 @@ export interface PoolSnapshot {
 export async function readPoolSnapshots(db: Db): Promise<PoolSnapshot[]> {
   const rows = await db
     .selectFrom('upstream_pools as p')
+    // The hold of a pool's polls is a row of its own, not a pool.
+    .where('p.pool', 'not like', `%${POLLS_SUFFIX}`)
     .select((eb) => [
       'p.provider',
       'p.upstream_model',

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../store/database.js';
+import { POLLS_SUFFIX } from './capacity-pool.js';
 import { UNFINISHED } from './capacity-reads.js';
 
 /** One capacity pool as the operator console shows it: the deployment's figures, read from the store. */
@@ -32,6 +33,8 @@ export async function readPoolStates(db: Db, now: number, windowSpan: number): P
   const since = now - windowSpan;
   const rows = await db
     .selectFrom('upstream_pools as p')
+    // The hold of a pool's polls is a row of its own, not a pool.
+    .where('p.pool', 'not like', `%${POLLS_SUFFIX}`)
     .select((eb) => {
       const calls = () =>
         eb

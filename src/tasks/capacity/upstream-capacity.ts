@@ -5,7 +5,7 @@ import { compiledOnce } from '../../store/compiled-once.js';
 import { type Db, dialectOf } from '../../store/database.js';
 import type { Database, UpstreamPoolsTable } from '../../store/schema.js';
 import { turnBatches } from '../write-batches.js';
-import { type CapacityLimits, type CapacityPool, configuredPerMinute } from './capacity-pool.js';
+import { type CapacityLimits, type CapacityPool, configuredPerMinute, pollsOf } from './capacity-pool.js';
 import { createCapacityReads, UNFINISHED } from './capacity-reads.js';
 import { readPoolSnapshots } from './pool-snapshots.js';
 import { readPoolStates } from './pool-states.js';
@@ -98,7 +98,7 @@ export function createUpstreamCapacity({
   const endCall = compiledOnce(3, (id: string, now: number, refused: number) =>
     db.updateTable('upstream_calls').set({ ended_at: now, refused }).where('id', '=', id),
   );
-  // Read before each poll of an async job: is the key held by a Retry-After?
+  // Read before each poll of an async job: are its polls held by a poll's Retry-After?
   const selectHold = compiledOnce(1, (pool: string) =>
     db.selectFrom('upstream_pools').select('hold_until').where('pool', '=', pool),
   );
@@ -294,31 +294,35 @@ export function createUpstreamCapacity({
     },
 
     /**
-     * Holds the whole pool for `holdMs` (a Retry-After answered to a call that took no slot: an
-     * async job's poll), as a refused submit does: no call starts on it, on any worker, until then.
-     * The learned limit stays (the refusal says nothing of calls at once). Answers the hold's end.
+     * Holds the whole pool for `holdMs` (a Retry-After answered to an async job's poll), as a
+     * refused submit does — no call starts on it, on any worker, until then — and holds its polls
+     * too (a row of its own, `<pool>#polls`: a refused submit holds submits only). The learned limit
+     * stays (the refusal says nothing of calls at once). Answers the hold's end.
      */
     async hold(pool: CapacityPool, holdMs: number | undefined): Promise<number> {
       return inTransaction(async (trx) => {
-        const row = await lockPool(trx, pool);
         const now = clock.now();
-        const holdUntil = Math.max(Number(row.hold_until), now + (holdMs ?? defaultHoldMs));
-        await trx
-          .updateTable('upstream_pools')
-          .set({
-            hold_until: holdUntil,
-            retry_at: Math.max(Number(row.retry_at), holdUntil),
-            updated_at: now,
-          })
-          .where('pool', '=', pool.id)
-          .execute();
+        let holdUntil = now + (holdMs ?? defaultHoldMs);
+        for (const held of [pool, pollsOf(pool)]) {
+          const row = await lockPool(trx, held);
+          holdUntil = Math.max(holdUntil, Number(row.hold_until));
+          await trx
+            .updateTable('upstream_pools')
+            .set({
+              hold_until: holdUntil,
+              retry_at: Math.max(Number(row.retry_at), holdUntil),
+              updated_at: now,
+            })
+            .where('pool', '=', held.id)
+            .execute();
+        }
         return holdUntil;
       });
     },
 
-    /** When a hold in force on the pool ends (undefined when none is), as every worker sees it. */
+    /** When a hold on the pool's polls ends (undefined when none is in force), as every worker sees it. */
     async heldUntil(pool: CapacityPool): Promise<number | undefined> {
-      const [row] = (await db.executeQuery(selectHold(pool.id))).rows;
+      const [row] = (await db.executeQuery(selectHold(pollsOf(pool).id))).rows;
       const until = Number(row?.hold_until ?? 0);
       return until > clock.now() ? until : undefined;
     },
