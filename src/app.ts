@@ -223,6 +223,7 @@ export async function buildApp(
     generations: core.generations,
     creations: core.creations,
     library: core.library,
+    assets: core.assets,
     tasks: core.taskService,
     usage: core.usage,
     curation: core.curation,

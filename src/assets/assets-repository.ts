@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Asset } from '../contract/assets.js';
 import type { AssetKind } from '../domain/asset-kinds.js';
+import { Conflict, NotFound } from '../domain/errors.js';
 import type { Clock } from '../runtime/clock.js';
 import type { IdGenerator } from '../runtime/ids.js';
 import type { Db } from '../store/database.js';
@@ -137,6 +138,28 @@ export function createAssetsRepository({ db, clock, ids }: { db: Db; clock: Cloc
         .offset((options.page - 1) * options.limit)
         .execute();
       return { items: rows.map(toAsset), total: Number(totalRow?.n ?? 0) };
+    },
+
+    /**
+     * Deletes one of the account's uploads from its library (DELETE /api/v1/assets/{id}). Only the
+     * record goes: the file stays at its URL, since upload files are content-addressed (the same bytes
+     * are one file, whoever sent them) and works that used it as a reference keep it by its key, so
+     * they still show it and can be re-run. Another account's id, or none, is NotFound; a result
+     * belongs to its work (delete the work instead), a Conflict.
+     */
+    async deleteUpload(accountId: string, assetId: string): Promise<void> {
+      const row = await db
+        .selectFrom('assets')
+        .select(['kind', 'generation_id'])
+        .where('id', '=', assetId)
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+      if (!row) throw new NotFound('Asset not found');
+      if (row.kind !== 'upload')
+        throw new Conflict(
+          `This asset is a result of work ${row.generation_id ?? ''}: delete the work to take it out of the library`,
+        );
+      await db.deleteFrom('assets').where('id', '=', assetId).where('account_id', '=', accountId).execute();
     },
 
     /** The account's asset stored under a blob key, if the account owns one. */

@@ -32,3 +32,5 @@ export const assetsQuerySchema = z.object({
     .optional()
     .describe('Only uploads or only results'),
 });
+
+export const assetParamsSchema = z.object({ id: z.string().max(200).describe('Asset id (ast_…)') });

@@ -277,6 +277,17 @@ export function createGenerationsRepository({
       return { rows: await rowsInOrder(ids), total: Number(total ?? 0) };
     },
 
+    /** One of the account's saved works (not rejected, not deleted) by id; undefined otherwise. */
+    async savedOne(accountId: string, generationId: string): Promise<GenerationsTable | undefined> {
+      return db
+        .selectFrom('generations')
+        .selectAll()
+        .where('id', '=', generationId)
+        .where('account_id', '=', accountId)
+        .where(savedCondition)
+        .executeTakeFirst();
+    },
+
     /**
      * Marks an account's generation deleted from saved works; the row, its tasks and its files stay.
      * Returns false when the account has no such generation (a foreign id looks the same).

@@ -25,6 +25,8 @@ export interface GenerationPages {
     limit: number,
     options?: { includeRemoved?: boolean; filters?: SearchFilters },
   ): Promise<{ rows: GenerationsTable[]; total: number }>;
+  /** One saved work (not rejected, not deleted) of the account, by id. */
+  savedOne(accountId: string, generationId: string): Promise<GenerationsTable | undefined>;
   /** Moves with every change a history page can show (see generations-repository.ts). */
   historyVersion(accountId: string): number | Promise<number>;
 }
@@ -172,6 +174,18 @@ export function createCreationReads(deps: {
 
     /** How long recent completed tasks took, by model and size (see `recentDurations`). */
     durations: (accountId: string, sample: number) => recentDurations(deps.db, accountId, sample),
+
+    /** One of the account's saved works by id, with its tasks (a work's own link); undefined otherwise. */
+    async savedWork(accountId: string, generationId: string): Promise<SavedWork | undefined> {
+      const row = await deps.generations.savedOne(accountId, generationId);
+      if (!row) return undefined;
+      const tasks = await tasksByGeneration(deps.tasks, [row]);
+      return {
+        ...generationFields(row),
+        source: row.source,
+        tasks: (tasks.get(row.id) ?? []).map(toTaskRecord),
+      };
+    },
 
     /** One page of the account's saved works (not deleted, matching `filters`), each with its tasks. */
     async savedWorks(accountId: string, page: number, limit: number, filters: SearchFilters = {}) {

@@ -61,6 +61,12 @@ export function createMarkedWorks(creations: CreationReads, marks: WorkMarksRead
       return fresh;
     },
 
+    /** One saved work by id, marked (a work's own link); undefined when the account has no such work. */
+    async savedWork(accountId: string, generationId: string) {
+      const plain = await creations.savedWork(accountId, generationId);
+      return plain && (await mark(accountId, [plain]))[0];
+    },
+
     /** Saved works' page, its items marked; `starred` and `collection` filter it. */
     async savedWorks(accountId: string, page: number, limit: number, filters: SearchFilters = {}) {
       await checkCollection(accountId, filters);

@@ -9,6 +9,7 @@ import { createFlowRoutes } from './create-flow-routes.js';
 import { creationRoutes } from './creation-routes.js';
 import { credentialRoutes, PASSWORD_CHECK_ERRORS } from './credential-routes.js';
 import { curationRoutes } from './curation-routes.js';
+import { libraryRoutes } from './library-routes.js';
 import type { LoginThrottle } from './login-throttle.js';
 import {
   assertSameOrigin,
@@ -145,6 +146,7 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
     await authed.register(creationRoutes, { services });
     await authed.register(createFlowRoutes, { services });
     await authed.register(curationRoutes, { services });
+    await authed.register(libraryRoutes, { services });
     await authed.register(accountRoutes, { services });
     await authed.register(credentialRoutes, { services, sessions, throttle });
   });

@@ -3,8 +3,8 @@ import type { UpstreamAccess } from '../accounts/upstream-access.js';
 import type { Curation } from '../curation/curation-service.js';
 import type { ZipDownloads } from '../downloads/zip-download.js';
 import type { GenerationsService } from '../generations/generations-service.js';
-import type { CreationReads } from '../read-models/creations.js';
 import type { LibraryReads } from '../read-models/library.js';
+import type { MarkedWorks } from '../read-models/marked-works.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Db } from '../store/database.js';
 import type { TasksService } from '../tasks/tasks-service.js';
@@ -35,8 +35,10 @@ export interface WebsiteServices {
   >;
   upstreamAccess: Pick<UpstreamAccess, 'hasKey' | 'overview' | 'requireKeyedProvider'>;
   generations: Pick<GenerationsService, 'generate' | 'remove'>;
-  creations: Pick<CreationReads, 'savedWorks' | 'recentPrompts' | 'durations'>;
+  creations: Pick<MarkedWorks, 'savedWorks' | 'savedWork' | 'recentPrompts' | 'durations'>;
   library: Pick<LibraryReads, 'libraryPage'>;
+  /** Deleting an upload (src/assets' repository; NotFound, or Conflict for a result). */
+  assets: { deleteUpload(accountId: string, assetId: string): Promise<void> };
   tasks: Pick<TasksService, 'listPendingForAccount'>;
   usage: Pick<UsageService, 'report'>;
   /** Stars and collections of the account's works (issue 30). */

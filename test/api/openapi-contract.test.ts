@@ -264,6 +264,17 @@ describe('the OpenAPI document is the contract of every route', () => {
     );
     await exercise('GET', '/api/v1/assets', { url: '/api/v1/assets', headers: h }, 200);
     await exercise('GET', '/api/v1/assets', { url: '/api/v1/assets?kind=x', headers: h }, 400);
+    const assets = (await app.inject({ method: 'GET', url: '/api/v1/assets', headers: h })).json()
+      .items as Array<{
+      id: string;
+      kind: string;
+    }>;
+    const oneAsset = '/api/v1/assets/{id}';
+    const ownUpload = assets.find((asset) => asset.kind === 'upload')?.id ?? '';
+    const ownResult = assets.find((asset) => asset.kind === 'result')?.id ?? '';
+    await exercise('DELETE', oneAsset, { url: `/api/v1/assets/${ownResult}`, headers: h }, 409);
+    await exercise('DELETE', oneAsset, { url: `/api/v1/assets/${ownUpload}`, headers: h }, 204);
+    await exercise('DELETE', oneAsset, { url: `/api/v1/assets/${ownUpload}`, headers: h }, 404);
     await exercise('GET', '/api/v1/models', { url: '/api/v1/models', headers: h }, 200);
     await exercise(
       'GET',

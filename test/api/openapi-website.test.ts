@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { pollUntilFinal } from '../support/api-helpers.js';
+import { bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
 import { exerciseCurationRoutes } from '../support/curation-contract.js';
 import {
   assertGeneratedTypesAccept,
@@ -103,6 +103,24 @@ describe('the OpenAPI document is the contract of the website API', () => {
     assert.ok(work, 'the generation is a saved work');
     await exerciseCurationRoutes(exercise, { prefix: '/web/api', headers: web, workId: work.id });
     const oneWork = '/web/api/works/{id}';
+    await exercise('GET', oneWork, { url: `/web/api/works/${work.id}`, headers: { cookie } }, 200);
+    await exercise('GET', oneWork, { url: '/web/api/works/gen_none', headers: { cookie } }, 404);
+    const uploaded = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/upload',
+      headers: { ...bearer(apiKey), 'content-type': 'image/png' },
+      payload: await makePng(),
+    });
+    const library = (
+      await t.app.inject({ method: 'GET', url: '/web/api/assets', headers: { cookie } })
+    ).json().items as Array<{ id: string; kind: string; url: string }>;
+    const upload = library.find((asset) => asset.url === uploaded.json().url)?.id ?? '';
+    const result = library.find((asset) => asset.kind === 'result')?.id ?? '';
+    const oneAsset = '/web/api/assets/{id}';
+    await exercise('DELETE', oneAsset, { url: `/web/api/assets/${result}`, headers: web }, 409);
+    await exercise('DELETE', oneAsset, { url: `/web/api/assets/${upload}`, headers: { cookie } }, 403);
+    await exercise('DELETE', oneAsset, { url: `/web/api/assets/${upload}`, headers: web }, 204);
+    await exercise('DELETE', oneAsset, { url: `/web/api/assets/${upload}`, headers: web }, 404);
     await exercise('DELETE', oneWork, { url: `/web/api/works/${work.id}`, headers: web }, 204);
     await exercise('DELETE', oneWork, { url: '/web/api/works/gen_none', headers: web }, 404);
 
