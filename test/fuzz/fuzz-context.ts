@@ -16,6 +16,12 @@ export const V1_ROUTES = [
   'POST /user/webhook-secret/rotate',
   'GET /webhooks/deliveries',
   'POST /webhooks/deliveries/:id/redeliver',
+  // Stars, collections and the ZIP (issue 30); a collection item's two ids are both `:id` here.
+  'PUT /generations/:id/star',
+  'GET /collections',
+  'PATCH /collections/:id',
+  'PUT /collections/:id/items/:id',
+  'GET /downloads/zip',
 ];
 /** The OpenAI-compatible routes (their errors are in OpenAI's shape). */
 export const OPENAI_ROUTES = [
