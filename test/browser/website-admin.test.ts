@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { DEFAULT_CATALOG } from '../../src/catalog/catalog.js';
 import { pollUntilFinal } from '../support/api-helpers.js';
 import { expectNoAxeViolations } from './axe.js';
-import { until } from './support.js';
+import { screenshot, until } from './support.js';
 import { testNoConsoleErrors, websiteSession } from './website-session.js';
 
 /** A local model with a price: the local renderer costs nothing, this entry costs $0.04 an image at 1K. */
@@ -69,6 +69,7 @@ describe('operator console (Chromium)', () => {
     assert.equal(((await status.json()) as { email: string }).email, NEW_EMAIL);
     await page.getByRole('link', { name: NEW_EMAIL }).waitFor();
     await expectNoAxeViolations(page, 'admin accounts, a key shown');
+    await screenshot(page, 'admin-accounts');
   });
 
   test('on the account’s page the operator issues a key (shown once) and revokes it', async () => {
@@ -114,6 +115,7 @@ describe('operator console (Chromium)', () => {
     await until('the account’s spend', async () => (await usage.innerText()).includes('$0.04 spent'));
     await page.getByRole('cell', { name: 'priced' }).waitFor();
     await expectNoAxeViolations(page, 'admin account page with usage');
+    await screenshot(page, 'admin-account');
 
     await admin().getByRole('link', { name: 'Usage and spend' }).click();
     await until('the usage page', () => new URL(page.url()).pathname === '/admin/usage');
@@ -132,6 +134,41 @@ describe('operator console (Chromium)', () => {
     await page.getByRole('heading', { name: 'Capacity pools' }).waitFor();
     await page.getByRole('cell', { name: 'local', exact: true }).waitFor();
     await expectNoAxeViolations(page, 'admin upstreams');
+    await screenshot(page, 'admin-upstreams');
+  });
+
+  test('at 390 px in the dark theme the admin pages have no accessibility violations either', async () => {
+    const context = await site.browser.newContext({
+      baseURL: site.server.baseUrl,
+      viewport: { width: 390, height: 844 },
+      colorScheme: 'dark',
+    });
+    try {
+      const page = await context.newPage();
+      await page.goto('/admin');
+      await page.getByLabel('Email').fill(site.server.email);
+      await page.getByLabel('Password').fill(site.server.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('link', { name: NEW_EMAIL }).waitFor();
+      await expectNoAxeViolations(page, 'admin accounts, 390 px, dark');
+      await page.getByRole('link', { name: NEW_EMAIL }).click();
+      await page.getByRole('heading', { name: NEW_EMAIL }).waitFor();
+      await page.getByRole('cell', { name: 'priced' }).waitFor();
+      await expectNoAxeViolations(page, 'admin account page, 390 px, dark');
+      for (const [path, heading] of [
+        ['/admin/usage', 'Usage and spend'],
+        ['/admin/policies', 'Tier policies'],
+        ['/admin/upstreams', 'Capacity pools'],
+      ] as const) {
+        await page.goto(path);
+        await page.getByRole('heading', { name: heading }).waitFor();
+        await page.getByRole('table').first().waitFor();
+        await expectNoAxeViolations(page, `${path}, 390 px, dark`);
+        if (path === '/admin/usage') await screenshot(page, 'admin-usage-390-dark');
+      }
+    } finally {
+      await context.close();
+    }
   });
 
   test('a non-operator sees no Admin link, and the admin API answers 403', async () => {

@@ -4,6 +4,9 @@ import { formatUsd } from '../../../../src/domain/money';
 /** Dollars from micro-dollars, as people read them ("$0.04"). */
 export const usd = (micros: number) => formatUsd(micros);
 
+/** "1 image", "3 images". */
+export const images = (count: number) => `${count.toLocaleString('en')} ${count === 1 ? 'image' : 'images'}`;
+
 /** A day and time in the reader's zone, or a dash. */
 export function when(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '—';

@@ -4,7 +4,7 @@ import type { UsageReport } from '../../../../src/contract/usage';
 import { TIERS } from '../../../../src/domain/tiers';
 import { AccountBudget } from '../../components/admin/account-budget';
 import { AccountKeys } from '../../components/admin/account-keys';
-import { AdminTable, DayBars, LoadState, usd, when } from '../../components/admin/admin-kit';
+import { AdminTable, DayBars, images, LoadState, usd, when } from '../../components/admin/admin-kit';
 import { CopyButton } from '../../components/copy-button';
 import { Dialog } from '../../components/dialog';
 import { FormOutcome } from '../../components/form-fields';
@@ -184,7 +184,7 @@ function AccountUsage({ accountId }: { accountId: string }) {
   return (
     <div className="stack">
       <p>
-        Last {report.days.length} days (UTC): <strong>{report.totals.completed}</strong> images completed,{' '}
+        Last {report.days.length} days (UTC): <strong>{images(report.totals.completed)}</strong> completed,{' '}
         {report.totals.failed} failed, <strong>{usd(report.totals.cost_micros)}</strong> spent.
       </p>
       <DayBars
@@ -193,7 +193,7 @@ function AccountUsage({ accountId }: { accountId: string }) {
         value={(i) => report.days[i]?.cost_micros ?? 0}
         describe={(i) => {
           const day = report.days[i];
-          return day ? `${day.date}: ${usd(day.cost_micros)}, ${day.completed} images` : '';
+          return day ? `${day.date}: ${usd(day.cost_micros)}, ${images(day.completed)}` : '';
         }}
       />
       <AdminTable
@@ -265,7 +265,7 @@ export default function AccountDetailPage({ id }: { id: string }) {
           {account.disabled && <span className="badge state-bad">disabled</span>}
         </h2>
         <p className="small muted">
-          Created {when(account.created_at)} · {account.tier} tier · today {account.today.completed} images,{' '}
+          Created {when(account.created_at)} · {account.tier} tier · today {images(account.today.completed)},{' '}
           {usd(account.today.cost_micros)} · this month {usd(account.month.cost_micros)}
         </p>
         <Standing account={account} onChanged={setAccount} />

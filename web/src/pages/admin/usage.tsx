@@ -1,6 +1,6 @@
 import { useEffect, useId, useState } from 'react';
 import type { AdminUsage } from '../../../../src/contract/admin';
-import { AdminTable, DayBars, LoadState, usd } from '../../components/admin/admin-kit';
+import { AdminTable, DayBars, images, LoadState, usd } from '../../components/admin/admin-kit';
 import { api } from '../../lib/api';
 import { Link } from '../../lib/router';
 import { useAction } from '../../lib/use-action';
@@ -70,7 +70,7 @@ export default function UsagePage() {
               value={(i) => usage.days[i]?.cost_micros ?? 0}
               describe={(i) => {
                 const day = usage.days[i];
-                return day ? `${day.date}: ${usd(day.cost_micros)}, ${day.completed} images` : '';
+                return day ? `${day.date}: ${usd(day.cost_micros)}, ${images(day.completed)}` : '';
               }}
             />
             <AdminTable
