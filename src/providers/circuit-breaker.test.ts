@@ -63,6 +63,22 @@ describe('circuit breaker', () => {
     assert.equal(fast.cause, 'circuit_open');
     assert.equal(fast.retryAfterMs, 10_000);
     assert.equal(calls(), 3, 'the upstream was not called while open');
+    // What the operator console reads of it.
+    assert.deepEqual(wrapped.circuit(), { state: 'open', consecutiveFailures: 3, msUntilProbe: 10_000 });
+    clock.advance(4000);
+    assert.equal(wrapped.circuit().msUntilProbe, 6000);
+  });
+
+  test('its report counts failures in a row, and a success clears them', async () => {
+    const clock = fakeClock();
+    const { provider } = scriptedProvider([serverError, serverError, ok]);
+    const wrapped = withCircuitBreaker(provider, createCircuitBreaker({ now: clock.now }));
+    assert.deepEqual(wrapped.circuit(), { state: 'closed', consecutiveFailures: 0, msUntilProbe: 0 });
+    await wrapped.submit(providerRequest());
+    await wrapped.submit(providerRequest());
+    assert.deepEqual(wrapped.circuit(), { state: 'closed', consecutiveFailures: 2, msUntilProbe: 0 });
+    await wrapped.submit(providerRequest());
+    assert.equal(wrapped.circuit().consecutiveFailures, 0);
   });
 
   test('half-open: one probe at a time; its success closes the circuit', async () => {
