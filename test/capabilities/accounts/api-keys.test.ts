@@ -14,6 +14,7 @@ import { type Core, createCore } from '../../../src/core.js';
 import { migrations } from '../../../src/store/migrations/index.js';
 import { assertError, bearer } from '../../support/api-helpers.js';
 import { freshTestDataEnv, removeTestData, testDatabaseEnv } from '../../support/test-database.js';
+import { signedInCookie, TEST_ORIGIN } from '../../support/website-session.js';
 
 /** A clock the test moves. */
 function settableClock(start = Date.UTC(2026, 0, 10)) {
@@ -234,6 +235,7 @@ describe('a key revoked on one node', () => {
   before(async () => {
     config = loadConfig({
       ...(await freshTestDataEnv('keys-nodes-')),
+      ATELIER_PUBLIC_BASE_URL: TEST_ORIGIN,
       ATELIER_DEMO_ACCOUNT: 'false',
       LOG_LEVEL: 'silent',
     });
@@ -252,15 +254,26 @@ describe('a key revoked on one node', () => {
 
   test('is refused by the other node on its next request', async () => {
     const [one, two] = nodes as [{ core: Core; app: FastifyInstance }, { core: Core; app: FastifyInstance }];
-    const { account, apiKey: full } = await one.core.accounts.create({ email: 'nodes@example.test' });
+    const password = 'correct horse battery';
+    const { account, apiKey: full } = await one.core.accounts.create({
+      email: 'nodes@example.test',
+      password,
+    });
     const { key, apiKey } = await one.core.accounts.createKey(account.id, { name: 'board', scope: 'read' });
+    const cookie = await signedInCookie(one.app, { email: account.email, password });
     const status = (secret: string) =>
       two.app.inject({ method: 'GET', url: '/api/v1/user/status', headers: bearer(secret) });
     assert.equal((await status(apiKey)).statusCode, 200);
     assert.equal((await status(apiKey)).statusCode, 200, 'node two now keeps the key in memory');
 
+    // Revoked through node one's website API, as the account page does.
     const heard = two.core.accountChanges.heard();
-    await one.core.accounts.revokeKey(account.id, key.id);
+    const revoked = await one.app.inject({
+      method: 'DELETE',
+      url: `/web/api/account/keys/${key.id}`,
+      headers: { cookie, origin: TEST_ORIGIN },
+    });
+    assert.equal(revoked.statusCode, 204, revoked.body);
     await heard;
     assert.equal(assertError(await status(apiKey), 401, 'invalid_api_key'), 'Invalid API key');
     assert.equal((await status(full)).statusCode, 200, 'the account and its other key are untouched');
