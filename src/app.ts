@@ -41,7 +41,7 @@ import { createImageStreams } from './openai-compat/image-stream.js';
 import { openAiCompatRoutes } from './openai-compat/routes.js';
 import { registerOpenApiDocument } from './openapi/openapi-document.js';
 import { openApiRoutes } from './openapi/openapi-routes.js';
-import { listAccountBudgets } from './usage/budget-list.js';
+import { listAccountBudgets, listKeyBudgets } from './usage/budget-list.js';
 import { createWebsite } from './website/website.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -280,7 +280,11 @@ export async function buildApp(
       directory,
       usage: core.usage,
       policies: core.tierPolicies,
-      budgets: { ...core.budgets, list: () => listAccountBudgets(core.db) },
+      budgets: {
+        ...core.budgets,
+        list: () => listAccountBudgets(core.db),
+        listKeys: (accountId) => listKeyBudgets(core.db, accountId),
+      },
       providers: core.providers,
       capacity: core.capacity,
       clock: core.clock,

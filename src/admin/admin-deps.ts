@@ -6,7 +6,7 @@ import { AUTH_ERRORS } from '../http/route-responses.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { Clock } from '../runtime/clock.js';
 import type { PoolState } from '../tasks/capacity/pool-states.js';
-import type { AccountBudget } from '../usage/budget-list.js';
+import type { AccountBudget, KeyBudget } from '../usage/budget-list.js';
 import type { Budgets } from '../usage/budgets.js';
 import type { TierPolicies } from '../usage/tier-policies.js';
 import type { UsageService } from '../usage/usage-service.js';
@@ -21,8 +21,12 @@ export interface AdminDeps {
   directory: AccountDirectory;
   usage: UsageService;
   policies: TierPolicies;
-  /** Spend budgets: set and read one account's; `list` every account that has one. */
-  budgets: Pick<Budgets, 'set' | 'status'> & { list(): Promise<AccountBudget[]> };
+  /** Spend budgets: set and read an account's or a key's; `list` and `listKeys` every one set. */
+  budgets: Pick<Budgets, 'set' | 'setKey' | 'status'> & {
+    list(): Promise<AccountBudget[]>;
+    /** Keys with a budget, of one account or of all. */
+    listKeys(accountId?: string): Promise<KeyBudget[]>;
+  };
   providers: ProviderRegistry;
   capacity: { states(): Promise<PoolState[]> };
   clock: Clock;

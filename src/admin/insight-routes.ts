@@ -63,8 +63,14 @@ export async function adminInsightRoutes(app: FastifyInstance, { deps }: { deps:
       },
     },
     async () => {
-      const [counts, budgets] = await Promise.all([directory.countsByTier(), deps.budgets.list()]);
-      const emails = await directory.emailsOf(budgets.map((budget) => budget.accountId));
+      const [counts, budgets, keyBudgets] = await Promise.all([
+        directory.countsByTier(),
+        deps.budgets.list(),
+        deps.budgets.listKeys(),
+      ]);
+      const emails = await directory.emailsOf([
+        ...new Set([...budgets, ...keyBudgets].map((budget) => budget.accountId)),
+      ]);
       return {
         budgets: budgets
           .map((budget) => ({
@@ -74,6 +80,15 @@ export async function adminInsightRoutes(app: FastifyInstance, { deps }: { deps:
             monthly_micros: budget.monthlyMicros,
           }))
           .sort((a, b) => (a.email < b.email ? -1 : 1)),
+        key_budgets: keyBudgets
+          .map((budget) => ({
+            account_id: budget.accountId,
+            email: emails.get(budget.accountId) ?? '',
+            key_id: budget.keyId,
+            daily_micros: budget.dailyMicros,
+            monthly_micros: budget.monthlyMicros,
+          }))
+          .sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : a.key_id < b.key_id ? -1 : 1)),
         currency: 'USD' as const,
         tiers: TIERS.map((tier) => {
           const policy = policies[tier];

@@ -7,8 +7,10 @@ import {
   adminAccountParamsSchema,
   adminApiKeySchema,
   adminApiKeysSchema,
+  adminBudgetBodySchema,
   adminCreatedKeySchema,
   adminCreateKeyBodySchema,
+  adminKeyBudgetSchema,
   adminKeyParamsSchema,
   adminKeysQuerySchema,
   adminSecurity,
@@ -17,8 +19,10 @@ import { NotFound } from '../domain/errors.js';
 import { errorResponses, jsonResponse } from '../http/route-responses.js';
 import { ADMIN_AUTH_ERRORS, ADMIN_WRITE_ERRORS, type AdminDeps } from './admin-deps.js';
 
-/** A key on the wire (never the key itself: its hint). */
-export function keyAnswer(key: ApiKey): AdminApiKey {
+type Limits = { dailyMicros: number | null; monthlyMicros: number | null };
+
+/** A key on the wire (never the key itself: its hint), with its own budgets when it has any. */
+export function keyAnswer(key: ApiKey, budget?: Limits): AdminApiKey {
   return {
     id: key.id,
     name: key.name,
@@ -28,6 +32,7 @@ export function keyAnswer(key: ApiKey): AdminApiKey {
     expires_at: key.expiresAt,
     last_used_at: key.lastUsedAt,
     revoked_at: key.revokedAt,
+    budget: budget ? { daily_micros: budget.dailyMicros, monthly_micros: budget.monthlyMicros } : null,
   };
 }
 
@@ -57,8 +62,12 @@ export async function adminKeyRoutes(app: FastifyInstance, { deps }: { deps: Adm
     },
     async (request) => {
       const id = await requireAccountId(request.params.id);
-      const keys = await accounts.listKeys(id, { includeRevoked: request.query.revoked === true });
-      return { keys: keys.map(keyAnswer) };
+      const [keys, budgets] = await Promise.all([
+        accounts.listKeys(id, { includeRevoked: request.query.revoked === true }),
+        deps.budgets.listKeys(id),
+      ]);
+      const budgetOf = new Map(budgets.map((budget) => [budget.keyId, budget]));
+      return { keys: keys.map((key) => keyAnswer(key, budgetOf.get(key.id))) };
     },
   );
 
@@ -107,6 +116,38 @@ export async function adminKeyRoutes(app: FastifyInstance, { deps }: { deps: Adm
     async (request) => {
       const id = await requireAccountId(request.params.id);
       return keyAnswer(await accounts.revokeKey(id, request.params.key_id));
+    },
+  );
+
+  api.put(
+    '/accounts/:id/keys/:key_id/budget',
+    {
+      schema: {
+        tags: [ADMIN_TAG],
+        security: adminSecurity,
+        summary: "Set an API key's spend budgets",
+        description:
+          "Sets the working key's own daily and monthly budgets (micro-dollars, USD): a number sets one, null removes it, absent leaves it. The key's requests are held to these and to its account's (402 budget_exceeded).",
+        params: adminKeyParamsSchema,
+        body: adminBudgetBodySchema,
+        response: {
+          200: jsonResponse("The key's budgets as set", adminKeyBudgetSchema),
+          ...errorResponses(['invalid_request', ...ADMIN_WRITE_ERRORS, 'not_found']),
+        },
+      },
+    },
+    async (request) => {
+      const id = await requireAccountId(request.params.id);
+      const { key_id } = request.params;
+      // Only a working key of this account: another account's key is as unknown as a missing one.
+      if (!(await accounts.listKeys(id)).some((key) => key.id === key_id))
+        throw new NotFound(`no working key ${key_id} on this account`);
+      const { daily_micros, monthly_micros } = request.body;
+      const set = await deps.budgets.setKey(id, key_id, {
+        ...(daily_micros === undefined ? {} : { dailyMicros: daily_micros }),
+        ...(monthly_micros === undefined ? {} : { monthlyMicros: monthly_micros }),
+      });
+      return { key_id, daily_micros: set.dailyMicros, monthly_micros: set.monthlyMicros };
     },
   );
 }

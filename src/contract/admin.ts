@@ -144,6 +144,11 @@ export const adminApiKeySchema = z
     expires_at: z.number().int().nullable().describe('When it stops working (epoch ms); null: never'),
     last_used_at: z.number().int().nullable().describe('Last use, written at most once a minute'),
     revoked_at: z.number().int().nullable(),
+    budget: budgetLimitsSchema
+      .nullable()
+      .describe(
+        "The key's own spend budgets (its requests are held to these and to its account's); null: none",
+      ),
   })
   .meta({ id: 'AdminApiKey', description: "An account's API key, as the operator sees it" });
 
@@ -205,6 +210,13 @@ export const adminBudgetBodySchema = z
   })
   .describe('Spend budgets of an account');
 
+export const adminKeyBudgetSchema = z
+  .object({
+    key_id: z.string(),
+    ...budgetLimitsSchema.shape,
+  })
+  .describe("The key's budgets as set");
+
 export const adminBudgetSchema = z
   .object({
     ...budgetLimitsSchema.shape,
@@ -246,6 +258,16 @@ export const adminPoliciesSchema = z
     budgets: z
       .array(z.object({ id: z.string(), email: z.string(), ...budgetLimitsSchema.shape }))
       .describe('Every account with a spend budget set (micro-dollars, USD), by e-mail'),
+    key_budgets: z
+      .array(
+        z.object({
+          account_id: z.string(),
+          email: z.string(),
+          key_id: z.string(),
+          ...budgetLimitsSchema.shape,
+        }),
+      )
+      .describe('Every API key with a spend budget of its own, by e-mail then key id'),
     currency: z.literal('USD'),
   })
   .meta({

@@ -87,6 +87,50 @@ describe('operator console API: keys', () => {
     assert.equal((await r.get(url, who.op)).json().keys.length, 1);
   });
 
+  test("a key's own budgets: set, listed with the key and with the policies; errors and refusals", async () => {
+    const url = `${ADMIN}/accounts/${who.user.id}/keys`;
+    const [key] = (await r.get(url, who.op)).json().keys;
+    assert.equal(key.budget, null);
+    const set = await r.send('PUT', `${url}/${key.id}/budget`, who.web, { daily_micros: 250_000 });
+    assert.equal(set.statusCode, 200, set.body);
+    assert.deepEqual(set.json(), { key_id: key.id, daily_micros: 250_000, monthly_micros: null });
+    assert.deepEqual((await r.get(url, who.op)).json().keys[0].budget, {
+      daily_micros: 250_000,
+      monthly_micros: null,
+    });
+    const policies = (await r.get(`${ADMIN}/policies`, who.op)).json();
+    assert.deepEqual(policies.key_budgets, [
+      {
+        account_id: who.user.id,
+        email: who.user.email,
+        key_id: key.id,
+        daily_micros: 250_000,
+        monthly_micros: null,
+      },
+    ]);
+    assertError(
+      await r.send('PUT', `${url}/${key.id}/budget`, who.op, { monthly_micros: -5 }),
+      400,
+      'invalid_request',
+    );
+    assertError(await r.send('PUT', `${url}/key_none/budget`, who.op, {}), 404, 'not_found');
+    const [opKey] = (await r.get(`${ADMIN}/accounts/${who.operator.id}/keys`, who.op)).json().keys;
+    assertError(await r.send('PUT', `${url}/${opKey.id}/budget`, who.op, {}), 404, 'not_found');
+    assertError(
+      await r.send('PUT', `${url}/${key.id}/budget`, who.plain, { daily_micros: null }),
+      403,
+      'forbidden',
+    );
+    assertError(
+      await r.send('PUT', `${url}/${key.id}/budget`, {}, { daily_micros: null }),
+      401,
+      'unauthorized',
+    );
+    const removed = await r.send('PUT', `${url}/${key.id}/budget`, who.op, { daily_micros: null });
+    assert.deepEqual(removed.json(), { key_id: key.id, daily_micros: null, monthly_micros: null });
+    assert.equal((await r.get(url, who.op)).json().keys[0].budget, null);
+  });
+
   test("an operator's read-only key reads the console but changes nothing", async () => {
     const mine = `${ADMIN}/accounts/${who.operator.id}/keys`;
     const { api_key } = (await r.send('POST', mine, who.op, { name: 'watch', scope: 'read' })).json();

@@ -104,6 +104,29 @@ describe('the OpenAPI document is the contract of the admin API', () => {
       403,
     );
     const keyId = issued.json().key.id as string;
+    const keyBudget = `${ADMIN}/accounts/{id}/keys/{key_id}/budget`;
+    const issuedId = issued.json().key.id as string;
+    const keyBudgetUrl = `${accounts}/${id}/keys/${issuedId}/budget`;
+    await exercise(
+      'PUT',
+      keyBudget,
+      { url: keyBudgetUrl, headers: op, payload: { monthly_micros: 5_000_000 } },
+      200,
+    );
+    await exercise(
+      'PUT',
+      keyBudget,
+      { url: keyBudgetUrl, headers: op, payload: { monthly_micros: 'x' } },
+      400,
+    );
+    await exercise(
+      'PUT',
+      keyBudget,
+      { url: `${accounts}/${id}/keys/key_none/budget`, headers: op, payload: {} },
+      404,
+    );
+    await exercise('PUT', keyBudget, { url: keyBudgetUrl, headers: plain, payload: {} }, 403);
+    await exercise('GET', keys, { url: `${accounts}/${id}/keys`, headers: op }, 200);
     const key = `${ADMIN}/accounts/{id}/keys/{key_id}`;
     const reader = { authorization: `Bearer ${issued.json().api_key}` };
     await exercise('DELETE', key, { url: `${accounts}/${id}/keys/${keyId}`, headers: op }, 200);

@@ -5,7 +5,17 @@ import { useAction } from '../../lib/use-action';
 import { CopyButton } from '../copy-button';
 import { Dialog } from '../dialog';
 import { FormOutcome } from '../form-fields';
-import { AdminTable, LoadState, when } from './admin-kit';
+import { AdminTable, LoadState, usd, when } from './admin-kit';
+
+/** A key's own budgets in words ("$1.00/day"), or a dash. */
+function budgetText(budget: AdminApiKey['budget']): string {
+  if (!budget) return '—';
+  const parts = [
+    budget.daily_micros === null ? undefined : `${usd(budget.daily_micros)}/day`,
+    budget.monthly_micros === null ? undefined : `${usd(budget.monthly_micros)}/month`,
+  ];
+  return parts.filter(Boolean).join(', ') || '—';
+}
 
 /** Asks before a key is revoked: whatever uses it stops working at once. */
 function RevokeDialog({
@@ -96,6 +106,7 @@ export function AccountKeys({ accountId }: { accountId: string }) {
               <th scope="col">Created</th>
               <th scope="col">Last used</th>
               <th scope="col">Expires</th>
+              <th scope="col">Budget</th>
               <th scope="col">
                 <span className="visually-hidden">Actions</span>
               </th>
@@ -112,6 +123,7 @@ export function AccountKeys({ accountId }: { accountId: string }) {
               <td>{when(key.created_at)}</td>
               <td>{when(key.last_used_at)}</td>
               <td>{key.expires_at === null ? 'never' : when(key.expires_at)}</td>
+              <td>{budgetText(key.budget)}</td>
               <td>
                 <button type="button" className="button small danger" onClick={() => setRevoking(key)}>
                   Revoke<span className="visually-hidden"> {key.name}</span>

@@ -65,7 +65,10 @@ export default function PoliciesPage() {
       </section>
       <section className="panel stack" aria-labelledby="budgets-heading">
         <h2 id="budgets-heading">Spend budgets</h2>
-        <p className="small muted">Set on each account’s page, or with bin/atelier accounts set-budget.</p>
+        <p className="small muted">
+          Set on each account’s page, or with bin/atelier accounts set-budget (a key’s own with --key, or PUT
+          /api/admin/v1/accounts/…/keys/…/budget).
+        </p>
         {policies && policies.budgets.length === 0 && <p>No account has a budget.</p>}
         {policies && policies.budgets.length > 0 && (
           <AdminTable
@@ -86,6 +89,38 @@ export default function PoliciesPage() {
               <tr key={budget.id}>
                 <td>
                   <Link href={`/admin/accounts/${encodeURIComponent(budget.id)}`}>{budget.email}</Link>
+                </td>
+                <td className="num">{budget.daily_micros === null ? '—' : usd(budget.daily_micros)}</td>
+                <td className="num">{budget.monthly_micros === null ? '—' : usd(budget.monthly_micros)}</td>
+              </tr>
+            ))}
+          </AdminTable>
+        )}
+        {policies && policies.key_budgets.length > 0 && (
+          <AdminTable
+            caption="API keys with a budget of their own"
+            head={
+              <tr>
+                <th scope="col">Account</th>
+                <th scope="col">Key id</th>
+                <th scope="col" className="num">
+                  Daily (UTC)
+                </th>
+                <th scope="col" className="num">
+                  Monthly (UTC)
+                </th>
+              </tr>
+            }
+          >
+            {policies.key_budgets.map((budget) => (
+              <tr key={budget.key_id}>
+                <td>
+                  <Link href={`/admin/accounts/${encodeURIComponent(budget.account_id)}`}>
+                    {budget.email}
+                  </Link>
+                </td>
+                <td>
+                  <code>{budget.key_id}</code>
                 </td>
                 <td className="num">{budget.daily_micros === null ? '—' : usd(budget.daily_micros)}</td>
                 <td className="num">{budget.monthly_micros === null ? '—' : usd(budget.monthly_micros)}</td>
