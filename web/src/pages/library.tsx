@@ -1,17 +1,22 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AssetKind } from '../../../src/domain/asset-kinds';
 import { ChoiceGroup } from '../components/choice-group';
+import { SelectCheckbox } from '../components/curation/select-checkbox';
+import { SelectionBar, UndoToast } from '../components/curation/selection-bar';
 import { DownloadIcon } from '../components/icons';
 import { assetAlt, captionOf } from '../components/library-picker';
 import { Lightbox } from '../components/lightbox/lightbox';
 import { SearchBar } from '../components/search-bar';
 import { Thumbnail } from '../components/thumbnail';
 import { api, messageOf } from '../lib/api';
+import { deleteWorks, useCollections } from '../lib/curation';
+import { useDeferredDelete } from '../lib/deferred-delete';
 import { addDraftReference } from '../lib/draft';
 import { downloadName, formatBytes, formatDate, formatWhen } from '../lib/format';
 import { itemsOfAssets } from '../lib/lightbox-items';
 import { navigate, useLocation } from '../lib/router';
 import { isSearching, type SearchState, searchFromUrl, searchToApi, searchToUrl } from '../lib/search';
+import { useSelection } from '../lib/selection';
 import { shortText } from '../lib/text';
 import type { LibraryAsset, LibraryPage as LibraryPageAnswer } from '../lib/types';
 
@@ -47,6 +52,21 @@ export default function LibraryPage() {
   const [viewing, setViewing] = useState<LibraryAsset>();
   const generation = useRef(0);
   const hasMore = total === undefined || items.length < total;
+  const [notice, setNotice] = useState('');
+  const collections = useCollections();
+  // Deleting from the library deletes the works the selected results belong to (uploads have none).
+  const deferred = useDeferredDelete(deleteWorks, (workIds) => {
+    const gone = items.filter((a) => a.generationId !== null && workIds.includes(a.generationId)).length;
+    setItems((list) => list.filter((a) => a.generationId === null || !workIds.includes(a.generationId)));
+    setTotal((n) => (n === undefined ? n : n - gone));
+  });
+  const visible = items.filter((a) => a.generationId === null || !deferred.hidden.has(a.generationId));
+  const selection = useSelection(visible.map((a) => a.id));
+  const selectedWorks = [
+    ...new Set(
+      visible.flatMap((a) => (selection.selected.has(a.id) && a.generationId ? [a.generationId] : [])),
+    ),
+  ];
 
   const load = useCallback(
     async (next: number, replace: boolean) => {
@@ -108,9 +128,13 @@ export default function LibraryPage() {
           <p className="muted small">Reference images you upload and every image you create land here.</p>
         </div>
       )}
-      <ul className="library-grid">
-        {items.map((asset) => (
+      <p className="visually-hidden" aria-live="polite">
+        {notice}
+      </p>
+      <ul className={`library-grid${selection.selected.size > 0 ? ' selecting' : ''}`}>
+        {visible.map((asset) => (
           <li key={asset.id} className="asset-card" data-asset-id={asset.id}>
+            <SelectCheckbox id={asset.id} label={shortText(assetAlt(asset))} selection={selection} />
             <button
               type="button"
               className="asset-thumb image-button"
@@ -164,6 +188,23 @@ export default function LibraryPage() {
           </li>
         ))}
       </ul>
+      <SelectionBar
+        selection={selection}
+        zip={{ assets: [...selection.selected] }}
+        workIds={selectedWorks}
+        collections={collections}
+        onNotice={setNotice}
+        onDelete={(ids) => {
+          selection.clear();
+          deferred.schedule(ids, ids.length === 1 ? 'Deleted 1 work' : `Deleted ${ids.length} works`);
+        }}
+      />
+      <UndoToast
+        offer={deferred.offer}
+        error={deferred.error}
+        onUndo={deferred.undo}
+        onDismiss={deferred.dismiss}
+      />
       {error && (
         <p className="error-text" role="alert">
           {error}
@@ -178,7 +219,7 @@ export default function LibraryPage() {
       )}
       {viewing && (
         <Lightbox
-          items={itemsOfAssets(items)}
+          items={itemsOfAssets(visible)}
           startKey={viewing.id}
           onClose={() => setViewing(undefined)}
           total={total}

@@ -1,120 +1,34 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { CopyButton } from '../components/copy-button';
+import {
+  CurationFilters,
+  curationFromUrl,
+  curationToApi,
+  curationToUrl,
+} from '../components/curation/curation-filters';
+import { SelectionBar, UndoToast } from '../components/curation/selection-bar';
+import { StarButton } from '../components/curation/star-button';
 import { ConfirmDialog } from '../components/dialog';
-import { DownloadIcon, ExpandIcon, ImageIcon, ReuseIcon, TrashIcon } from '../components/icons';
 import { Lightbox } from '../components/lightbox/lightbox';
 import { SearchBar } from '../components/search-bar';
-import { Thumbnail } from '../components/thumbnail';
+import { WorkCard } from '../components/work-card';
 import { api, messageOf } from '../lib/api';
-import { cssAspect, downloadName, formatDate, formatWhen, MODE_LABELS } from '../lib/format';
-import { itemsOfWorks, reuseSettings, settingsOfWork } from '../lib/lightbox-items';
+import { deleteWorks, useCollections } from '../lib/curation';
+import { useDeferredDelete } from '../lib/deferred-delete';
+import { itemsOfWorks } from '../lib/lightbox-items';
 import { navigate, useLocation } from '../lib/router';
 import { isSearching, searchFromUrl, searchToApi, searchToUrl } from '../lib/search';
-import { shortText } from '../lib/text';
+import { useSelection } from '../lib/selection';
 import type { SavedWork, SavedWorksPage } from '../lib/types';
 
 const PAGE_SIZE = 24;
-
-const images = (work: SavedWork) => work.tasks.filter((t) => t.status === 'completed' && t.imageUrl);
-
-/** A work of the gallery: cover image, prompt, settings, date and its actions. */
-function WorkCard({ work, onOpen, onDelete }: { work: SavedWork; onOpen: () => void; onDelete: () => void }) {
-  const done = images(work);
-  const cover = done[0];
-  const failed = work.tasks.filter((t) => t.status === 'failed').length;
-  const pending = work.tasks.length - done.length - failed;
-  return (
-    <article className="work-card" aria-label={shortText(work.prompt)} data-work-id={work.id}>
-      <button
-        type="button"
-        className="work-cover image-button"
-        onClick={onOpen}
-        style={{ aspectRatio: cssAspect(work.aspect) }}
-        // The count the cover shows is part of its name (WCAG 2.5.3, label in name).
-        aria-label={`Open: ${shortText(work.prompt)}${work.tasks.length > 1 ? `, ${done.length}/${work.tasks.length} images` : ''}`}
-      >
-        {cover?.imageUrl ? (
-          <Thumbnail
-            src={cover.imageUrl}
-            sizes="(max-width: 640px) 100vw, 320px"
-            alt={work.prompt}
-            loading="lazy"
-            decoding="async"
-            width={cover.width}
-            height={cover.height}
-          />
-        ) : (
-          <span className={pending > 0 ? 'placeholder shimmer' : 'placeholder failed'}>
-            <ImageIcon />
-          </span>
-        )}
-        {work.tasks.length > 1 && (
-          <span className="cover-count">
-            {done.length}/{work.tasks.length}
-          </span>
-        )}
-      </button>
-      <div className="work-body">
-        <p className="work-prompt">{work.prompt}</p>
-        <p className="task-meta">
-          {work.model} · {MODE_LABELS[work.mode] ?? work.mode} · {work.aspect} · {work.imageSize}
-          {work.imageCount > 1 ? ` · ${work.imageCount} images` : ''}
-        </p>
-        <p className="task-meta">
-          <time dateTime={new Date(work.createdAt).toISOString()} title={formatDate(work.createdAt)}>
-            {formatWhen(work.createdAt)}
-          </time>
-          {work.source === 'api' && <span className="badge source-api">API</span>}
-          {pending > 0 && <span className="muted"> · {pending} rendering</span>}
-          {failed > 0 && <span className="error-inline"> · {failed} failed</span>}
-        </p>
-        <div className="card-actions">
-          <button type="button" className="button small" onClick={() => reuseSettings(settingsOfWork(work))}>
-            <ReuseIcon /> Reuse settings
-          </button>
-          <span className="icon-actions">
-            <button
-              type="button"
-              className="icon-button"
-              onClick={onOpen}
-              aria-label="Open"
-              title="Open large"
-            >
-              <ExpandIcon />
-            </button>
-            {cover?.imageUrl && (
-              <a
-                className="icon-button"
-                href={cover.imageUrl}
-                download={downloadName(work.prompt, cover.task_id, cover.imageUrl)}
-                aria-label="Download"
-                title="Download"
-              >
-                <DownloadIcon />
-              </a>
-            )}
-            <CopyButton text={work.prompt} label="Copy prompt" iconOnly />
-            <button
-              type="button"
-              className="icon-button danger-text"
-              onClick={onDelete}
-              aria-label={`Delete: ${shortText(work.prompt)}`}
-              title="Delete"
-            >
-              <TrashIcon />
-            </button>
-          </span>
-        </div>
-      </div>
-    </article>
-  );
-}
 
 /** Saved works: the account's generations, newest first, searchable (the query in the URL), loaded as the person scrolls. */
 export default function WorksPage() {
   const { search } = useLocation();
   const query = searchFromUrl(search);
-  const apiQuery = searchToApi(query);
+  const curation = curationFromUrl(search);
+  const apiQuery = searchToApi(query) + curationToApi(curation);
+  const filtered = isSearching(query) || curation.starred || curation.collection !== '';
   const [works, setWorks] = useState<SavedWork[]>([]);
   const [total, setTotal] = useState<number>();
   const [page, setPage] = useState(0);
@@ -132,6 +46,16 @@ export default function WorksPage() {
   const generation = useRef(0);
   const hasMore = total === undefined || works.length < total;
   const linked = search.get('work');
+  const collections = useCollections();
+  const deferred = useDeferredDelete(deleteWorks, (ids) => {
+    setWorks((list) => list.filter((w) => !ids.includes(w.id)));
+    setTotal((n) => (n === undefined ? n : n - ids.length));
+    void collections.reload();
+  });
+  const visible = works.filter((w) => !deferred.hidden.has(w.id));
+  const selection = useSelection(visible.map((w) => w.id));
+  const setStarred = (id: string, starred: boolean) =>
+    setWorks((list) => list.map((w) => (w.id === id ? { ...w, starred } : w)));
 
   const load = useCallback(
     async (next: number, replace: boolean) => {
@@ -208,8 +132,8 @@ export default function WorksPage() {
     const work = linked ? works.find((w) => w.id === linked) : undefined;
     if (!work) return;
     setOpen(work);
-    navigate(`/works${searchToUrl(query)}`, { replace: true });
-  }, [linked, works, query]);
+    navigate(`/works${searchToUrl(query, curationToUrl(curation))}`, { replace: true });
+  }, [linked, works, query, curation]);
 
   // Once the deleted work's card (and the dialogs) are gone, focus goes to the next work's
   // cover, or to the heading when no work is left, instead of falling to <body>.
@@ -236,14 +160,21 @@ export default function WorksPage() {
       <SearchBar
         label="Search saved works"
         value={query}
-        onChange={(next) => navigate(`/works${searchToUrl(next)}`, { replace: true })}
+        onChange={(next) =>
+          navigate(`/works${searchToUrl(next, curationToUrl(curation))}`, { replace: true })
+        }
       />
-      {total === 0 && !loading && isSearching(query) && (
+      <CurationFilters
+        value={curation}
+        collections={collections}
+        onChange={(next) => navigate(`/works${searchToUrl(query, curationToUrl(next))}`, { replace: true })}
+      />
+      {total === 0 && !loading && filtered && (
         <div className="empty">
           <p>No saved work matches this search.</p>
         </div>
       )}
-      {total === 0 && !loading && !isSearching(query) && (
+      {total === 0 && !loading && !filtered && (
         <div className="empty">
           <p>Nothing saved yet.</p>
           <p className="muted small">
@@ -251,16 +182,35 @@ export default function WorksPage() {
           </p>
         </div>
       )}
-      <div className="works-grid">
-        {works.map((work) => (
+      <div className={`works-grid${selection.selected.size > 0 ? ' selecting' : ''}`}>
+        {visible.map((work) => (
           <WorkCard
             key={work.id}
             work={work}
+            selection={selection}
             onOpen={() => setOpen(work)}
             onDelete={() => setDeleting(work)}
+            onStar={(starred) => setStarred(work.id, starred)}
           />
         ))}
       </div>
+      <SelectionBar
+        selection={selection}
+        zip={{ works: [...selection.selected] }}
+        workIds={[...selection.selected]}
+        collections={collections}
+        onNotice={setNotice}
+        onDelete={(ids) => {
+          selection.clear();
+          deferred.schedule(ids, ids.length === 1 ? 'Deleted 1 work' : `Deleted ${ids.length} works`);
+        }}
+      />
+      <UndoToast
+        offer={deferred.offer}
+        error={deferred.error}
+        onUndo={deferred.undo}
+        onDismiss={deferred.dismiss}
+      />
       {error && (
         <p className="error-text" role="alert">
           {error}
@@ -275,13 +225,24 @@ export default function WorksPage() {
       )}
       {open && (
         <Lightbox
-          items={itemsOfWorks(works)}
+          items={itemsOfWorks(visible)}
           startKey={itemsOfWorks([open])[0]?.key ?? open.id}
           onClose={() => setOpen(undefined)}
           hasMore={hasMore}
           loading={loading}
           loadMore={loadMore}
           onDelete={(item) => removeWork(item.workId ?? '')}
+          actions={(item) => {
+            const work = works.find((w) => w.id === item.workId);
+            return work ? (
+              <StarButton
+                workId={work.id}
+                starred={work.starred ?? false}
+                onChange={(starred) => setStarred(work.id, starred)}
+                withText
+              />
+            ) : null;
+          }}
         />
       )}
       {deleting && (
