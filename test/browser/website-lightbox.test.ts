@@ -143,10 +143,7 @@ describe('website lightbox (Chromium, end to end)', () => {
     const link = await details
       .getByRole('link', { name: 'Open the work in Saved works' })
       .getAttribute('href');
-    assert.match(
-      link ?? '',
-      new RegExp(`^/works\\?q=a\\+red\\+lighthouse\\+on\\+a\\+cliff&work=${work.id}$`),
-    );
+    assert.equal(link, `/works?work=${work.id}`, 'the work by its id alone');
 
     assert.deepEqual(await axeViolations('dialog.lightbox'), [], 'axe, the lightbox at 1440');
 
@@ -332,6 +329,12 @@ describe('website lightbox (Chromium, end to end)', () => {
       ['Library', '/library', 'Open: a tall tower in fog', '30 / 32'],
     ] as const) {
       await goTo(label, path);
+      // The Library's grid renders the rows near the viewport only (issue 30, scale): the tower,
+      // 30th, is near the end, so scroll there first.
+      if (label === 'Library') {
+        await page.locator('.asset-card').first().waitFor();
+        await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+      }
       await page.getByRole('button', { name: button }).click();
       await lightbox().waitFor();
       assert.equal(await shown(), 'a tall tower in fog');

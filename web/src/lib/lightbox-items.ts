@@ -3,7 +3,8 @@ import { api } from './api';
 import { addDraftReference, draftStore } from './draft';
 import { navigate } from './router';
 import { tasksStore } from './tasks';
-import type { LibraryAsset, Mode, SavedWork, SavedWorksPage, TaskCard } from './types';
+import type { LibraryAsset, Mode, SavedWork, TaskCard } from './types';
+import { fetchWork } from './work-link';
 
 /** What a work was asked with: the metadata panel shows it, "Reuse settings" puts it back in Create. */
 export interface WorkSettings {
@@ -142,38 +143,25 @@ export function itemsOfAssets(assets: readonly LibraryAsset[]): LightboxItem[] {
   }));
 }
 
-/** The words a work's prompt is found by (every word of a search begins a word of the prompt). */
-export function searchWordsOf(prompt: string): string {
-  const words = prompt.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  let query = '';
-  for (const word of words.slice(0, 12)) {
-    if (query.length + word.length + 1 > 200) break;
-    query = query ? `${query} ${word}` : word;
-  }
-  return query;
-}
-
-/** The in-app link to a work: Saved works searched for its prompt, opening the work in the lightbox. */
-export function workLink(workId: string, prompt: string): string {
-  const params = new URLSearchParams({ q: searchWordsOf(prompt), work: workId });
-  return `/works?${params.toString()}`;
+/**
+ * The in-app link to a work: `/works?work=<gen id>` opens that exact work (read by id) in Saved
+ * works' lightbox, whatever the list shows. (Older links that also carry `q` still open it.)
+ */
+export function workLink(workId: string): string {
+  return `/works?${new URLSearchParams({ work: workId }).toString()}`;
 }
 
 const known = new Map<string, Promise<WorkSettings | null>>();
 
 /**
- * A work's settings read from Saved works (for items whose list does not carry them: a Library
- * result, a Create card's references): the works search for its prompt, matched by id. Cached.
+ * A work's settings read by id (GET /web/api/works/{id}) for items whose list does not carry them
+ * (a Library result, a Create card's references); null for a deleted work. Cached.
  */
-export function workSettings(workId: string, prompt: string): Promise<WorkSettings | null> {
+export function workSettings(workId: string): Promise<WorkSettings | null> {
   let answer = known.get(workId);
   if (!answer) {
-    const q = encodeURIComponent(searchWordsOf(prompt));
-    answer = api.get<SavedWorksPage>(`/web/api/works?page=1&limit=50&q=${q}`).then(
-      (page) => {
-        const work = page.items.find((w) => w.id === workId);
-        return work ? settingsOfWork(work) : null;
-      },
+    answer = fetchWork(workId).then(
+      (work) => settingsOfWork(work),
       () => {
         known.delete(workId); // a failure is not remembered: the next look asks again
         return null;

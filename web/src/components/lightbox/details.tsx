@@ -76,7 +76,7 @@ export function LightboxDetails({
       {settings?.refs?.length === 0 && <p className="muted small">No reference images.</p>}
       {item.workId && (
         <p>
-          <Link href={workLink(item.workId, settings?.prompt ?? item.alt)}>Open the work in Saved works</Link>
+          <Link href={workLink(item.workId)}>Open the work in Saved works</Link>
         </p>
       )}
     </section>

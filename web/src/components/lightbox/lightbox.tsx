@@ -10,6 +10,7 @@ import {
 import { shortText } from '../../lib/text';
 import { ConfirmDialog } from '../dialog';
 import { CloseIcon } from '../icons';
+import { UploadDeleteMessage } from '../upload-delete';
 import { LightboxActions } from './actions';
 import { LightboxDetails } from './details';
 import { ShortcutsDialog } from './shortcuts';
@@ -30,7 +31,7 @@ export interface LightboxProps {
   loading?: boolean | undefined;
   /** The list's full length when known (the counter's "of"). */
   total?: number | undefined;
-  /** Deletes the item's work once the confirmation is answered; absent: no Delete. */
+  /** Deletes the item's work (an upload: the upload) once the confirmation is answered; absent: no Delete. */
   onDelete?: ((item: LightboxItem) => Promise<void>) | undefined;
   /** Extra actions for the item shown (the slot a favourite's star goes in). */
   actions?: ((item: LightboxItem) => ReactNode) | undefined;
@@ -94,19 +95,18 @@ export function Lightbox({
   // list does not carry them (a Library result; a Create card's references).
   const workId = item?.workId ?? null;
   const needsSettings = item !== undefined && item.kind === 'result' && item.settings?.refs === undefined;
-  const prompt = item?.settings?.prompt ?? item?.alt ?? '';
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new image (key) shows fitted.
   useEffect(() => setZoomed(false), [item?.key]);
   useEffect(() => {
     if (!workId || !needsSettings) return;
     let live = true;
-    void workSettings(workId, prompt).then((settings) => {
+    void workSettings(workId).then((settings) => {
       if (live) setFetched({ workId, settings });
     });
     return () => {
       live = false;
     };
-  }, [workId, needsSettings, prompt]);
+  }, [workId, needsSettings]);
 
   // The neighbours load ahead, so ← and → show them at once.
   const neighbours = [items[index - 1]?.url, items[index + 1]?.url].join(' ');
@@ -139,7 +139,7 @@ export function Lightbox({
     reuse:
       item.kind === 'result' && (settings || item.workId)
         ? async () => {
-            const full = settings?.refs || !item.workId ? settings : await workSettings(item.workId, prompt);
+            const full = settings?.refs || !item.workId ? settings : await workSettings(item.workId);
             const chosen = full ?? settings;
             if (!chosen) return say("This work's settings could not be read.");
             onClose();
@@ -153,7 +153,7 @@ export function Lightbox({
         }
       : undefined,
     remove:
-      onDelete && item.workId
+      onDelete && (item.workId || item.kind === 'upload')
         ? () => {
             setDeleteState({ busy: false });
             setConfirming(item);
@@ -181,8 +181,8 @@ export function Lightbox({
       r: handlers.reuse,
       e: handlers.useAsReference,
       u: handlers.useAsReference,
-      Delete: handlers.remove ?? (() => say('Uploads cannot be deleted here.')),
-      Backspace: handlers.remove ?? (() => say('Uploads cannot be deleted here.')),
+      Delete: handlers.remove,
+      Backspace: handlers.remove,
       '?': () => setShortcuts(true),
     };
     const action = keys[event.key.length === 1 ? event.key.toLowerCase() : event.key];
@@ -197,7 +197,7 @@ export function Lightbox({
     try {
       await onDelete(confirming);
       setConfirming(undefined);
-      say('Work deleted');
+      say(confirming.kind === 'upload' ? 'Upload deleted' : 'Work deleted');
     } catch (failure) {
       setDeleteState({ busy: false, error: failure instanceof Error ? failure.message : String(failure) });
     }
@@ -324,13 +324,17 @@ export function Lightbox({
       {shortcuts && <ShortcutsDialog onClose={() => setShortcuts(false)} />}
       {confirming && (
         <ConfirmDialog
-          title="Delete this work?"
+          title={confirming.kind === 'upload' ? 'Delete this upload?' : 'Delete this work?'}
           message={
-            <p>
-              “{shortText(confirming.settings?.prompt ?? confirming.alt, 120)}” leaves your saved works and
-              library{confirming.settings && confirming.settings.count > 1 ? ', with all its images' : ''}.
-              The API history keeps a record of it, marked removed.
-            </p>
+            confirming.kind === 'upload' ? (
+              <UploadDeleteMessage name={confirming.caption ?? confirming.alt} />
+            ) : (
+              <p>
+                “{shortText(confirming.settings?.prompt ?? confirming.alt, 120)}” leaves your saved works and
+                library{confirming.settings && confirming.settings.count > 1 ? ', with all its images' : ''}.
+                The API history keeps a record of it, marked removed.
+              </p>
+            )
           }
           confirmLabel="Delete"
           danger

@@ -12,7 +12,7 @@ export const SHORTCUTS: ReadonlyArray<{ keys: string[]; action: string }> = [
   { keys: ['L'], action: "Copy the image's link" },
   { keys: ['R'], action: 'Reuse settings (fills Create)' },
   { keys: ['E', 'U'], action: 'Use as reference (in Create)' },
-  { keys: ['Delete', 'Backspace'], action: 'Delete the work (asks first)' },
+  { keys: ['Delete', 'Backspace'], action: 'Delete the work, or an upload (asks first)' },
   { keys: ['?'], action: 'This list' },
   { keys: ['Esc'], action: 'Close' },
 ];
