@@ -63,7 +63,7 @@ describe('operator console (Chromium)', () => {
     await page.getByLabel('Password (optional)').fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Create account' }).click();
     const shown = page.getByLabel(`API key of ${NEW_EMAIL} — shown once`);
-    newKey = await until('the new key', async () => (await shown.inputValue()) || undefined);
+    newKey = await until('the new key', async () => (await shown.inputValue()) || '');
     assert.match(newKey, /^atl_/);
     const status = await site.api('/api/v1/user/status', {}, newKey);
     assert.equal(((await status.json()) as { email: string }).email, NEW_EMAIL);
@@ -81,7 +81,7 @@ describe('operator console (Chromium)', () => {
     await page.getByLabel('Scope').selectOption('read');
     await page.getByRole('button', { name: 'Issue key' }).click();
     const shown = page.getByLabel('The key “dashboard” — shown once');
-    const issued = await until('the issued key', async () => (await shown.inputValue()) || undefined);
+    const issued = await until('the issued key', async () => (await shown.inputValue()) || '');
     assert.equal((await site.api('/api/v1/user/status', {}, issued)).status, 200);
     await expectNoAxeViolations(page, 'admin account page, a key shown');
 
