@@ -44,6 +44,7 @@ describe('GET /api/v1/history and GET /api/v1/user/status', () => {
     const item = body.items[0];
     assert.deepEqual(Object.keys(item).sort(), [
       'aspect',
+      'collections',
       'cost',
       'createdAt',
       'id',
@@ -54,8 +55,12 @@ describe('GET /api/v1/history and GET /api/v1/user/status', () => {
       'model',
       'prompt',
       'refs',
+      'starred',
     ]);
     assert.match(item.id, /^gen_/);
+    // Extra fields (issue 30): not starred, in no collection.
+    assert.equal(item.starred, false);
+    assert.deepEqual(item.collections, []);
     assert.equal(item.model, 'pro');
     assert.equal(item.mode, 'text');
     assert.equal(item.aspect, '3:4');
