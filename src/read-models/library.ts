@@ -2,7 +2,7 @@ import { toAssetBase } from '../assets/assets-repository.js';
 import type { Asset } from '../contract/assets.js';
 import type { SearchFilters } from '../contract/website.js';
 import type { AssetKind } from '../domain/asset-kinds.js';
-import { filterConditions, hasFilters } from '../generations/search-filters.js';
+import { filterConditions, hasFilters, queryWords } from '../generations/search-filters.js';
 import { type Db, dialectOf } from '../store/database.js';
 
 /**
@@ -39,10 +39,30 @@ export function createLibraryReads(db: Db) {
           eb.or([eb('assets.generation_id', 'is', null), eb('generations.deleted_at', 'is', null)]),
         );
       if (options.kind) base = base.where('assets.kind', '=', options.kind);
-      // Prompt, model and mode belong to results (an upload has none, so those filters leave uploads
-      // out); the dates are the asset's. The walk is assets_account_created, one account's rows.
-      if (hasFilters(filters))
-        base = base.where((eb) => eb.and(filterConditions(filters, dialectOf(db), 'assets.created_at')));
+      // Model and mode belong to results (an upload has none, so those filters leave uploads out);
+      // the dates are the asset's. The walk is assets_account_created, one account's rows.
+      // `q` finds results by their prompt (the full-text index) and uploads by their file name (each
+      // word within the name, case-insensitive: "cat" finds "Cat on a mat.png").
+      const { q, ...others } = filters;
+      if (hasFilters(others))
+        base = base.where((eb) => eb.and(filterConditions(others, dialectOf(db), 'assets.created_at')));
+      if (q !== undefined) {
+        const [byPrompt] = filterConditions({ q }, dialectOf(db), 'assets.created_at');
+        const words = queryWords(q);
+        base = base.where((eb) =>
+          eb.or([
+            ...(byPrompt ? [byPrompt] : []),
+            ...(words.length === 0
+              ? []
+              : [
+                  eb.and([
+                    eb('assets.kind', '=', 'upload'),
+                    ...words.map((word) => eb(eb.fn('lower', ['assets.original_name']), 'like', `%${word}%`)),
+                  ]),
+                ]),
+          ]),
+        );
+      }
       const totalRow = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
       const rows = await base
         .select([

@@ -156,6 +156,44 @@ describe('deleted works, a work by id, deleting an upload', () => {
     assert.equal(status.status, 'completed');
   });
 
+  test('the library search finds uploads by their file name and results by their prompt', async () => {
+    const boundary = '----atelier';
+    const body = Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="Sunset Over Harbour.png"\r\nContent-Type: image/png\r\n\r\n`,
+      ),
+      await makePng(30, 20, { r: 250, g: 150, b: 20 }),
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const uploaded = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/upload',
+      headers: { ...bearer(me.apiKey), 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload: body,
+    });
+    assert.equal(uploaded.statusCode, 200, uploaded.body);
+    const found = async (q: string) =>
+      (
+        (await web('GET', `/web/api/assets?q=${encodeURIComponent(q)}`)).json() as {
+          items: Array<{ kind: string; name: string | null; prompt: string | null }>;
+        }
+      ).items.map((item) => (item.kind === 'upload' ? `upload ${item.name}` : `result ${item.prompt}`));
+    assert.deepEqual(await found('harbour'), ['upload Sunset Over Harbour.png', 'result a kept harbour']);
+    assert.deepEqual(await found('SUNSET harb'), ['upload Sunset Over Harbour.png']);
+    assert.deepEqual(await found('harbour'), await found('Harbour'));
+    assert.deepEqual(await found('nothing like it'), []);
+    assert.deepEqual(
+      await found('harbour'),
+      ['upload Sunset Over Harbour.png', 'result a kept harbour'],
+      'stable',
+    );
+    // Another account's upload of the same name is not found.
+    assert.deepEqual(
+      ((await web('GET', '/web/api/assets?q=sunset', other)).json() as { items: unknown[] }).items,
+      [],
+    );
+  });
+
   test('DELETE /api/v1/assets/{id} with an API key: the own upload 204, then 404; another account’s 404; a result 409', async () => {
     const { url } = await upload(me, await makePng(24, 24, { r: 240, g: 10, b: 10 }));
     const uploadId = (await libraryOf(me, 'upload')).find((item) => item.url === url)?.id ?? '';

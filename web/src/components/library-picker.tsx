@@ -28,7 +28,7 @@ export function captionOf(asset: LibraryAsset): string {
 const PICKER_PAGE = 48;
 
 /**
- * A dialog listing the library, newest first, searchable by prompt (the library endpoint's `q`)
+ * A dialog listing the library, newest first, searchable by prompt or upload file name (the library endpoint's `q`)
  * and paged ("Show more" reads the next page); choosing an image makes it a reference.
  */
 export function LibraryPicker({
@@ -71,8 +71,8 @@ export function LibraryPicker({
       <div className="picker-search">
         <input
           type="search"
-          aria-label="Search the library by prompt"
-          placeholder="Search by prompt"
+          aria-label="Search the library by prompt or file name"
+          placeholder="Search by prompt or file name"
           value={query}
           onChange={(event) => setQuery(event.target.value)}
           onKeyDown={(event) => {
