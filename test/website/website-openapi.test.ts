@@ -24,6 +24,15 @@ const WEBSITE_ROUTES = [
   'get /web/api/works',
   'delete /web/api/works/{id}',
   'get /web/api/works/{id}',
+  'put /web/api/works/{id}/star',
+  'delete /web/api/works/{id}/star',
+  'get /web/api/collections',
+  'post /web/api/collections',
+  'patch /web/api/collections/{id}',
+  'delete /web/api/collections/{id}',
+  'put /web/api/collections/{id}/items/{generation_id}',
+  'delete /web/api/collections/{id}/items/{generation_id}',
+  'get /web/api/downloads/zip',
   'get /web/api/assets',
   'delete /web/api/assets/{id}',
   'get /web/api/account',
@@ -103,12 +112,14 @@ describe('website API in the OpenAPI document', () => {
     const works = document.paths?.['/web/api/works']?.get;
     const parameters = (works?.parameters ?? []) as OpenAPIV3_1.ParameterObject[];
     assert.deepEqual(parameters.map((p) => [p.name, p.in]).sort(), [
+      ['collection', 'query'],
       ['from', 'query'],
       ['limit', 'query'],
       ['mode', 'query'],
       ['model', 'query'],
       ['page', 'query'],
       ['q', 'query'],
+      ['starred', 'query'],
       ['to', 'query'],
     ]);
     assert.ok(parameters.every((p) => typeof p.description === 'string' && p.description.length > 0));
