@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AssetKind } from '../../../src/domain/asset-kinds';
+import { AssetCardActions } from '../components/asset-card-actions';
 import { ChoiceGroup } from '../components/choice-group';
 import { SelectCheckbox } from '../components/curation/select-checkbox';
 import { SelectionBar, UndoToast } from '../components/curation/selection-bar';
@@ -8,11 +9,14 @@ import { assetAlt, captionOf } from '../components/library-picker';
 import { Lightbox } from '../components/lightbox/lightbox';
 import { SearchBar } from '../components/search-bar';
 import { Thumbnail } from '../components/thumbnail';
+import { deleteUpload, UploadDeleteDialog } from '../components/upload-delete';
+import { VirtualGrid } from '../components/virtual-grid';
 import { api, messageOf } from '../lib/api';
 import { deleteWorks, useCollections } from '../lib/curation';
 import { useDeferredDelete } from '../lib/deferred-delete';
 import { addDraftReference } from '../lib/draft';
 import { downloadName, formatBytes, formatDate, formatWhen } from '../lib/format';
+import { useInfiniteScroll } from '../lib/infinite-scroll';
 import { itemsOfAssets } from '../lib/lightbox-items';
 import { navigate, useLocation } from '../lib/router';
 import { isSearching, type SearchState, searchFromUrl, searchToApi, searchToUrl } from '../lib/search';
@@ -50,6 +54,14 @@ export default function LibraryPage() {
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string>();
   const [viewing, setViewing] = useState<LibraryAsset>();
+  const [deletingUpload, setDeletingUpload] = useState<LibraryAsset>();
+  const sentinel = useRef<HTMLDivElement>(null);
+  /** An upload deleted (its card or the lightbox): it leaves the list. */
+  const uploadGone = (id: string) => {
+    setItems((list) => list.filter((a) => a.id !== id));
+    setTotal((n) => (n === undefined ? n : n - 1));
+    setNotice('Upload deleted');
+  };
   const generation = useRef(0);
   const hasMore = total === undefined || items.length < total;
   const [notice, setNotice] = useState('');
@@ -96,10 +108,18 @@ export default function LibraryPage() {
     void load(1, true);
   }, [load]);
 
+  // Infinite scroll, like Saved works: the next page loads as the end of the list comes near.
+  const loadMore = useCallback(() => {
+    if (!loading && hasMore && page > 0) void load(page + 1, false);
+  }, [loading, hasMore, page, load]);
+  useInfiniteScroll(sentinel, loadMore, hasMore && !error && page > 0);
+
   return (
     <div className="page">
       <header className="page-header">
-        <h1 className="page-title">Library</h1>
+        <h1 className="page-title" tabIndex={-1}>
+          Library
+        </h1>
         {total !== undefined && <p className="muted">{total === 1 ? '1 image' : `${total} images`}</p>}
       </header>
       <ChoiceGroup
@@ -131,9 +151,13 @@ export default function LibraryPage() {
       <p className="visually-hidden" aria-live="polite">
         {notice}
       </p>
-      <ul className={`library-grid${selection.selected.size > 0 ? ' selecting' : ''}`}>
-        {visible.map((asset) => (
-          <li key={asset.id} className="asset-card" data-asset-id={asset.id}>
+      <VirtualGrid
+        as="ul"
+        className={`library-grid${selection.selected.size > 0 ? ' selecting' : ''}`}
+        items={visible}
+        itemKey={(asset) => asset.id}
+        render={(asset) => (
+          <li className="asset-card" data-asset-id={asset.id}>
             <SelectCheckbox id={asset.id} label={shortText(assetAlt(asset))} selection={selection} />
             <button
               type="button"
@@ -183,11 +207,16 @@ export default function LibraryPage() {
                 >
                   <DownloadIcon />
                 </a>
+                <AssetCardActions
+                  asset={asset}
+                  name={captionOf(asset)}
+                  onDelete={() => setDeletingUpload(asset)}
+                />
               </div>
             </div>
           </li>
-        ))}
-      </ul>
+        )}
+      />
       <SelectionBar
         selection={selection}
         zip={{ assets: [...selection.selected] }}
@@ -211,9 +240,9 @@ export default function LibraryPage() {
         </p>
       )}
       {hasMore && total !== undefined && (
-        <div className="load-more">
-          <button type="button" className="button" onClick={() => load(page + 1, false)} disabled={loading}>
-            {loading ? 'Loading…' : 'Load more'}
+        <div ref={sentinel} className="load-more">
+          <button type="button" className="button" onClick={loadMore} disabled={loading}>
+            {loading ? 'Loading…' : error ? 'Try again' : 'Load more'}
           </button>
         </div>
       )}
@@ -229,12 +258,37 @@ export default function LibraryPage() {
             if (!loading) void load(page + 1, false);
           }}
           onDelete={async (item) => {
+            if (item.kind === 'upload') {
+              await deleteUpload(item.key);
+              return uploadGone(item.key);
+            }
             await api.delete(`/web/api/works/${encodeURIComponent(item.workId ?? '')}`);
             setItems((list) => list.filter((asset) => asset.generationId !== item.workId));
             setTotal((n) =>
               n === undefined ? n : n - items.filter((a) => a.generationId === item.workId).length,
             );
           }}
+        />
+      )}
+      {deletingUpload && (
+        <UploadDeleteDialog
+          assetId={deletingUpload.id}
+          name={captionOf(deletingUpload)}
+          onDeleted={() => {
+            // Focus goes to the next card (the previous one at the end), not to <body>.
+            const at = visible.findIndex((a) => a.id === deletingUpload.id);
+            const next = visible[at + 1] ?? visible[at - 1];
+            uploadGone(deletingUpload.id);
+            setDeletingUpload(undefined);
+            requestAnimationFrame(() =>
+              document
+                .querySelector<HTMLElement>(
+                  next ? `[data-asset-id="${CSS.escape(next.id)}"] .asset-thumb` : 'h1',
+                )
+                ?.focus(),
+            );
+          }}
+          onCancel={() => setDeletingUpload(undefined)}
         />
       )}
     </div>

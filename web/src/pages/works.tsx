@@ -10,6 +10,7 @@ import { StarButton } from '../components/curation/star-button';
 import { ConfirmDialog } from '../components/dialog';
 import { Lightbox } from '../components/lightbox/lightbox';
 import { SearchBar } from '../components/search-bar';
+import { VirtualGrid } from '../components/virtual-grid';
 import { WorkCard } from '../components/work-card';
 import { api, messageOf } from '../lib/api';
 import { deleteWorks, useCollections } from '../lib/curation';
@@ -19,6 +20,7 @@ import { navigate, useLocation } from '../lib/router';
 import { isSearching, searchFromUrl, searchToApi, searchToUrl } from '../lib/search';
 import { useSelection } from '../lib/selection';
 import type { SavedWork, SavedWorksPage } from '../lib/types';
+import { useLinkedWork } from '../lib/work-link';
 
 const PAGE_SIZE = 24;
 
@@ -127,13 +129,17 @@ export default function WorksPage() {
     }
   };
 
-  // A link to a work (the lightbox's "Open the work"): open it once listed, then drop it from the URL.
+  // A work's own link (`/works?work=<id>`, the lightbox's "Open the work"): the work is read by id
+  // and opened, listed or not; then `work` leaves the URL (closing does not reopen it).
+  const { work: linkedWork, error: linkedError } = useLinkedWork(linked);
   useEffect(() => {
-    const work = linked ? works.find((w) => w.id === linked) : undefined;
-    if (!work) return;
-    setOpen(work);
+    if (!linkedWork && !linkedError) return;
+    if (linkedWork) setOpen(linkedWork);
+    if (linkedError) setError(linkedError);
     navigate(`/works${searchToUrl(query, curationToUrl(curation))}`, { replace: true });
-  }, [linked, works, query, curation]);
+  }, [linkedWork, linkedError, query, curation]);
+  // The lightbox walks the list; a linked work not (yet) in it goes first.
+  const walked = open && !visible.some((w) => w.id === open.id) ? [open, ...visible] : visible;
 
   // Once the deleted work's card (and the dialogs) are gone, focus goes to the next work's
   // cover, or to the heading when no work is left, instead of falling to <body>.
@@ -182,18 +188,20 @@ export default function WorksPage() {
           </p>
         </div>
       )}
-      <div className={`works-grid${selection.selected.size > 0 ? ' selecting' : ''}`}>
-        {visible.map((work) => (
+      <VirtualGrid
+        className={`works-grid${selection.selected.size > 0 ? ' selecting' : ''}`}
+        items={visible}
+        itemKey={(work) => work.id}
+        render={(work) => (
           <WorkCard
-            key={work.id}
             work={work}
             selection={selection}
             onOpen={() => setOpen(work)}
             onDelete={() => setDeleting(work)}
             onStar={(starred) => setStarred(work.id, starred)}
           />
-        ))}
-      </div>
+        )}
+      />
       <SelectionBar
         selection={selection}
         zip={{ works: [...selection.selected] }}
@@ -225,7 +233,7 @@ export default function WorksPage() {
       )}
       {open && (
         <Lightbox
-          items={itemsOfWorks(visible)}
+          items={itemsOfWorks(walked)}
           startKey={itemsOfWorks([open])[0]?.key ?? open.id}
           onClose={() => setOpen(undefined)}
           hasMore={hasMore}
