@@ -10,13 +10,14 @@ interface Pending {
 }
 
 /**
- * The engine's writes of one turn of the event loop committed together, on SQLite: a burst of
- * answers (a thousand images at once), of lease checks or of heartbeats costs one commit per turn
- * instead of one per task (each commit writes the pages it changed to the WAL: most of a burst's
- * cost). Each write runs in turn inside one transaction — a final write with its hook (usage,
- * history version, webhooks' outbox), as it would alone — and every caller hears its own answer
- * only once that transaction has committed: a task still reads completed only after its result,
- * and everything that commits with it, is stored.
+ * Writes of one turn of the event loop committed together, on SQLite — the engine's final writes:
+ * a burst of answers (a thousand images at once) costs one commit per turn instead of one per task
+ * (each commit writes the pages it changed to the WAL: most of a burst's cost). Each write runs in
+ * turn inside one transaction — a final write with its hook (usage, history version, webhooks'
+ * outbox), as it would alone — and every caller hears its own answer only once that transaction has
+ * committed: a task still reads completed only after its result, and everything that commits with
+ * it, is stored. (Writes on the path of a next upstream call are not batched: waiting for the turn
+ * slowed a slot's hand-off.)
  *
  * SQLite has one writer and one connection, so batching changes no lock order and no isolation
  * (each statement already waited for the one before). When a batch fails (one write's hook threw),
@@ -59,10 +60,7 @@ export type WriteBatches = ReturnType<typeof writeBatches>;
 
 const perDatabase = new WeakMap<Db, WriteBatches | undefined>();
 
-/**
- * The turn's write batch of `db`, shared by every writer of the engine (task writes, capacity slots)
- * so that one turn commits once; undefined on PostgreSQL, whose writes run on the pool.
- */
+/** The turn's write batch of `db`, shared by its writers; undefined on PostgreSQL (writes on the pool). */
 export function turnBatches(db: Db): WriteBatches | undefined {
   if (!perDatabase.has(db)) perDatabase.set(db, dialectOf(db) === 'sqlite' ? writeBatches(db) : undefined);
   return perDatabase.get(db);
