@@ -234,7 +234,9 @@ describe('website select many, stars and collections (Chromium, end to end)', ()
       await until('hidden at once', async () => (await card(prompts[0] as string).count()) === 0);
       assert.equal(await card(prompts[1] as string).count(), 0);
       await page.getByRole('status').getByText('Deleted 2 works').waitFor();
-      await page.getByRole('button', { name: 'Undo' }).click();
+      // Focus moved from the Delete button (gone with the bar) to Undo: Enter takes it back.
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Undo');
+      await page.keyboard.press('Enter');
       await until('back', async () => (await card(prompts[0] as string).count()) === 1);
       assert.equal(await card(prompts[1] as string).count(), 1);
       // Nothing reached the server.
@@ -251,6 +253,10 @@ describe('website select many, stars and collections (Chromium, end to end)', ()
       // Dismissing the offer sends the deletion at once (its expiry would, 10 s later).
       await page.getByRole('button', { name: 'Dismiss' }).click();
       assert.equal((await deleted).status(), 204);
+      // The offer ended with focus in it: focus goes to the heading, not to <body>.
+      await until('focus on the heading', () =>
+        page.evaluate(() => document.activeElement?.textContent?.trim() === 'Saved works'),
+      );
       await until(
         'deleted on the server',
         async () => (await history()).find((w) => w.prompt === prompts[4])?.removed,

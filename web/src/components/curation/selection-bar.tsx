@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { type Collections, setMembers, zipUrl } from '../../lib/curation';
 import type { Selection } from '../../lib/selection';
 import { DownloadIcon, TrashIcon } from '../icons';
@@ -80,12 +80,22 @@ export function UndoToast({
   onUndo: () => void;
   onDismiss: () => void;
 }) {
+  const undo = useRef<HTMLButtonElement>(null);
+  const offered = useRef(false);
+  // The Delete button left with the selection bar: focus goes to Undo, and when the offer ends with
+  // focus still in it (now gone), to the page's heading, never to <body>.
+  useEffect(() => {
+    if (offer) undo.current?.focus();
+    else if (offered.current && document.activeElement === document.body)
+      document.querySelector<HTMLElement>('h1[tabindex]')?.focus();
+    offered.current = offer !== undefined;
+  }, [offer]);
   return (
     <div className="undo-toast-region" role="status" aria-live="polite">
       {offer && (
         <div className="undo-toast">
           <span>{offer.label}</span>
-          <button type="button" className="button small" onClick={onUndo}>
+          <button type="button" className="button small" onClick={onUndo} ref={undo}>
             Undo
           </button>
           <button type="button" className="icon-button" onClick={onDismiss} aria-label="Dismiss">
