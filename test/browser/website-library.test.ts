@@ -100,21 +100,25 @@ describe('website Library and work links (Chromium, end to end)', () => {
     });
   }
 
-  test('1440 px: a Library result links back to its work; uploads show their file names; the lightbox links by id', async () => {
-    await page.setViewportSize(WIDE);
-    await page.goto('/library');
-    await card('cat on a mat.png').waitFor();
-    await card('dog in the rain.png').waitFor();
-    const link = page.getByRole('link', { name: 'Open the work: the cat, in oils' });
-    const workId = await historyId('the cat, in oils');
-    assert.equal(await link.getAttribute('href'), `/works?work=${workId}`);
-    await link.click();
-    await lightbox().waitFor();
-    assert.equal(await shown(), 'the cat, in oils');
-    const details = lightbox().getByRole('link', { name: 'Open the work in Saved works' });
-    assert.equal(await details.getAttribute('href'), `/works?work=${workId}`);
-    await page.keyboard.press('Escape');
-  });
+  for (const [label, size] of [
+    ['1440', WIDE],
+    ['390', PHONE],
+  ] as const)
+    test(`${label} px: a Library result links back to its work; uploads show their file names; the lightbox links by id`, async () => {
+      await page.setViewportSize(size);
+      await page.goto('/library');
+      await card('cat on a mat.png').waitFor();
+      await card('dog in the rain.png').waitFor();
+      const link = page.getByRole('link', { name: 'Open the work: the cat, in oils' });
+      const workId = await historyId('the cat, in oils');
+      assert.equal(await link.getAttribute('href'), `/works?work=${workId}`);
+      await link.click();
+      await lightbox().waitFor();
+      assert.equal(await shown(), 'the cat, in oils');
+      const details = lightbox().getByRole('link', { name: 'Open the work in Saved works' });
+      assert.equal(await details.getAttribute('href'), `/works?work=${workId}`);
+      await page.keyboard.press('Escape');
+    });
 
   for (const [label, size, name, how] of [
     ['1440', WIDE, 'cat on a mat.png', 'card'],
@@ -154,6 +158,35 @@ describe('website Library and work links (Chromium, end to end)', () => {
       assert.equal(await card(name).count(), 0, 'gone after a reload');
     });
   }
+
+  for (const [label, size] of [
+    ['1440', WIDE],
+    ['390', PHONE],
+  ] as const)
+    test(`${label} px: Create's "From library" finds an upload by its file name and a result by its prompt`, async () => {
+      await page.setViewportSize(size);
+      await page.goto('/');
+      await page.getByRole('button', { name: 'From library' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Choose from your library' });
+      await dialog.getByRole('img').first().waitFor();
+      const search = dialog.getByLabel('Search the library by prompt or file name');
+      await search.fill('owl night');
+      await search.press('Enter');
+      await until('only the owl', async () => {
+        const captions = await dialog.locator('.picker-caption').allTextContents();
+        return captions.length === 1 && captions[0]?.startsWith('owl at night.png');
+      });
+      await search.fill('cat oils');
+      await search.press('Enter');
+      await until('only the edit', async () => {
+        const images = await dialog
+          .getByRole('img')
+          .evaluateAll((list) => list.map((img) => img.getAttribute('alt')));
+        return images.length === 1 && images[0] === 'the cat, in oils';
+      });
+      await expectNoAxeViolations(page, `the library picker at ${label}`);
+      await page.keyboard.press('Escape');
+    });
 
   test('the edit keeps its deleted reference: shown in its details, the file still there', async () => {
     await page.setViewportSize(WIDE);

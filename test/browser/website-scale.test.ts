@@ -163,5 +163,31 @@ describe('website at 5,000 works (Chromium): virtualised Saved works and Library
     });
   }
 
+  test('keyboard: Tab from the last rendered card reaches the next one (the window follows focus), at 1440 and 390 px', async () => {
+    for (const size of [WIDE, PHONE]) {
+      await page.setViewportSize(size);
+      await site.goTo('Saved works', '/works');
+      await page.locator('article.work-card').first().waitFor();
+      for (let step = 0; step < 3; step++) {
+        const before = await gridState('.works-grid');
+        const last = page.locator('article.work-card').last();
+        const lastId = (await last.getAttribute('data-work-id')) ?? '';
+        // The card's last control; focusing it scrolls it into view and the window slides on.
+        await last.locator('button, a[href], input').last().focus();
+        await gridMoved('.works-grid', before);
+        await page.keyboard.press('Tab');
+        const focusedId = await page.evaluate(
+          () => document.activeElement?.closest('[data-work-id]')?.getAttribute('data-work-id') ?? '',
+        );
+        const seq = (id: string) => Number(/seed(\d+)$/.exec(id)?.[1] ?? -2);
+        assert.equal(
+          seq(focusedId),
+          seq(lastId) + 1,
+          `Tab went from ${lastId} to the next work (${focusedId})`,
+        );
+      }
+    }
+  });
+
   testNoConsoleErrors(site);
 });
