@@ -148,8 +148,9 @@ describe('remote MCP at /mcp', () => {
     }
     assert.equal(kinds[0], 'taskCreated');
     assert.equal(kinds.at(-1), 'result');
-    assert.equal((result?.structuredContent as { finished: boolean }).finished, true);
-    assert.equal(result && linksOf(result).length, 1);
+    assert.ok(result, 'the stream ended with a result');
+    assert.equal((result.structuredContent as { finished: boolean }).finished, true);
+    assert.equal(linksOf(result).length, 1);
   });
 
   it('tasks/result asked before the task is done waits for it (on a stateless node)', async () => {
