@@ -127,12 +127,13 @@ describe('website at 5,000 works (Chromium): virtualised Saved works and Library
       assert.ok(samples.length > 100, `scrolled in ${samples.length} steps`);
 
       // At 390 px: through the whole list again, a few screens at a time.
+      // The window at the top re-measured for the phone's columns (its end moves), then settled.
+      const wideTop = await gridState(gallery.grid);
       await page.setViewportSize(PHONE);
       await page.evaluate(() => window.scrollTo(0, 0));
-      await page.waitForFunction(
-        (selector) => document.querySelector<HTMLElement>(selector)?.dataset.virtualStart === '0',
-        gallery.grid,
-        { polling: 'raf' },
+      await gridMoved(gallery.grid, wideTop);
+      await page.evaluate(
+        () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(null)))),
       );
       const phoneTop = await domSize();
       const phoneSamples: number[] = [];
@@ -187,6 +188,45 @@ describe('website at 5,000 works (Chromium): virtualised Saved works and Library
         );
       }
     }
+  });
+
+  test('the lightbox walks past the rendered window; on close, focus goes to the card of the image shown', async () => {
+    await page.setViewportSize(WIDE);
+    await page.goto('/works'); // a fresh list: its first page only
+    await page.locator('article.work-card .work-cover').first().focus();
+    await page.keyboard.press('Enter');
+    const lightbox = page.locator('dialog.lightbox');
+    await lightbox.waitFor();
+    const shown = (prompt: string) =>
+      page
+        .waitForFunction(
+          (alt) => document.querySelector('dialog.lightbox img.lightbox-image')?.getAttribute('alt') === alt,
+          prompt,
+        )
+        .catch(async () => {
+          const alt = await lightbox.locator('img.lightbox-image').getAttribute('alt');
+          const counter = await lightbox.getByTestId('lightbox-counter').textContent();
+          assert.fail(`expected "${prompt}", the lightbox shows "${alt}" (${counter})`);
+        });
+    // End: the last loaded work; →: the next page loads; three pages in (the 72nd work).
+    for (const [key, prompt] of [
+      ['End', 'seeded work 23'],
+      ['ArrowRight', 'seeded work 24'],
+      ['End', 'seeded work 47'],
+      ['ArrowRight', 'seeded work 48'],
+      ['End', 'seeded work 71'],
+    ] as const) {
+      await page.keyboard.press(key);
+      await shown(prompt);
+    }
+    const grid = await gridState('.works-grid');
+    assert.ok(grid.end <= 71, `the 72nd card is outside the window (${grid.start}–${grid.end})`);
+    await page.keyboard.press('Escape');
+    await lightbox.waitFor({ state: 'detached' });
+    await page.waitForFunction(
+      () =>
+        document.activeElement?.closest('[data-work-id]')?.getAttribute('data-work-id') === 'gen_seed000070',
+    );
   });
 
   testNoConsoleErrors(site);

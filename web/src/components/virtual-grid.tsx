@@ -1,5 +1,5 @@
-import { type ReactNode, useRef } from 'react';
-import { useVirtualRows } from '../lib/virtual-rows';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
+import { REVEAL_EVENT, type RevealRequest, useVirtualRows } from '../lib/virtual-rows';
 
 /**
  * A CSS grid of many items that renders only the rows near the viewport (web/src/lib/virtual-rows.ts):
@@ -20,7 +20,28 @@ export function VirtualGrid<T>({
   render: (item: T, index: number) => ReactNode;
 }) {
   const grid = useRef<HTMLDivElement & HTMLUListElement>(null);
-  const { start, end, padTop, padBottom } = useVirtualRows(grid, items.length);
+  const { start, end, padTop, padBottom, scrollToIndex } = useVirtualRows(grid, items.length);
+  // The lightbox closed on a card outside the window: scroll to it, then focus it once rendered.
+  const [reveal, setReveal] = useState<RevealRequest>();
+  useEffect(() => {
+    const onReveal = (event: Event) => {
+      const request = (event as CustomEvent<RevealRequest>).detail;
+      const index = items.findIndex((item) => request.ids.includes(itemKey(item)));
+      if (index < 0) return;
+      scrollToIndex(index);
+      setReveal(request);
+      setTimeout(() => setReveal((current) => (current === request ? undefined : current)), 3000);
+    };
+    window.addEventListener(REVEAL_EVENT, onReveal);
+    return () => window.removeEventListener(REVEAL_EVENT, onReveal);
+  }, [items, itemKey, scrollToIndex]);
+  useEffect(() => {
+    if (!reveal) return;
+    const card = document.querySelector<HTMLElement>(reveal.selector);
+    if (!card) return; // not rendered yet: the window moves with the scroll, and this runs again
+    card.focus();
+    setReveal(undefined);
+  });
   const Tag = as;
   return (
     <Tag

@@ -20,6 +20,16 @@ import { type RefObject, useCallback, useEffect, useLayoutEffect, useRef, useSta
  *   window (scrolling away with the wheel and back keeps it); beyond that the window lets it go.
  */
 
+/**
+ * Asked by the lightbox when it closes on an item whose card is not rendered: the grid holding an
+ * item with one of `ids` scrolls it into view, then focuses `selector` (the card's open button).
+ */
+export const REVEAL_EVENT = 'atelier:reveal';
+export interface RevealRequest {
+  ids: string[];
+  selector: string;
+}
+
 /** How many items are rendered before the grid has been measured. */
 const FIRST_ITEMS = 24;
 /** How far (rows) past the window a focused card is still kept rendered. */

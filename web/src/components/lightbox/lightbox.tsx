@@ -8,6 +8,7 @@ import {
   workSettings,
 } from '../../lib/lightbox-items';
 import { shortText } from '../../lib/text';
+import { REVEAL_EVENT, type RevealRequest } from '../../lib/virtual-rows';
 import { ConfirmDialog } from '../dialog';
 import { CloseIcon } from '../icons';
 import { UploadDeleteMessage } from '../upload-delete';
@@ -70,6 +71,9 @@ export function Lightbox({
   /** Where focus returns on close: the shown item's card, else the opener. */
   const returnTo = useRef('');
   returnTo.current = item?.focusSelector ?? returnTo.current;
+  /** The shown item's ids (its key, its work): a virtualised grid scrolls its card back into view. */
+  const returnIds = useRef<string[]>([]);
+  if (item) returnIds.current = [item.key, ...(item.workId ? [item.workId] : [])];
 
   useEffect(() => {
     const element = dialog.current;
@@ -83,6 +87,14 @@ export function Lightbox({
       const target = card ?? (opener?.isConnected ? opener : document.querySelector<HTMLElement>('h1'));
       if (target && !target.hasAttribute('tabindex') && target.tagName === 'H1') target.tabIndex = -1;
       target?.focus();
+      // The card is outside a virtualised grid's window: the grid scrolls to it (after the focus
+      // above, which scrolls to its own target) and moves focus there once it is rendered.
+      if (!card && returnTo.current)
+        window.dispatchEvent(
+          new CustomEvent<RevealRequest>(REVEAL_EVENT, {
+            detail: { ids: returnIds.current, selector: returnTo.current },
+          }),
+        );
     };
   }, []);
 
