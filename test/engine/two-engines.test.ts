@@ -83,7 +83,17 @@ function assertEveryTaskCompletedOnce(
 /** Usage counts each task once, in the transaction of its final write, whichever engine ended it. */
 async function assertUsageCountedOnce(core: Core, accountId: string) {
   const { totals } = await core.usage.report({ id: accountId, tier: 'trial' }, {});
-  assert.deepEqual(totals, { completed: TASKS, failed: 0 });
+  const { cost_micros: spend, ...counts } = totals;
+  assert.deepEqual(counts, { completed: TASKS, failed: 0 });
+  // Every image of this route has one per-image price: spend counted once is TASKS times one price.
+  const perTask = spend / TASKS;
+  assert.ok(Number.isInteger(perTask) && perTask > 0, `spend ${spend} is ${TASKS} equal task costs`);
+  const costs = await core.db
+    .selectFrom('tasks')
+    .select('cost_micros')
+    .where('account_id', '=', accountId)
+    .execute();
+  assert.deepEqual(new Set(costs.map((row) => Number(row.cost_micros))), new Set([perTask]));
 }
 
 describe('two engines on one database', { timeout: 180_000 }, () => {
