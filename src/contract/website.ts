@@ -121,13 +121,13 @@ export const taskCardSchema = taskRecordSchema
     imageSize: z.string(),
     index: z.number().int().describe('Position of the image in its generation, from 0'),
     count: z.number().int().describe('How many images the generation asked for'),
-    createdAt: z.number().int().describe('Milliseconds since the Unix epoch'),
     refs: z
       .array(z.string())
       .optional()
       .describe(
         "The generation's reference images (its imageUrls as given; the listing always sends them): a re-run sends them again",
       ),
+    createdAt: z.number().int().describe('Milliseconds since the Unix epoch'),
   })
   .describe('A task with what was asked for: a card of the creation view');
 
@@ -156,7 +156,6 @@ export const clearedCardsSchema = z
   .object({ clearedAt: z.number().int().describe('The instant cleared up to (epoch ms)') })
   .describe('Finished cards cleared');
 
-/** An epoch-milliseconds bound of a date filter. */
 /** How many of the account's newest completed tasks an estimate reads. */
 export const ESTIMATE_SAMPLE_TASKS = 100;
 
@@ -240,6 +239,7 @@ export const presetParamsSchema = z.object({ name: presetNameSchema.describe("Th
 
 export const presetBodySchema = presetSettingsSchema.describe("A preset's settings");
 
+/** An epoch-milliseconds bound of a date filter. */
 const instantQuery = (what: string) =>
   z
     .string({ error: 'must be a time in milliseconds since the epoch' })
@@ -372,14 +372,14 @@ export interface SearchFilters {
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;
 export type SessionState = z.infer<typeof sessionStateSchema>;
 export type TaskCard = z.infer<typeof taskCardSchema>;
+export type TaskEstimates = z.infer<typeof taskEstimatesSchema>;
+export type RecentPrompts = z.infer<typeof recentPromptsSchema>;
+export type Preset = z.infer<typeof presetSchema>;
+export type PresetSettings = z.infer<typeof presetSettingsSchema>;
 export type SavedWork = z.infer<typeof savedWorkSchema>;
 export type LibraryAsset = z.infer<typeof libraryAssetSchema>;
 export type AccountInfo = z.infer<typeof accountInfoSchema>;
 export type UsageReport = z.infer<typeof usageReportSchema>;
 export type PendingTasks = z.infer<typeof pendingTasksSchema>;
-export type TaskEstimates = z.infer<typeof taskEstimatesSchema>;
-export type RecentPrompts = z.infer<typeof recentPromptsSchema>;
-export type Preset = z.infer<typeof presetSchema>;
-export type PresetSettings = z.infer<typeof presetSettingsSchema>;
 export type SavedWorksPage = z.infer<typeof savedWorksPageSchema>;
 export type LibraryPage = z.infer<typeof libraryPageSchema>;
