@@ -149,7 +149,7 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
-describe('upstream chaos', { timeout: 180_000 }, () => {
+describe('upstream chaos', { timeout: 300_000 }, () => {
   let fake: FakeReplicate;
   let relay: ChaosRelay;
   let t: TestApp;
@@ -191,7 +191,9 @@ describe('upstream chaos', { timeout: 180_000 }, () => {
     await rm(dirname(catalogPath), { recursive: true, force: true });
   });
 
-  test(`${TASKS} tasks through faults: every task final within its deadline, retries bounded, every failure says why`, async (ctx) => {
+  test(`${TASKS} tasks through faults: every task final within its deadline, retries bounded, every failure says why`, {
+    timeout: 240_000,
+  }, async (ctx) => {
     const { apiKey, id: accountId } = await t.createAccount();
     // Submission meets one long 429 burst: every inline create is refused, every task stays queued
     // (a 429 says the upstream is healthy, so the circuit stays closed and generate answers 200).
