@@ -22,6 +22,8 @@ export const MIGRATED_TABLES = [
   'generation_counts',
   'tasks',
   'usage_daily',
+  'account_budgets',
+  'key_budgets',
   'assets',
   'upload_usage',
   'sessions',
@@ -32,6 +34,10 @@ export const MIGRATED_TABLES = [
   'webhook_callbacks',
   'webhook_deliveries',
   'webhook_outbox',
+  'starred_works',
+  'collections',
+  'collection_items',
+  'prompt_presets',
 ] as const;
 
 const BATCH_ROWS = 200;
