@@ -4,7 +4,8 @@ import type { UsageReport } from '../../../../src/contract/usage';
 import { TIERS } from '../../../../src/domain/tiers';
 import { AccountBudget } from '../../components/admin/account-budget';
 import { AccountKeys } from '../../components/admin/account-keys';
-import { AdminTable, DayBars, images, LoadState, usd, when } from '../../components/admin/admin-kit';
+import { images, LoadState, usd, when } from '../../components/admin/admin-kit';
+import { ModelTable, SpendBars } from '../../components/admin/usage-parts';
 import { CopyButton } from '../../components/copy-button';
 import { Dialog } from '../../components/dialog';
 import { FormOutcome } from '../../components/form-fields';
@@ -187,43 +188,8 @@ function AccountUsage({ accountId }: { accountId: string }) {
         Last {report.days.length} days (UTC): <strong>{images(report.totals.completed)}</strong> completed,{' '}
         {report.totals.failed} failed, <strong>{usd(report.totals.cost_micros)}</strong> spent.
       </p>
-      <DayBars
-        days={report.days}
-        label="Spend per day"
-        value={(i) => report.days[i]?.cost_micros ?? 0}
-        describe={(i) => {
-          const day = report.days[i];
-          return day ? `${day.date}: ${usd(day.cost_micros)}, ${images(day.completed)}` : '';
-        }}
-      />
-      <AdminTable
-        caption="Per model"
-        head={
-          <tr>
-            <th scope="col">Model</th>
-            <th scope="col" className="num">
-              Completed
-            </th>
-            <th scope="col" className="num">
-              Failed
-            </th>
-            <th scope="col" className="num">
-              Spend
-            </th>
-          </tr>
-        }
-      >
-        {report.models.map((model) => (
-          <tr key={model.model}>
-            <td>
-              <code>{model.model}</code>
-            </td>
-            <td className="num">{model.completed}</td>
-            <td className="num">{model.failed}</td>
-            <td className="num">{usd(model.cost_micros)}</td>
-          </tr>
-        ))}
-      </AdminTable>
+      <SpendBars days={report.days} label="Spend per day" />
+      <ModelTable models={report.models} />
     </div>
   );
 }

@@ -1,6 +1,7 @@
 import { useEffect, useId, useState } from 'react';
 import type { AdminUsage } from '../../../../src/contract/admin';
-import { AdminTable, DayBars, images, LoadState, usd } from '../../components/admin/admin-kit';
+import { AdminTable, LoadState, usd } from '../../components/admin/admin-kit';
+import { CountCells, CountHeads, ModelTable, SpendBars } from '../../components/admin/usage-parts';
 import { api } from '../../lib/api';
 import { Link } from '../../lib/router';
 import { useAction } from '../../lib/use-action';
@@ -64,57 +65,14 @@ export default function UsagePage() {
                 <strong>{usage.totals.failed}</strong>
               </div>
             </div>
-            <DayBars
-              days={usage.days}
-              label="Spend per day, every account"
-              value={(i) => usage.days[i]?.cost_micros ?? 0}
-              describe={(i) => {
-                const day = usage.days[i];
-                return day ? `${day.date}: ${usd(day.cost_micros)}, ${images(day.completed)}` : '';
-              }}
-            />
-            <AdminTable
-              caption="Per model"
-              head={
-                <tr>
-                  <th scope="col">Model</th>
-                  <th scope="col" className="num">
-                    Completed
-                  </th>
-                  <th scope="col" className="num">
-                    Failed
-                  </th>
-                  <th scope="col" className="num">
-                    Spend
-                  </th>
-                </tr>
-              }
-            >
-              {usage.models.map((model) => (
-                <tr key={model.model}>
-                  <td>
-                    <code>{model.model}</code>
-                  </td>
-                  <td className="num">{model.completed}</td>
-                  <td className="num">{model.failed}</td>
-                  <td className="num">{usd(model.cost_micros)}</td>
-                </tr>
-              ))}
-            </AdminTable>
+            <SpendBars days={usage.days} label="Spend per day, every account" />
+            <ModelTable models={usage.models} />
             <AdminTable
               caption="Per account, most images first"
               head={
                 <tr>
                   <th scope="col">Account</th>
-                  <th scope="col" className="num">
-                    Completed
-                  </th>
-                  <th scope="col" className="num">
-                    Failed
-                  </th>
-                  <th scope="col" className="num">
-                    Spend
-                  </th>
+                  <CountHeads />
                   <th scope="col">Models</th>
                 </tr>
               }
@@ -126,9 +84,7 @@ export default function UsagePage() {
                       {account.email ?? account.id}
                     </Link>
                   </td>
-                  <td className="num">{account.completed}</td>
-                  <td className="num">{account.failed}</td>
-                  <td className="num">{usd(account.cost_micros)}</td>
+                  <CountCells counts={account} />
                   <td>
                     {account.models.map((model) => `${model.model} ${usd(model.cost_micros)}`).join(', ')}
                   </td>
@@ -140,24 +96,14 @@ export default function UsagePage() {
               head={
                 <tr>
                   <th scope="col">Day (UTC)</th>
-                  <th scope="col" className="num">
-                    Completed
-                  </th>
-                  <th scope="col" className="num">
-                    Failed
-                  </th>
-                  <th scope="col" className="num">
-                    Spend
-                  </th>
+                  <CountHeads />
                 </tr>
               }
             >
               {[...usage.days].reverse().map((day) => (
                 <tr key={day.date}>
                   <td>{day.date}</td>
-                  <td className="num">{day.completed}</td>
-                  <td className="num">{day.failed}</td>
-                  <td className="num">{usd(day.cost_micros)}</td>
+                  <CountCells counts={day} />
                 </tr>
               ))}
             </AdminTable>
