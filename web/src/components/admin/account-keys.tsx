@@ -2,10 +2,10 @@ import { type FormEvent, useCallback, useEffect, useId, useState } from 'react';
 import type { AdminApiKey, AdminCreatedKey } from '../../../../src/contract/admin';
 import { api } from '../../lib/api';
 import { useAction } from '../../lib/use-action';
-import { CopyButton } from '../copy-button';
 import { Dialog } from '../dialog';
 import { FormOutcome } from '../form-fields';
 import { AdminTable, LoadState, usd, when } from './admin-kit';
+import { KeyReveal } from './key-reveal';
 
 /** A key's own budgets in words ("$1.00/day"), or a dash. */
 function budgetText(budget: AdminApiKey['budget']): string {
@@ -58,7 +58,7 @@ export function AccountKeys({ accountId }: { accountId: string }) {
   const load = useAction();
   const change = useAction();
   const loadRun = load.run;
-  const ids = { name: useId(), scope: useId(), expires: useId(), key: useId() };
+  const ids = { name: useId(), scope: useId(), expires: useId() };
 
   const refresh = useCallback(
     () => loadRun(async () => setKeys((await api.get<{ keys: AdminApiKey[] }>(base)).keys)),
@@ -176,23 +176,7 @@ export function AccountKeys({ accountId }: { accountId: string }) {
         </button>
       </form>
       <FormOutcome error={change.error} done={change.done} />
-      {issued && (
-        <div className="key-reveal stack" role="status">
-          <label className="field-label" htmlFor={ids.key}>
-            The key “{issued.key.name}” — shown once
-          </label>
-          <div className="row">
-            <input
-              id={ids.key}
-              className="mono grow"
-              readOnly
-              value={issued.api_key}
-              onFocus={(event) => event.target.select()}
-            />
-            <CopyButton text={issued.api_key} label="Copy key" />
-          </div>
-        </div>
-      )}
+      {issued && <KeyReveal label={`The key “${issued.key.name}” — shown once`} apiKey={issued.api_key} />}
       {revoking && (
         <RevokeDialog
           apiKey={revoking}

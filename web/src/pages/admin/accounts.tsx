@@ -2,7 +2,7 @@ import { type FormEvent, useCallback, useEffect, useId, useState } from 'react';
 import type { AdminAccountsPage, AdminCreatedAccount } from '../../../../src/contract/admin';
 import { TIERS } from '../../../../src/domain/tiers';
 import { AdminTable, LoadState, usd, when } from '../../components/admin/admin-kit';
-import { CopyButton } from '../../components/copy-button';
+import { KeyReveal } from '../../components/admin/key-reveal';
 import { FormOutcome } from '../../components/form-fields';
 import { api } from '../../lib/api';
 import { Link } from '../../lib/router';
@@ -32,7 +32,7 @@ function CreateAccount({ onCreated }: { onCreated: () => void }) {
   const [password, setPassword] = useState('');
   const [created, setCreated] = useState<AdminCreatedAccount>();
   const state = useAction();
-  const ids = { email: useId(), tier: useId(), password: useId(), key: useId() };
+  const ids = { email: useId(), tier: useId(), password: useId() };
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -95,21 +95,7 @@ function CreateAccount({ onCreated }: { onCreated: () => void }) {
         <FormOutcome error={state.error} done={state.done} />
       </form>
       {created && (
-        <div className="key-reveal stack" role="status">
-          <label className="field-label" htmlFor={ids.key}>
-            API key of {created.account.email} — shown once
-          </label>
-          <div className="row">
-            <input
-              id={ids.key}
-              className="mono grow"
-              readOnly
-              value={created.api_key}
-              onFocus={(event) => event.target.select()}
-            />
-            <CopyButton text={created.api_key} label="Copy key" />
-          </div>
-        </div>
+        <KeyReveal label={`API key of ${created.account.email} — shown once`} apiKey={created.api_key} />
       )}
     </section>
   );
