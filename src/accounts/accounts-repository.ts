@@ -1,12 +1,15 @@
 import { sql } from 'kysely';
 import type { Tier } from '../domain/tiers.js';
-import type { Clock } from '../runtime/clock.js';
-import type { IdGenerator } from '../runtime/ids.js';
 import { compiledOnce } from '../store/compiled-once.js';
 import type { Db } from '../store/database.js';
 import type { AccountsTable, ApiKeyScope } from '../store/schema.js';
-import { type AccountChanges, changeAnnounced } from './account-changes.js';
-import { createApiKeysRepository, DEFAULT_KEY_NAME, insertApiKey } from './api-keys-repository.js';
+import { changeAnnounced } from './account-changes.js';
+import {
+  createApiKeysRepository,
+  DEFAULT_KEY_NAME,
+  insertApiKey,
+  type RepositoryDeps,
+} from './api-keys-repository.js';
 
 /** The API key a request was authenticated with (absent on a website session). */
 export interface ApiKeyUse {
@@ -56,18 +59,7 @@ const ACCOUNT_COLUMNS = ['id', 'email', 'tier', 'created_at', 'disabled_at', 'op
 const movedKeyHash = (accountId: string) => `moved:${accountId}`;
 
 /** Store queries for accounts and their sealed upstream keys. */
-export function createAccountsRepository({
-  db,
-  clock,
-  ids,
-  changes,
-}: {
-  db: Db;
-  clock: Clock;
-  ids: IdGenerator;
-  /** Told of every change of a key or a tier (what the API-key cache of every process keeps). */
-  changes?: AccountChanges | undefined;
-}) {
+export function createAccountsRepository({ db, clock, ids, changes }: RepositoryDeps) {
   /** Runs an update of what authentication returns, announced in its own transaction. */
   const changeAuthenticated = async (update: (executor: Db) => Promise<unknown>) => {
     await changeAnnounced(db, changes, update);

@@ -65,21 +65,33 @@ export async function insertApiKey(executor: Db, id: string, key: NewApiKey, now
   return toApiKey(row);
 }
 
+/** What the accounts' repositories are built from. */
+export interface RepositoryDeps {
+  db: Db;
+  clock: Clock;
+  ids: IdGenerator;
+  /** Told of every change of a key or a tier (what the API-key cache of every process keeps). */
+  changes?: AccountChanges | undefined;
+}
+
+/** A key's fields on every wire that lists keys (never the key itself: its hint). */
+export function apiKeyFields(key: ApiKey) {
+  return {
+    id: key.id,
+    name: key.name,
+    scope: key.scope,
+    hint: key.hint,
+    created_at: key.createdAt,
+    expires_at: key.expiresAt,
+    last_used_at: key.lastUsedAt,
+  };
+}
+
 /** How often a key's last use is written at most (per key and node). */
 export const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
 /** Store queries for API keys. Revocations are announced to every process's API-key cache. */
-export function createApiKeysRepository({
-  db,
-  clock,
-  ids,
-  changes,
-}: {
-  db: Db;
-  clock: Clock;
-  ids: IdGenerator;
-  changes?: AccountChanges | undefined;
-}) {
+export function createApiKeysRepository({ db, clock, ids, changes }: RepositoryDeps) {
   return {
     /** A new key (not announced: a key no process has seen is in no cache). */
     insert: (key: NewApiKey): Promise<ApiKey> => insertApiKey(db, ids.next('key'), key, clock.now()),

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { ApiKey } from '../accounts/api-keys-repository.js';
+import { type ApiKey, apiKeyFields } from '../accounts/api-keys-repository.js';
 import {
   ADMIN_TAG,
   type AdminApiKey,
@@ -24,13 +24,7 @@ type Limits = { dailyMicros: number | null; monthlyMicros: number | null };
 /** A key on the wire (never the key itself: its hint), with its own budgets when it has any. */
 export function keyAnswer(key: ApiKey, budget?: Limits): AdminApiKey {
   return {
-    id: key.id,
-    name: key.name,
-    scope: key.scope,
-    hint: key.hint,
-    created_at: key.createdAt,
-    expires_at: key.expiresAt,
-    last_used_at: key.lastUsedAt,
+    ...apiKeyFields(key),
     revoked_at: key.revokedAt,
     budget: budget ? { daily_micros: budget.dailyMicros, monthly_micros: budget.monthlyMicros } : null,
   };

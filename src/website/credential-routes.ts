@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Account } from '../accounts/accounts-repository.js';
-import type { ApiKey } from '../accounts/api-keys-repository.js';
+import { type ApiKey, apiKeyFields } from '../accounts/api-keys-repository.js';
 import {
   apiKeyListSchema,
   apiKeyParamsSchema,
@@ -218,16 +218,7 @@ export async function credentialRoutes(
 
 /** A key as the website shows it (its expiry judged at `now`). */
 function keyJson(key: ApiKey, now: number) {
-  return {
-    id: key.id,
-    name: key.name,
-    scope: key.scope,
-    hint: key.hint,
-    created_at: key.createdAt,
-    expires_at: key.expiresAt,
-    expired: key.expiresAt !== null && key.expiresAt <= now,
-    last_used_at: key.lastUsedAt,
-  };
+  return { ...apiKeyFields(key), expired: key.expiresAt !== null && key.expiresAt <= now };
 }
 
 /** The refusal of a throttled password check; the error handler sets Retry-After from the wait. */
