@@ -1,6 +1,7 @@
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { sniffImageType } from '../images/image-type.js';
+import { readCapped } from './read-capped.js';
 
 /** The largest image resources/read returns (a 4K PNG is tens of MB; base64 adds a third). */
 export const MAX_RESOURCE_BYTES = 64 * 1024 * 1024;
@@ -62,25 +63,4 @@ export function registerImageResources(server: McpServer, options: ImageResource
       };
     },
   );
-}
-
-async function readCapped(response: Response, maxBytes: number): Promise<Buffer | undefined> {
-  if (Number(response.headers.get('content-length') ?? '0') > maxBytes || !response.body) {
-    await response.body?.cancel();
-    return response.body ? undefined : Buffer.alloc(0);
-  }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
 }

@@ -1,4 +1,5 @@
 import { sniffImageType } from '../images/image-type.js';
+import { readCapped } from './read-capped.js';
 
 /** A preview an MCP image content block can carry. */
 export interface Thumbnail {
@@ -64,26 +65,10 @@ export function createThumbnailer(options: ThumbnailerOptions = {}): Thumbnailer
     // host (a CDN, a public base URL) that must never see the API key.
     const response = await fetchImpl(url, { signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    const declared = Number(response.headers.get('content-length') ?? '0');
-    if (declared > maxBytes || !response.body) {
-      await response.body?.cancel();
-      if (declared > maxBytes) return undefined;
-      throw new Error('empty body');
-    }
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    const reader = response.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel();
-        return undefined;
-      }
-      chunks.push(value);
-    }
-    return { bytes: Buffer.concat(chunks), contentType: response.headers.get('content-type') ?? '' };
+    const bytes = await readCapped(response, maxBytes);
+    if (bytes === undefined) return undefined;
+    if (!response.body) throw new Error('empty body');
+    return { bytes, contentType: response.headers.get('content-type') ?? '' };
   }
 
   async function renderOne(
