@@ -1,25 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { runCli } from '../../src/cli/main.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import { type Core, createCore } from '../../src/core.js';
+import { cli } from '../support/cli.js';
 import { freshTestDataEnv, removeTestData } from '../support/test-database.js';
-
-/** Runs the CLI in process with `env` (never the real process.env), capturing what it prints. */
-async function cli(env: NodeJS.ProcessEnv, ...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, {
-    env: { LOG_LEVEL: 'silent', ATELIER_DEMO_ACCOUNT: 'false', ...env },
-    out: (line) => {
-      stdout += `${line}\n`;
-    },
-    err: (text) => {
-      stderr += text;
-    },
-  });
-  return { code, stdout, stderr };
-}
 
 // Issue 31: bin/atelier accounts set-budget on the test store, read back through a core on it, and
 // bin/atelier usage showing spend and the budget.

@@ -4,24 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { runCli } from '../../src/cli/main.js';
 import { openDatabase } from '../../src/store/database.js';
-
-/** Runs the CLI in process with `env` (never the real process.env), capturing what it prints. */
-async function cli(env: NodeJS.ProcessEnv, ...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, {
-    env: { LOG_LEVEL: 'silent', ATELIER_DEMO_ACCOUNT: 'false', ...env },
-    out: (line) => {
-      stdout += `${line}\n`;
-    },
-    err: (text) => {
-      stderr += text;
-    },
-  });
-  return { code, stdout, stderr };
-}
+import { cli } from '../support/cli.js';
 
 // The CLI's own store is a SQLite file in its data dir: these run on SQLite whatever the half.
 describe('bin/atelier: usage errors, a missing database, an empty list', () => {
