@@ -3,7 +3,7 @@ import type { CreatedApiKey } from '../../../src/contract/api-keys';
 import { api } from '../lib/api';
 import { useAction } from '../lib/use-action';
 import { Dialog } from './dialog';
-import { FormOutcome, PasswordField } from './form-fields';
+import { PasswordConfirm } from './password-confirm';
 
 const DAY_MS = 86_400_000;
 /** The expiries offered (days; 0 for never). */
@@ -35,7 +35,6 @@ export function CreateKeyDialog({
   const scopeId = useId();
   const scopeHelpId = useId();
   const expiryId = useId();
-  const passwordId = useId();
 
   const create = (event: FormEvent) => {
     event.preventDefault();
@@ -99,22 +98,15 @@ export function CreateKeyDialog({
             ))}
           </select>
         </div>
-        <PasswordField
-          id={passwordId}
-          label="Your password"
-          value={password}
-          onChange={setPassword}
-          autoComplete="current-password"
+        <PasswordConfirm
+          password={password}
+          onPassword={setPassword}
+          error={creation.error}
+          busy={creation.busy}
+          submitLabel="Create key"
+          tone="primary"
+          onCancel={onCancel}
         />
-        <FormOutcome error={creation.error} />
-        <div className="row end">
-          <button type="button" className="button" onClick={onCancel}>
-            Cancel
-          </button>
-          <button type="submit" className="button primary" disabled={creation.busy}>
-            {creation.busy ? 'Working…' : 'Create key'}
-          </button>
-        </div>
       </form>
     </Dialog>
   );

@@ -7,7 +7,7 @@ import { useAction } from '../lib/use-action';
 import { CreateKeyDialog } from './api-key-create';
 import { CopyButton } from './copy-button';
 import { ConfirmDialog, Dialog } from './dialog';
-import { FormOutcome, PasswordField } from './form-fields';
+import { PasswordConfirm } from './password-confirm';
 
 /**
  * Asks for the password again, then rotates the default key (every full key named "default" is
@@ -22,7 +22,6 @@ function RotateDialog({
 }) {
   const [password, setPassword] = useState('');
   const rotation = useAction();
-  const passwordId = useId();
 
   const rotate = (event: FormEvent) => {
     event.preventDefault();
@@ -39,22 +38,15 @@ function RotateDialog({
           A new key named “default” is created and the current default key stops working at once. Scripts and
           agents using it will need the new key; your other keys are not affected.
         </p>
-        <PasswordField
-          id={passwordId}
-          label="Your password"
-          value={password}
-          onChange={setPassword}
-          autoComplete="current-password"
+        <PasswordConfirm
+          password={password}
+          onPassword={setPassword}
+          error={rotation.error}
+          busy={rotation.busy}
+          submitLabel="Rotate key"
+          tone="danger"
+          onCancel={onCancel}
         />
-        <FormOutcome error={rotation.error} />
-        <div className="row end">
-          <button type="button" className="button" onClick={onCancel}>
-            Cancel
-          </button>
-          <button type="submit" className="button danger" disabled={rotation.busy}>
-            {rotation.busy ? 'Working…' : 'Rotate key'}
-          </button>
-        </div>
       </form>
     </Dialog>
   );
