@@ -73,3 +73,31 @@ export function ModelTable({ models }: { models: Array<Counts & { model: string 
     </AdminTable>
   );
 }
+
+/** The Daily and Monthly (UTC) budget column headers. */
+export function BudgetHeads() {
+  return (
+    <>
+      <th scope="col" className="num">
+        Daily (UTC)
+      </th>
+      <th scope="col" className="num">
+        Monthly (UTC)
+      </th>
+    </>
+  );
+}
+
+/** A budget's daily and monthly limits, a dash where there is none. */
+export function BudgetCells({
+  budget,
+}: {
+  budget: { daily_micros: number | null; monthly_micros: number | null };
+}) {
+  return (
+    <>
+      <td className="num">{budget.daily_micros === null ? '—' : usd(budget.daily_micros)}</td>
+      <td className="num">{budget.monthly_micros === null ? '—' : usd(budget.monthly_micros)}</td>
+    </>
+  );
+}

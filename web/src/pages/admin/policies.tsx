@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { AdminPolicies } from '../../../../src/contract/admin';
-import { AdminTable, LoadState, usd } from '../../components/admin/admin-kit';
+import { AdminTable, LoadState } from '../../components/admin/admin-kit';
+import { BudgetCells, BudgetHeads } from '../../components/admin/usage-parts';
 import { api } from '../../lib/api';
 import { Link } from '../../lib/router';
 import { useAction } from '../../lib/use-action';
@@ -76,12 +77,7 @@ export default function PoliciesPage() {
             head={
               <tr>
                 <th scope="col">Account</th>
-                <th scope="col" className="num">
-                  Daily (UTC)
-                </th>
-                <th scope="col" className="num">
-                  Monthly (UTC)
-                </th>
+                <BudgetHeads />
               </tr>
             }
           >
@@ -90,8 +86,7 @@ export default function PoliciesPage() {
                 <td>
                   <Link href={`/admin/accounts/${encodeURIComponent(budget.id)}`}>{budget.email}</Link>
                 </td>
-                <td className="num">{budget.daily_micros === null ? '—' : usd(budget.daily_micros)}</td>
-                <td className="num">{budget.monthly_micros === null ? '—' : usd(budget.monthly_micros)}</td>
+                <BudgetCells budget={budget} />
               </tr>
             ))}
           </AdminTable>
@@ -103,12 +98,7 @@ export default function PoliciesPage() {
               <tr>
                 <th scope="col">Account</th>
                 <th scope="col">Key id</th>
-                <th scope="col" className="num">
-                  Daily (UTC)
-                </th>
-                <th scope="col" className="num">
-                  Monthly (UTC)
-                </th>
+                <BudgetHeads />
               </tr>
             }
           >
@@ -122,8 +112,7 @@ export default function PoliciesPage() {
                 <td>
                   <code>{budget.key_id}</code>
                 </td>
-                <td className="num">{budget.daily_micros === null ? '—' : usd(budget.daily_micros)}</td>
-                <td className="num">{budget.monthly_micros === null ? '—' : usd(budget.monthly_micros)}</td>
+                <BudgetCells budget={budget} />
               </tr>
             ))}
           </AdminTable>
