@@ -1,154 +1,110 @@
-import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import {
-  assertGeneratedTypesAccept,
-  contractChecker,
-  type OpenApiDoc,
-  openApiDocumentOf,
-  operationsOf,
-} from '../support/openapi-contract.js';
-import { createTestApp, type TestApp } from '../support/test-server.js';
+import { describeContract } from '../support/openapi-contract.js';
 import { ADMIN, operatorAndUser } from './admin-support.js';
 
 /**
  * The operator console's API (/api/admin/v1) against the served document: every operation's real
  * answers — a success, an error, and a non-operator's refusal each — match the documented schemas.
  */
-describe('the OpenAPI document is the contract of the admin API', () => {
-  let t: TestApp;
-  let doc: OpenApiDoc;
-  let checker: ReturnType<typeof contractChecker>;
+describeContract('the OpenAPI document is the contract of the admin API', ADMIN, async (t, exercise) => {
+  const { op, plain, web, user } = await operatorAndUser(t);
+  const accounts = `${ADMIN}/accounts`;
+  await exercise(
+    'GET',
+    accounts,
+    { url: `${accounts}?q=example&tier=trial&disabled=false`, headers: op },
+    200,
+  );
+  await exercise('GET', accounts, { url: `${accounts}?limit=500`, headers: op }, 400);
+  await exercise('GET', accounts, { url: accounts, headers: plain }, 403);
+  await exercise('GET', accounts, { url: accounts }, 401);
+  const created = await exercise(
+    'POST',
+    accounts,
+    { url: accounts, headers: web, payload: { email: 'contract@example.test', tier: 'starter' } },
+    201,
+  );
+  await exercise('POST', accounts, { url: accounts, headers: op, payload: { email: 'not an email' } }, 400);
+  await exercise('POST', accounts, { url: accounts, headers: plain, payload: { email: 'x@y.z' } }, 403);
+  const id = created.json().account.id as string;
 
-  before(async () => {
-    t = await createTestApp();
-    doc = await openApiDocumentOf(t.app);
-    checker = contractChecker(t.app, doc);
-  });
-  after(() => t?.close());
+  const one = `${ADMIN}/accounts/{id}`;
+  await exercise('GET', one, { url: `${accounts}/${id}`, headers: op }, 200);
+  await exercise('GET', one, { url: `${accounts}/acc_none`, headers: op }, 404);
+  await exercise('PATCH', one, { url: `${accounts}/${id}`, headers: op, payload: { tier: 'pro' } }, 200);
+  await exercise('PATCH', one, { url: `${accounts}/${id}`, headers: op, payload: { disabled: 'yes' } }, 400);
+  await exercise('PATCH', one, { url: `${accounts}/acc_none`, headers: op, payload: {} }, 404);
+  const self = `${accounts}/${(await t.core.accounts.requireByEmail(user.email)).id}`;
+  await exercise('PATCH', one, { url: self, headers: plain, payload: { tier: 'pro' } }, 403);
 
-  test('every documented /api/admin/v1 answer matches what the route really returns', async () => {
-    const { exercise, exercised } = checker;
-    const { op, plain, web, user } = await operatorAndUser(t);
-    const accounts = `${ADMIN}/accounts`;
-    await exercise(
-      'GET',
-      accounts,
-      { url: `${accounts}?q=example&tier=trial&disabled=false`, headers: op },
-      200,
-    );
-    await exercise('GET', accounts, { url: `${accounts}?limit=500`, headers: op }, 400);
-    await exercise('GET', accounts, { url: accounts, headers: plain }, 403);
-    await exercise('GET', accounts, { url: accounts }, 401);
-    const created = await exercise(
-      'POST',
-      accounts,
-      { url: accounts, headers: web, payload: { email: 'contract@example.test', tier: 'starter' } },
-      201,
-    );
-    await exercise('POST', accounts, { url: accounts, headers: op, payload: { email: 'not an email' } }, 400);
-    await exercise('POST', accounts, { url: accounts, headers: plain, payload: { email: 'x@y.z' } }, 403);
-    const id = created.json().account.id as string;
+  const password = `${ADMIN}/accounts/{id}/password`;
+  await exercise('POST', password, { url: `${accounts}/${id}/password`, headers: op, payload: {} }, 200);
+  const short = { password: 'short' };
+  await exercise('POST', password, { url: `${accounts}/${id}/password`, headers: op, payload: short }, 400);
+  await exercise('POST', password, { url: `${accounts}/acc_none/password`, headers: op, payload: {} }, 404);
 
-    const one = `${ADMIN}/accounts/{id}`;
-    await exercise('GET', one, { url: `${accounts}/${id}`, headers: op }, 200);
-    await exercise('GET', one, { url: `${accounts}/acc_none`, headers: op }, 404);
-    await exercise('PATCH', one, { url: `${accounts}/${id}`, headers: op, payload: { tier: 'pro' } }, 200);
-    await exercise(
-      'PATCH',
-      one,
-      { url: `${accounts}/${id}`, headers: op, payload: { disabled: 'yes' } },
-      400,
-    );
-    await exercise('PATCH', one, { url: `${accounts}/acc_none`, headers: op, payload: {} }, 404);
-    const self = `${accounts}/${(await t.core.accounts.requireByEmail(user.email)).id}`;
-    await exercise('PATCH', one, { url: self, headers: plain, payload: { tier: 'pro' } }, 403);
+  const budget = `${ADMIN}/accounts/{id}/budget`;
+  const daily = { daily_micros: 1_000_000, monthly_micros: null };
+  await exercise('PUT', budget, { url: `${accounts}/${id}/budget`, headers: op, payload: daily }, 200);
+  await exercise(
+    'PUT',
+    budget,
+    { url: `${accounts}/${id}/budget`, headers: op, payload: { daily_micros: 1.5 } },
+    400,
+  );
+  await exercise('PUT', budget, { url: `${accounts}/acc_none/budget`, headers: op, payload: {} }, 404);
+  await exercise('PUT', budget, { url: `${accounts}/${id}/budget`, headers: plain, payload: {} }, 403);
 
-    const password = `${ADMIN}/accounts/{id}/password`;
-    await exercise('POST', password, { url: `${accounts}/${id}/password`, headers: op, payload: {} }, 200);
-    const short = { password: 'short' };
-    await exercise('POST', password, { url: `${accounts}/${id}/password`, headers: op, payload: short }, 400);
-    await exercise('POST', password, { url: `${accounts}/acc_none/password`, headers: op, payload: {} }, 404);
+  const usage = `${ADMIN}/accounts/{id}/usage`;
+  await exercise('GET', usage, { url: `${accounts}/${id}/usage`, headers: op }, 200);
+  await exercise('GET', usage, { url: `${accounts}/${id}/usage?from=2026-13-01`, headers: op }, 400);
+  await exercise('GET', usage, { url: `${accounts}/acc_none/usage`, headers: op }, 404);
 
-    const budget = `${ADMIN}/accounts/{id}/budget`;
-    const daily = { daily_micros: 1_000_000, monthly_micros: null };
-    await exercise('PUT', budget, { url: `${accounts}/${id}/budget`, headers: op, payload: daily }, 200);
-    await exercise(
-      'PUT',
-      budget,
-      { url: `${accounts}/${id}/budget`, headers: op, payload: { daily_micros: 1.5 } },
-      400,
-    );
-    await exercise('PUT', budget, { url: `${accounts}/acc_none/budget`, headers: op, payload: {} }, 404);
-    await exercise('PUT', budget, { url: `${accounts}/${id}/budget`, headers: plain, payload: {} }, 403);
+  const keys = `${ADMIN}/accounts/{id}/keys`;
+  await exercise('GET', keys, { url: `${accounts}/${id}/keys?revoked=true`, headers: op }, 200);
+  await exercise('GET', keys, { url: `${accounts}/${id}/keys?revoked=1`, headers: op }, 400);
+  await exercise('GET', keys, { url: `${accounts}/acc_none/keys`, headers: op }, 404);
+  const issued = await exercise(
+    'POST',
+    keys,
+    { url: `${accounts}/${id}/keys`, headers: op, payload: { name: 'ci', scope: 'read' } },
+    201,
+  );
+  await exercise('POST', keys, { url: `${accounts}/${id}/keys`, headers: op, payload: { name: 3 } }, 400);
+  await exercise(
+    'POST',
+    keys,
+    { url: `${accounts}/${id}/keys`, headers: plain, payload: { name: 'x' } },
+    403,
+  );
+  const keyId = issued.json().key.id as string;
+  const keyBudget = `${ADMIN}/accounts/{id}/keys/{key_id}/budget`;
+  const issuedId = issued.json().key.id as string;
+  const keyBudgetUrl = `${accounts}/${id}/keys/${issuedId}/budget`;
+  await exercise(
+    'PUT',
+    keyBudget,
+    { url: keyBudgetUrl, headers: op, payload: { monthly_micros: 5_000_000 } },
+    200,
+  );
+  await exercise('PUT', keyBudget, { url: keyBudgetUrl, headers: op, payload: { monthly_micros: 'x' } }, 400);
+  await exercise(
+    'PUT',
+    keyBudget,
+    { url: `${accounts}/${id}/keys/key_none/budget`, headers: op, payload: {} },
+    404,
+  );
+  await exercise('PUT', keyBudget, { url: keyBudgetUrl, headers: plain, payload: {} }, 403);
+  await exercise('GET', keys, { url: `${accounts}/${id}/keys`, headers: op }, 200);
+  const key = `${ADMIN}/accounts/{id}/keys/{key_id}`;
+  const reader = { authorization: `Bearer ${issued.json().api_key}` };
+  await exercise('DELETE', key, { url: `${accounts}/${id}/keys/${keyId}`, headers: op }, 200);
+  await exercise('DELETE', key, { url: `${accounts}/${id}/keys/${keyId}`, headers: op }, 404);
+  await exercise('DELETE', key, { url: `${accounts}/${id}/keys/${keyId}`, headers: reader }, 401);
 
-    const usage = `${ADMIN}/accounts/{id}/usage`;
-    await exercise('GET', usage, { url: `${accounts}/${id}/usage`, headers: op }, 200);
-    await exercise('GET', usage, { url: `${accounts}/${id}/usage?from=2026-13-01`, headers: op }, 400);
-    await exercise('GET', usage, { url: `${accounts}/acc_none/usage`, headers: op }, 404);
-
-    const keys = `${ADMIN}/accounts/{id}/keys`;
-    await exercise('GET', keys, { url: `${accounts}/${id}/keys?revoked=true`, headers: op }, 200);
-    await exercise('GET', keys, { url: `${accounts}/${id}/keys?revoked=1`, headers: op }, 400);
-    await exercise('GET', keys, { url: `${accounts}/acc_none/keys`, headers: op }, 404);
-    const issued = await exercise(
-      'POST',
-      keys,
-      { url: `${accounts}/${id}/keys`, headers: op, payload: { name: 'ci', scope: 'read' } },
-      201,
-    );
-    await exercise('POST', keys, { url: `${accounts}/${id}/keys`, headers: op, payload: { name: 3 } }, 400);
-    await exercise(
-      'POST',
-      keys,
-      { url: `${accounts}/${id}/keys`, headers: plain, payload: { name: 'x' } },
-      403,
-    );
-    const keyId = issued.json().key.id as string;
-    const keyBudget = `${ADMIN}/accounts/{id}/keys/{key_id}/budget`;
-    const issuedId = issued.json().key.id as string;
-    const keyBudgetUrl = `${accounts}/${id}/keys/${issuedId}/budget`;
-    await exercise(
-      'PUT',
-      keyBudget,
-      { url: keyBudgetUrl, headers: op, payload: { monthly_micros: 5_000_000 } },
-      200,
-    );
-    await exercise(
-      'PUT',
-      keyBudget,
-      { url: keyBudgetUrl, headers: op, payload: { monthly_micros: 'x' } },
-      400,
-    );
-    await exercise(
-      'PUT',
-      keyBudget,
-      { url: `${accounts}/${id}/keys/key_none/budget`, headers: op, payload: {} },
-      404,
-    );
-    await exercise('PUT', keyBudget, { url: keyBudgetUrl, headers: plain, payload: {} }, 403);
-    await exercise('GET', keys, { url: `${accounts}/${id}/keys`, headers: op }, 200);
-    const key = `${ADMIN}/accounts/{id}/keys/{key_id}`;
-    const reader = { authorization: `Bearer ${issued.json().api_key}` };
-    await exercise('DELETE', key, { url: `${accounts}/${id}/keys/${keyId}`, headers: op }, 200);
-    await exercise('DELETE', key, { url: `${accounts}/${id}/keys/${keyId}`, headers: op }, 404);
-    await exercise('DELETE', key, { url: `${accounts}/${id}/keys/${keyId}`, headers: reader }, 401);
-
-    await exercise('GET', `${ADMIN}/usage`, { url: `${ADMIN}/usage`, headers: op }, 200);
-    await exercise('GET', `${ADMIN}/usage`, { url: `${ADMIN}/usage?from=x`, headers: op }, 400);
-    await exercise('GET', `${ADMIN}/policies`, { url: `${ADMIN}/policies`, headers: op }, 200);
-    await exercise('GET', `${ADMIN}/policies`, { url: `${ADMIN}/policies`, headers: plain }, 403);
-    await exercise('GET', `${ADMIN}/upstreams`, { url: `${ADMIN}/upstreams`, headers: op }, 200);
-    await exercise('GET', `${ADMIN}/upstreams`, { url: `${ADMIN}/upstreams`, headers: plain }, 403);
-
-    assert.deepEqual(
-      operationsOf(doc).filter((operation) => operation.includes(` ${ADMIN}/`) && !exercised.has(operation)),
-      [],
-      'every documented /api/admin/v1 operation is exercised',
-    );
-  });
-
-  test('a client generated from the document (openapi-typescript) type-checks against the real answers', async () => {
-    assert.ok(checker.captured.length >= 20, 'answers were captured');
-    await assertGeneratedTypesAccept(doc, checker.captured);
-  });
+  await exercise('GET', `${ADMIN}/usage`, { url: `${ADMIN}/usage`, headers: op }, 200);
+  await exercise('GET', `${ADMIN}/usage`, { url: `${ADMIN}/usage?from=x`, headers: op }, 400);
+  await exercise('GET', `${ADMIN}/policies`, { url: `${ADMIN}/policies`, headers: op }, 200);
+  await exercise('GET', `${ADMIN}/policies`, { url: `${ADMIN}/policies`, headers: plain }, 403);
+  await exercise('GET', `${ADMIN}/upstreams`, { url: `${ADMIN}/upstreams`, headers: op }, 200);
+  await exercise('GET', `${ADMIN}/upstreams`, { url: `${ADMIN}/upstreams`, headers: plain }, 403);
 });

@@ -3,10 +3,12 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import openapiTS from 'openapi-typescript';
+import { createTestApp, type TestApp } from './test-server.js';
 
 type Responses = Record<string, { content?: Record<string, { schema?: unknown }> }>;
 export type Operation = { responses: Responses; security?: unknown[] };
@@ -145,4 +147,44 @@ export async function assertGeneratedTypesAccept(doc: OpenApiDoc, captured: Capt
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * One API's contract suite on a fresh test app: `exerciseAll` drives the operations under `prefix`
+ * through the checker (a success and an error each); every operation documented there must then have
+ * been exercised, and a client generated from the document must type-check against the answers.
+ */
+export function describeContract(
+  name: string,
+  prefix: string,
+  exerciseAll: (t: TestApp, exercise: ReturnType<typeof contractChecker>['exercise']) => Promise<void>,
+) {
+  describe(name, () => {
+    let t: TestApp;
+    let doc: OpenApiDoc;
+    let checker: ReturnType<typeof contractChecker>;
+
+    before(async () => {
+      t = await createTestApp();
+      doc = await openApiDocumentOf(t.app);
+      checker = contractChecker(t.app, doc);
+    });
+    after(() => t?.close());
+
+    test(`every documented ${prefix} answer matches what the route really returns`, async () => {
+      await exerciseAll(t, checker.exercise);
+      assert.deepEqual(
+        operationsOf(doc).filter(
+          (operation) => operation.includes(` ${prefix}/`) && !checker.exercised.has(operation),
+        ),
+        [],
+        `every documented ${prefix} operation is exercised`,
+      );
+    });
+
+    test('a client generated from the document (openapi-typescript) type-checks against the real answers', async () => {
+      assert.ok(checker.captured.length >= 20, 'answers were captured');
+      await assertGeneratedTypesAccept(doc, checker.captured);
+    });
+  });
 }
