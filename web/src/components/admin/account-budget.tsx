@@ -6,6 +6,27 @@ import { useAction } from '../../lib/use-action';
 import { FormOutcome } from '../form-fields';
 import { usd } from './admin-kit';
 
+/** A dollar amount typed as text (empty for none). */
+function DollarField({
+  label,
+  value,
+  onChange,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label className="field-label" htmlFor={id}>
+        {label}
+      </label>
+      <input id={id} inputMode="decimal" value={value} onChange={(event) => onChange(event.target.value)} />
+    </div>
+  );
+}
+
 /** Dollars for a field ("0.05"), from micro-dollars; empty for no budget. */
 const dollars = (micros: number | null | undefined) =>
   micros === null || micros === undefined ? '' : String(micros / MICROS_PER_UNIT);
@@ -16,7 +37,6 @@ export function AccountBudget({ account, onSaved }: { account: AdminAccount; onS
   const [monthly, setMonthly] = useState(dollars(account.budget?.monthly_micros));
   const [status, setStatus] = useState<AdminBudget['status']>();
   const state = useAction();
-  const ids = { daily: useId(), monthly: useId() };
 
   const save = (event: FormEvent) => {
     event.preventDefault();
@@ -46,28 +66,8 @@ export function AccountBudget({ account, onSaved }: { account: AdminAccount; onS
         field empty for no budget.
       </p>
       <div className="admin-filters">
-        <div className="field">
-          <label className="field-label" htmlFor={ids.daily}>
-            Daily budget (USD, UTC day)
-          </label>
-          <input
-            id={ids.daily}
-            inputMode="decimal"
-            value={daily}
-            onChange={(event) => setDaily(event.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label className="field-label" htmlFor={ids.monthly}>
-            Monthly budget (USD, UTC month)
-          </label>
-          <input
-            id={ids.monthly}
-            inputMode="decimal"
-            value={monthly}
-            onChange={(event) => setMonthly(event.target.value)}
-          />
-        </div>
+        <DollarField label="Daily budget (USD, UTC day)" value={daily} onChange={setDaily} />
+        <DollarField label="Monthly budget (USD, UTC month)" value={monthly} onChange={setMonthly} />
         <button type="submit" className="button" disabled={state.busy}>
           Save budgets
         </button>
