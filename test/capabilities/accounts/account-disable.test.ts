@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../../src/app.js';
-import { type Config, loadConfig } from '../../../src/config/config.js';
-import { type Core, createCore } from '../../../src/core.js';
+import { describe, test } from 'node:test';
 import { ACCOUNT_DISABLED } from '../../../src/http/authentication.js';
 import { assertError, bearer } from '../../support/api-helpers.js';
-import { freshTestDataEnv, removeTestData } from '../../support/test-database.js';
+import { twoNodesOnOneStore } from '../../support/two-nodes.js';
 import { isSignedIn, signedInCookie } from '../../support/website-session.js';
 
 const PASSWORD = 'correct horse battery';
@@ -15,31 +11,10 @@ const PASSWORD = 'correct horse battery';
 // PostgreSQL database). An account disabled on one is refused by the other at once: its key, kept
 // in the other's memory, and its session there.
 describe('an account disabled on one node', () => {
-  let config: Config;
-  const nodes: Array<{ core: Core; app: FastifyInstance }> = [];
-
-  before(async () => {
-    config = loadConfig({
-      ...(await freshTestDataEnv('disable-')),
-      ATELIER_PUBLIC_BASE_URL: 'http://127.0.0.1:8080',
-      ATELIER_DEMO_ACCOUNT: 'false',
-      LOG_LEVEL: 'silent',
-    });
-    for (let i = 0; i < 2; i++) {
-      const core = await createCore(config);
-      nodes.push({ core, app: await buildApp(core) });
-    }
-  });
-  after(async () => {
-    for (const { core, app } of nodes.reverse()) {
-      await app.close();
-      await core.close(0);
-    }
-    await removeTestData(config);
-  });
+  const twoNodes = twoNodesOnOneStore('disable-', 'http://127.0.0.1:8080');
 
   test('is refused by the other node at once: its API key and its sessions', async () => {
-    const [one, two] = nodes as [{ core: Core; app: FastifyInstance }, { core: Core; app: FastifyInstance }];
+    const [one, two] = twoNodes();
     const { account, apiKey } = await one.core.accounts.create({
       email: 'gone@example.test',
       password: PASSWORD,

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
-import type { FastifyInstance } from 'fastify';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { apiKeyHint, generateApiKey, hashApiKey } from '../../../src/accounts/credentials.js';
@@ -14,6 +13,7 @@ import { type Core, createCore } from '../../../src/core.js';
 import { migrations } from '../../../src/store/migrations/index.js';
 import { assertError, bearer } from '../../support/api-helpers.js';
 import { freshTestDataEnv, removeTestData, testDatabaseEnv } from '../../support/test-database.js';
+import { twoNodesOnOneStore } from '../../support/two-nodes.js';
 import { signedInCookie, TEST_ORIGIN } from '../../support/website-session.js';
 
 /** A clock the test moves. */
@@ -229,31 +229,10 @@ describe('several keys per account', () => {
 // file's data version (read once per turn of the event loop). The test waits for that signal to be
 // heard, never for a time.
 describe('a key revoked on one node', () => {
-  let config: Config;
-  const nodes: Array<{ core: Core; app: FastifyInstance }> = [];
-
-  before(async () => {
-    config = loadConfig({
-      ...(await freshTestDataEnv('keys-nodes-')),
-      ATELIER_PUBLIC_BASE_URL: TEST_ORIGIN,
-      ATELIER_DEMO_ACCOUNT: 'false',
-      LOG_LEVEL: 'silent',
-    });
-    for (let i = 0; i < 2; i++) {
-      const core = await createCore(config);
-      nodes.push({ core, app: await buildApp(core) });
-    }
-  });
-  after(async () => {
-    for (const { core, app } of nodes.reverse()) {
-      await app.close();
-      await core.close(0);
-    }
-    await removeTestData(config);
-  });
+  const twoNodes = twoNodesOnOneStore('keys-nodes-', TEST_ORIGIN);
 
   test('is refused by the other node on its next request', async () => {
-    const [one, two] = nodes as [{ core: Core; app: FastifyInstance }, { core: Core; app: FastifyInstance }];
+    const [one, two] = twoNodes();
     const password = 'correct horse battery';
     const { account, apiKey: full } = await one.core.accounts.create({
       email: 'nodes@example.test',
