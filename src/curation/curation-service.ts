@@ -4,7 +4,7 @@ import { MAX_COLLECTIONS } from '../contract/curation.js';
 import { Conflict, NotFound } from '../domain/errors.js';
 import type { Clock } from '../runtime/clock.js';
 import type { IdGenerator } from '../runtime/ids.js';
-import type { CollectionsTable } from '../store/curation-tables.js';
+import type { CollectionItemsTable, CollectionsTable, StarredWorksTable } from '../store/curation-tables.js';
 import type { Db } from '../store/database.js';
 import type { Database } from '../store/schema.js';
 
@@ -37,6 +37,43 @@ export interface WorkMarks {
 
 /** The marks of a work with no star and in no collection. */
 export const NO_MARKS: WorkMarks = { starred: false, collections: [] };
+
+/**
+ * A row that marks a work, with the column that says whose mark it is: a star (the account's) or
+ * a collection's membership (the collection's).
+ */
+type MarkRow =
+  | { table: 'starred_works'; owner: 'account_id'; row: StarredWorksTable }
+  | { table: 'collection_items'; owner: 'collection_id'; row: CollectionItemsTable };
+
+/** Both mark tables as one shape: the columns the statements below use. */
+type MarkTables = Record<
+  MarkRow['table'],
+  { generation_id: string; account_id: string; collection_id?: string }
+>;
+
+/**
+ * Puts a mark row in place (`on`; one already there is left alone) or takes it out, by its owner
+ * and work; whether a row changed, so a repeat moves nothing.
+ */
+async function setMarkRow(trx: Transaction<Database>, on: boolean, mark: MarkRow): Promise<boolean> {
+  const marks = trx as unknown as Transaction<MarkTables>;
+  const { table, owner, row } = mark;
+  if (on) {
+    const inserted = await marks
+      .insertInto(table)
+      .values(row)
+      .onConflict((oc) => oc.columns([owner, 'generation_id']).doNothing())
+      .executeTakeFirst();
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+  const deleted = await marks
+    .deleteFrom(table)
+    .where(owner, '=', mark.table === 'starred_works' ? mark.row.account_id : mark.row.collection_id)
+    .where('generation_id', '=', row.generation_id)
+    .executeTakeFirst();
+  return Number(deleted.numDeletedRows) > 0;
+}
 
 export function createCuration({ db, clock, ids, works }: CurationDeps) {
   async function ownedWork(accountId: string, generationId: string): Promise<void> {
@@ -77,26 +114,12 @@ export function createCuration({ db, clock, ids, works }: CurationDeps) {
     async setStar(accountId: string, generationId: string, starred: boolean): Promise<void> {
       await ownedWork(accountId, generationId);
       await db.transaction().execute(async (trx) => {
-        const changed = starred
-          ? Number(
-              (
-                await trx
-                  .insertInto('starred_works')
-                  .values({ account_id: accountId, generation_id: generationId, created_at: clock.now() })
-                  .onConflict((oc) => oc.columns(['account_id', 'generation_id']).doNothing())
-                  .executeTakeFirst()
-              ).numInsertedOrUpdatedRows ?? 0,
-            )
-          : Number(
-              (
-                await trx
-                  .deleteFrom('starred_works')
-                  .where('account_id', '=', accountId)
-                  .where('generation_id', '=', generationId)
-                  .executeTakeFirst()
-              ).numDeletedRows,
-            );
-        if (changed > 0) await works.historyChanged(trx, accountId);
+        const changed = await setMarkRow(trx, starred, {
+          table: 'starred_works',
+          owner: 'account_id',
+          row: { account_id: accountId, generation_id: generationId, created_at: clock.now() },
+        });
+        if (changed) await works.historyChanged(trx, accountId);
       });
     },
 
@@ -199,31 +222,17 @@ export function createCuration({ db, clock, ids, works }: CurationDeps) {
       await ownedWork(accountId, generationId);
       await db.transaction().execute(async (trx) => {
         const now = clock.now();
-        const changed = member
-          ? Number(
-              (
-                await trx
-                  .insertInto('collection_items')
-                  .values({
-                    collection_id: collectionId,
-                    generation_id: generationId,
-                    account_id: accountId,
-                    added_at: now,
-                  })
-                  .onConflict((oc) => oc.columns(['collection_id', 'generation_id']).doNothing())
-                  .executeTakeFirst()
-              ).numInsertedOrUpdatedRows ?? 0,
-            )
-          : Number(
-              (
-                await trx
-                  .deleteFrom('collection_items')
-                  .where('collection_id', '=', collectionId)
-                  .where('generation_id', '=', generationId)
-                  .executeTakeFirst()
-              ).numDeletedRows,
-            );
-        if (changed > 0) {
+        const changed = await setMarkRow(trx, member, {
+          table: 'collection_items',
+          owner: 'collection_id',
+          row: {
+            collection_id: collectionId,
+            generation_id: generationId,
+            account_id: accountId,
+            added_at: now,
+          },
+        });
+        if (changed) {
           await trx
             .updateTable('collections')
             .set({ updated_at: now })
