@@ -84,3 +84,6 @@ export function useDeferredDelete(
 
   return { hidden, offer, error, schedule, undo, dismiss: () => void send() };
 }
+
+/** A deletion with Undo, as `useDeferredDelete` gives it. */
+export type DeferredDelete = ReturnType<typeof useDeferredDelete>;

@@ -3,10 +3,11 @@ import type { AssetKind } from '../../../src/domain/asset-kinds';
 import { AssetCardActions } from '../components/asset-card-actions';
 import { ChoiceGroup } from '../components/choice-group';
 import { SelectCheckbox } from '../components/curation/select-checkbox';
-import { SelectionBar, UndoToast } from '../components/curation/selection-bar';
+import { SelectionBarWithUndo } from '../components/curation/selection-bar';
 import { DownloadIcon } from '../components/icons';
 import { assetAlt, captionOf } from '../components/library-picker';
 import { Lightbox } from '../components/lightbox/lightbox';
+import { LoadMore } from '../components/load-more';
 import { SearchBar } from '../components/search-bar';
 import { Thumbnail } from '../components/thumbnail';
 import { deleteUpload, UploadDeleteDialog } from '../components/upload-delete';
@@ -217,35 +218,21 @@ export default function LibraryPage() {
           </li>
         )}
       />
-      <SelectionBar
+      <SelectionBarWithUndo
         selection={selection}
         zip={{ assets: [...selection.selected] }}
         workIds={selectedWorks}
         collections={collections}
         onNotice={setNotice}
-        onDelete={(ids) => {
-          selection.clear();
-          deferred.schedule(ids, ids.length === 1 ? 'Deleted 1 work' : `Deleted ${ids.length} works`);
-        }}
+        deferred={deferred}
       />
-      <UndoToast
-        offer={deferred.offer}
-        error={deferred.error}
-        onUndo={deferred.undo}
-        onDismiss={deferred.dismiss}
+      <LoadMore
+        sentinel={sentinel}
+        more={hasMore && total !== undefined}
+        loading={loading}
+        error={error}
+        onLoadMore={loadMore}
       />
-      {error && (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      )}
-      {hasMore && total !== undefined && (
-        <div ref={sentinel} className="load-more">
-          <button type="button" className="button" onClick={loadMore} disabled={loading}>
-            {loading ? 'Loading…' : error ? 'Try again' : 'Load more'}
-          </button>
-        </div>
-      )}
       {viewing && (
         <Lightbox
           items={itemsOfAssets(visible)}

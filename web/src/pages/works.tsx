@@ -5,16 +5,18 @@ import {
   curationToApi,
   curationToUrl,
 } from '../components/curation/curation-filters';
-import { SelectionBar, UndoToast } from '../components/curation/selection-bar';
+import { SelectionBarWithUndo } from '../components/curation/selection-bar';
 import { StarButton } from '../components/curation/star-button';
 import { ConfirmDialog } from '../components/dialog';
 import { Lightbox } from '../components/lightbox/lightbox';
+import { LoadMore } from '../components/load-more';
 import { SearchBar } from '../components/search-bar';
 import { VirtualGrid } from '../components/virtual-grid';
 import { WorkCard } from '../components/work-card';
 import { api, messageOf } from '../lib/api';
 import { deleteWorks, useCollections } from '../lib/curation';
 import { useDeferredDelete } from '../lib/deferred-delete';
+import { useInfiniteScroll } from '../lib/infinite-scroll';
 import { itemsOfWorks } from '../lib/lightbox-items';
 import { navigate, useLocation } from '../lib/router';
 import { isSearching, searchFromUrl, searchToApi, searchToUrl } from '../lib/search';
@@ -94,18 +96,7 @@ export default function WorksPage() {
   }, [loading, hasMore, page, load]);
 
   // Infinite scroll: the next page loads when the end of the list comes into view.
-  useEffect(() => {
-    const element = sentinel.current;
-    if (!element || !hasMore || error) return;
-    const observer = new IntersectionObserver(
-      (entries) => {
-        if (entries.some((e) => e.isIntersecting)) void loadMore();
-      },
-      { rootMargin: '600px' },
-    );
-    observer.observe(element);
-    return () => observer.disconnect();
-  }, [loadMore, hasMore, error]);
+  useInfiniteScroll(sentinel, loadMore, hasMore && !error);
 
   /** Deletes a work and takes it out of the list (the lightbox's Delete, after its confirmation). */
   const removeWork = async (id: string) => {
@@ -202,35 +193,15 @@ export default function WorksPage() {
           />
         )}
       />
-      <SelectionBar
+      <SelectionBarWithUndo
         selection={selection}
         zip={{ works: [...selection.selected] }}
         workIds={[...selection.selected]}
         collections={collections}
         onNotice={setNotice}
-        onDelete={(ids) => {
-          selection.clear();
-          deferred.schedule(ids, ids.length === 1 ? 'Deleted 1 work' : `Deleted ${ids.length} works`);
-        }}
+        deferred={deferred}
       />
-      <UndoToast
-        offer={deferred.offer}
-        error={deferred.error}
-        onUndo={deferred.undo}
-        onDismiss={deferred.dismiss}
-      />
-      {error && (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      )}
-      {hasMore && (
-        <div ref={sentinel} className="load-more">
-          <button type="button" className="button" onClick={loadMore} disabled={loading}>
-            {loading ? 'Loading…' : error ? 'Try again' : 'Load more'}
-          </button>
-        </div>
-      )}
+      <LoadMore sentinel={sentinel} more={hasMore} loading={loading} error={error} onLoadMore={loadMore} />
       {open && (
         <Lightbox
           items={itemsOfWorks(walked)}

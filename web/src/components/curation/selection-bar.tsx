@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { type Collections, setMembers, zipUrl } from '../../lib/curation';
+import type { DeferredDelete } from '../../lib/deferred-delete';
 import type { Selection } from '../../lib/selection';
 import { DownloadIcon, TrashIcon } from '../icons';
 import { AddToCollectionDialog } from './collections-dialog';
@@ -68,8 +69,35 @@ export function SelectionBar({
   );
 }
 
+/**
+ * The selection bar with Delete taking Undo: a delete clears the selection and is only scheduled
+ * (`deferred`), its offer to take it back shown below.
+ */
+export function SelectionBarWithUndo({
+  deferred,
+  ...bar
+}: Omit<Parameters<typeof SelectionBar>[0], 'onDelete'> & { deferred: DeferredDelete }) {
+  return (
+    <>
+      <SelectionBar
+        {...bar}
+        onDelete={(ids) => {
+          bar.selection.clear();
+          deferred.schedule(ids, ids.length === 1 ? 'Deleted 1 work' : `Deleted ${ids.length} works`);
+        }}
+      />
+      <UndoToast
+        offer={deferred.offer}
+        error={deferred.error}
+        onUndo={deferred.undo}
+        onDismiss={deferred.dismiss}
+      />
+    </>
+  );
+}
+
 /** The offer to take a deletion back, for a few seconds. */
-export function UndoToast({
+function UndoToast({
   offer,
   error,
   onUndo,
