@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { apiKeyFields } from '../accounts/api-keys-repository.js';
 import { loadConfig, loadDotEnv } from '../config/config.js';
 import { type Core, createCore } from '../core.js';
 import { requireExistingDatabase } from './existing-store.js';
@@ -55,19 +56,11 @@ export function expiryOption(
 
 const iso = (at: number | null) => (at === null ? '-' : new Date(at).toISOString());
 
-/** A key as `--json` prints it (times in epoch ms, as the API's). */
+/** A key as `--json` prints it: the API's fields (times in epoch ms), its account and revocation. */
 function keyJson(email: string, key: ApiKey) {
-  return {
-    id: key.id,
-    email,
-    name: key.name,
-    scope: key.scope,
-    hint: key.hint,
-    created_at: key.createdAt,
-    expires_at: key.expiresAt,
-    last_used_at: key.lastUsedAt,
-    revoked_at: key.revokedAt,
-  };
+  const { id, ...fields } = apiKeyFields(key);
+  // id, then email: the order --json has always printed.
+  return { id, email, ...fields, revoked_at: key.revokedAt };
 }
 
 function keyLine(key: ApiKey): string {
