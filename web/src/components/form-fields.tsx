@@ -1,3 +1,5 @@
+import { type ReactNode, useId } from 'react';
+
 /** A labelled password input: the one shape of every password the website asks for. */
 export function PasswordField({
   id,
@@ -30,6 +32,27 @@ export function PasswordField({
         value={value}
         onChange={(event) => onChange(event.target.value)}
       />
+    </div>
+  );
+}
+
+/** A labelled control (an input, a select): `control` gets the id its label points at. */
+export function Field({
+  label,
+  control,
+  className = 'field',
+}: {
+  label: string;
+  control: (id: string) => ReactNode;
+  className?: string;
+}) {
+  const id = useId();
+  return (
+    <div className={className}>
+      <label className="field-label" htmlFor={id}>
+        {label}
+      </label>
+      {control(id)}
     </div>
   );
 }

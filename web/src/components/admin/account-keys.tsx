@@ -1,21 +1,11 @@
-import { type FormEvent, useCallback, useEffect, useId, useState } from 'react';
+import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import type { AdminApiKey, AdminCreatedKey } from '../../../../src/contract/admin';
 import { api } from '../../lib/api';
 import { useAction } from '../../lib/use-action';
 import { Dialog } from '../dialog';
-import { FormOutcome } from '../form-fields';
-import { AdminTable, LoadState, usd, when } from './admin-kit';
+import { Field, FormOutcome } from '../form-fields';
+import { AdminTable, budgetText, HeadRow, LoadState, when } from './admin-kit';
 import { KeyReveal } from './key-reveal';
-
-/** A key's own budgets in words ("$1.00/day"), or a dash. */
-function budgetText(budget: AdminApiKey['budget']): string {
-  if (!budget) return '—';
-  const parts = [
-    budget.daily_micros === null ? undefined : `${usd(budget.daily_micros)}/day`,
-    budget.monthly_micros === null ? undefined : `${usd(budget.monthly_micros)}/month`,
-  ];
-  return parts.filter(Boolean).join(', ') || '—';
-}
 
 /** Asks before a key is revoked: whatever uses it stops working at once. */
 function RevokeDialog({
@@ -58,7 +48,6 @@ export function AccountKeys({ accountId }: { accountId: string }) {
   const load = useAction();
   const change = useAction();
   const loadRun = load.run;
-  const ids = { name: useId(), scope: useId(), expires: useId() };
 
   const refresh = useCallback(
     () => loadRun(async () => setKeys((await api.get<{ keys: AdminApiKey[] }>(base)).keys)),
@@ -99,18 +88,18 @@ export function AccountKeys({ accountId }: { accountId: string }) {
         <AdminTable
           caption="Working keys"
           head={
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key</th>
-              <th scope="col">Scope</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Budget</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
+            <HeadRow
+              columns={[
+                'Name',
+                'Key',
+                'Scope',
+                'Created',
+                'Last used',
+                'Expires',
+                'Budget',
+                { name: 'Actions', hidden: true },
+              ]}
+            />
           }
         >
           {keys.map((key) => (
@@ -135,42 +124,38 @@ export function AccountKeys({ accountId }: { accountId: string }) {
       )}
       {keys?.length === 0 && <p className="muted">No working key: the account cannot use the API.</p>}
       <form className="admin-filters" onSubmit={issue} aria-label="Issue a key">
-        <div className="field grow">
-          <label className="field-label" htmlFor={ids.name}>
-            New key’s name
-          </label>
-          <input
-            id={ids.name}
-            required
-            maxLength={64}
-            value={name}
-            onChange={(event) => setName(event.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label className="field-label" htmlFor={ids.scope}>
-            Scope
-          </label>
-          <select
-            id={ids.scope}
-            value={scope}
-            onChange={(event) => setScope(event.target.value as 'full' | 'read')}
-          >
-            <option value="full">full</option>
-            <option value="read">read (polls, history, status, usage)</option>
-          </select>
-        </div>
-        <div className="field">
-          <label className="field-label" htmlFor={ids.expires}>
-            Expires (optional)
-          </label>
-          <input
-            id={ids.expires}
-            type="date"
-            value={expires}
-            onChange={(event) => setExpires(event.target.value)}
-          />
-        </div>
+        <Field
+          label="New key’s name"
+          className="field grow"
+          control={(id) => (
+            <input
+              id={id}
+              required
+              maxLength={64}
+              value={name}
+              onChange={(event) => setName(event.target.value)}
+            />
+          )}
+        />
+        <Field
+          label="Scope"
+          control={(id) => (
+            <select
+              id={id}
+              value={scope}
+              onChange={(event) => setScope(event.target.value as 'full' | 'read')}
+            >
+              <option value="full">full</option>
+              <option value="read">read (polls, history, status, usage)</option>
+            </select>
+          )}
+        />
+        <Field
+          label="Expires (optional)"
+          control={(id) => (
+            <input id={id} type="date" value={expires} onChange={(event) => setExpires(event.target.value)} />
+          )}
+        />
         <button type="submit" className="button primary" disabled={change.busy}>
           Issue key
         </button>

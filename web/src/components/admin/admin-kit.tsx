@@ -7,10 +7,48 @@ export const usd = (micros: number) => formatUsd(micros);
 /** "1 image", "3 images". */
 export const images = (count: number) => `${count.toLocaleString('en')} ${count === 1 ? 'image' : 'images'}`;
 
+/** An account's or a key's budgets in words ("$1.00/day, $20.00/month"), or a dash for none. */
+export function budgetText(
+  budget: { daily_micros: number | null; monthly_micros: number | null } | null,
+): string {
+  if (!budget) return '—';
+  const parts = [
+    budget.daily_micros === null ? undefined : `${usd(budget.daily_micros)}/day`,
+    budget.monthly_micros === null ? undefined : `${usd(budget.monthly_micros)}/month`,
+  ];
+  return parts.filter(Boolean).join(', ') || '—';
+}
+
 /** A day and time in the reader's zone, or a dash. */
 export function when(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '—';
   return new Date(ms).toLocaleString('en', { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/**
+ * A column of a table: its heading, or with `num` a right-aligned column of figures, with `hidden`
+ * one whose heading only screen readers hear.
+ */
+export type Column = string | { name: string; num?: true; hidden?: true };
+
+/** A column of figures (right-aligned). */
+export const num = (name: string): Column => ({ name, num: true });
+
+/** A table's header row: a heading per column, then `children` (more headings, such as BudgetHeads). */
+export function HeadRow({ columns, children }: { columns: Column[]; children?: ReactNode }) {
+  return (
+    <tr>
+      {columns.map((column) => {
+        const { name, num: figures, hidden } = typeof column === 'string' ? { name: column } : column;
+        return (
+          <th key={name} scope="col" className={figures ? 'num' : undefined}>
+            {hidden ? <span className="visually-hidden">{name}</span> : name}
+          </th>
+        );
+      })}
+      {children}
+    </tr>
+  );
 }
 
 /** A table that scrolls sideways on narrow screens, with a caption for screen readers and eyes. */

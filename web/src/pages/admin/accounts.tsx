@@ -1,9 +1,9 @@
-import { type FormEvent, useCallback, useEffect, useId, useState } from 'react';
+import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import type { AdminAccountsPage, AdminCreatedAccount } from '../../../../src/contract/admin';
 import { TIERS } from '../../../../src/domain/tiers';
-import { AdminTable, LoadState, usd, when } from '../../components/admin/admin-kit';
+import { AdminTable, budgetText, HeadRow, LoadState, num, usd, when } from '../../components/admin/admin-kit';
 import { KeyReveal } from '../../components/admin/key-reveal';
-import { FormOutcome } from '../../components/form-fields';
+import { Field, FormOutcome } from '../../components/form-fields';
 import { api } from '../../lib/api';
 import { Link } from '../../lib/router';
 import { useAction } from '../../lib/use-action';
@@ -32,7 +32,6 @@ function CreateAccount({ onCreated }: { onCreated: () => void }) {
   const [password, setPassword] = useState('');
   const [created, setCreated] = useState<AdminCreatedAccount>();
   const state = useAction();
-  const ids = { email: useId(), tier: useId(), password: useId() };
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -52,42 +51,43 @@ function CreateAccount({ onCreated }: { onCreated: () => void }) {
       <h2 id="create-heading">Create an account</h2>
       <form className="stack" onSubmit={submit}>
         <div className="admin-filters">
-          <div className="field grow">
-            <label className="field-label" htmlFor={ids.email}>
-              E-mail
-            </label>
-            <input
-              id={ids.email}
-              type="email"
-              required
-              autoComplete="off"
-              value={email}
-              onChange={(event) => setEmail(event.target.value)}
-            />
-          </div>
-          <div className="field">
-            <label className="field-label" htmlFor={ids.tier}>
-              Tier
-            </label>
-            <select id={ids.tier} value={tier} onChange={(event) => setTier(event.target.value)}>
-              {TIERS.map((t) => (
-                <option key={t}>{t}</option>
-              ))}
-            </select>
-          </div>
-          <div className="field">
-            <label className="field-label" htmlFor={ids.password}>
-              Password (optional)
-            </label>
-            <input
-              id={ids.password}
-              type="password"
-              autoComplete="new-password"
-              minLength={8}
-              value={password}
-              onChange={(event) => setPassword(event.target.value)}
-            />
-          </div>
+          <Field
+            label="E-mail"
+            className="field grow"
+            control={(id) => (
+              <input
+                id={id}
+                type="email"
+                required
+                autoComplete="off"
+                value={email}
+                onChange={(event) => setEmail(event.target.value)}
+              />
+            )}
+          />
+          <Field
+            label="Tier"
+            control={(id) => (
+              <select id={id} value={tier} onChange={(event) => setTier(event.target.value)}>
+                {TIERS.map((t) => (
+                  <option key={t}>{t}</option>
+                ))}
+              </select>
+            )}
+          />
+          <Field
+            label="Password (optional)"
+            control={(id) => (
+              <input
+                id={id}
+                type="password"
+                autoComplete="new-password"
+                minLength={8}
+                value={password}
+                onChange={(event) => setPassword(event.target.value)}
+              />
+            )}
+          />
           <button type="submit" className="button primary" disabled={state.busy}>
             {state.busy ? 'Creating…' : 'Create account'}
           </button>
@@ -109,7 +109,6 @@ export default function AccountsPage() {
   const [listing, setListing] = useState<AdminAccountsPage>();
   const load = useAction();
   const run = load.run;
-  const ids = { q: useId(), tier: useId(), status: useId() };
 
   const refresh = useCallback(
     () =>
@@ -133,48 +132,49 @@ export default function AccountsPage() {
       <section className="panel stack" aria-labelledby="accounts-heading">
         <h2 id="accounts-heading">Accounts</h2>
         <form className="admin-filters" onSubmit={search} aria-label="Search accounts">
-          <div className="field grow">
-            <label className="field-label" htmlFor={ids.q}>
-              E-mail contains
-            </label>
-            <input
-              id={ids.q}
-              type="search"
-              value={filters.q}
-              onChange={(event) => setFilters({ ...filters, q: event.target.value })}
-            />
-          </div>
-          <div className="field">
-            <label className="field-label" htmlFor={ids.tier}>
-              Tier
-            </label>
-            <select
-              id={ids.tier}
-              value={filters.tier}
-              onChange={(event) => setFilters({ ...filters, tier: event.target.value })}
-            >
-              <option value="">Any</option>
-              {TIERS.map((t) => (
-                <option key={t}>{t}</option>
-              ))}
-            </select>
-          </div>
-          <div className="field">
-            <label className="field-label" htmlFor={ids.status}>
-              Status
-            </label>
-            <select
-              id={ids.status}
-              value={filters.status}
-              onChange={(event) =>
-                setFilters({ ...filters, status: event.target.value as Filters['status'] })
-              }
-            >
-              <option value="">Any</option>
-              <option value="enabled">Enabled</option>
-              <option value="disabled">Disabled</option>
-            </select>
-          </div>
+          <Field
+            label="E-mail contains"
+            className="field grow"
+            control={(id) => (
+              <input
+                id={id}
+                type="search"
+                value={filters.q}
+                onChange={(event) => setFilters({ ...filters, q: event.target.value })}
+              />
+            )}
+          />
+          <Field
+            label="Tier"
+            control={(id) => (
+              <select
+                id={id}
+                value={filters.tier}
+                onChange={(event) => setFilters({ ...filters, tier: event.target.value })}
+              >
+                <option value="">Any</option>
+                {TIERS.map((t) => (
+                  <option key={t}>{t}</option>
+                ))}
+              </select>
+            )}
+          />
+          <Field
+            label="Status"
+            control={(id) => (
+              <select
+                id={id}
+                value={filters.status}
+                onChange={(event) =>
+                  setFilters({ ...filters, status: event.target.value as Filters['status'] })
+                }
+              >
+                <option value="">Any</option>
+                <option value="enabled">Enabled</option>
+                <option value="disabled">Disabled</option>
+              </select>
+            )}
+          />
           <button type="submit" className="button">
             Search
           </button>
@@ -189,22 +189,18 @@ export default function AccountsPage() {
             <AdminTable
               caption="Accounts, oldest first"
               head={
-                <tr>
-                  <th scope="col">E-mail</th>
-                  <th scope="col">Tier</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Created</th>
-                  <th scope="col" className="num">
-                    Images today
-                  </th>
-                  <th scope="col" className="num">
-                    Spend today
-                  </th>
-                  <th scope="col" className="num">
-                    Spend this month
-                  </th>
-                  <th scope="col">Budget</th>
-                </tr>
+                <HeadRow
+                  columns={[
+                    'E-mail',
+                    'Tier',
+                    'Status',
+                    'Created',
+                    num('Images today'),
+                    num('Spend today'),
+                    num('Spend this month'),
+                    'Budget',
+                  ]}
+                />
               }
             >
               {listing.items.map((account) => (
@@ -228,17 +224,7 @@ export default function AccountsPage() {
                   </td>
                   <td className="num">{usd(account.today.cost_micros)}</td>
                   <td className="num">{usd(account.month.cost_micros)}</td>
-                  <td>
-                    {account.budget
-                      ? [
-                          account.budget.daily_micros !== null && `${usd(account.budget.daily_micros)}/day`,
-                          account.budget.monthly_micros !== null &&
-                            `${usd(account.budget.monthly_micros)}/month`,
-                        ]
-                          .filter(Boolean)
-                          .join(', ')
-                      : '—'}
-                  </td>
+                  <td>{budgetText(account.budget)}</td>
                 </tr>
               ))}
             </AdminTable>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { AdminPolicies } from '../../../../src/contract/admin';
-import { AdminTable, LoadState } from '../../components/admin/admin-kit';
+import { AdminTable, HeadRow, LoadState, num } from '../../components/admin/admin-kit';
 import { BudgetCells, BudgetHeads } from '../../components/admin/usage-parts';
 import { api } from '../../lib/api';
 import { Link } from '../../lib/router';
@@ -30,22 +30,16 @@ export default function PoliciesPage() {
           <AdminTable
             caption="Tiers"
             head={
-              <tr>
-                <th scope="col">Tier</th>
-                <th scope="col" className="num">
-                  Accounts
-                </th>
-                <th scope="col">Models</th>
-                <th scope="col" className="num">
-                  Images a day
-                </th>
-                <th scope="col" className="num">
-                  Images a month
-                </th>
-                <th scope="col" className="num">
-                  Tasks at once
-                </th>
-              </tr>
+              <HeadRow
+                columns={[
+                  'Tier',
+                  num('Accounts'),
+                  'Models',
+                  num('Images a day'),
+                  num('Images a month'),
+                  num('Tasks at once'),
+                ]}
+              />
             }
           >
             {policies.tiers.map((tier) => (
@@ -75,10 +69,9 @@ export default function PoliciesPage() {
           <AdminTable
             caption="Accounts with a budget"
             head={
-              <tr>
-                <th scope="col">Account</th>
+              <HeadRow columns={['Account']}>
                 <BudgetHeads />
-              </tr>
+              </HeadRow>
             }
           >
             {policies.budgets.map((budget) => (
@@ -95,11 +88,9 @@ export default function PoliciesPage() {
           <AdminTable
             caption="API keys with a budget of their own"
             head={
-              <tr>
-                <th scope="col">Account</th>
-                <th scope="col">Key id</th>
+              <HeadRow columns={['Account', 'Key id']}>
                 <BudgetHeads />
-              </tr>
+              </HeadRow>
             }
           >
             {policies.key_budgets.map((budget) => (

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { AdminUpstreams } from '../../../../src/contract/admin';
-import { AdminTable, LoadState, when } from '../../components/admin/admin-kit';
+import { AdminTable, HeadRow, LoadState, num, when } from '../../components/admin/admin-kit';
 import { api } from '../../lib/api';
 import { useAction } from '../../lib/use-action';
 
@@ -47,18 +47,7 @@ export default function UpstreamsPage() {
         {state && (
           <AdminTable
             caption="Circuit breakers"
-            head={
-              <tr>
-                <th scope="col">Provider</th>
-                <th scope="col">Circuit</th>
-                <th scope="col" className="num">
-                  Failures in a row
-                </th>
-                <th scope="col" className="num">
-                  Probe in
-                </th>
-              </tr>
-            }
+            head={<HeadRow columns={['Provider', 'Circuit', num('Failures in a row'), num('Probe in')]} />}
           >
             {state.providers.map((provider) => (
               <tr key={provider.name}>
@@ -96,27 +85,19 @@ export default function UpstreamsPage() {
           <AdminTable
             caption="Pools"
             head={
-              <tr>
-                <th scope="col">Provider</th>
-                <th scope="col">Upstream model</th>
-                <th scope="col">Key</th>
-                <th scope="col" className="num">
-                  Learned limit
-                </th>
-                <th scope="col" className="num">
-                  In flight
-                </th>
-                <th scope="col" className="num">
-                  Waiting
-                </th>
-                <th scope="col" className="num">
-                  Calls (last minute)
-                </th>
-                <th scope="col" className="num">
-                  Refused (last minute)
-                </th>
-                <th scope="col">Held until</th>
-              </tr>
+              <HeadRow
+                columns={[
+                  'Provider',
+                  'Upstream model',
+                  'Key',
+                  num('Learned limit'),
+                  num('In flight'),
+                  num('Waiting'),
+                  num('Calls (last minute)'),
+                  num('Refused (last minute)'),
+                  'Held until',
+                ]}
+              />
             }
           >
             {state.pools.map((pool) => (
