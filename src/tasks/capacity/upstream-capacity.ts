@@ -4,10 +4,17 @@ import type { Clock } from '../../runtime/clock.js';
 import { compiledOnce } from '../../store/compiled-once.js';
 import { type Db, dialectOf } from '../../store/database.js';
 import type { Database, UpstreamPoolsTable } from '../../store/schema.js';
-import { type CapacityLimits, type CapacityPool, configuredPerMinute, pollsOf } from './capacity-pool.js';
+import {
+  type CapacityLimits,
+  type CapacityPool,
+  configuredPerMinute,
+  hasConfiguredLimit,
+  pollsOf,
+} from './capacity-pool.js';
 import { createCapacityReads, UNFINISHED } from './capacity-reads.js';
 import { readPoolSnapshots } from './pool-snapshots.js';
 import { readPoolStates } from './pool-states.js';
+import { type SlotTurn, slotTurns } from './slot-turns.js';
 
 export type { PoolSnapshot } from './pool-snapshots.js';
 
@@ -54,8 +61,6 @@ export function createUpstreamCapacity({
   defaultHoldMs = 1000,
 }: UpstreamCapacityOptions) {
   const postgres = dialectOf(db) === 'postgres';
-  // Each decision is one transaction of its own, committed at once: a slot's hand-off waits for no
-  // batch (batched with the turn's other writes, a pool of 4 slots kept 3.2-3.5 calls busy, not 3.8).
   const inTransaction = <T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> =>
     db.transaction().execute(work);
   // A call is counted from its slot, a moment before the upstream sees it: the window is kept a
@@ -109,6 +114,9 @@ export function createUpstreamCapacity({
     if (!row) throw new Error(`upstream pool ${pool.id} is missing after its insert`);
     return row;
   }
+  // A slot's acquire and release: on a pool with no limit set in the catalog, the decisions asked in
+  // one turn share one transaction (slot-turns.ts); with one, each decides at once.
+  const decideSlot = slotTurns(db, lockPool);
 
   const limitOf = (row: UpstreamPoolsTable, limits: CapacityLimits) =>
     Math.min(limits.maxInFlight ?? Number.POSITIVE_INFINITY, row.learned_limit ?? Number.POSITIVE_INFINITY);
@@ -228,10 +236,23 @@ export function createUpstreamCapacity({
     await trx.updateTable('upstream_pools').set({ retry_at: retryAt }).where('pool', '=', pool.id).execute();
   }
 
+  /** Whether tasks are parked on the pool (read once per transaction while there are none). */
+  async function hasWaiters(trx: Db, poolId: string, now: number, turn?: SlotTurn): Promise<boolean> {
+    if (turn?.noWaiters) return false;
+    const some = (await waiters(trx, poolId, now)) > 0;
+    if (turn && !some) turn.noWaiters = true;
+    return some;
+  }
+
   /** Calls back waiting tasks within the caller's transaction (the pool's row locked). */
-  async function callBackIn(trx: Db, row: UpstreamPoolsTable, pool: CapacityPool): Promise<CallBack> {
+  async function callBackIn(
+    trx: Db,
+    row: UpstreamPoolsTable,
+    pool: CapacityPool,
+    turn?: SlotTurn,
+  ): Promise<CallBack> {
     const now = clock.now();
-    if ((await waiters(trx, pool.id, now)) === 0) return { called: 0, retryAt: undefined };
+    if (!(await hasWaiters(trx, pool.id, now, turn))) return { called: 0, retryAt: undefined };
     const { free, retryAt } = await room(trx, row, pool, now);
     await postponeRetry(trx, row, pool, retryAt);
     const called = await callBack(trx, pool.id, free - (await calledBack(trx, pool.id, now)), now);
@@ -249,25 +270,31 @@ export function createUpstreamCapacity({
      * instead of taking a slot ahead of them.
      */
     async acquire(pool: CapacityPool, taskId: string, owner: string, waiter: boolean): Promise<SlotAnswer> {
-      return inTransaction(async (trx) => {
-        const row = await lockPool(trx, pool);
-        // Read after the lock: a transaction that queued for it must not count from before.
-        const now = clock.now();
-        // Dead workers' calls hold slots only on a pool with a limit on calls at once; elsewhere
-        // ending them (a look at every call in flight: quadratic in a burst of a thousand slots)
-        // waits for a refusal's count or a call-back, and only the calls past the window go.
-        if (Number.isFinite(limitOf(row, pool.limits))) await endDeadCalls(trx, pool.id, now);
-        else await forgetOldCalls(trx, pool.id, now);
-        const { free, retryAt } = await room(trx, row, pool, now);
-        if (free < 1) {
-          await postponeRetry(trx, row, pool, retryAt);
-          return { kind: 'wait', retryAt };
-        }
-        if (!waiter && (await waiters(trx, pool.id, now)) > 0) return { kind: 'wait', retryAt: undefined };
-        const callId = `call_${randomBytes(12).toString('base64url')}`;
-        await trx.executeQuery(insertCall(callId, pool.id, taskId, owner, now));
-        return { kind: 'granted', callId };
-      });
+      return decideSlot<SlotAnswer>(
+        pool,
+        async (trx, row, turn) => {
+          // Read after the lock: a transaction that queued for it must not count from before.
+          const now = clock.now();
+          // Dead workers' calls hold slots only on a pool with a limit on calls at once; elsewhere
+          // ending them (a look at every call in flight: quadratic in a burst of a thousand slots)
+          // waits for a refusal's count or a call-back, and only the calls past the window go.
+          if (Number.isFinite(limitOf(row, pool.limits))) await endDeadCalls(trx, pool.id, now);
+          else if (!turn.forgotten) await forgetOldCalls(trx, pool.id, now);
+          turn.forgotten = true;
+          const { free, retryAt } = await room(trx, row, pool, now);
+          if (free < 1) {
+            await postponeRetry(trx, row, pool, retryAt);
+            const retry_at = Math.max(row.retry_at, retryAt ?? 0);
+            return { answer: { kind: 'wait', retryAt }, row: { ...row, retry_at } };
+          }
+          if (!waiter && (await hasWaiters(trx, pool.id, now, turn)))
+            return { answer: { kind: 'wait', retryAt: undefined }, row };
+          const callId = `call_${randomBytes(12).toString('base64url')}`;
+          await trx.executeQuery(insertCall(callId, pool.id, taskId, owner, now));
+          return { answer: { kind: 'granted', callId }, row };
+        },
+        hasConfiguredLimit(pool.limits),
+      );
     },
 
     /**
@@ -280,16 +307,20 @@ export function createUpstreamCapacity({
       result: CallResult,
       retryAfterMs?: number,
     ): Promise<CallBack> {
-      return inTransaction(async (trx) => {
-        const row = await lockPool(trx, pool);
-        // Read after the lock: a transaction that queued for it must not count from before.
-        const now = clock.now();
-        await trx.executeQuery(endCall(callId, now, result === 'refused' ? 1 : 0));
-        const learned = await learn(trx, row, pool, result, retryAfterMs, now);
-        if (learned)
-          await trx.updateTable('upstream_pools').set(learned).where('pool', '=', pool.id).execute();
-        return callBackIn(trx, { ...row, ...learned }, pool);
-      });
+      return decideSlot<CallBack>(
+        pool,
+        async (trx, row, turn) => {
+          // Read after the lock: a transaction that queued for it must not count from before.
+          const now = clock.now();
+          await trx.executeQuery(endCall(callId, now, result === 'refused' ? 1 : 0));
+          const learned = await learn(trx, row, pool, result, retryAfterMs, now);
+          if (learned)
+            await trx.updateTable('upstream_pools').set(learned).where('pool', '=', pool.id).execute();
+          const next = { ...row, ...learned };
+          return { answer: await callBackIn(trx, next, pool, turn), row: next };
+        },
+        hasConfiguredLimit(pool.limits),
+      );
     },
 
     /**
