@@ -3,6 +3,7 @@ import type { CreatedApiKey } from '../../../src/contract/api-keys';
 import { api } from '../lib/api';
 import { useAction } from '../lib/use-action';
 import { Dialog } from './dialog';
+import { Field } from './form-fields';
 import { PasswordConfirm } from './password-confirm';
 
 const DAY_MS = 86_400_000;
@@ -31,10 +32,7 @@ export function CreateKeyDialog({
   const [days, setDays] = useState<number>(0);
   const [password, setPassword] = useState('');
   const creation = useAction();
-  const nameId = useId();
-  const scopeId = useId();
   const scopeHelpId = useId();
-  const expiryId = useId();
 
   const create = (event: FormEvent) => {
     event.preventDefault();
@@ -54,50 +52,52 @@ export function CreateKeyDialog({
   return (
     <Dialog title="Create an API key" onClose={onCancel}>
       <form className="stack" onSubmit={create}>
-        <div className="field">
-          <label className="field-label" htmlFor={nameId}>
-            Name
-          </label>
-          <input
-            id={nameId}
-            required
-            maxLength={64}
-            value={name}
-            placeholder="e.g. dashboard, CI, my agent"
-            onChange={(event) => setName(event.target.value)}
-            data-autofocus
-          />
-        </div>
-        <div className="field">
-          <label className="field-label" htmlFor={scopeId}>
-            Scope
-          </label>
-          <select
-            id={scopeId}
-            value={scope}
-            aria-describedby={scopeHelpId}
-            onChange={(event) => setScope(event.target.value === 'read' ? 'read' : 'full')}
-          >
-            <option value="full">Full — generate, upload and everything else</option>
-            <option value="read">Read only — tasks, history, status and usage</option>
-          </select>
-          <p id={scopeHelpId} className="muted small">
-            A read-only key suits dashboards: it is refused (403) wherever a request would create, change or
-            spend.
-          </p>
-        </div>
-        <div className="field">
-          <label className="field-label" htmlFor={expiryId}>
-            Expires
-          </label>
-          <select id={expiryId} value={days} onChange={(event) => setDays(Number(event.target.value))}>
-            {EXPIRIES.map((expiry) => (
-              <option key={expiry.days} value={expiry.days}>
-                {expiry.label}
-              </option>
-            ))}
-          </select>
-        </div>
+        <Field
+          label="Name"
+          control={(id) => (
+            <input
+              id={id}
+              required
+              maxLength={64}
+              value={name}
+              placeholder="e.g. dashboard, CI, my agent"
+              onChange={(event) => setName(event.target.value)}
+              data-autofocus
+            />
+          )}
+        />
+        <Field
+          label="Scope"
+          control={(id) => (
+            <>
+              <select
+                id={id}
+                value={scope}
+                aria-describedby={scopeHelpId}
+                onChange={(event) => setScope(event.target.value === 'read' ? 'read' : 'full')}
+              >
+                <option value="full">Full — generate, upload and everything else</option>
+                <option value="read">Read only — tasks, history, status and usage</option>
+              </select>
+              <p id={scopeHelpId} className="muted small">
+                A read-only key suits dashboards: it is refused (403) wherever a request would create, change
+                or spend.
+              </p>
+            </>
+          )}
+        />
+        <Field
+          label="Expires"
+          control={(id) => (
+            <select id={id} value={days} onChange={(event) => setDays(Number(event.target.value))}>
+              {EXPIRIES.map((expiry) => (
+                <option key={expiry.days} value={expiry.days}>
+                  {expiry.label}
+                </option>
+              ))}
+            </select>
+          )}
+        />
         <PasswordConfirm
           password={password}
           onPassword={setPassword}

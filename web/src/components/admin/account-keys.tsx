@@ -2,39 +2,10 @@ import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import type { AdminApiKey, AdminCreatedKey } from '../../../../src/contract/admin';
 import { api } from '../../lib/api';
 import { useAction } from '../../lib/use-action';
-import { Dialog } from '../dialog';
+import { ConfirmDialog } from '../dialog';
 import { Field, FormOutcome } from '../form-fields';
 import { AdminTable, budgetText, HeadRow, LoadState, when } from './admin-kit';
 import { KeyReveal } from './key-reveal';
-
-/** Asks before a key is revoked: whatever uses it stops working at once. */
-function RevokeDialog({
-  apiKey,
-  onRevoke,
-  onCancel,
-}: {
-  apiKey: AdminApiKey;
-  onRevoke: () => void;
-  onCancel: () => void;
-}) {
-  return (
-    <Dialog title={`Revoke the key “${apiKey.name}”?`} onClose={onCancel}>
-      <div className="stack">
-        <p>
-          <code>{apiKey.hint}</code> stops working at once, on every node. Whatever uses it will get 401.
-        </p>
-        <div className="row end">
-          <button type="button" className="button" onClick={onCancel} data-autofocus>
-            Cancel
-          </button>
-          <button type="button" className="button danger" onClick={onRevoke}>
-            Revoke key
-          </button>
-        </div>
-      </div>
-    </Dialog>
-  );
-}
 
 /** An account's API keys: the list, a new key (shown once) and revocation. */
 export function AccountKeys({ accountId }: { accountId: string }) {
@@ -163,9 +134,18 @@ export function AccountKeys({ accountId }: { accountId: string }) {
       <FormOutcome error={change.error} done={change.done} />
       {issued && <KeyReveal label={`The key “${issued.key.name}” — shown once`} apiKey={issued.api_key} />}
       {revoking && (
-        <RevokeDialog
-          apiKey={revoking}
-          onRevoke={() => revoke(revoking)}
+        // Whatever uses the key stops working at once: asked first.
+        <ConfirmDialog
+          title={`Revoke the key “${revoking.name}”?`}
+          message={
+            <p>
+              <code>{revoking.hint}</code> stops working at once, on every node. Whatever uses it will get
+              401.
+            </p>
+          }
+          confirmLabel="Revoke key"
+          danger
+          onConfirm={() => revoke(revoking)}
           onCancel={() => setRevoking(undefined)}
         />
       )}

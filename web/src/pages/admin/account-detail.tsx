@@ -7,8 +7,8 @@ import { AccountKeys } from '../../components/admin/account-keys';
 import { images, LoadState, usd, when } from '../../components/admin/admin-kit';
 import { ModelTable, SpendBars } from '../../components/admin/usage-parts';
 import { CopyButton } from '../../components/copy-button';
-import { Dialog } from '../../components/dialog';
-import { FormOutcome } from '../../components/form-fields';
+import { ConfirmDialog } from '../../components/dialog';
+import { Field, FormOutcome, PasswordField } from '../../components/form-fields';
 import { api } from '../../lib/api';
 import { Link } from '../../lib/router';
 import { useAction } from '../../lib/use-action';
@@ -24,7 +24,6 @@ function Standing({
   const [tier, setTier] = useState(account.tier);
   const [confirming, setConfirming] = useState(false);
   const state = useAction();
-  const tierId = useId();
   const path = `/api/admin/v1/accounts/${encodeURIComponent(account.id)}`;
 
   const change = (body: { tier?: string; disabled?: boolean }, done: string) =>
@@ -41,20 +40,20 @@ function Standing({
   return (
     <div className="stack">
       <form className="admin-filters" onSubmit={saveTier}>
-        <div className="field">
-          <label className="field-label" htmlFor={tierId}>
-            Tier
-          </label>
-          <select
-            id={tierId}
-            value={tier}
-            onChange={(event) => setTier(event.target.value as AdminAccount['tier'])}
-          >
-            {TIERS.map((t) => (
-              <option key={t}>{t}</option>
-            ))}
-          </select>
-        </div>
+        <Field
+          label="Tier"
+          control={(id) => (
+            <select
+              id={id}
+              value={tier}
+              onChange={(event) => setTier(event.target.value as AdminAccount['tier'])}
+            >
+              {TIERS.map((t) => (
+                <option key={t}>{t}</option>
+              ))}
+            </select>
+          )}
+        />
         <button type="submit" className="button" disabled={state.busy || tier === account.tier}>
           Change tier
         </button>
@@ -82,26 +81,17 @@ function Standing({
       </form>
       <FormOutcome error={state.error} done={state.done} />
       {confirming && (
-        <Dialog title={`Disable ${account.email}?`} onClose={() => setConfirming(false)}>
-          <div className="stack">
-            <p>Its API keys are refused and its sessions end at once, on every node.</p>
-            <div className="row end">
-              <button type="button" className="button" data-autofocus onClick={() => setConfirming(false)}>
-                Cancel
-              </button>
-              <button
-                type="button"
-                className="button danger"
-                onClick={() => {
-                  setConfirming(false);
-                  void change({ disabled: true }, 'Disabled: its keys and sessions no longer work.');
-                }}
-              >
-                Disable account
-              </button>
-            </div>
-          </div>
-        </Dialog>
+        <ConfirmDialog
+          title={`Disable ${account.email}?`}
+          message={<p>Its API keys are refused and its sessions end at once, on every node.</p>}
+          confirmLabel="Disable account"
+          danger
+          onConfirm={() => {
+            setConfirming(false);
+            void change({ disabled: true }, 'Disabled: its keys and sessions no longer work.');
+          }}
+          onCancel={() => setConfirming(false)}
+        />
       )}
     </div>
   );
@@ -134,20 +124,14 @@ function PasswordReset({ account }: { account: AdminAccount }) {
           void reset(password);
         }}
       >
-        <div className="field">
-          <label className="field-label" htmlFor={ids.password}>
-            New password
-          </label>
-          <input
-            id={ids.password}
-            type="password"
-            autoComplete="new-password"
-            minLength={8}
-            required
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-          />
-        </div>
+        <PasswordField
+          id={ids.password}
+          label="New password"
+          value={password}
+          onChange={setPassword}
+          autoComplete="new-password"
+          minLength={8}
+        />
         <button type="submit" className="button" disabled={state.busy}>
           Set password
         </button>
