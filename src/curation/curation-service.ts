@@ -75,6 +75,16 @@ async function setMarkRow(trx: Transaction<Database>, on: boolean, mark: MarkRow
   return Number(deleted.numDeletedRows) > 0;
 }
 
+/** A collection's columns, as the listing selects and groups them (with its count of works). */
+const COLLECTION_COLUMNS = [
+  'collections.id',
+  'collections.account_id',
+  'collections.name',
+  'collections.name_key',
+  'collections.created_at',
+  'collections.updated_at',
+] as const;
+
 export function createCuration({ db, clock, ids, works }: CurationDeps) {
   async function ownedWork(accountId: string, generationId: string): Promise<void> {
     const owned = await works.ownedBy(accountId, [generationId]);
@@ -128,24 +138,10 @@ export function createCuration({ db, clock, ids, works }: CurationDeps) {
       const rows = await db
         .selectFrom('collections')
         .leftJoin('collection_items', 'collection_items.collection_id', 'collections.id')
-        .select([
-          'collections.id',
-          'collections.account_id',
-          'collections.name',
-          'collections.name_key',
-          'collections.created_at',
-          'collections.updated_at',
-        ])
+        .select(COLLECTION_COLUMNS)
         .select((eb) => eb.fn.count<number>('collection_items.generation_id').as('n'))
         .where('collections.account_id', '=', accountId)
-        .groupBy([
-          'collections.id',
-          'collections.account_id',
-          'collections.name',
-          'collections.name_key',
-          'collections.created_at',
-          'collections.updated_at',
-        ])
+        .groupBy(COLLECTION_COLUMNS)
         .orderBy('collections.name_key')
         .orderBy('collections.id')
         .execute();
