@@ -7,6 +7,7 @@ import Fastify, {
 } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import { createAccountDirectory } from './accounts/account-directory.js';
+import { createOAuthGrants } from './accounts/oauth-grants.js';
 import { ADMIN_PREFIX, adminApi } from './admin/admin-api.js';
 import { assetRoutes } from './api/assets-routes.js';
 import { curationRoutes } from './api/curation-routes.js';
@@ -30,12 +31,14 @@ import { installBodyTimeouts } from './http/body-timeouts.js';
 import { answerUnsupportedHttpFeatures } from './http/client-errors.js';
 import { type ConnectionCaps, createConnectionCaps } from './http/connection-caps.js';
 import { installErrorHandling } from './http/error-handler.js';
-import { ApiError } from './http/errors.js';
 import { installIdempotency } from './http/idempotency-hooks.js';
+import { createInAppGrants } from './http/in-app-grants.js';
 import { refuseWhileClosing } from './http/refuse-while-closing.js';
 import { compiledSerializerCompiler } from './http/response-serializer.js';
 import { edgeServerOptions } from './http/server-options.js';
-import { mcpEndpoint } from './mcp/http-endpoint.js';
+import { MCP_PATH, mcpEndpoint } from './mcp/http-endpoint.js';
+import { mcpAuthenticator } from './oauth/mcp-sign-in.js';
+import { canIssue, oauthServer, resourceMetadataUrlOf } from './oauth/oauth-server.js';
 import { createImageRequests } from './openai-compat/image-requests.js';
 import { createImageStreams } from './openai-compat/image-stream.js';
 import { openAiCompatRoutes } from './openai-compat/routes.js';
@@ -214,7 +217,20 @@ export async function buildApp(
     renditionCaps: core.config.resourceCaps.renditions,
   });
   await app.register(openApiRoutes);
+  // Sign-in for hosted MCP clients (OAuth, docs/mcp.md): offered where the public base URL can be
+  // an issuer (https, or loopback for development).
+  const { publicBaseUrl } = core.config;
+  const mcpUrl = new URL(`${publicBaseUrl}${MCP_PATH}`).href;
+  const oauth = canIssue(publicBaseUrl)
+    ? createOAuthGrants({
+        db: core.db,
+        clock: core.clock,
+        resource: mcpUrl,
+        standing: async (accountId) => (await core.accounts.sessionStanding(accountId))?.account,
+      })
+    : undefined;
   const website = createWebsite({
+    oauth,
     publicBaseUrl: core.config.publicBaseUrl,
     db: core.db,
     clock: core.clock,
@@ -231,7 +247,13 @@ export async function buildApp(
   });
   // Bearer first: an API call is never judged by a cookie. The session resolver lets the website
   // call /api/v1 same-origin, with its CSRF check on state-changing requests.
-  const resolvers = [bearerKeyResolver(core.accounts.authenticateApiKey), website.sessionResolver];
+  // First, the credentials /mcp opens for its tools' in-app calls (never sent over the network).
+  const inApp = createInAppGrants();
+  const resolvers = [
+    inApp.resolver,
+    bearerKeyResolver(core.accounts.authenticateApiKey),
+    website.sessionResolver,
+  ];
   // The spec writes the poll path both as /api/v1/tasks/{id} and /v1/tasks/{id}: serve both.
   // One count of open streams and long-polls for both prefixes.
   const connectionCaps = createConnectionCaps(core.config.resourceCaps.streams);
@@ -254,19 +276,24 @@ export async function buildApp(
   await app.register(geminiCompatRoutes, { prefix: '/v1beta', ...gemini });
   await app.register(geminiCompatRoutes, { prefix: '/v1', ...gemini, alias: true });
   // MCP over Streamable HTTP (docs/mcp.md): the same tools as the stdio server, over this app's own
-  // routes with the caller's key (a read key reaches the read tools only: the routes refuse the rest).
-  const mcpKey = bearerKeyResolver(core.accounts.authenticateApiKey);
+  // routes with the caller's key (a read key reaches the read tools only: the routes refuse the rest),
+  // or, signed in with OAuth, as the account.
+  if (oauth) {
+    await app.register(oauthServer, {
+      grants: oauth,
+      publicBaseUrl,
+      mcpUrl,
+      documentationUrl: `${publicBaseUrl}/docs`,
+    });
+  }
   await app.register(mcpEndpoint, {
-    publicBaseUrl: core.config.publicBaseUrl,
-    authenticate: async (request) => {
-      const account = await mcpKey(request);
-      if (!account || account === 'not-mine') {
-        throw new ApiError(
-          'unauthorized',
-          'Missing Authorization header; send "Authorization: Bearer <API_KEY>"',
-        );
-      }
-    },
+    publicBaseUrl,
+    authenticate: mcpAuthenticator({
+      grants: oauth,
+      apiKey: bearerKeyResolver(core.accounts.authenticateApiKey),
+      inApp,
+    }),
+    resourceMetadataUrl: oauth ? resourceMetadataUrlOf(mcpUrl) : undefined,
     dispatch: (request) => app.inject(request),
   });
   // The operator console's API: an operator's API key, or an operator's website session.

@@ -38,6 +38,9 @@ export const MIGRATED_TABLES = [
   'collections',
   'collection_items',
   'prompt_presets',
+  'oauth_clients',
+  'oauth_authorizations',
+  'oauth_grants',
 ] as const;
 
 const BATCH_ROWS = 200;

@@ -28,7 +28,7 @@ export const ACCOUNT_DISABLED = 'This account is disabled';
 const bearerPattern = /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i;
 
 /** The key of `Authorization: Bearer <key>`; undefined without the header. */
-function bearerKeyOf(request: FastifyRequest): string | undefined {
+export function bearerKeyOf(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (header === undefined) return undefined;
   // Security: with two, a proxy reading the last and Atelier the first would disagree on the caller.

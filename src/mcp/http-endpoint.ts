@@ -10,15 +10,38 @@ export interface McpEndpointOptions {
   /** Atelier's public base URL: its origin is the one browser Origin accepted, its /files the images. */
   publicBaseUrl: string;
   /**
-   * Checks the caller's `Authorization: Bearer <API key>`; throws the API's 401 error (missing,
-   * malformed or unknown key). The composition root passes the API's own key check.
+   * Checks the caller's `Authorization: Bearer` (an API key, or an OAuth access token issued for
+   * /mcp); throws the API's 401 error (missing, malformed, unknown). Answers the key the tools'
+   * in-app calls send to /api/v1, and what to do when the MCP request ends.
    */
-  authenticate: (request: FastifyRequest) => Promise<void>;
+  authenticate: (request: FastifyRequest) => Promise<McpCredential>;
+  /**
+   * The protected-resource metadata's URL (RFC 9728) when sign-in is offered: a 401 names it in
+   * `WWW-Authenticate`, which is how an MCP client finds the authorization server.
+   */
+  resourceMetadataUrl?: string | undefined;
   /** Hands a request to this same app (Fastify's inject): the tools' API calls and file reads. */
   dispatch: InAppDispatch;
 }
 
-const bearerPattern = /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i;
+/** What an authenticated /mcp request acts with. */
+export interface McpCredential {
+  /** The key the tools' in-app calls carry. */
+  apiKey: string;
+  /** Called when the MCP request ends (a credential opened for the request alone is closed). */
+  release?: () => void;
+}
+
+const credentials = new WeakMap<FastifyRequest, McpCredential>();
+
+/** RFC 6750 §3 and the MCP authorization spec: what a 401 from /mcp says about the scheme it wants. */
+function bearerChallenge(request: FastifyRequest, resourceMetadataUrl: string | undefined): string {
+  const parts = ['Bearer realm="atelier"'];
+  if (resourceMetadataUrl) parts.push(`resource_metadata="${resourceMetadataUrl}"`);
+  // No credentials: no error code (RFC 6750 §3.1); a credential that failed: invalid_token.
+  if (request.headers.authorization !== undefined) parts.push('error="invalid_token"');
+  return parts.join(', ');
+}
 
 /**
  * MCP over Streamable HTTP at /mcp (spec 2025-11-25), stateless: every POST builds its own MCP server
@@ -44,21 +67,24 @@ export async function mcpEndpoint(app: FastifyInstance, options: McpEndpointOpti
     });
   });
   app.addHook('onRequest', async (request) => {
-    await options.authenticate(request);
+    credentials.set(request, await options.authenticate(request));
   });
-  // RFC 6750 and the MCP authorization spec: a 401 names the scheme the endpoint wants.
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', async (request, reply, payload) => {
     if (reply.statusCode === 401) {
-      reply.header('www-authenticate', 'Bearer realm="atelier", error="invalid_token"');
+      reply.header('www-authenticate', bearerChallenge(request, options.resourceMetadataUrl));
     }
     return payload;
+  });
+  app.addHook('onResponse', async (request) => {
+    credentials.get(request)?.release?.();
   });
 
   // JSON-RPC of the MCP spec, not REST operations: left out of the OpenAPI document (docs/mcp.md).
   const hidden = { schema: { hide: true } };
   app.post(MCP_PATH, hidden, async (request, reply) => {
-    const apiKey = bearerPattern.exec(request.headers.authorization ?? '')?.[1];
-    if (!apiKey) throw new Error('authenticated request without a bearer key');
+    const credential = credentials.get(request);
+    if (!credential) throw new Error('authenticated request without a credential');
+    const { apiKey } = credential;
     const fetchInApp = inAppFetch({
       publicBaseUrl: options.publicBaseUrl,
       dispatch: options.dispatch,
@@ -74,6 +100,7 @@ export async function mcpEndpoint(app: FastifyInstance, options: McpEndpointOpti
     // The transport writes the answer (JSON, or an event stream with progress) on the raw response.
     reply.hijack();
     reply.raw.on('close', () => {
+      credential.release?.();
       void transport.close();
       void server.close();
     });

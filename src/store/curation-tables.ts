@@ -26,3 +26,10 @@ export interface CollectionItemsTable {
   account_id: string;
   added_at: number;
 }
+
+/** The tables above, as the database's schema (`Database`) lists them. */
+export interface CurationTables {
+  starred_works: StarredWorksTable;
+  collections: CollectionsTable;
+  collection_items: CollectionItemsTable;
+}

@@ -6,7 +6,8 @@ import type { ImageSize } from '../domain/image-sizes.js';
 import type { TaskStatus } from '../domain/task-status.js';
 import type { Tier } from '../domain/tiers.js';
 import type { WebhookEventType } from '../domain/webhook-events.js';
-import type { CollectionItemsTable, CollectionsTable, StarredWorksTable } from './curation-tables.js';
+import type { CurationTables } from './curation-tables.js';
+import type { OAuthTables } from './oauth-tables.js';
 
 /**
  * Table shapes. Timestamps are integer milliseconds since the epoch, booleans are integers
@@ -368,16 +369,13 @@ export interface PromptPresetsTable {
   updated_at: number;
 }
 
-export interface Database {
+export interface Database extends CurationTables, OAuthTables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   upstream_keys: UpstreamKeysTable;
   generations: GenerationsTable;
   generation_counts: GenerationCountsTable;
   tasks: TasksTable;
-  starred_works: StarredWorksTable;
-  collections: CollectionsTable;
-  collection_items: CollectionItemsTable;
   upstream_pools: UpstreamPoolsTable;
   upstream_calls: UpstreamCallsTable;
   usage_daily: UsageDailyTable;

@@ -11,6 +11,7 @@ import { credentialRoutes, PASSWORD_CHECK_ERRORS } from './credential-routes.js'
 import { curationRoutes } from './curation-routes.js';
 import { libraryRoutes } from './library-routes.js';
 import type { LoginThrottle } from './login-throttle.js';
+import { oauthRoutes } from './oauth-routes.js';
 import {
   assertSameOrigin,
   clearSessionCookie,
@@ -149,6 +150,7 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
     await authed.register(libraryRoutes, { services });
     await authed.register(accountRoutes, { services });
     await authed.register(credentialRoutes, { services, sessions, throttle });
+    await authed.register(oauthRoutes, { services });
   });
 }
 

@@ -9,7 +9,15 @@ import { ApiError } from '../http/errors.js';
 const SERVICE_PREFIXES = ['/api/', '/v1/', '/files/', '/web/api/'];
 const SERVICE_ROOTS = ['/api', '/v1', '/files', '/web/api', '/healthz'];
 /** The website's page routes (web/src/app.tsx): the app is served with 200 at these. */
-export const PAGE_ROUTES = new Set(['/', '/create', '/works', '/library', '/account', '/sign-in']);
+export const PAGE_ROUTES = new Set([
+  '/',
+  '/create',
+  '/works',
+  '/library',
+  '/account',
+  '/sign-in',
+  '/oauth/consent',
+]);
 
 /** The built website's directory: `web/dist` of the package this module belongs to (from src/ or dist/src/). */
 export function defaultWebDistDir(): string {

@@ -1,4 +1,5 @@
 import type { AccountsService } from '../accounts/accounts-service.js';
+import type { OAuthGrants } from '../accounts/oauth-grants.js';
 import type { UpstreamAccess } from '../accounts/upstream-access.js';
 import type { Curation } from '../curation/curation-service.js';
 import type { ZipDownloads } from '../downloads/zip-download.js';
@@ -45,4 +46,6 @@ export interface WebsiteServices {
   curation: Curation;
   /** A selection's files as a streamed ZIP. */
   zipDownloads: Pick<ZipDownloads, 'open'>;
+  /** Sign-in for hosted MCP clients (consent, the account's grants); absent where it is not offered. */
+  oauth?: OAuthGrants | undefined;
 }

@@ -25,6 +25,16 @@ const DESCRIBES_THE_API = new Set(['/api/v1/openapi.json', '/docs']);
 const FOR_THE_OPERATOR = new Set(['/metrics']);
 /** The remote MCP endpoint: JSON-RPC of the MCP spec, described in docs/mcp.md, not a REST operation. */
 const SPEAKS_MCP = new Set(['/mcp']);
+/** Sign-in for MCP clients: OAuth's own wire (RFC 6749, 7591, 7009, 8414, 9728), described in docs/mcp.md. */
+const SPEAKS_OAUTH = new Set([
+  '/authorize',
+  '/token',
+  '/register',
+  '/revoke',
+  '/.well-known/oauth-authorization-server',
+  '/.well-known/oauth-protected-resource',
+  '/.well-known/oauth-protected-resource/mcp',
+]);
 
 /** The OpenAI-compatible routes, success and errors in OpenAI's shape. */
 async function exerciseOpenAiRoutes(
@@ -165,7 +175,8 @@ describe('the OpenAPI document is the contract of every route', () => {
           WEBSITE_PAGES.has(url) ||
           DESCRIBES_THE_API.has(url) ||
           FOR_THE_OPERATOR.has(url) ||
-          SPEAKS_MCP.has(url)
+          SPEAKS_MCP.has(url) ||
+          SPEAKS_OAUTH.has(url)
         )
           continue;
         // HEAD answers like the GET of the same path (Fastify's automatic HEAD, or /files' own).

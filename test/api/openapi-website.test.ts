@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
 import { exerciseCurationRoutes } from '../support/curation-contract.js';
+import { exerciseOAuthWebsiteRoutes } from '../support/oauth-contract.js';
 import { describeContract } from '../support/openapi-contract.js';
 import { sessionCookieOf } from '../support/website-session.js';
 
@@ -141,6 +142,7 @@ describeContract(
     const keyUrl = `${keys}/${(made.json() as { key: { id: string } }).key.id}`;
     await exercise('DELETE', oneKey, { url: keyUrl, headers: web }, 204);
     await exercise('DELETE', oneKey, { url: keyUrl, headers: web }, 404);
+    await exerciseOAuthWebsiteRoutes(t, exercise, web);
     const password = '/web/api/account/password';
     const change = (new_password: string) => ({ current_password: PASSWORD, new_password });
     await exercise('POST', password, { url: password, headers: web, payload: change('short') }, 400);

@@ -40,6 +40,17 @@ export const GEMINI_ROUTES = [
   'POST /v1beta/models/:id:generateContent',
   'POST /v1beta/models/:id:streamGenerateContent',
 ];
+/** Sign-in for hosted MCP clients: OAuth's routes (their errors are OAuth's `{ error, error_description }`). */
+export const OAUTH_ROUTES = [
+  'GET /authorize',
+  'POST /authorize',
+  'POST /token',
+  'POST /register',
+  'POST /revoke',
+  'GET /.well-known/oauth-authorization-server',
+  'GET /.well-known/oauth-protected-resource',
+  'GET /.well-known/oauth-protected-resource/mcp',
+];
 export const OTHER_ROUTES = [
   'POST /web/api/session',
   'DELETE /web/api/session',
@@ -65,6 +76,10 @@ export const OTHER_ROUTES = [
   'GET /web/api/account/keys',
   'POST /web/api/account/keys',
   'DELETE /web/api/account/keys/:id',
+  'GET /web/api/account/oauth-grants',
+  'DELETE /web/api/account/oauth-grants/:id',
+  'GET /web/api/oauth/authorizations/:id',
+  'POST /web/api/oauth/authorizations/:id',
   'GET /web/api/works/:id',
   'PUT /web/api/works/:id/star',
   'DELETE /web/api/works/:id/star',

@@ -4,6 +4,7 @@ import {
   type FuzzContext,
   type FuzzRequest,
   GEMINI_ROUTES,
+  OAUTH_ROUTES,
   OPENAI_ROUTES,
   OTHER_ROUTES,
   V1_ROUTES,
@@ -82,7 +83,9 @@ function pathArbitrary(ctx: FuzzContext) {
       const path = route.split(' ')[1] ?? '/';
       return [`/api/v1${path}`, `/v1${path}`];
     }),
-    ...[...OPENAI_ROUTES, ...GEMINI_ROUTES, ...OTHER_ROUTES].map((route) => route.split(' ')[1] ?? '/'),
+    ...[...OPENAI_ROUTES, ...GEMINI_ROUTES, ...OAUTH_ROUTES, ...OTHER_ROUTES].map(
+      (route) => route.split(' ')[1] ?? '/',
+    ),
   ];
   return fc
     .tuple(

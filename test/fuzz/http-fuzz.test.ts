@@ -12,6 +12,7 @@ import {
   type FuzzContext,
   type FuzzRequest,
   GEMINI_ROUTES,
+  OAUTH_ROUTES,
   OPENAI_ROUTES,
   OTHER_ROUTES,
   V1_ROUTES,
@@ -84,6 +85,9 @@ function contractProblem(
       .sort()
       .join(',') === 'message,type';
   if (openAiRoute && !(raw && specShaped)) return openAiProblem(status, parsed, body);
+  // OAuth's routes answer OAuth's shape (RFC 6749 §5.2), as OAuth clients read it.
+  const oauthRoute = OAUTH_ROUTES.includes(`${method} ${url.split('?')[0]}`);
+  if (oauthRoute && !(raw && specShaped)) return oauthProblem(status, parsed, body);
   if (geminiRoute && !(raw && specShaped)) return googleProblem(status, parsed, body);
   const errorKeys =
     parsed.error && typeof parsed.error === 'object' ? Object.keys(parsed.error).sort().join(',') : '';
@@ -98,6 +102,20 @@ function contractProblem(
   if (errorStatus[type as keyof typeof errorStatus] !== status) {
     return { kind: `${type} answered with ${status}`, detail: body };
   }
+  return undefined;
+}
+
+/** On the OAuth routes: `{ error, error_description }` (RFC 6749 §5.2), a code and a text. */
+function oauthProblem(
+  status: number,
+  parsed: object,
+  body: string,
+): { kind: string; detail: string } | undefined {
+  const { error, error_description: description } = parsed as Record<string, unknown>;
+  if (typeof error !== 'string' || !/^[a-z_]+$/.test(error))
+    return { kind: `${status} not in OAuth's error shape`, detail: body };
+  if (typeof description !== 'string' || description === '')
+    return { kind: 'empty OAuth error_description', detail: body };
   return undefined;
 }
 

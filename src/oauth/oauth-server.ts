@@ -1,0 +1,134 @@
+import type { IncomingMessage } from 'node:http';
+import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
+import {
+  createOAuthMetadata,
+  getOAuthProtectedResourceMetadataUrl,
+  mcpAuthRouter,
+} from '@modelcontextprotocol/sdk/server/auth/router.js';
+import express from 'express';
+import type { FastifyInstance, HTTPMethods, onRequestHookHandler } from 'fastify';
+import { OAUTH_SCOPE, type OAuthGrants } from '../accounts/oauth-grants.js';
+import { createOAuthProvider } from './oauth-provider.js';
+
+/** Where the website's consent page is (web/src/pages/consent.tsx). */
+export const CONSENT_PAGE = '/oauth/consent';
+const PROTECTED_RESOURCE_ROOT = '/.well-known/oauth-protected-resource';
+
+/** The protected-resource metadata URL of a resource (RFC 9728 §3.1: the path-specific well-known). */
+export function resourceMetadataUrlOf(mcpUrl: string): string {
+  return getOAuthProtectedResourceMetadataUrl(new URL(mcpUrl));
+}
+
+/** The OAuth routes (RFC 6749, 7591, 7009, 8414, 9728), each with the methods it answers. */
+export function oauthRoutesOf(mcpUrl: string): Array<{ url: string; methods: HTTPMethods[] }> {
+  const withPreflight: HTTPMethods[] = ['POST', 'OPTIONS'];
+  const readable: HTTPMethods[] = ['GET', 'OPTIONS'];
+  return [
+    { url: '/authorize', methods: ['GET', 'POST'] },
+    { url: '/token', methods: withPreflight },
+    { url: '/register', methods: withPreflight },
+    { url: '/revoke', methods: withPreflight },
+    { url: '/.well-known/oauth-authorization-server', methods: readable },
+    { url: new URL(resourceMetadataUrlOf(mcpUrl)).pathname, methods: readable },
+    { url: PROTECTED_RESOURCE_ROOT, methods: readable },
+  ];
+}
+
+/**
+ * Whether the public base URL can be an OAuth issuer: RFC 8414 (and the SDK) want https; a
+ * loopback address is allowed for development and tests.
+ */
+export function canIssue(publicBaseUrl: string): boolean {
+  const url = new URL(publicBaseUrl);
+  return url.protocol === 'https:' || ['localhost', '127.0.0.1'].includes(url.hostname);
+}
+
+/**
+ * The authorization server for MCP sign-in: the MCP SDK's `mcpAuthRouter` (authorization with PKCE
+ * S256, dynamic client registration, tokens with refresh, revocation, RFC 8414 and RFC 9728
+ * metadata), an Express router, run inside this Fastify app. Fastify routes name its paths (so they
+ * are known, listed and logged like every other); each request is handed whole to Express before
+ * Fastify reads its body, and Express answers it. Answers and errors are OAuth's own
+ * (`{ error, error_description }`, RFC 6749 §5.2), as OAuth clients expect.
+ */
+export async function oauthServer(
+  app: FastifyInstance,
+  options: { grants: OAuthGrants; publicBaseUrl: string; mcpUrl: string; documentationUrl: string },
+): Promise<void> {
+  const { grants, publicBaseUrl, mcpUrl } = options;
+  const issuerUrl = new URL(publicBaseUrl);
+  const provider = createOAuthProvider(grants, (id) => `${publicBaseUrl}${CONSENT_PAGE}?request=${id}`);
+  // The SDK limits each endpoint per client address, in memory (per node). The address is the one
+  // Fastify decided under ATELIER_TRUST_PROXY, never a header Express would have to trust.
+  const addresses = new WeakMap<IncomingMessage, string>();
+  const rateLimit = {
+    keyGenerator: (request: IncomingMessage) => addresses.get(request) ?? 'unknown',
+    validate: false,
+  };
+  const common = {
+    provider,
+    issuerUrl,
+    resourceServerUrl: new URL(mcpUrl),
+    resourceName: 'Atelier',
+    serviceDocumentationUrl: new URL(options.documentationUrl),
+    scopesSupported: [OAUTH_SCOPE],
+  };
+  const handler = express();
+  handler.disable('x-powered-by');
+  handler.set('trust proxy', false);
+  handler.use(
+    mcpAuthRouter({
+      ...common,
+      authorizationOptions: { rateLimit },
+      tokenOptions: { rateLimit },
+      clientRegistrationOptions: { rateLimit },
+      revocationOptions: { rateLimit },
+    }),
+  );
+  // RFC 9728's root location too (the MCP spec's clients try it when the path-specific one is missing).
+  const oauthMetadata = createOAuthMetadata(common);
+  handler.use(
+    PROTECTED_RESOURCE_ROOT,
+    metadataHandler({
+      resource: mcpUrl,
+      authorization_servers: [oauthMetadata.issuer],
+      scopes_supported: [OAUTH_SCOPE],
+      resource_name: 'Atelier',
+      resource_documentation: options.documentationUrl,
+    }),
+  );
+
+  // What Express itself refuses (a body that is not JSON or a form, too large, in an unknown
+  // charset) is answered in OAuth's shape too, never as Express's HTML page.
+  handler.use(
+    (error: unknown, _request: express.Request, response: express.Response, _next: express.NextFunction) => {
+      const status = (error as { status?: unknown }).status;
+      const clientError = typeof status === 'number' && status >= 400 && status < 500;
+      response.status(clientError ? status : 500).json({
+        error: clientError ? 'invalid_request' : 'server_error',
+        error_description: clientError ? (error as Error).message : 'Internal Server Error',
+      });
+    },
+  );
+
+  // Before Fastify parses anything: Express reads the body (form or JSON) itself. The hook never
+  // calls on: the reply is hijacked and Express writes it. (Express swaps the request's and
+  // response's prototypes for its own, so these routes answer real connections, not Fastify's
+  // inject.)
+  const handOver: onRequestHookHandler = (request, reply) => {
+    reply.hijack();
+    addresses.set(request.raw, request.ip);
+    reply.raw.setHeader('x-request-id', request.id);
+    handler(request.raw as express.Request, reply.raw as express.Response);
+  };
+  for (const route of oauthRoutesOf(mcpUrl)) {
+    app.route({
+      method: route.methods,
+      url: route.url,
+      // OAuth's wire, described in docs/mcp.md and the metadata documents: not REST operations.
+      schema: { hide: true },
+      onRequest: handOver,
+      handler: async () => undefined,
+    });
+  }
+}

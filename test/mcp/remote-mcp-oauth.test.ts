@@ -1,0 +1,322 @@
+// Sign-in for hosted MCP clients (issue 32) over HTTP against the real app: discovery from /mcp's
+// 401, dynamic registration, authorization through the website's consent (a signed-in session),
+// the code exchanged with PKCE by the MCP SDK's own client auth, a tool called with the SDK's
+// client, refresh, revocation; and what must be refused.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  connectSignedIn,
+  finishSignIn,
+  MemoryOAuthClient,
+  pkcePair,
+  postForm,
+  startSignIn,
+} from '../support/oauth-client.js';
+import { createTestApp, type TestApp } from '../support/test-server.js';
+import { signedInCookie } from '../support/website-session.js';
+import { INITIALIZE, postMcp } from './remote-mcp-support.js';
+
+const REDIRECT = 'http://127.0.0.1:7777/callback';
+const PASSWORD = 'correct horse battery';
+
+describe('remote MCP: sign-in with OAuth', () => {
+  let t: TestApp;
+  let email = '';
+  let accountId = '';
+  let cookie = '';
+  const openClients: Client[] = [];
+
+  /** The website's answer for the signed-in account: where the browser goes (the code, or a denial). */
+  async function consent(authorizationUrl: URL, allow = true, clientName = 'Test Agent'): Promise<URL> {
+    const authorize = await fetch(authorizationUrl, { redirect: 'manual' });
+    assert.equal(authorize.status, 302, await authorize.text());
+    const consentPage = new URL(authorize.headers.get('location') ?? '');
+    assert.equal(consentPage.pathname, '/oauth/consent');
+    const id = consentPage.searchParams.get('request') ?? '';
+    const headers = { cookie, origin: t.baseUrl, 'content-type': 'application/json' };
+    const asked = await fetch(`${t.baseUrl}/web/api/oauth/authorizations/${id}`, { headers });
+    assert.equal(asked.status, 200);
+    const question = (await asked.json()) as Record<string, unknown>;
+    assert.equal(question.client_name, clientName);
+    assert.equal(question.redirect_host, '127.0.0.1:7777');
+    assert.equal(question.account_email, email);
+    const answer = await fetch(`${t.baseUrl}/web/api/oauth/authorizations/${id}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ allow }),
+    });
+    assert.equal(answer.status, 200);
+    return new URL(((await answer.json()) as { redirect_to: string }).redirect_to);
+  }
+
+  /** A signed-in SDK client: discovery, registration, consent, exchange. */
+  async function signIn(client = new MemoryOAuthClient(REDIRECT)): Promise<MemoryOAuthClient> {
+    const redirect = await consent(await startSignIn(t.baseUrl, client), true, client.clientName);
+    assert.equal(redirect.searchParams.get('state'), client.authorizationUrl?.searchParams.get('state'));
+    await finishSignIn(t.baseUrl, client, redirect.searchParams.get('code') ?? '');
+    return client;
+  }
+
+  const status = async (mcp: Client) =>
+    (await mcp.callTool({ name: 'get_account_status', arguments: {} })) as CallToolResult;
+  const initializeWith = (token: string) =>
+    postMcp(t.baseUrl, { authorization: `Bearer ${token}` }, INITIALIZE);
+
+  before(async () => {
+    t = await createTestApp({ listen: true });
+    ({ email, id: accountId } = await t.createAccount(undefined, { tier: 'pro', password: PASSWORD }));
+    cookie = await signedInCookie(t.app, { email, password: PASSWORD }, { origin: t.baseUrl });
+  });
+  after(async () => {
+    for (const mcp of openClients) await mcp.close();
+    await t?.close();
+  });
+
+  it('a 401 from /mcp names the protected-resource metadata, which names the authorization server', async () => {
+    const refused = await postMcp(t.baseUrl, {}, INITIALIZE);
+    assert.equal(refused.status, 401);
+    const challenge = refused.headers.get('www-authenticate') ?? '';
+    const metadataUrl = `${t.baseUrl}/.well-known/oauth-protected-resource/mcp`;
+    assert.match(challenge, /^Bearer /);
+    assert.ok(challenge.includes(`resource_metadata="${metadataUrl}"`), challenge);
+    assert.ok(!challenge.includes('error='), 'no error code without credentials (RFC 6750 §3.1)');
+    for (const url of [metadataUrl, `${t.baseUrl}/.well-known/oauth-protected-resource`]) {
+      const resource = (await (await fetch(url)).json()) as Record<string, unknown>;
+      assert.equal(resource.resource, `${t.baseUrl}/mcp`);
+      assert.deepEqual(resource.authorization_servers, [`${t.baseUrl}/`]);
+    }
+    const server = (await (
+      await fetch(`${t.baseUrl}/.well-known/oauth-authorization-server`)
+    ).json()) as Record<string, unknown>;
+    assert.equal(server.issuer, `${t.baseUrl}/`);
+    assert.deepEqual(server.code_challenge_methods_supported, ['S256']);
+    assert.equal(server.registration_endpoint, `${t.baseUrl}/register`);
+    assert.equal(server.revocation_endpoint, `${t.baseUrl}/revoke`);
+    assert.deepEqual(server.grant_types_supported, ['authorization_code', 'refresh_token']);
+  });
+
+  it('registers, consents, exchanges with PKCE, calls a tool, refreshes and revokes', async () => {
+    const client = await signIn();
+    const first = client.saved;
+    assert.ok(first, 'tokens saved');
+    assert.ok(first.access_token.startsWith('atl_oat_') && first.refresh_token);
+    const mcp = await connectSignedIn(t.baseUrl, client);
+    openClients.push(mcp);
+    const result = await status(mcp);
+    assert.equal(result.isError, undefined, JSON.stringify(result.content[0]));
+    assert.equal((result.structuredContent as { tier: string }).tier, 'pro');
+
+    // The token acts on /mcp only: /api/v1 refuses it (it was issued for /mcp, RFC 8707).
+    const onApi = await fetch(`${t.baseUrl}/api/v1/user/status`, {
+      headers: { authorization: `Bearer ${first.access_token}` },
+    });
+    assert.equal(onApi.status, 401);
+
+    // Refresh: new tokens; the old access and refresh tokens stop working.
+    const clientId = client.info?.client_id ?? '';
+    const refreshed = await postForm(`${t.baseUrl}/token`, {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token ?? '',
+      client_id: clientId,
+      resource: `${t.baseUrl}/mcp`,
+    });
+    assert.equal(refreshed.status, 200, JSON.stringify(refreshed.body));
+    const fresh = refreshed.body as { access_token: string; refresh_token: string };
+    assert.equal((await initializeWith(first.access_token)).status, 401);
+    assert.equal((await initializeWith(fresh.access_token)).status, 200);
+    const again = await postForm(`${t.baseUrl}/token`, {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token ?? '',
+      client_id: clientId,
+    });
+    assert.equal(again.status, 400);
+    assert.equal(again.body.error, 'invalid_grant');
+
+    // The SDK's client refreshes by itself too.
+    client.saveTokens({ ...client.saved, ...fresh, token_type: 'Bearer' });
+    assert.equal(await finishSignInByRefresh(client), 'AUTHORIZED');
+    assert.notEqual(client.saved?.access_token, fresh.access_token);
+
+    // Revocation (RFC 7009) refuses the token at once.
+    const revoked = await postForm(`${t.baseUrl}/revoke`, {
+      token: client.saved?.access_token ?? '',
+      client_id: clientId,
+    });
+    assert.equal(revoked.status, 200);
+    const refusal = await initializeWith(client.saved?.access_token ?? '');
+    assert.equal(refusal.status, 401);
+    assert.match(refusal.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+  });
+
+  it('the account page lists the signed-in app and revoking it there refuses its token', async () => {
+    const client = await signIn(new MemoryOAuthClient(REDIRECT, 'Listed Agent'));
+    const listed = await t.app.inject({
+      method: 'GET',
+      url: '/web/api/account/oauth-grants',
+      headers: { cookie },
+    });
+    assert.equal(listed.statusCode, 200);
+    const grant = (listed.json() as { grants: Array<{ id: string; client_name: string }> }).grants.find(
+      (one) => one.client_name === 'Listed Agent',
+    );
+    assert.ok(grant);
+    assert.equal((await initializeWith(client.saved?.access_token ?? '')).status, 200);
+    const revoke = await t.app.inject({
+      method: 'DELETE',
+      url: `/web/api/account/oauth-grants/${grant.id}`,
+      headers: { cookie, origin: t.baseUrl },
+    });
+    assert.equal(revoke.statusCode, 204);
+    assert.equal((await initializeWith(client.saved?.access_token ?? '')).status, 401);
+    const refresh = await postForm(`${t.baseUrl}/token`, {
+      grant_type: 'refresh_token',
+      refresh_token: client.saved?.refresh_token ?? '',
+      client_id: client.info?.client_id ?? '',
+    });
+    assert.equal(refresh.body.error, 'invalid_grant');
+  });
+
+  it('a disabled account’s token is refused', async () => {
+    const client = await signIn();
+    assert.equal((await initializeWith(client.saved?.access_token ?? '')).status, 200);
+    await t.core.accounts.disable(accountId);
+    try {
+      assert.equal((await initializeWith(client.saved?.access_token ?? '')).status, 401);
+    } finally {
+      await t.core.accounts.enable(accountId);
+      cookie = await signedInCookie(t.app, { email, password: PASSWORD }, { origin: t.baseUrl });
+    }
+  });
+
+  it('declining answers access_denied to the redirect URI', async () => {
+    const client = new MemoryOAuthClient(REDIRECT);
+    const redirect = await consent(await startSignIn(t.baseUrl, client), false);
+    assert.equal(`${redirect.origin}${redirect.pathname}`, REDIRECT);
+    assert.equal(redirect.searchParams.get('error'), 'access_denied');
+    assert.equal(redirect.searchParams.get('code'), null);
+  });
+
+  describe('refusals', () => {
+    let clientId = '';
+    const pkce = pkcePair();
+    const authorizeUrl = (overrides: Record<string, string> = {}) => {
+      const url = new URL(`${t.baseUrl}/authorize`);
+      const params = {
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        code_challenge: pkce.challenge,
+        code_challenge_method: 'S256',
+        state: 'st',
+        resource: `${t.baseUrl}/mcp`,
+        ...overrides,
+      };
+      for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+      return url;
+    };
+    const codeFor = async () => (await consent(authorizeUrl())).searchParams.get('code') ?? '';
+    const exchange = (code: string, overrides: Record<string, string> = {}) =>
+      postForm(`${t.baseUrl}/token`, {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: pkce.verifier,
+        redirect_uri: REDIRECT,
+        client_id: clientId,
+        resource: `${t.baseUrl}/mcp`,
+        ...overrides,
+      });
+
+    before(async () => {
+      const registered = await fetch(`${t.baseUrl}/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(new MemoryOAuthClient(REDIRECT).clientMetadata),
+      });
+      assert.equal(registered.status, 201);
+      clientId = ((await registered.json()) as { client_id: string }).client_id;
+    });
+
+    it('a wrong PKCE verifier', async () => {
+      const answer = await exchange(await codeFor(), { code_verifier: pkcePair().verifier });
+      assert.equal(answer.status, 400);
+      assert.equal(answer.body.error, 'invalid_grant');
+      assert.equal(typeof answer.body.error_description, 'string');
+    });
+
+    it('a plain (non-S256) challenge', async () => {
+      const answer = await fetch(authorizeUrl({ code_challenge_method: 'plain' }), { redirect: 'manual' });
+      assert.equal(answer.status, 302);
+      assert.equal(
+        new URL(answer.headers.get('location') ?? '').searchParams.get('error'),
+        'invalid_request',
+      );
+    });
+
+    it('an unregistered redirect_uri, at authorization and at the token endpoint', async () => {
+      const answer = await fetch(authorizeUrl({ redirect_uri: 'https://evil.example/cb' }), {
+        redirect: 'manual',
+      });
+      assert.equal(answer.status, 400);
+      assert.equal(((await answer.json()) as { error: string }).error, 'invalid_request');
+      const exchanged = await exchange(await codeFor(), { redirect_uri: 'http://127.0.0.1:7777/other' });
+      assert.equal(exchanged.body.error, 'invalid_grant');
+    });
+
+    it('a redirect URI that is plain http off loopback cannot be registered', async () => {
+      const registered = await fetch(`${t.baseUrl}/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          redirect_uris: ['http://evil.example/cb'],
+          token_endpoint_auth_method: 'none',
+        }),
+      });
+      assert.equal(registered.status, 400);
+      assert.equal(((await registered.json()) as { error: string }).error, 'invalid_client_metadata');
+    });
+
+    it('a resource other than this /mcp, at authorization and at the token endpoint', async () => {
+      const answer = await fetch(authorizeUrl({ resource: 'https://other.example/mcp' }), {
+        redirect: 'manual',
+      });
+      assert.equal(answer.status, 302);
+      assert.equal(new URL(answer.headers.get('location') ?? '').searchParams.get('error'), 'invalid_target');
+      const exchanged = await exchange(await codeFor(), { resource: 'https://other.example/mcp' });
+      assert.equal(exchanged.body.error, 'invalid_target');
+    });
+
+    it('a code used twice: refused, and the tokens it gave are revoked', async () => {
+      const code = await codeFor();
+      const first = await exchange(code);
+      assert.equal(first.status, 200, JSON.stringify(first.body));
+      const token = String(first.body.access_token);
+      assert.equal((await initializeWith(token)).status, 200);
+      const second = await exchange(code);
+      assert.equal(second.body.error, 'invalid_grant');
+      assert.equal((await initializeWith(token)).status, 401);
+    });
+
+    it('consent needs a session and a same-origin request', async () => {
+      const authorize = await fetch(authorizeUrl(), { redirect: 'manual' });
+      const id = new URL(authorize.headers.get('location') ?? '').searchParams.get('request');
+      const url = `/web/api/oauth/authorizations/${id}`;
+      assert.equal((await t.app.inject({ method: 'GET', url })).statusCode, 401);
+      const crossSite = await t.app.inject({
+        method: 'POST',
+        url,
+        headers: { cookie, origin: 'https://evil.example' },
+        payload: { allow: true },
+      });
+      assert.equal(crossSite.statusCode, 403);
+    });
+  });
+});
+
+/** The SDK's auth() with saved tokens: it refreshes them. */
+async function finishSignInByRefresh(client: MemoryOAuthClient) {
+  const { auth } = await import('@modelcontextprotocol/sdk/client/auth.js');
+  const serverUrl = new URL(client.authorizationUrl ?? '');
+  return auth(client, { serverUrl: `${serverUrl.origin}/mcp` });
+}

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { createOAuthGrants } from '../../src/accounts/oauth-grants.js';
+import type { contractChecker } from './openapi-contract.js';
+import type { TestApp } from './test-server.js';
+
+const REDIRECT = 'https://agent.example/callback';
+
+/**
+ * Sign-in for hosted MCP clients, the website's part (issue 32): the consent page's question and
+ * answer, and the account's grants listed and revoked, a success and errors each. The OAuth
+ * endpoints themselves speak OAuth's wire over real connections (test/mcp/remote-mcp-oauth.test.ts);
+ * here a client and its authorizations are made through the same store.
+ */
+export async function exerciseOAuthWebsiteRoutes(
+  t: TestApp,
+  exercise: ReturnType<typeof contractChecker>['exercise'],
+  web: { cookie: string; origin: string },
+) {
+  const grants = createOAuthGrants({
+    db: t.core.db,
+    clock: t.core.clock,
+    resource: new URL(`${t.baseUrl}/mcp`).href,
+    standing: async (id) => (await t.core.accounts.sessionStanding(id))?.account,
+  });
+  await grants.registerClient({
+    client_id: 'contract-agent',
+    client_name: 'Contract',
+    redirect_uris: [REDIRECT],
+  });
+  const start = async () => {
+    const id = await grants.startAuthorization({
+      clientId: 'contract-agent',
+      redirectUri: REDIRECT,
+      codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      state: 'contract',
+      resource: undefined,
+    });
+    assert.equal(typeof id, 'string');
+    return id as string;
+  };
+  const headers = { ...web, 'content-type': 'application/json' };
+  const authorization = '/web/api/oauth/authorizations/{id}';
+  const pending = await start();
+  const url = authorization.replace('{id}', pending);
+  await exercise('GET', authorization, { url, headers: { cookie: web.cookie } }, 200);
+  await exercise('GET', authorization, { url }, 401);
+  await exercise('POST', authorization, { url, headers, payload: { allow: 'yes' } }, 400);
+  await exercise(
+    'POST',
+    authorization,
+    { url, headers: { cookie: web.cookie }, payload: { allow: true } },
+    403,
+  );
+  const allowed = await exercise('POST', authorization, { url, headers, payload: { allow: true } }, 200);
+  await exercise('GET', authorization, { url, headers: { cookie: web.cookie } }, 404);
+  await exercise('POST', authorization, { url, headers, payload: { allow: true } }, 404);
+  const declined = authorization.replace('{id}', await start());
+  await exercise('POST', authorization, { url: declined, headers, payload: { allow: false } }, 200);
+
+  const code =
+    new URL((allowed.json() as { redirect_to: string }).redirect_to).searchParams.get('code') ?? '';
+  const tokens = await grants.exchangeCode({
+    clientId: 'contract-agent',
+    code,
+    redirectUri: REDIRECT,
+    resource: undefined,
+  });
+  assert.ok('access_token' in tokens);
+  const list = '/web/api/account/oauth-grants';
+  const listed = await exercise('GET', list, { url: list, headers: { cookie: web.cookie } }, 200);
+  await exercise('GET', list, { url: list }, 401);
+  const [grant] = (listed.json() as { grants: Array<{ id: string }> }).grants;
+  assert.ok(grant);
+  const one = `${list}/{id}`;
+  await exercise('DELETE', one, { url: `${list}/${grant.id}`, headers: { cookie: web.cookie } }, 403);
+  await exercise('DELETE', one, { url: `${list}/${grant.id}`, headers: web }, 204);
+  await exercise('DELETE', one, { url: `${list}/${grant.id}`, headers: web }, 404);
+}
