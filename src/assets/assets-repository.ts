@@ -4,8 +4,10 @@ import type { AssetKind } from '../domain/asset-kinds.js';
 import { Conflict, NotFound } from '../domain/errors.js';
 import type { Clock } from '../runtime/clock.js';
 import type { IdGenerator } from '../runtime/ids.js';
+import { compiledOnce } from '../store/compiled-once.js';
 import type { Db } from '../store/database.js';
 import type { AssetsTable } from '../store/schema.js';
+import { turnBatches } from '../store/write-batches.js';
 
 // The wire shape is the contract's; the repository maps its rows onto it.
 export type { Asset };
@@ -35,7 +37,36 @@ function toAsset(row: AssetsTable): Asset {
 }
 
 /** Store queries for the asset library: every upload and every result of an account. */
+/** The columns of a result's asset row, in the order its compiled insert binds them. */
+const RESULT_COLUMNS = [
+  'id',
+  'account_id',
+  'kind',
+  'blob_key',
+  'url',
+  'content_type',
+  'bytes',
+  'width',
+  'height',
+  'sha256',
+  'generation_id',
+  'task_id',
+  'created_at',
+] as const;
+type ResultRow = Pick<AssetsTable, (typeof RESULT_COLUMNS)[number]>;
+
 export function createAssetsRepository({ db, clock, ids }: { db: Db; clock: Clock; ids: IdGenerator }) {
+  // Every result of the engine is recorded here: its two queries compiled once, and on SQLite the
+  // inserts of one turn of the event loop (a burst of answers) commit together.
+  const resultOfTask = compiledOnce(1, (taskId: string) =>
+    db.selectFrom('assets').select('id').where('task_id', '=', taskId),
+  );
+  const insertResultRow = compiledOnce(RESULT_COLUMNS.length, (...values: unknown[]) =>
+    db
+      .insertInto('assets')
+      .values(Object.fromEntries(RESULT_COLUMNS.map((column, i) => [column, values[i]])) as ResultRow),
+  );
+  const batched = turnBatches(db);
   return {
     /** Records an upload; the same bytes uploaded again by the same account reuse one record. */
     async insertUpload(input: {
@@ -99,30 +130,27 @@ export function createAssetsRepository({ db, clock, ids }: { db: Db; clock: Cloc
       width: number;
       height: number;
     }): Promise<void> {
-      const existing = await db
-        .selectFrom('assets')
-        .select('id')
-        .where('task_id', '=', input.taskId)
-        .executeTakeFirst();
-      if (existing) return;
-      await db
-        .insertInto('assets')
-        .values({
-          id: ids.next('ast'),
-          account_id: input.accountId,
-          kind: 'result',
-          blob_key: input.blobKey,
-          url: input.url,
-          content_type: input.contentType,
-          bytes: input.bytes.length,
-          width: input.width,
-          height: input.height,
-          sha256: createHash('sha256').update(input.bytes).digest('hex'),
-          generation_id: input.generationId,
-          task_id: input.taskId,
-          created_at: clock.now(),
-        })
-        .execute();
+      const row: ResultRow = {
+        id: ids.next('ast'),
+        account_id: input.accountId,
+        kind: 'result',
+        blob_key: input.blobKey,
+        url: input.url,
+        content_type: input.contentType,
+        bytes: input.bytes.length,
+        width: input.width,
+        height: input.height,
+        sha256: createHash('sha256').update(input.bytes).digest('hex'),
+        generation_id: input.generationId,
+        task_id: input.taskId,
+        created_at: clock.now(),
+      };
+      // A task's result is recorded once, whichever attempt stored it first.
+      const insert = async (executor: Db): Promise<void> => {
+        if ((await executor.executeQuery(resultOfTask(input.taskId))).rows.length > 0) return;
+        await executor.executeQuery(insertResultRow(...RESULT_COLUMNS.map((column) => row[column])));
+      };
+      return batched ? batched(insert, () => insert(db)) : insert(db);
     },
 
     /** One page of an account's assets, newest first, optionally of one kind. */

@@ -3,16 +3,21 @@ import { isFinalStatus } from '../domain/task-status.js';
 import { compiledOnce } from '../store/compiled-once.js';
 import type { Db } from '../store/database.js';
 import type { Database, TasksTable } from '../store/schema.js';
+import { turnBatches } from '../store/write-batches.js';
 import {
   FINISHED_COLUMNS,
   type FinishedTask,
   type finishingWrites,
   type OnTaskFinished,
 } from './task-finish.js';
-import { turnBatches } from './write-batches.js';
 
 type FinishedRow = Omit<FinishedTask, 'status'> & { status: TasksTable['status'] };
 type FinishingUpdate = (executor: Db) => Promise<FinishedRow | undefined>;
+
+/** The columns of a progress mark (a call under way: in progress, since when, how far). */
+const PROGRESS_COLUMNS: ReadonlySet<keyof TasksTable> = new Set(['status', 'started_at', 'progress']);
+const isProgressMark = (columns: ReadonlyArray<keyof TasksTable>) =>
+  columns.length > 0 && columns.every((column) => PROGRESS_COLUMNS.has(column));
 
 /** "The task is unfinished", with literal statuses (as the engine's partial index states it). */
 const unfinished: RawBuilder<boolean> = sql<boolean>`${sql.ref('status')} in ('queued', 'in_progress')`;
@@ -20,8 +25,8 @@ const unfinished: RawBuilder<boolean> = sql<boolean>`${sql.ref('status')} in ('q
 /**
  * The engine's guarded writes of a leased task — each step's patch, a final write with its hook,
  * the heartbeat — compiled once per set of columns written (the engine writes a handful of shapes),
- * not built by Kysely per write. On SQLite, the final writes of one turn of the event loop commit
- * together (write-batches.ts); on PostgreSQL each runs on the pool as before.
+ * not built by Kysely per write. On SQLite, the final writes and renewals of one turn of the event
+ * loop commit together (store/write-batches.ts); on PostgreSQL each runs on the pool as before.
  */
 export function createLeasedWrites({
   db,
@@ -45,12 +50,22 @@ export function createLeasedWrites({
 
   /**
    * A write that changes the task's row if the lease (and the task) is still there, at once: a
-   * step's writes (the lease check before a call, a parked task's, the heartbeat) are on the path of
-   * the next upstream call, and batched they slowed a slot's hand-off (a pool of 4 slots kept 3.2-3.5
-   * calls busy instead of 3.8). Only final writes, after which nothing waits, are batched.
+   * step's writes (the lease check before a call, a parked task's) are on the path of the next
+   * upstream call, and batched they slowed a slot's hand-off (a pool of 4 slots kept 3.2-3.5 calls
+   * busy instead of 3.8). Only writes after which nothing waits are batched: final writes, renewals
+   * and the progress marks of a call under way.
    */
-  const changesOne = async (query: CompiledQuery<unknown>): Promise<boolean> =>
-    Number((await db.executeQuery(query)).numAffectedRows) === 1;
+  const changesOne = async (query: CompiledQuery<unknown>, executor: Db = db): Promise<boolean> =>
+    Number((await executor.executeQuery(query)).numAffectedRows) === 1;
+
+  /** A write on no call's path (a renewal, a progress mark): on SQLite it shares the turn's commit. */
+  const inTurn = (query: CompiledQuery<unknown>): Promise<boolean> =>
+    batched
+      ? batched(
+          (trx) => changesOne(query, trx),
+          () => changesOne(query),
+        )
+      : changesOne(query);
 
   const renewal = compiledOnce(3, (expiresAt: number, taskId: string, owner: string) =>
     db
@@ -91,7 +106,7 @@ export function createLeasedWrites({
       const columns = (Object.keys(patch) as Array<keyof TasksTable>).filter((c) => patch[c] !== undefined);
       const final = isFinalStatus(patch.status);
       const query = updateOf(columns, final)(...columns.map((column) => patch[column]), now, taskId, owner);
-      if (!final) return changesOne(query);
+      if (!final) return isProgressMark(columns) ? inTurn(query) : changesOne(query);
       const update = async (executor: Db) =>
         (await executor.executeQuery(query as CompiledQuery<FinishedRow>)).rows[0];
       return batched
@@ -102,8 +117,11 @@ export function createLeasedWrites({
         : finishing(update);
     },
 
-    /** Extends `owner`'s lease of an unfinished task; false when it is no longer theirs. */
+    /**
+     * Extends `owner`'s lease of an unfinished task; false when it is no longer theirs. Renewals are
+     * on no call's path: on SQLite those of one turn (a burst's tasks beat together) share its commit.
+     */
     renew: (taskId: string, owner: string, expiresAt: number): Promise<boolean> =>
-      changesOne(renewal(expiresAt, taskId, owner)),
+      inTurn(renewal(expiresAt, taskId, owner)),
   };
 }

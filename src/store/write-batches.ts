@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
-import { type Db, dialectOf } from '../store/database.js';
-import type { Database } from '../store/schema.js';
+import { type Db, dialectOf } from './database.js';
+import type { Database } from './schema.js';
 
 interface Pending {
   inBatch(trx: Transaction<Database>): Promise<unknown>;
@@ -10,7 +10,8 @@ interface Pending {
 }
 
 /**
- * Writes of one turn of the event loop committed together, on SQLite — the engine's final writes:
+ * Writes of one turn of the event loop committed together, on SQLite — the engine's final writes,
+ * its lease renewals and result assets:
  * a burst of answers (a thousand images at once) costs one commit per turn instead of one per task
  * (each commit writes the pages it changed to the WAL: most of a burst's cost). Each write runs in
  * turn inside one transaction — a final write with its hook (usage, history version, webhooks'
