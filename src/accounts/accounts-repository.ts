@@ -280,22 +280,28 @@ export function createAccountsRepository({ db, clock, ids, changes }: Repository
         .execute();
     },
 
+    // An account's upstream keys are kept in memory by every node (upstream-key-cache.ts): their
+    // changes are announced as those of what authentication returns.
     async putUpstreamKey(accountId: string, provider: string, ciphertext: string): Promise<void> {
-      await db
-        .insertInto('upstream_keys')
-        .values({ account_id: accountId, provider, ciphertext, created_at: clock.now() })
-        .onConflict((oc) =>
-          oc.columns(['account_id', 'provider']).doUpdateSet({ ciphertext, created_at: clock.now() }),
-        )
-        .execute();
+      await changeAuthenticated((executor) =>
+        executor
+          .insertInto('upstream_keys')
+          .values({ account_id: accountId, provider, ciphertext, created_at: clock.now() })
+          .onConflict((oc) =>
+            oc.columns(['account_id', 'provider']).doUpdateSet({ ciphertext, created_at: clock.now() }),
+          )
+          .execute(),
+      );
     },
 
     async deleteUpstreamKey(accountId: string, provider: string): Promise<void> {
-      await db
-        .deleteFrom('upstream_keys')
-        .where('account_id', '=', accountId)
-        .where('provider', '=', provider)
-        .execute();
+      await changeAuthenticated((executor) =>
+        executor
+          .deleteFrom('upstream_keys')
+          .where('account_id', '=', accountId)
+          .where('provider', '=', provider)
+          .execute(),
+      );
     },
 
     async getUpstreamKey(accountId: string, provider: string): Promise<string | undefined> {

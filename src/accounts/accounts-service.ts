@@ -11,6 +11,7 @@ import { createApiKeyManagement } from './api-key-management.js';
 import { LAST_USED_WRITE_INTERVAL_MS } from './api-keys-repository.js';
 import { apiKeyHint, generateApiKey, hashApiKey } from './credentials.js';
 import { createPasswordHashing, type PasswordHashing } from './password-hashing.js';
+import { createUpstreamKeyCache } from './upstream-key-cache.js';
 import { openUpstreamKey, upstreamKeyContext } from './upstream-key-seals.js';
 
 const emailPattern = /^[^\s@]+@[^\s@]+$/;
@@ -115,10 +116,17 @@ export function createAccountsService({
     return found.account;
   }
 
+  const ownUpstreamKey = async (accountId: string, provider: string): Promise<string | undefined> => {
+    const sealed = await accounts.getUpstreamKey(accountId, provider);
+    return sealed === undefined ? undefined : openUpstreamKey(secrets, sealed, accountId, provider);
+  };
+  // Read before every upstream call of a task: kept while accounts have not changed (as API keys).
+  const findUpstreamKey = keyCache
+    ? createUpstreamKeyCache({ lookup: ownUpstreamKey, ...keyCache })
+    : ownUpstreamKey;
   const keyResolver: UpstreamKeyResolver = {
     async resolve(accountId, provider) {
-      const sealed = await accounts.getUpstreamKey(accountId, provider);
-      const own = sealed === undefined ? undefined : openUpstreamKey(secrets, sealed, accountId, provider);
+      const own = await findUpstreamKey(accountId, provider);
       if (own !== undefined) return own;
       return deploymentKeys[provider] ?? null;
     },

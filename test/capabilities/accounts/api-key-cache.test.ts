@@ -96,6 +96,27 @@ describe('API keys changed by another process', () => {
     assert.equal((await server.accounts.authenticateApiKey(apiKey))?.tier, 'pro');
   });
 
+  test("an account's upstream key set or removed elsewhere, or here, is the key its next call uses", async () => {
+    const { account: created } = await cli.accounts.create({ email: 'upstream@example.test' });
+    const resolve = () => server.accounts.keyResolver.resolve(created.id, 'openai');
+    const deployment = await resolve();
+    let heard = server.accountChanges.heard();
+    await cli.accounts.setUpstreamKey(created.id, 'openai', 'sk-first');
+    await heard;
+    assert.equal(await resolve(), 'sk-first');
+    assert.equal(await resolve(), 'sk-first');
+    heard = server.accountChanges.heard();
+    await cli.accounts.setUpstreamKey(created.id, 'openai', 'sk-second');
+    await heard;
+    assert.equal(await resolve(), 'sk-second');
+    heard = server.accountChanges.heard();
+    await cli.accounts.setUpstreamKey(created.id, 'openai', '');
+    await heard;
+    assert.equal(await resolve(), deployment);
+    await server.accounts.setUpstreamKey(created.id, 'openai', 'sk-here');
+    assert.equal(await resolve(), 'sk-here');
+  });
+
   test('a key rotated in this process stops working at once', async () => {
     const { account: created, apiKey } = await server.accounts.create({ email: 'here@example.test' });
     assert.ok(await server.accounts.authenticateApiKey(apiKey));
