@@ -54,3 +54,6 @@ export const oauthGrantSchema = z
 export const oauthGrantListSchema = z
   .object({ grants: z.array(oauthGrantSchema).describe('Working grants, oldest first') })
   .describe('The apps signed in with the account');
+
+export type OAuthGrantInfo = z.infer<typeof oauthGrantSchema>;
+export type OAuthAuthorizationInfo = z.infer<typeof oauthAuthorizationSchema>;

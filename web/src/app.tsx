@@ -12,6 +12,9 @@ import SignInPage from './pages/sign-in';
 const WorksPage = lazy(() => import('./pages/works'));
 const LibraryPage = lazy(() => import('./pages/library'));
 const AccountPage = lazy(() => import('./pages/account'));
+// Sign-in for hosted MCP clients: the consent screen the authorization endpoint sends people to.
+const ConsentPage = lazy(() => import('./pages/consent'));
+const CONSENT_PATH = '/oauth/consent';
 // The operator console: its own chunk, loaded only by operators.
 const AdminArea = lazy(() => import('./pages/admin/admin'));
 
@@ -38,6 +41,8 @@ function Page({ path }: { path: string }) {
       return <LibraryPage />;
     case '/account':
       return <AccountPage />;
+    case CONSENT_PATH:
+      return <ConsentPage />;
     default:
       return (
         <div className="page">
@@ -76,7 +81,10 @@ export function App() {
   // Signed out → the sign-in page, remembering where the person was going.
   useEffect(() => {
     if (session === null && path !== '/sign-in') {
-      navigate(`/sign-in${path === '/' ? '' : `?next=${encodeURIComponent(path)}`}`, { replace: true });
+      // The query too: the consent screen's request id must survive signing in.
+      const query = search.toString();
+      const next = query === '' ? path : `${path}?${query}`;
+      navigate(`/sign-in${next === '/' ? '' : `?next=${encodeURIComponent(next)}`}`, { replace: true });
     }
     if (session && path === '/sign-in') {
       const next = search.get('next');
@@ -89,8 +97,10 @@ export function App() {
     ? ADMIN_PAGE
     : pages.find((p) => p.path === path || (p.path === '/' && path === '/create'));
   useEffect(() => {
-    if (session) document.title = current ? `${current.title} · Atelier` : 'Atelier';
-  }, [session, current]);
+    if (!session) return;
+    if (current) document.title = `${current.title} · Atelier`;
+    else document.title = path === CONSENT_PATH ? 'Allow access · Atelier' : 'Atelier';
+  }, [session, current, path]);
 
   const signOut = async () => {
     setSigningOut(true);

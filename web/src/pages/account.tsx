@@ -2,6 +2,7 @@ import { type FormEvent, useEffect, useId, useState } from 'react';
 import { ApiKeySection } from '../components/api-key-section';
 import { CopyButton } from '../components/copy-button';
 import { FormOutcome } from '../components/form-fields';
+import { OAuthGrantsSection } from '../components/oauth-grants-section';
 import { SignInSecurity } from '../components/sign-in-security';
 import { UsageSection } from '../components/usage-section';
 import { WebhooksSection } from '../components/webhooks-section';
@@ -224,6 +225,7 @@ export default function AccountPage() {
           servers, never in a web page.
         </p>
         <ApiKeySection account={account} onRotated={reload} />
+        <OAuthGrantsSection />
       </section>
 
       <section className="panel stack" aria-labelledby="signin-heading">

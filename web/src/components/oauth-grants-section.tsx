@@ -1,0 +1,109 @@
+import { useCallback, useEffect, useState } from 'react';
+import type { OAuthGrantInfo } from '../../../src/contract/oauth';
+import { api } from '../lib/api';
+import { formatDate, formatWhen } from '../lib/format';
+import { useAction } from '../lib/use-action';
+import { ConfirmDialog } from './dialog';
+
+const appName = (grant: OAuthGrantInfo) => grant.client_name ?? grant.redirect_host ?? grant.client_id;
+
+/**
+ * The apps signed in with the account (hosted MCP clients it allowed on the consent page), listed
+ * beside the API keys: name, where it redirects, when allowed, last use; each revocable after a
+ * confirmation (its tokens stop working at once, on every node). Nothing is shown when none is.
+ */
+export function OAuthGrantsSection() {
+  const [grants, setGrants] = useState<OAuthGrantInfo[]>();
+  const [revoking, setRevoking] = useState<OAuthGrantInfo>();
+  const listing = useAction();
+  const revocation = useAction();
+  const { run } = listing;
+
+  const load = useCallback(
+    () =>
+      run(async () => {
+        setGrants((await api.get<{ grants: OAuthGrantInfo[] }>('/web/api/account/oauth-grants')).grants);
+      }),
+    [run],
+  );
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const revoke = async (grant: OAuthGrantInfo) => {
+    const done = await revocation.run(() =>
+      api.delete(`/web/api/account/oauth-grants/${encodeURIComponent(grant.id)}`),
+    );
+    if (!done) return;
+    setRevoking(undefined);
+    await load();
+  };
+
+  if (listing.error)
+    return (
+      <p className="error-text" role="alert">
+        {listing.error}
+      </p>
+    );
+  if (!grants || grants.length === 0) return null;
+  return (
+    <div className="table-scroll">
+      <table className="deliveries api-keys">
+        <caption className="field-label">Apps signed in with your account</caption>
+        <thead>
+          <tr>
+            <th scope="col">App</th>
+            <th scope="col">Redirects to</th>
+            <th scope="col">Allowed</th>
+            <th scope="col">Last used</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {grants.map((grant) => (
+            <tr key={grant.id}>
+              <th scope="row">{appName(grant)}</th>
+              <td className="mono small">{grant.redirect_host ?? '—'}</td>
+              <td className="small">{formatDate(grant.created_at)}</td>
+              <td className="small">
+                {grant.last_used_at === null ? 'Never' : formatWhen(grant.last_used_at)}
+              </td>
+              <td>
+                <button
+                  type="button"
+                  className="button small"
+                  aria-label={`Revoke ${appName(grant)}`}
+                  onClick={() => {
+                    revocation.reset();
+                    setRevoking(grant);
+                  }}
+                >
+                  Revoke
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {revoking && (
+        <ConfirmDialog
+          title={`Sign “${appName(revoking)}” out?`}
+          message={
+            <p>
+              Its access stops at once, on every node: its next call to /mcp gets 401 and it must ask you
+              again. This cannot be undone.
+            </p>
+          }
+          confirmLabel="Revoke access"
+          danger
+          busy={revocation.busy}
+          error={revocation.error}
+          onConfirm={() => void revoke(revoking)}
+          onCancel={() => setRevoking(undefined)}
+        />
+      )}
+    </div>
+  );
+}
