@@ -1,9 +1,49 @@
 import assert from 'node:assert/strict';
 import { createOAuthGrants } from '../../src/accounts/oauth-grants.js';
+import type { Core } from '../../src/core.js';
 import type { contractChecker } from './openapi-contract.js';
 import type { TestApp } from './test-server.js';
 
 const REDIRECT = 'https://agent.example/callback';
+const CLIENT = 'contract-agent';
+
+/** The app's OAuth grants service, made again over the same store (what the app builds for /mcp). */
+export async function grantsOver(core: Core, publicBaseUrl: string) {
+  const grants = createOAuthGrants({
+    db: core.db,
+    clock: core.clock,
+    resource: new URL(`${publicBaseUrl}/mcp`).href,
+    standing: async (id) => (await core.accounts.sessionStanding(id))?.account,
+  });
+  await grants.registerClient({ client_id: CLIENT, client_name: 'Contract', redirect_uris: [REDIRECT] });
+  const start = async () => {
+    const id = await grants.startAuthorization({
+      clientId: CLIENT,
+      redirectUri: REDIRECT,
+      codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      state: 'contract',
+      resource: undefined,
+    });
+    assert.equal(typeof id, 'string');
+    return id as string;
+  };
+  /** The code of an allowed authorization, exchanged: an access token acting as the account on /mcp. */
+  const exchange = async (code: string) => {
+    const tokens = await grants.exchangeCode({
+      clientId: CLIENT,
+      code,
+      redirectUri: REDIRECT,
+      resource: undefined,
+    });
+    assert.ok('access_token' in tokens);
+    return tokens;
+  };
+  const tokensFor = async (accountId: string) => {
+    const redirect = await grants.decide(await start(), accountId, true);
+    return exchange(new URL(redirect ?? '').searchParams.get('code') ?? '');
+  };
+  return { grants, start, exchange, tokensFor };
+}
 
 /**
  * Sign-in for hosted MCP clients, the website's part (issue 32): the consent page's question and
@@ -16,28 +56,7 @@ export async function exerciseOAuthWebsiteRoutes(
   exercise: ReturnType<typeof contractChecker>['exercise'],
   web: { cookie: string; origin: string },
 ) {
-  const grants = createOAuthGrants({
-    db: t.core.db,
-    clock: t.core.clock,
-    resource: new URL(`${t.baseUrl}/mcp`).href,
-    standing: async (id) => (await t.core.accounts.sessionStanding(id))?.account,
-  });
-  await grants.registerClient({
-    client_id: 'contract-agent',
-    client_name: 'Contract',
-    redirect_uris: [REDIRECT],
-  });
-  const start = async () => {
-    const id = await grants.startAuthorization({
-      clientId: 'contract-agent',
-      redirectUri: REDIRECT,
-      codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      state: 'contract',
-      resource: undefined,
-    });
-    assert.equal(typeof id, 'string');
-    return id as string;
-  };
+  const { start, exchange } = await grantsOver(t.core, t.baseUrl);
   const headers = { ...web, 'content-type': 'application/json' };
   const authorization = '/web/api/oauth/authorizations/{id}';
   const pending = await start();
@@ -59,13 +78,7 @@ export async function exerciseOAuthWebsiteRoutes(
 
   const code =
     new URL((allowed.json() as { redirect_to: string }).redirect_to).searchParams.get('code') ?? '';
-  const tokens = await grants.exchangeCode({
-    clientId: 'contract-agent',
-    code,
-    redirectUri: REDIRECT,
-    resource: undefined,
-  });
-  assert.ok('access_token' in tokens);
+  await exchange(code);
   const list = '/web/api/account/oauth-grants';
   const listed = await exercise('GET', list, { url: list, headers: { cookie: web.cookie } }, 200);
   await exercise('GET', list, { url: list }, 401);
