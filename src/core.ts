@@ -142,7 +142,10 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   const assets = createAssetsRepository({ db, clock, ids });
   // Usage is counted, the account's history version moved and the webhooks' outbox written in the
   // transaction of each task's final write (exactly once per task).
-  const usageRepository = createUsageRepository({ db });
+  const usageRepository = createUsageRepository({
+    db,
+    modelOf: (generationId) => generationModel(db, generationId),
+  });
   // SQLite answers on the event loop: searches read on their own threads (one per pool slot).
   const searchReaders =
     dialectOf(db) === 'sqlite' && !overrides.db && config.databaseUrl !== ':memory:'
@@ -167,7 +170,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     // The creations read model joins tasks with their generations for the creation view's cards.
     pendingCards: (accountId, options) => listPendingCards(db, accountId, options),
     onFinished: async (trx, task) => {
-      await usageRepository.recordFinished(trx, task, generationModel(trx, task.generation_id));
+      await usageRepository.recordFinished(trx, task);
       if (task.status === 'completed') await generationsRepository.taskCompleted(trx, task.account_id);
       // The webhooks' outbox: their deliveries are built from it, not by reading tasks.
       await webhooks.recordFinished(trx, task);

@@ -1,4 +1,5 @@
 import { type Expression, sql } from 'kysely';
+import { compiledOnce } from '../store/compiled-once.js';
 import type { Db } from '../store/database.js';
 import type { FinishedTask } from '../tasks/task-finish.js';
 import { dayOf } from './usage-days.js';
@@ -15,37 +16,51 @@ export interface UsageRow {
 }
 
 /** Store queries of the usage table (`usage_daily`), owned by the usage capability. */
-export function createUsageRepository({ db }: { db: Db }) {
-  return {
-    /**
-     * Counts a task that has just ended, inside the transaction of the write that ended it (so once
-     * per task): under the UTC day of its end and its generation's catalog `model` (a subquery the
-     * generations capability gives, embedded in this one statement; the composition root wires it).
-     */
-    async recordFinished(executor: Db, task: FinishedTask, model: Expression<string>): Promise<void> {
-      // Literals (0 or 1), not parameters: PostgreSQL would type a parameter in a select list as text.
-      const completed = task.status === 'completed' ? 1 : 0;
-      const day = dayOf(Number(task.finished_at ?? task.created_at));
-      // Only a completed task costs (a failed one costs nothing); an integer, safe as a literal.
-      const cost = task.status === 'completed' ? Math.max(0, Math.trunc(Number(task.cost_micros ?? 0))) : 0;
-      await executor
+export function createUsageRepository({
+  db,
+  modelOf,
+}: {
+  db: Db;
+  /** A generation's catalog model as a subquery (the generations capability's; the root wires it). */
+  modelOf: (generationId: string) => Expression<string>;
+}) {
+  // Built and compiled once: it runs in every task's final write. The counts are bound in VALUES
+  // (typed by their columns on PostgreSQL); a row already there adds the new row's (`excluded`).
+  const countFinished = compiledOnce(
+    6,
+    (accountId: string, day: string, generationId: string, completed: number, failed: number, cost: number) =>
+      db
         .insertInto('usage_daily')
         .values({
-          account_id: task.account_id,
+          account_id: accountId,
           day,
-          model,
-          completed: sql<number>`${sql.lit(completed)}`,
-          failed: sql<number>`${sql.lit(1 - completed)}`,
-          cost_micros: sql<number>`${sql.lit(cost)}`,
+          model: modelOf(generationId),
+          completed,
+          failed,
+          cost_micros: cost,
         })
         .onConflict((oc) =>
           oc.columns(['account_id', 'day', 'model']).doUpdateSet({
-            completed: sql<number>`${sql.ref('usage_daily.completed')} + ${sql.lit(completed)}`,
-            failed: sql<number>`${sql.ref('usage_daily.failed')} + ${sql.lit(1 - completed)}`,
-            cost_micros: sql<number>`${sql.ref('usage_daily.cost_micros')} + ${sql.lit(cost)}`,
+            completed: sql<number>`${sql.ref('usage_daily.completed')} + ${sql.ref('excluded.completed')}`,
+            failed: sql<number>`${sql.ref('usage_daily.failed')} + ${sql.ref('excluded.failed')}`,
+            cost_micros: sql<number>`${sql.ref('usage_daily.cost_micros')} + ${sql.ref('excluded.cost_micros')}`,
           }),
-        )
-        .execute();
+        ),
+  );
+  return {
+    /**
+     * Counts a task that has just ended, inside the transaction of the write that ended it (so once
+     * per task): under the UTC day of its end and its generation's catalog `model` (`modelOf`,
+     * embedded in this one statement).
+     */
+    async recordFinished(executor: Db, task: FinishedTask): Promise<void> {
+      const completed = task.status === 'completed' ? 1 : 0;
+      const day = dayOf(Number(task.finished_at ?? task.created_at));
+      // Only a completed task costs (a failed one costs nothing).
+      const cost = task.status === 'completed' ? Math.max(0, Math.trunc(Number(task.cost_micros ?? 0))) : 0;
+      await executor.executeQuery(
+        countFinished(task.account_id, day, task.generation_id, completed, 1 - completed, cost),
+      );
     },
 
     /** Usage rows from `from` to `to` (UTC days, included), of one account or of all, by day then model. */

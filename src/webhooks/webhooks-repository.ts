@@ -2,6 +2,7 @@ import type { ExpressionBuilder, Transaction } from 'kysely';
 import { sql } from 'kysely';
 import type { Clock } from '../runtime/clock.js';
 import { LEGACY_SEAL_PREFIX } from '../secrets/secret-box.js';
+import { compiledOnce } from '../store/compiled-once.js';
 import type { Db } from '../store/database.js';
 import type {
   Database,
@@ -46,6 +47,42 @@ const timeOrNull = (value: number | string | null) => (value === null ? null : N
 
 /** Store queries for webhook secrets, callbacks and deliveries. */
 export function createWebhooksRepository({ db, clock }: { db: Db; clock: Clock }) {
+  // The two queries of every finished task, built and compiled once (not by Kysely per task).
+  const outboxInsert = compiledOnce(OUTBOX_RECORD_COLUMNS.length + 4, (...values: unknown[]) => {
+    const [taskId, accountId, finishedAt, generationId] = values.slice(OUTBOX_RECORD_COLUMNS.length);
+    return db
+      .insertInto('webhook_outbox')
+      .columns([
+        ...OUTBOX_RECORD_COLUMNS.map(([column]) => column),
+        'task_id',
+        'generation_id',
+        'account_id',
+        'finished_at',
+      ])
+      .expression((eb) =>
+        eb
+          .selectFrom('webhook_callbacks')
+          // Typed casts: PostgreSQL would type a bare parameter in a select list as text.
+          .select([
+            ...OUTBOX_RECORD_COLUMNS.map(([column, type], i) =>
+              sql`cast(${values[i]} as ${sql.raw(type)})`.as(column),
+            ),
+            sql`cast(${taskId} as text)`.as('task_id'),
+            'generation_id',
+            sql`cast(${accountId} as text)`.as('account_id'),
+            sql`cast(${finishedAt} as bigint)`.as('finished_at'),
+          ])
+          .where('generation_id', '=', generationId as string),
+      )
+      .onConflict((oc) => oc.column('task_id').doNothing());
+  });
+  const callbackOfTask = compiledOnce(1, (taskId: string) =>
+    db
+      .selectFrom('webhook_outbox')
+      .innerJoin('webhook_callbacks', 'webhook_callbacks.generation_id', 'webhook_outbox.generation_id')
+      .select('webhook_callbacks.url')
+      .where('webhook_outbox.task_id', '=', taskId),
+  );
   return {
     /**
      * Records a generate request's callbackUrl in the caller's transaction, so the callback is
@@ -128,42 +165,15 @@ export function createWebhooksRepository({ db, clock }: { db: Db; clock: Clock }
      * insert-select; nothing for a task without a callback).
      */
     async recordFinished(trx: Transaction<Database>, task: FinishedTask): Promise<void> {
-      await trx
-        .insertInto('webhook_outbox')
-        .columns([
-          ...OUTBOX_RECORD_COLUMNS.map(([column]) => column),
-          'task_id',
-          'generation_id',
-          'account_id',
-          'finished_at',
-        ])
-        .expression((eb) =>
-          eb
-            .selectFrom('webhook_callbacks')
-            // Typed casts: PostgreSQL would type a bare parameter in a select list as text.
-            .select([
-              ...OUTBOX_RECORD_COLUMNS.map(([column, type]) =>
-                sql`cast(${task[column]} as ${sql.raw(type)})`.as(column),
-              ),
-              sql`cast(${task.id} as text)`.as('task_id'),
-              'generation_id',
-              sql`cast(${task.account_id} as text)`.as('account_id'),
-              sql`cast(${task.finished_at} as bigint)`.as('finished_at'),
-            ])
-            .where('generation_id', '=', task.generation_id),
-        )
-        .onConflict((oc) => oc.column('task_id').doNothing())
-        .execute();
+      const values = OUTBOX_RECORD_COLUMNS.map(([column]) => task[column]);
+      await trx.executeQuery(
+        outboxInsert(...values, task.id, task.account_id, task.finished_at, task.generation_id),
+      );
     },
 
     /** The callback of a finished task (from the outbox), if its generation registered one. */
     async callbackForTask(taskId: string): Promise<Pick<WebhookCallbacksTable, 'url'> | undefined> {
-      return db
-        .selectFrom('webhook_outbox')
-        .innerJoin('webhook_callbacks', 'webhook_callbacks.generation_id', 'webhook_outbox.generation_id')
-        .select('webhook_callbacks.url')
-        .where('webhook_outbox.task_id', '=', taskId)
-        .executeTakeFirst();
+      return (await db.executeQuery(callbackOfTask(taskId))).rows[0];
     },
 
     /**
