@@ -1,12 +1,12 @@
-import { type FormEvent, useCallback, useEffect, useId, useState } from 'react';
+import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import type { ApiKeyInfo } from '../../../src/contract/api-keys';
 import { api } from '../lib/api';
 import { formatDate, formatWhen } from '../lib/format';
 import type { AccountInfo } from '../lib/types';
 import { useAction } from '../lib/use-action';
 import { CreateKeyDialog } from './api-key-create';
-import { CopyButton } from './copy-button';
 import { ConfirmDialog, Dialog } from './dialog';
+import { KeyReveal } from './key-reveal';
 import { PasswordConfirm } from './password-confirm';
 
 /**
@@ -49,29 +49,6 @@ function RotateDialog({
         />
       </form>
     </Dialog>
-  );
-}
-
-/** The key just made or rotated, shown this once with a copy button. */
-function KeyReveal({ apiKey, note }: { apiKey: string; note: string }) {
-  const keyId = useId();
-  return (
-    <div className="key-reveal stack" role="status">
-      <label className="field-label" htmlFor={keyId}>
-        Your new API key — shown once
-      </label>
-      <div className="row">
-        <input
-          id={keyId}
-          className="mono grow"
-          readOnly
-          value={apiKey}
-          onFocus={(event) => event.target.select()}
-        />
-        <CopyButton text={apiKey} label="Copy key" />
-      </div>
-      <p className="muted small">Store it now: Atelier keeps only a hash. {note}</p>
-    </div>
   );
 }
 
@@ -119,7 +96,11 @@ export function ApiKeySection({ onRotated }: { account: AccountInfo; onRotated: 
 
   return (
     <div className="stack">
-      {revealed ? <KeyReveal apiKey={revealed.apiKey} note={revealed.note} /> : null}
+      {revealed ? (
+        <KeyReveal label="Your new API key — shown once" apiKey={revealed.apiKey}>
+          <p className="muted small">Store it now: Atelier keeps only a hash. {revealed.note}</p>
+        </KeyReveal>
+      ) : null}
       {listing.error ? (
         <p className="error-text" role="alert">
           {listing.error}

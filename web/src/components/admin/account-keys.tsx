@@ -4,8 +4,8 @@ import { api } from '../../lib/api';
 import { useAction } from '../../lib/use-action';
 import { ConfirmDialog } from '../dialog';
 import { Field, FormOutcome } from '../form-fields';
+import { KeyReveal } from '../key-reveal';
 import { AdminTable, budgetText, HeadRow, LoadState, when } from './admin-kit';
-import { KeyReveal } from './key-reveal';
 
 /** An account's API keys: the list, a new key (shown once) and revocation. */
 export function AccountKeys({ accountId }: { accountId: string }) {

@@ -1,8 +1,16 @@
 import { type ReactNode, useId } from 'react';
-import { CopyButton } from '../copy-button';
+import { CopyButton } from './copy-button';
 
-/** A new API key, shown once: selectable on focus, with a copy button. */
-export function KeyReveal({ label, apiKey }: { label: ReactNode; apiKey: string }) {
+/** A new API key, shown once: selectable on focus, with a copy button, then `children` (a note). */
+export function KeyReveal({
+  label,
+  apiKey,
+  children,
+}: {
+  label: ReactNode;
+  apiKey: string;
+  children?: ReactNode;
+}) {
   const id = useId();
   return (
     <div className="key-reveal stack" role="status">
@@ -19,6 +27,7 @@ export function KeyReveal({ label, apiKey }: { label: ReactNode; apiKey: string 
         />
         <CopyButton text={apiKey} label="Copy key" />
       </div>
+      {children}
     </div>
   );
 }
