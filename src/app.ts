@@ -7,7 +7,7 @@ import Fastify, {
 } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import { createAccountDirectory } from './accounts/account-directory.js';
-import { createOAuthGrants } from './accounts/oauth-grants.js';
+import { createOAuthGrants, OAUTH_SCOPE } from './accounts/oauth-grants.js';
 import { ADMIN_PREFIX, adminApi } from './admin/admin-api.js';
 import { assetRoutes } from './api/assets-routes.js';
 import { curationRoutes } from './api/curation-routes.js';
@@ -293,7 +293,7 @@ export async function buildApp(
       apiKey: bearerKeyResolver(core.accounts.authenticateApiKey),
       inApp,
     }),
-    resourceMetadataUrl: oauth ? resourceMetadataUrlOf(mcpUrl) : undefined,
+    signIn: oauth ? { resourceMetadataUrl: resourceMetadataUrlOf(mcpUrl), scope: OAUTH_SCOPE } : undefined,
     dispatch: (request) => app.inject(request),
   });
   // The operator console's API: an operator's API key, or an operator's website session.

@@ -7,6 +7,7 @@ import { hashApiKey } from './credentials.js';
 const CONSENT_TTL_MS = 10 * 60_000;
 export const OAUTH_CODE_TTL_MS = 5 * 60_000;
 const CODE_PREFIX = 'atl_oac_';
+const DAY_MS = 24 * 60 * 60_000;
 
 /** The one scope: act as the account on /mcp. */
 export const OAUTH_SCOPE = 'mcp';
@@ -79,11 +80,18 @@ export function createOAuthConsents({ db, clock, resource }: { db: Db; clock: Cl
       const refusal = wrongTarget(request.resource);
       if (refusal) return refusal;
       const now = clock.now();
-      // Consents nobody answered are of no use once expired (codes too): dropped as new ones come.
+      // Consents and codes are of no use once expired (a used code is kept a day, so that presenting
+      // it again still revokes what it gave); grants revoked or lapsed a month ago neither. Dropped
+      // as new authorizations come (a rare event), no job needed.
       await db
         .deleteFrom('oauth_authorizations')
-        .where('expires_at', '<', now - OAUTH_CODE_TTL_MS)
-        .where('grant_id', 'is', null)
+        .where('expires_at', '<', now - DAY_MS)
+        .execute();
+      await db
+        .deleteFrom('oauth_grants')
+        .where((eb) =>
+          eb.or([eb('revoked_at', '<', now - 30 * DAY_MS), eb('refresh_expires_at', '<', now - 30 * DAY_MS)]),
+        )
         .execute();
       const id = `oaz_${randomBytes(24).toString('base64url')}`;
       await db

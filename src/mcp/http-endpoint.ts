@@ -16,10 +16,10 @@ export interface McpEndpointOptions {
    */
   authenticate: (request: FastifyRequest) => Promise<McpCredential>;
   /**
-   * The protected-resource metadata's URL (RFC 9728) when sign-in is offered: a 401 names it in
-   * `WWW-Authenticate`, which is how an MCP client finds the authorization server.
+   * When sign-in is offered: the protected-resource metadata's URL (RFC 9728) and the scope to ask
+   * for, which a 401 names in `WWW-Authenticate` (how an MCP client finds the authorization server).
    */
-  resourceMetadataUrl?: string | undefined;
+  signIn?: { resourceMetadataUrl: string; scope: string } | undefined;
   /** Hands a request to this same app (Fastify's inject): the tools' API calls and file reads. */
   dispatch: InAppDispatch;
 }
@@ -35,9 +35,9 @@ export interface McpCredential {
 const credentials = new WeakMap<FastifyRequest, McpCredential>();
 
 /** RFC 6750 §3 and the MCP authorization spec: what a 401 from /mcp says about the scheme it wants. */
-function bearerChallenge(request: FastifyRequest, resourceMetadataUrl: string | undefined): string {
+function bearerChallenge(request: FastifyRequest, signIn: McpEndpointOptions['signIn']): string {
   const parts = ['Bearer realm="atelier"'];
-  if (resourceMetadataUrl) parts.push(`resource_metadata="${resourceMetadataUrl}"`);
+  if (signIn) parts.push(`resource_metadata="${signIn.resourceMetadataUrl}"`, `scope="${signIn.scope}"`);
   // No credentials: no error code (RFC 6750 §3.1); a credential that failed: invalid_token.
   if (request.headers.authorization !== undefined) parts.push('error="invalid_token"');
   return parts.join(', ');
@@ -71,7 +71,7 @@ export async function mcpEndpoint(app: FastifyInstance, options: McpEndpointOpti
   });
   app.addHook('onSend', async (request, reply, payload) => {
     if (reply.statusCode === 401) {
-      reply.header('www-authenticate', bearerChallenge(request, options.resourceMetadataUrl));
+      reply.header('www-authenticate', bearerChallenge(request, options.signIn));
     }
     return payload;
   });

@@ -81,6 +81,7 @@ describe('remote MCP: sign-in with OAuth', () => {
     const metadataUrl = `${t.baseUrl}/.well-known/oauth-protected-resource/mcp`;
     assert.match(challenge, /^Bearer /);
     assert.ok(challenge.includes(`resource_metadata="${metadataUrl}"`), challenge);
+    assert.ok(challenge.includes('scope="mcp"'), challenge);
     assert.ok(!challenge.includes('error='), 'no error code without credentials (RFC 6750 §3.1)');
     for (const url of [metadataUrl, `${t.baseUrl}/.well-known/oauth-protected-resource`]) {
       const resource = (await (await fetch(url)).json()) as Record<string, unknown>;
