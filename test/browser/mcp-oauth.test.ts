@@ -6,6 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Page } from 'playwright-core';
 import { INITIALIZE, postMcp } from '../mcp/remote-mcp-support.js';
 import { connectSignedIn, finishSignIn, MemoryOAuthClient, startSignIn } from '../support/oauth-client.js';
+import { expectNoAxeViolations } from './axe.js';
 import { screenshot } from './support.js';
 import { testNoConsoleErrors, websiteSession } from './website-session.js';
 
@@ -32,7 +33,8 @@ async function redirectCatcher(): Promise<{ url: string; answer: Promise<URL>; s
  * auth), the browser opens its authorization URL, signs in on the website, allows on the consent
  * screen, and the redirect carries the code to the app's loopback server; the SDK exchanges it, the
  * SDK's client calls a tool over Streamable HTTP, and revoking the app on the account page refuses
- * its next call.
+ * its next call. axe-core finds no WCAG 2 A/AA violation on the consent screen, the listing or the
+ * confirmation.
  */
 describe('website: sign-in for hosted MCP clients (Chromium, end to end)', () => {
   const site = websiteSession();
@@ -63,6 +65,7 @@ describe('website: sign-in for hosted MCP clients (Chromium, end to end)', () =>
     assert.ok(text?.includes(site.server.email), text ?? '');
     assert.ok(text?.includes(new URL(catcher.url).host), text ?? '');
     await screenshot(page, 'mcp-consent');
+    await expectNoAxeViolations(page, 'the consent screen');
     await page.getByRole('button', { name: 'Allow' }).click();
     const redirect = await catcher.answer;
     assert.equal(redirect.searchParams.get('state'), authorizationUrl.searchParams.get('state'));
@@ -87,7 +90,10 @@ describe('website: sign-in for hosted MCP clients (Chromium, end to end)', () =>
       .getByRole('row')
       .filter({ has: page.getByRole('rowheader', { name: 'Browser Agent' }) });
     await row.waitFor();
+    await expectNoAxeViolations(page, 'the account page with a signed-in app');
     await row.getByRole('button', { name: 'Revoke Browser Agent' }).click();
+    await page.getByRole('dialog').waitFor();
+    await expectNoAxeViolations(page, 'the revoke confirmation');
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke access' }).click();
     await row.waitFor({ state: 'detached' });
     const refused = await postMcp(
