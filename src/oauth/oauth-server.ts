@@ -98,6 +98,12 @@ export async function oauthServer(
     }),
   );
 
+  // Every path handed over is the router's; should one slip past it, OAuth's shape still.
+  handler.use((request: express.Request, response: express.Response) => {
+    response
+      .status(404)
+      .json({ error: 'invalid_request', error_description: `No ${request.method} ${request.path}` });
+  });
   // What Express itself refuses (a body that is not JSON or a form, too large, in an unknown
   // charset) is answered in OAuth's shape too, never as Express's HTML page.
   handler.use(
