@@ -35,12 +35,14 @@ export function oauthRoutesOf(mcpUrl: string): Array<{ url: string; methods: HTT
 }
 
 /**
- * Whether the public base URL can be an OAuth issuer: RFC 8414 (and the SDK) want https; a
- * loopback address is allowed for development and tests.
+ * Whether the public base URL can be an OAuth issuer: RFC 8414 (and the SDK) want https; a loopback
+ * address is allowed for development and tests. It must be a host's root: the SDK puts the
+ * endpoints and the metadata at root paths (`/authorize`, `/.well-known/…`).
  */
 export function canIssue(publicBaseUrl: string): boolean {
   const url = new URL(publicBaseUrl);
-  return url.protocol === 'https:' || ['localhost', '127.0.0.1'].includes(url.hostname);
+  const secure = url.protocol === 'https:' || ['localhost', '127.0.0.1'].includes(url.hostname);
+  return secure && url.pathname === '/';
 }
 
 /**
