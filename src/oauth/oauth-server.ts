@@ -6,7 +6,7 @@ import {
   mcpAuthRouter,
 } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import express from 'express';
-import type { FastifyInstance, HTTPMethods, onRequestHookHandler } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, HTTPMethods, onRequestHookHandler } from 'fastify';
 import { OAUTH_SCOPE, type OAuthGrants } from '../accounts/oauth-grants.js';
 import { createOAuthProvider } from './oauth-provider.js';
 
@@ -46,6 +46,28 @@ export function canIssue(publicBaseUrl: string): boolean {
 }
 
 /**
+ * The grants, each failing call logged: the SDK's handlers turn a store failure into OAuth's
+ * `server_error` without a word, so this is where it is written down (with the request's logger).
+ */
+function loggedGrants(grants: OAuthGrants, log: FastifyBaseLogger): OAuthGrants {
+  const wrapped = Object.entries(grants).map(([name, value]) => {
+    if (typeof value !== 'function') return [name, value];
+    return [
+      name,
+      (...args: unknown[]) => {
+        const result: unknown = (value as (...all: unknown[]) => unknown)(...args);
+        if (!(result instanceof Promise)) return result;
+        return result.catch((error: unknown) => {
+          log.error({ err: error }, `oauth: ${name} failed`);
+          throw error;
+        });
+      },
+    ];
+  });
+  return Object.fromEntries(wrapped) as OAuthGrants;
+}
+
+/**
  * The authorization server for MCP sign-in: the MCP SDK's `mcpAuthRouter` (authorization with PKCE
  * S256, dynamic client registration, tokens with refresh, revocation, RFC 8414 and RFC 9728
  * metadata), an Express router, run inside this Fastify app. Fastify routes name its paths (so they
@@ -59,7 +81,10 @@ export async function oauthServer(
 ): Promise<void> {
   const { grants, publicBaseUrl, mcpUrl } = options;
   const issuerUrl = new URL(publicBaseUrl);
-  const provider = createOAuthProvider(grants, (id) => `${publicBaseUrl}${CONSENT_PAGE}?request=${id}`);
+  const provider = createOAuthProvider(
+    loggedGrants(grants, app.log),
+    (id) => `${publicBaseUrl}${CONSENT_PAGE}?request=${id}`,
+  );
   // The SDK limits each endpoint per client address, in memory (per node). The address is the one
   // Fastify decided under ATELIER_TRUST_PROXY, never a header Express would have to trust.
   const addresses = new WeakMap<IncomingMessage, string>();
@@ -112,6 +137,7 @@ export async function oauthServer(
     (error: unknown, _request: express.Request, response: express.Response, _next: express.NextFunction) => {
       const status = (error as { status?: unknown }).status;
       const clientError = typeof status === 'number' && status >= 400 && status < 500;
+      if (!clientError) app.log.error({ err: error }, 'oauth: request failed');
       response.status(clientError ? status : 500).json({
         error: clientError ? 'invalid_request' : 'server_error',
         error_description: clientError ? (error as Error).message : 'Internal Server Error',
