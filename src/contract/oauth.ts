@@ -10,6 +10,10 @@ export const oauthAuthorizationParamsSchema = z.object({
   id: z.string().max(200).describe('The authorization (oaz_…), from the consent page address'),
 });
 
+export const oauthGrantParamsSchema = z.object({
+  id: z.string().max(200).describe('The grant (oag_…), from the listing'),
+});
+
 export const oauthAuthorizationSchema = z
   .object({
     id: z.string(),

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { OAuthGrant } from '../accounts/oauth-grants.js';
-import { apiKeyParamsSchema } from '../contract/api-keys.js';
 import {
   oauthAuthorizationParamsSchema,
   oauthAuthorizationSchema,
   oauthDecisionBodySchema,
   oauthDecisionSchema,
   oauthGrantListSchema,
+  oauthGrantParamsSchema,
 } from '../contract/oauth.js';
 import { WEBSITE_TAG, websiteSession } from '../contract/website.js';
 import { NotFound } from '../domain/errors.js';
@@ -114,7 +114,7 @@ export async function oauthRoutes(app: FastifyInstance, deps: { services: Websit
         description:
           "The app's access and refresh tokens stop working at once, on every node (tokens are checked against the store on every use). Unknown, revoked or another account's grant: 404.",
         security: websiteSession,
-        params: apiKeyParamsSchema,
+        params: oauthGrantParamsSchema,
         response: {
           204: noContent('Revoked'),
           ...errorResponses(['unauthorized', 'forbidden', 'not_found']),
