@@ -1,7 +1,8 @@
-import { type FormEvent, useCallback, useEffect, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import type { ApiKeyInfo } from '../../../src/contract/api-keys';
 import { api } from '../lib/api';
 import { formatDate, formatWhen } from '../lib/format';
+import { useRevocableList } from '../lib/revocable-list';
 import type { AccountInfo } from '../lib/types';
 import { useAction } from '../lib/use-action';
 import { CreateKeyDialog } from './api-key-create';
@@ -66,33 +67,18 @@ function expiryText(key: ApiKeyInfo): string {
  * key's rotation (password asked again).
  */
 export function ApiKeySection({ onRotated }: { account: AccountInfo; onRotated: () => void }) {
-  const [keys, setKeys] = useState<ApiKeyInfo[]>();
   const [dialog, setDialog] = useState<'rotate' | 'create'>();
-  const [revoking, setRevoking] = useState<ApiKeyInfo>();
   const [revealed, setRevealed] = useState<{ apiKey: string; note: string }>();
-  const listing = useAction();
-  const revocation = useAction();
-  const { run } = listing;
-
-  const load = useCallback(
-    () =>
-      run(async () => {
-        setKeys((await api.get<{ keys: ApiKeyInfo[] }>('/web/api/account/keys')).keys);
-      }),
-    [run],
-  );
-  useEffect(() => {
-    void load();
-  }, [load]);
-
-  const revoke = async (key: ApiKeyInfo) => {
-    const done = await revocation.run(() =>
-      api.delete(`/web/api/account/keys/${encodeURIComponent(key.id)}`),
-    );
-    if (!done) return;
-    setRevoking(undefined);
-    await load();
-  };
+  const {
+    items: keys,
+    load,
+    listing,
+    revocation,
+    revoking,
+    askToRevoke,
+    revoke,
+    cancel,
+  } = useRevocableList<ApiKeyInfo>('/web/api/account/keys', 'keys');
 
   return (
     <div className="stack">
@@ -139,10 +125,7 @@ export function ApiKeySection({ onRotated }: { account: AccountInfo; onRotated: 
                       type="button"
                       className="button small"
                       aria-label={`Revoke ${key.name} (${key.hint})`}
-                      onClick={() => {
-                        revocation.reset();
-                        setRevoking(key);
-                      }}
+                      onClick={() => askToRevoke(key)}
                     >
                       Revoke
                     </button>
@@ -198,7 +181,7 @@ export function ApiKeySection({ onRotated }: { account: AccountInfo; onRotated: 
           busy={revocation.busy}
           error={revocation.error}
           onConfirm={() => void revoke(revoking)}
-          onCancel={() => setRevoking(undefined)}
+          onCancel={cancel}
         />
       )}
     </div>

@@ -1,8 +1,6 @@
-import { useCallback, useEffect, useState } from 'react';
 import type { OAuthGrantInfo } from '../../../src/contract/oauth';
-import { api } from '../lib/api';
 import { formatDate, formatWhen } from '../lib/format';
-import { useAction } from '../lib/use-action';
+import { useRevocableList } from '../lib/revocable-list';
 import { ConfirmDialog } from './dialog';
 
 const appName = (grant: OAuthGrantInfo) => grant.client_name ?? grant.redirect_host ?? grant.client_id;
@@ -13,31 +11,15 @@ const appName = (grant: OAuthGrantInfo) => grant.client_name ?? grant.redirect_h
  * confirmation (its tokens stop working at once, on every node). Nothing is shown when none is.
  */
 export function OAuthGrantsSection() {
-  const [grants, setGrants] = useState<OAuthGrantInfo[]>();
-  const [revoking, setRevoking] = useState<OAuthGrantInfo>();
-  const listing = useAction();
-  const revocation = useAction();
-  const { run } = listing;
-
-  const load = useCallback(
-    () =>
-      run(async () => {
-        setGrants((await api.get<{ grants: OAuthGrantInfo[] }>('/web/api/account/oauth-grants')).grants);
-      }),
-    [run],
-  );
-  useEffect(() => {
-    void load();
-  }, [load]);
-
-  const revoke = async (grant: OAuthGrantInfo) => {
-    const done = await revocation.run(() =>
-      api.delete(`/web/api/account/oauth-grants/${encodeURIComponent(grant.id)}`),
-    );
-    if (!done) return;
-    setRevoking(undefined);
-    await load();
-  };
+  const {
+    items: grants,
+    listing,
+    revocation,
+    revoking,
+    askToRevoke,
+    revoke,
+    cancel,
+  } = useRevocableList<OAuthGrantInfo>('/web/api/account/oauth-grants', 'grants');
 
   if (listing.error)
     return (
@@ -75,10 +57,7 @@ export function OAuthGrantsSection() {
                   type="button"
                   className="button small"
                   aria-label={`Revoke ${appName(grant)}`}
-                  onClick={() => {
-                    revocation.reset();
-                    setRevoking(grant);
-                  }}
+                  onClick={() => askToRevoke(grant)}
                 >
                   Revoke
                 </button>
@@ -101,7 +80,7 @@ export function OAuthGrantsSection() {
           busy={revocation.busy}
           error={revocation.error}
           onConfirm={() => void revoke(revoking)}
-          onCancel={() => setRevoking(undefined)}
+          onCancel={cancel}
         />
       )}
     </div>
