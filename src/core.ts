@@ -142,10 +142,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   const assets = createAssetsRepository({ db, clock, ids });
   // Usage is counted, the account's history version moved and the webhooks' outbox written in the
   // transaction of each task's final write (exactly once per task).
-  const usageRepository = createUsageRepository({
-    db,
-    modelOf: (generationId) => generationModel(db, generationId),
-  });
+  const usageRepository = createUsageRepository({ db, modelOf: generationModel });
   // SQLite answers on the event loop: searches read on their own threads (one per pool slot).
   const searchReaders =
     dialectOf(db) === 'sqlite' && !overrides.db && config.databaseUrl !== ':memory:'

@@ -22,7 +22,7 @@ export function createUsageRepository({
 }: {
   db: Db;
   /** A generation's catalog model as a subquery (the generations capability's; the root wires it). */
-  modelOf: (generationId: string) => Expression<string>;
+  modelOf: (executor: Db, generationId: string) => Expression<string>;
 }) {
   // Built and compiled once: it runs in every task's final write. The counts are bound in VALUES
   // (typed by their columns on PostgreSQL); a row already there adds the new row's (`excluded`).
@@ -34,7 +34,7 @@ export function createUsageRepository({
         .values({
           account_id: accountId,
           day,
-          model: modelOf(generationId),
+          model: modelOf(db, generationId),
           completed,
           failed,
           cost_micros: cost,
