@@ -225,6 +225,7 @@ export async function buildApp(
     ? createOAuthGrants({
         db: core.db,
         clock: core.clock,
+        secrets: core.secrets,
         resource: mcpUrl,
         standing: async (accountId) => (await core.accounts.sessionStanding(accountId))?.account,
       })

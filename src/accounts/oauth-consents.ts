@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../runtime/clock.js';
+import { type SecretBox, sealContext } from '../secrets/secret-box.js';
 import type { Db } from '../store/database.js';
 import { hashApiKey } from './credentials.js';
 
@@ -43,7 +44,19 @@ export function redirectHostOf(json: string): string | null {
  * OAuth clients and consents: registration (RFC 7591), the authorizations a person is asked about,
  * their answer (a one-time code bound to the account, or a denial), and the code's PKCE challenge.
  */
-export function createOAuthConsents({ db, clock, resource }: { db: Db; clock: Clock; resource: string }) {
+export function createOAuthConsents({
+  db,
+  clock,
+  secrets,
+  resource,
+}: {
+  db: Db;
+  clock: Clock;
+  secrets: SecretBox;
+  resource: string;
+}) {
+  /** A confidential client's secret is kept sealed, bound to its client id (the SDK compares it in clear). */
+  const secretContext = (clientId: string) => sealContext('oauth-client', clientId);
   /** A resource (RFC 8707) other than this server's /mcp: refused. */
   const wrongTarget = (given: string | undefined): OAuthRefusal | undefined =>
     given !== undefined && given !== resource
@@ -54,9 +67,14 @@ export function createOAuthConsents({ db, clock, resource }: { db: Db; clock: Cl
     wrongTarget,
 
     async registerClient(info: { client_id: string } & Record<string, unknown>): Promise<void> {
+      const { client_secret, ...rest } = info;
+      const stored =
+        typeof client_secret === 'string'
+          ? { ...rest, client_secret_sealed: secrets.seal(client_secret, secretContext(info.client_id)) }
+          : rest;
       await db
         .insertInto('oauth_clients')
-        .values({ client_id: info.client_id, client_json: JSON.stringify(info), created_at: clock.now() })
+        .values({ client_id: info.client_id, client_json: JSON.stringify(stored), created_at: clock.now() })
         .execute();
     },
 
@@ -66,7 +84,11 @@ export function createOAuthConsents({ db, clock, resource }: { db: Db; clock: Cl
         .select('client_json')
         .where('client_id', '=', clientId)
         .executeTakeFirst();
-      return row ? (JSON.parse(row.client_json) as Record<string, unknown>) : undefined;
+      if (!row) return undefined;
+      const { client_secret_sealed, ...client } = JSON.parse(row.client_json) as Record<string, unknown>;
+      return typeof client_secret_sealed === 'string'
+        ? { ...client, client_secret: secrets.open(client_secret_sealed, secretContext(clientId)) }
+        : client;
     },
 
     /** Records an authorization request that passed the protocol's checks; its id names the consent. */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../runtime/clock.js';
+import type { SecretBox } from '../secrets/secret-box.js';
 import type { Db } from '../store/database.js';
 import type { OAuthGrantsTable } from '../store/oauth-tables.js';
 import type { Account } from './accounts-repository.js';
@@ -64,11 +65,14 @@ export interface VerifiedAccess {
 export function createOAuthGrants({
   db,
   clock,
+  secrets,
   resource,
   standing,
 }: {
   db: Db;
   clock: Clock;
+  /** Seals a confidential client's secret in its row. */
+  secrets: SecretBox;
   /** The one resource (RFC 8707) tokens are issued for: this server's /mcp URL. */
   resource: string;
   /** The account if it may sign in (undefined when unknown or disabled). */
@@ -97,7 +101,7 @@ export function createOAuthGrants({
     return { tokens, columns };
   }
 
-  const consents = createOAuthConsents({ db, clock, resource });
+  const consents = createOAuthConsents({ db, clock, secrets, resource });
   const { wrongTarget } = consents;
 
   return {

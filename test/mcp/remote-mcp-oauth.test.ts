@@ -199,6 +199,52 @@ describe('remote MCP: sign-in with OAuth', () => {
     assert.equal(redirect.searchParams.get('code'), null);
   });
 
+  it('a confidential client: its secret is sealed in the store and authenticates at the token endpoint', async () => {
+    const registered = await fetch(`${t.baseUrl}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Confidential Agent',
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'client_secret_post',
+      }),
+    });
+    assert.equal(registered.status, 201);
+    const client = (await registered.json()) as { client_id: string; client_secret: string };
+    assert.ok(client.client_secret.length >= 32);
+    const row = await t.core.db
+      .selectFrom('oauth_clients')
+      .select('client_json')
+      .where('client_id', '=', client.client_id)
+      .executeTakeFirstOrThrow();
+    assert.ok(!row.client_json.includes(client.client_secret), 'the secret is not kept in clear');
+
+    const pkce = pkcePair();
+    const authorize = new URL(`${t.baseUrl}/authorize`);
+    for (const [name, value] of Object.entries({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: pkce.challenge,
+      code_challenge_method: 'S256',
+      state: 'c',
+    }))
+      authorize.searchParams.set(name, value);
+    const code = (await consent(authorize, true, 'Confidential Agent')).searchParams.get('code') ?? '';
+    const form = {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: pkce.verifier,
+      redirect_uri: REDIRECT,
+      client_id: client.client_id,
+    };
+    const wrong = await postForm(`${t.baseUrl}/token`, { ...form, client_secret: 'not-the-secret' });
+    assert.equal(wrong.body.error, 'invalid_client');
+    const right = await postForm(`${t.baseUrl}/token`, { ...form, client_secret: client.client_secret });
+    assert.equal(right.status, 200, JSON.stringify(right.body));
+    assert.equal((await initializeWith(String(right.body.access_token))).status, 200);
+  });
+
   describe('refusals', () => {
     let clientId = '';
     const pkce = pkcePair();

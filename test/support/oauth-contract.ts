@@ -12,6 +12,7 @@ export async function grantsOver(core: Core, publicBaseUrl: string) {
   const grants = createOAuthGrants({
     db: core.db,
     clock: core.clock,
+    secrets: core.secrets,
     resource: new URL(`${publicBaseUrl}/mcp`).href,
     standing: async (id) => (await core.accounts.sessionStanding(id))?.account,
   });
