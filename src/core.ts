@@ -358,8 +358,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     /** Upstream capacity pools, shared through the store (the operator console reads their state). */
     capacity,
     webhooks,
-    /** Seals secrets at rest with the master key (upstream keys, webhook and OAuth client secrets). */
-    secrets,
+    secrets, // seals secrets at rest with the master key (upstream keys, webhook and OAuth client secrets)
     /** This node's Prometheus registry (GET /metrics), and what the HTTP edges record in it. */
     metrics: { registry: metricsRegistry, ...requestMetrics, eventStreams: taskMetrics.eventStreams },
     /** Images per account, day and model, and the tier policies' allowance. */
