@@ -6,6 +6,8 @@
 //   drain       time to drain 1,000 tasks through an upstream that refuses past 600 calls per
 //               minute (no limit configured: learned), as the upstream's ideal over the time taken
 //   five        1,000 five-second images on one node with the defaults: time to the last one
+//   five-apart  the same with the stand-in in its own process (as a real upstream is: not the node's CPU)
+import { fileURLToPath } from 'node:url';
 import { createCore } from '../src/core.js';
 import { createOpenAIProvider } from '../src/providers/openai-provider.js';
 import {
@@ -18,18 +20,45 @@ import { allFinal } from '../test/engine/cluster-fixtures.js';
 import { startFakeOpenAI } from '../test/fakes/providers/fake-openai.js';
 import { createUpstreamLimit, type UpstreamLimitOptions } from '../test/fakes/providers/upstream-limit.js';
 import { removeTestData } from '../test/support/test-database.js';
+import { startIpcChild } from './lib/ipc-child.js';
 
 const MB = 1024 * 1024;
+
+/** The upstream's counts, as the stand-in keeps them. */
+interface UpstreamCounts {
+  refused: number;
+  maxInFlight: number;
+}
+
+/** The OpenAI stand-in behind `options`: in this process, or (`apart`) in its own, as a real upstream is. */
+async function startUpstream(options: UpstreamLimitOptions, apart: boolean) {
+  if (apart) {
+    const child = await startIpcChild(
+      fileURLToPath(new URL('./lib/fake-openai-worker.ts', import.meta.url)),
+      {
+        ATELIER_BENCH_UPSTREAM_LIMIT: JSON.stringify(options),
+      },
+    );
+    const { baseUrl } = await child.call<{ baseUrl: string }>({});
+    return { baseUrl, counts: () => child.call<UpstreamCounts>({}), close: () => child.stop() };
+  }
+  const limit = createUpstreamLimit(options);
+  const fake = await startFakeOpenAI({ apiKey: UPSTREAM_KEY, limit });
+  return { baseUrl: fake.baseUrl, counts: async () => ({ ...limit.stats }), close: () => fake.close() };
+}
 
 async function run(
   images: number,
   options: UpstreamLimitOptions,
-  measure?: (limit: ReturnType<typeof createUpstreamLimit>) => Promise<void>,
+  measure?: (counts: () => Promise<UpstreamCounts>) => Promise<void>,
+  upstreamApart = false,
 ) {
-  const limit = createUpstreamLimit(options);
-  const fake = await startFakeOpenAI({ apiKey: UPSTREAM_KEY, limit });
+  const upstream = await startUpstream(options, upstreamApart);
   const config = await capacityConfig('openai', 'gpt-image-1.5', undefined);
-  const core = await createCore(config, capacityOverrides(createOpenAIProvider({ baseUrl: fake.baseUrl })));
+  const core = await createCore(
+    config,
+    capacityOverrides(createOpenAIProvider({ baseUrl: upstream.baseUrl })),
+  );
   try {
     const { accountId, taskIds } = await submitBurst(core, 'bench', images);
     globalThis.gc?.();
@@ -38,8 +67,8 @@ async function run(
     const cpuBefore = process.cpuUsage();
     core.engine.start();
     if (measure) {
-      await measure(limit);
-      return { seconds: 0, cpuSeconds: 0, limit, rssBefore, failed: 0 };
+      await measure(upstream.counts);
+      return { seconds: 0, cpuSeconds: 0, counts: await upstream.counts(), rssBefore, failed: 0 };
     }
     const rows = await allFinal([core], accountId, taskIds);
     const seconds = (performance.now() - started) / 1000;
@@ -50,13 +79,13 @@ async function run(
     return {
       seconds,
       cpuSeconds,
-      limit,
+      counts: await upstream.counts(),
       rssBefore,
       failed: rows.filter((r) => r.status !== 'completed').length,
     };
   } finally {
     await core.close(100);
-    await fake.close();
+    await upstream.close();
     await removeTestData(config);
   }
 }
@@ -79,12 +108,12 @@ export const capacityRows: Record<string, () => Promise<CapacityFigure>> = {
   },
   async inflight() {
     let figure: CapacityFigure = { measured: '', met: undefined, details: {} };
-    await run(2000, { latencyMs: 30_000 }, async (limit) => {
+    await run(2000, { latencyMs: 30_000 }, async (counts) => {
       const rssStart = process.memoryUsage().rss;
       let seen = -1;
       // Until the calls in flight stop rising (every leased task has made its call).
-      while (limit.stats.maxInFlight !== seen) {
-        seen = limit.stats.maxInFlight;
+      while ((await counts()).maxInFlight !== seen) {
+        seen = (await counts()).maxInFlight;
         await new Promise((resolve) => setTimeout(resolve, 3000));
       }
       globalThis.gc?.();
@@ -101,23 +130,36 @@ export const capacityRows: Record<string, () => Promise<CapacityFigure>> = {
   async drain() {
     // A sliding window lets 600 calls go at once and the next ones a minute after: the upstream's
     // own ideal for 1,000 calls is its last call at 60 s. The row is that ideal over the time taken.
-    const { seconds, limit, failed } = await run(1000, { perWindow: 600, windowMs: 60_000 });
+    const { seconds, counts, failed } = await run(1000, { perWindow: 600, windowMs: 60_000 });
     const ratio = 60 / seconds;
     return {
-      measured: `ideal ÷ measured ${ratio.toFixed(2)} (1,000 tasks at 600/min in ${seconds.toFixed(1)} s, ${limit.stats.refused} refused, ${failed} not completed)`,
+      measured: `ideal ÷ measured ${ratio.toFixed(2)} (1,000 tasks at 600/min in ${seconds.toFixed(1)} s, ${counts.refused} refused, ${failed} not completed)`,
       met: ratio >= 0.9 && failed === 0,
-      details: { seconds, ratio, refused: limit.stats.refused, failed },
+      details: { seconds, ratio, refused: counts.refused, failed },
     };
   },
   async five() {
-    const { seconds, cpuSeconds, limit, failed } = await run(1000, { latencyMs: 5000 });
-    return {
-      measured: `${seconds.toFixed(1)} s for 1,000 five-second images (${cpuSeconds.toFixed(1)} s of CPU, ${limit.stats.maxInFlight} in flight at most, ${failed} not completed)`,
-      met: seconds <= 10 && failed === 0,
-      details: { seconds, cpuSeconds, maxInFlight: limit.stats.maxInFlight, failed },
-    };
+    return fiveSecondImages(false);
+  },
+  /** Q4 with the stand-in in its own process: the node's own time, as against a real upstream. */
+  async 'five-apart'() {
+    return fiveSecondImages(true);
   },
 };
+
+async function fiveSecondImages(upstreamApart: boolean): Promise<CapacityFigure> {
+  const { seconds, cpuSeconds, counts, failed } = await run(
+    1000,
+    { latencyMs: 5000 },
+    undefined,
+    upstreamApart,
+  );
+  return {
+    measured: `${seconds.toFixed(1)} s for 1,000 five-second images (${cpuSeconds.toFixed(1)} s of CPU, ${counts.maxInFlight} in flight at most, ${failed} not completed)`,
+    met: seconds <= 10 && failed === 0,
+    details: { seconds, cpuSeconds, maxInFlight: counts.maxInFlight, failed },
+  };
+}
 
 // As a script: one line per row named, or one JSON object with `--json` (the bench's rows read it).
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -11,9 +11,10 @@ export interface IpcChild {
   stop(): Promise<void>;
 }
 
-/** Forks `file` (TypeScript, through tsx) and waits for its `{ ready: true }`. */
-export async function startIpcChild(file: string): Promise<IpcChild> {
+/** Forks `file` (TypeScript, through tsx; `env` added to this process's) and waits for its `{ ready: true }`. */
+export async function startIpcChild(file: string, env: Record<string, string> = {}): Promise<IpcChild> {
   const child: ChildProcess = fork(file, [], {
+    env: { ...process.env, ...env },
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
