@@ -196,6 +196,14 @@ describe('catalog check', () => {
           /^WARNING pro → gemini gemini-3-pro-image-preview: shut down on 2026-06-25/.test(l),
         ),
       );
+      // This catalog prices nothing: each paid route is named, the offline renderer is not.
+      assert.ok(
+        lines.includes(
+          "NOTE nb → replicate google/nano-banana-2: no price in the catalog — its images' cost is null, usage counts them at $0 and budgets reserve nothing for them",
+        ),
+        lines.join('\n'),
+      );
+      assert.equal(lines.filter((l) => l.startsWith('NOTE ')).length, 7);
 
       // The shipped catalogs name models the providers serve: nothing gone, nothing near its end.
       for (const file of ['gemini', 'openai']) {
@@ -203,6 +211,10 @@ describe('catalog check', () => {
         const shipped = new URL(`../../catalogs/${file}.json`, import.meta.url).pathname;
         assert.equal(await runCli(['catalog', 'check', '--catalog', shipped], io), 0, lines.join('\n'));
         assert.equal(lines.at(-1), 'No problems found.', lines.join('\n'));
+        assert.ok(
+          !lines.some((l) => l.startsWith('NOTE ')),
+          `every shipped route has a price: ${lines.join('\n')}`,
+        );
       }
       lines.length = 0;
       assert.equal(await runCli(['catalog', 'check', '--offline', '--json'], io), 1);

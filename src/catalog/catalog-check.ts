@@ -28,12 +28,19 @@ export interface RouteReport {
   announcedShutdown?: string;
   /** Why the upstream was not asked, or what went wrong asking it. */
   detail?: string;
+  /** Whether the catalog gives the route a price (else its images' cost is unknown). */
+  priced: boolean;
 }
 
 export interface CatalogReport {
   routes: RouteReport[];
   /** One sentence per problem, for logs and the command's output. */
   warnings: string[];
+  /**
+   * One sentence per paid route without a price: not a problem for serving, but its images' cost is
+   * null, usage counts them at 0 and budgets reserve nothing for them.
+   */
+  unpriced: string[];
 }
 
 /** The state of a lifecycle on `nowMs`. */
@@ -65,6 +72,7 @@ export function catalogRoutes(
       if (known) {
         if (!known.modelIds.includes(model.id)) known.modelIds.push(model.id);
         known.lifecycle ??= route.lifecycle;
+        known.priced ||= route.price !== undefined;
         continue;
       }
       byKey.set(key, {
@@ -74,6 +82,7 @@ export function catalogRoutes(
         lifecycle: route.lifecycle,
         dates: 'ok',
         upstream: 'not_checked',
+        priced: route.price !== undefined,
       });
     }
   }
@@ -179,7 +188,13 @@ export async function checkCatalog(options: CheckCatalogOptions): Promise<Catalo
     }
   }
   const warnings = routes.flatMap((route) => warningOf(route, nowMs) ?? []);
-  return { routes, warnings };
+  const unpriced = routes
+    .filter((route) => !route.priced && route.provider !== 'local')
+    .map(
+      (route) =>
+        `${route.modelIds.join(', ')} → ${route.provider} ${route.upstreamModel}: no price in the catalog — its images' cost is null, usage counts them at $0 and budgets reserve nothing for them`,
+    );
+  return { routes, warnings, unpriced };
 }
 
 /** The report as lines for a person: one per upstream model, then the warnings. */
@@ -191,6 +206,8 @@ export function formatCatalogReport(report: CatalogReport): string[] {
       route.upstream === 'not_checked' ? `not asked (${route.detail ?? 'dates only'})` : route.upstream;
     return `${route.provider} ${route.upstreamModel} [${route.modelIds.join(', ')}]: ${route.dates.replace('_', ' ')}${shutdown}; upstream: ${upstream}`;
   });
-  if (report.warnings.length === 0) return [...lines, 'No problems found.'];
-  return [...lines, '', ...report.warnings.map((warning) => `WARNING ${warning}`)];
+  const notes = report.unpriced.map((note) => `NOTE ${note}`);
+  if (report.warnings.length === 0)
+    return [...lines, ...(notes.length ? ['', ...notes] : []), 'No problems found.'];
+  return [...lines, '', ...report.warnings.map((warning) => `WARNING ${warning}`), ...notes];
 }
