@@ -39,6 +39,8 @@ export const websiteSession = [{ [WEBSITE_SESSION_SCHEME]: [] }];
 
 /** Most cards one pending listing returns: a person's screen, not an export. */
 export const MAX_PENDING_CARDS = 200;
+/** How many deleted works a listing with `since` names at most. */
+export const MAX_REMOVED_WORKS = 500;
 export const MAX_WEB_PAGE_LIMIT = 50;
 
 const pageQuery = (defaultLimit: number) => contractPageQuery(MAX_WEB_PAGE_LIMIT, defaultLimit);
@@ -148,6 +150,19 @@ export const pendingTasksSchema = z
       .optional()
       .describe(
         `Whether the listing left tasks out (more than ${MAX_PENDING_CARDS} matched): the rest are in saved works`,
+      ),
+    removed: z
+      .array(z.string())
+      .max(MAX_REMOVED_WORKS)
+      .optional()
+      .describe(
+        `With \`since\`: the ids of the account's works (generations) deleted at or after it, latest first, at most ${MAX_REMOVED_WORKS} — their cards leave the view`,
+      ),
+    removed_more: z
+      .boolean()
+      .optional()
+      .describe(
+        `Whether more than ${MAX_REMOVED_WORKS} works were deleted since \`since\`: the next listing should be a whole one (no \`since\`)`,
       ),
   })
   .describe('Pending tasks');

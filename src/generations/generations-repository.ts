@@ -5,7 +5,7 @@ import type { Clock } from '../runtime/clock.js';
 import type { IdGenerator } from '../runtime/ids.js';
 import { compiledOnce } from '../store/compiled-once.js';
 import { type Db, dialectOf } from '../store/database.js';
-import { savedCondition } from '../store/saved-condition.js';
+import { removedCondition, savedCondition } from '../store/saved-condition.js';
 import type { Database, GenerationsTable } from '../store/schema.js';
 import type { SqliteReaders } from '../store/sqlite-readers.js';
 import { insertTasks, newTaskRows } from '../tasks/task-insert.js';
@@ -313,6 +313,23 @@ export function createGenerationsRepository({
         });
       }
       return true;
+    },
+
+    /**
+     * The ids of the account's generations deleted at or after `since`, most recent deletion first,
+     * at most `limit`: read from the index of deleted works alone (migration 0037).
+     */
+    async removedSince(accountId: string, since: number, limit: number): Promise<string[]> {
+      const rows = await db
+        .selectFrom('generations')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .where(removedCondition)
+        .where('deleted_at', '>=', since)
+        .orderBy('deleted_at', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => row.id);
     },
   };
 }

@@ -231,6 +231,11 @@ export function createGenerationsService(deps: {
         throw new NotFound('Generation not found');
       }
     },
+
+    /** The account's generations deleted at or after `since` (ids, latest first, at most `limit`). */
+    removedSince(accountId: string, since: number, limit: number): Promise<string[]> {
+      return deps.generations.removedSince(accountId, since, limit);
+    },
   };
 }
 

@@ -9,6 +9,7 @@ import {
   libraryPageSchema,
   libraryQuerySchema,
   MAX_PENDING_CARDS,
+  MAX_REMOVED_WORKS,
   pendingTasksQuerySchema,
   pendingTasksSchema,
   RECENT_CARDS_MS,
@@ -64,7 +65,7 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
         tags: [WEBSITE_TAG],
         summary: 'Pending tasks',
         description:
-          "The account's unfinished tasks (API-submitted ones included, labelled by source), plus every task created since `since` (absent: in the last 24 hours), newest first, at most 200 (`has_more` says whether more were left out). Tasks of deleted works, and tasks already final when the account last cleared its finished cards, are left out.",
+          "The account's unfinished tasks (API-submitted ones included, labelled by source), plus every task created since `since` (absent: in the last 24 hours), newest first, at most 200 (`has_more` says whether more were left out). Tasks of deleted works, and tasks already final when the account last cleared its finished cards, are left out. With `since`, `removed` names the works deleted since then (in another tab, on another device), so their cards leave an open view.",
         security: websiteSession,
         querystring: pendingTasksQuerySchema,
         response: { 200: jsonResponse('Pending tasks', pendingTasksSchema), ...listingErrors },
@@ -73,14 +74,22 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
     async (request) => {
       const now = services.clock.now();
       const accountId = accountOf(request).id;
+      const { since } = request.query;
       const clearedAt = await views.clearedAt(accountId);
-      const pending = await tasks.listPendingForAccount(accountId, {
-        since: request.query.since ?? now - RECENT_CARDS_MS,
-        limit: MAX_PENDING_CARDS + 1,
-        clearedAt,
-      });
+      const [pending, removed] = await Promise.all([
+        tasks.listPendingForAccount(accountId, {
+          since: since ?? now - RECENT_CARDS_MS,
+          limit: MAX_PENDING_CARDS + 1,
+          clearedAt,
+        }),
+        // A first listing (no since) already leaves deleted works out; a later one names them.
+        since === undefined ? undefined : generations.removedSince(accountId, since, MAX_REMOVED_WORKS + 1),
+      ]);
       const has_more = pending.length > MAX_PENDING_CARDS;
-      return { now, clearedAt, tasks: pending.slice(0, MAX_PENDING_CARDS), has_more };
+      const listing = { now, clearedAt, tasks: pending.slice(0, MAX_PENDING_CARDS), has_more };
+      if (!removed) return listing;
+      const removed_more = removed.length > MAX_REMOVED_WORKS;
+      return { ...listing, removed: removed.slice(0, MAX_REMOVED_WORKS), removed_more };
     },
   );
 

@@ -35,7 +35,7 @@ export interface WebsiteServices {
     | 'sessionStanding'
   >;
   upstreamAccess: Pick<UpstreamAccess, 'hasKey' | 'overview' | 'requireKeyedProvider'>;
-  generations: Pick<GenerationsService, 'generate' | 'remove'>;
+  generations: Pick<GenerationsService, 'generate' | 'remove' | 'removedSince'>;
   creations: Pick<MarkedWorks, 'savedWorks' | 'savedWork' | 'recentPrompts' | 'durations'>;
   library: Pick<LibraryReads, 'libraryPage'>;
   /** Deleting an upload (src/assets' repository; NotFound, or Conflict for a result). */

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type KyselyPlugin, type RootOperationNode, sql } from 'kysely';
+import { createGenerationsRepository } from '../../src/generations/generations-repository.js';
 import { systemClock } from '../../src/runtime/clock.js';
+import { randomIds } from '../../src/runtime/ids.js';
 import { type Db, dialectOf, openDatabase } from '../../src/store/database.js';
 import { createTasksRepository } from '../../src/tasks/tasks-repository.js';
 import { createTestPostgresDatabase, dropTestDatabase, testStore } from '../support/test-database.js';
@@ -32,8 +34,15 @@ after(async () => {
   await cleanup();
 });
 
-/** The statements a repository call sends, captured as Kysely trees. */
-async function statementsOf(call: (tasks: ReturnType<typeof createTasksRepository>) => Promise<unknown>) {
+/** The statements a tasks repository call sends, captured as Kysely trees. */
+function statementsOf(call: (tasks: ReturnType<typeof createTasksRepository>) => Promise<unknown>) {
+  return statementsOfRepository((captured) =>
+    call(createTasksRepository({ db: captured, clock: systemClock })),
+  );
+}
+
+/** The statements a call sends through the database it is given, captured as Kysely trees. */
+async function statementsOfRepository(call: (captured: Db) => Promise<unknown>) {
   const nodes: RootOperationNode[] = [];
   const capture: KyselyPlugin = {
     transformQuery: (args) => {
@@ -42,7 +51,7 @@ async function statementsOf(call: (tasks: ReturnType<typeof createTasksRepositor
     },
     transformResult: async (args) => args.result,
   };
-  await call(createTasksRepository({ db: db.withPlugin(capture), clock: systemClock }));
+  await call(db.withPlugin(capture));
   // A query compiled once (compiledOnce) is seen with its placeholders: any value does for a plan.
   return nodes.map((node) => {
     const compiled = db.getExecutor().compileQuery(node, { queryId: 'plan' } as never);
@@ -89,4 +98,18 @@ test('a batch poll reads its tasks by primary key, not every task of the account
     assert.match(plan, /sqlite_autoindex_tasks_1 \(id=\?\)/, plan);
     assert.doesNotMatch(plan, /tasks_account_status/, plan);
   }
+});
+
+test("the creation view's question 'which works were deleted since?' reads the index of deleted works", async () => {
+  const [statement] = await statementsOfRepository((captured) =>
+    createGenerationsRepository({ db: captured, clock: systemClock, ids: randomIds }).removedSince(
+      'acc_plan',
+      Date.now() - 20_000,
+      501,
+    ),
+  );
+  assert.ok(statement);
+  const plan = await planOf(statement);
+  assert.match(plan, /generations_removed/, plan);
+  assert.doesNotMatch(plan, /SCAN generations(?! USING)|Seq Scan on generations/, plan);
 });

@@ -29,6 +29,7 @@ import { migration as m0031 } from './0031_key_budgets.js';
 import { migration as m0032 } from './0032_curation.js';
 import { migration as m0034 } from './0034_prompt_presets.js';
 import { migration as m0035 } from './0035_oauth.js';
+import { migration as m0037 } from './0037_removed_works.js';
 
 /**
  * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
@@ -65,4 +66,5 @@ export const migrations: Record<string, Migration> = {
   '0032_curation': m0032,
   '0034_prompt_presets': m0034,
   '0035_oauth': m0035,
+  '0037_removed_works': m0037,
 };

@@ -81,6 +81,10 @@ interface Listing {
   clearedAt: number | null;
   tasks: TaskCard[];
   has_more?: boolean;
+  /** With `since`: works deleted since then (another tab, device or client), whose cards leave. */
+  removed?: string[];
+  /** More works were deleted than `removed` names: the next look is a whole listing. */
+  removed_more?: boolean;
 }
 
 const byRecency = (a: TaskCard, b: TaskCard) =>
@@ -89,27 +93,33 @@ const byRecency = (a: TaskCard, b: TaskCard) =>
 /**
  * Applies a listing. The first one after a load (`complete`: no `since`) is the server's whole
  * view, so it replaces the cards (keeping only cards just submitted and not listed yet). A later
- * clear, from this tab or another device, takes finished cards the listing no longer has away.
+ * clear, from this tab or another device, takes finished cards the listing no longer has away; so
+ * does a work deleted elsewhere (another tab, Saved works, another device), named in `removed`.
  */
 function applyListing(listing: Listing, complete: boolean): void {
   const listed = new Set(listing.tasks.map((t) => t.task_id));
+  const removed = new Set(listing.removed);
   tasksStore.set((state) => {
     const clearedElsewhere = (listing.clearedAt ?? 0) > (state.clearedAt ?? 0);
     const keep = (card: TaskCard) =>
-      listed.has(card.task_id) ||
-      (complete ? card.generation_id === '' : !(clearedElsewhere && isFinalStatus(card.status)));
+      !removed.has(card.generation_id) &&
+      (listed.has(card.task_id) ||
+        (complete ? card.generation_id === '' : !(clearedElsewhere && isFinalStatus(card.status))));
     const hasMore = complete ? listing.has_more === true : state.hasMore || listing.has_more === true;
     return { ...state, cards: state.cards.filter(keep), clearedAt: listing.clearedAt, hasMore };
   });
   upsertCards(listing.tasks);
 }
 
-/** Reads the pending listing (everything recent at first, then what changed since the last look). */
-async function readListing(serverNow: number | undefined): Promise<Listing> {
+/**
+ * Reads the pending listing (everything recent at first, then what changed since the last look).
+ * Answers it with the server time the next look starts from (none: the next is a whole listing).
+ */
+async function readListing(serverNow: number | undefined): Promise<{ listing: Listing; next?: number }> {
   const since = serverNow === undefined ? '' : `?since=${Math.max(0, serverNow - LISTING_OVERLAP_MS)}`;
   const listing = await api.get<Listing>(`/web/api/tasks/pending${since}`);
   applyListing(listing, serverNow === undefined);
-  return listing;
+  return listing.removed_more ? { listing } : { listing, next: listing.now };
 }
 
 /**
@@ -157,8 +167,8 @@ export function createPollingTaskFeed({ intervalMs = 2000, hiddenIntervalMs = 15
   let serverNow: number | undefined;
 
   async function tick(): Promise<void> {
-    const listing = await readListing(serverNow);
-    serverNow = listing.now;
+    const { listing, next } = await readListing(serverNow);
+    serverNow = next;
     const listed = new Set(listing.tasks.map((t) => t.task_id));
     const stale = tasksStore
       .get()
@@ -297,7 +307,7 @@ export function createStreamingTaskFeed({
   }
 
   async function list(): Promise<void> {
-    serverNow = (await readListing(serverNow)).now;
+    serverNow = (await readListing(serverNow)).next;
     syncStreams();
   }
 
