@@ -12,6 +12,8 @@ export interface DirectoryEntry {
   createdAt: number;
   disabled: boolean;
   operator: boolean;
+  /** The password is one an operator set; the person has not yet set their own. */
+  passwordChangeRequired: boolean;
 }
 
 /** What the operator's account list may be narrowed to. */
@@ -23,10 +25,21 @@ export interface DirectoryFilter {
   operator?: boolean | undefined;
 }
 
-const COLUMNS = ['id', 'email', 'tier', 'created_at', 'disabled_at', 'operator'] as const;
+const COLUMNS = [
+  'id',
+  'email',
+  'tier',
+  'created_at',
+  'disabled_at',
+  'operator',
+  'password_change_required',
+] as const;
 
 function toEntry(
-  row: Pick<AccountsTable, 'id' | 'email' | 'tier' | 'created_at' | 'disabled_at'> & { operator: number },
+  row: Pick<AccountsTable, 'id' | 'email' | 'tier' | 'created_at' | 'disabled_at'> & {
+    operator: number;
+    password_change_required: number;
+  },
 ): DirectoryEntry {
   return {
     id: row.id,
@@ -35,6 +48,7 @@ function toEntry(
     createdAt: Number(row.created_at),
     disabled: row.disabled_at !== null,
     operator: Number(row.operator) === 1,
+    passwordChangeRequired: Number(row.password_change_required) === 1,
   };
 }
 

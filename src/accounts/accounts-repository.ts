@@ -30,12 +30,18 @@ export interface Account {
   disabled?: true;
   /** Present (true) only on an operator's account (the operator console). */
   operator?: true;
+  /**
+   * Present (true) only while the password is one an operator set (a reset), until the person sets
+   * their own: the website's sessions refuse everything else meanwhile. Read with the account's
+   * credentials (sign-in, sessions); an account found by an API key may not carry it.
+   */
+  passwordChangeRequired?: true;
   /** The key the request came with, on an account found by its API key. */
   apiKey?: ApiKeyUse;
 }
 
 type AccountRow = Pick<AccountsTable, 'id' | 'email' | 'tier' | 'created_at'> &
-  Partial<Pick<AccountsTable, 'disabled_at'> & { operator: number }>;
+  Partial<Pick<AccountsTable, 'disabled_at'> & { operator: number; password_change_required: number }>;
 
 function toAccount(row: AccountRow): Account {
   const account: Account = {
@@ -46,6 +52,7 @@ function toAccount(row: AccountRow): Account {
   };
   if (row.disabled_at !== null && row.disabled_at !== undefined) account.disabled = true;
   if (Number(row.operator ?? 0) === 1) account.operator = true;
+  if (Number(row.password_change_required ?? 0) === 1) account.passwordChangeRequired = true;
   return account;
 }
 
@@ -180,7 +187,7 @@ export function createAccountsRepository({ db, clock, ids, changes }: Repository
     ): Promise<{ account: Account; sessionGeneration: number; passwordHash: string | null } | undefined> {
       const row = await db
         .selectFrom('accounts')
-        .select([...ACCOUNT_COLUMNS, 'session_generation', 'password_hash'])
+        .select([...ACCOUNT_COLUMNS, 'session_generation', 'password_hash', 'password_change_required'])
         .where('id', '=', id)
         .executeTakeFirst();
       return (
@@ -238,13 +245,15 @@ export function createAccountsRepository({ db, clock, ids, changes }: Repository
 
     /**
      * A new password: the hash changes and the session generation moves (every session ends), in
-     * one statement. (`updatePasswordHash` is for re-hashing the same password, sessions kept.)
+     * one statement; `changeRequired` for one an operator set (the person must set their own next),
+     * cleared when they do. (`updatePasswordHash` is for re-hashing the same password, sessions kept.)
      */
-    async changePassword(id: string, passwordHash: string): Promise<void> {
+    async changePassword(id: string, passwordHash: string, changeRequired: boolean): Promise<void> {
       await db
         .updateTable('accounts')
         .set({
           password_hash: passwordHash,
+          password_change_required: changeRequired ? 1 : 0,
           session_generation: sql<number>`session_generation + 1`,
           updated_at: clock.now(),
         })

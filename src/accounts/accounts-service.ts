@@ -110,6 +110,11 @@ export function createAccountsService({
     }
   }
 
+  async function changePassword(accountId: string, password: string, changeRequired: boolean) {
+    if (password.length < 8) throw new InvalidInput('password must be at least 8 characters', 'password');
+    await accounts.changePassword(accountId, await hashPassword(password), changeRequired);
+  }
+
   async function requireByEmail(email: string): Promise<Account> {
     const found = await accounts.findByEmail(normalizeEmail(email));
     if (!found) throw new NotFound(`no account with email ${email}`);
@@ -153,11 +158,16 @@ export function createAccountsService({
       await accounts.updateTier(accountId, parseTier(tier));
     },
 
-    /** Sets a new password; every session of the account ends (the website starts a new one for its own). */
-    async setPassword(accountId: string, password: string): Promise<void> {
-      if (password.length < 8) throw new InvalidInput('password must be at least 8 characters', 'password');
-      await accounts.changePassword(accountId, await hashPassword(password));
-    },
+    /**
+     * The person sets their own password (clearing an operator's reset); every session of the
+     * account ends (the website starts a new one for its own).
+     */
+    setPassword: (accountId: string, password: string) => changePassword(accountId, password, false),
+    /**
+     * An operator's reset (the console, the CLI): every session ends, and the next website sign-in
+     * can do nothing but set the person's own password. API keys are not affected.
+     */
+    resetPassword: (accountId: string, password: string) => changePassword(accountId, password, true),
 
     /**
      * Disables the account: its API key is refused at once on every node (the change is announced

@@ -64,6 +64,7 @@ export async function adminAccountRoutes(app: FastifyInstance, { deps }: { deps:
         tier: entry.tier,
         disabled: entry.disabled,
         operator: entry.operator,
+        password_change_required: entry.passwordChangeRequired,
         created_at: entry.createdAt,
         today: todayOf(entry.id),
         month: monthOf(entry.id),
@@ -190,7 +191,7 @@ export async function adminAccountRoutes(app: FastifyInstance, { deps }: { deps:
         security: adminSecurity,
         summary: 'Reset the password',
         description:
-          'Sets the password given, or generates one and answers it this once. Every session of the account ends.',
+          "Sets the password given, or generates one and answers it this once. Every session of the account ends; at its next website sign-in the session can do nothing but set the person's own password (every other route answers 403 password_change_required until then). API keys are not affected.",
         params: adminAccountParamsSchema,
         body: adminPasswordBodySchema,
         response: {
@@ -204,7 +205,7 @@ export async function adminAccountRoutes(app: FastifyInstance, { deps }: { deps:
       await requireEntry(id);
       const given = request.body?.password;
       const password = given ?? generateOneTimePassword();
-      await accounts.setPassword(id, password);
+      await accounts.resetPassword(id, password);
       return { password: given === undefined ? password : null };
     },
   );

@@ -24,6 +24,8 @@ Commands:
                                         for N seconds (default 86400 = 24 h; 0 stops it at once)
   accounts set-tier --email E --tier T
   accounts set-password --email E --password P
+                                        an operator's reset: ends the account's website sessions; the next
+                                        one can only set the person's own password (API keys unaffected)
   accounts set-budget --email E [--key ID] [--daily USD] [--monthly USD] [--json]
                                         spend budgets per UTC day and month in US dollars (e.g. 25 or
                                         12.50; none removes one), of the account or of one of its API
@@ -215,8 +217,8 @@ async function accountsCommand(sub: string | undefined, args: string[], io: CliI
       }
       case 'set-password': {
         const account = await core.accounts.requireByEmail(required(opts.email, 'email'));
-        await core.accounts.setPassword(account.id, required(opts.password, 'password'));
-        out(`Password of ${account.email} updated.`);
+        await core.accounts.resetPassword(account.id, required(opts.password, 'password'));
+        out(`Password of ${account.email} updated; they choose their own at their next website sign-in.`);
         return;
       }
       case 'set-upstream-key': {

@@ -69,6 +69,11 @@ export const adminAccountSchema = z
     tier: z.enum(TIERS),
     disabled: z.boolean().describe('A disabled account: its keys and sessions are refused'),
     operator: z.boolean().describe('An operator may use this API and the admin pages (set by the CLI)'),
+    password_change_required: z
+      .boolean()
+      .describe(
+        'The password is one an operator set (a reset): the next website session can do nothing but set a new one',
+      ),
     created_at: z.number().int().describe('Milliseconds since the Unix epoch'),
     today: countsSchema.describe('Images that ended today (UTC day), and their cost'),
     month: countsSchema.describe('Images that ended this UTC calendar month, and their cost'),
@@ -132,7 +137,9 @@ export const adminPasswordResetSchema = z
       .nullable()
       .describe('The generated password, shown this once; null when the request set the password'),
   })
-  .describe('The password was reset; every session of the account has ended');
+  .describe(
+    'The password was reset; every session of the account has ended, and the next one must set a new password first',
+  );
 
 export const adminApiKeySchema = z
   .object({

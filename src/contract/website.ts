@@ -66,7 +66,9 @@ const passwordField = z.string({ error: fieldError('must be a string') }).max(10
 
 export const changePasswordBodySchema = z
   .looseObject({
-    current_password: passwordField.describe('The password the account has now'),
+    current_password: passwordField.describe(
+      "The password the account has now (after an operator's reset, the one it set)",
+    ),
     new_password: passwordField.min(8, 'must be at least 8 characters').describe('The new password'),
   })
   .describe('A password change');
@@ -80,8 +82,20 @@ const operatorField = z
   .boolean()
   .describe('An operator: the website shows the operator console (its API is /api/admin/v1)');
 
+/** After an operator's reset the session can only set a new password (the website asks for one first). */
+const passwordChangeRequiredField = z
+  .boolean()
+  .describe(
+    'The password is one an operator set: until a new one is set (POST /web/api/account/password) every other route refuses this session with 403 password_change_required',
+  );
+
 export const sessionInfoSchema = z
-  .object({ email: z.string(), tier: z.enum(TIERS), operator: operatorField })
+  .object({
+    email: z.string(),
+    tier: z.enum(TIERS),
+    operator: operatorField,
+    passwordChangeRequired: passwordChangeRequiredField,
+  })
   .describe('The signed-in account');
 
 /**
@@ -90,7 +104,13 @@ export const sessionInfoSchema = z
  */
 export const sessionStateSchema = z
   .discriminatedUnion('signedIn', [
-    z.object({ signedIn: z.literal(true), email: z.string(), tier: z.enum(TIERS), operator: operatorField }),
+    z.object({
+      signedIn: z.literal(true),
+      email: z.string(),
+      tier: z.enum(TIERS),
+      operator: operatorField,
+      passwordChangeRequired: passwordChangeRequiredField,
+    }),
     z.object({ signedIn: z.literal(false) }),
   ])
   .describe('The session state');

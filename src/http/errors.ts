@@ -10,6 +10,7 @@ export const errorStatus = {
   forbidden: 403,
   forbidden_model: 403,
   insufficient_scope: 403,
+  password_change_required: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,

@@ -27,8 +27,15 @@ export function errorResponses(types: readonly ErrorType[]) {
   );
 }
 
-/** What every authenticated route may answer besides its own errors. */
-export const AUTH_ERRORS = ['unauthorized', 'invalid_api_key'] as const satisfies readonly ErrorType[];
+/**
+ * What every authenticated route may answer besides its own errors; `password_change_required`
+ * (403) is a website session's until its person replaces a password an operator set.
+ */
+export const AUTH_ERRORS = [
+  'unauthorized',
+  'invalid_api_key',
+  'password_change_required',
+] as const satisfies readonly ErrorType[];
 
 /**
  * What every authenticated route that creates, changes or spends may answer besides its own

@@ -68,7 +68,7 @@ export const OPENAI_ERROR_STATUSES = {
   400: 'invalid_request_error: a field is wrong (param names it)',
   401: 'invalid_request_error: missing or wrong API key (code unauthorized or invalid_api_key)',
   402: 'invalid_request_error: a budget would be exceeded (code budget_exceeded; the message names the budget and when it resets, Retry-After says when)',
-  403: 'invalid_request_error: the account’s tier policy does not allow the model (code forbidden_model), or a read-only API key on a route that creates (code insufficient_scope)',
+  403: 'invalid_request_error: the account’s tier policy does not allow the model (code forbidden_model), a read-only API key on a route that creates (code insufficient_scope), or a website session whose password an operator reset (code password_change_required)',
   404: 'invalid_request_error: unknown model (code model_not_found)',
   409: 'invalid_request_error: the same Idempotency-Key is still being answered',
   413: 'invalid_request_error: body or image too large',

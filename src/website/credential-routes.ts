@@ -15,7 +15,7 @@ import {
   WEBSITE_TAG,
   websiteSession,
 } from '../contract/website.js';
-import { Forbidden, NotFound, RateLimited } from '../domain/errors.js';
+import { Forbidden, InvalidInput, NotFound, RateLimited } from '../domain/errors.js';
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
 import type { LoginThrottle } from './login-throttle.js';
@@ -34,6 +34,8 @@ export const PASSWORD_CHECK_ERRORS = [
 ] as const;
 
 export const WRONG_PASSWORD = 'Password is incorrect';
+/** The refusal of a "new" password that is the one an operator set. */
+export const SAME_AS_RESET = 'new_password must differ from the password an operator set';
 export const NO_PASSWORD =
   'This account has no password: an operator sets one with "bin/atelier accounts set-password"';
 
@@ -93,7 +95,7 @@ export async function credentialRoutes(
         tags: [WEBSITE_TAG],
         summary: 'Change the password',
         description:
-          'Checks the current password, sets the new one, and ends every session of the account; this browser gets a new session (a new cookie, keeping its "keep me signed in" choice). A wrong current password is 403 and counts against the sign-in throttle (429 with Retry-After).',
+          'Checks the current password, sets the new one, and ends every session of the account; this browser gets a new session (a new cookie, keeping its "keep me signed in" choice). A wrong current password is 403 and counts against the sign-in throttle (429 with Retry-After). After an operator reset this is the one route the session may use (every other answers 403 password_change_required); the new password must then differ from the one the operator set (400), and setting it lifts the restriction.',
         security: websiteSession,
         body: changePasswordBodySchema,
         response: {
@@ -101,13 +103,17 @@ export async function credentialRoutes(
           ...errorResponses(PASSWORD_CHECK_ERRORS),
         },
       },
+      config: { beforePasswordChange: true },
     },
     async (request, reply) => {
       const account = accountOf(request);
-      await confirmPassword(request, account, request.body.current_password);
+      const { current_password: currentPassword, new_password: newPassword } = request.body;
+      if (account.passwordChangeRequired && newPassword === currentPassword)
+        throw new InvalidInput(SAME_AS_RESET, 'new_password');
+      await confirmPassword(request, account, currentPassword);
       const current = sessionTokenOf(request, publicBaseUrl);
       const persistent = await sessions.isPersistent(current);
-      await accounts.setPassword(account.id, request.body.new_password);
+      await accounts.setPassword(account.id, newPassword);
       if (current) await sessions.end(current);
       setSessionCookie(request, reply, publicBaseUrl, await sessions.start(account.id, { persistent }));
       return reply.code(204).send(null);

@@ -1,5 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Account } from '../accounts/accounts-repository.js';
 import { sessionInfoSchema, sessionStateSchema, signInBodySchema, WEBSITE_TAG } from '../contract/website.js';
 import { NotAuthenticated, RateLimited } from '../domain/errors.js';
 import { requireAccount } from '../http/authentication.js';
@@ -91,7 +92,7 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
       if (previous) await sessions.end(previous);
       const session = await sessions.start(account.id, { persistent: request.body.remember === true });
       setSessionCookie(request, reply, publicBaseUrl, session);
-      return { email: account.email, tier: account.tier, operator: account.operator === true };
+      return sessionInfo(account);
     },
   );
 
@@ -123,25 +124,22 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
         tags: [WEBSITE_TAG],
         summary: 'The session state',
         description:
-          'Whether this browser is signed in, and as whom. Not being signed in is an answer (`signedIn: false`), not an error, so a signed-out page load logs nothing.',
+          'Whether this browser is signed in, and as whom, and whether it must set a new password first (after an operator reset). Not being signed in is an answer (`signedIn: false`), not an error, so a signed-out page load logs nothing.',
         // Public: asking whether one is signed in needs no session.
         security: [],
         response: { 200: jsonResponse('The session state', sessionStateSchema), ...errorResponses([]) },
       },
+      config: { beforePasswordChange: true },
     },
     async (request) => {
       const account = await resolveSession(request);
       if (!account || account === 'not-mine') return { signedIn: false as const };
-      return {
-        signedIn: true as const,
-        email: account.email,
-        tier: account.tier,
-        operator: account.operator === true,
-      };
+      return { signedIn: true as const, ...sessionInfo(account) };
     },
   );
 
   await app.register(async (authed) => {
+    authed.addHook('onRoute', declarePasswordChangeRefusal);
     authed.addHook('onRequest', requireAccount([resolveSession]));
 
     await authed.register(creationRoutes, { services });
@@ -152,6 +150,32 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
     await authed.register(credentialRoutes, { services, sessions, throttle });
     await authed.register(oauthRoutes, { services });
   });
+}
+
+/** Who is signed in, as the sign-in and the session state answer it. */
+function sessionInfo(account: Account) {
+  return {
+    email: account.email,
+    tier: account.tier,
+    operator: account.operator === true,
+    passwordChangeRequired: account.passwordChangeRequired === true,
+  };
+}
+
+/**
+ * Every route behind the session refuses it with 403 `password_change_required` until its person
+ * replaces a password an operator set, unless it is one for that (`beforePasswordChange`): its
+ * document says so beside its own 403s.
+ */
+function declarePasswordChangeRefusal(route: RouteOptions): void {
+  const response = route.schema?.response as Record<string, { description: string }> | undefined;
+  if (!response || route.config?.beforePasswordChange) return;
+  const declared = response['403'];
+  // A response object two routes share is seen twice.
+  if (declared?.description.includes('password_change_required')) return;
+  response['403'] = declared
+    ? { ...declared, description: `${declared.description}, password_change_required` }
+    : (errorResponses(['password_change_required'])['403'] as { description: string });
 }
 
 /** The refusal of a throttled sign-in; the error handler sets Retry-After from the wait. */

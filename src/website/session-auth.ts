@@ -5,6 +5,20 @@ import type { AccountResolver } from '../http/authentication.js';
 import { ApiError } from '../http/errors.js';
 import type { Sessions } from './sessions.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * A route a session may use while its account must replace a password an operator set
+     * (setting the new password, reading the session state); every other answers 403.
+     */
+    beforePasswordChange?: boolean;
+  }
+}
+
+/** What a session is told, anywhere but where it sets a new password, after an operator's reset. */
+export const PASSWORD_CHANGE_REQUIRED =
+  "An operator reset this account's password: choose a new one first (POST /web/api/account/password with the password you signed in with); until then this session can do nothing else";
+
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** True for methods that may change state, the ones a cross-site request must not be able to send. */
@@ -82,9 +96,11 @@ export function sessionTokenOf(request: FastifyRequest, publicBaseUrl: string): 
 }
 
 /**
- * The website's session as a way into /api/v1 and /web/api: the session cookie names the account;
- * state-changing requests must also come from our own origin. No cookie → 'not-mine', so the
- * bearer resolver's answer (or 401) stands.
+ * The website's session as a way into /api/v1, /web/api and the operator console's API: the
+ * session cookie names the account; state-changing requests must also come from our own origin. No
+ * cookie → 'not-mine', so the bearer resolver's answer (or 401) stands. While the account must
+ * replace a password an operator set, the session opens only the routes marked
+ * `beforePasswordChange` (403 `password_change_required` elsewhere); API keys are not affected.
  */
 export function sessionResolver(sessions: Sessions, publicBaseUrl: string): AccountResolver {
   return async (request) => {
@@ -92,7 +108,11 @@ export function sessionResolver(sessions: Sessions, publicBaseUrl: string): Acco
     if (!token) return 'not-mine';
     // Checked before the lookup, so a cross-site page learns nothing about the cookie's validity.
     if (isUnsafeMethod(request.method)) assertSameOrigin(request, publicBaseUrl);
-    return (await sessions.accountOf(token)) ?? 'not-mine';
+    const account = await sessions.accountOf(token);
+    if (!account) return 'not-mine';
+    if (account.passwordChangeRequired && request.routeOptions.config?.beforePasswordChange !== true)
+      throw new ApiError('password_change_required', PASSWORD_CHANGE_REQUIRED);
+    return account;
   };
 }
 

@@ -55,7 +55,13 @@ describe('operator console API: accounts', () => {
 
   test("the website's session says whether the account is an operator", async () => {
     const mine = await get('/web/api/session', { cookie: who.cookie });
-    assert.deepEqual(mine.json(), { signedIn: true, email: who.operator.email, tier: 'pro', operator: true });
+    assert.deepEqual(mine.json(), {
+      signedIn: true,
+      email: who.operator.email,
+      tier: 'pro',
+      operator: true,
+      passwordChangeRequired: false,
+    });
     const signIn = await signInRequest(t.app, { email: who.user.email, password: PASSWORD });
     assert.equal(signIn.json().operator, false);
   });

@@ -20,7 +20,12 @@ describe('website sessions', () => {
   test('sign-in sets an HttpOnly, SameSite=Lax session cookie that works on /web/api and /api/v1', async () => {
     const response = await signIn(t, email.toUpperCase());
     assert.equal(response.statusCode, 200, response.body);
-    assert.deepEqual(response.json(), { email, tier: 'starter', operator: false });
+    assert.deepEqual(response.json(), {
+      email,
+      tier: 'starter',
+      operator: false,
+      passwordChangeRequired: false,
+    });
     const setCookie = String([response.headers['set-cookie']].flat()[0]);
     assert.match(setCookie, /; HttpOnly/);
     assert.match(setCookie, /; SameSite=Lax/);

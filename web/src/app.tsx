@@ -5,6 +5,7 @@ import { draftStore } from './lib/draft';
 import { Link, navigate, useLocation } from './lib/router';
 import { tasksStore } from './lib/tasks';
 import type { SessionInfo, SessionState } from './lib/types';
+import ChoosePasswordPage from './pages/choose-password';
 import CreatePage from './pages/create';
 import SignInPage from './pages/sign-in';
 
@@ -60,13 +61,22 @@ export function App() {
   const { path, search } = useLocation();
   const [session, setSession] = useState<SessionInfo | null>();
   const [signingOut, setSigningOut] = useState(false);
+  // The password this tab just signed in with, kept only while it must be replaced (an operator's reset).
+  const [signInPassword, setSignInPassword] = useState<string>();
 
   useEffect(() => {
     // Signed out is an answer (`signedIn: false`), not a failing request: no console error.
     api.get<SessionState>('/web/api/session').then(
       (state) =>
         setSession(
-          state.signedIn ? { email: state.email, tier: state.tier, operator: state.operator } : null,
+          state.signedIn
+            ? {
+                email: state.email,
+                tier: state.tier,
+                operator: state.operator,
+                passwordChangeRequired: state.passwordChangeRequired,
+              }
+            : null,
         ),
       () => setSession(null),
     );
@@ -97,7 +107,7 @@ export function App() {
     ? ADMIN_PAGE
     : pages.find((p) => p.path === path || (p.path === '/' && path === '/create'));
   useEffect(() => {
-    if (!session) return;
+    if (!session || session.passwordChangeRequired) return;
     if (current) document.title = `${current.title} · Atelier`;
     else document.title = path === CONSENT_PATH ? 'Allow access · Atelier' : 'Atelier';
   }, [session, current, path]);
@@ -112,6 +122,7 @@ export function App() {
     tasksStore.set({ cards: [], dismissed: [] });
     draftStore.set((draft) => ({ ...draft, prompt: '', references: [] }));
     setSigningOut(false);
+    setSignInPassword(undefined);
     setSession(null);
   };
 
@@ -122,7 +133,30 @@ export function App() {
       </div>
     );
   }
-  if (session === null) return <SignInPage onSignedIn={setSession} />;
+  if (session === null) {
+    return (
+      <SignInPage
+        onSignedIn={(info, password) => {
+          setSignInPassword(info.passwordChangeRequired ? password : undefined);
+          setSession(info);
+        }}
+      />
+    );
+  }
+  // After an operator's reset the session can do nothing else (every other call answers 403).
+  if (session.passwordChangeRequired) {
+    return (
+      <ChoosePasswordPage
+        email={session.email}
+        signInPassword={signInPassword}
+        onChanged={() => {
+          setSignInPassword(undefined);
+          setSession({ ...session, passwordChangeRequired: false });
+        }}
+        onSignOut={() => void signOut()}
+      />
+    );
+  }
 
   return (
     <>

@@ -29,6 +29,7 @@ import { migration as m0031 } from './0031_key_budgets.js';
 import { migration as m0032 } from './0032_curation.js';
 import { migration as m0034 } from './0034_prompt_presets.js';
 import { migration as m0035 } from './0035_oauth.js';
+import { migration as m0036 } from './0036_password_change_required.js';
 import { migration as m0037 } from './0037_removed_works.js';
 
 /**
@@ -66,5 +67,6 @@ export const migrations: Record<string, Migration> = {
   '0032_curation': m0032,
   '0034_prompt_presets': m0034,
   '0035_oauth': m0035,
+  '0036_password_change_required': m0036,
   '0037_removed_works': m0037,
 };

@@ -4,8 +4,15 @@ import { Logo } from '../components/icons';
 import { api, messageOf } from '../lib/api';
 import type { SessionInfo } from '../lib/types';
 
-/** Sign in with email and password (accounts are made with the command line). */
-export default function SignInPage({ onSignedIn }: { onSignedIn: (session: SessionInfo) => void }) {
+/**
+ * Sign in with email and password (accounts are made with the command line). The password goes to
+ * `onSignedIn` too: after an operator's reset the next screen sets a new one, and needs the old.
+ */
+export default function SignInPage({
+  onSignedIn,
+}: {
+  onSignedIn: (session: SessionInfo, password: string) => void;
+}) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [remember, setRemember] = useState(false);
@@ -24,7 +31,7 @@ export default function SignInPage({ onSignedIn }: { onSignedIn: (session: Sessi
     setBusy(true);
     setError(undefined);
     try {
-      onSignedIn(await api.post<SessionInfo>('/web/api/session', { email, password, remember }));
+      onSignedIn(await api.post<SessionInfo>('/web/api/session', { email, password, remember }), password);
     } catch (failure) {
       setError(messageOf(failure));
     } finally {

@@ -97,8 +97,11 @@ function Standing({
   );
 }
 
-/** A password reset: a generated one-time password shown once, or one the operator types. */
-function PasswordReset({ account }: { account: AdminAccount }) {
+/**
+ * A password reset: a generated one-time password shown once, or one the operator types. Either way
+ * the person's next website session can only set their own password first.
+ */
+function PasswordReset({ account, onReset }: { account: AdminAccount; onReset: () => void }) {
   const [password, setPassword] = useState('');
   const [generated, setGenerated] = useState<string>();
   const state = useAction();
@@ -112,7 +115,8 @@ function PasswordReset({ account }: { account: AdminAccount }) {
       );
       setGenerated(answer.password ?? undefined);
       setPassword('');
-      return 'Password reset; every session of the account has ended.';
+      onReset();
+      return 'Password reset; every session of the account has ended. At their next sign-in they must choose their own.';
     });
 
   return (
@@ -143,7 +147,7 @@ function PasswordReset({ account }: { account: AdminAccount }) {
       {generated && (
         <div className="key-reveal stack" role="status">
           <label className="field-label" htmlFor={ids.shown}>
-            Password for {account.email} — shown once; hand it over and ask them to change it
+            Password for {account.email} — shown once; hand it over (they choose their own when they sign in)
           </label>
           <div className="row">
             <input id={ids.shown} className="mono grow" readOnly value={generated} />
@@ -213,6 +217,7 @@ export default function AccountDetailPage({ id }: { id: string }) {
           {account.email}
           {account.operator && <span className="badge operator">operator</span>}
           {account.disabled && <span className="badge state-bad">disabled</span>}
+          {account.password_change_required && <span className="badge">must choose a new password</span>}
         </h2>
         <p className="small muted">
           Created {when(account.created_at)} · {account.tier} tier · today {images(account.today.completed)},{' '}
@@ -222,7 +227,7 @@ export default function AccountDetailPage({ id }: { id: string }) {
       </section>
       <section className="panel stack" aria-labelledby="password-heading">
         <h2 id="password-heading">Password</h2>
-        <PasswordReset account={account} />
+        <PasswordReset account={account} onReset={() => void refresh()} />
       </section>
       <section className="panel stack" aria-labelledby="keys-heading">
         <h2 id="keys-heading">API keys</h2>
