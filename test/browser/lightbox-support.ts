@@ -1,5 +1,6 @@
 import axe from 'axe-core';
 import type { Page } from 'playwright-core';
+import { until } from './support.js';
 
 /**
  * The WCAG 2 A and AA violations inside `selector` (an open dialog), as `rule: targets`. axe-core is
@@ -30,4 +31,15 @@ export async function swipe(page: Page, y: number, fromX: number, toX: number): 
     });
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
   await cdp.detach();
+}
+
+/** In the open lightbox (Saved works), S stars the work shown (its card, `prompt`, too); S again removes it. */
+export async function starredByS(page: Page, prompt: string): Promise<void> {
+  const star = page.locator('dialog.lightbox .star-button');
+  const card = page.locator('article.work-card', { hasText: prompt }).locator('.star-button');
+  await page.keyboard.press('s');
+  await until('starred by S', async () => (await star.getAttribute('aria-pressed')) === 'true');
+  await until('the card shows it', async () => (await card.getAttribute('aria-pressed')) === 'true');
+  await page.keyboard.press('s');
+  await until('unstarred by S', async () => (await star.getAttribute('aria-pressed')) === 'false');
 }

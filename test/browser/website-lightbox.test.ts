@@ -3,7 +3,7 @@ import { before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { distortedImages } from './image-ratios.js';
-import { axeViolationsIn, swipe } from './lightbox-support.js';
+import { axeViolationsIn, starredByS, swipe } from './lightbox-support.js';
 import { screenshot, until } from './support.js';
 import { testNoConsoleErrors, websiteSession } from './website-session.js';
 
@@ -198,7 +198,7 @@ describe('website lightbox (Chromium, end to end)', () => {
     await list.waitFor();
     const rows = await list.locator('tbody tr').allTextContents();
     assert.deepEqual(await axeViolations('dialog:has(> .dialog-body)'), [], 'axe, the list of shortcuts');
-    for (const keys of ['D', 'C', 'L', 'R', 'E or U', 'Delete or Backspace', 'Z', '?', 'Esc'])
+    for (const keys of ['D', 'S', 'C', 'L', 'R', 'E or U', 'Delete or Backspace', 'Z', '?', 'Esc'])
       assert.ok(
         rows.some((row) => row.startsWith(keys)),
         `the list names ${keys}: ${rows.join(' | ')}`,
@@ -258,6 +258,7 @@ describe('website lightbox (Chromium, end to end)', () => {
     assert.match((await details.textContent()) ?? '', /ModeEdit.*Aspect4:3/);
     assert.equal(await details.locator('.ref-list img').count(), 1, 'the reference, as a thumbnail');
     await assertRatiosKept('Saved works, 4:3');
+    await starredByS(page, 'the lighthouse repainted in blue');
     await page.keyboard.press('ArrowRight');
     assert.equal(await shown(), 'a square garden');
     assert.equal(await counter(), '2 / 5');

@@ -188,6 +188,8 @@ export function Lightbox({
       z: () => item.url && setZoomed(!zoomed),
       i: () => setShowDetails(!showDetails),
       d: () => download.current?.click(),
+      // The star in the actions slot (Saved works), where there is one.
+      s: () => dialog.current?.querySelector<HTMLButtonElement>('.star-button')?.click(),
       c: handlers.copyPrompt,
       l: handlers.copyLink,
       r: handlers.reuse,

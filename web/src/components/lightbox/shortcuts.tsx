@@ -8,6 +8,7 @@ export const SHORTCUTS: ReadonlyArray<{ keys: string[]; action: string }> = [
   { keys: ['←', '→', '↑', '↓'], action: 'While zoomed: pan (so do dragging and scrolling)' },
   { keys: ['I'], action: 'Show or hide the details' },
   { keys: ['D'], action: 'Download' },
+  { keys: ['S'], action: 'Star or unstar the work (Saved works)' },
   { keys: ['C'], action: 'Copy the prompt' },
   { keys: ['L'], action: "Copy the image's link" },
   { keys: ['R'], action: 'Reuse settings (fills Create)' },
