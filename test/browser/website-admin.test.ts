@@ -85,6 +85,19 @@ describe('operator console (Chromium)', () => {
     assert.equal((await site.api('/api/v1/user/status', {}, issued)).status, 200);
     await expectNoAxeViolations(page, 'admin account page, a key shown');
 
+    // The key's own budgets, set in its dialog: shown in its row, held by the API.
+    await page.getByRole('button', { name: 'Budget of dashboard' }).click();
+    const budgets = page.getByRole('dialog', { name: 'Budgets of the key “dashboard”' });
+    await budgets.waitFor();
+    await expectNoAxeViolations(page, 'admin key budget dialog');
+    await budgets.getByLabel('Daily budget (USD, UTC day)').fill('2.5');
+    await budgets.getByRole('button', { name: 'Save budgets' }).click();
+    await budgets.getByText('Budgets saved.').waitFor();
+    await page.keyboard.press('Escape');
+    await budgets.waitFor({ state: 'detached' });
+    const row = page.getByRole('row', { name: /dashboard/ });
+    await until('the key’s budget in its row', async () => (await row.innerText()).includes('$2.50'));
+
     await page.getByRole('button', { name: 'Revoke dashboard' }).click();
     await page.locator('dialog[open]').waitFor();
     await expectNoAxeViolations(page, 'admin revoke dialog');

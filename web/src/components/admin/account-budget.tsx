@@ -1,5 +1,5 @@
 import { type FormEvent, useId, useState } from 'react';
-import type { AdminAccount, AdminBudget } from '../../../../src/contract/admin';
+import type { AdminBudget } from '../../../../src/contract/admin';
 import { MICROS_PER_UNIT, parseUsd } from '../../../../src/domain/money';
 import { api } from '../../lib/api';
 import { useAction } from '../../lib/use-action';
@@ -31,10 +31,24 @@ function DollarField({
 const dollars = (micros: number | null | undefined) =>
   micros === null || micros === undefined ? '' : String(micros / MICROS_PER_UNIT);
 
-/** An account's daily and monthly spend budgets, in dollars; an empty field removes one. */
-export function AccountBudget({ account, onSaved }: { account: AdminAccount; onSaved: () => void }) {
-  const [daily, setDaily] = useState(dollars(account.budget?.daily_micros));
-  const [monthly, setMonthly] = useState(dollars(account.budget?.monthly_micros));
+/**
+ * Daily and monthly spend budgets, in dollars, saved by PUT to `path` (an account's, or one of its
+ * keys'); an empty field removes one.
+ */
+export function BudgetForm({
+  path,
+  budget,
+  holds,
+  onSaved,
+}: {
+  path: string;
+  budget: { daily_micros: number | null; monthly_micros: number | null } | null;
+  /** Whose requests the budgets hold (the note above the fields). */
+  holds: string;
+  onSaved: () => void;
+}) {
+  const [daily, setDaily] = useState(dollars(budget?.daily_micros));
+  const [monthly, setMonthly] = useState(dollars(budget?.monthly_micros));
   const [status, setStatus] = useState<AdminBudget['status']>();
   const state = useAction();
 
@@ -49,10 +63,8 @@ export function AccountBudget({ account, onSaved }: { account: AdminAccount; onS
     };
     void state.run(async () => {
       const body = { daily_micros: parse(daily, 'daily'), monthly_micros: parse(monthly, 'monthly') };
-      const answer = await api.put<AdminBudget>(
-        `/api/admin/v1/accounts/${encodeURIComponent(account.id)}/budget`,
-        body,
-      );
+      // An account's answer says where it stands; a key's only what was set.
+      const answer = await api.put<{ status?: AdminBudget['status'] }>(path, body);
       setStatus(answer.status);
       onSaved();
       return 'Budgets saved. The next generate request is held to them.';
@@ -62,8 +74,8 @@ export function AccountBudget({ account, onSaved }: { account: AdminAccount; onS
   return (
     <form className="stack" onSubmit={save}>
       <p className="small muted">
-        Requests that could take the account past a budget are refused before any upstream call (402). Leave a
-        field empty for no budget.
+        {holds} that could go past a budget are refused before any upstream call (402). Leave a field empty
+        for no budget.
       </p>
       <div className="admin-filters">
         <DollarField label="Daily budget (USD, UTC day)" value={daily} onChange={setDaily} />

@@ -2,9 +2,10 @@ import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import type { AdminApiKey, AdminCreatedKey } from '../../../../src/contract/admin';
 import { api } from '../../lib/api';
 import { useAction } from '../../lib/use-action';
-import { ConfirmDialog } from '../dialog';
+import { ConfirmDialog, Dialog } from '../dialog';
 import { Field, FormOutcome } from '../form-fields';
 import { KeyReveal } from '../key-reveal';
+import { BudgetForm } from './account-budget';
 import { AdminTable, budgetText, HeadRow, LoadState, when } from './admin-kit';
 
 /** An account's API keys: the list, a new key (shown once) and revocation. */
@@ -16,6 +17,7 @@ export function AccountKeys({ accountId }: { accountId: string }) {
   const [expires, setExpires] = useState('');
   const [issued, setIssued] = useState<AdminCreatedKey>();
   const [revoking, setRevoking] = useState<AdminApiKey>();
+  const [budgeting, setBudgeting] = useState<AdminApiKey>();
   const load = useAction();
   const change = useAction();
   const loadRun = load.run;
@@ -84,7 +86,10 @@ export function AccountKeys({ accountId }: { accountId: string }) {
               <td>{when(key.last_used_at)}</td>
               <td>{key.expires_at === null ? 'never' : when(key.expires_at)}</td>
               <td>{budgetText(key.budget)}</td>
-              <td>
+              <td className="row-actions">
+                <button type="button" className="button small" onClick={() => setBudgeting(key)}>
+                  Budget<span className="visually-hidden"> of {key.name}</span>
+                </button>
                 <button type="button" className="button small danger" onClick={() => setRevoking(key)}>
                   Revoke<span className="visually-hidden"> {key.name}</span>
                 </button>
@@ -148,6 +153,16 @@ export function AccountKeys({ accountId }: { accountId: string }) {
           onConfirm={() => revoke(revoking)}
           onCancel={() => setRevoking(undefined)}
         />
+      )}
+      {budgeting && (
+        <Dialog title={`Budgets of the key “${budgeting.name}”`} onClose={() => setBudgeting(undefined)}>
+          <BudgetForm
+            path={`${base}/${encodeURIComponent(budgeting.id)}/budget`}
+            budget={budgeting.budget}
+            holds="This key's requests (its account's budgets hold them too)"
+            onSaved={() => void refresh()}
+          />
+        </Dialog>
       )}
     </div>
   );

@@ -2,7 +2,7 @@ import { type FormEvent, useCallback, useEffect, useId, useState } from 'react';
 import type { AdminAccount, AdminPasswordReset } from '../../../../src/contract/admin';
 import type { UsageReport } from '../../../../src/contract/usage';
 import { TIERS } from '../../../../src/domain/tiers';
-import { AccountBudget } from '../../components/admin/account-budget';
+import { BudgetForm } from '../../components/admin/account-budget';
 import { AccountKeys } from '../../components/admin/account-keys';
 import { images, LoadState, usd, when } from '../../components/admin/admin-kit';
 import { ModelTable, SpendBars } from '../../components/admin/usage-parts';
@@ -235,7 +235,12 @@ export default function AccountDetailPage({ id }: { id: string }) {
       </section>
       <section className="panel stack" aria-labelledby="budget-heading">
         <h2 id="budget-heading">Budgets</h2>
-        <AccountBudget account={account} onSaved={() => void refresh()} />
+        <BudgetForm
+          path={`/api/admin/v1/accounts/${encodeURIComponent(account.id)}/budget`}
+          budget={account.budget}
+          holds="The account's requests"
+          onSaved={() => void refresh()}
+        />
       </section>
       <section className="panel stack" aria-labelledby="account-usage-heading">
         <h2 id="account-usage-heading">Usage and spend</h2>
