@@ -35,10 +35,7 @@ export interface AccountsTable {
   session_generation: Generated<number>;
   /** 1 for an operator (may use the operator console; set by the CLI). Migration 0028. */
   operator: Generated<number>;
-  /**
-   * 1 while the password is one an operator set (a reset from the console or the CLI), until the
-   * person sets their own: a website session can do nothing else meanwhile. Migration 0036.
-   */
+  /** 1 while the password is one an operator set, until the person sets their own (migration 0036). */
   password_change_required: Generated<number>;
 }
 
