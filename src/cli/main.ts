@@ -23,9 +23,10 @@ Commands:
                                         a new webhook signing secret; the old one keeps signing beside it
                                         for N seconds (default 86400 = 24 h; 0 stops it at once)
   accounts set-tier --email E --tier T
-  accounts set-password --email E --password P
+  accounts set-password --email E --password P [--permanent]
                                         an operator's reset: ends the account's website sessions; the next
-                                        one can only set the person's own password (API keys unaffected)
+                                        one can only set the person's own password (API keys unaffected);
+                                        --permanent: the password is the person's own, no change asked
   accounts set-budget --email E [--key ID] [--daily USD] [--monthly USD] [--json]
                                         spend budgets per UTC day and month in US dollars (e.g. 25 or
                                         12.50; none removes one), of the account or of one of its API
@@ -118,6 +119,7 @@ function options(args: string[]) {
       daily: { type: 'string' },
       monthly: { type: 'string' },
       json: { type: 'boolean', default: false },
+      permanent: { type: 'boolean', default: false },
     },
     strict: true,
     allowPositionals: false,
@@ -217,8 +219,14 @@ async function accountsCommand(sub: string | undefined, args: string[], io: CliI
       }
       case 'set-password': {
         const account = await core.accounts.requireByEmail(required(opts.email, 'email'));
-        await core.accounts.resetPassword(account.id, required(opts.password, 'password'));
-        out(`Password of ${account.email} updated; they choose their own at their next website sign-in.`);
+        const password = required(opts.password, 'password');
+        if (opts.permanent) {
+          await core.accounts.setPassword(account.id, password);
+          out(`Password of ${account.email} updated.`);
+        } else {
+          await core.accounts.resetPassword(account.id, password);
+          out(`Password of ${account.email} updated; they choose their own at their next website sign-in.`);
+        }
         return;
       }
       case 'set-upstream-key': {

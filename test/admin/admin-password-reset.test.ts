@@ -170,5 +170,13 @@ describe('an operator reset forces a password change', () => {
       403,
       'password_change_required',
     );
+
+    // --permanent: the operator sets a password that is the person's own (their own account, say).
+    const io = { env, out: (line: string) => lines.push(line), err: () => {} };
+    assert.equal(await runCli([...argv.slice(0, -1), 'a lasting password', '--permanent'], io), 0);
+    assert.equal(await flagOf(account.id), false);
+    const lasting = await signInRequest(t.app, { email: account.email, password: 'a lasting password' });
+    assert.equal(lasting.json().passwordChangeRequired, false);
+    assert.equal((await get('/web/api/account', { cookie: sessionCookieOf(lasting) })).statusCode, 200);
   });
 });
