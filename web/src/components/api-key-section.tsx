@@ -73,11 +73,9 @@ export function ApiKeySection({ onRotated }: { account: AccountInfo; onRotated: 
     items: keys,
     load,
     listing,
-    revocation,
     revoking,
     askToRevoke,
-    revoke,
-    cancel,
+    confirming,
   } = useRevocableList<ApiKeyInfo>('/web/api/account/keys', 'keys');
 
   return (
@@ -177,11 +175,7 @@ export function ApiKeySection({ onRotated }: { account: AccountInfo; onRotated: 
             </p>
           }
           confirmLabel="Revoke key"
-          danger
-          busy={revocation.busy}
-          error={revocation.error}
-          onConfirm={() => void revoke(revoking)}
-          onCancel={cancel}
+          {...confirming(revoking)}
         />
       )}
     </div>

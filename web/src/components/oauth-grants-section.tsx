@@ -14,11 +14,9 @@ export function OAuthGrantsSection() {
   const {
     items: grants,
     listing,
-    revocation,
     revoking,
     askToRevoke,
-    revoke,
-    cancel,
+    confirming,
   } = useRevocableList<OAuthGrantInfo>('/web/api/account/oauth-grants', 'grants');
 
   if (listing.error)
@@ -76,11 +74,7 @@ export function OAuthGrantsSection() {
             </p>
           }
           confirmLabel="Revoke access"
-          danger
-          busy={revocation.busy}
-          error={revocation.error}
-          onConfirm={() => void revoke(revoking)}
-          onCancel={cancel}
+          {...confirming(revoking)}
         />
       )}
     </div>

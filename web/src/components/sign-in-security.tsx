@@ -3,6 +3,7 @@ import { api, signedOutHere } from '../lib/api';
 import { useAction } from '../lib/use-action';
 import { ConfirmDialog } from './dialog';
 import { FormOutcome, PasswordField } from './form-fields';
+import { NewPasswordFields, newPasswordProblem } from './new-password';
 
 /** Change the password: the current one, then the new one twice. Every other session ends. */
 function PasswordForm() {
@@ -10,12 +11,12 @@ function PasswordForm() {
   const [next, setNext] = useState('');
   const [repeat, setRepeat] = useState('');
   const state = useAction();
-  const ids = { current: useId(), next: useId(), repeat: useId() };
+  const currentId = useId();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (next.length < 8) return state.fail('The new password must be at least 8 characters.');
-    if (next !== repeat) return state.fail('The new password and its repetition differ.');
+    const problem = newPasswordProblem(next, repeat);
+    if (problem) return state.fail(problem);
     await state.run(async () => {
       await api.post('/web/api/account/password', { current_password: current, new_password: next });
       setCurrent('');
@@ -28,31 +29,13 @@ function PasswordForm() {
   return (
     <form className="stack" onSubmit={submit}>
       <PasswordField
-        id={ids.current}
+        id={currentId}
         label="Current password"
         value={current}
         onChange={setCurrent}
         autoComplete="current-password"
       />
-      <div className="field-pair">
-        <PasswordField
-          id={ids.next}
-          label="New password"
-          value={next}
-          onChange={setNext}
-          autoComplete="new-password"
-          minLength={8}
-          className="field grow"
-        />
-        <PasswordField
-          id={ids.repeat}
-          label="New password again"
-          value={repeat}
-          onChange={setRepeat}
-          autoComplete="new-password"
-          className="field grow"
-        />
-      </div>
+      <NewPasswordFields next={next} onNext={setNext} repeat={repeat} onRepeat={setRepeat} paired />
       <FormOutcome error={state.error} done={state.done} />
       <div>
         <button type="submit" className="button primary" disabled={state.busy}>

@@ -36,6 +36,14 @@ export function useRevocableList<T extends { id: string }>(path: string, field: 
     await load();
   };
   const cancel = () => setRevoking(undefined);
+  /** The confirmation dialog's behaviour for `item` (its title, message and label are the caller's). */
+  const confirming = (item: T) => ({
+    danger: true,
+    busy: revocation.busy,
+    error: revocation.error,
+    onConfirm: () => void revoke(item),
+    onCancel: cancel,
+  });
 
-  return { items, load, listing, revocation, revoking, askToRevoke, revoke, cancel };
+  return { items, load, listing, revoking, askToRevoke, confirming };
 }

@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { PasswordField } from '../components/form-fields';
 import { Logo } from '../components/icons';
+import { NewPasswordFields, newPasswordProblem } from '../components/new-password';
 import { api, messageOf } from '../lib/api';
 
 /**
@@ -25,7 +26,7 @@ export default function ChoosePasswordPage({
   const [repeat, setRepeat] = useState('');
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const ids = { current: useId(), next: useId(), repeat: useId(), error: useId(), intro: useId() };
+  const ids = { current: useId(), error: useId(), intro: useId() };
   const headingRef = useRef<HTMLHeadingElement>(null);
 
   useEffect(() => {
@@ -36,8 +37,8 @@ export default function ChoosePasswordPage({
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const oneTime = signInPassword ?? current;
-    if (next.length < 8) return setError('The new password must be at least 8 characters.');
-    if (next !== repeat) return setError('The new password and its repetition differ.');
+    const problem = newPasswordProblem(next, repeat);
+    if (problem) return setError(problem);
     if (next === oneTime) return setError('Choose a password other than the one you were given.');
     setBusy(true);
     setError(undefined);
@@ -78,21 +79,7 @@ export default function ChoosePasswordPage({
             autoComplete="current-password"
           />
         )}
-        <PasswordField
-          id={ids.next}
-          label="New password"
-          value={next}
-          onChange={setNext}
-          autoComplete="new-password"
-          minLength={8}
-        />
-        <PasswordField
-          id={ids.repeat}
-          label="New password again"
-          value={repeat}
-          onChange={setRepeat}
-          autoComplete="new-password"
-        />
+        <NewPasswordFields next={next} onNext={setNext} repeat={repeat} onRepeat={setRepeat} />
         {error && (
           <p className="error-text" role="alert" id={ids.error}>
             {error}
