@@ -93,5 +93,7 @@ export async function dropTestDatabase(databaseUrl: string): Promise<void> {
 /** Removes what a test's config pointed at: its data dir, and its PostgreSQL database if it has one. */
 export async function removeTestData(config: { dataDir: string; databaseUrl: string }): Promise<void> {
   await dropTestDatabase(config.databaseUrl);
-  await rm(config.dataDir, { recursive: true, force: true });
+  // A first-time rendition asked for just before the app closed may still be landing its file while
+  // the tree is removed (ENOTEMPTY): fs.rm retries those, with a growing pause.
+  await rm(config.dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 }
