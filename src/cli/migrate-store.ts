@@ -38,6 +38,7 @@ export const MIGRATED_TABLES = [
   'collections',
   'collection_items',
   'prompt_presets',
+  'smart_collections',
   'oauth_clients',
   'oauth_authorizations',
   'oauth_grants',

@@ -1,4 +1,7 @@
-/** The tables of src/curation (migration 0032): stars and collections of works, per account. */
+/**
+ * The tables of src/curation (migration 0032): stars and collections of works, per account; and the
+ * website's smart collections (saved searches of those works, migration 0042).
+ */
 
 /** A work an account starred (owned by src/curation; migration 0032). */
 export interface StarredWorksTable {
@@ -27,9 +30,26 @@ export interface CollectionItemsTable {
   added_at: number;
 }
 
+/**
+ * A smart collection: a saved search of Saved works, per account (owned by src/website, whose page's
+ * filters it keeps; migration 0042).
+ */
+export interface SmartCollectionsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  /** The name in lower case: an account's smart collection names are unique ignoring case. */
+  name_key: string;
+  /** The saved filters (JSON: q, model, mode, from, to, starred, collection). */
+  filters_json: string;
+  created_at: number;
+  updated_at: number;
+}
+
 /** The tables above, as the database's schema (`Database`) lists them. */
 export interface CurationTables {
   starred_works: StarredWorksTable;
   collections: CollectionsTable;
   collection_items: CollectionItemsTable;
+  smart_collections: SmartCollectionsTable;
 }

@@ -22,6 +22,7 @@ import {
   setSessionCookie,
 } from './session-auth.js';
 import type { Sessions } from './sessions.js';
+import { smartCollectionRoutes } from './smart-collection-routes.js';
 import type { WebsiteServices } from './website-services.js';
 
 export const WRONG_CREDENTIALS = 'Email or password is incorrect';
@@ -145,6 +146,7 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
     await authed.register(creationRoutes, { services });
     await authed.register(createFlowRoutes, { services });
     await authed.register(curationRoutes, { services });
+    await authed.register(smartCollectionRoutes, { services });
     await authed.register(libraryRoutes, { services });
     await authed.register(accountRoutes, { services });
     await authed.register(credentialRoutes, { services, sessions, throttle });

@@ -82,6 +82,23 @@ describeContract(
     await exercise('GET', presets, { url: presets, headers: { cookie } }, 200);
     await exercise('DELETE', preset, { url: `${presets}/Ink`, headers: web }, 204);
     await exercise('DELETE', preset, { url: `${presets}/Ink`, headers: web }, 404);
+    const smart = '/web/api/smart-collections';
+    const oneSmart = '/web/api/smart-collections/{id}';
+    const inky = { name: 'Inky', filters: { q: 'ink', mode: 'text', starred: true, from: '2026-01-01' } };
+    const saved = await exercise('POST', smart, { url: smart, headers: web, payload: inky }, 201);
+    await exercise('POST', smart, { url: smart, headers: web, payload: inky }, 409);
+    await exercise('POST', smart, { url: smart, headers: web, payload: { name: 'x', filters: {} } }, 400);
+    await exercise('GET', smart, { url: smart, headers: { cookie } }, 200);
+    const savedUrl = `${smart}/${saved.json().id}`;
+    await exercise('PATCH', oneSmart, { url: savedUrl, headers: web, payload: { name: 'Ink' } }, 200);
+    await exercise(
+      'PATCH',
+      oneSmart,
+      { url: `${smart}/scl_none`, headers: web, payload: { name: 'y' } },
+      404,
+    );
+    await exercise('DELETE', oneSmart, { url: savedUrl, headers: web }, 204);
+    await exercise('DELETE', oneSmart, { url: savedUrl, headers: web }, 404);
     const [work] = works.json().items as Array<{ id: string }>;
     assert.ok(work, 'the generation is a saved work');
     await exerciseCurationRoutes(exercise, { prefix: '/web/api', headers: web, workId: work.id });

@@ -89,6 +89,10 @@ export const OTHER_ROUTES = [
   'DELETE /web/api/collections/:id',
   'PUT /web/api/collections/:id/items/:id',
   'DELETE /web/api/collections/:id/items/:id',
+  'GET /web/api/smart-collections',
+  'POST /web/api/smart-collections',
+  'PATCH /web/api/smart-collections/:id',
+  'DELETE /web/api/smart-collections/:id',
   'GET /web/api/downloads/zip',
   'DELETE /web/api/assets/:id',
   // The operator console's API (issue 31): the fuzzer's account is no operator, so these answer 401/403.
