@@ -30,7 +30,8 @@ export function WorkCard({
   const failed = work.tasks.filter((t) => t.status === 'failed').length;
   const pending = work.tasks.length - done.length - failed;
   return (
-    <article className="work-card" aria-label={shortText(work.prompt)} data-work-id={work.id}>
+    // Draggable onto a collection of the sidebar (components/collections-sidebar.tsx).
+    <article className="work-card" aria-label={shortText(work.prompt)} data-work-id={work.id} draggable>
       <SelectCheckbox id={work.id} label={shortText(work.prompt)} selection={selection} />
       <button
         type="button"

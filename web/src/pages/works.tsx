@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { CollectionsSidebar } from '../components/collections-sidebar';
 import {
   CurationFilters,
   curationFromUrl,
@@ -154,6 +155,13 @@ export default function WorksPage() {
       <p className="visually-hidden" aria-live="polite">
         {notice}
       </p>
+      <CollectionsSidebar
+        collections={collections}
+        selection={selection}
+        works={visible}
+        query={query}
+        curation={curation}
+      />
       <SearchBar
         label="Search saved works"
         value={query}

@@ -96,14 +96,15 @@ export function SelectionBarWithUndo({
   );
 }
 
-/** The offer to take a deletion back, for a few seconds. */
-function UndoToast({
+/** The offer to take a change back (a deletion, works added to a collection), for a few seconds. */
+export function UndoToast({
   offer,
   error,
   onUndo,
   onDismiss,
 }: {
-  offer: { label: string } | undefined;
+  /** `undoable: false`: a confirmation with nothing to take back. */
+  offer: { label: string; undoable?: boolean } | undefined;
   error: string | undefined;
   onUndo: () => void;
   onDismiss: () => void;
@@ -123,9 +124,11 @@ function UndoToast({
       {offer && (
         <div className="undo-toast">
           <span>{offer.label}</span>
-          <button type="button" className="button small" onClick={onUndo} ref={undo}>
-            Undo
-          </button>
+          {offer.undoable !== false && (
+            <button type="button" className="button small" onClick={onUndo} ref={undo}>
+              Undo
+            </button>
+          )}
           <button type="button" className="icon-button" onClick={onDismiss} aria-label="Dismiss">
             ×
           </button>
