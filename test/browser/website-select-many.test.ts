@@ -52,6 +52,15 @@ describe('website select many, stars and collections (Chromium, end to end)', ()
       }
   };
   const card = (prompt: string) => page.locator('article.work-card', { hasText: prompt });
+  /**
+   * Checks a card's select box, scrolled to the middle of the screen first: at the bottom edge the
+   * selection bar (sticky once anything is selected) covers it, as it would for a person.
+   */
+  const select = async (prompt: string) => {
+    const box = card(prompt).getByRole('checkbox');
+    await box.evaluate((element) => element.scrollIntoView({ block: 'center' }));
+    await box.check({ force: true });
+  };
   const shownPrompts = () => page.locator('article.work-card .work-prompt').allTextContents();
   const focused = () =>
     page.evaluate(() => {
@@ -191,8 +200,7 @@ describe('website select many, stars and collections (Chromium, end to end)', ()
     test(`${name}: Download as ZIP — the browser's download holds the originals and metadata.json`, async () => {
       await openWorks(`${name} fox`);
       await until('the search applied', async () => (await shownPrompts()).length === 5);
-      for (const prompt of [prompts[2], prompts[3]] as string[])
-        await card(prompt).getByRole('checkbox').check({ force: true });
+      for (const prompt of [prompts[2], prompts[3]] as string[]) await select(prompt);
       await page.getByText('2 selected').waitFor();
       const [download] = await Promise.all([
         page.waitForEvent('download'),
@@ -228,8 +236,7 @@ describe('website select many, stars and collections (Chromium, end to end)', ()
     });
 
     test(`${name}: delete with Undo restores; delete without Undo deletes`, async () => {
-      for (const prompt of [prompts[0], prompts[1]] as string[])
-        await card(prompt).getByRole('checkbox').check({ force: true });
+      for (const prompt of [prompts[0], prompts[1]] as string[]) await select(prompt);
       await page.getByRole('button', { name: 'Delete 2 works' }).click();
       await until('hidden at once', async () => (await card(prompts[0] as string).count()) === 0);
       assert.equal(await card(prompts[1] as string).count(), 0);
@@ -242,9 +249,7 @@ describe('website select many, stars and collections (Chromium, end to end)', ()
       // Nothing reached the server.
       assert.ok((await history()).filter((w) => prompts.includes(w.prompt)).every((w) => !w.removed));
 
-      await card(prompts[4] as string)
-        .getByRole('checkbox')
-        .check({ force: true });
+      await select(prompts[4] as string);
       const deleted = page.waitForResponse(
         (response) => response.request().method() === 'DELETE' && response.url().includes('/web/api/works/'),
       );
@@ -272,7 +277,7 @@ describe('website select many, stars and collections (Chromium, end to end)', ()
     await page.setViewportSize(SIZES[0].viewport);
     await openWorks();
     const prompt = 'bravo wide fox';
-    await card(prompt).getByRole('checkbox').check({ force: true });
+    await select(prompt);
     const deleted = page.waitForResponse(
       (response) => response.request().method() === 'DELETE' && response.url().includes('/web/api/works/'),
       { timeout: 20_000 },
