@@ -215,6 +215,19 @@ describe('website collections sidebar and smart collections (Chromium, end to en
     assert.equal((await shownPrompts()).length, 2);
   });
 
+  test('deleting the collection on screen (Manage) leaves the view of what remains', async () => {
+    await entry(/^Night/).click();
+    await until('Night lists its 4 works', async () => (await shownPrompts()).length === 4);
+    await sidebar().getByRole('button', { name: 'Manage' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Collections' });
+    await dialog.getByRole('button', { name: 'Delete collection Night' }).click();
+    await until('Night leaves the sidebar', async () => (await entry(/^Night/).count()) === 0);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await until('every work again', async () => (await shownPrompts()).length === PROMPTS.length);
+    assert.equal(new URL(page.url()).search, '');
+    assert.equal(await current(), 'All works');
+  });
+
   test('on a phone the sidebar is a drawer: the grid keeps the width, the drawer opens a collection', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto('/works');

@@ -1,7 +1,7 @@
 import { type DragEvent, type FormEvent, useEffect, useState } from 'react';
 import { messageOf } from '../lib/api';
 import type { Collection, Collections } from '../lib/curation';
-import { Link } from '../lib/router';
+import { Link, navigate } from '../lib/router';
 import type { SearchState } from '../lib/search';
 import type { Selection } from '../lib/selection';
 import {
@@ -258,7 +258,11 @@ function SidebarPanel({
         <ManageCollectionsDialog
           collections={collections}
           onClose={() => setManaging(false)}
-          onDeleted={() => {}}
+          // The collection on screen deleted: the rest of the search stays.
+          onDeleted={(id) => {
+            if (filters.collection === id)
+              navigate(worksUrlOf({ ...filters, collection: undefined }), { replace: true });
+          }}
         />
       )}
       {editing && (
