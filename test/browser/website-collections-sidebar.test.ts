@@ -105,6 +105,20 @@ describe('website collections sidebar and smart collections (Chromium, end to en
     assert.equal((await entry(/^Harbours/).textContent())?.includes('1 work'), true);
     const id = await collectionId('Harbours');
     assert.deepEqual((await collectionsOf()).get(dawn), [id]);
+    // While the confirmation shows, the page goes on: a card selected from the keyboard keeps focus
+    // (Undo takes it once, when the confirmation appears, never again at each change of the page).
+    const lemons = PROMPTS[4] ?? '';
+    const box = card(lemons).getByRole('checkbox', { name: `Select: ${lemons}` });
+    await box.focus();
+    await page.keyboard.press('Space');
+    await page.getByText('1 selected').waitFor();
+    assert.equal(
+      await page.evaluate(() => document.activeElement?.getAttribute('aria-label')),
+      `Select: ${lemons}`,
+    );
+    await page.keyboard.press('Space');
+    assert.equal(await box.isChecked(), false);
+    assert.equal((await collectionsOf()).get(dawn)?.length, 1, 'not undone');
     // Dropped again: nothing to add, and nothing to take back.
     await card(dawn)
       .locator('.work-cover')

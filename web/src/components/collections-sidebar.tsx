@@ -106,7 +106,7 @@ export function CollectionsSidebar({
         </Dialog>
       )}
       <UndoToast
-        offer={drop.offer && { label: drop.offer.label, undoable: drop.offer.undo !== undefined }}
+        offer={drop.offer}
         error={drop.error}
         onUndo={() => void drop.offer?.undo?.()}
         onDismiss={drop.dismiss}

@@ -65,8 +65,10 @@ export function droppedWorks(event: DragEvent): string[] {
   }
 }
 
+/** A drop's confirmation (one object per drop: the toast moves focus to Undo when it changes). */
 interface Offer {
   label: string;
+  undoable: boolean;
   undo?: () => Promise<void>;
 }
 
@@ -94,7 +96,10 @@ export function useCollectionDrop(collections: Collections, memberOf: (workId: s
     added.current.set(collection.id, mine);
     const fresh = ids.filter((id) => !mine.has(id) && !memberOf(id).includes(collection.id));
     if (fresh.length === 0) {
-      show({ label: `${ids.length === 1 ? 'Already' : 'All already'} in ${collection.name}` });
+      show({
+        label: `${ids.length === 1 ? 'Already' : 'All already'} in ${collection.name}`,
+        undoable: false,
+      });
       return;
     }
     try {
@@ -108,6 +113,7 @@ export function useCollectionDrop(collections: Collections, memberOf: (workId: s
     for (const id of fresh) mine.add(id);
     show({
       label: `Added ${plural(fresh.length)} to ${collection.name}`,
+      undoable: true,
       undo: async () => {
         show(undefined);
         try {
