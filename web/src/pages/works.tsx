@@ -8,6 +8,7 @@ import {
 import { SelectionBarWithUndo } from '../components/curation/selection-bar';
 import { StarButton } from '../components/curation/star-button';
 import { ConfirmDialog } from '../components/dialog';
+import { GridViewControls } from '../components/grid-view-controls';
 import { Lightbox } from '../components/lightbox/lightbox';
 import { LoadMore } from '../components/load-more';
 import { SearchBar } from '../components/search-bar';
@@ -16,15 +17,30 @@ import { WorkCard } from '../components/work-card';
 import { api, messageOf } from '../lib/api';
 import { deleteWorks, useCollections } from '../lib/curation';
 import { useDeferredDelete } from '../lib/deferred-delete';
+import { useGalleryView, useStarredFirst } from '../lib/grid-view';
 import { useInfiniteScroll } from '../lib/infinite-scroll';
 import { itemsOfWorks } from '../lib/lightbox-items';
 import { navigate, useLocation } from '../lib/router';
 import { isSearching, searchFromUrl, searchToApi, searchToUrl } from '../lib/search';
 import { useSelection } from '../lib/selection';
 import type { SavedWork, SavedWorksPage } from '../lib/types';
+import { dayHeading } from '../lib/virtual-rows';
 import { useLinkedWork } from '../lib/work-link';
 
 const PAGE_SIZE = 24;
+
+/** Where the list has got to: the last page loaded, of the starred works (pinned first) or of all. */
+interface Cursor {
+  starred: boolean;
+  page: number;
+}
+
+const workKey = (work: SavedWork) => work.id;
+/** A card's height before it is measured: its cover at the work's aspect ratio (at most 420 px) and its text. */
+const estimateWork = (work: SavedWork, columnWidth: number) => {
+  const [w = 1, h = 1] = work.aspect.split(':').map(Number);
+  return Math.min(420, (columnWidth * h) / (w || 1)) + 150;
+};
 
 /** Saved works: the account's generations, newest first, searchable (the query in the URL), loaded as the person scrolls. */
 export default function WorksPage() {
@@ -35,7 +51,10 @@ export default function WorksPage() {
   const filtered = isSearching(query) || curation.starred || curation.collection !== '';
   const [works, setWorks] = useState<SavedWork[]>([]);
   const [total, setTotal] = useState<number>();
-  const [page, setPage] = useState(0);
+  const [cursor, setCursor] = useState<Cursor>();
+  const view = useGalleryView('works');
+  // Starred works pinned first: their pages load first, then the whole list (those shown are skipped).
+  const pinning = useStarredFirst()[0] && !curation.starred;
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string>();
   const [open, setOpen] = useState<SavedWork>();
@@ -48,7 +67,7 @@ export default function WorksPage() {
   const sentinel = useRef<HTMLDivElement>(null);
   /** Bumped when the search changes: answers to an older search are dropped. */
   const generation = useRef(0);
-  const hasMore = total === undefined || works.length < total;
+  const hasMore = cursor?.starred === true || total === undefined || works.length < total;
   const linked = search.get('work');
   const collections = useCollections();
   const deferred = useDeferredDelete(deleteWorks, (ids) => {
@@ -62,22 +81,30 @@ export default function WorksPage() {
     setWorks((list) => list.map((w) => (w.id === id ? { ...w, starred } : w)));
 
   const load = useCallback(
-    async (next: number, replace: boolean) => {
+    async (next: Cursor, replace: boolean) => {
       const mine = replace ? ++generation.current : generation.current;
       setLoading(true);
       setError(undefined);
       try {
-        const result = await api.get<SavedWorksPage>(
-          `/web/api/works?page=${next}&limit=${PAGE_SIZE}${apiQuery}`,
-        );
+        const pageOf = (page: number, limit: number, starred: boolean) =>
+          api.get<SavedWorksPage>(
+            `/web/api/works?page=${page}&limit=${limit}${apiQuery}${starred ? '&starred=true' : ''}`,
+          );
+        const [result, all] = await Promise.all([
+          pageOf(next.page, PAGE_SIZE, next.starred),
+          // The pinned pages first: the whole list's count comes with the first of them.
+          next.starred && replace ? pageOf(1, 1, false) : undefined,
+        ]);
         if (mine !== generation.current) return;
         setWorks((list) => {
           if (replace) return result.items;
           const known = new Set(list.map((w) => w.id));
           return [...list, ...result.items.filter((w) => !known.has(w.id))];
         });
-        setTotal(result.total);
-        setPage(next);
+        if (!next.starred) setTotal(result.total);
+        else if (all) setTotal(all.total);
+        // The starred pages done: the whole list follows from its first page.
+        setCursor(next.starred && next.page * PAGE_SIZE >= result.total ? { starred: false, page: 0 } : next);
       } catch (failure) {
         if (mine === generation.current) setError(messageOf(failure));
       } finally {
@@ -88,12 +115,16 @@ export default function WorksPage() {
   );
 
   useEffect(() => {
-    void load(1, true);
-  }, [load]);
+    void load({ starred: pinning, page: 1 }, true);
+  }, [load, pinning]);
 
   const loadMore = useCallback(() => {
-    if (!loading && hasMore && page > 0) void load(page + 1, false);
-  }, [loading, hasMore, page, load]);
+    if (!loading && hasMore && cursor) void load({ ...cursor, page: cursor.page + 1 }, false);
+  }, [loading, hasMore, cursor, load]);
+  const groupOf = useCallback(
+    (work: SavedWork) => (pinning && work.starred ? 'Starred' : dayHeading(work.createdAt)),
+    [pinning],
+  );
 
   // Infinite scroll: the next page loads when the end of the list comes into view.
   useInfiniteScroll(sentinel, loadMore, hasMore && !error);
@@ -179,10 +210,15 @@ export default function WorksPage() {
           </p>
         </div>
       )}
+      <GridViewControls kind="works" />
       <VirtualGrid
-        className={`works-grid${selection.selected.size > 0 ? ' selecting' : ''}`}
+        kind="works"
+        density={view.density}
+        className={`works-grid density-${view.density}${selection.selected.size > 0 ? ' selecting' : ''}`}
         items={visible}
-        itemKey={(work) => work.id}
+        itemKey={workKey}
+        groupOf={view.byDay || pinning ? groupOf : undefined}
+        estimateHeight={estimateWork}
         render={(work) => (
           <WorkCard
             work={work}
