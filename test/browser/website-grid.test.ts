@@ -86,6 +86,38 @@ describe('website galleries (Chromium): mixed shapes, error boundary, view optio
     }
   });
 
+  test('keyboard: Tab from the last rendered card reaches the next work (the window follows), at 1440 and 390 px', async () => {
+    const order = [...newest, ...Array.from({ length: 71 }, (_, n) => seededId(n))];
+    for (const size of [WIDE, PHONE]) {
+      await page.setViewportSize(size);
+      await page.goto('/works');
+      await loadAll(80);
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.waitForFunction(
+        () => document.querySelector<HTMLElement>('.works-grid')?.dataset.virtualStart === '0',
+      );
+      for (let step = 0; step < 3; step++) {
+        const end = Number(await page.locator('.works-grid').getAttribute('data-virtual-end'));
+        const lastId = (await lastCardId()) ?? '';
+        // The card's last control: focusing it scrolls it into view, and the window moves on.
+        await page
+          .locator(`article.work-card[data-work-id="${lastId}"]`)
+          .locator('button, a[href], input')
+          .last()
+          .focus();
+        await page.waitForFunction(
+          (was) => Number(document.querySelector<HTMLElement>('.works-grid')?.dataset.virtualEnd) > was,
+          end,
+        );
+        await page.keyboard.press('Tab');
+        const focused = await page.evaluate(
+          () => document.activeElement?.closest('[data-work-id]')?.getAttribute('data-work-id') ?? '',
+        );
+        assert.equal(focused, order[order.indexOf(lastId) + 1], `Tab from ${lastId} at ${size.width}`);
+      }
+    }
+  });
+
   test('a page that fails shows a message in place, and the header and navigation stay', async () => {
     await page.setViewportSize(WIDE);
     // A broken answer (no list where one is due) makes the page throw while it renders.
@@ -188,6 +220,49 @@ describe('website galleries (Chromium): mixed shapes, error boundary, view optio
       (id) => document.querySelector('article.work-card')?.getAttribute('data-work-id') === id,
       newest[0],
     );
+  });
+
+  test('a deep link shows its image before the list asks for any thumbnail (24 fresh works; time measured)', async () => {
+    // Fresh works: their thumbnails are renditions the server has not made yet.
+    await makeWorks(
+      site.api,
+      Array.from({ length: 24 }, (_, i) => ({
+        prompt: `fresh work ${i + 1}`,
+        aspect: ['1:1', '16:9', '9:16'][i % 3],
+      })),
+    );
+    const linked = MIXED_WORKS[8]?.prompt ?? '';
+    for (const size of [PHONE, WIDE]) {
+      await page.setViewportSize(size);
+      await page.goto(`/works?work=${newest[0]}`);
+      const shownAt = await page.waitForFunction(
+        (alt) => {
+          const img = document.querySelector<HTMLImageElement>('dialog.lightbox img.lightbox-image');
+          return img?.alt === alt && img.complete && img.naturalWidth > 0 ? performance.now() : 0;
+        },
+        linked,
+        { polling: 'raf' },
+      );
+      const ms = Math.round(Number(await shownAt.jsonValue()));
+      const order = await page.evaluate((alt) => {
+        const src = document.querySelector<HTMLImageElement>('dialog.lightbox img.lightbox-image')?.src ?? '';
+        const entries = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
+        const image = entries.find((entry) => entry.name === src);
+        const thumbnails = entries
+          .filter((entry) => /[?&]w=\d+/.test(entry.name))
+          .map((entry) => entry.startTime);
+        return { alt, imageEnd: image?.responseEnd ?? -1, firstThumbnail: Math.min(...thumbnails) };
+      }, linked);
+      assert.ok(order.imageEnd > 0, 'the linked image was fetched');
+      assert.ok(
+        order.firstThumbnail >= order.imageEnd,
+        `no thumbnail asked for before the linked image arrived (${JSON.stringify(order)})`,
+      );
+      console.log(`deep link at ${size.width} px: image shown ${ms} ms after navigation start`);
+      await page.keyboard.press('Escape');
+      // Then the list: its cards and thumbnails.
+      await page.locator('article.work-card img').first().waitFor();
+    }
   });
 
   testNoConsoleErrors(site);

@@ -48,7 +48,7 @@ export function VirtualGrid<T>({
   estimateHeight?: (item: T, columnWidth: number) => number;
 }) {
   const grid = useRef<HTMLDivElement>(null);
-  const { width, top, viewport } = useGridBox(grid);
+  const { width, top, viewport } = useGridBox(grid, items.length);
   const screen = viewport < PHONE_WIDTH ? 'phone' : 'wide';
   const gap = GRID_GAP[kind][screen];
   const columns = columnsFor(kind, density, width, viewport);
@@ -203,7 +203,7 @@ function estimateRow<T>(
  * width, kept current as the page above it or the window changes size. Each is set only when it
  * changes, and none depends on the rows rendered: no render loop.
  */
-function useGridBox(grid: React.RefObject<HTMLDivElement | null>) {
+function useGridBox(grid: React.RefObject<HTMLDivElement | null>, count: number) {
   const [box, setBox] = useState({ width: 0, top: 0, viewport: window.innerWidth });
   const measure = useCallback(() => {
     const element = grid.current;
@@ -222,7 +222,10 @@ function useGridBox(grid: React.RefObject<HTMLDivElement | null>) {
         : next,
     );
   }, [grid]);
-  useLayoutEffect(measure);
+  // Before the first paint and when the list changes; later moves of the page above the grid change
+  // the page's size, which the observer below sees (no layout read on every scroll frame).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a longer or shorter list is a reason to measure.
+  useLayoutEffect(measure, [measure, count]);
   useEffect(() => {
     const element = grid.current;
     if (!element) return;

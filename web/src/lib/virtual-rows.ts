@@ -77,7 +77,7 @@ export function buildRows<T>(
       row = undefined;
     }
     if (!row || row.items.length >= columns) {
-      row = { kind: 'cards', key: `row:${itemKey(item)}`, items: [], first: index };
+      row = { kind: 'cards', key: `row:${columns}:${itemKey(item)}`, items: [], first: index };
       rows.push(row);
     }
     row.items.push(item);
@@ -86,17 +86,41 @@ export function buildRows<T>(
   return { rows, rowOf };
 }
 
-/** The day a timestamp falls on, as a heading: Today, Yesterday, or the weekday and date. */
-export function dayHeading(at: number, now = Date.now()): string {
+const startOfDay = (at: number) => {
   const day = new Date(at);
-  const startOf = (d: Date) => new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
-  const days = Math.round((startOf(new Date(now)) - startOf(day)) / 86_400_000);
-  if (days === 0) return 'Today';
-  if (days === 1) return 'Yesterday';
-  return day.toLocaleDateString(undefined, {
-    weekday: 'long',
-    day: 'numeric',
-    month: 'long',
-    ...(day.getFullYear() === new Date(now).getFullYear() ? {} : { year: 'numeric' }),
-  });
+  return new Date(day.getFullYear(), day.getMonth(), day.getDate()).getTime();
+};
+/** Headings already written, by the day's start, for the day `labelsToday` (a list of 5,000 has ~50 days). */
+const labels = new Map<number, string>();
+let labelsToday = 0;
+
+/**
+ * The day a timestamp falls on, as a heading: Today, Yesterday, or the weekday and date (and the
+ * year when it is not this year). Cached per day: formatting a date is slow enough that doing it
+ * for each of 5,000 items on every page load made long tasks.
+ */
+export function dayHeading(at: number, now = Date.now()): string {
+  const today = startOfDay(now);
+  if (today !== labelsToday) {
+    labels.clear();
+    labelsToday = today;
+  }
+  const start = startOfDay(at);
+  const known = labels.get(start);
+  if (known !== undefined) return known;
+  const days = Math.round((today - start) / 86_400_000);
+  const day = new Date(start);
+  const label =
+    days === 0
+      ? 'Today'
+      : days === 1
+        ? 'Yesterday'
+        : day.toLocaleDateString(undefined, {
+            weekday: 'long',
+            day: 'numeric',
+            month: 'long',
+            ...(day.getFullYear() === new Date(now).getFullYear() ? {} : { year: 'numeric' }),
+          });
+  labels.set(start, label);
+  return label;
 }

@@ -25,7 +25,7 @@ import { isSearching, searchFromUrl, searchToApi, searchToUrl } from '../lib/sea
 import { useSelection } from '../lib/selection';
 import type { SavedWork, SavedWorksPage } from '../lib/types';
 import { dayHeading } from '../lib/virtual-rows';
-import { useLinkedWork } from '../lib/work-link';
+import { useLinkedWork, useListAfterLink } from '../lib/work-link';
 
 const PAGE_SIZE = 24;
 
@@ -114,9 +114,13 @@ export default function WorksPage() {
     [apiQuery],
   );
 
+  // A work's own link shows that work first: the list loads once its image has (see useListAfterLink).
+  const [linkedAtStart] = useState(linked !== null);
+  const { work: linkedWork, error: linkedError } = useLinkedWork(linked);
+  const listReady = useListAfterLink(linkedAtStart, linkedWork, linkedError);
   useEffect(() => {
-    void load({ starred: pinning, page: 1 }, true);
-  }, [load, pinning]);
+    if (listReady) void load({ starred: pinning, page: 1 }, true);
+  }, [load, pinning, listReady]);
 
   const loadMore = useCallback(() => {
     if (!loading && hasMore && cursor) void load({ ...cursor, page: cursor.page + 1 }, false);
@@ -153,7 +157,6 @@ export default function WorksPage() {
 
   // A work's own link (`/works?work=<id>`, the lightbox's "Open the work"): the work is read by id
   // and opened, listed or not; then `work` leaves the URL (closing does not reopen it).
-  const { work: linkedWork, error: linkedError } = useLinkedWork(linked);
   useEffect(() => {
     if (!linkedWork && !linkedError) return;
     if (linkedWork) setOpen(linkedWork);
