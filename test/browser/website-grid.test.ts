@@ -201,7 +201,7 @@ describe('website galleries (Chromium): mixed shapes, error boundary, view optio
     await page.locator('article.work-card').first().waitFor();
     const firstCard = () => page.locator('article.work-card').first().getAttribute('data-work-id');
     assert.equal(await firstCard(), newest[0]);
-    await page.getByRole('button', { name: 'Starred first' }).click();
+    await page.getByRole('button', { name: 'Stars first' }).click();
     await page.waitForFunction(
       (id) => document.querySelector('article.work-card')?.getAttribute('data-work-id') === id,
       old,
@@ -215,7 +215,7 @@ describe('website galleries (Chromium): mixed shapes, error boundary, view optio
     // Every work is listed once: the starred one is not repeated further down.
     await loadAll(80);
     assert.equal(await page.locator('.works-grid').getAttribute('data-virtual-total'), '80');
-    await page.getByRole('button', { name: 'Starred first' }).click();
+    await page.getByRole('button', { name: 'Stars first' }).click();
     await page.waitForFunction(
       (id) => document.querySelector('article.work-card')?.getAttribute('data-work-id') === id,
       newest[0],

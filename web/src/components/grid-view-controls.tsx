@@ -46,7 +46,7 @@ export function GridViewControls({ kind }: { kind: GalleryKind }) {
           aria-pressed={starredFirst}
           onClick={() => setStarredFirst(!starredFirst)}
         >
-          Starred first
+          Stars first
         </button>
       )}
     </fieldset>

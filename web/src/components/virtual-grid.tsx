@@ -1,5 +1,14 @@
 import { defaultRangeExtractor, type Range, useWindowVirtualizer } from '@tanstack/react-virtual';
-import { type ReactNode, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import {
+  memo,
+  type ReactNode,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
 import {
   buildRows,
   columnsFor,
@@ -104,7 +113,6 @@ export function VirtualGrid<T>({
     if (row !== undefined) virtualizer.scrollToIndex(row, { align: 'center' });
   });
 
-  const RowTag = as;
   return (
     <div
       ref={grid}
@@ -117,35 +125,20 @@ export function VirtualGrid<T>({
     >
       {virtualRows.map((virtualRow) => {
         const row = rows[virtualRow.index];
-        if (!row) return null;
-        const style = { transform: `translateY(${virtualRow.start - virtualizer.options.scrollMargin}px)` };
-        if (row.kind === 'heading')
-          return (
-            <h2
-              key={virtualRow.key}
-              ref={virtualizer.measureElement}
-              data-index={virtualRow.index}
-              className="virtual-row grid-heading"
-              style={style}
-            >
-              {row.label}
-            </h2>
-          );
-        return (
-          <RowTag
+        return row ? (
+          <GridRowView
             key={virtualRow.key}
-            ref={virtualizer.measureElement}
-            data-index={virtualRow.index}
-            className="virtual-row grid-row"
-            // A row of `ul` cards is a list of its own (list-style none would drop the role in Safari).
-            role={as === 'ul' ? 'list' : undefined}
-            style={{ ...style, gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`, gap }}
-          >
-            {row.items.map((item, offset) => (
-              <VirtualCell key={itemKey(item)}>{render(item, row.first + offset)}</VirtualCell>
-            ))}
-          </RowTag>
-        );
+            row={row}
+            index={virtualRow.index}
+            top={virtualRow.start - virtualizer.options.scrollMargin}
+            as={as}
+            columns={columns}
+            gap={gap}
+            measure={virtualizer.measureElement}
+            itemKey={itemKey}
+            render={render}
+          />
+        ) : null;
       })}
     </div>
   );
@@ -182,6 +175,57 @@ function useFocusedCard<T>(
     };
   }, [grid, rows, itemKey, focused]);
 }
+
+interface GridRowProps<T> {
+  row: GridRow<T>;
+  index: number;
+  top: number;
+  as: 'div' | 'ul';
+  columns: number;
+  gap: number;
+  measure: (element: Element | null) => void;
+  itemKey: (item: T) => string;
+  render: (item: T, index: number) => ReactNode;
+}
+
+/**
+ * One row: a day heading, or a row of cards. Memoised: while the page scrolls, only the rows that
+ * come into the window render; those already there (same row, same place) are left alone.
+ */
+const GridRowView = memo(function GridRowView<T>({
+  row,
+  index,
+  top,
+  as,
+  columns,
+  gap,
+  measure,
+  itemKey,
+  render,
+}: GridRowProps<T>) {
+  const style = { transform: `translateY(${top}px)` };
+  if (row.kind === 'heading')
+    return (
+      <h2 ref={measure} data-index={index} className="virtual-row grid-heading" style={style}>
+        {row.label}
+      </h2>
+    );
+  const RowTag = as;
+  return (
+    <RowTag
+      ref={measure}
+      data-index={index}
+      className="virtual-row grid-row"
+      // A row of `ul` cards is a list of its own (list-style none would drop the role in Safari).
+      role={as === 'ul' ? 'list' : undefined}
+      style={{ ...style, gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`, gap }}
+    >
+      {row.items.map((item, offset) => (
+        <VirtualCell key={itemKey(item)}>{render(item, row.first + offset)}</VirtualCell>
+      ))}
+    </RowTag>
+  );
+}) as <T>(props: GridRowProps<T>) => ReactNode;
 
 /** A keyed slot: the page's own card element is the row's child. */
 function VirtualCell({ children }: { children: ReactNode }) {
