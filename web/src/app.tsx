@@ -1,5 +1,6 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Logo } from './components/icons';
+import { PageErrorBoundary } from './components/page-error-boundary';
 import { api, onSignedOut } from './lib/api';
 import { draftStore } from './lib/draft';
 import { Link, navigate, useLocation } from './lib/router';
@@ -191,9 +192,11 @@ export function App() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        <Suspense fallback={<p className="page muted">Loading…</p>}>
-          <Page path={path} />
-        </Suspense>
+        <PageErrorBoundary key={path}>
+          <Suspense fallback={<p className="page muted">Loading…</p>}>
+            <Page path={path} />
+          </Suspense>
+        </PageErrorBoundary>
       </main>
     </>
   );

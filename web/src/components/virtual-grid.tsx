@@ -1,40 +1,310 @@
-import { type ReactNode, useEffect, useRef, useState } from 'react';
-import { REVEAL_EVENT, type RevealRequest, useVirtualRows } from '../lib/virtual-rows';
+import { defaultRangeExtractor, type Range, useWindowVirtualizer } from '@tanstack/react-virtual';
+import {
+  memo,
+  type ReactNode,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
+import {
+  buildRows,
+  columnsFor,
+  type Density,
+  type GalleryKind,
+  GRID_GAP,
+  type GridRow,
+  PHONE_WIDTH,
+  REVEAL_EVENT,
+  type RevealRequest,
+} from '../lib/virtual-rows';
+
+/** Rows rendered beyond the viewport on each side: Tab from the last card reaches the next one. */
+const OVERSCAN_ROWS = 2;
+const HEADING_HEIGHT = 52;
 
 /**
- * A CSS grid of many items that renders only the rows near the viewport (web/src/lib/virtual-rows.ts):
- * Saved works and the Library at 5,000 items keep about the same number of DOM nodes as they scroll.
- * `data-virtual-start`/`-end` say which items are rendered (for tests and debugging).
+ * A gallery of many items that renders only the rows near the viewport, windowed by TanStack
+ * Virtual over the page's own scroll: each row is measured once rendered (cards of different
+ * heights just make rows of different heights), so Saved works and the Library keep a small DOM at
+ * 5,000 items whatever the shapes. Columns come from the gallery's width and the chosen density;
+ * `groupOf` adds a heading row where the group changes (the day). `data-virtual-start`/`-end` say
+ * which items are rendered, `data-virtual-total` how many the list holds (for tests and debugging).
  */
 export function VirtualGrid<T>({
   items,
   as = 'div',
+  kind,
+  density,
   className,
   itemKey,
   render,
+  groupOf,
+  estimateHeight,
 }: {
   items: readonly T[];
+  /** `ul`: each row is a list of `li` cards. */
   as?: 'div' | 'ul';
+  kind: GalleryKind;
+  density: Density;
   className: string;
   itemKey: (item: T) => string;
   render: (item: T, index: number) => ReactNode;
+  groupOf?: (item: T) => string;
+  /** A card's likely height at `columnWidth` before it is measured (its image's shape, say). */
+  estimateHeight?: (item: T, columnWidth: number) => number;
 }) {
-  const grid = useRef<HTMLDivElement & HTMLUListElement>(null);
-  const { start, end, padTop, padBottom, scrollToIndex } = useVirtualRows(grid, items.length);
-  // The lightbox closed on a card outside the window: scroll to it, then focus it once rendered.
+  const grid = useRef<HTMLDivElement>(null);
+  const { width, top, viewport } = useGridBox(grid, items.length);
+  const screen = viewport < PHONE_WIDTH ? 'phone' : 'wide';
+  const gap = GRID_GAP[kind][screen];
+  const columns = columnsFor(kind, density, width, viewport);
+  const columnWidth = (width - gap * (columns - 1)) / columns;
+  const { rows, rowOf } = useMemo(
+    () => buildRows(items, columns, itemKey, groupOf),
+    [items, columns, itemKey, groupOf],
+  );
+  const indexOfKey = useMemo(
+    () => new Map(items.map((item, index) => [itemKey(item), index])),
+    [items, itemKey],
+  );
+
+  // The card holding focus keeps its row rendered wherever the window goes (scrolling away and back).
+  const focusedKey = useRef<string>(undefined);
+  const focusedRow = () => {
+    const index = focusedKey.current === undefined ? undefined : indexOfKey.get(focusedKey.current);
+    return index === undefined ? -1 : (rowOf[index] ?? -1);
+  };
+  const focusedRowRef = useRef(focusedRow);
+  focusedRowRef.current = focusedRow;
+  const rangeExtractor = useCallback((range: Range) => {
+    const indexes = defaultRangeExtractor(range);
+    const focus = focusedRowRef.current();
+    if (focus >= 0 && focus < range.count && !indexes.includes(focus)) indexes.push(focus);
+    return indexes.sort((a, b) => a - b);
+  }, []);
+
+  const rowsRef = useRef(rows);
+  rowsRef.current = rows;
+  useFocusedCard(grid, rowsRef, itemKey, focusedKey);
+
+  const virtualizer = useWindowVirtualizer({
+    count: rows.length,
+    scrollMargin: top,
+    gap,
+    overscan: OVERSCAN_ROWS,
+    getItemKey: (index) => rows[index]?.key ?? index,
+    estimateSize: (index) => estimateRow(rows[index], columnWidth, estimateHeight),
+    rangeExtractor,
+  });
+  const virtualRows = virtualizer.getVirtualItems();
+  const rendered = virtualRows.flatMap((row) => {
+    const cards = rows[row.index];
+    return cards?.kind === 'cards' ? [cards] : [];
+  });
+  const start = rendered[0]?.first ?? 0;
+  const lastRow = rendered[rendered.length - 1];
+  const end = lastRow ? lastRow.first + lastRow.items.length : 0;
+
+  useReveal(items, itemKey, (index) => {
+    const row = rowOf[index];
+    if (row !== undefined) virtualizer.scrollToIndex(row, { align: 'center' });
+  });
+
+  return (
+    <div
+      ref={grid}
+      className={`virtual-grid ${className}`}
+      style={{ height: virtualizer.getTotalSize() }}
+      data-virtual-start={start}
+      data-virtual-end={end}
+      data-virtual-total={items.length}
+      data-columns={columns}
+    >
+      {virtualRows.map((virtualRow) => {
+        const row = rows[virtualRow.index];
+        return row ? (
+          <GridRowView
+            key={virtualRow.key}
+            row={row}
+            index={virtualRow.index}
+            top={virtualRow.start - virtualizer.options.scrollMargin}
+            as={as}
+            columns={columns}
+            gap={gap}
+            measure={virtualizer.measureElement}
+            itemKey={itemKey}
+            render={render}
+          />
+        ) : null;
+      })}
+    </div>
+  );
+}
+
+/** Keeps `focused` on the key of the card holding focus inside the grid (undefined when none does). */
+function useFocusedCard<T>(
+  grid: React.RefObject<HTMLDivElement | null>,
+  rows: React.RefObject<GridRow<T>[]>,
+  itemKey: (item: T) => string,
+  focused: React.RefObject<string | undefined>,
+) {
+  useEffect(() => {
+    const element = grid.current;
+    if (!element) return;
+    const onFocus = (event: FocusEvent) => {
+      const target = event.target instanceof HTMLElement ? event.target : null;
+      const row = target?.closest<HTMLElement>('[data-index]');
+      const at = row ? rows.current[Number(row.dataset.index)] : undefined;
+      if (!row || !target || at?.kind !== 'cards') return;
+      const slot = Array.from(row.children).findIndex((child) => child.contains(target));
+      const card = at.items[Math.max(0, slot)];
+      focused.current = card === undefined ? undefined : itemKey(card);
+    };
+    const onBlur = (event: FocusEvent) => {
+      if (!(event.relatedTarget instanceof Node) || !element.contains(event.relatedTarget))
+        focused.current = undefined;
+    };
+    element.addEventListener('focusin', onFocus);
+    element.addEventListener('focusout', onBlur);
+    return () => {
+      element.removeEventListener('focusin', onFocus);
+      element.removeEventListener('focusout', onBlur);
+    };
+  }, [grid, rows, itemKey, focused]);
+}
+
+interface GridRowProps<T> {
+  row: GridRow<T>;
+  index: number;
+  top: number;
+  as: 'div' | 'ul';
+  columns: number;
+  gap: number;
+  measure: (element: Element | null) => void;
+  itemKey: (item: T) => string;
+  render: (item: T, index: number) => ReactNode;
+}
+
+/**
+ * One row: a day heading, or a row of cards. Memoised: while the page scrolls, only the rows that
+ * come into the window render; those already there (same row, same place) are left alone.
+ */
+const GridRowView = memo(function GridRowView<T>({
+  row,
+  index,
+  top,
+  as,
+  columns,
+  gap,
+  measure,
+  itemKey,
+  render,
+}: GridRowProps<T>) {
+  const style = { transform: `translateY(${top}px)` };
+  if (row.kind === 'heading')
+    return (
+      <h2 ref={measure} data-index={index} className="virtual-row grid-heading" style={style}>
+        {row.label}
+      </h2>
+    );
+  const RowTag = as;
+  return (
+    <RowTag
+      ref={measure}
+      data-index={index}
+      className="virtual-row grid-row"
+      // A row of `ul` cards is a list of its own (list-style none would drop the role in Safari).
+      role={as === 'ul' ? 'list' : undefined}
+      style={{ ...style, gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`, gap }}
+    >
+      {row.items.map((item, offset) => (
+        <VirtualCell key={itemKey(item)}>{render(item, row.first + offset)}</VirtualCell>
+      ))}
+    </RowTag>
+  );
+}) as <T>(props: GridRowProps<T>) => ReactNode;
+
+/** A keyed slot: the page's own card element is the row's child. */
+function VirtualCell({ children }: { children: ReactNode }) {
+  return <>{children}</>;
+}
+
+function estimateRow<T>(
+  row: GridRow<T> | undefined,
+  columnWidth: number,
+  estimateHeight: ((item: T, columnWidth: number) => number) | undefined,
+): number {
+  if (!row) return 0;
+  if (row.kind === 'heading') return HEADING_HEIGHT;
+  return Math.max(...row.items.map((item) => estimateHeight?.(item, columnWidth) ?? columnWidth + 120));
+}
+
+/**
+ * The grid's width, its top in the document (the virtualiser's scroll margin) and the viewport's
+ * width, kept current as the page above it or the window changes size. Each is set only when it
+ * changes, and none depends on the rows rendered: no render loop.
+ */
+function useGridBox(grid: React.RefObject<HTMLDivElement | null>, count: number) {
+  const [box, setBox] = useState({ width: 0, top: 0, viewport: window.innerWidth });
+  const measure = useCallback(() => {
+    const element = grid.current;
+    if (!element) return;
+    const rect = element.getBoundingClientRect();
+    const next = {
+      width: rect.width,
+      top: Math.round(rect.top + window.scrollY),
+      viewport: window.innerWidth,
+    };
+    setBox((current) =>
+      Math.abs(current.width - next.width) < 0.5 &&
+      current.top === next.top &&
+      current.viewport === next.viewport
+        ? current
+        : next,
+    );
+  }, [grid]);
+  // Before the first paint and when the list changes; later moves of the page above the grid change
+  // the page's size, which the observer below sees (no layout read on every scroll frame).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a longer or shorter list is a reason to measure.
+  useLayoutEffect(measure, [measure, count]);
+  useEffect(() => {
+    const element = grid.current;
+    if (!element) return;
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    if (element.parentElement) observer.observe(element.parentElement);
+    window.addEventListener('resize', measure);
+    return () => {
+      observer.disconnect();
+      window.removeEventListener('resize', measure);
+    };
+  }, [grid, measure]);
+  return box;
+}
+
+/**
+ * The lightbox closed on an item whose card is not rendered (REVEAL_EVENT): scroll its row into
+ * view, then focus the card once it is rendered.
+ */
+function useReveal<T>(items: readonly T[], itemKey: (item: T) => string, scrollTo: (index: number) => void) {
   const [reveal, setReveal] = useState<RevealRequest>();
+  const scrollRef = useRef(scrollTo);
+  scrollRef.current = scrollTo;
   useEffect(() => {
     const onReveal = (event: Event) => {
       const request = (event as CustomEvent<RevealRequest>).detail;
       const index = items.findIndex((item) => request.ids.includes(itemKey(item)));
       if (index < 0) return;
-      scrollToIndex(index);
+      scrollRef.current(index);
       setReveal(request);
       setTimeout(() => setReveal((current) => (current === request ? undefined : current)), 3000);
     };
     window.addEventListener(REVEAL_EVENT, onReveal);
     return () => window.removeEventListener(REVEAL_EVENT, onReveal);
-  }, [items, itemKey, scrollToIndex]);
+  }, [items, itemKey]);
   useEffect(() => {
     if (!reveal) return;
     const card = document.querySelector<HTMLElement>(reveal.selector);
@@ -42,24 +312,4 @@ export function VirtualGrid<T>({
     card.focus();
     setReveal(undefined);
   });
-  const Tag = as;
-  return (
-    <Tag
-      ref={grid}
-      className={className}
-      style={{ paddingTop: padTop, paddingBottom: padBottom }}
-      data-virtual-start={start}
-      data-virtual-end={end}
-      data-virtual-total={items.length}
-    >
-      {items.slice(start, end).map((item, offset) => (
-        <VirtualCell key={itemKey(item)}>{render(item, start + offset)}</VirtualCell>
-      ))}
-    </Tag>
-  );
-}
-
-/** A keyed slot: the page's own card element is the grid's child. */
-function VirtualCell({ children }: { children: ReactNode }) {
-  return <>{children}</>;
 }

@@ -33,3 +33,34 @@ export function useLinkedWork(workId: string | null): { work?: SavedWork; error?
   if (!workId || state?.id !== workId) return {};
   return { ...(state.work ? { work: state.work } : {}), ...(state.error ? { error: state.error } : {}) };
 }
+
+/**
+ * Whether the page may load its list yet (issue 37: a deep link in a 5,000-work account took 4.4
+ * and 10.4 s to show its image). The list's first page asks for two dozen thumbnails, each a
+ * rendition the server may have to make first; the linked work's own image waited behind them.
+ * With a link, the list waits until the linked work's first image has loaded (or the link failed,
+ * or the work has no image); without one, it loads at once.
+ */
+export function useListAfterLink(
+  linkedAtStart: boolean,
+  work: SavedWork | undefined,
+  error: string | undefined,
+): boolean {
+  const [ready, setReady] = useState(!linkedAtStart);
+  useEffect(() => {
+    if (ready || (!work && !error)) return;
+    const url = work?.tasks.find((task) => task.status === 'completed' && task.imageUrl)?.imageUrl;
+    if (!url) {
+      setReady(true);
+      return;
+    }
+    // The lightbox asks for the same URL: the browser serves both from one response.
+    const image = new Image();
+    image.src = url;
+    void image
+      .decode()
+      .catch(() => undefined)
+      .finally(() => setReady(true));
+  }, [ready, work, error]);
+  return ready;
+}

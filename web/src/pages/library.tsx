@@ -4,6 +4,7 @@ import { AssetCardActions } from '../components/asset-card-actions';
 import { ChoiceGroup } from '../components/choice-group';
 import { SelectCheckbox } from '../components/curation/select-checkbox';
 import { SelectionBarWithUndo } from '../components/curation/selection-bar';
+import { GridViewControls } from '../components/grid-view-controls';
 import { DownloadIcon } from '../components/icons';
 import { assetAlt, captionOf } from '../components/library-picker';
 import { Lightbox } from '../components/lightbox/lightbox';
@@ -17,6 +18,7 @@ import { deleteWorks, useCollections } from '../lib/curation';
 import { useDeferredDelete } from '../lib/deferred-delete';
 import { addDraftReference } from '../lib/draft';
 import { downloadName, formatBytes, formatDate, formatWhen } from '../lib/format';
+import { useGalleryView } from '../lib/grid-view';
 import { useInfiniteScroll } from '../lib/infinite-scroll';
 import { itemsOfAssets } from '../lib/lightbox-items';
 import { navigate, useLocation } from '../lib/router';
@@ -24,9 +26,15 @@ import { isSearching, type SearchState, searchFromUrl, searchToApi, searchToUrl 
 import { useSelection } from '../lib/selection';
 import { shortText } from '../lib/text';
 import type { LibraryAsset, LibraryPage as LibraryPageAnswer } from '../lib/types';
+import { dayHeading } from '../lib/virtual-rows';
 
 const PAGE_SIZE = 30;
 type Kind = '' | AssetKind;
+
+const assetKey = (asset: LibraryAsset) => asset.id;
+const assetDay = (asset: LibraryAsset) => dayHeading(asset.createdAt);
+/** A card's height before it is measured: a square thumbnail and three lines. */
+const estimateAsset = (_asset: LibraryAsset, columnWidth: number) => columnWidth + 130;
 
 /** Sends an asset to the Create form as a reference and goes there. */
 function sendToCreate(asset: LibraryAsset) {
@@ -67,6 +75,7 @@ export default function LibraryPage() {
   const hasMore = total === undefined || items.length < total;
   const [notice, setNotice] = useState('');
   const collections = useCollections();
+  const view = useGalleryView('library');
   // Deleting from the library deletes the works the selected results belong to (uploads have none).
   const deferred = useDeferredDelete(deleteWorks, (workIds) => {
     const gone = items.filter((a) => a.generationId !== null && workIds.includes(a.generationId)).length;
@@ -152,11 +161,16 @@ export default function LibraryPage() {
       <p className="visually-hidden" aria-live="polite">
         {notice}
       </p>
+      <GridViewControls kind="library" />
       <VirtualGrid
         as="ul"
-        className={`library-grid${selection.selected.size > 0 ? ' selecting' : ''}`}
+        kind="library"
+        density={view.density}
+        className={`library-grid density-${view.density}${selection.selected.size > 0 ? ' selecting' : ''}`}
         items={visible}
-        itemKey={(asset) => asset.id}
+        itemKey={assetKey}
+        groupOf={view.byDay ? assetDay : undefined}
+        estimateHeight={estimateAsset}
         render={(asset) => (
           <li className="asset-card" data-asset-id={asset.id}>
             <SelectCheckbox id={asset.id} label={shortText(assetAlt(asset))} selection={selection} />

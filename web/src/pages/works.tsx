@@ -9,6 +9,7 @@ import {
 import { SelectionBarWithUndo } from '../components/curation/selection-bar';
 import { StarButton } from '../components/curation/star-button';
 import { ConfirmDialog } from '../components/dialog';
+import { GridViewControls } from '../components/grid-view-controls';
 import { Lightbox } from '../components/lightbox/lightbox';
 import { LoadMore } from '../components/load-more';
 import { SearchBar } from '../components/search-bar';
@@ -17,15 +18,30 @@ import { WorkCard } from '../components/work-card';
 import { api, messageOf } from '../lib/api';
 import { deleteWorks, useCollections } from '../lib/curation';
 import { useDeferredDelete } from '../lib/deferred-delete';
+import { useGalleryView, useStarredFirst } from '../lib/grid-view';
 import { useInfiniteScroll } from '../lib/infinite-scroll';
 import { itemsOfWorks } from '../lib/lightbox-items';
 import { navigate, useLocation } from '../lib/router';
 import { isSearching, searchFromUrl, searchToApi, searchToUrl } from '../lib/search';
 import { useSelection } from '../lib/selection';
 import type { SavedWork, SavedWorksPage } from '../lib/types';
-import { useLinkedWork } from '../lib/work-link';
+import { dayHeading } from '../lib/virtual-rows';
+import { useLinkedWork, useListAfterLink } from '../lib/work-link';
 
 const PAGE_SIZE = 24;
+
+/** Where the list has got to: the last page loaded, of the starred works (pinned first) or of all. */
+interface Cursor {
+  starred: boolean;
+  page: number;
+}
+
+const workKey = (work: SavedWork) => work.id;
+/** A card's height before it is measured: its cover at the work's aspect ratio (at most 420 px) and its text. */
+const estimateWork = (work: SavedWork, columnWidth: number) => {
+  const [w = 1, h = 1] = work.aspect.split(':').map(Number);
+  return Math.min(420, (columnWidth * h) / (w || 1)) + 150;
+};
 
 /** Saved works: the account's generations, newest first, searchable (the query in the URL), loaded as the person scrolls. */
 export default function WorksPage() {
@@ -36,7 +52,10 @@ export default function WorksPage() {
   const filtered = isSearching(query) || curation.starred || curation.collection !== '';
   const [works, setWorks] = useState<SavedWork[]>([]);
   const [total, setTotal] = useState<number>();
-  const [page, setPage] = useState(0);
+  const [cursor, setCursor] = useState<Cursor>();
+  const view = useGalleryView('works');
+  // Starred works pinned first: their pages load first, then the whole list (those shown are skipped).
+  const pinning = useStarredFirst()[0] && !curation.starred;
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string>();
   const [open, setOpen] = useState<SavedWork>();
@@ -49,7 +68,7 @@ export default function WorksPage() {
   const sentinel = useRef<HTMLDivElement>(null);
   /** Bumped when the search changes: answers to an older search are dropped. */
   const generation = useRef(0);
-  const hasMore = total === undefined || works.length < total;
+  const hasMore = cursor?.starred === true || total === undefined || works.length < total;
   const linked = search.get('work');
   const collections = useCollections();
   const deferred = useDeferredDelete(deleteWorks, (ids) => {
@@ -63,22 +82,30 @@ export default function WorksPage() {
     setWorks((list) => list.map((w) => (w.id === id ? { ...w, starred } : w)));
 
   const load = useCallback(
-    async (next: number, replace: boolean) => {
+    async (next: Cursor, replace: boolean) => {
       const mine = replace ? ++generation.current : generation.current;
       setLoading(true);
       setError(undefined);
       try {
-        const result = await api.get<SavedWorksPage>(
-          `/web/api/works?page=${next}&limit=${PAGE_SIZE}${apiQuery}`,
-        );
+        const pageOf = (page: number, limit: number, starred: boolean) =>
+          api.get<SavedWorksPage>(
+            `/web/api/works?page=${page}&limit=${limit}${apiQuery}${starred ? '&starred=true' : ''}`,
+          );
+        const [result, all] = await Promise.all([
+          pageOf(next.page, PAGE_SIZE, next.starred),
+          // The pinned pages first: the whole list's count comes with the first of them.
+          next.starred && replace ? pageOf(1, 1, false) : undefined,
+        ]);
         if (mine !== generation.current) return;
         setWorks((list) => {
           if (replace) return result.items;
           const known = new Set(list.map((w) => w.id));
           return [...list, ...result.items.filter((w) => !known.has(w.id))];
         });
-        setTotal(result.total);
-        setPage(next);
+        if (!next.starred) setTotal(result.total);
+        else if (all) setTotal(all.total);
+        // The starred pages done: the whole list follows from its first page.
+        setCursor(next.starred && next.page * PAGE_SIZE >= result.total ? { starred: false, page: 0 } : next);
       } catch (failure) {
         if (mine === generation.current) setError(messageOf(failure));
       } finally {
@@ -88,13 +115,21 @@ export default function WorksPage() {
     [apiQuery],
   );
 
+  // A work's own link shows that work first: the list loads once its image has (see useListAfterLink).
+  const [linkedAtStart] = useState(linked !== null);
+  const { work: linkedWork, error: linkedError } = useLinkedWork(linked);
+  const listReady = useListAfterLink(linkedAtStart, linkedWork, linkedError);
   useEffect(() => {
-    void load(1, true);
-  }, [load]);
+    if (listReady) void load({ starred: pinning, page: 1 }, true);
+  }, [load, pinning, listReady]);
 
   const loadMore = useCallback(() => {
-    if (!loading && hasMore && page > 0) void load(page + 1, false);
-  }, [loading, hasMore, page, load]);
+    if (!loading && hasMore && cursor) void load({ ...cursor, page: cursor.page + 1 }, false);
+  }, [loading, hasMore, cursor, load]);
+  const groupOf = useCallback(
+    (work: SavedWork) => (pinning && work.starred ? 'Starred' : dayHeading(work.createdAt)),
+    [pinning],
+  );
 
   // Infinite scroll: the next page loads when the end of the list comes into view.
   useInfiniteScroll(sentinel, loadMore, hasMore && !error);
@@ -123,7 +158,6 @@ export default function WorksPage() {
 
   // A work's own link (`/works?work=<id>`, the lightbox's "Open the work"): the work is read by id
   // and opened, listed or not; then `work` leaves the URL (closing does not reopen it).
-  const { work: linkedWork, error: linkedError } = useLinkedWork(linked);
   useEffect(() => {
     if (!linkedWork && !linkedError) return;
     if (linkedWork) setOpen(linkedWork);
@@ -187,10 +221,15 @@ export default function WorksPage() {
           </p>
         </div>
       )}
+      <GridViewControls kind="works" />
       <VirtualGrid
-        className={`works-grid${selection.selected.size > 0 ? ' selecting' : ''}`}
+        kind="works"
+        density={view.density}
+        className={`works-grid density-${view.density}${selection.selected.size > 0 ? ' selecting' : ''}`}
         items={visible}
-        itemKey={(work) => work.id}
+        itemKey={workKey}
+        groupOf={view.byDay || pinning ? groupOf : undefined}
+        estimateHeight={estimateWork}
         render={(work) => (
           <WorkCard
             work={work}
