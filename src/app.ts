@@ -44,6 +44,7 @@ import { createImageStreams } from './openai-compat/image-stream.js';
 import { openAiCompatRoutes } from './openai-compat/routes.js';
 import { registerOpenApiDocument } from './openapi/openapi-document.js';
 import { openApiRoutes } from './openapi/openapi-routes.js';
+import { unfinishedByProvider } from './tasks/task-counts.js';
 import { listAccountBudgets, listKeyBudgets } from './usage/budget-list.js';
 import { createWebsite } from './website/website.js';
 
@@ -315,6 +316,7 @@ export async function buildApp(
       },
       providers: core.providers,
       capacity: core.capacity,
+      unfinishedTasks: () => unfinishedByProvider(core.db),
       clock: core.clock,
     },
   });

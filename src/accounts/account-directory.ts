@@ -116,6 +116,16 @@ export function createAccountDirectory({ db }: { db: Db }) {
       return new Map(rows.map((row) => [row.tier, Number(row.n)]));
     },
 
+    /** How many accounts hold their own key, per upstream provider (providers without any are left out). */
+    async ownKeyCounts(): Promise<Map<string, number>> {
+      const rows = await db
+        .selectFrom('upstream_keys')
+        .select(['provider', (eb) => eb.fn.countAll<number>().as('n')])
+        .groupBy('provider')
+        .execute();
+      return new Map(rows.map((row) => [row.provider, Number(row.n)]));
+    },
+
     /** The e-mails of these accounts, by id (ids of no account are left out). */
     async emailsOf(ids: readonly string[]): Promise<Map<string, string>> {
       if (ids.length === 0) return new Map();

@@ -29,6 +29,8 @@ export interface AdminDeps {
   };
   providers: ProviderRegistry;
   capacity: { states(): Promise<PoolState[]> };
+  /** The deployment's unfinished tasks per provider (src/tasks/task-counts.ts). */
+  unfinishedTasks(): Promise<Array<{ provider: string; queued: number; inProgress: number }>>;
   clock: Clock;
 }
 

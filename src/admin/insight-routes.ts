@@ -114,7 +114,7 @@ export async function adminInsightRoutes(app: FastifyInstance, { deps }: { deps:
         security: adminSecurity,
         summary: 'Live state of the upstreams',
         description:
-          "Each provider's circuit breaker on the node that answers (breakers are per process), and every capacity pool as the store holds it for all nodes: learned limit, calls in flight, tasks waiting, calls and refusals in the last minute, and the hold a Retry-After set.",
+          "Each provider's keys (the deployment's, how many accounts hold their own), its unfinished tasks (queued, in progress) and its circuit breaker on the node that answers (breakers are per process), and every capacity pool as the store holds it for all nodes: learned limit, calls in flight, tasks waiting, calls and refusals in the last minute, and the hold a Retry-After set.",
         response: {
           200: jsonResponse('The upstreams now', adminUpstreamsSchema),
           ...errorResponses(ADMIN_AUTH_ERRORS),
@@ -122,13 +122,24 @@ export async function adminInsightRoutes(app: FastifyInstance, { deps }: { deps:
       },
     },
     async () => {
-      const pools = await capacity.states();
+      const [pools, unfinished, ownKeys] = await Promise.all([
+        capacity.states(),
+        deps.unfinishedTasks(),
+        directory.ownKeyCounts(),
+      ]);
       return {
         now: clock.now(),
         providers: providers.names().map((name) => {
-          const circuit = providers.get(name)?.circuit?.();
+          const provider = providers.get(name);
+          const circuit = provider?.circuit?.();
+          const tasks = unfinished.find((row) => row.provider === name);
           return {
             name,
+            requires_key: provider?.requiresKey ?? true,
+            deployment_key: Boolean(providers.deploymentKeys[name]),
+            account_keys: ownKeys.get(name) ?? 0,
+            queued: tasks?.queued ?? 0,
+            in_progress: tasks?.inProgress ?? 0,
             circuit: circuit
               ? {
                   state: circuit.state,

@@ -297,6 +297,11 @@ export const adminUpstreamsSchema = z
             })
             .nullable()
             .describe("This node's circuit breaker; null for a provider without one (the local renderer)"),
+          requires_key: z.boolean().describe('false for a provider that needs no key (the local renderer)'),
+          deployment_key: z.boolean().describe('Whether the deployment supplies a key (its environment)'),
+          account_keys: z.number().int().describe('How many accounts hold their own key for it'),
+          queued: z.number().int().describe("Its tasks waiting to start, every account's, on every node"),
+          in_progress: z.number().int().describe('Its tasks being made now, on every node'),
         }),
       )
       .describe('Each provider, with the circuit breaker of the node that answered'),

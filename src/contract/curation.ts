@@ -104,6 +104,24 @@ export const zipMetadataFileSchema = z.object({
   content_type: z.string(),
   created_at: z.string().describe('ISO 8601, UTC'),
   source: z.enum(['api', 'web', 'upload']).describe('Generated through the API, on the website, or uploaded'),
+  mode: z.string().nullable().describe('text, edit or fusion; null for uploads'),
+  aspect: z.string().nullable().describe('The work\'s aspect ratio ("16:9"); null for uploads'),
+  aspect_from_reference: z
+    .boolean()
+    .nullable()
+    .describe(
+      "true when the request named no aspect and the result kept its reference's shape (send no aspect to do the same); null for uploads",
+    ),
+  image_size: z.string().nullable().describe('The size asked for (1K, 2K, 4K); null for uploads'),
+  image_count: z
+    .number()
+    .int()
+    .nullable()
+    .describe('How many images the request asked for; null for uploads'),
+  references: z
+    .array(z.string())
+    .nullable()
+    .describe("The request's reference image URLs (imageUrls), in order; null for uploads"),
   url: z.string().describe("The file's permanent URL"),
   generation_id: z.string().nullable(),
   asset_id: z.string(),

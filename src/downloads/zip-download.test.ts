@@ -17,6 +17,7 @@ const file = (over: Partial<DownloadFile>): DownloadFile => ({
   model: 'm',
   source: 'api',
   originalName: null,
+  request: null,
   ...over,
 });
 

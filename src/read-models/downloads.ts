@@ -22,6 +22,16 @@ export interface DownloadFile {
   prompt: string | null;
   model: string | null;
   source: 'api' | 'web' | 'upload';
+  /** What the work was asked with (null for uploads): enough to make it again. */
+  request: {
+    mode: string;
+    aspect: string;
+    /** The request named no aspect: the result keeps its reference's shape (`aspect` is the nearest ratio). */
+    aspectFromReference: boolean;
+    imageSize: string;
+    imageCount: number;
+    references: string[];
+  } | null;
   /** An upload's file name as sent, when it was kept. */
   originalName: string | null;
 }
@@ -46,6 +56,12 @@ export function createDownloadReads(db: Db) {
         'generations.prompt',
         'generations.model',
         'generations.source',
+        'generations.mode',
+        'generations.aspect',
+        'generations.aspect_from_reference',
+        'generations.image_size',
+        'generations.image_count',
+        'generations.refs_json',
       ])
       .where('assets.account_id', '=', accountId)
       // As the library: results of deleted works are gone from the account's view.
@@ -116,6 +132,17 @@ export function createDownloadReads(db: Db) {
             prompt: row.prompt ?? null,
             model: row.model ?? null,
             source: row.kind === 'upload' ? 'upload' : row.source === 'web' ? 'web' : 'api',
+            request:
+              row.kind === 'upload' || row.mode === null || row.mode === undefined
+                ? null
+                : {
+                    mode: row.mode,
+                    aspect: row.aspect ?? '',
+                    aspectFromReference: Number(row.aspect_from_reference ?? 0) === 1,
+                    imageSize: row.image_size ?? '',
+                    imageCount: Number(row.image_count ?? 1),
+                    references: JSON.parse(row.refs_json ?? '[]') as string[],
+                  },
             originalName: row.original_name,
           } satisfies DownloadFile,
         ];

@@ -42,3 +42,27 @@ export async function countTasksForPolicy(
     thisMonth: Number(requested?.month ?? 0),
   };
 }
+
+/**
+ * The deployment's unfinished tasks per provider, queued and in progress (the console's Upstreams
+ * page: the local renderer has no capacity pool, so this is where its backlog shows). Answered
+ * from the partial index of unfinished tasks (`tasks_due`), whatever the size of the history.
+ */
+export async function unfinishedByProvider(
+  db: Db,
+): Promise<Array<{ provider: string; queued: number; inProgress: number }>> {
+  const rows = await db
+    .selectFrom('tasks')
+    .select(['provider', 'status', (eb) => eb.fn.countAll<number | string>().as('n')])
+    .where(isUnfinished)
+    .groupBy(['provider', 'status'])
+    .execute();
+  const byProvider = new Map<string, { provider: string; queued: number; inProgress: number }>();
+  for (const row of rows) {
+    const entry = byProvider.get(row.provider) ?? { provider: row.provider, queued: 0, inProgress: 0 };
+    if (row.status === 'queued') entry.queued += Number(row.n);
+    else entry.inProgress += Number(row.n);
+    byProvider.set(row.provider, entry);
+  }
+  return [...byProvider.values()];
+}

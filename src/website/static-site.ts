@@ -17,7 +17,19 @@ export const PAGE_ROUTES = new Set([
   '/account',
   '/sign-in',
   '/oauth/consent',
+  '/admin',
+  '/admin/usage',
+  '/admin/policies',
+  '/admin/upstreams',
 ]);
+/** Page routes with a part of their own (an account's page in the console: /admin/accounts/<id>). */
+const PAGE_PATTERNS = [/^\/admin\/accounts\/[^/]+$/];
+
+/** Whether `path` is one of the website's pages (a trailing slash is the same page). */
+export function isPageRoute(path: string): boolean {
+  const page = path.replace(/\/+$/, '') || '/';
+  return PAGE_ROUTES.has(page) || PAGE_PATTERNS.some((pattern) => pattern.test(page));
+}
 
 /** The built website's directory: `web/dist` of the package this module belongs to (from src/ or dist/src/). */
 export function defaultWebDistDir(): string {
@@ -118,7 +130,7 @@ export async function staticSite(
       if (/\.html?$/i.test(last)) return sendHtml(reply, path.slice(1));
       return reply.sendFile(path.slice(1), { maxAge: 24 * 60 * 60 * 1000 });
     }
-    if (PAGE_ROUTES.has(path.replace(/\/+$/, '') || '/')) return sendPage(reply);
+    if (isPageRoute(path)) return sendPage(reply);
     // Unknown paths are 404 either way: a browser gets the app (which shows "page not found"),
     // any other client the API's JSON error.
     if (String(request.headers.accept ?? '').includes('text/html')) return sendPage(reply, 404);

@@ -199,9 +199,26 @@ describe('operator console API: usage, policies, upstreams', () => {
     assert.equal(pool.waiting, 1);
     assert.deepEqual(
       held.providers.find((p: { name: string }) => p.name === 'local'),
-      { name: 'local', circuit: null },
+      {
+        name: 'local',
+        circuit: null,
+        requires_key: false,
+        deployment_key: false,
+        account_keys: 0,
+        queued: 0,
+        in_progress: 0,
+      },
     );
-    assert.equal(held.providers.find((p: { name: string }) => p.name === 'openai').circuit.state, 'closed');
+    const openaiRow = held.providers.find((p: { name: string }) => p.name === 'openai');
+    assert.equal(openaiRow.circuit.state, 'closed');
+    // Issue 37, item 10: its key and its unfinished task (parked, waiting for a slot) are said.
+    assert.deepEqual(
+      [openaiRow.requires_key, openaiRow.deployment_key, openaiRow.account_keys],
+      [true, true, 0],
+    );
+    assert.equal(openaiRow.queued + openaiRow.in_progress, 1);
+    const gemini = held.providers.find((p: { name: string }) => p.name === 'gemini');
+    assert.deepEqual([gemini.deployment_key, gemini.account_keys, gemini.queued], [false, 0, 0]);
 
     // Five upstream failures in a row open OpenAI's circuit on this node.
     fake.script(

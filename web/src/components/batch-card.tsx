@@ -1,5 +1,12 @@
 import { memo } from 'react';
-import { type Batch, cancelBatch, requestOf, reuseSettings, submitGenerate } from '../lib/batches';
+import {
+  type Batch,
+  cancelBatch,
+  isCancelled,
+  requestOf,
+  reuseSettings,
+  submitGenerate,
+} from '../lib/batches';
 import { formatDuration, formatEstimate } from '../lib/create-text';
 import { cssAspect, downloadName, waitingText } from '../lib/format';
 import { shortText } from '../lib/text';
@@ -41,11 +48,13 @@ function BatchImage({ card, name, onOpen }: { card: Card; name: string; onOpen: 
     );
   }
   const failed = card.status === 'failed';
+  const cancelled = isCancelled(card);
+  const look = cancelled ? 'placeholder cancelled' : failed ? 'placeholder failed' : 'placeholder shimmer';
   return (
     <div
-      className={failed ? 'placeholder failed' : 'placeholder shimmer'}
+      className={look}
       role="img"
-      aria-label={`${name}: ${STATUS_TEXT[card.status] ?? card.status}`}
+      aria-label={`${name}: ${cancelled ? 'Cancelled' : (STATUS_TEXT[card.status] ?? card.status)}`}
       data-task-id={card.task_id}
     >
       <ImageIcon />
@@ -55,21 +64,29 @@ function BatchImage({ card, name, onOpen }: { card: Card; name: string; onOpen: 
 
 /** What the batch is doing, with its elapsed time and the estimate while it runs. */
 function statusOf(batch: Batch, now: number, estimate: number | undefined): string {
-  const { cards, first, running, failed, completed } = batch;
+  const { cards, first, running, failed, cancelled, completed } = batch;
   if (running > 0) {
     const waiting = first.waiting_for === 'upstream_capacity' && first.status === 'queued';
+    // A batch with images already done is rendering, even while its next ones wait their turn.
+    const started = cards.some((c) => c.status !== 'queued');
     const rendering = cards.some((c) => c.status === 'in_progress');
     const progress = cards.length === 1 && rendering ? ` ${first.progress}%` : '';
-    const parts = [waiting ? waitingText(first, now) : `${rendering ? 'Rendering' : 'Queued'}${progress}`];
+    const parts = [waiting ? waitingText(first, now) : `${started ? 'Rendering' : 'Queued'}${progress}`];
     if (cards.length > 1 && cards.length !== running)
-      parts.push(`${cards.length - running} of ${cards.length} done`);
+      parts.push(`${completed.length} of ${cards.length} done`);
     parts.push(formatDuration(now - first.createdAt));
     if (estimate !== undefined) parts.push(formatEstimate(estimate));
     return parts.join(' · ');
   }
-  if (failed.length === 0) return 'Done';
-  if (completed.length === 0) return cards.length === 1 ? 'Failed' : 'All failed';
-  return `${completed.length} done, ${failed.length} failed`;
+  if (failed.length === 0 && cancelled.length === 0) return 'Done';
+  if (completed.length === 0 && failed.length === 0)
+    return cards.length === 1 ? 'Cancelled' : 'All cancelled';
+  if (completed.length === 0 && cancelled.length === 0) return cards.length === 1 ? 'Failed' : 'All failed';
+  return [
+    `${completed.length} done`,
+    ...(failed.length > 0 ? [`${failed.length} failed`] : []),
+    ...(cancelled.length > 0 ? [`${cancelled.length} cancelled`] : []),
+  ].join(', ');
 }
 
 /**
@@ -92,7 +109,7 @@ export const BatchCard = memo(function BatchCard({
   onUseAsReference: (card: Card) => void;
   onSubmitted: () => void;
 }) {
-  const { cards, first, running, failed, completed } = batch;
+  const { cards, first, running, failed, cancelled, completed } = batch;
   const action = useAction();
   const name = shortText(first.prompt);
   const status = statusOf(batch, now, running > 0 ? estimate : undefined);
@@ -108,7 +125,14 @@ export const BatchCard = memo(function BatchCard({
       await submitGenerate(requestOf(batch, count));
       onSubmitted();
     });
-  const state = running > 0 ? 'running' : failed.length > 0 ? 'failed' : 'completed';
+  const state =
+    running > 0
+      ? 'running'
+      : failed.length > 0
+        ? 'failed'
+        : completed.length === 0
+          ? 'cancelled'
+          : 'completed';
 
   return (
     <article
@@ -180,6 +204,16 @@ export const BatchCard = memo(function BatchCard({
               onClick={() => submit(failed.length)}
             >
               {cards.length > 1 ? `Retry ${failed.length} failed` : 'Retry'}
+            </button>
+          )}
+          {running === 0 && cancelled.length > 0 && cards.length > 1 && completed.length > 0 && (
+            <button
+              type="button"
+              className="button small"
+              disabled={action.busy}
+              onClick={() => submit(cancelled.length)}
+            >
+              Render the {cancelled.length} cancelled
             </button>
           )}
           <button

@@ -1,6 +1,7 @@
-import { useMemo } from 'react';
+import { useMemo, useRef } from 'react';
 import { groupBatches } from '../lib/batches';
 import { useEstimates, useNow } from '../lib/estimates';
+import { useMasonryRows } from '../lib/masonry';
 import { Link } from '../lib/router';
 import type { TaskCard as Card } from '../lib/types';
 import { BatchCard } from './batch-card';
@@ -31,6 +32,8 @@ export function BatchList({
   const finished = cards.length - running;
   const estimateOf = useEstimates(cards.filter((c) => c.status === 'completed').length);
   const now = useNow(running > 0);
+  const grid = useRef<HTMLDivElement>(null);
+  useMasonryRows(grid, batches.length > 0);
 
   return (
     <section className="tasks" aria-labelledby="tasks-heading">
@@ -56,7 +59,7 @@ export function BatchList({
           </p>
         </div>
       ) : (
-        <div className="task-grid">
+        <div className="task-grid masonry" ref={grid}>
           {batches.map((batch) => (
             <BatchCard
               key={batch.key}

@@ -14,9 +14,18 @@ export interface Batch {
   cards: Card[];
   first: Card;
   running: number;
+  /** Failed on their own (an upstream's error): red, and "Retry". */
   failed: Card[];
+  /** Stopped by a cancel (failed "Canceled"): neither an error nor a result. */
+  cancelled: Card[];
   completed: Card[];
 }
+
+/** The task's error a cancel leaves (src/tasks/task-engine.ts, CANCELED). */
+const CANCELED = 'Canceled';
+
+/** Whether a card was stopped by a cancel rather than failing. */
+export const isCancelled = (card: Card): boolean => card.status === 'failed' && card.error === CANCELED;
 
 /** The cards of one generation together, in task order; batches newest first, as the cards are. */
 export function groupBatches(cards: Card[]): Batch[] {
@@ -36,7 +45,8 @@ export function groupBatches(cards: Card[]): Batch[] {
       cards: sorted,
       first,
       running: sorted.filter((c) => !isFinalStatus(c.status)).length,
-      failed: sorted.filter((c) => c.status === 'failed'),
+      failed: sorted.filter((c) => c.status === 'failed' && !isCancelled(c)),
+      cancelled: sorted.filter(isCancelled),
       completed: sorted.filter((c) => c.status === 'completed' && c.imageUrl),
     };
   });

@@ -286,7 +286,7 @@ export default function CreatePage() {
               {error}
             </p>
           )}
-          {running > 0 && <RenderingStrip running={running} />}
+          {running > 0 && <RenderingStrip cards={cards} />}
           <AllowanceNote allowance={allowance} id={ids.allowance} />
           <button
             type="submit"

@@ -83,6 +83,8 @@ export default function LibraryPage() {
     setTotal((n) => (n === undefined ? n : n - gone));
   });
   const visible = items.filter((a) => a.generationId === null || !deferred.hidden.has(a.generationId));
+  // Results of works deleted with an Undo still on offer are gone from the count as from the grid.
+  const shownTotal = total === undefined ? total : Math.max(0, total - (items.length - visible.length));
   const selection = useSelection(visible.map((a) => a.id));
   const selectedWorks = [
     ...new Set(
@@ -130,7 +132,9 @@ export default function LibraryPage() {
         <h1 className="page-title" tabIndex={-1}>
           Library
         </h1>
-        {total !== undefined && <p className="muted">{total === 1 ? '1 image' : `${total} images`}</p>}
+        {shownTotal !== undefined && (
+          <p className="muted">{shownTotal === 1 ? '1 image' : `${shownTotal} images`}</p>
+        )}
       </header>
       <ChoiceGroup
         legend="Show"

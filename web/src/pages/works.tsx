@@ -77,6 +77,8 @@ export default function WorksPage() {
     void collections.reload();
   });
   const visible = works.filter((w) => !deferred.hidden.has(w.id));
+  // Works deleted with an Undo still on offer are gone from the count as from the grid.
+  const shownTotal = total === undefined ? total : Math.max(0, total - (works.length - visible.length));
   const selection = useSelection(visible.map((w) => w.id));
   const setStarred = (id: string, starred: boolean) =>
     setWorks((list) => list.map((w) => (w.id === id ? { ...w, starred } : w)));
@@ -184,7 +186,9 @@ export default function WorksPage() {
         <h1 className="page-title" ref={heading} tabIndex={-1}>
           Saved works
         </h1>
-        {total !== undefined && <p className="muted">{total === 1 ? '1 work' : `${total} works`}</p>}
+        {shownTotal !== undefined && (
+          <p className="muted">{shownTotal === 1 ? '1 work' : `${shownTotal} works`}</p>
+        )}
       </header>
       <p className="visually-hidden" aria-live="polite">
         {notice}

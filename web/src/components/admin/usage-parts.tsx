@@ -7,18 +7,43 @@ interface Counts {
   cost_micros: number;
 }
 
-/** Spend per UTC day as bars, each described by its day, spend and images. */
-export function SpendBars({ days, label }: { days: Array<Counts & { date: string }>; label: string }) {
+type Day = Counts & { date: string };
+
+/** Whether anything happened on a day (an image made or failed). */
+export const activeDay = (day: Counts) => day.completed > 0 || day.failed > 0;
+
+/**
+ * A range's chart: spend per UTC day as bars; where nothing cost anything (every model used is
+ * priced $0, or has no price) images per day instead, saying so; nothing at all when no image was
+ * made or failed (the caller shows its empty state): never an empty chart.
+ */
+export function SpendBars({ days, label }: { days: Day[]; label: string }) {
+  const spent = days.some((day) => day.cost_micros > 0);
+  if (!spent && !days.some((day) => day.completed > 0)) return null;
   return (
-    <DayBars
-      days={days}
-      label={label}
-      value={(i) => days[i]?.cost_micros ?? 0}
-      describe={(i) => {
-        const day = days[i];
-        return day ? `${day.date}: ${usd(day.cost_micros)}, ${images(day.completed)}` : '';
-      }}
-    />
+    <>
+      {!spent && (
+        <p className="small muted">Nothing in this range had a price: the chart shows images per day.</p>
+      )}
+      <DayBars
+        days={days}
+        label={spent ? label : label.replace(/^Spend/, 'Images')}
+        value={(i) => (spent ? days[i]?.cost_micros : days[i]?.completed) ?? 0}
+        describe={(i) => {
+          const day = days[i];
+          return day ? `${day.date}: ${usd(day.cost_micros)}, ${images(day.completed)}` : '';
+        }}
+      />
+    </>
+  );
+}
+
+/** What a range with no image made or failed shows instead of its chart and tables. */
+export function NoUsage({ days }: { days: number }) {
+  return (
+    <div className="empty">
+      <p>No image was made or failed in the last {days} days (UTC).</p>
+    </div>
   );
 }
 

@@ -16,6 +16,7 @@ import { LightboxActions } from './actions';
 import { LightboxDetails } from './details';
 import { ShortcutsDialog } from './shortcuts';
 import { LightboxStage } from './stage';
+import { WorkStar } from './work-star';
 import './lightbox.css';
 
 const PAN_STEP_PX = 120;
@@ -140,7 +141,10 @@ export function Lightbox({
     }
   };
   const move = (to: number | 'first' | 'last') => {
-    if (position.go(to)) return;
+    if (position.go(to)) {
+      setStatus(''); // "This is the last image." no longer holds once the person moved
+      return;
+    }
     say(to === -1 || to === 'first' ? 'This is the first image.' : 'This is the last image.');
   };
   const handlers = {
@@ -188,7 +192,7 @@ export function Lightbox({
       z: () => item.url && setZoomed(!zoomed),
       i: () => setShowDetails(!showDetails),
       d: () => download.current?.click(),
-      // The star in the actions slot (Saved works), where there is one.
+      // The star in the actions slot: every work can be starred (Create, Saved works, the Library).
       s: () => dialog.current?.querySelector<HTMLButtonElement>('.star-button')?.click(),
       c: handlers.copyPrompt,
       l: handlers.copyLink,
@@ -324,7 +328,18 @@ export function Lightbox({
           </button>
         </div>
         <div className="lightbox-side">
-          <LightboxActions item={item} handlers={handlers} download={download} extra={actions?.(item)} />
+          <LightboxActions
+            item={item}
+            handlers={handlers}
+            download={download}
+            extra={
+              actions ? (
+                actions(item)
+              ) : item.workId ? (
+                <WorkStar key={item.workId} workId={item.workId} />
+              ) : null
+            }
+          />
           <p className="lightbox-status" aria-live="polite">
             {status}
           </p>

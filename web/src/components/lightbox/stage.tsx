@@ -24,6 +24,9 @@ export function LightboxStage({
   const [loaded, setLoaded] = useState<string>();
   const gestures = useStageGestures(stage, zoomed, onSwipe);
   useCentredZoom(stage, zoomed && loaded === item.key, item.key);
+  // On the stage, not the image: zoomed, a press captures the pointer on the stage, so the image
+  // never saw the second double-click and 100 % stayed. (Z and the button do the same by keyboard.)
+  const doubleClick = { onDoubleClick: () => item.url && onZoom(!zoomed) };
 
   return (
     <div
@@ -31,6 +34,7 @@ export function LightboxStage({
       className={zoomed ? 'lightbox-stage zoomed' : 'lightbox-stage'}
       data-zoom={zoomed ? '100' : 'fit'}
       {...gestures}
+      {...doubleClick}
     >
       <div className="lightbox-canvas">
         {item.url ? (
@@ -41,7 +45,6 @@ export function LightboxStage({
             className="lightbox-image"
             draggable={false}
             onLoad={() => setLoaded(item.key)}
-            onDoubleClick={() => onZoom(!zoomed)}
           />
         ) : (
           <div className="lightbox-empty">

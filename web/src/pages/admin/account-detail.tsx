@@ -5,7 +5,7 @@ import { TIERS } from '../../../../src/domain/tiers';
 import { BudgetForm } from '../../components/admin/account-budget';
 import { AccountKeys } from '../../components/admin/account-keys';
 import { images, LoadState, usd, when } from '../../components/admin/admin-kit';
-import { ModelTable, SpendBars } from '../../components/admin/usage-parts';
+import { activeDay, ModelTable, NoUsage, SpendBars } from '../../components/admin/usage-parts';
 import { CopyButton } from '../../components/copy-button';
 import { ConfirmDialog } from '../../components/dialog';
 import { Field, FormOutcome, PasswordField } from '../../components/form-fields';
@@ -170,6 +170,7 @@ function AccountUsage({ accountId }: { accountId: string }) {
     );
   }, [run, accountId]);
   if (!report) return <LoadState error={load.error} loading={load.busy} />;
+  if (!report.days.some(activeDay)) return <NoUsage days={report.days.length} />;
   return (
     <div className="stack">
       <p>

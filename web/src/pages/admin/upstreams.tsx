@@ -13,6 +13,31 @@ const CIRCUIT_WORDS = {
   half_open: 'half-open (probing)',
 };
 
+type ProviderState = AdminUpstreams['providers'][number];
+
+/** Whether any key reaches the provider: one it needs none, the deployment's, or an account's own. */
+const reachable = (p: ProviderState) => !p.requires_key || p.deployment_key || p.account_keys > 0;
+
+/** Where the provider's key comes from, in words. */
+function keyWords(p: ProviderState): string {
+  if (!p.requires_key) return 'none needed';
+  const own = p.account_keys === 1 ? "1 account's own" : `${p.account_keys} accounts' own`;
+  if (p.deployment_key) return p.account_keys > 0 ? `deployment's; ${own}` : "deployment's";
+  return p.account_keys > 0 ? `${own} only` : 'no key';
+}
+
+/** The circuit's cell: a provider no key reaches has made no call, so its breaker says nothing. */
+function CircuitCell({ provider }: { provider: ProviderState }) {
+  if (!provider.circuit) return <>none (local renderer)</>;
+  if (!reachable(provider)) return <span className="badge">not in use (no key)</span>;
+  const good = provider.circuit.state === 'closed';
+  return (
+    <span className={good ? 'badge state-good' : 'badge state-bad'}>
+      {CIRCUIT_WORDS[provider.circuit.state]}
+    </span>
+  );
+}
+
 /** The live state of the upstreams: circuit breakers (this node) and capacity pools (every node). */
 export default function UpstreamsPage() {
   const [state, setState] = useState<AdminUpstreams>();
@@ -40,28 +65,36 @@ export default function UpstreamsPage() {
           </button>
         </div>
         <p className="small muted">
-          Circuit breakers are per node: this is the node that answered. Read {state ? when(state.now) : '…'}.
-          The page reads again every {REFRESH_MS / 1000} seconds.
+          Queued and rendering count every node's tasks. Circuit breakers are per node: this is the node that
+          answered. Read {state ? when(state.now) : '…'}. The page reads again every {REFRESH_MS / 1000}{' '}
+          seconds.
         </p>
         <LoadState error={load.error} loading={load.busy && !state} />
         {state && (
           <AdminTable
             caption="Circuit breakers"
-            head={<HeadRow columns={['Provider', 'Circuit', num('Failures in a row'), num('Probe in')]} />}
+            head={
+              <HeadRow
+                columns={[
+                  'Provider',
+                  'Key',
+                  num('Queued'),
+                  num('Rendering'),
+                  'Circuit',
+                  num('Failures in a row'),
+                  num('Probe in'),
+                ]}
+              />
+            }
           >
             {state.providers.map((provider) => (
               <tr key={provider.name}>
                 <td>{provider.name}</td>
+                <td>{keyWords(provider)}</td>
+                <td className="num">{provider.queued.toLocaleString('en')}</td>
+                <td className="num">{provider.in_progress.toLocaleString('en')}</td>
                 <td>
-                  {provider.circuit ? (
-                    <span
-                      className={provider.circuit.state === 'closed' ? 'badge state-good' : 'badge state-bad'}
-                    >
-                      {CIRCUIT_WORDS[provider.circuit.state]}
-                    </span>
-                  ) : (
-                    'none (local renderer)'
-                  )}
+                  <CircuitCell provider={provider} />
                 </td>
                 <td className="num">{provider.circuit?.consecutive_failures ?? '—'}</td>
                 <td className="num">
@@ -80,7 +113,12 @@ export default function UpstreamsPage() {
           One per provider, upstream model and key (shown by a hash), shared by every node through the
           database.
         </p>
-        {state && state.pools.length === 0 && <p>No upstream call has been made yet.</p>}
+        {state && state.pools.length === 0 && (
+          <p>
+            No pool yet: one is made at the first call to an upstream with a key. The local renderer takes
+            none; its tasks are counted under Providers.
+          </p>
+        )}
         {state && state.pools.length > 0 && (
           <AdminTable
             caption="Pools"

@@ -1,7 +1,14 @@
 import { useEffect, useId, useState } from 'react';
 import type { AdminUsage } from '../../../../src/contract/admin';
 import { AdminTable, LoadState, usd } from '../../components/admin/admin-kit';
-import { CountCells, CountHeads, ModelTable, SpendBars } from '../../components/admin/usage-parts';
+import {
+  activeDay,
+  CountCells,
+  CountHeads,
+  ModelTable,
+  NoUsage,
+  SpendBars,
+} from '../../components/admin/usage-parts';
 import { api } from '../../lib/api';
 import { Link } from '../../lib/router';
 import { useAction } from '../../lib/use-action';
@@ -32,7 +39,7 @@ export default function UsagePage() {
     <div className="admin-page">
       <section className="panel stack" aria-labelledby="usage-heading">
         <h2 id="usage-heading">Usage and spend</h2>
-        <div className="field">
+        <div className="field admin-range">
           <label className="field-label" htmlFor={rangeId}>
             Range (UTC days)
           </label>
@@ -65,48 +72,56 @@ export default function UsagePage() {
                 <strong>{usage.totals.failed}</strong>
               </div>
             </div>
+            {!usage.days.some(activeDay) && <NoUsage days={usage.days.length} />}
             <SpendBars days={usage.days} label="Spend per day, every account" />
-            <ModelTable models={usage.models} />
-            <AdminTable
-              caption="Per account, most images first"
-              head={
-                <tr>
-                  <th scope="col">Account</th>
-                  <CountHeads />
-                  <th scope="col">Models</th>
-                </tr>
-              }
-            >
-              {usage.accounts.map((account) => (
-                <tr key={account.id}>
-                  <td>
-                    <Link href={`/admin/accounts/${encodeURIComponent(account.id)}`}>
-                      {account.email ?? account.id}
-                    </Link>
-                  </td>
-                  <CountCells counts={account} />
-                  <td>
-                    {account.models.map((model) => `${model.model} ${usd(model.cost_micros)}`).join(', ')}
-                  </td>
-                </tr>
-              ))}
-            </AdminTable>
-            <AdminTable
-              caption="Per day"
-              head={
-                <tr>
-                  <th scope="col">Day (UTC)</th>
-                  <CountHeads />
-                </tr>
-              }
-            >
-              {[...usage.days].reverse().map((day) => (
-                <tr key={day.date}>
-                  <td>{day.date}</td>
-                  <CountCells counts={day} />
-                </tr>
-              ))}
-            </AdminTable>
+            {usage.models.length > 0 && <ModelTable models={usage.models} />}
+            {usage.accounts.length > 0 && (
+              <AdminTable
+                caption="Per account, most images first"
+                head={
+                  <tr>
+                    <th scope="col">Account</th>
+                    <CountHeads />
+                    <th scope="col">Models</th>
+                  </tr>
+                }
+              >
+                {usage.accounts.map((account) => (
+                  <tr key={account.id}>
+                    <td>
+                      <Link href={`/admin/accounts/${encodeURIComponent(account.id)}`}>
+                        {account.email ?? account.id}
+                      </Link>
+                    </td>
+                    <CountCells counts={account} />
+                    <td>
+                      {account.models.map((model) => `${model.model} ${usd(model.cost_micros)}`).join(', ')}
+                    </td>
+                  </tr>
+                ))}
+              </AdminTable>
+            )}
+            {usage.days.some(activeDay) && (
+              <AdminTable
+                caption="Per day with images (days without any are left out)"
+                head={
+                  <tr>
+                    <th scope="col">Day (UTC)</th>
+                    <CountHeads />
+                  </tr>
+                }
+              >
+                {[...usage.days]
+                  .reverse()
+                  .filter(activeDay)
+                  .map((day) => (
+                    <tr key={day.date}>
+                      <td>{day.date}</td>
+                      <CountCells counts={day} />
+                    </tr>
+                  ))}
+              </AdminTable>
+            )}
           </>
         )}
       </section>

@@ -1,0 +1,298 @@
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { seedBatch } from './seed-batches.js';
+import { until } from './support.js';
+import { testNoConsoleErrors, websiteSession } from './website-session.js';
+
+const WIDE = { width: 1440, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+interface Work {
+  id: string;
+  prompt: string;
+  starred?: boolean;
+}
+
+/**
+ * Issue 37, the defects a daily user meets first (items 2 and 5–11), one after another on one app,
+ * as a person who makes images every day: an operator with works of several shapes, batches in
+ * states the engine passes through too fast to look at (seeded), and another account with 2,000
+ * tasks waiting on the local renderer.
+ */
+describe('website, a daily user (Chromium, end to end)', () => {
+  const site = websiteSession(() => ({ ATELIER_LOCAL_LATENCY_MS: '50' }));
+  const { api, goTo, signIn } = site;
+  let page: Page;
+  let accountId = '';
+  const works = new Map<string, string>();
+  before(async () => {
+    page = site.page;
+    const core = site.server.testApp.core;
+    accountId = (await core.accounts.requireByEmail(site.server.email)).id;
+    await core.accounts.setOperator(accountId, true);
+  });
+  const lightbox = () => page.locator('dialog.lightbox');
+  const history = async () =>
+    ((await (await api('/api/v1/history?limit=50')).json()) as { items: Work[] }).items;
+  const generate = async (prompt: string, body: Record<string, unknown> = {}) => {
+    const answer = await api('/api/v1/generate', {
+      method: 'POST',
+      body: JSON.stringify({ prompt, imageSize: '1K', count: 1, ...body }),
+    });
+    assert.equal(answer.status, 200, await answer.clone().text());
+    for (const taskId of ((await answer.json()) as { task_ids: string[] }).task_ids) {
+      for (;;) {
+        const record = (await (await api(`/api/v1/tasks/${taskId}?wait=30`)).json()) as { status: string };
+        if (record.status === 'completed') break;
+        assert.notEqual(record.status, 'failed');
+      }
+    }
+    const made = (await history()).find((work) => work.prompt === prompt);
+    assert.ok(made);
+    works.set(prompt, made.id);
+  };
+  const starredOnServer = async (prompt: string) =>
+    (await history()).find((work) => work.prompt === prompt)?.starred === true;
+  const rectsOf = (selector: string) =>
+    page.locator(selector).evaluateAll((elements) =>
+      elements.map((element) => {
+        const r = element.getBoundingClientRect();
+        return { top: r.top, bottom: r.bottom, left: r.left, right: r.right };
+      }),
+    );
+
+  test('sign in; works of several shapes made through the API', async () => {
+    await page.setViewportSize(WIDE);
+    await page.goto('/');
+    await signIn();
+    await page.getByRole('heading', { name: 'Create' }).waitFor();
+    await generate('a tall tower in fog', { aspect: '9:16' });
+    await generate('four square gardens', { aspect: '1:1', count: 4 });
+    await generate('a red lighthouse on a cliff', { aspect: '16:9' });
+    await generate('two wide beaches', { aspect: '16:9', count: 2 });
+    await generate('a portrait of a cat', { aspect: '3:4' });
+  });
+
+  test('item 5: every console page answers 200 with the app on a direct load and a reload', async () => {
+    const pages = [
+      ['/admin', 'Accounts'],
+      ['/admin/usage', 'Usage and spend'],
+      ['/admin/policies', 'Tier policies'],
+      ['/admin/upstreams', 'Providers'],
+      [`/admin/accounts/${accountId}`, site.server.email],
+    ] as const;
+    for (const [path, heading] of pages) {
+      const loaded = await page.goto(path);
+      assert.equal(loaded?.status(), 200, `GET ${path}`);
+      await page.getByRole('heading', { name: heading }).first().waitFor();
+      const reloaded = await page.reload();
+      assert.equal(reloaded?.status(), 200, `reload ${path}`);
+    }
+    // An unknown page is still a 404 (with the app, which says so).
+    assert.equal((await page.goto('/admin/nothing-here'))?.status(), 404);
+    assert.equal((await page.goto('/no-such-page'))?.status(), 404);
+  });
+
+  test('item 2: the Create lightbox offers the star, and S stars the work shown', async () => {
+    await page.goto('/');
+    await page.getByRole('button', { name: 'Open image: a tall tower in fog' }).click();
+    await lightbox().waitFor();
+    const star = lightbox().locator('.star-button');
+    await star.waitFor();
+    assert.equal(await star.getAttribute('aria-pressed'), 'false');
+    await page.keyboard.press('s');
+    await until('starred by S', async () => (await star.getAttribute('aria-pressed')) === 'true');
+    await until('starred on the server', () => starredOnServer('a tall tower in fog'));
+    // Newest first, the tower is the last image: the one before it (a garden) is another work.
+    await page.keyboard.press('ArrowLeft');
+    await until(
+      'the garden is not starred',
+      async () => (await star.getAttribute('aria-pressed')) === 'false',
+    );
+    await page.keyboard.press('ArrowRight');
+    await until('back: still starred', async () => (await star.getAttribute('aria-pressed')) === 'true');
+    await page.keyboard.press('s');
+    await until('unstarred', async () => !(await starredOnServer('a tall tower in fog')));
+    await page.keyboard.press('Escape');
+  });
+
+  test('item 2: the Library lightbox offers the star too', async () => {
+    await goTo('Library', '/library');
+    await page.locator('[data-asset-id] .asset-thumb').first().click();
+    await lightbox().waitFor();
+    const shown = (await lightbox().locator('img.lightbox-image').getAttribute('alt')) ?? '';
+    const star = lightbox().locator('.star-button');
+    await star.click();
+    await until('starred from the Library', () => starredOnServer(shown));
+    await page.keyboard.press('s');
+    await until('S unstars it', async () => !(await starredOnServer(shown)));
+    await page.keyboard.press('Escape');
+  });
+
+  test('item 6: moving back clears "This is the last image."; a second double-click returns to fit', async () => {
+    await goTo('Create', '/');
+    await page.getByRole('button', { name: 'Open image: a portrait of a cat' }).click();
+    await lightbox().waitFor();
+    const status = lightbox().locator('.lightbox-status');
+    await page.keyboard.press('End');
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await status.textContent(), 'This is the last image.');
+    await page.keyboard.press('ArrowLeft');
+    assert.equal(await status.textContent(), '', 'the end is no longer where the person is');
+
+    const image = lightbox().locator('img.lightbox-image');
+    await until('loaded', () =>
+      image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0),
+    );
+    await image.dblclick();
+    await lightbox().locator('[data-zoom="100"]').waitFor();
+    await lightbox().locator('.lightbox-stage').dblclick();
+    await lightbox().locator('[data-zoom="fit"]').waitFor({ timeout: 3000 });
+    await image.dblclick();
+    await lightbox().locator('[data-zoom="100"]').waitFor();
+    await page.keyboard.press('Escape');
+  });
+
+  test('item 7: a batch half done reads "Rendering", cancelled images are not failures, the phone strip counts the batch', async () => {
+    const core = site.server.testApp.core;
+    const source = works.get('a red lighthouse on a cliff') as string;
+    await seedBatch(core, source, 'half of four cancelled', [
+      'completed',
+      'cancelled',
+      'completed',
+      'cancelled',
+    ]);
+    await seedBatch(core, source, 'two of four done, two waiting', [
+      'completed',
+      'completed',
+      'queued',
+      'queued',
+    ]);
+    await page.goto('/');
+    const waiting = site.card('two of four done, two waiting');
+    const status = () => waiting.locator('.status-text').textContent();
+    await until('the half-done batch', async () => /2 of 4 done/.test((await status()) ?? ''));
+    assert.match((await status()) ?? '', /^Rendering · 2 of 4 done/);
+
+    const cancelled = site.card('half of four cancelled');
+    assert.equal(await cancelled.locator('.status-text').textContent(), '2 done, 2 cancelled');
+    assert.equal(await cancelled.locator('.placeholder.failed').count(), 0, 'not shown as failures');
+    assert.equal(await cancelled.locator('.placeholder.cancelled').count(), 2);
+    assert.equal(await cancelled.locator('.error-text').count(), 0, 'no error said');
+    assert.equal(await cancelled.getByRole('button', { name: /failed/ }).count(), 0, 'no "Retry 2 failed"');
+    await cancelled.getByRole('button', { name: 'Render the 2 cancelled' }).waitFor();
+
+    await page.setViewportSize(PHONE);
+    const strip = page.locator('.rendering-strip');
+    await strip.waitFor();
+    assert.equal((await strip.textContent())?.replace('View', ''), 'Rendering 4 images, 2 done…');
+    await page.setViewportSize(WIDE);
+  });
+
+  test('item 8: Create at 1440 packs its cards: no hole under a batch beside a tall single, no empty third', async () => {
+    await page.goto('/');
+    await page.getByRole('button', { name: 'Open image: a tall tower in fog' }).waitFor();
+    const grid = (await rectsOf('.task-grid'))[0];
+    assert.ok(grid);
+    await page.screenshot({ path: 'test-results/website/daily-create-1440.png', fullPage: true });
+    const cards = await rectsOf('.task-grid > article');
+    assert.ok(cards.length >= 7);
+    // Each column's end (the lowest card over it); below the shortest one the feed just ends.
+    const xs = Array.from({ length: 24 }, (_, i) => grid.left + ((i + 0.5) * (grid.right - grid.left)) / 24);
+    const ends = xs.map((x) =>
+      Math.max(grid.top, ...cards.filter((c) => c.left <= x && x <= c.right).map((c) => c.bottom)),
+    );
+    const floor = Math.min(...ends);
+    assert.ok(floor > grid.top + 200, `every column holds a card (ends: ${ends.map(Math.round).join(', ')})`);
+    const GAP = 24; // the gap between two cards, and rounding
+    const holes: string[] = [];
+    for (let y = grid.top; y < floor; y += 10)
+      for (const x of xs)
+        if (!cards.some((c) => c.left <= x && x <= c.right && c.top <= y && y <= c.bottom + GAP))
+          holes.push(`(${Math.round(x - grid.left)}, ${Math.round(y - grid.top)})`);
+    assert.deepEqual(holes.slice(0, 10), [], `${holes.length} empty points above the shortest column's end`);
+  });
+
+  test('item 9: during an Undo offer the heading counts what is shown; From and To line up with Model and Mode', async () => {
+    await goTo('Saved works', '/works');
+    const count = page.locator('.page-header .muted');
+    await until('the count', async () => /\d+ works/.test((await count.textContent()) ?? ''));
+    const before = Number.parseInt((await count.textContent()) ?? '', 10);
+    for (const prompt of ['a portrait of a cat', 'two wide beaches'])
+      await page
+        .locator('article.work-card', { hasText: prompt })
+        .getByRole('checkbox')
+        .check({ force: true });
+    await page.getByRole('button', { name: 'Delete 2 works' }).click();
+    await page.getByRole('status').getByText('Deleted 2 works').waitFor();
+    assert.equal(await count.textContent(), `${before - 2} works`);
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await until('back', async () => (await count.textContent()) === `${before} works`);
+
+    const labels = await page
+      .locator('.search-filters .field-label')
+      .evaluateAll((spans) =>
+        spans.map((span) => [span.textContent, Math.round(span.getBoundingClientRect().top)] as const),
+      );
+    assert.deepEqual(
+      labels.map(([name]) => name),
+      ['Model', 'Mode', 'From', 'To'],
+    );
+    const tops = new Set(labels.map(([, top]) => top));
+    assert.equal(tops.size, 1, `labels on one line: ${JSON.stringify(labels)}`);
+  });
+
+  test('item 10: Upstreams counts the local renderer’s waiting tasks and says which providers have no key', async () => {
+    const core = site.server.testApp.core;
+    const other = await site.server.testApp.createAccount('busy@example.test');
+    const seeded = await seedBatch(
+      core,
+      works.get('a red lighthouse on a cliff') as string,
+      'a backlog',
+      Array.from({ length: 2000 }, () => 'queued' as const),
+      { accountId: other.id },
+    );
+    assert.ok(seeded);
+    await page.goto('/admin/upstreams');
+    const row = (name: string) =>
+      page
+        .getByRole('table', { name: 'Circuit breakers' })
+        .getByRole('row')
+        .filter({ hasText: new RegExp(`^${name}`) });
+    await until('the local row counts the backlog', async () =>
+      /2,002/.test((await row('local').textContent()) ?? ''),
+    );
+    assert.equal(await page.getByText('No upstream call has been made yet').count(), 0);
+    for (const name of ['gemini', 'openai', 'replicate']) {
+      const text = (await row(name).textContent()) ?? '';
+      assert.match(text, /no key/, name);
+      assert.doesNotMatch(text, /closed \(working\)/, name);
+    }
+  });
+
+  test('item 11: usage at $0 charts images, lists only days with images, and an idle account says so', async () => {
+    await page.goto('/admin/usage');
+    await page.getByText('Nothing in this range had a price').waitFor();
+    const chart = page.getByRole('img', { name: /^Images per day, every account/ });
+    await chart.waitFor();
+    assert.ok(
+      (await chart
+        .locator('rect')
+        .evaluateAll((bars) => bars.filter((b) => Number(b.getAttribute('height')) > 0).length)) >= 1,
+    );
+    const days = page.getByRole('table', { name: /Per day/ }).getByRole('row');
+    assert.equal(await days.count(), 2, 'the header and today, not 30 zero rows');
+    const range = await page
+      .getByLabel('Range (UTC days)')
+      .evaluate((select) => select.getBoundingClientRect().width);
+    assert.ok(range < 300, `the Range select is ${range} px wide`);
+
+    const idle = await site.server.testApp.createAccount('idle@example.test');
+    await page.goto(`/admin/accounts/${idle.id}`);
+    await page.getByText('No image was made or failed in the last 30 days (UTC).').waitFor();
+    assert.equal(await page.getByRole('img', { name: /per day/ }).count(), 0, 'no empty chart');
+  });
+
+  testNoConsoleErrors(site);
+});
