@@ -74,7 +74,12 @@ export function createOAuthConsents({
           : rest;
       await db
         .insertInto('oauth_clients')
-        .values({ client_id: info.client_id, client_json: JSON.stringify(stored), created_at: clock.now() })
+        .values({
+          client_id: info.client_id,
+          client_json: JSON.stringify(stored),
+          created_at: clock.now(),
+          signed_in_at: null,
+        })
         .execute();
     },
 

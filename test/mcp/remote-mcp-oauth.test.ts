@@ -127,18 +127,12 @@ describe('remote MCP: sign-in with OAuth', () => {
     const fresh = refreshed.body as { access_token: string; refresh_token: string };
     assert.equal((await initializeWith(first.access_token)).status, 401);
     assert.equal((await initializeWith(fresh.access_token)).status, 200);
-    const again = await postForm(`${t.baseUrl}/token`, {
-      grant_type: 'refresh_token',
-      refresh_token: first.refresh_token ?? '',
-      client_id: clientId,
-    });
-    assert.equal(again.status, 400);
-    assert.equal(again.body.error, 'invalid_grant');
 
     // The SDK's client refreshes by itself too.
     client.saveTokens({ ...client.saved, ...fresh, token_type: 'Bearer' });
     assert.equal(await finishSignInByRefresh(client), 'AUTHORIZED');
     assert.notEqual(client.saved?.access_token, fresh.access_token);
+    assert.equal((await initializeWith(client.saved?.access_token ?? '')).status, 200);
 
     // Revocation (RFC 7009) refuses the token at once.
     const revoked = await postForm(`${t.baseUrl}/revoke`, {
@@ -149,6 +143,32 @@ describe('remote MCP: sign-in with OAuth', () => {
     const refusal = await initializeWith(client.saved?.access_token ?? '');
     assert.equal(refusal.status, 401);
     assert.match(refusal.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+  });
+
+  it('a refresh token presented after it was replaced ends the whole grant (reuse detection)', async () => {
+    const client = await signIn();
+    const clientId = client.info?.client_id ?? '';
+    const refresh = (token: string) =>
+      postForm(`${t.baseUrl}/token`, {
+        grant_type: 'refresh_token',
+        refresh_token: token,
+        client_id: clientId,
+      });
+    const first = client.saved?.refresh_token ?? '';
+    const rotated = await refresh(first);
+    assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+    const newest = rotated.body as { access_token: string; refresh_token: string };
+    assert.equal((await initializeWith(newest.access_token)).status, 200);
+    const again = await refresh(first);
+    assert.equal(again.status, 400);
+    assert.equal(again.body.error, 'invalid_grant');
+    assert.match(String(again.body.error_description), /already used and replaced/);
+    assert.equal((await initializeWith(newest.access_token)).status, 401, 'the newest access token ends too');
+    assert.equal(
+      (await refresh(newest.refresh_token)).body.error,
+      'invalid_grant',
+      'and the newest refresh token',
+    );
   });
 
   it('the account page lists the signed-in app and revoking it there refuses its token', async () => {
