@@ -285,6 +285,7 @@ export async function buildApp(
       publicBaseUrl,
       mcpUrl,
       documentationUrl: `${publicBaseUrl}/docs`,
+      problemPage: website.problemPage,
     });
   }
   await app.register(mcpEndpoint, {

@@ -13,6 +13,7 @@ import {
   type OAuthRefusal,
   redirectHostOf,
 } from './oauth-consents.js';
+import { createOAuthRateWindows } from './oauth-rate-windows.js';
 
 export { OAUTH_SCOPE, type OAuthRefusal };
 
@@ -138,6 +139,8 @@ export function createOAuthGrants({
   return {
     resource,
     ...consents,
+    /** The OAuth endpoints' rate-limit counters, shared by every node. */
+    rateWindows: createOAuthRateWindows({ db, clock }),
 
     /**
      * Exchanges a code (once; its challenge already verified) for tokens. A code presented again

@@ -47,6 +47,7 @@ export const MIGRATED_TABLES = [
   'oauth_authorizations',
   'oauth_grants',
   'oauth_retired_refresh_tokens',
+  'oauth_seen_redirects',
 ] as const;
 
 const BATCH_ROWS = 200;

@@ -76,3 +76,13 @@ export const oauthGrantListSchema = z
 
 export type OAuthGrantInfo = z.infer<typeof oauthGrantSchema>;
 export type OAuthAuthorizationInfo = z.infer<typeof oauthAuthorizationSchema>;
+
+/**
+ * The meta element by which /authorize's problem page (a request that cannot go on, answered before
+ * any redirect) hands the website the problem and the destination it did not go to, as JSON.
+ */
+export const AUTHORIZE_PROBLEM_META = 'atelier-authorize-problem';
+export interface AuthorizeProblemInfo {
+  problem: string;
+  destination: string | null;
+}

@@ -1,4 +1,4 @@
-/** The tables of sign-in for hosted MCP clients (src/accounts/oauth-*.ts; migrations 0035, 0038). */
+/** The tables of sign-in for hosted MCP clients (src/accounts/oauth-*.ts; migrations 0035, 0038, 0039). */
 
 /** An OAuth client registered by dynamic client registration (RFC 7591). */
 export interface OAuthClientsTable {
@@ -59,6 +59,13 @@ export interface OAuthRetiredRefreshTokensTable {
   retired_at: number;
 }
 
+/** A redirect URI a person saw on the consent screen for a client (migration 0039). */
+export interface OAuthSeenRedirectsTable {
+  client_id: string;
+  redirect_uri: string;
+  seen_at: number;
+}
+
 /** One fixed window of an OAuth endpoint's rate limit for one client address, shared by the nodes. */
 export interface OAuthRateWindowsTable {
   key: string;
@@ -73,4 +80,5 @@ export interface OAuthTables {
   oauth_grants: OAuthGrantsTable;
   oauth_retired_refresh_tokens: OAuthRetiredRefreshTokensTable;
   oauth_rate_windows: OAuthRateWindowsTable;
+  oauth_seen_redirects: OAuthSeenRedirectsTable;
 }

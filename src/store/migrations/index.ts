@@ -32,6 +32,7 @@ import { migration as m0035 } from './0035_oauth.js';
 import { migration as m0036 } from './0036_password_change_required.js';
 import { migration as m0037 } from './0037_removed_works.js';
 import { migration as m0038 } from './0038_oauth_hardening.js';
+import { migration as m0039 } from './0039_oauth_seen_redirects.js';
 
 /**
  * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
@@ -71,4 +72,5 @@ export const migrations: Record<string, Migration> = {
   '0036_password_change_required': m0036,
   '0037_removed_works': m0037,
   '0038_oauth_hardening': m0038,
+  '0039_oauth_seen_redirects': m0039,
 };
