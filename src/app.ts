@@ -36,6 +36,7 @@ import { createInAppGrants } from './http/in-app-grants.js';
 import { refuseWhileClosing } from './http/refuse-while-closing.js';
 import { compiledSerializerCompiler } from './http/response-serializer.js';
 import { edgeServerOptions } from './http/server-options.js';
+import { hmacTaskIdSeal } from './mcp/generation-tasks.js';
 import { MCP_PATH, mcpEndpoint } from './mcp/http-endpoint.js';
 import { mcpAuthenticator } from './oauth/mcp-sign-in.js';
 import { canIssue, oauthServer, resourceMetadataUrlOf } from './oauth/oauth-server.js';
@@ -77,6 +78,7 @@ function openAiCompatDeps(core: Core, resolvers: AccountResolver[]) {
     uploads: core.uploads,
     idempotency: core.idempotency,
     resolvers,
+    stateIdKey: core.stateIdKey,
   };
 }
 
@@ -286,6 +288,7 @@ export async function buildApp(
       publicBaseUrl,
       mcpUrl,
       documentationUrl: `${publicBaseUrl}/docs`,
+      problemPage: website.problemPage,
     });
   }
   await app.register(mcpEndpoint, {
@@ -297,6 +300,7 @@ export async function buildApp(
     }),
     signIn: oauth ? { resourceMetadataUrl: resourceMetadataUrlOf(mcpUrl), scope: OAUTH_SCOPE } : undefined,
     dispatch: (request) => app.inject(request),
+    taskIdSeal: (accountId) => hmacTaskIdSeal(core.stateIdKey, accountId),
   });
   // The operator console's API: an operator's API key, or an operator's website session.
   const directory = createAccountDirectory({ db: core.db });

@@ -55,6 +55,8 @@ export function createOAuthConsents({
   secrets: SecretBox;
   resource: string;
 }) {
+  /** The issuer (RFC 9207 `iss` in every authorization response): the root of the /mcp URL's origin. */
+  const issuer = new URL('/', resource).href;
   /** A confidential client's secret is kept sealed, bound to its client id (the SDK compares it in clear). */
   const secretContext = (clientId: string) => sealContext('oauth-client', clientId);
   /** A resource (RFC 8707) other than this server's /mcp: refused. */
@@ -65,6 +67,7 @@ export function createOAuthConsents({
 
   return {
     wrongTarget,
+    issuer,
 
     async registerClient(info: { client_id: string } & Record<string, unknown>): Promise<void> {
       const { client_secret, ...rest } = info;
@@ -74,7 +77,12 @@ export function createOAuthConsents({
           : rest;
       await db
         .insertInto('oauth_clients')
-        .values({ client_id: info.client_id, client_json: JSON.stringify(stored), created_at: clock.now() })
+        .values({
+          client_id: info.client_id,
+          client_json: JSON.stringify(stored),
+          created_at: clock.now(),
+          signed_in_at: null,
+        })
         .execute();
     },
 
@@ -165,13 +173,19 @@ export function createOAuthConsents({
       const now = clock.now();
       const row = await db
         .selectFrom('oauth_authorizations')
-        .select(['redirect_uri', 'state'])
+        .select(['client_id', 'redirect_uri', 'state'])
         .where('id', '=', id)
         .where('account_id', 'is', null)
         .where('expires_at', '>', now)
         .executeTakeFirst();
       if (!row) return undefined;
       const target = new URL(row.redirect_uri);
+      // The person saw where the answer goes: from now on /authorize may send errors there too.
+      await db
+        .insertInto('oauth_seen_redirects')
+        .values({ client_id: row.client_id, redirect_uri: row.redirect_uri, seen_at: now })
+        .onConflict((oc) => oc.columns(['client_id', 'redirect_uri']).doNothing())
+        .execute();
       if (allow) {
         const code = newSecret(CODE_PREFIX);
         const taken = await db
@@ -193,7 +207,19 @@ export function createOAuthConsents({
         target.searchParams.set('error_description', 'The person declined');
       }
       if (row.state !== null) target.searchParams.set('state', row.state);
+      target.searchParams.set('iss', issuer);
       return target.href;
+    },
+
+    /** Whether a person has seen this redirect URI of this client on the consent screen. */
+    async hasSeenRedirect(clientId: string, redirectUri: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('oauth_seen_redirects')
+        .select('seen_at')
+        .where('client_id', '=', clientId)
+        .where('redirect_uri', '=', redirectUri)
+        .executeTakeFirst();
+      return row !== undefined;
     },
 
     /** The PKCE challenge a code was issued under (the SDK verifies the verifier against it). */

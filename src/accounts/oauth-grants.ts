@@ -13,6 +13,7 @@ import {
   type OAuthRefusal,
   redirectHostOf,
 } from './oauth-consents.js';
+import { createOAuthRateWindows } from './oauth-rate-windows.js';
 
 export { OAUTH_SCOPE, type OAuthRefusal };
 
@@ -22,6 +23,10 @@ const REFRESH_PREFIX = 'atl_ort_';
 
 export const OAUTH_ACCESS_TTL_MS = 60 * 60_000;
 export const OAUTH_REFRESH_TTL_MS = 30 * 24 * 60 * 60_000;
+const REUSED =
+  'This refresh token was already used and replaced; the sign-in it belonged to is now ended (it may have been copied). Sign in again.';
+/** Why the server ended a grant: one of its single-use credentials was presented a second time. */
+export type GrantEndReason = 'refresh_token_reused' | 'code_reused';
 /** A grant's last use is written at most this often. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
@@ -42,6 +47,8 @@ export interface OAuthGrant {
   createdAt: number;
   lastUsedAt: number | null;
   expiresAt: number;
+  /** When and why the server ended it (listed for 30 days after); null while it works. */
+  ended: { at: number; reason: GrantEndReason } | null;
 }
 
 /** What an access token opens: the account, on this server's /mcp only. */
@@ -101,12 +108,39 @@ export function createOAuthGrants({
     return { tokens, columns };
   }
 
+  /** Ends a grant still working (both its tokens), saying why. */
+  async function endGrant(grantId: string, reason: GrantEndReason): Promise<void> {
+    await db
+      .updateTable('oauth_grants')
+      .set({ revoked_at: clock.now(), ended_reason: reason })
+      .where('id', '=', grantId)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+
+  /** A rotated-out refresh token of this client presented again: ends its grant; false if unknown. */
+  async function endGrantOfRetired(refreshHash: string, clientId: string): Promise<boolean> {
+    const retired = await db
+      .selectFrom('oauth_retired_refresh_tokens as r')
+      .innerJoin('oauth_grants as g', 'g.id', 'r.grant_id')
+      .select('g.id')
+      .where('r.refresh_hash', '=', refreshHash)
+      .where('g.client_id', '=', clientId)
+      .where('g.revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (!retired) return false;
+    await endGrant(retired.id, 'refresh_token_reused');
+    return true;
+  }
+
   const consents = createOAuthConsents({ db, clock, secrets, resource });
   const { wrongTarget } = consents;
 
   return {
     resource,
     ...consents,
+    /** The OAuth endpoints' rate-limit counters, shared by every node. */
+    rateWindows: createOAuthRateWindows({ db, clock }),
 
     /**
      * Exchanges a code (once; its challenge already verified) for tokens. A code presented again
@@ -132,12 +166,7 @@ export function createOAuthGrants({
       if (!row || row.account_id === null) return invalid('Unknown authorization code');
       if (row.used_at !== null) {
         if (row.grant_id !== null) {
-          await db
-            .updateTable('oauth_grants')
-            .set({ revoked_at: now })
-            .where('id', '=', row.grant_id)
-            .where('revoked_at', 'is', null)
-            .execute();
+          await endGrant(row.grant_id, 'code_reused');
         }
         return invalid('The authorization code was already used');
       }
@@ -169,7 +198,14 @@ export function createOAuthGrants({
             created_at: now,
             last_used_at: null,
             revoked_at: null,
+            ended_reason: null,
           })
+          .execute();
+        await trx
+          .updateTable('oauth_clients')
+          .set({ signed_in_at: now })
+          .where('client_id', '=', input.clientId)
+          .where('signed_in_at', 'is', null)
           .execute();
         await trx
           .updateTable('oauth_authorizations')
@@ -180,7 +216,11 @@ export function createOAuthGrants({
       });
     },
 
-    /** A refresh token for new tokens; both are replaced (the old refresh token stops working). */
+    /**
+     * A refresh token for new tokens; both are replaced, and the old refresh token is remembered.
+     * Presented again, a rotated-out refresh token ends the whole grant (OAuth 2.1 §4.3.1, RFC 9700
+     * §4.14.2: our clients are public, so a second presenter may be a thief), on every node at once.
+     */
     async refresh(input: {
       clientId: string;
       refreshToken: string;
@@ -190,6 +230,10 @@ export function createOAuthGrants({
       if (refusal) return refusal;
       const now = clock.now();
       const refreshHash = hashApiKey(input.refreshToken);
+      const invalid: OAuthRefusal = {
+        refused: 'invalid_grant',
+        message: 'Unknown, expired or revoked refresh token',
+      };
       const grant = await db
         .selectFrom('oauth_grants')
         .select(['id', 'account_id'])
@@ -198,20 +242,32 @@ export function createOAuthGrants({
         .where('revoked_at', 'is', null)
         .where('refresh_expires_at', '>', now)
         .executeTakeFirst();
-      const invalid: OAuthRefusal = {
-        refused: 'invalid_grant',
-        message: 'Unknown, expired or revoked refresh token',
-      };
-      if (!grant || !(await standing(grant.account_id))) return invalid;
+      if (!grant) {
+        const reused = await endGrantOfRetired(refreshHash, input.clientId);
+        return reused ? { refused: 'invalid_grant', message: REUSED } : invalid;
+      }
+      if (!(await standing(grant.account_id))) return invalid;
       const { tokens, columns } = newTokens();
-      const rotated = await db
-        .updateTable('oauth_grants')
-        .set(columns)
-        .where('id', '=', grant.id)
-        .where('refresh_hash', '=', refreshHash)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      return Number(rotated.numUpdatedRows) === 1 ? tokens : invalid;
+      const rotated = await db.transaction().execute(async (trx) => {
+        const updated = await trx
+          .updateTable('oauth_grants')
+          .set(columns)
+          .where('id', '=', grant.id)
+          .where('refresh_hash', '=', refreshHash)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst();
+        if (Number(updated.numUpdatedRows) !== 1) return false;
+        await trx
+          .insertInto('oauth_retired_refresh_tokens')
+          .values({ refresh_hash: refreshHash, grant_id: grant.id, retired_at: now })
+          .execute();
+        return true;
+      });
+      if (rotated) return tokens;
+      // Another request rotated it first: this one is a reuse too.
+      return (await endGrantOfRetired(refreshHash, input.clientId))
+        ? { refused: 'invalid_grant', message: REUSED }
+        : invalid;
     },
 
     /**
@@ -262,7 +318,11 @@ export function createOAuthGrants({
         .execute();
     },
 
-    /** The account's working grants (apps signed in with it), oldest first. */
+    /**
+     * The account's working grants (apps signed in with it), oldest first, and those the server
+     * ended because a credential was presented twice (kept until dropped, 30 days), so the person
+     * learns why an app must sign in again.
+     */
     async listForAccount(accountId: string): Promise<OAuthGrant[]> {
       const rows = await db
         .selectFrom('oauth_grants as g')
@@ -273,11 +333,17 @@ export function createOAuthGrants({
           'g.created_at',
           'g.last_used_at',
           'g.refresh_expires_at',
+          'g.revoked_at',
+          'g.ended_reason',
           'c.client_json',
         ])
         .where('g.account_id', '=', accountId)
-        .where('g.revoked_at', 'is', null)
-        .where('g.refresh_expires_at', '>', clock.now())
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('g.revoked_at', 'is', null), eb('g.refresh_expires_at', '>', clock.now())]),
+            eb('g.ended_reason', 'is not', null),
+          ]),
+        )
         .orderBy('g.created_at')
         .orderBy('g.id')
         .execute();
@@ -289,6 +355,10 @@ export function createOAuthGrants({
         createdAt: Number(row.created_at),
         lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
         expiresAt: Number(row.refresh_expires_at),
+        ended:
+          row.ended_reason === null
+            ? null
+            : { at: Number(row.revoked_at), reason: row.ended_reason as GrantEndReason },
       }));
     },
 

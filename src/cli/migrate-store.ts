@@ -9,10 +9,15 @@ import type { Db } from '../store/database.js';
  * The tables a single-node install hands over, parents before children (the order the migrations
  * create them, so foreign keys hold at every step). Not copied, as transient state that starts
  * well empty: `sign_in_failures` (a short-lived throttle: starting empty only forgives recent
- * typos), `upstream_calls` (the slots of upstream calls in flight: a stopped install has none) and
+ * typos; `oauth_rate_windows` likewise), `upstream_calls` (the slots of upstream calls in flight: a stopped install has none) and
  * `upstream_pools` (learned upstream capacity and holds: relearned from the upstreams' answers).
  */
-export const TRANSIENT_TABLES = ['sign_in_failures', 'upstream_calls', 'upstream_pools'] as const;
+export const TRANSIENT_TABLES = [
+  'sign_in_failures',
+  'oauth_rate_windows',
+  'upstream_calls',
+  'upstream_pools',
+] as const;
 
 export const MIGRATED_TABLES = [
   'accounts',
@@ -42,6 +47,8 @@ export const MIGRATED_TABLES = [
   'oauth_clients',
   'oauth_authorizations',
   'oauth_grants',
+  'oauth_retired_refresh_tokens',
+  'oauth_seen_redirects',
 ] as const;
 
 const BATCH_ROWS = 200;

@@ -52,12 +52,37 @@ export const oauthGrantSchema = z
     created_at: z.number().int().describe('When the account allowed the app (epoch ms)'),
     last_used_at: z.number().int().nullable().describe('Last use on /mcp (epoch ms, to the minute)'),
     expires_at: z.number().int().describe('When the app must sign in again unless it refreshes (epoch ms)'),
+    ended_at: z
+      .number()
+      .int()
+      .nullable()
+      .describe('When Atelier ended this sign-in for a security reason (epoch ms); null while it works'),
+    ended_reason: z
+      .enum(['refresh_token_reused', 'code_reused'])
+      .nullable()
+      .describe(
+        'Why it was ended: a refresh token already replaced, or an authorization code already used, was presented again (it may have been copied); null while it works',
+      ),
   })
   .describe('An app signed in with the account (OAuth); its tokens act on /mcp only');
 
 export const oauthGrantListSchema = z
-  .object({ grants: z.array(oauthGrantSchema).describe('Working grants, oldest first') })
+  .object({
+    grants: z
+      .array(oauthGrantSchema)
+      .describe('Working grants, and those ended by Atelier in the last 30 days, oldest first'),
+  })
   .describe('The apps signed in with the account');
 
 export type OAuthGrantInfo = z.infer<typeof oauthGrantSchema>;
 export type OAuthAuthorizationInfo = z.infer<typeof oauthAuthorizationSchema>;
+
+/**
+ * The meta element by which /authorize's problem page (a request that cannot go on, answered before
+ * any redirect) hands the website the problem and the destination it did not go to, as JSON.
+ */
+export const AUTHORIZE_PROBLEM_META = 'atelier-authorize-problem';
+export interface AuthorizeProblemInfo {
+  problem: string;
+  destination: string | null;
+}

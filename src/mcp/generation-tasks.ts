@@ -1,3 +1,4 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type {
   CreateTaskOptions,
   TaskStore,
@@ -18,8 +19,26 @@ import { describeProgress, generationResult, summarize } from './tools/generate-
  * names the generation's Atelier task ids (and when it was made), so any process holding the caller's
  * API key — any api node behind a load balancer, a restarted stdio server — answers `tasks/get`,
  * `tasks/result` and `tasks/cancel` by reading those tasks through the API. The key, not the task id,
- * decides access: ids of another account's tasks read as not found.
+ * decides access: ids of another account's tasks read as not found. An id is read back only if
+ * this server issued it (issue 38): it ends in an HMAC of its contents under a key bound to the
+ * account (the master key's, on Atelier's own /mcp; the API key's, for the stdio server, which holds
+ * no other secret), so a caller cannot make up a failed task whose status message is its own text.
  */
+
+/** Authenticates an MCP task id's contents: their tag (HMAC), under a key bound to the account. */
+export type TaskIdSeal = (contents: string) => string;
+
+/** A seal by HMAC-SHA-256 (128-bit tag) under `key`, bound to `account`. */
+export function hmacTaskIdSeal(key: Buffer, account: string): TaskIdSeal {
+  const bound = createHmac('sha256', key).update(`mcp-task-ids\0${account}`).digest();
+  return (contents) =>
+    createHmac('sha256', bound).update(contents).digest().subarray(0, 16).toString('base64url');
+}
+
+/** The stdio server's seal: its one secret is the API key, so the key is derived from it. */
+export function apiKeyTaskIdSeal(apiKey: string): TaskIdSeal {
+  return hmacTaskIdSeal(createHash('sha256').update(`atelier-mcp-task-ids\0${apiKey}`).digest(), 'api-key');
+}
 
 const PREFIX = 'atelier-gen.';
 /** The spec's recommended polling interval for Atelier tasks is 2-5 s. */
@@ -41,21 +60,34 @@ export interface GenerationTaskRef {
   failure?: string;
 }
 
-/** The MCP task id of a generation: opaque to clients, decodable by every node. */
-export function encodeGenerationTaskId(ref: GenerationTaskRef): string {
+/** The MCP task id of a generation: opaque to clients, readable (and checked) by every node. */
+export function encodeGenerationTaskId(ref: GenerationTaskRef, seal: TaskIdSeal): string {
   const json = JSON.stringify({
     ids: ref.taskIds,
     at: ref.createdAt,
     ...(ref.failure !== undefined ? { err: ref.failure.slice(0, MAX_FAILURE_CHARS) } : {}),
   });
-  return `${PREFIX}${Buffer.from(json, 'utf8').toString('base64url')}`;
+  const contents = Buffer.from(json, 'utf8').toString('base64url');
+  return `${PREFIX}${contents}.${seal(contents)}`;
 }
 
-/** The generation an MCP task id names, or undefined for an id that is not one of ours. */
-export function decodeGenerationTaskId(taskId: string): GenerationTaskRef | undefined {
+/** The contents of an id this server issued (its tag checks out), or undefined. */
+function unsealed(taskId: string, seal: TaskIdSeal): string | undefined {
+  const dot = taskId.lastIndexOf('.');
+  if (dot <= PREFIX.length) return undefined;
+  const contents = taskId.slice(PREFIX.length, dot);
+  const given = Buffer.from(taskId.slice(dot + 1), 'utf8');
+  const expected = Buffer.from(seal(contents), 'utf8');
+  return given.length === expected.length && timingSafeEqual(given, expected) ? contents : undefined;
+}
+
+/** The generation an MCP task id names, or undefined for an id this server (for this account) did not issue. */
+export function decodeGenerationTaskId(taskId: string, seal: TaskIdSeal): GenerationTaskRef | undefined {
   if (!taskId.startsWith(PREFIX) || taskId.length > 4096) return undefined;
+  const contents = unsealed(taskId, seal);
+  if (contents === undefined) return undefined;
   try {
-    const value: unknown = JSON.parse(Buffer.from(taskId.slice(PREFIX.length), 'base64url').toString('utf8'));
+    const value: unknown = JSON.parse(Buffer.from(contents, 'base64url').toString('utf8'));
     if (typeof value !== 'object' || value === null) return undefined;
     const { ids, at, err } = value as { ids?: unknown; at?: unknown; err?: unknown };
     if (typeof at !== 'number' || !Number.isFinite(at)) return undefined;
@@ -104,6 +136,7 @@ export function taskOfRecords(taskId: string, ref: GenerationTaskRef, records: r
 
 export interface GenerationTaskStoreOptions {
   thumbnailer: Thumbnailer;
+  taskIdSeal: TaskIdSeal;
 }
 
 /**
@@ -116,7 +149,7 @@ export function createGenerationTaskStore(
   options: GenerationTaskStoreOptions,
 ): TaskStore {
   async function read(taskId: string): Promise<{ ref: GenerationTaskRef; records: TaskRecord[] } | null> {
-    const ref = decodeGenerationTaskId(taskId);
+    const ref = decodeGenerationTaskId(taskId, options.taskIdSeal);
     if (!ref) return null;
     if (ref.failure !== undefined) return { ref, records: [] };
     const { tasks } = await client.getTasks(ref.taskIds);
@@ -137,7 +170,7 @@ export function createGenerationTaskStore(
 
     async getTaskResult(taskId): Promise<Result> {
       const found = await read(taskId);
-      if (!found) throw new Error(`Task not found: ${taskId}`);
+      if (!found) throw new Error('Task not found');
       const { ref, records } = found;
       if (ref.failure !== undefined) return { isError: true, content: [{ type: 'text', text: ref.failure }] };
       const task = taskOfRecords(taskId, ref, records);
@@ -156,8 +189,8 @@ export function createGenerationTaskStore(
 
     async updateTaskStatus(taskId, status) {
       if (status !== 'cancelled') return;
-      const ref = decodeGenerationTaskId(taskId);
-      if (!ref) throw new Error(`Task not found: ${taskId}`);
+      const ref = decodeGenerationTaskId(taskId, options.taskIdSeal);
+      if (!ref) throw new Error('Task not found');
       for (const id of ref.taskIds) {
         try {
           await client.cancelTask(id);

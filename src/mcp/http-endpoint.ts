@@ -1,6 +1,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createAtelierClient } from '../client/atelier-client.js';
+import type { TaskIdSeal } from './generation-tasks.js';
 import { type InAppDispatch, inAppFetch } from './in-app-fetch.js';
 import { createServer } from './server.js';
 
@@ -22,12 +23,16 @@ export interface McpEndpointOptions {
   signIn?: { resourceMetadataUrl: string; scope: string } | undefined;
   /** Hands a request to this same app (Fastify's inject): the tools' API calls and file reads. */
   dispatch: InAppDispatch;
+  /** The seal of MCP task ids for an account (an HMAC under a key derived from the master key). */
+  taskIdSeal: (accountId: string) => TaskIdSeal;
 }
 
 /** What an authenticated /mcp request acts with. */
 export interface McpCredential {
   /** The key the tools' in-app calls carry. */
   apiKey: string;
+  /** The account it acts as (MCP task ids are bound to it). */
+  accountId: string;
   /** Called when the MCP request ends (a credential opened for the request alone is closed). */
   release?: () => void;
 }
@@ -84,7 +89,7 @@ export async function mcpEndpoint(app: FastifyInstance, options: McpEndpointOpti
   app.post(MCP_PATH, hidden, async (request, reply) => {
     const credential = credentials.get(request);
     if (!credential) throw new Error('authenticated request without a credential');
-    const { apiKey } = credential;
+    const { apiKey, accountId } = credential;
     const fetchInApp = inAppFetch({
       publicBaseUrl: options.publicBaseUrl,
       dispatch: options.dispatch,
@@ -92,6 +97,7 @@ export async function mcpEndpoint(app: FastifyInstance, options: McpEndpointOpti
     });
     const client = createAtelierClient({ baseUrl: options.publicBaseUrl, apiKey, fetch: fetchInApp });
     const server = createServer(client, {
+      taskIdSeal: options.taskIdSeal(accountId),
       fetchFile: fetchInApp,
       filesBaseUrl: options.publicBaseUrl,
       localFiles: false,

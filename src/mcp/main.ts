@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createAtelierClient, normalizeBaseUrl } from '../client/atelier-client.js';
+import { apiKeyTaskIdSeal } from './generation-tasks.js';
 import { createServer } from './server.js';
 
 export const DEFAULT_BASE_URL = 'http://localhost:8080';
@@ -47,7 +48,7 @@ export async function runMcpServer(env: NodeJS.ProcessEnv): Promise<void> {
   console.debug = console.error;
 
   const client = createAtelierClient({ baseUrl: config.baseUrl, apiKey: config.apiKey });
-  const server = createServer(client);
+  const server = createServer(client, { taskIdSeal: apiKeyTaskIdSeal(config.apiKey) });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();

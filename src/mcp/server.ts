@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { AtelierClient } from '../client/atelier-client.js';
-import { createGenerationTaskStore } from './generation-tasks.js';
+import { createGenerationTaskStore, type TaskIdSeal } from './generation-tasks.js';
 import { registerImageResources } from './image-resources.js';
 import type { PollingClock } from './task-polling.js';
 import { createThumbnailer, type Thumbnailer } from './thumbnails.js';
@@ -24,6 +24,8 @@ Completed tasks carry a stable imageUrl (give it to the user), a resource link t
 Clients that speak MCP tasks may call generate_image task-augmented and poll tasks/get instead of waiting.`;
 
 export interface CreateServerOptions {
+  /** Authenticates the MCP task ids this server issues, under a key bound to the caller's account. */
+  taskIdSeal: TaskIdSeal;
   thumbnailer?: Thumbnailer;
   /**
    * How the server fetches Atelier's public files (thumbnails, resources/read); default the global
@@ -40,7 +42,7 @@ export interface CreateServerOptions {
 }
 
 /** An MCP server exposing Atelier's six tools over the given API client; connect it to any transport. */
-export function createServer(client: AtelierClient, options: CreateServerOptions = {}): McpServer {
+export function createServer(client: AtelierClient, options: CreateServerOptions): McpServer {
   const fetchFile = options.fetchFile ?? globalThis.fetch;
   const thumbnailer = options.thumbnailer ?? createThumbnailer({ fetch: fetchFile });
   const server = new McpServer(
@@ -49,11 +51,12 @@ export function createServer(client: AtelierClient, options: CreateServerOptions
       instructions: INSTRUCTIONS,
       // MCP tasks (spec 2025-11-25) for generate_image, kept in Atelier's own tasks (no list).
       capabilities: { tasks: { requests: { tools: { call: {} } }, cancel: {} } },
-      taskStore: createGenerationTaskStore(client, { thumbnailer }),
+      taskStore: createGenerationTaskStore(client, { thumbnailer, taskIdSeal: options.taskIdSeal }),
     },
   );
   const generateOptions = {
     thumbnailer,
+    taskIdSeal: options.taskIdSeal,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
   };

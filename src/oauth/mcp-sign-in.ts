@@ -19,16 +19,18 @@ export function mcpAuthenticator(deps: {
   apiKey: AccountResolver;
   inApp: InAppGrants;
 }) {
-  return async (request: FastifyRequest): Promise<{ apiKey: string; release?: () => void }> => {
+  return async (
+    request: FastifyRequest,
+  ): Promise<{ apiKey: string; accountId: string; release?: () => void }> => {
     const bearer = request.headers.authorization === undefined ? undefined : bearerKeyOf(request);
     if (bearer?.startsWith(OAUTH_ACCESS_PREFIX) && deps.grants) {
       const access = await deps.grants.verifyAccess(bearer);
       if (!access) throw new ApiError('unauthorized', 'Invalid, expired or revoked access token');
-      return deps.inApp.open(access.account);
+      return { ...deps.inApp.open(access.account), accountId: access.account.id };
     }
     const account = await deps.apiKey(request);
     if (!account || account === 'not-mine' || bearer === undefined)
       throw new ApiError('unauthorized', MISSING);
-    return { apiKey: bearer };
+    return { apiKey: bearer, accountId: account.id };
   };
 }

@@ -8,7 +8,9 @@ import {
 import express from 'express';
 import type { FastifyBaseLogger, FastifyInstance, HTTPMethods, onRequestHookHandler } from 'fastify';
 import { OAUTH_SCOPE, type OAuthGrants } from '../accounts/oauth-grants.js';
+import { type AuthorizeClient, authorizeEndpoint, type ProblemPage } from './authorize-endpoint.js';
 import { createOAuthProvider } from './oauth-provider.js';
+import { authorizeAdmission, OAUTH_LIMITS, sharedWindowStore } from './rate-limits.js';
 
 /** Where the website's consent page is (web/src/pages/consent.tsx). */
 export const CONSENT_PAGE = '/oauth/consent';
@@ -19,12 +21,14 @@ export function resourceMetadataUrlOf(mcpUrl: string): string {
   return getOAuthProtectedResourceMetadataUrl(new URL(mcpUrl));
 }
 
-/** The OAuth routes (RFC 6749, 7591, 7009, 8414, 9728), each with the methods it answers. */
+/**
+ * The OAuth routes handed to the SDK's router (RFC 6749, 7591, 7009, 8414, 9728), each with the
+ * methods it answers; /authorize is Atelier's own (authorize-endpoint.ts).
+ */
 export function oauthRoutesOf(mcpUrl: string): Array<{ url: string; methods: HTTPMethods[] }> {
   const withPreflight: HTTPMethods[] = ['POST', 'OPTIONS'];
   const readable: HTTPMethods[] = ['GET', 'OPTIONS'];
   return [
-    { url: '/authorize', methods: ['GET', 'POST'] },
     { url: '/token', methods: withPreflight },
     { url: '/register', methods: withPreflight },
     { url: '/revoke', methods: withPreflight },
@@ -77,21 +81,39 @@ function loggedGrants(grants: OAuthGrants, log: FastifyBaseLogger): OAuthGrants 
  */
 export async function oauthServer(
   app: FastifyInstance,
-  options: { grants: OAuthGrants; publicBaseUrl: string; mcpUrl: string; documentationUrl: string },
+  options: {
+    grants: OAuthGrants;
+    publicBaseUrl: string;
+    mcpUrl: string;
+    documentationUrl: string;
+    /** The website's page stating an authorization request's problem. */
+    problemPage: ProblemPage;
+  },
 ): Promise<void> {
-  const { grants, publicBaseUrl, mcpUrl } = options;
+  const { publicBaseUrl, mcpUrl } = options;
+  const grants = loggedGrants(options.grants, app.log);
   const issuerUrl = new URL(publicBaseUrl);
-  const provider = createOAuthProvider(
-    loggedGrants(grants, app.log),
-    (id) => `${publicBaseUrl}${CONSENT_PAGE}?request=${id}`,
-  );
-  // The SDK limits each endpoint per client address, in memory (per node). The address is the one
-  // Fastify decided under ATELIER_TRUST_PROXY, never a header Express would have to trust.
+  const consentUrl = (id: string) => `${publicBaseUrl}${CONSENT_PAGE}?request=${id}`;
+  const provider = createOAuthProvider(grants, consentUrl);
+  await app.register(authorizeEndpoint, {
+    grants,
+    consentUrl,
+    problemPage: options.problemPage,
+    admit: authorizeAdmission(grants.rateWindows),
+    clientOf: async (clientId) =>
+      ((await grants.getClient(clientId)) as AuthorizeClient | undefined) ??
+      'This app is not registered with this Atelier: its client_id is unknown (it may have been removed after going unused).',
+  });
+  // Each endpoint's limit per client address is counted in the store (every node shares it). The
+  // address is the one Fastify decided under ATELIER_TRUST_PROXY, never a header Express would trust.
   const addresses = new WeakMap<IncomingMessage, string>();
-  const rateLimit = {
+  const windows = grants.rateWindows;
+  const rateLimit = (endpoint: keyof typeof OAUTH_LIMITS) => ({
+    ...OAUTH_LIMITS[endpoint],
     keyGenerator: (request: IncomingMessage) => addresses.get(request) ?? 'unknown',
+    store: sharedWindowStore(windows, endpoint),
     validate: false,
-  };
+  });
   const common = {
     provider,
     issuerUrl,
@@ -103,17 +125,24 @@ export async function oauthServer(
   const handler = express();
   handler.disable('x-powered-by');
   handler.set('trust proxy', false);
+  // Authorization-server metadata (RFC 8414) with what Atelier adds to the SDK's: public clients
+  // revoke with `none`, and authorization responses carry `iss` (RFC 9207). Served before the
+  // SDK's router, which would answer its own.
+  const oauthMetadata = {
+    ...createOAuthMetadata(common),
+    revocation_endpoint_auth_methods_supported: ['client_secret_post', 'none'],
+    authorization_response_iss_parameter_supported: true,
+  };
+  handler.use('/.well-known/oauth-authorization-server', metadataHandler(oauthMetadata));
   handler.use(
     mcpAuthRouter({
       ...common,
-      authorizationOptions: { rateLimit },
-      tokenOptions: { rateLimit },
-      clientRegistrationOptions: { rateLimit },
-      revocationOptions: { rateLimit },
+      tokenOptions: { rateLimit: rateLimit('token') },
+      clientRegistrationOptions: { rateLimit: rateLimit('register') },
+      revocationOptions: { rateLimit: rateLimit('revoke') },
     }),
   );
   // RFC 9728's root location too (the MCP spec's clients try it when the path-specific one is missing).
-  const oauthMetadata = createOAuthMetadata(common);
   handler.use(
     PROTECTED_RESOURCE_ROOT,
     metadataHandler({

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type ImageTaskRef, imageTaskId, imageTaskRef, prefersAsync } from './image-tasks.js';
+import { type ImageTaskRef, imageTaskId, imageTaskRef, imageTaskSeal, prefersAsync } from './image-tasks.js';
+
+const seal = imageTaskSeal(Buffer.alloc(32, 3), 'acc_one');
 
 describe('asynchronous OpenAI image requests: ids and the Prefer header', () => {
   const ref: ImageTaskRef = {
@@ -11,14 +13,29 @@ describe('asynchronous OpenAI image requests: ids and the Prefer header', () => 
   };
 
   test('an id carries its kind, created, response_format and task ids, and reads back', () => {
-    const id = imageTaskId(ref);
-    assert.match(id, /^imgtask_[A-Za-z0-9_-]+$/);
-    assert.deepEqual(imageTaskRef(id), ref);
+    const id = imageTaskId(ref, seal);
+    assert.match(id, /^imgtask_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
+    assert.deepEqual(imageTaskRef(id, seal), ref);
+    // Issued to another account, or altered: not an id of ours.
+    assert.equal(imageTaskRef(id, imageTaskSeal(Buffer.alloc(32, 3), 'acc_two')), undefined);
+    const [contents = '', tag = ''] = id.slice('imgtask_'.length).split('.');
+    const other = Buffer.from(JSON.stringify([1, 'e', 1, 'url', ...ref.ids])).toString('base64url');
+    assert.notEqual(other, contents);
+    assert.equal(imageTaskRef(`imgtask_${other}.${tag}`, seal), undefined);
   });
 
-  test('anything imageTaskId did not make reads as no id', () => {
-    const encode = (fields: unknown) =>
-      `imgtask_${Buffer.from(JSON.stringify(fields)).toString('base64url')}`;
+  test('anything imageTaskId did not make reads as no id (sealed or not)', () => {
+    const encode = (fields: unknown) => {
+      const contents = Buffer.from(JSON.stringify(fields)).toString('base64url');
+      return `imgtask_${contents}.${seal(contents)}`;
+    };
+    assert.equal(
+      imageTaskRef(
+        `imgtask_${Buffer.from(JSON.stringify([1, 'g', 1, 'url', 'tsk_a'])).toString('base64url')}`,
+        seal,
+      ),
+      undefined,
+    );
     for (const id of [
       'tsk_4f9c2a7e1b3d5c6a8e0f',
       'imgtask_',
@@ -32,7 +49,7 @@ describe('asynchronous OpenAI image requests: ids and the Prefer header', () => 
       encode([1, 'g', 1, 'url', 'tsk a']),
       encode([1, 'g', 1, 'url', ...Array.from({ length: 65 }, (_, i) => `tsk_${i}`)]),
     ]) {
-      assert.equal(imageTaskRef(id), undefined, id);
+      assert.equal(imageTaskRef(id, seal), undefined, id);
     }
   });
 

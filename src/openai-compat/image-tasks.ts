@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { OpenAiImageTask, ResponseFormat } from '../contract/openai.js';
 import { NotFound } from '../domain/errors.js';
 import { isFinalStatus } from '../domain/task-status.js';
@@ -10,8 +11,20 @@ import { OpenAiCompatError, openAiErrorBody } from './openai-errors.js';
  * read later with GET /v1/images/{generations|edits}/{id}, which answers the synchronous body once
  * every task has ended. Nothing is stored for it: the id carries what the GET needs (the kind,
  * the second it was accepted, the response_format asked, the task ids), and the tasks' own
- * records (read for the caller's account only) say the rest.
+ * records (read for the caller's account only) say the rest. An id is read back only if Atelier
+ * issued it to this account (issue 38): it ends in an HMAC of its contents under a key derived from
+ * the master key, bound to the account.
  */
+
+/** Authenticates an id's contents for one account: their tag. */
+export type ImageTaskSeal = (contents: string) => string;
+
+/** The seal of one account's ids: HMAC-SHA-256 (128-bit tag) under a key bound to the account. */
+export function imageTaskSeal(key: Buffer, accountId: string): ImageTaskSeal {
+  const bound = createHmac('sha256', key).update(`openai-image-tasks\0${accountId}`).digest();
+  return (contents) =>
+    createHmac('sha256', bound).update(contents).digest().subarray(0, 16).toString('base64url');
+}
 
 export type ImageTaskKind = 'generation' | 'edit';
 
@@ -28,18 +41,25 @@ const MAX_IDS = 64;
 const KIND_LETTERS: Record<ImageTaskKind, string> = { generation: 'g', edit: 'e' };
 const FORMATS: ReadonlyArray<ResponseFormat | 'both'> = ['url', 'b64_json', 'both'];
 
-/** The opaque id of an asynchronous request: `imgtask_` + base64url of a versioned JSON array. */
-export function imageTaskId(ref: ImageTaskRef): string {
+/** The opaque id of an asynchronous request: `imgtask_` + base64url of a versioned JSON array + `.` tag. */
+export function imageTaskId(ref: ImageTaskRef, seal: ImageTaskSeal): string {
   const fields = [ID_VERSION, KIND_LETTERS[ref.kind], ref.created, ref.responseFormat, ...ref.ids];
-  return ID_PREFIX + Buffer.from(JSON.stringify(fields)).toString('base64url');
+  const contents = Buffer.from(JSON.stringify(fields)).toString('base64url');
+  return `${ID_PREFIX}${contents}.${seal(contents)}`;
 }
 
-/** An id read back; undefined for anything imageTaskId did not make. */
-export function imageTaskRef(id: string): ImageTaskRef | undefined {
+/** An id read back; undefined for anything imageTaskId did not make for this seal's account. */
+export function imageTaskRef(id: string, seal: ImageTaskSeal): ImageTaskRef | undefined {
   if (!id.startsWith(ID_PREFIX) || id.length > 8 * 1024) return undefined;
+  const dot = id.lastIndexOf('.');
+  if (dot <= ID_PREFIX.length) return undefined;
+  const contents = id.slice(ID_PREFIX.length, dot);
+  const given = Buffer.from(id.slice(dot + 1));
+  const expected = Buffer.from(seal(contents));
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   let fields: unknown;
   try {
-    fields = JSON.parse(Buffer.from(id.slice(ID_PREFIX.length), 'base64url').toString('utf8'));
+    fields = JSON.parse(Buffer.from(contents, 'base64url').toString('utf8'));
   } catch {
     return undefined;
   }
@@ -71,16 +91,16 @@ export function prefersAsync(header: string | string[] | undefined): boolean {
     .some((preference) => preference.split(/[;=]/)[0]?.trim().toLowerCase() === 'respond-async');
 }
 
-const envelope = (ref: ImageTaskRef) => ({
-  id: imageTaskId(ref),
+const envelope = (ref: ImageTaskRef, seal: ImageTaskSeal) => ({
+  id: imageTaskId(ref, seal),
   object: ref.kind === 'edit' ? ('image.edit.task' as const) : ('image.generation.task' as const),
   created: ref.created,
   task_ids: ref.ids,
 });
 
 /** The 202 answer of an accepted request: its id, queued, no images yet. */
-export function acceptedImageTask(ref: ImageTaskRef): OpenAiImageTask {
-  return { ...envelope(ref), status: 'queued', data: [] };
+export function acceptedImageTask(ref: ImageTaskRef, seal: ImageTaskSeal): OpenAiImageTask {
+  return { ...envelope(ref, seal), status: 'queued', data: [] };
 }
 
 /**
@@ -92,11 +112,12 @@ export function acceptedImageTask(ref: ImageTaskRef): OpenAiImageTask {
 export async function readImageTask(
   images: Pick<ImageRequests, 'records' | 'wait' | 'answer'>,
   accountId: string,
+  seal: ImageTaskSeal,
   id: string,
   waitMs: number,
   onWait: (stop: () => void) => void,
 ): Promise<OpenAiImageTask> {
-  const ref = imageTaskRef(id);
+  const ref = imageTaskRef(id, seal);
   let records = ref && (await images.records(accountId, ref.ids));
   if (!ref || !records) throw new NotFound(`No image request ${id.slice(0, 80)}`);
   const final = () => records?.every((record) => isFinalStatus(record.status)) ?? false;
@@ -105,7 +126,7 @@ export async function readImageTask(
     onWait(wait.stop);
     records = (await wait.outcome).records;
   }
-  const base = { ...envelope(ref), tasks: records };
+  const base = { ...envelope(ref, seal), tasks: records };
   if (!final()) {
     const started = records.some((record) => record.status !== 'queued');
     return { ...base, status: started ? 'in_progress' : 'queued', data: [] };

@@ -30,7 +30,13 @@ import type { UploadsService } from '../uploads/uploads-service.js';
 import { EDIT_FORM_LIMITS, MAX_EDIT_IMAGES, readEditForm } from './edit-form.js';
 import type { ImagePlan, ImageRequests } from './image-requests.js';
 import type { ImageStreams, StreamKind } from './image-stream.js';
-import { acceptedImageTask, type ImageTaskKind, prefersAsync, readImageTask } from './image-tasks.js';
+import {
+  acceptedImageTask,
+  type ImageTaskKind,
+  imageTaskSeal,
+  prefersAsync,
+  readImageTask,
+} from './image-tasks.js';
 import { openAiModel, openAiModelList } from './models.js';
 import { OPENAI_ERROR_STATUSES, openAiErrorBodies } from './openai-errors.js';
 
@@ -83,6 +89,8 @@ export async function openAiCompatRoutes(
     uploads: UploadsService;
     idempotency: IdempotencyRepository;
     resolvers: AccountResolver[];
+    /** The key of async ids' seals (derived from the master key). */
+    stateIdKey: Buffer;
   },
 ) {
   installErrorBodies(parent, openAiErrorBodies);
@@ -151,7 +159,8 @@ export async function openAiCompatRoutes(
     kind: ImageTaskKind,
   ) {
     const submitted = await deps.images.submit(accountOf(request), plan, urls);
-    const answer = acceptedImageTask({ ...submitted, kind, responseFormat: plan.responseFormat });
+    const seal = imageTaskSeal(deps.stateIdKey, accountOf(request).id);
+    const answer = acceptedImageTask({ ...submitted, kind, responseFormat: plan.responseFormat }, seal);
     if (prefersAsync(request.headers.prefer)) reply.header('preference-applied', 'respond-async');
     reply.header(
       'location',
@@ -185,7 +194,14 @@ export async function openAiCompatRoutes(
         const accountId = accountOf(request).id;
         const waitMs = request.query.wait * 1000;
         return untilGone(reply, (onWait) =>
-          readImageTask(deps.images, accountId, request.params.id, waitMs, onWait),
+          readImageTask(
+            deps.images,
+            accountId,
+            imageTaskSeal(deps.stateIdKey, accountId),
+            request.params.id,
+            waitMs,
+            onWait,
+          ),
         );
       },
     );

@@ -1,4 +1,4 @@
-/** The tables of sign-in for hosted MCP clients (src/accounts/oauth-*.ts; migration 0035). */
+/** The tables of sign-in for hosted MCP clients (src/accounts/oauth-*.ts; migrations 0035, 0038, 0039). */
 
 /** An OAuth client registered by dynamic client registration (RFC 7591). */
 export interface OAuthClientsTable {
@@ -6,6 +6,8 @@ export interface OAuthClientsTable {
   /** The registered client information as the registration answered it (JSON). */
   client_json: string;
   created_at: number;
+  /** The first code exchanged (migration 0038); clients that never get one are removed after a time. */
+  signed_in_at: number | null;
 }
 
 /** An authorization a person is asked to consent to; once allowed, its one-time code. */
@@ -46,6 +48,29 @@ export interface OAuthGrantsTable {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** Why the server ended the grant (a refresh token or code presented twice); null otherwise. */
+  ended_reason: string | null;
+}
+
+/** A refresh token rotated out (its SHA-256): presented again, it ends its grant (migration 0038). */
+export interface OAuthRetiredRefreshTokensTable {
+  refresh_hash: string;
+  grant_id: string;
+  retired_at: number;
+}
+
+/** A redirect URI a person saw on the consent screen for a client (migration 0039). */
+export interface OAuthSeenRedirectsTable {
+  client_id: string;
+  redirect_uri: string;
+  seen_at: number;
+}
+
+/** One fixed window of an OAuth endpoint's rate limit for one client address, shared by the nodes. */
+export interface OAuthRateWindowsTable {
+  key: string;
+  window_start: number;
+  hits: number;
 }
 
 /** The tables above, as the database's schema (`Database`) lists them. */
@@ -53,4 +78,7 @@ export interface OAuthTables {
   oauth_clients: OAuthClientsTable;
   oauth_authorizations: OAuthAuthorizationsTable;
   oauth_grants: OAuthGrantsTable;
+  oauth_retired_refresh_tokens: OAuthRetiredRefreshTokensTable;
+  oauth_rate_windows: OAuthRateWindowsTable;
+  oauth_seen_redirects: OAuthSeenRedirectsTable;
 }

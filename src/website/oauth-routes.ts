@@ -94,7 +94,7 @@ export async function oauthRoutes(app: FastifyInstance, deps: { services: Websit
         tags: [WEBSITE_TAG],
         summary: 'Apps signed in with the account',
         description:
-          'The OAuth grants of the account (hosted MCP clients it allowed): app name, redirect host, when allowed, last use. Their tokens act as the account on /mcp only. Revoked and lapsed ones are left out.',
+          'The OAuth grants of the account (hosted MCP clients it allowed): app name, redirect host, when allowed, last use. Their tokens act as the account on /mcp only. Revoked and lapsed ones are left out, except those Atelier ended because a refresh token or code was presented twice (ended_reason; listed for 30 days).',
         security: websiteSession,
         response: {
           200: jsonResponse('The grants', oauthGrantListSchema),
@@ -139,5 +139,7 @@ function grantJson(grant: OAuthGrant) {
     created_at: grant.createdAt,
     last_used_at: grant.lastUsedAt,
     expires_at: grant.expiresAt,
+    ended_at: grant.ended?.at ?? null,
+    ended_reason: grant.ended?.reason ?? null,
   };
 }

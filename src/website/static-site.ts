@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { AUTHORIZE_PROBLEM_META, type AuthorizeProblemInfo } from '../contract/oauth.js';
 import { ApiError } from '../http/errors.js';
 
 /** Path prefixes that belong to the service, never to the website: unknown ones stay JSON 404s. */
@@ -66,6 +68,28 @@ function pageSecurityHeaders(reply: FastifyReply, publicBaseUrl: string): void {
     .header('x-content-type-options', 'nosniff')
     .header('x-frame-options', 'DENY')
     .header('referrer-policy', 'same-origin');
+}
+
+const escapeAttribute = (value: string) =>
+  value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * The website's page (status 400) stating a problem the server found — an OAuth authorization
+ * request that cannot go on — as data in a meta element the app shows (no inline script: the CSP
+ * forbids it). The problem and the destination are text, never markup.
+ */
+export function problemPageSender(distDir: string, publicBaseUrl: string) {
+  return async (reply: FastifyReply, problem: AuthorizeProblemInfo) => {
+    const file = join(distDir, 'index.html');
+    const html = existsSync(file) ? await readFile(file, 'utf8') : NOT_BUILT_PAGE;
+    const meta = `<meta name="${AUTHORIZE_PROBLEM_META}" content="${escapeAttribute(JSON.stringify(problem))}">`;
+    pageSecurityHeaders(reply, publicBaseUrl);
+    return reply
+      .code(400)
+      .header('cache-control', 'no-store')
+      .type('text/html; charset=utf-8')
+      .send(html.replace('</head>', `${meta}</head>`));
+  };
 }
 
 const NOT_BUILT_PAGE = `<!doctype html>

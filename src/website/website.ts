@@ -4,7 +4,7 @@ import { createLoginThrottle, DEFAULT_LOGIN_THROTTLE, type LoginThrottleOptions 
 import { webApiRoutes } from './routes.js';
 import { sessionResolver } from './session-auth.js';
 import { createSessions, type SessionPolicy } from './sessions.js';
-import { defaultWebDistDir, staticSite } from './static-site.js';
+import { defaultWebDistDir, problemPageSender, staticSite } from './static-site.js';
 import type { WebsiteServices } from './website-services.js';
 
 export interface WebsiteOptions {
@@ -34,13 +34,16 @@ export function createWebsite(services: WebsiteServices, options: WebsiteOptions
     options: options.loginThrottle ?? DEFAULT_LOGIN_THROTTLE,
   });
   const resolver: AccountResolver = sessionResolver(sessions, publicBaseUrl);
+  const distDir = options.distDir ?? defaultWebDistDir();
 
   return {
     sessionResolver: resolver,
+    /** Answers with the website's page stating a problem (an OAuth authorization request's). */
+    problemPage: problemPageSender(distDir, publicBaseUrl),
     /** Registers /web/api/* and the static site (register at the root, without a prefix). */
     async plugin(app: FastifyInstance) {
       await app.register(webApiRoutes, { prefix: '/web/api', services, sessions, throttle });
-      await app.register(staticSite, { distDir: options.distDir ?? defaultWebDistDir(), publicBaseUrl });
+      await app.register(staticSite, { distDir, publicBaseUrl });
     },
   };
 }

@@ -50,7 +50,7 @@ describe('OpenAI routes, asynchronous mode', () => {
     assert.equal(response.status, 202);
     assert.equal(response.headers.get('preference-applied'), 'respond-async');
     assert.equal(response.headers.get('location'), `/v1/images/generations/${task.id}`);
-    assert.match(task.id, /^imgtask_[\w-]+$/);
+    assert.match(task.id, /^imgtask_[\w-]+\.[\w-]{22}$/);
     assert.equal(task.object, 'image.generation.task');
     assert.equal(task.status, 'queued');
     assert.equal(task.task_ids.length, 2);
@@ -198,6 +198,18 @@ describe('OpenAI routes, asynchronous mode', () => {
     )) as unknown as OpenAiImageTask;
     const other = await t.createAccount();
     const theirs = new OpenAI({ baseURL: `${t.baseUrl}/v1`, apiKey: other.apiKey, maxRetries: 0 });
+    // An id made up by the caller from its own request's contents (not sealed, or the seal altered):
+    // Atelier reads back only the ids it issued, to that account.
+    const contents = mine.id.slice('imgtask_'.length).split('.')[0] ?? '';
+    const fields = JSON.parse(Buffer.from(contents, 'base64url').toString('utf8')) as unknown[];
+    const madeUp = `imgtask_${Buffer.from(JSON.stringify([1, 'g', fields[2], 'b64_json', ...fields.slice(4)])).toString('base64url')}`;
+    for (const id of [madeUp, `${madeUp}.${mine.id.split('.')[1]}`]) {
+      const error = await client.get(`/images/generations/${id}`).then(
+        () => assert.fail('should be a 404'),
+        (thrown: unknown) => thrown,
+      );
+      assert.ok(error instanceof OpenAI.NotFoundError, String(error));
+    }
     for (const id of [mine.id, 'imgtask_bm90IGFuIGlk', 'tsk_123']) {
       const error = await theirs.get(`/images/generations/${id}`).then(
         () => assert.fail('should be a 404'),

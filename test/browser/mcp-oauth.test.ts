@@ -53,6 +53,38 @@ describe('website: sign-in for hosted MCP clients (Chromium, end to end)', () =>
     catcher?.server.close();
   });
 
+  test('no redirect before consent: a request a person never consented to is a page naming the problem and where it did not go', async () => {
+    // An attacker registers anonymously with their own landing page, then sends a victim a link to
+    // Atelier's own /authorize with a bad parameter: before, a 302 straight to that page.
+    const registered = await fetch(`${site.server.baseUrl}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        redirect_uris: ['https://evil.example/landing'],
+        token_endpoint_auth_method: 'none',
+      }),
+    });
+    const { client_id } = (await registered.json()) as { client_id: string };
+    const left: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(site.server.baseUrl)) left.push(request.url());
+    });
+    const answer = await page.goto(
+      `/authorize?client_id=${encodeURIComponent(client_id)}&response_type=token`,
+    );
+    assert.equal(answer?.status(), 400);
+    await page.getByRole('heading', { name: 'This sign-in request cannot go on' }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/authorize', 'still on Atelier');
+    const alert = await page.getByRole('alert').textContent();
+    assert.equal(alert, 'Atelier issues authorization codes only (response_type=code), not "token".');
+    const destination = page.getByRole('definition');
+    assert.equal(await destination.textContent(), 'https://evil.example/landing');
+    assert.deepEqual(left, [], 'the browser never went to the registered address');
+    assert.equal(await page.title(), 'Sign-in request refused · Atelier');
+    await screenshot(page, 'mcp-authorize-problem');
+    await expectNoAxeViolations(page, 'the authorize problem page');
+  });
+
   test('the authorization URL leads through sign-in to the consent screen, and Allow redirects with a code', async () => {
     const authorizationUrl = await startSignIn(site.server.baseUrl, client);
     await page.goto(authorizationUrl.href);

@@ -5,6 +5,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { createAtelierClient } from '../../src/client/atelier-client.js';
+import { apiKeyTaskIdSeal } from '../../src/mcp/generation-tasks.js';
 import { createServer } from '../../src/mcp/server.js';
 import type { PollingClock } from '../../src/mcp/task-polling.js';
 import { startTestServer } from '../support/test-server.js';
@@ -97,7 +98,7 @@ describe('MCP tools under fuzzed input', () => {
     };
     const server = createServer(
       createAtelierClient({ baseUrl: atelier.baseUrl, apiKey: atelier.apiKey, fetch: watchedFetch }),
-      { clock: instantClock() },
+      { clock: instantClock(), taskIdSeal: apiKeyTaskIdSeal(atelier.apiKey) },
     );
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     client = new Client({ name: 'atelier-fuzz', version: '0' });

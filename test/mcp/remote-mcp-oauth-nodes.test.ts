@@ -2,8 +2,11 @@
 // on one SQLite file, or two nodes on one PostgreSQL database). A token works on either node; an
 // app revoked on the account page of one node is refused by the other at once, as is a token of an
 // account disabled on one node. Tokens are read from the store on every use: nothing to propagate.
+// A refresh token rotated out on one node and presented again on the other ends the whole grant on
+// both (issue 38), and the account page says why.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { refreshAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
 import { grantsOver } from '../support/oauth-contract.js';
 import { twoNodesOnOneStore } from '../support/two-nodes.js';
 import { signedInCookie, TEST_ORIGIN } from '../support/website-session.js';
@@ -54,5 +57,75 @@ describe('remote MCP sign-in on two nodes', () => {
     assert.equal((await initialize(disabled.access_token)).statusCode, 401);
     await one.core.accounts.enable(account.id);
     assert.equal((await initialize(disabled.access_token)).statusCode, 200, 'enabled again, the token works');
+  });
+
+  test('a rotated-out refresh token presented on the other node ends the whole grant on both', async () => {
+    const [one, two] = twoNodes();
+    const { account } = await one.core.accounts.create({ email: 'reuse@example.test', password: PASSWORD });
+    const { tokensFor } = await grantsOver(one.core, TEST_ORIGIN);
+    const urls: string[] = [];
+    for (const node of [one, two]) {
+      const address = await node.app.listen({ port: 0, host: '127.0.0.1' });
+      urls.push(address);
+    }
+    const [urlOne = '', urlTwo = ''] = urls;
+    const clientInformation = { client_id: 'contract-agent' };
+    const initializeOn = (node: typeof one, token: string) =>
+      node.app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        payload: INITIALIZE,
+      });
+
+    const first = await tokensFor(account.id);
+    // The app refreshes on node one, as the SDK's client does; its new tokens work on both nodes.
+    const second = await refreshAuthorization(urlOne, {
+      clientInformation,
+      refreshToken: first.refresh_token,
+    });
+    assert.ok(second.refresh_token && second.refresh_token !== first.refresh_token);
+    assert.equal((await initializeOn(two, second.access_token)).statusCode, 200);
+
+    // Someone holding the first refresh token (copied before the rotation) presents it on node two.
+    await assert.rejects(
+      refreshAuthorization(urlTwo, { clientInformation, refreshToken: first.refresh_token }),
+      (error: Error) => error.name === 'InvalidGrantError' && /already used/.test(error.message),
+    );
+    // The whole grant is over, on both nodes: the newest access token and refresh token are refused.
+    for (const node of [one, two])
+      assert.equal((await initializeOn(node, second.access_token)).statusCode, 401);
+    await assert.rejects(
+      refreshAuthorization(urlOne, { clientInformation, refreshToken: second.refresh_token ?? '' }),
+      (error: Error) => error.name === 'InvalidGrantError',
+    );
+
+    // The account page (either node) lists the sign-in as ended, and why; it cannot be revoked again.
+    const cookie = await signedInCookie(two.app, { email: account.email, password: PASSWORD });
+    const listed = await two.app.inject({
+      method: 'GET',
+      url: '/web/api/account/oauth-grants',
+      headers: { cookie },
+    });
+    const grants = (
+      listed.json() as { grants: Array<{ id: string; ended_reason: string | null; ended_at: number | null }> }
+    ).grants;
+    assert.equal(grants.length, 1);
+    assert.equal(grants[0]?.ended_reason, 'refresh_token_reused');
+    assert.equal(typeof grants[0]?.ended_at, 'number');
+    const revoke = await one.app.inject({
+      method: 'DELETE',
+      url: `/web/api/account/oauth-grants/${grants[0]?.id}`,
+      headers: { cookie, origin: TEST_ORIGIN },
+    });
+    assert.equal(revoke.statusCode, 404);
+
+    // A new sign-in works as before (the app asks the person again).
+    const fresh = await tokensFor(account.id);
+    assert.equal((await initializeOn(one, fresh.access_token)).statusCode, 200);
   });
 });

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
+  answerConsent,
   connectSignedIn,
   finishSignIn,
   MemoryOAuthClient,
@@ -30,25 +31,11 @@ describe('remote MCP: sign-in with OAuth', () => {
 
   /** The website's answer for the signed-in account: where the browser goes (the code, or a denial). */
   async function consent(authorizationUrl: URL, allow = true, clientName = 'Test Agent'): Promise<URL> {
-    const authorize = await fetch(authorizationUrl, { redirect: 'manual' });
-    assert.equal(authorize.status, 302, await authorize.text());
-    const consentPage = new URL(authorize.headers.get('location') ?? '');
-    assert.equal(consentPage.pathname, '/oauth/consent');
-    const id = consentPage.searchParams.get('request') ?? '';
-    const headers = { cookie, origin: t.baseUrl, 'content-type': 'application/json' };
-    const asked = await fetch(`${t.baseUrl}/web/api/oauth/authorizations/${id}`, { headers });
-    assert.equal(asked.status, 200);
-    const question = (await asked.json()) as Record<string, unknown>;
+    const { question, redirect } = await answerConsent(t.baseUrl, cookie, authorizationUrl, allow);
     assert.equal(question.client_name, clientName);
     assert.equal(question.redirect_host, '127.0.0.1:7777');
     assert.equal(question.account_email, email);
-    const answer = await fetch(`${t.baseUrl}/web/api/oauth/authorizations/${id}`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ allow }),
-    });
-    assert.equal(answer.status, 200);
-    return new URL(((await answer.json()) as { redirect_to: string }).redirect_to);
+    return redirect;
   }
 
   /** A signed-in SDK client: discovery, registration, consent, exchange. */
@@ -96,6 +83,9 @@ describe('remote MCP: sign-in with OAuth', () => {
     assert.equal(server.registration_endpoint, `${t.baseUrl}/register`);
     assert.equal(server.revocation_endpoint, `${t.baseUrl}/revoke`);
     assert.deepEqual(server.grant_types_supported, ['authorization_code', 'refresh_token']);
+    // Public clients revoke with `none` (as the revocation below does); responses carry iss (RFC 9207).
+    assert.deepEqual(server.revocation_endpoint_auth_methods_supported, ['client_secret_post', 'none']);
+    assert.equal(server.authorization_response_iss_parameter_supported, true);
   });
 
   it('registers, consents, exchanges with PKCE, calls a tool, refreshes and revokes', async () => {
@@ -127,18 +117,12 @@ describe('remote MCP: sign-in with OAuth', () => {
     const fresh = refreshed.body as { access_token: string; refresh_token: string };
     assert.equal((await initializeWith(first.access_token)).status, 401);
     assert.equal((await initializeWith(fresh.access_token)).status, 200);
-    const again = await postForm(`${t.baseUrl}/token`, {
-      grant_type: 'refresh_token',
-      refresh_token: first.refresh_token ?? '',
-      client_id: clientId,
-    });
-    assert.equal(again.status, 400);
-    assert.equal(again.body.error, 'invalid_grant');
 
     // The SDK's client refreshes by itself too.
     client.saveTokens({ ...client.saved, ...fresh, token_type: 'Bearer' });
     assert.equal(await finishSignInByRefresh(client), 'AUTHORIZED');
     assert.notEqual(client.saved?.access_token, fresh.access_token);
+    assert.equal((await initializeWith(client.saved?.access_token ?? '')).status, 200);
 
     // Revocation (RFC 7009) refuses the token at once.
     const revoked = await postForm(`${t.baseUrl}/revoke`, {
@@ -149,6 +133,32 @@ describe('remote MCP: sign-in with OAuth', () => {
     const refusal = await initializeWith(client.saved?.access_token ?? '');
     assert.equal(refusal.status, 401);
     assert.match(refusal.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+  });
+
+  it('a refresh token presented after it was replaced ends the whole grant (reuse detection)', async () => {
+    const client = await signIn();
+    const clientId = client.info?.client_id ?? '';
+    const refresh = (token: string) =>
+      postForm(`${t.baseUrl}/token`, {
+        grant_type: 'refresh_token',
+        refresh_token: token,
+        client_id: clientId,
+      });
+    const first = client.saved?.refresh_token ?? '';
+    const rotated = await refresh(first);
+    assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+    const newest = rotated.body as { access_token: string; refresh_token: string };
+    assert.equal((await initializeWith(newest.access_token)).status, 200);
+    const again = await refresh(first);
+    assert.equal(again.status, 400);
+    assert.equal(again.body.error, 'invalid_grant');
+    assert.match(String(again.body.error_description), /already used and replaced/);
+    assert.equal((await initializeWith(newest.access_token)).status, 401, 'the newest access token ends too');
+    assert.equal(
+      (await refresh(newest.refresh_token)).body.error,
+      'invalid_grant',
+      'and the newest refresh token',
+    );
   });
 
   it('the account page lists the signed-in app and revoking it there refuses its token', async () => {
@@ -243,121 +253,6 @@ describe('remote MCP: sign-in with OAuth', () => {
     const right = await postForm(`${t.baseUrl}/token`, { ...form, client_secret: client.client_secret });
     assert.equal(right.status, 200, JSON.stringify(right.body));
     assert.equal((await initializeWith(String(right.body.access_token))).status, 200);
-  });
-
-  describe('refusals', () => {
-    let clientId = '';
-    const pkce = pkcePair();
-    const authorizeUrl = (overrides: Record<string, string> = {}) => {
-      const url = new URL(`${t.baseUrl}/authorize`);
-      const params = {
-        response_type: 'code',
-        client_id: clientId,
-        redirect_uri: REDIRECT,
-        code_challenge: pkce.challenge,
-        code_challenge_method: 'S256',
-        state: 'st',
-        resource: `${t.baseUrl}/mcp`,
-        ...overrides,
-      };
-      for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
-      return url;
-    };
-    const codeFor = async () => (await consent(authorizeUrl())).searchParams.get('code') ?? '';
-    const exchange = (code: string, overrides: Record<string, string> = {}) =>
-      postForm(`${t.baseUrl}/token`, {
-        grant_type: 'authorization_code',
-        code,
-        code_verifier: pkce.verifier,
-        redirect_uri: REDIRECT,
-        client_id: clientId,
-        resource: `${t.baseUrl}/mcp`,
-        ...overrides,
-      });
-
-    before(async () => {
-      const registered = await fetch(`${t.baseUrl}/register`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(new MemoryOAuthClient(REDIRECT).clientMetadata),
-      });
-      assert.equal(registered.status, 201);
-      clientId = ((await registered.json()) as { client_id: string }).client_id;
-    });
-
-    it('a wrong PKCE verifier', async () => {
-      const answer = await exchange(await codeFor(), { code_verifier: pkcePair().verifier });
-      assert.equal(answer.status, 400);
-      assert.equal(answer.body.error, 'invalid_grant');
-      assert.equal(typeof answer.body.error_description, 'string');
-    });
-
-    it('a plain (non-S256) challenge', async () => {
-      const answer = await fetch(authorizeUrl({ code_challenge_method: 'plain' }), { redirect: 'manual' });
-      assert.equal(answer.status, 302);
-      assert.equal(
-        new URL(answer.headers.get('location') ?? '').searchParams.get('error'),
-        'invalid_request',
-      );
-    });
-
-    it('an unregistered redirect_uri, at authorization and at the token endpoint', async () => {
-      const answer = await fetch(authorizeUrl({ redirect_uri: 'https://evil.example/cb' }), {
-        redirect: 'manual',
-      });
-      assert.equal(answer.status, 400);
-      assert.equal(((await answer.json()) as { error: string }).error, 'invalid_request');
-      const exchanged = await exchange(await codeFor(), { redirect_uri: 'http://127.0.0.1:7777/other' });
-      assert.equal(exchanged.body.error, 'invalid_grant');
-    });
-
-    it('a redirect URI that is plain http off loopback cannot be registered', async () => {
-      const registered = await fetch(`${t.baseUrl}/register`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          redirect_uris: ['http://evil.example/cb'],
-          token_endpoint_auth_method: 'none',
-        }),
-      });
-      assert.equal(registered.status, 400);
-      assert.equal(((await registered.json()) as { error: string }).error, 'invalid_client_metadata');
-    });
-
-    it('a resource other than this /mcp, at authorization and at the token endpoint', async () => {
-      const answer = await fetch(authorizeUrl({ resource: 'https://other.example/mcp' }), {
-        redirect: 'manual',
-      });
-      assert.equal(answer.status, 302);
-      assert.equal(new URL(answer.headers.get('location') ?? '').searchParams.get('error'), 'invalid_target');
-      const exchanged = await exchange(await codeFor(), { resource: 'https://other.example/mcp' });
-      assert.equal(exchanged.body.error, 'invalid_target');
-    });
-
-    it('a code used twice: refused, and the tokens it gave are revoked', async () => {
-      const code = await codeFor();
-      const first = await exchange(code);
-      assert.equal(first.status, 200, JSON.stringify(first.body));
-      const token = String(first.body.access_token);
-      assert.equal((await initializeWith(token)).status, 200);
-      const second = await exchange(code);
-      assert.equal(second.body.error, 'invalid_grant');
-      assert.equal((await initializeWith(token)).status, 401);
-    });
-
-    it('consent needs a session and a same-origin request', async () => {
-      const authorize = await fetch(authorizeUrl(), { redirect: 'manual' });
-      const id = new URL(authorize.headers.get('location') ?? '').searchParams.get('request');
-      const url = `/web/api/oauth/authorizations/${id}`;
-      assert.equal((await t.app.inject({ method: 'GET', url })).statusCode, 401);
-      const crossSite = await t.app.inject({
-        method: 'POST',
-        url,
-        headers: { cookie, origin: 'https://evil.example' },
-        payload: { allow: true },
-      });
-      assert.equal(crossSite.statusCode, 403);
-    });
   });
 });
 

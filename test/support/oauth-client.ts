@@ -94,3 +94,43 @@ export async function postForm(
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
+
+/**
+ * A signed-in person's side of /authorize: follows its redirect to the consent screen, reads the
+ * question and answers it; the question, and where the website sends the browser next.
+ */
+export async function answerConsent(
+  baseUrl: string,
+  cookie: string,
+  authorizationUrl: URL,
+  allow: boolean,
+): Promise<{ question: Record<string, unknown>; redirect: URL }> {
+  const authorize = await fetch(authorizationUrl, { redirect: 'manual' });
+  if (authorize.status !== 302) throw new Error(`expected 302 from /authorize, got ${authorize.status}`);
+  const consentPage = new URL(authorize.headers.get('location') ?? '');
+  if (consentPage.pathname !== '/oauth/consent') throw new Error(`not the consent page: ${consentPage.href}`);
+  const id = consentPage.searchParams.get('request') ?? '';
+  const headers = { cookie, origin: baseUrl, 'content-type': 'application/json' };
+  const asked = await fetch(`${baseUrl}/web/api/oauth/authorizations/${id}`, { headers });
+  if (asked.status !== 200) throw new Error(`the consent question answered ${asked.status}`);
+  const question = (await asked.json()) as Record<string, unknown>;
+  const answer = await fetch(`${baseUrl}/web/api/oauth/authorizations/${id}`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ allow }),
+  });
+  if (answer.status !== 200) throw new Error(`the consent answer got ${answer.status}`);
+  return { question, redirect: new URL(((await answer.json()) as { redirect_to: string }).redirect_to) };
+}
+
+/** The problem /authorize's page states (the meta element the website shows), if any. */
+export function problemOf(html: string): { problem: string; destination: string | null } | undefined {
+  const content = html.match(/<meta name="atelier-authorize-problem" content="([^"]*)">/)?.[1];
+  if (content === undefined) return undefined;
+  const text = content
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+  return JSON.parse(text) as { problem: string; destination: string | null };
+}

@@ -16,7 +16,9 @@ export async function grantsOver(core: Core, publicBaseUrl: string) {
     resource: new URL(`${publicBaseUrl}/mcp`).href,
     standing: async (id) => (await core.accounts.sessionStanding(id))?.account,
   });
-  await grants.registerClient({ client_id: CLIENT, client_name: 'Contract', redirect_uris: [REDIRECT] });
+  if (!(await grants.getClient(CLIENT))) {
+    await grants.registerClient({ client_id: CLIENT, client_name: 'Contract', redirect_uris: [REDIRECT] });
+  }
   const start = async () => {
     const id = await grants.startAuthorization({
       clientId: CLIENT,

@@ -17,6 +17,9 @@ const AccountPage = lazy(() => import('./pages/account'));
 // Sign-in for hosted MCP clients: the consent screen the authorization endpoint sends people to.
 const ConsentPage = lazy(() => import('./pages/consent'));
 const CONSENT_PATH = '/oauth/consent';
+// A sign-in request that cannot go on: answered by /authorize itself, for anyone, signed in or not.
+const AuthorizeProblemPage = lazy(() => import('./pages/authorize-problem'));
+const AUTHORIZE_PATH = '/authorize';
 // The operator console: its own chunk, loaded only by operators.
 const AdminArea = lazy(() => import('./pages/admin/admin'));
 
@@ -91,7 +94,7 @@ export function App() {
 
   // Signed out → the sign-in page, remembering where the person was going.
   useEffect(() => {
-    if (session === null && path !== '/sign-in') {
+    if (session === null && path !== '/sign-in' && path !== AUTHORIZE_PATH) {
       // The query too: the consent screen's request id must survive signing in.
       const query = search.toString();
       const next = query === '' ? path : `${path}?${query}`;
@@ -127,6 +130,13 @@ export function App() {
     setSession(null);
   };
 
+  if (path === AUTHORIZE_PATH) {
+    return (
+      <Suspense fallback={null}>
+        <AuthorizeProblemPage />
+      </Suspense>
+    );
+  }
   if (session === undefined) {
     return (
       <div className="boot" aria-busy="true">

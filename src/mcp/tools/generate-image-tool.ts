@@ -8,7 +8,7 @@ import type {
   ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AtelierClient } from '../../client/atelier-client.js';
-import { encodeGenerationTaskId, TASK_POLL_INTERVAL_MS } from '../generation-tasks.js';
+import { encodeGenerationTaskId, TASK_POLL_INTERVAL_MS, type TaskIdSeal } from '../generation-tasks.js';
 import { errorResult } from '../tool-results.js';
 import {
   GENERATE_IMAGE_TOOL,
@@ -38,8 +38,9 @@ interface TaskPollingHook {
 export function registerGenerateImage(
   server: McpServer,
   client: AtelierClient,
-  options: GenerateImageOptions,
+  options: GenerateImageOptions & { taskIdSeal: TaskIdSeal },
 ): void {
+  const { taskIdSeal, ...generateOptions } = options;
   server.experimental.tasks.registerToolTask<typeof generateInputSchema, typeof generateOutputSchema>(
     'generate_image',
     { ...GENERATE_IMAGE_TOOL, execution: { taskSupport: 'optional' } },
@@ -56,12 +57,12 @@ export function registerGenerateImage(
           // other answer with an unreadable validation error), so the refusal is a task that failed:
           // tasks/get says why, tasks/result is the tool error with the API's type and advice.
           const failure = (errorResult(error).content[0] as { text: string }).text;
-          const taskId = encodeGenerationTaskId({ taskIds: [], createdAt, failure });
+          const taskId = encodeGenerationTaskId({ taskIds: [], createdAt, failure }, taskIdSeal);
           return { task: { taskId, status: 'failed' as const, statusMessage: failure, ...base } };
         }
         return {
           task: {
-            taskId: encodeGenerationTaskId({ taskIds, createdAt }),
+            taskId: encodeGenerationTaskId({ taskIds, createdAt }, taskIdSeal),
             status: 'working' as const,
             statusMessage: `Submitted ${taskIds.length} task(s)`,
             ...base,
@@ -87,6 +88,6 @@ export function registerGenerateImage(
       request.params.arguments,
       request.params.name,
     )) as GenerateArgs;
-    return generateAndWait(client, args, extra, options);
+    return generateAndWait(client, args, extra, generateOptions);
   };
 }

@@ -31,6 +31,8 @@ import { migration as m0034 } from './0034_prompt_presets.js';
 import { migration as m0035 } from './0035_oauth.js';
 import { migration as m0036 } from './0036_password_change_required.js';
 import { migration as m0037 } from './0037_removed_works.js';
+import { migration as m0038 } from './0038_oauth_hardening.js';
+import { migration as m0039 } from './0039_oauth_seen_redirects.js';
 import { migration as m0042 } from './0042_smart_collections.js';
 
 /**
@@ -70,5 +72,7 @@ export const migrations: Record<string, Migration> = {
   '0035_oauth': m0035,
   '0036_password_change_required': m0036,
   '0037_removed_works': m0037,
+  '0038_oauth_hardening': m0038,
+  '0039_oauth_seen_redirects': m0039,
   '0042_smart_collections': m0042,
 };

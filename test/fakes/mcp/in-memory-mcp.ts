@@ -4,7 +4,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AtelierClient, TaskRecord } from '../../../src/client/atelier-client.js';
+import { hmacTaskIdSeal } from '../../../src/mcp/generation-tasks.js';
 import { createServer } from '../../../src/mcp/server.js';
+
+/** The seal of the in-memory server's task ids (a fixed test key, one account). */
+export const TEST_TASK_ID_SEAL = hmacTaskIdSeal(Buffer.alloc(32, 7), 'acc_test');
+
 import type { PollingClock } from '../../../src/mcp/task-polling.js';
 import type { Thumbnailer } from '../../../src/mcp/thumbnails.js';
 
@@ -57,7 +62,7 @@ export function scriptedClient(script: Script): AtelierClient {
 }
 
 export async function connect(client: AtelierClient, clock = fakeClock()) {
-  const server = createServer(client, { clock, thumbnailer: fakeThumbnailer });
+  const server = createServer(client, { clock, thumbnailer: fakeThumbnailer, taskIdSeal: TEST_TASK_ID_SEAL });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   const mcp = new Client({ name: 'test', version: '0' });
   await server.connect(serverTransport);

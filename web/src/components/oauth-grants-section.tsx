@@ -5,10 +5,19 @@ import { ConfirmDialog } from './dialog';
 
 const appName = (grant: OAuthGrantInfo) => grant.client_name ?? grant.redirect_host ?? grant.client_id;
 
+/** Why Atelier ended a sign-in by itself, in the person's words. */
+const ENDED_BECAUSE: Record<NonNullable<OAuthGrantInfo['ended_reason']>, string> = {
+  refresh_token_reused:
+    'Ended by Atelier: a refresh token this app had already replaced was presented again, so it may have been copied. The app must ask you again.',
+  code_reused:
+    'Ended by Atelier: its sign-in code was presented a second time, so it may have been copied. The app must ask you again.',
+};
+
 /**
  * The apps signed in with the account (hosted MCP clients it allowed on the consent page), listed
  * beside the API keys: name, where it redirects, when allowed, last use; each revocable after a
- * confirmation (its tokens stop working at once, on every node). Nothing is shown when none is.
+ * confirmation (its tokens stop working at once, on every node). A sign-in Atelier ended by itself
+ * (a refresh token or code presented twice) stays listed with the reason. Nothing is shown when none is.
  */
 export function OAuthGrantsSection() {
   const {
@@ -51,14 +60,21 @@ export function OAuthGrantsSection() {
                 {grant.last_used_at === null ? 'Never' : formatWhen(grant.last_used_at)}
               </td>
               <td>
-                <button
-                  type="button"
-                  className="button small"
-                  aria-label={`Revoke ${appName(grant)}`}
-                  onClick={() => askToRevoke(grant)}
-                >
-                  Revoke
-                </button>
+                {grant.ended_reason ? (
+                  <p className="error-text small">
+                    {ENDED_BECAUSE[grant.ended_reason]}{' '}
+                    {grant.ended_at !== null && <span>({formatWhen(grant.ended_at)})</span>}
+                  </p>
+                ) : (
+                  <button
+                    type="button"
+                    className="button small"
+                    aria-label={`Revoke ${appName(grant)}`}
+                    onClick={() => askToRevoke(grant)}
+                  >
+                    Revoke
+                  </button>
+                )}
               </td>
             </tr>
           ))}
