@@ -315,6 +315,7 @@ export async function buildApp(
       },
       providers: core.providers,
       capacity: core.capacity,
+      providerKeys: { ...core.keyPools, requireKeyedProvider: core.upstreamAccess.requireKeyedProvider },
       clock: core.clock,
     },
   });

@@ -33,6 +33,9 @@ export const DEFAULT_RECHECK: RecheckPolicy = {
   maxMs: 24 * 60 * 60_000,
 };
 
+/** How long a provider's key rows are used before they are read again. */
+const ROWS_FRESH_MS = 1000;
+
 /** How long a claimed re-check is the claimer's before another call may make it (its call's time). */
 const RECHECK_CLAIM_MS = 5 * 60_000;
 
@@ -77,6 +80,18 @@ export function createProviderKeyPool({
   const credits = new Map<string, number>();
   // Opened seals by ciphertext: a key is opened once, not before every call.
   const opened = new Map<string, string>();
+  // Each provider's rows, read at most once a second (another node's or the CLI's change is seen
+  // within that second; this process's own writes at once): a submit costs no extra query.
+  const rowsRead = new Map<string, { at: number; version: number; rows: Promise<ProviderKeysTable[]> }>();
+  function rowsOf(provider: string): Promise<ProviderKeysTable[]> {
+    const now = clock.now();
+    const known = rowsRead.get(provider);
+    if (known && known.version === store.version() && now - known.at < ROWS_FRESH_MS) return known.rows;
+    const rows = store.rowsOf(provider);
+    rowsRead.set(provider, { at: now, version: store.version(), rows });
+    rows.catch(() => rowsRead.delete(provider));
+    return rows;
+  }
   // `provider/poolKey` → the operator's limit on calls at once of that pool (the smallest of its
   // keys'), as last read: the capacity sweep sizes its call-backs with it.
   const poolLimits = new Map<string, number>();
@@ -151,7 +166,7 @@ export function createProviderKeyPool({
      */
     async candidates(provider: string): Promise<PooledKey[]> {
       const now = clock.now();
-      const rows = await store.rowsOf(provider);
+      const rows = await rowsOf(provider);
       notePoolLimits(provider, rows);
       const serving: Array<{ key: PooledKey; weight: number }> = [];
       let probe: PooledKey | undefined;
@@ -174,7 +189,7 @@ export function createProviderKeyPool({
 
     /** A key of `provider` in service (its first by name), without taking a turn: has_key, generate. */
     async anyKey(provider: string): Promise<string | undefined> {
-      for (const row of await store.rowsOf(provider)) {
+      for (const row of await rowsOf(provider)) {
         if (Number(row.enabled) !== 1 || row.out_reason !== null) continue;
         const secret = secretOf(row);
         if (secret !== undefined) return secret;
@@ -183,8 +198,8 @@ export function createProviderKeyPool({
     },
 
     /** A key by id, whatever its state (an accepted job's polls go on with the key that made it). */
-    async keyOf(id: string): Promise<PooledKey | undefined> {
-      const row = await store.byId(id);
+    async keyOf(provider: string, id: string): Promise<PooledKey | undefined> {
+      const row = (await rowsOf(provider)).find((r) => r.id === id) ?? (await store.byId(id));
       if (row && !poolLimits.has(`${row.provider}/${poolKeyOf(row)}`)) notePoolLimits(row.provider, [row]);
       return row && pooled(row, false);
     },

@@ -111,6 +111,11 @@ export function viewOf(row: ProviderKeysTable): ProviderKeyView {
  * engine's key choice reads. Keys are sealed under the master key, bound to their row.
  */
 export function createProviderKeyStore({ db, secrets, clock }: { db: Db; secrets: SecretBox; clock: Clock }) {
+  // Moves at each write made through this store: what a reader kept from before is stale.
+  let version = 0;
+  const wrote = () => {
+    version++;
+  };
   const find = (provider: string, name: string) =>
     db
       .selectFrom('provider_keys')
@@ -132,6 +137,7 @@ export function createProviderKeyStore({ db, secrets, clock }: { db: Db; secrets
       .set({ ...set, updated_at: clock.now() })
       .where('id', '=', row.id)
       .execute();
+    wrote();
     return viewOf({ ...(await require(provider, name)) });
   }
 
@@ -173,6 +179,7 @@ export function createProviderKeyStore({ db, secrets, clock }: { db: Db; secrets
           updated_at: now,
         })
         .execute();
+      wrote();
       return viewOf(await require(provider, name));
     },
 
@@ -213,6 +220,7 @@ export function createProviderKeyStore({ db, secrets, clock }: { db: Db; secrets
           'name',
         );
       await db.deleteFrom('provider_keys').where('id', '=', row.id).execute();
+      wrote();
     },
 
     /**
@@ -255,7 +263,11 @@ export function createProviderKeyStore({ db, secrets, clock }: { db: Db; secrets
           .where('key_hash', '!=', keyHash)
           .execute();
       }
+      wrote();
     },
+
+    /** The count of writes made through this store so far (a reader's cache is stale once it moved). */
+    version: () => version,
 
     /** The rows of a provider's pool (the key choice reads them before each submit). */
     rowsOf: (provider: string) =>
@@ -282,7 +294,9 @@ export function createProviderKeyStore({ db, secrets, clock }: { db: Db; secrets
         }))
         .where('id', '=', id);
       if (inService) update = update.where('out_reason', 'is', null);
-      return Number((await update.executeTakeFirst()).numUpdatedRows) === 1;
+      const changed = Number((await update.executeTakeFirst()).numUpdatedRows) === 1;
+      wrote();
+      return changed;
     },
 
     /** Claims a due re-check (its time moves to `until`): true for the one caller that won it. */
@@ -294,6 +308,7 @@ export function createProviderKeyStore({ db, secrets, clock }: { db: Db; secrets
         .where('recheck_at', '=', dueAt)
         .where('out_reason', 'is not', null)
         .executeTakeFirst();
+      wrote();
       return Number(result.numUpdatedRows) === 1;
     },
 
@@ -304,6 +319,7 @@ export function createProviderKeyStore({ db, secrets, clock }: { db: Db; secrets
         .set({ out_reason: null, out_since: null, recheck_at: null, rechecks: 0, updated_at: now })
         .where('id', '=', id)
         .execute();
+      wrote();
     },
 
     /** Records an upstream error on a key (and counts it as a refusal when it was a rate limit). */
@@ -317,6 +333,7 @@ export function createProviderKeyStore({ db, secrets, clock }: { db: Db; secrets
         }))
         .where('id', '=', id)
         .execute();
+      wrote();
     },
 
     byId: (id: string) => db.selectFrom('provider_keys').selectAll().where('id', '=', id).executeTakeFirst(),

@@ -58,7 +58,7 @@ export async function pollKeyOf(
 ): Promise<string | null> {
   if (!provider.requiresKey) return null;
   if (task.upstream_key_id !== null && deps.keyPool) {
-    const key = await deps.keyPool.keyOf(task.upstream_key_id);
+    const key = await deps.keyPool.keyOf(task.provider, task.upstream_key_id);
     if (key) return key.apiKey;
   }
   return deps.keys.resolve(task.account_id, task.provider);
