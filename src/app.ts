@@ -321,6 +321,7 @@ export async function buildApp(
       providers: core.providers,
       capacity: core.capacity,
       unfinishedTasks: () => unfinishedByProvider(core.db),
+      providerKeys: { ...core.keyPools, requireKeyedProvider: core.upstreamAccess.requireKeyedProvider },
       clock: core.clock,
     },
   });

@@ -9,9 +9,9 @@ import { createUpstreamAccess } from './accounts/upstream-access.js';
 import { bindLegacyUpstreamKeys } from './accounts/upstream-key-seals.js';
 import { createRequestMetrics } from './api/metrics-routes.js';
 import { createAssetsRepository } from './assets/assets-repository.js';
+import { createBlobStore } from './blob-storage.js';
 import type { BlobStore } from './blobs/blob-store.js';
 import { countedBlobStore } from './blobs/counted-blob-store.js';
-import { createDiskBlobStore } from './blobs/disk-blob-store.js';
 import { createPublicUrls } from './blobs/public-urls.js';
 import { loadCatalog, routesOf } from './catalog/catalog.js';
 import { replacementOf } from './catalog/catalog-check.js';
@@ -23,6 +23,7 @@ import { createGenerationsService } from './generations/generations-service.js';
 import { createIdempotencyRepository } from './idempotency/idempotency-repository.js';
 import { createHousekeeping } from './jobs/housekeeping.js';
 import { createProcessOwner, type ProcessOwner } from './jobs/process-owner.js';
+import { createKeyPools } from './key-pools.js';
 import { createLogDestination } from './observability/log-destination.js';
 import { createMetricsRegistry } from './observability/metrics.js';
 import { createSafeFetcher, type SafeFetchOptions } from './outbound/safe-fetcher.js';
@@ -58,6 +59,8 @@ import { createUsageRepository } from './usage/usage-repository.js';
 import { createUsageService } from './usage/usage-service.js';
 import { createWebhookMetrics } from './webhooks/webhook-metrics.js';
 import { createWebhooksService } from './webhooks/webhooks-service.js';
+
+export { createBlobStore } from './blob-storage.js';
 
 export const LEASE_MS = 30_000;
 
@@ -125,12 +128,20 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
         })
       : undefined;
   const accountChanges = createAccountChanges(db, listener);
+  // Pools of upstream keys per provider (the environment's key among them, named `env`), in the store.
+  const keyPools = createKeyPools({
+    ...{ db, secrets, clock, logger, registry: metricsRegistry, deploymentKeys: providers.deploymentKeys },
+    poolStates: () => capacity.states(),
+    wakeParked: async (pattern) => void ((await tasks.wakeParked(pattern)) > 0 && engine.wake()),
+  });
+  await keyPools.syncEnvKeys();
   const accountsRepository = createAccountsRepository({ db, clock, ids, changes: accountChanges });
   const accounts = createAccountsService({
     keyCache: { changes: accountChanges, clock },
     accounts: accountsRepository,
     secrets,
     deploymentKeys: providers.deploymentKeys,
+    pooledKey: keyPools.pool.anyKey,
     passwords: createPasswordHashing({ options: config.resourceCaps.passwordHashes }),
   });
   const upstreamAccess = createUpstreamAccess({
@@ -259,6 +270,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
       return model ? routesOf(model) : [];
     },
     keys: accounts.keyResolver,
+    keyPool: keyPools.pool,
     blobs,
     clock,
     ids,
@@ -362,6 +374,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     engine,
     /** Upstream capacity pools, shared through the store (the operator console reads their state). */
     capacity,
+    /** The deployment's pools of upstream keys: the store (CLI, console), each key's state, the engine's choice. */
+    keyPools,
     webhooks,
     secrets, // seals secrets at rest with the master key (upstream keys, webhook and OAuth client secrets)
     /** This node's Prometheus registry (GET /metrics), and what the HTTP edges record in it. */
@@ -389,17 +403,3 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
 }
 
 export type Core = Awaited<ReturnType<typeof createCore>>;
-
-/** Files under the data dir, or objects in the configured bucket (then nothing is written to local disk). */
-export async function createBlobStore(config: Config): Promise<BlobStore> {
-  const { storage } = config;
-  if (storage.kind === 'file') return createDiskBlobStore({ root: config.blobDir });
-  // Loaded only when S3 is the storage: the AWS SDK would add about a tenth of a second to every
-  // start on local disk.
-  const { createS3BlobStore, createS3Client } = await import('./blobs/s3-blob-store.js');
-  return createS3BlobStore({
-    client: createS3Client(storage),
-    bucket: storage.bucket,
-    prefix: storage.prefix,
-  });
-}

@@ -82,6 +82,7 @@ function rowsOf(accountId: string, from: number, to: number, total: number, perG
         cost_source: 'catalog_price',
         cost_reserved_micros: 0,
         api_key_id: null,
+        upstream_key_id: null,
         partial_images: 0,
         partial_frames: 0,
         usage_json: null,

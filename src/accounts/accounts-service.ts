@@ -35,6 +35,8 @@ export function parseTier(tier: string): Tier {
 export interface UpstreamKeyResolver {
   /** The key to use for this account and provider: its own, else the deployment's, else null. */
   resolve(accountId: string, provider: string): Promise<string | null>;
+  /** The account's own key for the provider (`set-upstream-key`), which overrides the deployment's pool. */
+  own?(accountId: string, provider: string): Promise<string | undefined>;
 }
 
 /** Account use cases shared by the CLI, the API and the website. */
@@ -42,6 +44,7 @@ export function createAccountsService({
   accounts,
   secrets,
   deploymentKeys,
+  pooledKey,
   keyCache,
   clock = keyCache?.clock ?? systemClock,
   passwords = createPasswordHashing(),
@@ -50,6 +53,8 @@ export function createAccountsService({
   secrets: SecretBox;
   /** Provider name → the deployment-wide key from the environment. */
   deploymentKeys: Record<string, string | undefined>;
+  /** A key of the deployment's pool for the provider that is in service, if any (has_key, generate). */
+  pooledKey?: ((provider: string) => Promise<string | undefined>) | undefined;
   /** Keep API-key lookups in memory, trusted while `changes` says accounts have not changed. */
   keyCache?: { changes: AccountChanges; clock: Clock } | undefined;
   /** What a key's expiry and last use are measured with. */
@@ -133,8 +138,9 @@ export function createAccountsService({
     async resolve(accountId, provider) {
       const own = await findUpstreamKey(accountId, provider);
       if (own !== undefined) return own;
-      return deploymentKeys[provider] ?? null;
+      return (pooledKey ? await pooledKey(provider) : deploymentKeys[provider]) ?? null;
     },
+    own: (accountId, provider) => findUpstreamKey(accountId, provider),
   };
 
   return {

@@ -8,6 +8,7 @@ import { adminAccountRoutes } from './accounts-routes.js';
 import { type AdminDeps, NOT_AN_OPERATOR } from './admin-deps.js';
 import { adminInsightRoutes } from './insight-routes.js';
 import { adminKeyRoutes } from './keys-routes.js';
+import { adminProviderKeyRoutes } from './provider-keys-routes.js';
 
 /**
  * The operator console's API (register under `/api/admin/v1`): every route needs an operator's
@@ -26,4 +27,5 @@ export async function adminApi(app: FastifyInstance, { deps }: { deps: AdminDeps
   await app.register(adminAccountRoutes, { deps });
   await app.register(adminKeyRoutes, { deps });
   await app.register(adminInsightRoutes, { deps });
+  await app.register(adminProviderKeyRoutes, { deps });
 }

@@ -1,5 +1,7 @@
 import type { AccountDirectory } from '../accounts/account-directory.js';
 import type { AccountsService } from '../accounts/accounts-service.js';
+import type { ProviderKeyStore } from '../accounts/provider-keys.js';
+import type { ProviderKeyWire } from '../contract/admin-provider-keys.js';
 import type { AccountResolver } from '../http/authentication.js';
 import type { ErrorType } from '../http/errors.js';
 import { AUTH_ERRORS } from '../http/route-responses.js';
@@ -31,6 +33,13 @@ export interface AdminDeps {
   capacity: { states(): Promise<PoolState[]> };
   /** The deployment's unfinished tasks per provider (src/tasks/task-counts.ts). */
   unfinishedTasks(): Promise<Array<{ provider: string; queued: number; inProgress: number }>>;
+  /** The deployment's pools of upstream keys: each key's state (never the key), and their store. */
+  providerKeys: {
+    states(): Promise<ProviderKeyWire[]>;
+    store: ProviderKeyStore;
+    /** The provider when a key can be set for it; otherwise InvalidInput naming those that can. */
+    requireKeyedProvider(provider: string): string;
+  };
   clock: Clock;
 }
 

@@ -10,6 +10,7 @@ import { catalogCheckCommand } from './catalog-command.js';
 import { requireExistingDatabase } from './existing-store.js';
 import { KEYS_USAGE, keysCommand } from './keys-command.js';
 import { migrateStore } from './migrate-store.js';
+import { readStdin, UPSTREAM_KEYS_USAGE, upstreamKeysCommand } from './upstream-keys-command.js';
 import { usageCommand } from './usage-command.js';
 
 const USAGE = `Usage: atelier <command>
@@ -37,6 +38,7 @@ Commands:
   accounts enable --email E [--json]    let a disabled account's API key work again (it signs in anew)
   accounts list [--json]
 ${KEYS_USAGE}
+${UPSTREAM_KEYS_USAGE}
   usage [--email E] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--json]
                                         images completed and failed per account (UTC days; default the
                                         last 30), or of one account per day and model, with its allowance
@@ -130,12 +132,6 @@ function options(args: string[]) {
 function required(value: string | undefined, name: string): string {
   if (value === undefined || value === '') throw new UsageError(`--${name} is required`);
   return value;
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').trim();
 }
 
 async function accountsCommand(sub: string | undefined, args: string[], io: CliIo): Promise<void> {
@@ -355,6 +351,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   try {
     if (command === 'keys' || (command === 'accounts' && sub === 'set-operator'))
       return await keysCommand(command, sub, rest, io, USAGE);
+    if (command === 'upstream-keys') return await upstreamKeysCommand(sub, rest, io, USAGE);
     if (command === 'accounts') {
       await accountsCommand(sub, rest, io);
       return 0;

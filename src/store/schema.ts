@@ -8,12 +8,12 @@ import type { Tier } from '../domain/tiers.js';
 import type { WebhookEventType } from '../domain/webhook-events.js';
 import type { CurationTables } from './curation-tables.js';
 import type { OAuthTables } from './oauth-tables.js';
+import type { ProviderKeyTables, TaskKeyColumns } from './provider-key-tables.js';
 
 /**
- * Table shapes. Timestamps are integer milliseconds since the epoch, booleans are integers
- * (0/1) and JSON is text, so the same queries run on SQLite and PostgreSQL. A text column that only
- * ever holds one of a closed set of values has that union as its type (the code that writes it is
- * checked against it), so reads need no cast.
+ * Table shapes. Timestamps are integer milliseconds since the epoch, booleans are integers (0/1) and
+ * JSON is text, so the same queries run on SQLite and PostgreSQL. A text column that only ever holds
+ * one of a closed set of values has that union as its type (its writers are checked against it).
  */
 export interface AccountsTable {
   id: string;
@@ -109,7 +109,7 @@ export interface GenerationCountsTable {
   history_version: Generated<number>;
 }
 
-export interface TasksTable {
+export interface TasksTable extends TaskKeyColumns {
   id: string;
   generation_id: string;
   account_id: string;
@@ -371,7 +371,7 @@ export interface PromptPresetsTable {
   updated_at: number;
 }
 
-export interface Database extends CurationTables, OAuthTables {
+export interface Database extends CurationTables, OAuthTables, ProviderKeyTables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   upstream_keys: UpstreamKeysTable;

@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { UpstreamKeyResolver } from '../accounts/accounts-service.js';
+import type { ProviderKeyPool } from '../accounts/provider-key-pool.js';
 import type { AssetsRepository } from '../assets/assets-repository.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { UpstreamRoute } from '../catalog/catalog.js';
@@ -42,6 +43,8 @@ export interface TaskEngineDeps {
   assets: AssetsRepository;
   providers: ProviderRegistry;
   keys: UpstreamKeyResolver;
+  /** The deployment's pools of upstream keys (absent: the environment's single key, as before). */
+  keyPool?: ProviderKeyPool | undefined;
   blobs: BlobStore;
   clock: Clock;
   ids: IdGenerator;

@@ -39,6 +39,7 @@ export function createTaskEngine(deps: TaskEngineDeps) {
     owner,
     ...(deps.limitsOf ? { limitsOf: deps.limitsOf } : {}),
     metrics: deps.capacityMetrics,
+    ...(deps.keyPool ? { keyLimitOf: deps.keyPool.limitOf } : {}),
     onCalledBack: () => wake(),
     onRetryKnown: () => workLoop.wake(),
   });

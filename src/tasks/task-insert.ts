@@ -62,6 +62,7 @@ export function newTaskRows(ids: IdGenerator, input: NewTasks): TasksTable[] {
     cost_source: null,
     cost_reserved_micros: input.costReservedMicros ?? 0,
     api_key_id: input.apiKeyId ?? null,
+    upstream_key_id: null,
     updated_at: now,
   }));
 }

@@ -49,3 +49,16 @@ export async function sumTaskSpend(
     reservedThisMonth: Number(row?.reserved_month ?? 0),
   };
 }
+
+/** What the completed tasks of each pooled upstream key created since `since` cost (micro-dollars). */
+export async function spendByUpstreamKey(db: Db, since: number): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('tasks')
+    .select(['upstream_key_id', sql<number | string | null>`sum(cost_micros)`.as('spent')])
+    .where('upstream_key_id', 'is not', null)
+    .where('created_at', '>=', since)
+    .where('status', '=', 'completed')
+    .groupBy('upstream_key_id')
+    .execute();
+  return new Map(rows.map((row) => [String(row.upstream_key_id), Number(row.spent ?? 0)]));
+}

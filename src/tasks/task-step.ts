@@ -1,7 +1,6 @@
 import sharp from 'sharp';
 import { extensionOf } from '../blobs/blob-store.js';
 import { DomainError } from '../domain/errors.js';
-import { pixelSize } from '../domain/image-sizes.js';
 import { toDecodableImage } from '../images/decodable-image.js';
 import { pngDimensions } from '../images/png-header.js';
 import type {
@@ -15,7 +14,9 @@ import type {
   SubmitOutcome,
 } from '../providers/provider.js';
 import { isRateLimit } from './capacity/capacity-gate.js';
+import { keyAnswerOf, MAX_KEY_ROUNDS, pollKeyOf, submitChoices } from './key-choice.js';
 import { MAX_PARTIAL_FRAMES, storePartialFrame } from './partial-frames.js';
+import { buildRequest } from './provider-request.js';
 import { pollDelayMs, retryDelayMs } from './retry-schedule.js';
 import { completedCost } from './task-cost.js';
 import type { StepContext } from './task-engine-deps.js';
@@ -77,7 +78,12 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
   }
 
   /** Copies a result into blob storage and records it as an asset, then marks the task completed. */
-  async function rehostResult(leased: LeasedTask, bytes: Buffer, usage?: ImageUsage): Promise<void> {
+  async function rehostResult(
+    leased: LeasedTask,
+    bytes: Buffer,
+    usage: ImageUsage | undefined,
+    keyId: string | undefined,
+  ): Promise<void> {
     const { task } = leased;
     // A PNG's header chunk is read here; other formats (and a PNG whose header is not whole) by
     // libvips' header reader, a round trip through the thread pool per result.
@@ -120,6 +126,7 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
       error: null,
       usage_json: usage ? JSON.stringify(usage) : null,
       ...completedCost(deps.routesOf, leased, usage),
+      ...(keyId ? { upstream_key_id: keyId } : {}),
       finished_at: clock.now(),
       lease_owner: null,
       lease_expires_at: null,
@@ -133,13 +140,15 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
     phase: 'submit' | 'poll',
     signal: AbortSignal,
     poolId?: string,
+    /** The pooled key the submit used (its spend and the job's polls are the key's). */
+    keyId?: string,
   ): Promise<void> {
     const { task } = leased;
     const now = clock.now();
     switch (outcome.kind) {
       case 'done': {
         const bytes = await fetchResult(provider, outcome.image, signal);
-        if (typeof bytes !== 'string') return rehostResult(leased, bytes, outcome.usage);
+        if (typeof bytes !== 'string') return rehostResult(leased, bytes, outcome.usage, keyId);
         // The image exists upstream but its URL did not answer: a retry asks again and fetches anew
         // (a synchronous provider would make the image again, so it is retried at most once).
         const failure = { kind: 'failed', message: bytes, retryable: true, cause: 'network' } as const;
@@ -167,6 +176,7 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
           lease_expires_at: null,
         };
         if (phase === 'submit' && 'upstreamId' in outcome) patch.upstream_id = outcome.upstreamId;
+        if (phase === 'submit' && keyId) patch.upstream_key_id = keyId;
         if ('partial' in outcome && outcome.partial && task.partial_frames < MAX_PARTIAL_FRAMES)
           patch.partial_frames = await storePartialFrame(
             deps.blobs,
@@ -288,37 +298,36 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
     return moved;
   }
 
-  function buildRequest(
+  /**
+   * The submit of a task: with the account's own key, or the first key of the deployment's pool
+   * with a slot. A pooled key the upstream answers "invalid key" or "no quota left" is taken out
+   * and the submit goes again at once on the pool's other keys (a key at most once each).
+   */
+  async function submitStep(
     leased: LeasedTask,
-    references: ReferenceImage[],
-    masks: ReferenceImage[],
-    apiKey: string | null,
+    provider: ImageProvider,
+    requestWith: (apiKey: string | null) => ProviderRequest,
     signal: AbortSignal,
-  ): ProviderRequest {
-    const { task, generation } = leased;
-    const imageSize = generation.image_size;
-    const { width, height } = pixelSize(generation.aspect, imageSize);
-    return {
-      taskId: task.id,
-      upstreamModel: task.upstream_model,
-      mode: generation.mode,
-      prompt: generation.prompt,
-      aspect: generation.aspect,
-      keepReferenceAspect: generation.aspect_from_reference === 1,
-      imageSize,
-      width,
-      height,
-      index: task.idx,
-      references,
-      ...(masks[0] ? { mask: masks[0] } : {}),
-      apiKey,
-      signal,
-      fairnessKey: task.account_id,
-      reconcile: task.needs_reconcile === 1,
-      ...(task.partial_images > 0
-        ? { partialImages: task.partial_images, partialFrames: task.partial_frames }
-        : {}),
-    };
+  ): Promise<void> {
+    const { task } = leased;
+    for (let round = 0; ; round++) {
+      const choices = await submitChoices(deps, gate, provider, task, requestWith);
+      if (typeof choices === 'string') {
+        await fail(task, choices);
+        return;
+      }
+      const result = await submit(leased, provider, choices);
+      // Parked for capacity, or the lease was lost before the call (which was then never made).
+      if (result.kind !== 'outcome') return;
+      const { outcome, choice } = result;
+      if (choice.key && deps.keyPool) {
+        const answer = keyAnswerOf(outcome);
+        await deps.keyPool.learn(choice.key, answer);
+        if (answer.kind === 'out' && round < MAX_KEY_ROUNDS) continue;
+      }
+      await applyOutcome(leased, provider, outcome, 'submit', signal, choice.pool?.id, choice.key?.id);
+      return;
+    }
   }
 
   /** Works one leased task one step: submit, poll, or finish. Never throws. */
@@ -334,11 +343,6 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
         await fail(task, `Provider "${task.provider}" is not configured on this server`);
         return;
       }
-      const apiKey = provider.requiresKey ? await deps.keys.resolve(task.account_id, task.provider) : null;
-      if (provider.requiresKey && !apiKey) {
-        await fail(task, `No upstream key is configured for provider ${task.provider}`);
-        return;
-      }
       const references = await loadReferences(JSON.parse(leased.generation.ref_keys_json) as string[]);
       const { mask_key: maskKey } = leased.generation;
       const masks = maskKey ? await loadReferences([maskKey], 'Mask') : [];
@@ -348,14 +352,16 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
         return;
       }
       const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(options.upstreamTimeoutMs)]);
-      const request = buildRequest(leased, references, masks, apiKey, signal);
+      const requestWith = (apiKey: string | null) => buildRequest(leased, references, masks, apiKey, signal);
       if (task.upstream_id === null) {
-        const pool = gate.poolOf(provider, task, apiKey);
-        const result = await submit(leased, provider, request, pool);
-        // Parked for capacity, or the lease was lost before the call (which was then never made).
-        if (result.kind !== 'outcome') return;
-        await applyOutcome(leased, provider, result.outcome, 'submit', signal, pool?.id);
+        await submitStep(leased, provider, requestWith, signal);
       } else {
+        const apiKey = await pollKeyOf(deps, provider, task);
+        if (provider.requiresKey && !apiKey) {
+          await fail(task, `No upstream key is configured for provider ${task.provider}`);
+          return;
+        }
+        const request = requestWith(apiKey);
         const polled = await poll(leased, provider, { ...request, upstreamId: task.upstream_id });
         if (polled.kind === 'outcome') await applyOutcome(leased, provider, polled.outcome, 'poll', signal);
       }

@@ -1,12 +1,13 @@
 import type { ImageProvider, ProviderRequest, SubmitOutcome } from '../providers/provider.js';
 import type { CapacityGate } from './capacity/capacity-gate.js';
 import type { CapacityPool } from './capacity/capacity-pool.js';
+import type { SubmitChoice } from './key-choice.js';
 import type { StepContext } from './task-engine-deps.js';
 import type { LeasedTask, TaskPatch, TaskRow } from './tasks-repository.js';
 
-/** What a submit came to: an upstream outcome, parked for capacity, or nothing (lease lost). */
+/** What a submit came to: an upstream outcome (and the choice that got it), parked for capacity, or nothing (lease lost). */
 export type SubmitResult =
-  | { kind: 'outcome'; outcome: SubmitOutcome }
+  | { kind: 'outcome'; outcome: SubmitOutcome; choice: SubmitChoice }
   | { kind: 'parked' }
   | { kind: 'lost' };
 
@@ -91,23 +92,40 @@ export function createTaskSubmit({
       : runSynchronously(task, provider, request, checked);
   }
 
+  /** A slot on the first of the choices' pools that has one, or none (each asked in turn). */
+  async function firstSlot(task: TaskRow, choices: SubmitChoice[]) {
+    for (const choice of choices) {
+      if (!choice.pool) continue;
+      const slot = await gate.acquire(choice.pool, task);
+      if (slot.kind === 'granted') return { choice, pool: choice.pool, callId: slot.callId };
+    }
+    return undefined;
+  }
+
+  /**
+   * Submits with the first choice (a key and its pool) that has a slot; none has: the task parks on
+   * the pool it already waited for, else on the first choice's, and waits its turn there.
+   */
   return async function submit(
     leased: LeasedTask,
     provider: ImageProvider,
-    request: ProviderRequest,
-    pool: CapacityPool | undefined,
+    choices: SubmitChoice[],
   ): Promise<SubmitResult> {
     const { task } = leased;
-    if (!pool) {
-      const outcome = await call(task, provider, request);
-      return outcome ? { kind: 'outcome', outcome } : { kind: 'lost' };
+    const [first] = choices;
+    if (!first) throw new Error(`no submit choice for task ${task.id}`);
+    if (!first.pool) {
+      const outcome = await call(task, provider, first.request);
+      return outcome ? { kind: 'outcome', outcome, choice: first } : { kind: 'lost' };
     }
-    const slot = await gate.acquire(pool, task);
-    if (slot.kind === 'wait') {
-      const parked = await write(task, parkPatch(task, pool, clock.now()));
-      if (parked) await gate.afterPark(pool);
+    const slot = await firstSlot(task, choices);
+    if (!slot) {
+      const parkOn = choices.find((choice) => choice.pool?.id === task.capacity_pool)?.pool ?? first.pool;
+      const parked = await write(task, parkPatch(task, parkOn, clock.now()));
+      if (parked) await gate.afterPark(parkOn);
       return parked ? { kind: 'parked' } : { kind: 'lost' };
     }
+    const { choice, pool } = slot;
     let outcome: SubmitOutcome | undefined;
     try {
       const waited = task.capacity_pool !== null;
@@ -116,8 +134,8 @@ export function createTaskSubmit({
         const cleared = await write(task, { waiting_for: null, capacity_pool: null, waiting_since: null });
         if (!cleared) return { kind: 'lost' };
       }
-      outcome = await call(task, provider, request, waited);
-      return outcome ? { kind: 'outcome', outcome } : { kind: 'lost' };
+      outcome = await call(task, provider, choice.request, waited);
+      return outcome ? { kind: 'outcome', outcome, choice } : { kind: 'lost' };
     } finally {
       // Before the task's write lets go of its lease: the slot is counted live until then.
       await gate.release(pool, slot.callId, outcome);

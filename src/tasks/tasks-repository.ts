@@ -43,6 +43,7 @@ export type TaskPatch = Partial<
     | 'usage_json'
     | 'cost_micros'
     | 'cost_source'
+    | 'upstream_key_id'
   >
 >;
 
@@ -300,6 +301,23 @@ export function createTasksRepository({
         .where('lease_owner', '=', owner)
         .where(isUnfinished)
         .execute();
+    },
+
+    /**
+     * Calls back at once every unleased task parked on a pool whose id matches `poolPattern` (SQL
+     * `like`): a pooled key was taken out, and its waiting tasks choose another key.
+     */
+    async wakeParked(poolPattern: string): Promise<number> {
+      const now = clock.now();
+      const result = await db
+        .updateTable('tasks')
+        .set({ next_run_at: now })
+        .where('capacity_pool', 'like', poolPattern)
+        .where(isUnfinished)
+        .where('next_run_at', '>', now)
+        .where('lease_owner', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
 
     /** The queue for metrics: unfinished tasks, and how long the longest-due untaken one has waited. */

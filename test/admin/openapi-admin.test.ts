@@ -107,4 +107,22 @@ describeContract('the OpenAPI document is the contract of the admin API', ADMIN,
   await exercise('GET', `${ADMIN}/policies`, { url: `${ADMIN}/policies`, headers: plain }, 403);
   await exercise('GET', `${ADMIN}/upstreams`, { url: `${ADMIN}/upstreams`, headers: op }, 200);
   await exercise('GET', `${ADMIN}/upstreams`, { url: `${ADMIN}/upstreams`, headers: plain }, 403);
+
+  const pool = `${ADMIN}/provider-keys`;
+  const added = { provider: 'openai', name: 'contract', key: 'sk-contract-key', weight: 2, project: 'p1' };
+  await exercise('POST', pool, { url: pool, headers: op, payload: added }, 201);
+  await exercise('POST', pool, { url: pool, headers: op, payload: added }, 409);
+  await exercise('POST', pool, { url: pool, headers: op, payload: { provider: 'openai' } }, 400);
+  await exercise('POST', pool, { url: pool, headers: plain, payload: added }, 403);
+  await exercise('GET', pool, { url: pool, headers: op }, 200);
+  await exercise('GET', pool, { url: pool, headers: plain }, 403);
+  const poolKey = `${ADMIN}/provider-keys/{provider}/{name}`;
+  const contract = `${pool}/openai/contract`;
+  await exercise('PATCH', poolKey, { url: contract, headers: op, payload: { enabled: false } }, 200);
+  await exercise('PATCH', poolKey, { url: contract, headers: op, payload: { weight: 0 } }, 400);
+  await exercise('PATCH', poolKey, { url: `${pool}/openai/none`, headers: op, payload: {} }, 404);
+  await exercise('PATCH', poolKey, { url: contract, headers: plain, payload: {} }, 403);
+  await exercise('DELETE', poolKey, { url: contract, headers: op }, 200);
+  await exercise('DELETE', poolKey, { url: contract, headers: op }, 404);
+  await exercise('DELETE', poolKey, { url: contract, headers: plain }, 403);
 });

@@ -33,6 +33,7 @@ import { migration as m0036 } from './0036_password_change_required.js';
 import { migration as m0037 } from './0037_removed_works.js';
 import { migration as m0038 } from './0038_oauth_hardening.js';
 import { migration as m0039 } from './0039_oauth_seen_redirects.js';
+import { migration as m0040 } from './0040_provider_keys.js';
 import { migration as m0042 } from './0042_smart_collections.js';
 
 /**
@@ -74,5 +75,6 @@ export const migrations: Record<string, Migration> = {
   '0037_removed_works': m0037,
   '0038_oauth_hardening': m0038,
   '0039_oauth_seen_redirects': m0039,
+  '0040_provider_keys': m0040,
   '0042_smart_collections': m0042,
 };

@@ -30,6 +30,8 @@ export interface CapacityGateDeps {
   /** Room returns on a pool sooner than this node's loop knew: wake it (this node only). */
   onRetryKnown?(): void;
   metrics?: CapacityMetrics | undefined;
+  /** The operator's limit on calls at once of a pooled key's pool (by its key part), if one is set. */
+  keyLimitOf?(provider: string, keyHash: string): number | undefined;
 }
 
 /**
@@ -78,10 +80,27 @@ export function createCapacityGate(deps: CapacityGateDeps) {
      * The pool a task's calls draw on: every keyed upstream (its limits learned, or set in the
      * catalog), and a keyless one only when the catalog sets a limit for it.
      */
-    poolOf(provider: ImageProvider, task: TaskRow, apiKey: string | null): CapacityPool | undefined {
+    poolOf(
+      provider: ImageProvider,
+      task: TaskRow,
+      apiKey: string | null,
+      /** A key of the deployment's pool: its pool's key part (its project's) and its own limit. */
+      pooled?: { poolKey: string; maxInFlight: number | undefined },
+    ): CapacityPool | undefined {
       const limits = deps.limitsOf?.(task.provider, task.upstream_model) ?? {};
       if (!provider.requiresKey && !hasConfiguredLimit(limits)) return undefined;
-      return capacityPool(task.provider, task.upstream_model, apiKey, limits);
+      const pool = capacityPool(task.provider, task.upstream_model, apiKey, limits);
+      if (!pooled) return pool;
+      const maxInFlight = Math.min(
+        limits.maxInFlight ?? Number.POSITIVE_INFINITY,
+        pooled.maxInFlight ?? Number.POSITIVE_INFINITY,
+      );
+      return {
+        ...pool,
+        id: `${task.provider}/${task.upstream_model}/${pooled.poolKey}`,
+        keyHash: pooled.poolKey,
+        limits: { ...limits, maxInFlight: Number.isFinite(maxInFlight) ? maxInFlight : undefined },
+      };
     },
 
     /** A slot for the task's next call; a task already parked on the pool keeps its turn. */
@@ -153,7 +172,9 @@ export function createCapacityGate(deps: CapacityGateDeps) {
       waitersSeen = pools.length > 0;
       for (const row of pools) {
         noteRetry(row.retry_at);
-        const limits = deps.limitsOf?.(row.provider, row.upstream_model) ?? {};
+        const limits = { ...(deps.limitsOf?.(row.provider, row.upstream_model) ?? {}) };
+        const keyLimit = deps.keyLimitOf?.(row.provider, row.key_hash);
+        if (keyLimit !== undefined) limits.maxInFlight = Math.min(limits.maxInFlight ?? keyLimit, keyLimit);
         await callBack({
           id: row.pool,
           provider: row.provider,

@@ -156,6 +156,22 @@ function rateLimited(model: string, retryAfterMs: number): FakeAnswer {
   };
 }
 
+/** OpenAI's answer to an organization past its billing limit: 429 `insufficient_quota`. */
+function quotaSpent(): FakeAnswer {
+  return {
+    status: 429,
+    json: {
+      error: {
+        message:
+          'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.',
+        type: 'insufficient_quota',
+        param: null,
+        code: 'insufficient_quota',
+      },
+    },
+  };
+}
+
 /** Image input tokens the fake bills per uploaded image (and per mask). */
 export const FAKE_IMAGE_INPUT_TOKENS = 1000;
 
@@ -179,10 +195,17 @@ export async function startFakeOpenAI({
   apiKey,
   models = OPENAI_IMAGE_MODELS,
   limit,
+  keys = {},
 }: {
   apiKey: string;
   /** The upstream's own rate limit (429 past it), and the time each accepted call takes. */
   limit?: UpstreamLimit;
+  /**
+   * More keys it accepts (several organizations' keys behind one fake), each with its own rate
+   * limit, or with its quota spent: answered 429 `insufficient_quota`, as OpenAI answers an
+   * organization past its billing limit.
+   */
+  keys?: Record<string, { limit?: UpstreamLimit; quotaSpent?: boolean }>;
   /** The model ids this fake serves (and lists at `GET /v1/models`). */
   models?: readonly string[];
 }): Promise<FakeOpenAI> {
@@ -214,7 +237,8 @@ export async function startFakeOpenAI({
 
   async function handle(request: RecordedRequest): Promise<FakeAnswer> {
     const auth = request.headers.authorization;
-    if (auth !== `Bearer ${apiKey}`) {
+    const other = keys[auth?.replace(/^Bearer /, '') ?? ''];
+    if (auth !== `Bearer ${apiKey}` && !other) {
       const given = auth?.replace(/^Bearer /, '') ?? '';
       return {
         status: 401,
@@ -325,10 +349,11 @@ export async function startFakeOpenAI({
       };
     }
     calls.push(call);
-    const admission = limit?.admit();
+    if (other?.quotaSpent) return quotaSpent();
+    const admission = (other ? other.limit : limit)?.admit();
     if (admission && !admission.ok) return rateLimited(call.model, admission.retryAfterMs);
     try {
-      await upstreamLatency(limit);
+      await upstreamLatency(other ? other.limit : limit);
       return await scripted(call);
     } finally {
       if (admission?.ok) admission.done();

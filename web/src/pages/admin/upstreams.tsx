@@ -1,8 +1,10 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { AdminUpstreams } from '../../../../src/contract/admin';
+import type { ProviderKeysWire } from '../../../../src/contract/admin-provider-keys';
 import { AdminTable, HeadRow, LoadState, num, when } from '../../components/admin/admin-kit';
 import { api } from '../../lib/api';
 import { useAction } from '../../lib/use-action';
+import { KeyPools } from './key-pools';
 
 /** How often the page reads the upstreams again while it is shown. */
 const REFRESH_MS = 5000;
@@ -41,10 +43,19 @@ function CircuitCell({ provider }: { provider: ProviderState }) {
 /** The live state of the upstreams: circuit breakers (this node) and capacity pools (every node). */
 export default function UpstreamsPage() {
   const [state, setState] = useState<AdminUpstreams>();
+  const [keys, setKeys] = useState<ProviderKeysWire>();
   const load = useAction();
   const run = load.run;
   const refresh = useCallback(
-    () => run(async () => setState(await api.get<AdminUpstreams>('/api/admin/v1/upstreams'))),
+    () =>
+      run(async () => {
+        const [upstreams, pools] = await Promise.all([
+          api.get<AdminUpstreams>('/api/admin/v1/upstreams'),
+          api.get<ProviderKeysWire>('/api/admin/v1/provider-keys'),
+        ]);
+        setState(upstreams);
+        setKeys(pools);
+      }),
     [run],
   );
   useEffect(() => {
@@ -107,6 +118,7 @@ export default function UpstreamsPage() {
           </AdminTable>
         )}
       </section>
+      <KeyPools state={keys} onChanged={() => void refresh()} />
       <section className="panel stack" aria-labelledby="pools-heading">
         <h2 id="pools-heading">Capacity pools</h2>
         <p className="small muted">
