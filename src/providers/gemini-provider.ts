@@ -37,6 +37,7 @@ import {
 import { geminiUsageOf } from './gemini-usage.js';
 import { geminiModelPresence } from './model-lists.js';
 import type { ImageProvider, ProviderFailure, ProviderRequest, SubmitOutcome } from './provider.js';
+import { geminiTimeLimit } from './rate-limits.js';
 import { fitReferences } from './reference-fit.js';
 import { sniffImageType } from './result-image.js';
 import { retryAfterMs } from './retry-after.js';
@@ -160,6 +161,8 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Image
     if (status === 429 || status === 503) {
       const wait = retryAfterMs(headers, now()) ?? retryInfoMs(error?.details);
       if (wait !== undefined) failure.retryAfterMs = wait;
+      // A QuotaFailure names a per-minute or per-day quota: a limit on time, not on calls at once.
+      if (status === 429 && geminiTimeLimit(error?.details)) failure.timeLimit = true;
     }
     return failure;
   }

@@ -31,6 +31,7 @@ import type {
   ProviderRequest,
   SubmitOutcome,
 } from './provider.js';
+import { openAIQuota, openAIRefusal } from './rate-limits.js';
 import { fitReferences } from './reference-fit.js';
 import { sniffImageType } from './result-image.js';
 import { retryAfterMs } from './retry-after.js';
@@ -123,10 +124,18 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
       const wait = retryAfterMs(headers, now());
       if (wait !== undefined) failure.retryAfterMs = wait;
     }
-    return failure;
+    // The request budget on every refusal, and whether the refusal spent a per-minute budget.
+    return status === 429 ? openAIRefusal(headers, failure) : failure;
   }
 
-  function readImage(json: unknown): SubmitOutcome {
+  function readImage(json: unknown, headers: Headers): SubmitOutcome {
+    const outcome = imageOf(json);
+    const quota = openAIQuota(headers);
+    // Read on every answer, not only on refusals: the pool paces its calls by the budget left.
+    return quota && outcome.kind === 'done' ? { ...outcome, quota } : outcome;
+  }
+
+  function imageOf(json: unknown): SubmitOutcome {
     const first = isRecord(json) && Array.isArray(json.data) ? json.data[0] : undefined;
     const usage = isRecord(json) ? usageOf(json.usage) : undefined;
     if (isRecord(first) && typeof first.b64_json === 'string') {
@@ -213,7 +222,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
         },
         (status, responseHeaders, responseBody) => errorFailure(model, status, responseHeaders, responseBody),
       );
-      return 'kind' in result ? result : readImage(result.json);
+      return 'kind' in result ? result : readImage(result.json, result.headers);
     },
 
     checkModels: (models, apiKey, signal) =>

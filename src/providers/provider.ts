@@ -124,14 +124,35 @@ export type FailureCause =
   /** The upstream answered that the model does not exist (shut down, renamed, or never there). */
   | 'model_not_found';
 
+/**
+ * What an answer said of the key's budget of requests (OpenAI's `x-ratelimit-*-requests`, read on
+ * every answer): the engine paces the pool's calls so that the budget is never overdrawn.
+ */
+export interface RequestQuota {
+  /** Requests the budget holds when whole (OpenAI's requests per minute). */
+  limit: number;
+  /** Requests left when the answer was written. */
+  remaining: number;
+  /** Milliseconds until the budget is whole again. */
+  resetMs: number;
+}
+
 export interface ProviderFailure {
   kind: 'failed';
   /** Human-readable, includes the upstream's own message. */
   message: string;
   /** true for 429, 5xx, network faults: the engine retries with backoff. */
   retryable: boolean;
-  /** From `Retry-After` when the upstream sent it. */
+  /** From `Retry-After` when the upstream sent it (or the reset of the limit a refusal exhausted). */
   retryAfterMs?: number;
+  /**
+   * A rate limit the upstream marked as a limit on time (per minute, per day: OpenAI's
+   * `x-ratelimit-remaining-*` at 0, Gemini's `QuotaFailure`, Replicate's throttling): the pool waits
+   * for its reset and keeps its limit on calls at once. Absent: the refusal says nothing of which.
+   */
+  timeLimit?: boolean;
+  /** The key's request budget as the answer's headers gave it. */
+  quota?: RequestQuota;
   /**
    * true when the request may have reached the upstream and been accepted (a timeout after the
    * body was sent): the engine must not resubmit blindly.
@@ -141,8 +162,8 @@ export interface ProviderFailure {
 }
 
 export type SubmitOutcome =
-  | { kind: 'done'; image: ProviderImage; usage?: ImageUsage }
-  | { kind: 'pending'; upstreamId: string; progress?: number }
+  | { kind: 'done'; image: ProviderImage; usage?: ImageUsage; quota?: RequestQuota }
+  | { kind: 'pending'; upstreamId: string; progress?: number; quota?: RequestQuota }
   | ProviderFailure;
 
 export type PollOutcome =

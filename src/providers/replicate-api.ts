@@ -98,6 +98,8 @@ export function createReplicateApi({
       const wait = retryAfterMs(headers, now());
       if (wait !== undefined) failure.retryAfterMs = wait;
     }
+    // Replicate's limits are all on request rates (per minute): its throttling is a limit on time.
+    if (status === 429) failure.timeLimit = true;
     return failure;
   }
 

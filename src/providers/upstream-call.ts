@@ -187,7 +187,7 @@ export async function callForJson(
   label: string,
   call: UpstreamCall,
   httpFailure: (status: number, headers: Headers, body: Buffer) => ProviderFailure,
-): Promise<{ json: unknown } | ProviderFailure> {
+): Promise<{ json: unknown; headers: Headers } | ProviderFailure> {
   const answer = await callUpstream(call);
   if (answer.kind === 'transport_error') return transportFailure(label, answer);
   if (answer.status < 200 || answer.status >= 300)
@@ -202,7 +202,7 @@ export async function callForJson(
       cause: 'bad_response',
     };
   }
-  return { json };
+  return { json, headers: answer.headers };
 }
 
 export { FormData };

@@ -6,9 +6,12 @@ import type { ImageSize } from '../domain/image-sizes.js';
 import type { TaskStatus } from '../domain/task-status.js';
 import type { Tier } from '../domain/tiers.js';
 import type { WebhookEventType } from '../domain/webhook-events.js';
+import type { CapacityTables } from './capacity-tables.js';
 import type { CurationTables } from './curation-tables.js';
 import type { OAuthTables } from './oauth-tables.js';
 import type { ProviderKeyTables, TaskKeyColumns } from './provider-key-tables.js';
+
+export type { UpstreamCallsTable, UpstreamPoolsTable } from './capacity-tables.js';
 
 /**
  * Table shapes. Timestamps are integer milliseconds since the epoch, booleans are integers (0/1) and
@@ -158,41 +161,6 @@ export interface TasksTable extends TaskKeyColumns {
   cost_reserved_micros: number;
   /** The API key that created the task (`key_…`, migration 0031); null for the website's session. */
   api_key_id: string | null;
-}
-
-/**
- * One upstream capacity pool: a provider, an upstream model and a hash of the key (never the key).
- * What the engine learned of its limit and the hold a `Retry-After` put on it (migration 0022).
- */
-export interface UpstreamPoolsTable {
-  pool: string;
-  provider: string;
-  upstream_model: string;
-  key_hash: string;
-  /** Calls in flight the upstream took before refusing (AIMD); null until its first refusal. */
-  learned_limit: number | null;
-  /** Successes since the learned limit last moved (additive increase). */
-  successes: number;
-  /** Lowest the learned limit may go during the current burst of refusals (half of it before). */
-  burst_floor: number;
-  /** No call leaves before this time (the upstream's Retry-After), on any node. */
-  hold_until: number;
-  /** Earliest time a parked task may get a slot when none is free (hold end, window refill). */
-  retry_at: number;
-  updated_at: number;
-}
-
-/** One upstream call: its slot while `ended_at` is null, then a count of the per-minute window. */
-export interface UpstreamCallsTable {
-  id: string;
-  pool: string;
-  task_id: string;
-  /** The lease owner that made it: the slot lives while that owner holds the task's lease. */
-  owner: string;
-  started_at: number;
-  ended_at: number | null;
-  /** 1 when the upstream refused it (429). */
-  refused: number;
 }
 
 /** Images that reached a final state, per account, UTC day (`YYYY-MM-DD`) and catalog model. */
@@ -371,15 +339,13 @@ export interface PromptPresetsTable {
   updated_at: number;
 }
 
-export interface Database extends CurationTables, OAuthTables, ProviderKeyTables {
+export interface Database extends CurationTables, OAuthTables, ProviderKeyTables, CapacityTables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   upstream_keys: UpstreamKeysTable;
   generations: GenerationsTable;
   generation_counts: GenerationCountsTable;
   tasks: TasksTable;
-  upstream_pools: UpstreamPoolsTable;
-  upstream_calls: UpstreamCallsTable;
   usage_daily: UsageDailyTable;
   account_budgets: AccountBudgetsTable;
   key_budgets: KeyBudgetsTable;

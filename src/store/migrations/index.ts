@@ -35,6 +35,7 @@ import { migration as m0038 } from './0038_oauth_hardening.js';
 import { migration as m0039 } from './0039_oauth_seen_redirects.js';
 import { migration as m0040 } from './0040_provider_keys.js';
 import { migration as m0042 } from './0042_smart_collections.js';
+import { migration as m0043 } from './0043_pool_learning.js';
 
 /**
  * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
@@ -77,4 +78,5 @@ export const migrations: Record<string, Migration> = {
   '0039_oauth_seen_redirects': m0039,
   '0040_provider_keys': m0040,
   '0042_smart_collections': m0042,
+  '0043_pool_learning': m0043,
 };

@@ -127,8 +127,13 @@ export function createCapacityGate(deps: CapacityGateDeps) {
         deps.metrics?.callsRefused.inc({ provider: pool.provider, key: pool.keyHash });
       } else if (outcome && outcome.kind !== 'failed') result = 'ok';
       const retryAfterMs = outcome?.kind === 'failed' ? outcome.retryAfterMs : undefined;
+      // What the answer said of the upstream's limits: a refusal on time, the key's request budget.
+      const taught =
+        outcome?.kind === 'failed'
+          ? { timeLimit: outcome.timeLimit, quota: outcome.quota }
+          : { quota: outcome?.quota };
       try {
-        calledBack(await capacity.release(pool, callId, result, retryAfterMs));
+        calledBack(await capacity.release(pool, callId, result, retryAfterMs, taught));
         if (retryAfterMs !== undefined) noteRetry(clock.now() + retryAfterMs);
       } catch (error) {
         // The slot ends anyway when this worker lets go of the task's lease.

@@ -98,5 +98,40 @@ export function createCapacityReads(db: Db, windowSpan: number) {
     return Number(row?.n ?? 0);
   }
 
-  return { endDeadCalls, forgetOldCalls, inFlight, windowUse, waiters, calledBack };
+  /** Calls started at or after `since` and not refused: what counts against a request budget read then. */
+  async function startedSince(trx: Db, poolId: string, since: number): Promise<number> {
+    const row = await trx
+      .selectFrom('upstream_calls')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('pool', '=', poolId)
+      .where('refused', '=', 0)
+      .where('started_at', '>=', since)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  /** Whether the pool has a call in flight, or one started after `since` (it is not quiet). */
+  async function busySince(trx: Db, poolId: string, since: number): Promise<boolean> {
+    const row = await trx
+      .selectFrom('upstream_calls')
+      .select('id')
+      .where('pool', '=', poolId)
+      .where((eb) => eb.or([eb('ended_at', 'is', null), eb('started_at', '>', since)]))
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  return {
+    endDeadCalls,
+    forgetOldCalls,
+    inFlight,
+    windowUse,
+    waiters,
+    calledBack,
+    startedSince,
+    busySince,
+  };
 }
+
+export type CapacityReads = ReturnType<typeof createCapacityReads>;

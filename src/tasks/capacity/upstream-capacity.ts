@@ -1,17 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
+import type { RequestQuota } from '../../providers/provider.js';
 import type { Clock } from '../../runtime/clock.js';
 import { compiledOnce } from '../../store/compiled-once.js';
 import { type Db, dialectOf } from '../../store/database.js';
 import type { Database, UpstreamPoolsTable } from '../../store/schema.js';
-import {
-  type CapacityLimits,
-  type CapacityPool,
-  configuredPerMinute,
-  hasConfiguredLimit,
-  pollsOf,
-} from './capacity-pool.js';
+import { type CapacityPool, hasConfiguredLimit, pollsOf } from './capacity-pool.js';
 import { createCapacityReads, UNFINISHED } from './capacity-reads.js';
+import {
+  afterQuota,
+  afterRefusal,
+  afterSuccess,
+  type LearningState,
+  learningRules,
+  refusalKind,
+} from './pool-learning.js';
+import { createPoolRoom } from './pool-room.js';
 import { readPoolSnapshots } from './pool-snapshots.js';
 import { readPoolStates } from './pool-states.js';
 import { type SlotTurn, slotTurns } from './slot-turns.js';
@@ -33,6 +37,12 @@ export interface CallBack {
 /** How an upstream call ended, for the pool's learning. */
 export type CallResult = 'ok' | 'refused' | 'neutral';
 
+/** What else the answer said: a refusal marked as a limit on time, the key's request budget. */
+export interface CallTeaching {
+  timeLimit?: boolean | undefined;
+  quota?: RequestQuota | undefined;
+}
+
 export interface UpstreamCapacityOptions {
   db: Db;
   clock: Clock;
@@ -42,17 +52,16 @@ export interface UpstreamCapacityOptions {
   defaultHoldMs?: number;
 }
 
-/** Successes before the learned limit grows by one: twice the limit, and never fewer than 20. */
-export const successesPerIncrease = (limit: number) => Math.max(20, 2 * limit);
+export { successesPerIncrease } from './pool-learning.js';
 
 /**
  * A task's later step asks this before each upstream call: is there a slot on its pool? Capacity
  * lives in the database, so every worker on it shares one count — calls in flight (a call's slot
  * lives while its worker holds the task's lease, so a killed worker's slots come back when its
- * leases expire), calls started in the last window, a hold set by a `Retry-After`, and a limit
- * learned from refusals (decrease to what was in flight, at most halving; +1 after
- * `successesPerIncrease` successes). Each decision runs in a transaction that locks the pool's row
- * on PostgreSQL (SQLite has one writer).
+ * leases expire), calls started in the last window, a hold set by a `Retry-After`, the request
+ * budget the upstream's headers reported, and a limit on calls at once learned from refusals (the
+ * rules of pool-learning.ts). Each decision runs in a transaction that locks the pool's row on
+ * PostgreSQL (SQLite has one writer).
  */
 export function createUpstreamCapacity({
   db,
@@ -66,10 +75,9 @@ export function createUpstreamCapacity({
   // A call is counted from its slot, a moment before the upstream sees it: the window is kept a
   // little longer than the upstream's so that it has surely freed when the next call arrives.
   const windowSpan = windowMs + Math.max(250, Math.round(windowMs / 40));
-  const { endDeadCalls, forgetOldCalls, inFlight, windowUse, waiters, calledBack } = createCapacityReads(
-    db,
-    windowSpan,
-  );
+  const rules = learningRules(windowMs, defaultHoldMs);
+  const reads = createCapacityReads(db, windowSpan);
+  const { endDeadCalls, forgetOldCalls, inFlight, waiters, calledBack } = reads;
   // The writes of every slot (an acquire, a release): built and compiled once, not per upstream call.
   const insertPool = compiledOnce(
     5,
@@ -87,6 +95,13 @@ export function createUpstreamCapacity({
           hold_until: 0,
           retry_at: 0,
           updated_at: now,
+          refused_at: 0,
+          ramp_since: 0,
+          ramp_base: 0,
+          quota_limit: null,
+          quota_remaining: null,
+          quota_reset_at: 0,
+          quota_seen_at: 0,
         })
         .onConflict((oc) => oc.column('pool').doNothing()),
   );
@@ -118,25 +133,7 @@ export function createUpstreamCapacity({
   // one turn share one transaction (slot-turns.ts); with one, each decides at once.
   const decideSlot = slotTurns(db, lockPool);
 
-  const limitOf = (row: UpstreamPoolsTable, limits: CapacityLimits) =>
-    Math.min(limits.maxInFlight ?? Number.POSITIVE_INFINITY, row.learned_limit ?? Number.POSITIVE_INFINITY);
-
-  /**
-   * Room on the pool now: how many more calls may start (Infinity when unbounded), or when it
-   * returns. Reads inside the caller's transaction, after dead slots were ended.
-   */
-  async function room(trx: Db, row: UpstreamPoolsTable, pool: CapacityPool, now: number) {
-    if (row.hold_until > now) return { free: 0, retryAt: row.hold_until };
-    const limit = limitOf(row, pool.limits);
-    // Without a limit on calls at once, the count of calls in flight decides nothing.
-    const slots = Number.isFinite(limit) ? limit - (await inFlight(trx, pool.id)) : limit;
-    const perMinute = configuredPerMinute(pool.limits);
-    if (perMinute === undefined) return { free: Math.max(0, slots), retryAt: undefined };
-    const used = await windowUse(trx, pool.id, now);
-    const windowFree = perMinute - used.count;
-    const retryAt = windowFree <= 0 ? used.oldest + windowSpan + 1 : undefined;
-    return { free: Math.max(0, Math.min(slots, windowFree)), retryAt };
-  }
+  const { limitOf, room, rampIfQuiet } = createPoolRoom({ rules, reads, windowSpan });
 
   /**
    * Calls back up to `count` parked tasks of the pool, in fair turns: the account with the fewest
@@ -177,11 +174,9 @@ export function createUpstreamCapacity({
   }
 
   /**
-   * What a call's end teaches the pool. A success counts toward the next +1 of a learned limit; a
-   * refusal decreases the limit to the other calls in flight then (none: it was a limit on time,
-   * and the limit stays), but within one burst of refusals
-   * (while the pool is held) never below half the limit the burst began with, and holds the pool
-   * for the Retry-After (or `defaultHoldMs`).
+   * What a call's end teaches the pool (pool-learning.ts): the request budget its answer reported,
+   * a success's count toward one more call at once, a refusal's hold (on time) or lower limit
+   * (calls at once, counted without the calls of dead workers).
    */
   async function learn(
     trx: Db,
@@ -189,40 +184,26 @@ export function createUpstreamCapacity({
     pool: CapacityPool,
     result: CallResult,
     retryAfterMs: number | undefined,
+    taught: CallTeaching,
     now: number,
   ): Promise<Partial<UpstreamPoolsTable> | undefined> {
-    if (result === 'neutral') return undefined;
-    if (result === 'ok') {
-      if (row.learned_limit === null) return undefined;
-      const successes = row.successes + 1;
-      if (successes < successesPerIncrease(row.learned_limit)) return { successes };
-      const ceiling = pool.limits.maxInFlight ?? Number.POSITIVE_INFINITY;
-      return { successes: 0, learned_limit: Math.min(ceiling, row.learned_limit + 1), updated_at: now };
+    const quota = taught.quota && afterQuota(row, taught.quota, now);
+    let learned: Partial<LearningState> | undefined;
+    if (result === 'ok') learned = afterSuccess(row, pool.limits.maxInFlight);
+    else if (result === 'refused') {
+      // A slot's acquire on an unbounded pool leaves the calls of dead workers: end them first.
+      await endDeadCalls(trx, pool.id, now);
+      const others = await inFlight(trx, pool.id);
+      learned = afterRefusal(rules, row, now, {
+        kind: refusalKind(taught.timeLimit, others),
+        others,
+        retryAfterMs,
+        configured: pool.limits.maxInFlight !== undefined,
+      });
     }
-    // Counted without the calls of dead workers (a slot's acquire on an unbounded pool leaves them).
-    await endDeadCalls(trx, pool.id, now);
-    const others = await inFlight(trx, pool.id);
-    const burstFloor =
-      row.hold_until > now
-        ? row.burst_floor
-        : row.learned_limit === null
-          ? 1
-          : Math.max(1, Math.floor(row.learned_limit / 2));
-    const holdUntil = Math.max(row.hold_until, now + (retryAfterMs ?? defaultHoldMs));
-    return {
-      // Refused with nothing else in flight: a limit on time (per minute), not on calls at once;
-      // the hold paces it and the learned limit stays.
-      // A limit set in the catalog is the operator's word: refusals hold the pool, never lower it.
-      learned_limit:
-        others === 0 || pool.limits.maxInFlight !== undefined
-          ? row.learned_limit
-          : Math.max(burstFloor, Math.min(row.learned_limit ?? Number.POSITIVE_INFINITY, others)),
-      burst_floor: burstFloor,
-      successes: 0,
-      hold_until: holdUntil,
-      retry_at: Math.max(row.retry_at, holdUntil),
-      updated_at: now,
-    };
+    if (!quota && !learned) return undefined;
+    const holdUntil = Math.max(Number(row.hold_until), Number(learned?.hold_until ?? 0));
+    return { ...quota, ...learned, retry_at: Math.max(Number(row.retry_at), holdUntil), updated_at: now };
   }
 
   /** Moves the pool's next look (`retry_at`) later when `retryAt` is later than the one kept. */
@@ -272,13 +253,15 @@ export function createUpstreamCapacity({
     async acquire(pool: CapacityPool, taskId: string, owner: string, waiter: boolean): Promise<SlotAnswer> {
       return decideSlot<SlotAnswer>(
         pool,
-        async (trx, row, turn) => {
+        async (trx, locked, turn) => {
+          let row = locked;
           // Read after the lock: a transaction that queued for it must not count from before.
           const now = clock.now();
           // Dead workers' calls hold slots only on a pool with a limit on calls at once; elsewhere
           // ending them (a look at every call in flight: quadratic in a burst of a thousand slots)
           // waits for a refusal's count or a call-back, and only the calls past the window go.
-          if (Number.isFinite(limitOf(row, pool.limits))) await endDeadCalls(trx, pool.id, now);
+          if (!turn.forgotten) row = await rampIfQuiet(trx, row, pool, now);
+          if (Number.isFinite(limitOf(row, pool.limits, now).limit)) await endDeadCalls(trx, pool.id, now);
           else if (!turn.forgotten) await forgetOldCalls(trx, pool.id, now);
           turn.forgotten = true;
           const { free, retryAt } = await room(trx, row, pool, now);
@@ -306,6 +289,7 @@ export function createUpstreamCapacity({
       callId: string,
       result: CallResult,
       retryAfterMs?: number,
+      taught: CallTeaching = {},
     ): Promise<CallBack> {
       return decideSlot<CallBack>(
         pool,
@@ -313,7 +297,7 @@ export function createUpstreamCapacity({
           // Read after the lock: a transaction that queued for it must not count from before.
           const now = clock.now();
           await trx.executeQuery(endCall(callId, now, result === 'refused' ? 1 : 0));
-          const learned = await learn(trx, row, pool, result, retryAfterMs, now);
+          const learned = await learn(trx, row, pool, result, retryAfterMs, taught, now);
           if (learned)
             await trx.updateTable('upstream_pools').set(learned).where('pool', '=', pool.id).execute();
           const next = { ...row, ...learned };

@@ -1,0 +1,80 @@
+import type { Db } from '../../store/database.js';
+import type { UpstreamPoolsTable } from '../../store/schema.js';
+import { type CapacityLimits, type CapacityPool, configuredPerMinute } from './capacity-pool.js';
+import type { CapacityReads } from './capacity-reads.js';
+import { callsLimit, type LearningRules, quotaRoom, rampStart } from './pool-learning.js';
+
+/** A ramp's next step is looked at no sooner than this (each look is a call-back round). */
+const RAMP_TICK_MS = 20;
+
+/**
+ * The room on a pool: every limit in force (calls at once — configured, learned or a ramp —, the
+ * catalog's calls per minute, the upstream's request budget), read inside the caller's transaction
+ * on the pool's locked row.
+ */
+export function createPoolRoom({
+  rules,
+  reads,
+  windowSpan,
+}: {
+  rules: LearningRules;
+  reads: CapacityReads;
+  windowSpan: number;
+}) {
+  const { inFlight, windowUse, startedSince, busySince } = reads;
+
+  /** The pool's limit on calls at once now: the catalog's, else learned (or a ramp) — see pool-learning.ts. */
+  const limitOf = (row: UpstreamPoolsTable, limits: CapacityLimits, now: number, flying = 0) =>
+    limits.maxInFlight !== undefined
+      ? { limit: Math.min(limits.maxInFlight, row.learned_limit ?? limits.maxInFlight), grows: undefined }
+      : callsLimit(rules, row, now, flying);
+
+  /**
+   * Room on the pool now: how many more calls may start (Infinity when unbounded), or when it
+   * returns (undefined: at a call's end). Each limit in force answers; the pool has the least room,
+   * and when it has none, room returns when every limit that has none has room again.
+   */
+  async function room(trx: Db, row: UpstreamPoolsTable, pool: CapacityPool, now: number) {
+    if (row.hold_until > now) return { free: 0, retryAt: Number(row.hold_until) };
+    const limits: Array<{ free: number; retryAt: number | undefined }> = [];
+    // Without a limit on calls at once, the count of calls in flight decides nothing.
+    if (Number.isFinite(limitOf(row, pool.limits, now).limit)) {
+      const flying = await inFlight(trx, pool.id);
+      const { limit, grows } = limitOf(row, pool.limits, now, flying);
+      limits.push({ free: limit - flying, retryAt: grows && Math.max(grows, now + RAMP_TICK_MS) });
+    }
+    const perMinute = configuredPerMinute(pool.limits);
+    if (perMinute !== undefined) {
+      const used = await windowUse(trx, pool.id, now);
+      const windowFree = perMinute - used.count;
+      limits.push({ free: windowFree, retryAt: windowFree <= 0 ? used.oldest + windowSpan + 1 : undefined });
+    }
+    if (row.quota_limit !== null) {
+      const started = await startedSince(trx, pool.id, Number(row.quota_seen_at));
+      limits.push(quotaRoom(rules, row, started, now));
+    }
+    const full = limits.filter((limit) => limit.free < 1);
+    if (full.length === 0)
+      return { free: Math.min(Number.POSITIVE_INFINITY, ...limits.map((l) => l.free)), retryAt: undefined };
+    const retryAt = full.some((limit) => limit.retryAt === undefined)
+      ? undefined
+      : Math.max(...full.map((limit) => limit.retryAt ?? 0));
+    return { free: 0, retryAt };
+  }
+
+  /**
+   * A burst into a quiet pool with no limit on calls at once (fresh, or its ramp or forgetting
+   * ended) starts a ramp: it finds an upstream's limit with a few refusals, not one per task.
+   * Asked once per transaction; answers the row as it now is.
+   */
+  async function rampIfQuiet(trx: Db, row: UpstreamPoolsTable, pool: CapacityPool, now: number) {
+    if (pool.limits.maxInFlight !== undefined || Number.isFinite(limitOf(row, pool.limits, now).limit))
+      return row;
+    if (await busySince(trx, pool.id, now - rules.idleMs)) return row;
+    const ramp = rampStart(rules, row, now);
+    await trx.updateTable('upstream_pools').set(ramp).where('pool', '=', pool.id).execute();
+    return { ...row, ...ramp };
+  }
+
+  return { limitOf, room, rampIfQuiet };
+}
