@@ -62,3 +62,32 @@ test('the fair limit serves waiting keys in turn, each key in its own order, and
   // B runs second (not sixth), C third; A's own calls keep their order and still all run.
   assert.deepEqual(order, ['A0', 'A1', 'B0', 'C0', 'A2', 'C1', 'A3', 'A4', 'A5']);
 });
+
+test('a waiter whose signal aborts leaves the line at once, and the others keep their turns', async () => {
+  const limit = createFairConcurrencyLimit(1);
+  const order: string[] = [];
+  let release = () => {};
+  const first = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const job = (name: string, gate?: Promise<void>) => async () => {
+    order.push(name);
+    await gate;
+  };
+  const leaving = new AbortController();
+  const runs = [limit.run('A', job('A0', first)), limit.run('A', job('A1'))];
+  const left = limit.run('A', job('A2'), leaving.signal);
+  runs.push(limit.run('B', job('B0')));
+  leaving.abort(new Error('stopping'));
+  await assert.rejects(left, /stopping/);
+  await assert.rejects(
+    limit.run('C', job('C0'), leaving.signal),
+    /stopping/,
+    'an aborted signal does not queue',
+  );
+  assert.deepEqual(order, ['A0'], 'the slot stayed with its holder');
+  release();
+  await Promise.all(runs);
+  assert.deepEqual(order, ['A0', 'A1', 'B0']);
+  assert.equal(await limit.run('A', async () => 'free'), 'free', 'no slot was lost');
+});

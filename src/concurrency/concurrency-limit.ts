@@ -25,17 +25,37 @@ export function createFairConcurrencyLimit(limit: number) {
     // The slot passes straight to the waiter: `running` is unchanged, so no newcomer can slip in.
     wake?.();
   };
+  /** Waits for a slot handed over by a release; an abort takes the waiter out of its line. */
+  const turn = (key: string, signal: AbortSignal | undefined) =>
+    new Promise<void>((resolve, reject) => {
+      const wake = () => {
+        signal?.removeEventListener('abort', leave);
+        resolve();
+      };
+      const leave = () => {
+        const queue = waiting.get(key);
+        const at = queue?.indexOf(wake) ?? -1;
+        if (queue && at >= 0) {
+          queue.splice(at, 1);
+          if (queue.length === 0) waiting.delete(key);
+        }
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', leave, { once: true });
+      const queue = waiting.get(key);
+      if (queue) queue.push(wake);
+      else waiting.set(key, [wake]);
+    });
   return {
-    async run<T>(key: string, work: () => Promise<T>): Promise<T> {
-      if (running >= limit) {
-        await new Promise<void>((resolve) => {
-          const queue = waiting.get(key);
-          if (queue) queue.push(resolve);
-          else waiting.set(key, [resolve]);
-        });
-      } else {
-        running++;
-      }
+    /**
+     * Runs `work` in a slot, after the waiters ahead of it in fair turns. An abort of `signal` while
+     * waiting leaves the line and rejects with its reason (a worker shutting down does not wait for
+     * a backlog of renders); once started, `work` runs to its end.
+     */
+    async run<T>(key: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+      signal?.throwIfAborted();
+      if (running >= limit) await turn(key, signal);
+      else running++;
       try {
         return await work();
       } finally {

@@ -179,6 +179,18 @@ export function createLocalProvider({
   // latency while hundreds of renders are due at once). Accounts take turns for the slots, so one
   // account's backlog does not hold up another account's image.
   const renders = createFairConcurrencyLimit(renderSlots);
+  /**
+   * A render in its account's turn; undefined when the step was aborted while it waited (a worker
+   * stopping, a lease lost): nothing was rendered, the job is simply still pending.
+   */
+  const inTurn = async (request: ProviderRequest, render: () => Promise<Buffer>) => {
+    try {
+      return await renders.run(request.fairnessKey ?? '', render, request.signal);
+    } catch (error) {
+      if (request.signal.aborted && error === request.signal.reason) return undefined;
+      throw error;
+    }
+  };
   return {
     name: 'local',
     requiresKey: false,
@@ -230,9 +242,8 @@ export function createLocalProvider({
         if (frame === undefined) return { kind: 'pending', status: 'in_progress', progress };
         const count = Math.min(3, request.partialImages ?? 0);
         try {
-          const bytes = await renders.run(request.fairnessKey ?? '', () =>
-            renderLocalPartial(request, frame, count),
-          );
+          const bytes = await inTurn(request, () => renderLocalPartial(request, frame, count));
+          if (bytes === undefined) return { kind: 'pending', status: 'in_progress', progress };
           return {
             kind: 'pending',
             status: 'in_progress',
@@ -245,7 +256,8 @@ export function createLocalProvider({
         }
       }
       try {
-        const bytes = await renders.run(request.fairnessKey ?? '', () => renderLocalImage(request));
+        const bytes = await inTurn(request, () => renderLocalImage(request));
+        if (bytes === undefined) return { kind: 'pending', status: 'in_progress', progress: 95 };
         return { kind: 'done', image: { bytes, contentType: 'image/png' } };
       } catch (error) {
         if (!(error instanceof UndecodableReferenceError)) throw error;

@@ -8,9 +8,11 @@ import type { PendingListingOptions, TaskWithRequest } from './pending-tasks.js'
 
 export type { TaskWithRequest } from './pending-tasks.js';
 
+import { fairDueIds } from './fair-claim.js';
 import { createLeasedWrites } from './leased-writes.js';
 import { FINISHED_COLUMNS, finishingWrites, type OnTaskFinished } from './task-finish.js';
 import { RECORD_COLUMNS } from './task-record.js';
+import { isUnfinished } from './unfinished-tasks.js';
 
 export type TaskRow = TasksTable;
 export type TaskPatch = Partial<
@@ -64,12 +66,7 @@ export interface LeasedTask {
   >;
 }
 
-/**
- * "The task is unfinished", written with literal statuses: the engine's due-queue index (`tasks_due`)
- * is partial on exactly this condition, and SQLite uses a partial index only when the query states
- * its condition (bound parameters would make it scan every task ever made, each idle second).
- */
-export const isUnfinished = sql<boolean>`${sql.ref('status')} in ('queued', 'in_progress')`;
+export { isUnfinished };
 
 export type TaskRecordRow = Pick<TaskRow, (typeof RECORD_COLUMNS)[number]>;
 
@@ -191,20 +188,19 @@ export function createTasksRepository({
 
     /**
      * Leases up to `limit` due tasks for `owner`: unfinished, due, and not under someone else's
-     * live lease (an expired lease — a crashed worker's — is taken over).
+     * live lease (an expired lease — a crashed worker's — is taken over), in fair turns between
+     * accounts (fair-claim.ts).
      */
     async leaseDue(owner: string, leaseMs: number, limit: number): Promise<LeasedTask[]> {
       const now = clock.now();
+      // PostgreSQL locks no rows of a select with a window function: the fair pick is locked by an
+      // outer select of the same rows, skipping those another worker is claiming at this moment.
       const due = skipLockedOn(
         db,
         db
           .selectFrom('tasks')
           .select('id')
-          .where(isUnfinished)
-          .where('next_run_at', '<=', now)
-          .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
-          .orderBy('next_run_at')
-          .limit(limit),
+          .where('id', 'in', fairDueIds(db, now, limit)),
       );
       // The lease condition is repeated on the UPDATE itself: that is the single-writer guard on
       // SQLite, and on PostgreSQL it keeps a row whose lease changed since the sub-select untaken.
