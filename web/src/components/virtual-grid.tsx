@@ -21,8 +21,13 @@ import {
   type RevealRequest,
 } from '../lib/virtual-rows';
 
-/** Rows rendered beyond the viewport on each side: Tab from the last card reaches the next one. */
-const OVERSCAN_ROWS = 2;
+/**
+ * Beyond the viewport on each side, about this many pixels of rows stay rendered (so Tab from the
+ * last visible card reaches the next one, and a short list is rendered whole)…
+ */
+const MARGIN_PX = 1600;
+/** …but at most this many cards' worth of rows (and at least two rows): a compact grid keeps a small DOM. */
+const CARDS_BEYOND = 16;
 const HEADING_HEIGHT = 52;
 
 /**
@@ -94,7 +99,10 @@ export function VirtualGrid<T>({
     count: rows.length,
     scrollMargin: top,
     gap,
-    overscan: OVERSCAN_ROWS,
+    overscan: Math.max(
+      2,
+      Math.min(Math.ceil(MARGIN_PX / (columnWidth + 150)), Math.floor(CARDS_BEYOND / columns)),
+    ),
     getItemKey: (index) => rows[index]?.key ?? index,
     estimateSize: (index) => estimateRow(rows[index], columnWidth, estimateHeight),
     rangeExtractor,

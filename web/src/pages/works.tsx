@@ -121,6 +121,8 @@ export default function WorksPage() {
   const [linkedAtStart] = useState(linked !== null);
   const { work: linkedWork, error: linkedError } = useLinkedWork(linked);
   const listReady = useListAfterLink(linkedAtStart, linkedWork, linkedError);
+  /** Why a work's link could not open (kept apart: the list loading after it clears its own error). */
+  const [linkError, setLinkError] = useState<string>();
   useEffect(() => {
     if (listReady) void load({ starred: pinning, page: 1 }, true);
   }, [load, pinning, listReady]);
@@ -163,7 +165,7 @@ export default function WorksPage() {
   useEffect(() => {
     if (!linkedWork && !linkedError) return;
     if (linkedWork) setOpen(linkedWork);
-    if (linkedError) setError(linkedError);
+    if (linkedError) setLinkError(linkedError);
     navigate(`/works${searchToUrl(query, curationToUrl(curation))}`, { replace: true });
   }, [linkedWork, linkedError, query, curation]);
   // The lightbox walks the list; a linked work not (yet) in it goes first.
@@ -252,6 +254,11 @@ export default function WorksPage() {
         onNotice={setNotice}
         deferred={deferred}
       />
+      {linkError && (
+        <p className="error-text" role="alert">
+          {linkError}
+        </p>
+      )}
       <LoadMore sentinel={sentinel} more={hasMore} loading={loading} error={error} onLoadMore={loadMore} />
       {open && (
         <Lightbox
