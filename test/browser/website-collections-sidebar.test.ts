@@ -252,7 +252,7 @@ describe('website collections sidebar and smart collections (Chromium, end to en
     const cardWidth = (await card(PROMPTS[0] ?? '').boundingBox())?.width ?? 0;
     assert.ok(cardWidth > 330, `a card takes the phone's width (${cardWidth}px)`);
     await page.getByRole('button', { name: 'Collections', exact: true }).click();
-    const drawer = page.getByRole('dialog', { name: 'Collections' });
+    const drawer = page.getByRole('dialog', { name: 'Collections and searches' });
     await drawer.getByRole('link', { name: /^Harbours/ }).waitFor();
     await expectNoAxeViolations(page, 'collections drawer, 390');
     await screenshot(page, 'collections-drawer-390');
