@@ -101,7 +101,7 @@ export function CollectionsSidebar({
         <aside className="collections-sidebar">{panel}</aside>
       )}
       {narrow && drawer && (
-        <Dialog title="Collections" onClose={() => setDrawer(false)}>
+        <Dialog title="Collections and searches" onClose={() => setDrawer(false)}>
           <div className="sidebar-drawer">{panel}</div>
         </Dialog>
       )}
