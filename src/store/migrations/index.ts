@@ -31,6 +31,7 @@ import { migration as m0034 } from './0034_prompt_presets.js';
 import { migration as m0035 } from './0035_oauth.js';
 import { migration as m0036 } from './0036_password_change_required.js';
 import { migration as m0037 } from './0037_removed_works.js';
+import { migration as m0044 } from './0044_tasks_due_by_account.js';
 
 /**
  * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
@@ -69,4 +70,5 @@ export const migrations: Record<string, Migration> = {
   '0035_oauth': m0035,
   '0036_password_change_required': m0036,
   '0037_removed_works': m0037,
+  '0044_tasks_due_by_account': m0044,
 };
