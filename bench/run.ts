@@ -12,6 +12,7 @@ import { startBareServer, startLoadGenerator } from './lib/load.js';
 import { loadWarning, machineInfo } from './lib/machine.js';
 import { type BenchReport, markdownTable, type RowResult, writeReport } from './lib/report.js';
 import { capacityRows } from './rows/capacity.js';
+import { claimCost } from './rows/claim.js';
 import { coldStart } from './rows/startup.js';
 import { uploadMemory } from './rows/upload.js';
 import { upstreamCallsPerTask } from './rows/upstream.js';
@@ -90,6 +91,11 @@ const steps: Array<[boolean, () => Promise<RowResult[]>]> = [
   [postgres && ['P1', 'P2', 'P6'].some(wanted), () => postgresSuite(ctx, wanted)],
   // Upstream capacity (issue 27): each row in its own process, ~2 minutes in all.
   [['Q1', 'Q2', 'Q3', 'Q4'].some(wanted), () => capacityRows(ctx, wanted)],
+  // Fair claims (issue 39): the pick's cost beside the earliest-due pick it replaced.
+  [
+    wanted('F1'),
+    async () => [await attempt(ctx, { id: 'F1', what: 'claim of 1 task', store: 'sqlite' }, claimCost)],
+  ],
 ];
 try {
   for (const [run, step] of steps) {

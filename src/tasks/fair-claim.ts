@@ -14,8 +14,9 @@ import { isUnfinished } from './unfinished-tasks.js';
  * (`ATELIER_WORKER_CONCURRENCY`, 2,000), another account's task waited until every task due before
  * it had been claimed — on the `local` renderer, thousands of renders.
  *
- * Both sub-selects read the due-queue index (`tasks_due`: unfinished tasks only); the cost is one
- * pass over the unfinished tasks per claim (measured in bench/claim.ts).
+ * Both sub-selects read the index of unfinished tasks by account (`tasks_due_by_account`, migration
+ * 0044), which holds every column they need in the order the lines are numbered: a claim is one pass
+ * over that index, with no sort but the last one, of at most `limit` tasks per account.
  */
 export function fairDueIds(db: Db, now: number, limit: number) {
   const due = db
@@ -37,12 +38,16 @@ export function fairDueIds(db: Db, now: number, limit: number) {
     .where(isUnfinished)
     .where('lease_expires_at', '>', now)
     .groupBy('account_id');
-  return db
-    .selectFrom(due.as('due'))
-    .leftJoin(held.as('held'), 'held.account_id', 'due.account_id')
-    .select('due.id')
-    .orderBy(sql`${sql.ref('due.turn')} + coalesce(${sql.ref('held.held')}, 0)`)
-    .orderBy('due.next_run_at')
-    .orderBy('due.id')
-    .limit(limit);
+  return (
+    db
+      .selectFrom(due.as('due'))
+      .leftJoin(held.as('held'), 'held.account_id', 'due.account_id')
+      .select('due.id')
+      // An account's tasks past the `limit` first of its line can never be picked.
+      .where('due.turn', '<=', limit)
+      .orderBy(sql`${sql.ref('due.turn')} + coalesce(${sql.ref('held.held')}, 0)`)
+      .orderBy('due.next_run_at')
+      .orderBy('due.id')
+      .limit(limit)
+  );
 }

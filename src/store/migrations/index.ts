@@ -36,6 +36,7 @@ import { migration as m0039 } from './0039_oauth_seen_redirects.js';
 import { migration as m0040 } from './0040_provider_keys.js';
 import { migration as m0042 } from './0042_smart_collections.js';
 import { migration as m0043 } from './0043_pool_learning.js';
+import { migration as m0044 } from './0044_tasks_due_by_account.js';
 
 /**
  * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
@@ -79,4 +80,5 @@ export const migrations: Record<string, Migration> = {
   '0040_provider_keys': m0040,
   '0042_smart_collections': m0042,
   '0043_pool_learning': m0043,
+  '0044_tasks_due_by_account': m0044,
 };
