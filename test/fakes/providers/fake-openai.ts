@@ -17,7 +17,12 @@ import {
   solidPng,
   startFakeHttpServer,
 } from './fake-http.js';
-import { type UpstreamLimit, upstreamLatency } from './upstream-limit.js';
+import {
+  type BudgetState,
+  openAIBudgetHeaders,
+  type UpstreamLimit,
+  upstreamLatency,
+} from './upstream-limit.js';
 
 export type OpenAIScript =
   | { kind: 'image' }
@@ -137,13 +142,17 @@ export interface FakeOpenAI extends FakeHttpServer {
   script(...answers: OpenAIScript[]): void;
 }
 
-/** OpenAI's answer past a rate limit: 429 `rate_limit_exceeded`, with `retry-after` and `retry-after-ms`. */
-function rateLimited(model: string, retryAfterMs: number): FakeAnswer {
+/**
+ * OpenAI's answer past a rate limit: 429 `rate_limit_exceeded`, with `retry-after` and
+ * `retry-after-ms`, and the request budget's `x-ratelimit-*` headers when the limit keeps one.
+ */
+function rateLimited(model: string, retryAfterMs: number, budget?: BudgetState): FakeAnswer {
   return {
     status: 429,
     headers: {
       'retry-after': String(Math.ceil(retryAfterMs / 1000)),
       'retry-after-ms': String(retryAfterMs),
+      ...openAIBudgetHeaders(budget),
     },
     json: {
       error: {
@@ -326,10 +335,14 @@ export async function startFakeOpenAI({
     }
     calls.push(call);
     const admission = limit?.admit();
-    if (admission && !admission.ok) return rateLimited(call.model, admission.retryAfterMs);
+    if (admission && !admission.ok)
+      return rateLimited(call.model, admission.retryAfterMs, admission.budget());
     try {
       await upstreamLatency(limit);
-      return await scripted(call);
+      const answer = await scripted(call);
+      // OpenAI states the request budget on every answer, not only on refusals.
+      const budget = openAIBudgetHeaders(admission?.budget());
+      return 'hang' in answer ? answer : { ...answer, headers: { ...answer.headers, ...budget } };
     } finally {
       if (admission?.ok) admission.done();
     }
