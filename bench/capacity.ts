@@ -7,8 +7,13 @@
 //               minute (no limit configured: learned), as the upstream's ideal over the time taken
 //   five        1,000 five-second images on one node with the defaults: time to the last one
 //   five-apart  the same with the stand-in in its own process (as a real upstream is: not the node's CPU)
+//   minute      drain of 300 tasks through 600 calls per minute stated in OpenAI's x-ratelimit-* headers
+//               (enforced as a bucket of 2 s of refill), as its ideal over the time taken, and refusals
+//   recovery    after an episode of refusals (4 calls at once), the upstream lifts its limit: time from
+//               the episode's last refusal until 900 calls are in flight at once
+//   five-recovered  then 1,000 five-second images on that recovered pool: time to the last one
 import { fileURLToPath } from 'node:url';
-import { createCore } from '../src/core.js';
+import { type Core, createCore } from '../src/core.js';
 import { createOpenAIProvider } from '../src/providers/openai-provider.js';
 import {
   capacityConfig,
@@ -18,7 +23,11 @@ import {
 } from '../test/engine/capacity-fixtures.js';
 import { allFinal } from '../test/engine/cluster-fixtures.js';
 import { startFakeOpenAI } from '../test/fakes/providers/fake-openai.js';
-import { createUpstreamLimit, type UpstreamLimitOptions } from '../test/fakes/providers/upstream-limit.js';
+import {
+  createUpstreamLimit,
+  type UpstreamLimit,
+  type UpstreamLimitOptions,
+} from '../test/fakes/providers/upstream-limit.js';
 import { removeTestData } from '../test/support/test-database.js';
 import { startIpcChild } from './lib/ipc-child.js';
 
@@ -141,11 +150,100 @@ export const capacityRows: Record<string, () => Promise<CapacityFigure>> = {
   async five() {
     return fiveSecondImages(false);
   },
+  /** Q5: a per-minute limit stated in OpenAI's headers on every answer, met by pace, not refusals. */
+  async minute() {
+    const limit = createUpstreamLimit({
+      requestsPerWindow: 600,
+      burst: 20,
+      windowMs: 60_000,
+      latencyMs: 1000,
+    });
+    let figure: CapacityFigure = { measured: '', met: false, details: {} };
+    await lifetime(limit, async (core) => {
+      const started = performance.now();
+      const failed = await burst(core, 'minute', 300);
+      const seconds = (performance.now() - started) / 1000;
+      // The bucket's own ideal: 20 at once, then 10 per second; the last call then takes 1 s.
+      const ideal = (300 - 20) / 10 + 1;
+      const ratio = ideal / seconds;
+      const perTask = limit.stats.refused / 300;
+      figure = {
+        measured: `ideal ÷ measured ${ratio.toFixed(2)} (300 tasks at 600/min in ${seconds.toFixed(1)} s, ideal ${ideal} s), ${perTask.toFixed(3)} refused per task (${limit.stats.refused}), ${failed} not completed`,
+        met: ratio >= 0.9 && perTask <= 0.05 && failed === 0,
+        details: { seconds, ratio, refused: limit.stats.refused, perTask, failed },
+      };
+    });
+    return figure;
+  },
+  /** Q6: from the end of an episode of refusals back to full width (900 calls in flight). */
+  async recovery() {
+    const { backSeconds, fiveSeconds, failed } = await recovered();
+    return {
+      measured: `${backSeconds.toFixed(1)} s from the episode's last refusal to 900 calls in flight; then 1,000 five-second images in ${fiveSeconds.toFixed(1)} s (${failed} not completed)`,
+      met: backSeconds <= 60 && failed === 0,
+      details: { backSeconds, fiveSeconds, failed },
+    };
+  },
+  /** Q7: 1,000 five-second images on a pool that recovered from an episode (Q4 is a fresh pool). */
+  async 'five-recovered'() {
+    const { fiveSeconds, failed } = await recovered();
+    return {
+      measured: `${fiveSeconds.toFixed(1)} s for 1,000 five-second images on a recovered pool (${failed} not completed)`,
+      met: fiveSeconds <= 10 && failed === 0,
+      details: { seconds: fiveSeconds, failed },
+    };
+  },
   /** Q4 with the stand-in in its own process: the node's own time, as against a real upstream. */
   async 'five-apart'() {
     return fiveSecondImages(true);
   },
 };
+
+/** One node on one upstream through several bursts (the pool's learned state carries over). */
+async function lifetime(limit: UpstreamLimit, work: (core: Core) => Promise<void>): Promise<void> {
+  const fake = await startFakeOpenAI({ apiKey: UPSTREAM_KEY, limit });
+  const config = await capacityConfig('openai', 'gpt-image-1.5', undefined);
+  const core = await createCore(config, capacityOverrides(createOpenAIProvider({ baseUrl: fake.baseUrl })));
+  try {
+    core.engine.start();
+    await work(core);
+  } finally {
+    await core.close(100);
+    await fake.close();
+    await removeTestData(config);
+  }
+}
+
+/** A burst of `images` from a new account, until every task ended; the tasks not completed. */
+async function burst(core: Core, label: string, images: number): Promise<number> {
+  const { accountId, taskIds } = await submitBurst(core, label, images);
+  const rows = await allFinal([core], accountId, taskIds);
+  return rows.filter((r) => r.status !== 'completed').length;
+}
+
+/** Resolves once the upstream has `count` calls in flight at once (its own count), polled every 100 ms. */
+async function widthReached(limit: UpstreamLimit, count: number): Promise<number> {
+  while (limit.stats.maxInFlight < count) await new Promise((resolve) => setTimeout(resolve, 100));
+  return Date.now();
+}
+
+/** Q6/Q7: an episode of refusals, then the upstream lifts its limit: back to full width, then a wide run. */
+async function recovered(): Promise<{ backSeconds: number; fiveSeconds: number; failed: number }> {
+  const limit = createUpstreamLimit({ maxInFlight: 4, latencyMs: 1000 });
+  let figures = { backSeconds: 0, fiveSeconds: 0, failed: 0 };
+  await lifetime(limit, async (core) => {
+    let failed = await burst(core, 'episode', 40);
+    const episodeEnd = limit.stats.refusedAt.at(-1) ?? Date.now();
+    limit.set({ latencyMs: 5000 });
+    const full = widthReached(limit, 900);
+    failed += await burst(core, 'after', 1000);
+    const backSeconds = ((await full) - episodeEnd) / 1000;
+    const started = performance.now();
+    failed += await burst(core, 'recovered', 1000);
+    figures = { backSeconds, fiveSeconds: (performance.now() - started) / 1000, failed };
+  });
+  return figures;
+}
 
 async function fiveSecondImages(upstreamApart: boolean): Promise<CapacityFigure> {
   const { seconds, cpuSeconds, counts, failed } = await run(

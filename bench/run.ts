@@ -90,7 +90,7 @@ const steps: Array<[boolean, () => Promise<RowResult[]>]> = [
   ],
   [postgres && ['P1', 'P2', 'P6'].some(wanted), () => postgresSuite(ctx, wanted)],
   // Upstream capacity (issue 27): each row in its own process, ~2 minutes in all.
-  [['Q1', 'Q2', 'Q3', 'Q4'].some(wanted), () => capacityRows(ctx, wanted)],
+  [['Q1', 'Q2', 'Q3', 'Q4', 'Q5', 'Q6', 'Q7'].some(wanted), () => capacityRows(ctx, wanted)],
   // Fair claims (issue 39): the pick's cost beside the earliest-due pick it replaced.
   [
     wanted('F1'),

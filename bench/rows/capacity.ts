@@ -31,6 +31,27 @@ const ROWS = [
   },
   { id: 'Q3', name: 'drain', what: 'drain 1,000 at 600/min', target: '≥ 0.9', before: 'tasks failed' },
   { id: 'Q4', name: 'five', what: '1,000 five-second images', target: '≤ 10 s', before: '~625 s' },
+  {
+    id: 'Q5',
+    name: 'minute',
+    what: 'drain 300 at 600/min (headers)',
+    target: '≥ 0.9, ≤ 0.05 refused/task',
+    before: '0.78, 0.35 refused/task (issue 39: 60 at 120/min)',
+  },
+  {
+    id: 'Q6',
+    name: 'recovery',
+    what: 'episode end → full width',
+    target: '≤ 60 s',
+    before: 'hours (1 in flight, +1 per 20 successes)',
+  },
+  {
+    id: 'Q7',
+    name: 'five-recovered',
+    what: '1,000 five-second, recovered pool',
+    target: '≤ 10 s',
+    before: '8 done after 42.7 s',
+  },
 ] as const;
 
 function figureOf(name: string): Promise<CapacityFigure> {

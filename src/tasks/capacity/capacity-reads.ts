@@ -110,6 +110,25 @@ export function createCapacityReads(db: Db, windowSpan: number) {
     return Number(row?.n ?? 0);
   }
 
+  /** The calls in flight, those started by `provenBefore` (unrefused so far), the next young one's start. */
+  async function rampEvidence(trx: Db, poolId: string, provenBefore: number) {
+    const row = await trx
+      .selectFrom('upstream_calls')
+      .select([
+        sql<number>`count(*)`.as('n'),
+        sql<number>`sum(case when started_at <= ${provenBefore} then 1 else 0 end)`.as('proven'),
+        sql<number | null>`min(case when started_at > ${provenBefore} then started_at end)`.as('young'),
+      ])
+      .where('pool', '=', poolId)
+      .where('ended_at', 'is', null)
+      .executeTakeFirst();
+    return {
+      inFlight: Number(row?.n ?? 0),
+      proven: Number(row?.proven ?? 0),
+      nextProof: row?.young == null ? undefined : Number(row.young),
+    };
+  }
+
   /** Whether the pool has a call in flight, or one started after `since` (it is not quiet). */
   async function busySince(trx: Db, poolId: string, since: number): Promise<boolean> {
     const row = await trx
@@ -131,6 +150,7 @@ export function createCapacityReads(db: Db, windowSpan: number) {
     calledBack,
     startedSince,
     busySince,
+    rampEvidence,
   };
 }
 

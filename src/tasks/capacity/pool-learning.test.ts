@@ -38,24 +38,34 @@ const apply = (row: LearningState, patch: Partial<LearningState> | undefined): L
 });
 
 describe('calls at once: the ramp of a pool with no learned limit', () => {
-  test('a fresh pool is unbounded until a burst starts its ramp, which doubles every step', () => {
+  test('a fresh pool is unbounded until a burst starts its ramp, which doubles every step, as far as its calls prove', () => {
     const row = fresh();
     assert.equal(callsLimit(rules, row, T0).limit, Number.POSITIVE_INFINITY);
     const ramping = apply(row, rampStart(rules, row, T0));
+    const τ = rules.rampDoublingMs;
     assert.equal(callsLimit(rules, ramping, T0).limit, rules.rampStart);
-    assert.equal(callsLimit(rules, ramping, T0 + rules.rampDoublingMs).limit, 2 * rules.rampStart);
-    assert.equal(callsLimit(rules, ramping, T0 + 3 * rules.rampDoublingMs).limit, 8 * rules.rampStart);
+    const proven = (n: number) => ({ inFlight: n, proven: n, nextProof: undefined });
+    assert.equal(callsLimit(rules, ramping, T0 + τ, proven(4)).limit, 8);
+    assert.equal(callsLimit(rules, ramping, T0 + 3 * τ, proven(16)).limit, 32);
+    // Calls not yet proven (a slow store, calls that left late) hold the ramp where it is.
+    assert.equal(callsLimit(rules, ramping, T0 + 3 * τ, proven(0)).limit, rules.rampStart);
+    assert.equal(callsLimit(rules, ramping, T0 + 3 * τ, proven(4)).limit, 8);
+    // Successes prove calls too (a fast upstream ends its calls before they are a step old).
+    assert.equal(callsLimit(rules, { ...ramping, successes: 12 }, T0 + 3 * τ).limit, 24);
   });
 
   test('the ramp says when it lets one more call go, and ends unbounded within a few seconds', () => {
     const ramping = apply(fresh(), rampStart(rules, fresh(), T0));
-    const { grows } = callsLimit(rules, ramping, T0, 8);
-    // 9 calls = 4 × 2^(t/τ): t = τ × log2(9/4).
-    assert.equal(grows, T0 + Math.ceil(rules.rampDoublingMs * Math.log2(9 / 4)));
+    const { grows } = callsLimit(rules, ramping, T0, { inFlight: 16, proven: 0, nextProof: T0 });
+    // 17 calls = start × 2^(t/τ): t = τ × log2(17/start), later than the first call's proof at τ.
+    assert.equal(grows, T0 + Math.ceil(rules.rampDoublingMs * Math.log2(17 / rules.rampStart)));
+    const proof = callsLimit(rules, ramping, T0 + 2000, { inFlight: 8, proven: 2, nextProof: T0 + 1900 });
+    assert.equal(proof.grows, T0 + 1900 + rules.rampDoublingMs, 'the next young call proves itself');
     const steps = Math.ceil(Math.log2(rules.rampEnd / rules.rampStart));
     assert.ok(steps * rules.rampDoublingMs <= 3000, 'full width within seconds');
+    const wide = { inFlight: rules.rampEnd / 2, proven: rules.rampEnd / 2, nextProof: undefined };
     assert.equal(
-      callsLimit(rules, ramping, T0 + steps * rules.rampDoublingMs).limit,
+      callsLimit(rules, ramping, T0 + steps * rules.rampDoublingMs, wide).limit,
       Number.POSITIVE_INFINITY,
     );
   });
@@ -145,11 +155,13 @@ describe('recovery', () => {
     const row = { ...fresh(), learned_limit: 1, refused_at: T0 };
     assert.equal(callsLimit(rules, row, T0 + rules.forgetMs - 1).limit, 1);
     assert.equal(callsLimit(rules, row, T0 + rules.forgetMs).limit, 1);
-    assert.equal(callsLimit(rules, row, T0 + rules.forgetMs + rules.rampDoublingMs).limit, 2);
+    const one = { inFlight: 1, proven: 1, nextProof: undefined };
+    assert.equal(callsLimit(rules, row, T0 + rules.forgetMs + rules.rampDoublingMs, one).limit, 2);
     const steps = Math.ceil(Math.log2(rules.rampEnd));
     assert.ok(rules.forgetMs + steps * rules.rampDoublingMs <= 60_000);
+    const wide = { inFlight: rules.rampEnd / 2, proven: rules.rampEnd / 2, nextProof: undefined };
     assert.equal(
-      callsLimit(rules, row, T0 + rules.forgetMs + steps * rules.rampDoublingMs).limit,
+      callsLimit(rules, row, T0 + rules.forgetMs + steps * rules.rampDoublingMs, wide).limit,
       Number.POSITIVE_INFINITY,
     );
   });
@@ -157,17 +169,13 @@ describe('recovery', () => {
   test('a refusal while forgetting learns again from the calls in flight, and the next ramp starts from the old limit', () => {
     const row = { ...fresh(), learned_limit: 4, refused_at: T0 };
     const at = T0 + rules.forgetMs + 100; // the forgotten limit's ramp allows 5
-    assert.equal(callsLimit(rules, row, at).limit, 5);
+    assert.equal(callsLimit(rules, row, at, { inFlight: 4, proven: 4, nextProof: undefined }).limit, 5);
     const relearned = apply(
       row,
       afterRefusal(rules, row, at, { kind: 'calls', others: 4, retryAfterMs: undefined, configured: false }),
     );
     assert.equal(relearned.learned_limit, 4);
-    assert.equal(
-      relearned.burst_floor,
-      2,
-      "the episode's floor is half the calls in flight, not of the ramp's reach",
-    );
+    assert.equal(relearned.burst_floor, 1, 'no floor from a ramp: its reach is a probe, not a limit taken');
     assert.equal(callsLimit(rules, relearned, at + 1).limit, 4);
     assert.equal(rampStart(rules, { ...row, learned_limit: 40 }, at).ramp_base, 40);
   });
@@ -178,8 +186,8 @@ describe('pace by the request budget the headers report', () => {
   const budget = (remaining: number, resetMs: number) =>
     apply(fresh(), afterQuota(fresh(), { limit: 120, remaining, resetMs }, T0));
 
-  test('the budget left goes first, then one call per refill', () => {
-    const row = budget(3, 60_000);
+  test('the budget left goes first (less a reserve of one for calls on their way), then one call per refill', () => {
+    const row = budget(4, 60_000);
     assert.deepEqual(quotaRoom(rules, row, 0, T0), { free: 3, retryAt: undefined });
     assert.deepEqual(quotaRoom(rules, row, 3, T0), { free: 0, retryAt: T0 + 500 });
     assert.equal(quotaRoom(rules, row, 3, T0 + 500).free, 1);
@@ -187,8 +195,8 @@ describe('pace by the request budget the headers report', () => {
   });
 
   test('the refill stops where the budget is whole (left + refill until its reset)', () => {
-    const row = budget(2, 1000); // whole at 4
-    assert.equal(quotaRoom(rules, row, 0, T0 + 30_000).free, 4);
+    const row = budget(2, 1000); // whole at 4, less the reserve
+    assert.equal(quotaRoom(rules, row, 0, T0 + 30_000).free, 3);
   });
 
   test('an older answer read after a newer one is ignored; a budget long past its reset is unbounded', () => {

@@ -31,12 +31,14 @@ export interface LearningRules {
   windowMs: number;
   /** Hold after a refusal on time that named no wait. */
   defaultHoldMs: number;
+  /** A request budget is spent short of its last `reserveMs` of refill (calls already on their way). */
+  reserveMs: number;
 }
 
 /** The rules with the defaults, for a capacity window of `windowMs` (60 s; tests shorten it). */
 export function learningRules(windowMs = 60_000, defaultHoldMs = 1000): LearningRules {
   return {
-    rampStart: 4,
+    rampStart: 8,
     rampDoublingMs: 250,
     rampEnd: 4096,
     forgetMs: windowMs / 2,
@@ -44,6 +46,7 @@ export function learningRules(windowMs = 60_000, defaultHoldMs = 1000): Learning
     idleMs: 5000,
     windowMs,
     defaultHoldMs,
+    reserveMs: 300,
   };
 }
 
@@ -66,14 +69,49 @@ export type LearningState = Pick<
 /** Successes before the learned limit grows by one: twice the limit, and never fewer than 20. */
 export const successesPerIncrease = (limit: number) => Math.max(20, 2 * limit);
 
-/** Calls a ramp from `base` allows at `now` (Infinity once past `rampEnd`), and when it next grows. */
-function ramp(rules: LearningRules, base: number, since: number, now: number, inFlight: number) {
-  const cap = base * 2 ** (Math.max(0, now - since) / rules.rampDoublingMs);
-  if (cap >= rules.rampEnd) return { cap: Number.POSITIVE_INFINITY, grows: undefined };
-  // When the ramp reaches one more call than are in flight (a parked task is called back then).
-  const next = since + rules.rampDoublingMs * Math.log2((inFlight + 1) / base);
-  return { cap: Math.floor(cap), grows: Math.ceil(next) };
+/**
+ * What the calls in flight prove of a ramp: how many there are, how many have run `rampDoublingMs`
+ * without a refusal (a refusal comes back in milliseconds), and when the next young one will have.
+ */
+export interface RampEvidence {
+  inFlight: number;
+  proven: number;
+  nextProof: number | undefined;
 }
+
+const NO_EVIDENCE: RampEvidence = { inFlight: 0, proven: 0, nextProof: undefined };
+
+/**
+ * Calls a ramp from `base` allows at `now`: twice the calls it has proven (in flight for a
+ * doubling step unrefused, or ended well since the ramp began), never more than doubling per step of time
+ * (Infinity once past `rampEnd`) — so calls that leave late, or a slow store, cannot outrun the
+ * refusals they would bring. And when it next grows.
+ */
+function ramp(
+  rules: LearningRules,
+  base: number,
+  since: number,
+  now: number,
+  row: LearningState,
+  seen: RampEvidence,
+) {
+  const byTime = base * 2 ** (Math.max(0, now - since) / rules.rampDoublingMs);
+  // Successes count as proof on a fresh ramp only (a learned limit's count is its additive one).
+  const ended = row.learned_limit === null ? row.successes : 0;
+  const byProof = Math.max(base, 2 * (seen.proven + ended));
+  if (byTime >= rules.rampEnd && byProof >= rules.rampEnd)
+    return { cap: Number.POSITIVE_INFINITY, grows: undefined };
+  const cap = Math.floor(Math.min(byTime, byProof));
+  // One more call than are in flight: once the time allows it and a young call has proven itself.
+  const byTimeAt = Math.ceil(since + rules.rampDoublingMs * Math.log2((seen.inFlight + 1) / base));
+  const proofAt = seen.nextProof === undefined ? 0 : seen.nextProof + rules.rampDoublingMs;
+  const grows = Math.max(byTimeAt, proofAt);
+  return { cap, grows: grows > now ? grows : undefined };
+}
+
+/** True while the pool holds a learned limit (not a ramp, not forgotten). */
+export const holdsLimit = (rules: LearningRules, row: LearningState, now: number): boolean =>
+  row.learned_limit !== null && now < Number(row.refused_at) + rules.forgetMs;
 
 /**
  * The pool's limit on calls at once now (Infinity: none), from its learned limit (or its ramp, or
@@ -83,18 +121,18 @@ export function callsLimit(
   rules: LearningRules,
   row: LearningState,
   now: number,
-  inFlight = 0,
+  seen: RampEvidence = NO_EVIDENCE,
 ): { limit: number; grows: number | undefined } {
   const refusedAt = Number(row.refused_at);
   if (row.learned_limit !== null) {
     const forgetAt = refusedAt + rules.forgetMs;
     if (now < forgetAt) return { limit: row.learned_limit, grows: undefined };
-    const forgotten = ramp(rules, Math.max(1, row.learned_limit), forgetAt, now, inFlight);
+    const forgotten = ramp(rules, Math.max(1, row.learned_limit), forgetAt, now, row, seen);
     return { limit: forgotten.cap, grows: forgotten.grows };
   }
   const since = Number(row.ramp_since);
   if (since === 0) return { limit: Number.POSITIVE_INFINITY, grows: undefined };
-  const climbing = ramp(rules, Math.max(1, row.ramp_base || rules.rampStart), since, now, inFlight);
+  const climbing = ramp(rules, Math.max(1, row.ramp_base || rules.rampStart), since, now, row, seen);
   return { limit: climbing.cap, grows: climbing.grows };
 }
 
@@ -116,7 +154,8 @@ export function afterSuccess(
   row: LearningState,
   ceiling: number | undefined,
 ): Partial<LearningState> | undefined {
-  if (row.learned_limit === null) return undefined;
+  // On a ramp, successes prove calls (the ramp doubles per round of them).
+  if (row.learned_limit === null) return row.ramp_since === 0 ? undefined : { successes: row.successes + 1 };
   const successes = row.successes + 1;
   if (successes < successesPerIncrease(row.learned_limit)) return { successes };
   return {
@@ -149,14 +188,17 @@ export function afterRefusal(
     return { hold_until: Math.max(Number(row.hold_until), now + holdFor), successes: 0 };
   // The limit in force: a learned one not yet forgotten. A ramp's reach is a probe, not a limit
   // the upstream took: from a ramp (or none), the calls in flight are where the episode begins.
-  const held = row.learned_limit !== null && now < Number(row.refused_at) + rules.forgetMs;
+  const held = holdsLimit(rules, row, now);
   const start = held && row.learned_limit !== null ? row.learned_limit : refusal.others;
+  // An episode is measured from its first refusal (a steady stream of refusals is many episodes).
   const episode = now - Number(row.refused_at) < rules.episodeMs;
-  const floor = episode ? row.burst_floor : Math.max(1, Math.floor(start / 2));
+  // From a ramp, the calls in flight include the probe's own refused calls: no floor, so the limit
+  // falls to the calls the upstream took as the refusals come back.
+  const floor = episode ? row.burst_floor : held ? Math.max(1, Math.floor(start / 2)) : 1;
   return {
     learned_limit: Math.max(floor, Math.min(start, refusal.others)),
     burst_floor: floor,
-    refused_at: now,
+    refused_at: episode ? Number(row.refused_at) : now,
     ramp_since: 0,
     successes: 0,
   };
@@ -195,9 +237,12 @@ export function quotaRoom(
   const resetAt = Number(row.quota_reset_at);
   if (now > resetAt + rules.windowMs) return { free: Number.POSITIVE_INFINITY, retryAt: undefined };
   const perMs = row.quota_limit / rules.windowMs;
-  const whole = row.quota_remaining + perMs * Math.max(0, resetAt - seenAt);
-  const allowance = Math.min(whole, row.quota_remaining + perMs * (now - seenAt)) - started;
+  // A call already on its way when the answer was written is in neither count: keep a reserve of
+  // what the budget refills in `reserveMs` (at least one request).
+  const left = row.quota_remaining - Math.max(1, Math.ceil(perMs * rules.reserveMs));
+  const whole = left + perMs * Math.max(0, resetAt - seenAt);
+  const allowance = Math.min(whole, left + perMs * (now - seenAt)) - started;
   if (allowance >= 1) return { free: Math.floor(allowance), retryAt: undefined };
-  const at = seenAt + (started + 1 - row.quota_remaining) / perMs;
+  const at = seenAt + (started + 1 - left) / perMs;
   return { free: 0, retryAt: Math.ceil(Math.max(at, now + 1 / perMs / 4, now + 1)) };
 }

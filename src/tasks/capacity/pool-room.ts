@@ -1,8 +1,13 @@
 import type { Db } from '../../store/database.js';
 import type { UpstreamPoolsTable } from '../../store/schema.js';
-import { type CapacityLimits, type CapacityPool, configuredPerMinute } from './capacity-pool.js';
+import {
+  type CapacityLimits,
+  type CapacityPool,
+  configuredPerMinute,
+  hasConfiguredLimit,
+} from './capacity-pool.js';
 import type { CapacityReads } from './capacity-reads.js';
-import { callsLimit, type LearningRules, quotaRoom, rampStart } from './pool-learning.js';
+import { callsLimit, type LearningRules, quotaRoom, type RampEvidence, rampStart } from './pool-learning.js';
 
 /** A ramp's next step is looked at no sooner than this (each look is a call-back round). */
 const RAMP_TICK_MS = 20;
@@ -21,13 +26,13 @@ export function createPoolRoom({
   reads: CapacityReads;
   windowSpan: number;
 }) {
-  const { inFlight, windowUse, startedSince, busySince } = reads;
+  const { rampEvidence, windowUse, startedSince, busySince } = reads;
 
   /** The pool's limit on calls at once now: the catalog's, else learned (or a ramp) — see pool-learning.ts. */
-  const limitOf = (row: UpstreamPoolsTable, limits: CapacityLimits, now: number, flying = 0) =>
+  const limitOf = (row: UpstreamPoolsTable, limits: CapacityLimits, now: number, seen?: RampEvidence) =>
     limits.maxInFlight !== undefined
       ? { limit: Math.min(limits.maxInFlight, row.learned_limit ?? limits.maxInFlight), grows: undefined }
-      : callsLimit(rules, row, now, flying);
+      : callsLimit(rules, row, now, seen);
 
   /**
    * Room on the pool now: how many more calls may start (Infinity when unbounded), or when it
@@ -39,9 +44,9 @@ export function createPoolRoom({
     const limits: Array<{ free: number; retryAt: number | undefined }> = [];
     // Without a limit on calls at once, the count of calls in flight decides nothing.
     if (Number.isFinite(limitOf(row, pool.limits, now).limit)) {
-      const flying = await inFlight(trx, pool.id);
-      const { limit, grows } = limitOf(row, pool.limits, now, flying);
-      limits.push({ free: limit - flying, retryAt: grows && Math.max(grows, now + RAMP_TICK_MS) });
+      const seen = await rampEvidence(trx, pool.id, now - rules.rampDoublingMs);
+      const { limit, grows } = limitOf(row, pool.limits, now, seen);
+      limits.push({ free: limit - seen.inFlight, retryAt: grows && Math.max(grows, now + RAMP_TICK_MS) });
     }
     const perMinute = configuredPerMinute(pool.limits);
     if (perMinute !== undefined) {
@@ -63,13 +68,13 @@ export function createPoolRoom({
   }
 
   /**
-   * A burst into a quiet pool with no limit on calls at once (fresh, or its ramp or forgetting
-   * ended) starts a ramp: it finds an upstream's limit with a few refusals, not one per task.
+   * A burst into a quiet pool with no limit on calls at once and none in the catalog (fresh, or
+   * its ramp or forgetting ended) starts a ramp: it finds an upstream's limit with a few refusals, not one per task.
    * Asked once per transaction; answers the row as it now is.
    */
   async function rampIfQuiet(trx: Db, row: UpstreamPoolsTable, pool: CapacityPool, now: number) {
-    if (pool.limits.maxInFlight !== undefined || Number.isFinite(limitOf(row, pool.limits, now).limit))
-      return row;
+    // A route with limits set in the catalog is the operator's word: it is not probed.
+    if (hasConfiguredLimit(pool.limits) || Number.isFinite(limitOf(row, pool.limits, now).limit)) return row;
     if (await busySince(trx, pool.id, now - rules.idleMs)) return row;
     const ramp = rampStart(rules, row, now);
     await trx.updateTable('upstream_pools').set(ramp).where('pool', '=', pool.id).execute();

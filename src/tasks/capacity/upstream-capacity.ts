@@ -11,6 +11,7 @@ import {
   afterQuota,
   afterRefusal,
   afterSuccess,
+  holdsLimit,
   type LearningState,
   learningRules,
   refusalKind,
@@ -133,7 +134,7 @@ export function createUpstreamCapacity({
   // one turn share one transaction (slot-turns.ts); with one, each decides at once.
   const decideSlot = slotTurns(db, lockPool);
 
-  const { limitOf, room, rampIfQuiet } = createPoolRoom({ rules, reads, windowSpan });
+  const { room, rampIfQuiet } = createPoolRoom({ rules, reads, windowSpan });
 
   /**
    * Calls back up to `count` parked tasks of the pool, in fair turns: the account with the fewest
@@ -257,11 +258,13 @@ export function createUpstreamCapacity({
           let row = locked;
           // Read after the lock: a transaction that queued for it must not count from before.
           const now = clock.now();
-          // Dead workers' calls hold slots only on a pool with a limit on calls at once; elsewhere
+          // Dead workers' calls hold slots only on a pool with a limit on calls at once (not a ramp,
+          // which they only help to climb); elsewhere
           // ending them (a look at every call in flight: quadratic in a burst of a thousand slots)
           // waits for a refusal's count or a call-back, and only the calls past the window go.
           if (!turn.forgotten) row = await rampIfQuiet(trx, row, pool, now);
-          if (Number.isFinite(limitOf(row, pool.limits, now).limit)) await endDeadCalls(trx, pool.id, now);
+          if (pool.limits.maxInFlight !== undefined || holdsLimit(rules, row, now))
+            await endDeadCalls(trx, pool.id, now);
           else if (!turn.forgotten) await forgetOldCalls(trx, pool.id, now);
           turn.forgotten = true;
           const { free, retryAt } = await room(trx, row, pool, now);

@@ -53,8 +53,22 @@ const ASPECTS = [
 /** The image models the API serves today (the preview ids and gemini-2.5-flash-image are shut down). */
 export const GEMINI_IMAGE_MODELS = ['gemini-3-pro-image', 'gemini-3.1-flash-image'];
 
-/** Gemini's answer past a quota: 429 `RESOURCE_EXHAUSTED` with a google.rpc.RetryInfo delay. */
-function resourceExhausted(retryAfterMs: number): FakeAnswer {
+/**
+ * Gemini's answer past a quota: 429 `RESOURCE_EXHAUSTED` with a google.rpc.RetryInfo delay, and
+ * for a per-minute quota (`onTime`) the google.rpc.QuotaFailure naming it.
+ */
+function resourceExhausted(retryAfterMs: number, onTime: boolean): FakeAnswer {
+  const quotaFailure = {
+    '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+    violations: [
+      {
+        quotaMetric: 'generativelanguage.googleapis.com/generate_content_paid_tier_requests',
+        quotaId: 'GenerateRequestsPerMinutePerProjectPerModel',
+        quotaDimensions: { location: 'global', model: 'gemini-3.1-flash-image' },
+        quotaValue: '16',
+      },
+    ],
+  };
   return {
     status: 429,
     json: {
@@ -63,6 +77,7 @@ function resourceExhausted(retryAfterMs: number): FakeAnswer {
         message: 'Resource has been exhausted (e.g. check quota).',
         status: 'RESOURCE_EXHAUSTED',
         details: [
+          ...(onTime ? [quotaFailure] : []),
           {
             '@type': 'type.googleapis.com/google.rpc.RetryInfo',
             retryDelay: `${(retryAfterMs / 1000).toFixed(3)}s`,
@@ -294,7 +309,7 @@ export async function startFakeGemini({
       }
     }
     const admission = limit?.admit();
-    if (admission && !admission.ok) return resourceExhausted(admission.retryAfterMs);
+    if (admission && !admission.ok) return resourceExhausted(admission.retryAfterMs, admission.onTime);
     await upstreamLatency(limit);
     if (admission?.ok) admission.done();
     calls.push({ model, body, raw: request });

@@ -17,7 +17,12 @@ import {
   solidPng,
   startFakeHttpServer,
 } from './fake-http.js';
-import { type UpstreamLimit, upstreamLatency } from './upstream-limit.js';
+import {
+  type BudgetState,
+  openAIBudgetHeaders,
+  type UpstreamLimit,
+  upstreamLatency,
+} from './upstream-limit.js';
 
 export type OpenAIScript =
   | { kind: 'image' }
@@ -137,13 +142,17 @@ export interface FakeOpenAI extends FakeHttpServer {
   script(...answers: OpenAIScript[]): void;
 }
 
-/** OpenAI's answer past a rate limit: 429 `rate_limit_exceeded`, with `retry-after` and `retry-after-ms`. */
-function rateLimited(model: string, retryAfterMs: number): FakeAnswer {
+/**
+ * OpenAI's answer past a rate limit: 429 `rate_limit_exceeded`, with `retry-after` and
+ * `retry-after-ms`, and the request budget's `x-ratelimit-*` headers when the limit keeps one.
+ */
+function rateLimited(model: string, retryAfterMs: number, budget?: BudgetState): FakeAnswer {
   return {
     status: 429,
     headers: {
       'retry-after': String(Math.ceil(retryAfterMs / 1000)),
       'retry-after-ms': String(retryAfterMs),
+      ...openAIBudgetHeaders(budget),
     },
     json: {
       error: {
@@ -350,11 +359,16 @@ export async function startFakeOpenAI({
     }
     calls.push(call);
     if (other?.quotaSpent) return quotaSpent();
-    const admission = (other ? other.limit : limit)?.admit();
-    if (admission && !admission.ok) return rateLimited(call.model, admission.retryAfterMs);
+    const pool = other ? other.limit : limit;
+    const admission = pool?.admit();
+    if (admission && !admission.ok)
+      return rateLimited(call.model, admission.retryAfterMs, admission.budget());
     try {
-      await upstreamLatency(other ? other.limit : limit);
-      return await scripted(call);
+      await upstreamLatency(pool);
+      const answer = await scripted(call);
+      // OpenAI states the request budget on every answer, not only on refusals.
+      const budget = openAIBudgetHeaders(admission?.budget());
+      return 'hang' in answer ? answer : { ...answer, headers: { ...answer.headers, ...budget } };
     } finally {
       if (admission?.ok) admission.done();
     }

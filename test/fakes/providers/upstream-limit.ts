@@ -14,12 +14,37 @@ export interface UpstreamLimitOptions {
   latencyMs?: number;
   /** The Retry-After of a concurrency refusal (a window refusal names when the window frees). */
   retryAfterMs?: number;
+  /**
+   * Requests per `windowMs` as OpenAI enforces them: a bucket refilling at that rate, holding
+   * `burst` requests when whole (default: the whole rate; OpenAI quantizes a per-minute limit over
+   * shorter periods, which a smaller burst stands for). Its state is what the fakes report in
+   * OpenAI's `x-ratelimit-*-requests` headers on every answer.
+   */
+  requestsPerWindow?: number;
+  burst?: number;
 }
 
-export type Admission = { ok: true; done(): void } | { ok: false; retryAfterMs: number };
+/** The request budget as OpenAI's headers state it. */
+export interface BudgetState {
+  limit: number;
+  remaining: number;
+  resetMs: number;
+}
+
+export type Admission =
+  | { ok: true; done(): void; budget(): BudgetState | undefined }
+  | {
+      ok: false;
+      retryAfterMs: number;
+      /** The refusal was the per-window limit (a limit on time), not the calls-at-once one. */
+      onTime: boolean;
+      budget(): BudgetState | undefined;
+    };
 
 export interface UpstreamLimit {
   options: UpstreamLimitOptions;
+  /** Changes the upstream's limits from now on (a deployment's upstream changes under it). */
+  set(options: UpstreamLimitOptions): void;
   admit(): Admission;
   /** Accepted and refused calls, the most in flight at once, and the start time of each accepted call. */
   stats: {
@@ -29,6 +54,8 @@ export interface UpstreamLimit {
     acceptedAt: number[];
     endedAt: number[];
     refusedAt: number[];
+    /** Of the refusals, those of the per-window limits (on time). */
+    refusedOnTime: number;
   };
   /** Mean calls in flight from the first accepted call's start to the last one's end. */
   meanInFlight(): number;
@@ -36,9 +63,23 @@ export interface UpstreamLimit {
   busiestWindow(): number;
 }
 
-export function createUpstreamLimit(options: UpstreamLimitOptions): UpstreamLimit {
-  const windowMs = options.windowMs ?? 60_000;
+export function createUpstreamLimit(initial: UpstreamLimitOptions): UpstreamLimit {
+  let options = initial;
+  let windowMs = options.windowMs ?? 60_000;
   let inFlight = 0;
+  // The requests bucket: tokens, as of `filledAt`.
+  let tokens = options.burst ?? options.requestsPerWindow ?? 0;
+  let filledAt = Date.now();
+  const bucket = (): BudgetState | undefined => {
+    const rate = options.requestsPerWindow;
+    if (rate === undefined) return undefined;
+    const whole = options.burst ?? rate;
+    const perMs = rate / windowMs;
+    const now = Date.now();
+    tokens = Math.min(whole, tokens + (now - filledAt) * perMs);
+    filledAt = now;
+    return { limit: rate, remaining: Math.floor(tokens), resetMs: Math.ceil((whole - tokens) / perMs) };
+  };
   const stats = {
     accepted: 0,
     refused: 0,
@@ -46,25 +87,41 @@ export function createUpstreamLimit(options: UpstreamLimitOptions): UpstreamLimi
     acceptedAt: [] as number[],
     endedAt: [] as number[],
     refusedAt: [] as number[],
+    refusedOnTime: 0,
+  };
+  const refuse = (retryAfterMs: number, onTime: boolean, now: number): Admission => {
+    stats.refused++;
+    stats.refusedAt.push(now);
+    if (onTime) stats.refusedOnTime++;
+    return { ok: false, retryAfterMs, onTime, budget: bucket };
   };
   return {
-    options,
+    get options() {
+      return options;
+    },
+    set(next) {
+      options = next;
+      windowMs = next.windowMs ?? 60_000;
+      tokens = next.burst ?? next.requestsPerWindow ?? 0;
+      filledAt = Date.now();
+    },
     stats,
     admit() {
       const now = Date.now();
-      if (options.maxInFlight !== undefined && inFlight >= options.maxInFlight) {
-        stats.refused++;
-        stats.refusedAt.push(now);
-        return { ok: false, retryAfterMs: options.retryAfterMs ?? 1000 };
-      }
+      if (options.maxInFlight !== undefined && inFlight >= options.maxInFlight)
+        return refuse(options.retryAfterMs ?? 1000, false, now);
       if (options.perWindow !== undefined) {
         const inWindow = stats.acceptedAt.filter((at) => at > now - windowMs);
-        if (inWindow.length >= options.perWindow) {
-          stats.refused++;
-          stats.refusedAt.push(now);
-          return { ok: false, retryAfterMs: Math.max(1, (inWindow[0] ?? now) + windowMs - now) };
-        }
+        if (inWindow.length >= options.perWindow)
+          return refuse(Math.max(1, (inWindow[0] ?? now) + windowMs - now), true, now);
       }
+      const budget = bucket();
+      if (budget && tokens < 1 && options.requestsPerWindow !== undefined) {
+        // Retry-After: when the bucket holds one request again.
+        const perMs = options.requestsPerWindow / windowMs;
+        return refuse(Math.max(1, Math.ceil((1 - tokens) / perMs)), true, now);
+      }
+      if (budget) tokens -= 1;
       inFlight++;
       stats.accepted++;
       stats.maxInFlight = Math.max(stats.maxInFlight, inFlight);
@@ -72,6 +129,7 @@ export function createUpstreamLimit(options: UpstreamLimitOptions): UpstreamLimi
       let ended = false;
       return {
         ok: true,
+        budget: bucket,
         done: () => {
           if (ended) return;
           ended = true;
@@ -99,6 +157,23 @@ export function createUpstreamLimit(options: UpstreamLimitOptions): UpstreamLimi
       }
       return best;
     },
+  };
+}
+
+/** OpenAI's headers of a request budget (`x-ratelimit-*-requests`), resets as Go-style durations. */
+export function openAIBudgetHeaders(budget: BudgetState | undefined): Record<string, string> {
+  if (!budget) return {};
+  const seconds = budget.resetMs / 1000;
+  const reset =
+    budget.resetMs < 1000
+      ? `${budget.resetMs}ms`
+      : seconds < 60
+        ? `${Number(seconds.toFixed(3))}s`
+        : `${Math.floor(seconds / 60)}m${Number((seconds % 60).toFixed(3))}s`;
+  return {
+    'x-ratelimit-limit-requests': String(budget.limit),
+    'x-ratelimit-remaining-requests': String(budget.remaining),
+    'x-ratelimit-reset-requests': reset,
   };
 }
 
