@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { axeViolationsIn } from './lightbox-support.js';
 import { seedBatch } from './seed-batches.js';
 import { until } from './support.js';
 import { testNoConsoleErrors, websiteSession } from './website-session.js';
@@ -341,6 +342,7 @@ describe('website, a daily user (Chromium, end to end)', () => {
     await until('three panes', async () => (await panes.count()) === 3);
     assert.ok(await lightbox().getByRole('button', { name: 'Slider' }).isDisabled(), 'the slider takes two');
     await page.screenshot({ path: 'test-results/website/daily-compare-three.png' });
+    assert.deepEqual(await axeViolationsIn(page, 'dialog.lightbox'), [], 'axe, three side by side');
     await panes
       .nth(1)
       .getByRole('button', { name: /out of the comparison/ })
@@ -355,6 +357,7 @@ describe('website, a daily user (Chromium, end to end)', () => {
       .locator('.compare-top')
       .evaluate((img) => (img as HTMLElement).style.clipPath);
     assert.equal(clip, 'inset(0px 60% 0px 0px)');
+    assert.deepEqual(await axeViolationsIn(page, 'dialog.lightbox'), [], 'axe, the slider');
     await page.keyboard.press('Escape');
     await until('closed', async () => (await lightbox().count()) === 0);
   });

@@ -60,7 +60,13 @@ function Unfinished({ card, name }: { card: Card; name: string }) {
   if (preview && !isFinalStatus(card.status))
     return (
       <div className="placeholder live-preview" data-task-id={card.task_id}>
-        <img src={preview} alt={`${name}: preview while rendering`} className="preview-image" />
+        <img
+          src={preview}
+          alt={`${name}: preview while rendering`}
+          className="preview-image"
+          loading="lazy"
+          decoding="async"
+        />
       </div>
     );
   const look = cancelled ? 'placeholder cancelled' : failed ? 'placeholder failed' : 'placeholder shimmer';
