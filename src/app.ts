@@ -45,6 +45,7 @@ import { createImageStreams } from './openai-compat/image-stream.js';
 import { openAiCompatRoutes } from './openai-compat/routes.js';
 import { registerOpenApiDocument } from './openapi/openapi-document.js';
 import { openApiRoutes } from './openapi/openapi-routes.js';
+import { createPartialFrameReads } from './tasks/partial-frames.js';
 import { unfinishedByProvider } from './tasks/task-counts.js';
 import { listAccountBudgets, listKeyBudgets } from './usage/budget-list.js';
 import { createWebsite } from './website/website.js';
@@ -245,6 +246,7 @@ export async function buildApp(
     library: core.library,
     assets: core.assets,
     tasks: core.taskService,
+    previews: createPartialFrameReads({ blobs: core.blobs, partialFrames: core.taskService.partialFrames }),
     usage: core.usage,
     curation: core.curation,
     zipDownloads: createZipDownloads({ blobs: core.blobs, db: core.db }),

@@ -177,6 +177,14 @@ export async function taskRoutes(
     const watch = watchTasks({ feed: events, tasks }, accountId, [...new Set(ids)], {
       onRecord: send,
       onEnd: close,
+      ...(request.query.previews
+        ? {
+            onPartialFrames: (taskId: string, frames: number) => {
+              if (!closed)
+                raw.write(`event: preview\ndata: ${JSON.stringify({ task_id: taskId, frames })}\n\n`);
+            },
+          }
+        : {}),
     });
     const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), SSE_HEARTBEAT_MS);
     request.raw.on('close', close);

@@ -139,4 +139,13 @@ const waitSeconds = integerQuery({ fallback: 0, min: 0, max: MAX_WAIT_SECONDS })
 
 export const taskWaitQuerySchema = z.object({ wait: waitSeconds });
 export const taskBatchQuerySchema = z.object({ ids: batchIds, wait: waitSeconds });
-export const taskStreamQuerySchema = z.object({ ids: batchIds });
+export const taskStreamQuerySchema = z.object({
+  ids: batchIds,
+  previews: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .optional()
+    .transform((raw) => raw === 'true')
+    .describe(
+      '`true`: also send `event: preview` with `{"task_id","frames"}` when a task stores a partial frame (tasks asked with partial images: the website\'s own). An extra, not the spec\'s',
+    ),
+});

@@ -149,6 +149,20 @@ export const taskEstimatesSchema = z
   })
   .describe("How long the account's recent tasks took, per model and size");
 
+/** Partial frames a website-made task asks for (the live preview on its card; 0-3, OpenAI's partial_images). */
+export const WEB_PREVIEW_FRAMES = 2;
+
+export const previewParamsSchema = z.object({ id: z.string().describe('Task id (tsk_…)') });
+export const previewQuerySchema = z.object({
+  frame: z
+    .string({ error: 'must be 0, 1 or 2' })
+    .regex(/^[0-2]$/, 'must be 0, 1 or 2')
+    .transform(Number)
+    .describe(
+      'Which frame (0 first); the stream of /api/v1/tasks/events?previews=true says how many there are',
+    ),
+});
+
 export const MAX_RECENT_PROMPTS = 50;
 
 export const recentPromptsQuerySchema = z.object({

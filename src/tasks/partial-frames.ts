@@ -1,4 +1,6 @@
+import type { Readable } from 'node:stream';
 import type { BlobStore } from '../blobs/blob-store.js';
+import { NotFound } from '../domain/errors.js';
 import type { PartialFrame } from '../providers/provider.js';
 
 /**
@@ -34,3 +36,28 @@ export function removePartialFrames(blobs: BlobStore, taskId: string, count: num
     () => undefined,
   );
 }
+
+/**
+ * The newest frames of an account's tasks, for the website's live previews (issue 37): frame
+ * `index` of a task the account owns, while it is stored; NotFound otherwise (another account's
+ * task reads as a missing one, and a finished task's frames are gone).
+ */
+export function createPartialFrameReads(deps: {
+  blobs: BlobStore;
+  partialFrames(accountId: string, taskIds: readonly string[]): Promise<Map<string, number>>;
+}) {
+  return {
+    async open(
+      accountId: string,
+      taskId: string,
+      index: number,
+    ): Promise<{ stream: Readable; contentType: string; bytes: number }> {
+      const stored = (await deps.partialFrames(accountId, [taskId])).get(taskId) ?? 0;
+      const found = index < stored ? await deps.blobs.open(partialFrameKey(taskId, index)) : undefined;
+      if (!found) throw new NotFound(`No preview ${index} of task ${taskId}`);
+      return { stream: found.stream, contentType: found.stat.contentType, bytes: found.stat.bytes };
+    },
+  };
+}
+
+export type PartialFrameReads = ReturnType<typeof createPartialFrameReads>;

@@ -1,11 +1,14 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import {
   ESTIMATE_SAMPLE_TASKS,
   presetBodySchema,
   presetParamsSchema,
   presetSchema,
   presetsSchema,
+  previewParamsSchema,
+  previewQuerySchema,
   recentPromptsQuerySchema,
   recentPromptsSchema,
   taskEstimatesSchema,
@@ -45,6 +48,44 @@ export async function createFlowRoutes(app: FastifyInstance, { services }: { ser
     async (request) => ({
       estimates: await creations.durations(accountOf(request).id, ESTIMATE_SAMPLE_TASKS),
     }),
+  );
+
+  api.get(
+    '/tasks/:id/preview',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'A rendering task’s preview',
+        description:
+          "Partial frame `frame` of one of the account's tasks while it renders (Create's live preview: the website asks its tasks for frames where the upstream makes them). A frame never changes, so it may be cached; it is gone once the task ends (404), as for an unknown task or another account's.",
+        security: websiteSession,
+        params: previewParamsSchema,
+        querystring: previewQuerySchema,
+        response: {
+          200: {
+            description: 'The frame (PNG)',
+            content: { 'image/png': { schema: z.string().meta({ contentMediaType: 'image/png' }) } },
+          },
+          ...errorResponses(['invalid_request', 'unauthorized', 'not_found']),
+        },
+      },
+    },
+    async (request, reply) => {
+      const frame = await services.previews.open(
+        accountOf(request).id,
+        request.params.id,
+        request.query.frame,
+      );
+      // A stream, not the schema's string: sent as it is read (the zip downloads do the same).
+      return (reply as FastifyReply)
+        .headers({
+          'content-type': frame.contentType,
+          'content-length': String(frame.bytes),
+          'cache-control': 'private, max-age=600, immutable',
+          'x-content-type-options': 'nosniff',
+        })
+        .send(frame.stream);
+    },
   );
 
   api.get(

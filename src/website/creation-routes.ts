@@ -14,6 +14,7 @@ import {
   pendingTasksSchema,
   RECENT_CARDS_MS,
   savedWorksPageSchema,
+  WEB_PREVIEW_FRAMES,
   WEBSITE_TAG,
   websiteSession,
   workParamsSchema,
@@ -52,7 +53,10 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
       },
     },
     async (request) => {
-      const answer = await generations.generate(accountOf(request), request.body, 'web');
+      // Its tasks keep partial frames where the upstream makes them: the cards' live previews.
+      const answer = await generations.generate(accountOf(request), request.body, 'web', undefined, {
+        partialImages: WEB_PREVIEW_FRAMES,
+      });
       request.log.info({ taskIds: answer.task_ids }, 'tasks created');
       return answer;
     },

@@ -8,6 +8,7 @@ import type { LibraryReads } from '../read-models/library.js';
 import type { MarkedWorks } from '../read-models/marked-works.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Db } from '../store/database.js';
+import type { PartialFrameReads } from '../tasks/partial-frames.js';
 import type { TasksService } from '../tasks/tasks-service.js';
 import type { UsageService } from '../usage/usage-service.js';
 
@@ -41,6 +42,8 @@ export interface WebsiteServices {
   /** Deleting an upload (src/assets' repository; NotFound, or Conflict for a result). */
   assets: { deleteUpload(accountId: string, assetId: string): Promise<void> };
   tasks: Pick<TasksService, 'listPendingForAccount'>;
+  /** The partial frames of the account's rendering tasks (Create's live previews). */
+  previews: PartialFrameReads;
   usage: Pick<UsageService, 'report'>;
   /** Stars and collections of the account's works (issue 30). */
   curation: Curation;

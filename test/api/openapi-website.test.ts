@@ -67,6 +67,12 @@ describeContract(
     const estimates = '/web/api/tasks/estimates';
     await exercise('GET', estimates, { url: estimates, headers: { cookie } }, 200);
     await exercise('GET', estimates, { url: estimates }, 401);
+    // A finished task's preview frames are gone (its 200 is shown by test/browser/website-previews).
+    const preview = '/web/api/tasks/{id}/preview';
+    const frameOf = (query: string) => `/web/api/tasks/${taskId}/preview?${query}`;
+    await exercise('GET', preview, { url: frameOf('frame=0'), headers: { cookie } }, 404);
+    await exercise('GET', preview, { url: frameOf('frame=9'), headers: { cookie } }, 400);
+    await exercise('GET', preview, { url: frameOf('frame=0') }, 401);
     await exercise(
       'GET',
       '/web/api/prompts',

@@ -17,6 +17,7 @@ const WEBSITE_ROUTES = [
   'get /web/api/tasks/pending',
   'post /web/api/tasks/cleared',
   'get /web/api/tasks/estimates',
+  'get /web/api/tasks/{id}/preview',
   'get /web/api/prompts',
   'get /web/api/presets',
   'put /web/api/presets/{name}',

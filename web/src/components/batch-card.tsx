@@ -1,4 +1,5 @@
 import { memo } from 'react';
+import { isFinalStatus } from '../../../src/domain/task-status';
 import {
   type Batch,
   cancelBatch,
@@ -9,6 +10,7 @@ import {
 } from '../lib/batches';
 import { formatDuration, formatEstimate } from '../lib/create-text';
 import { cssAspect, downloadName, waitingText } from '../lib/format';
+import { usePreviewUrl } from '../lib/previews';
 import { shortText } from '../lib/text';
 import type { TaskCard as Card } from '../lib/types';
 import { useAction } from '../lib/use-action';
@@ -47,8 +49,26 @@ function BatchImage({ card, name, onOpen }: { card: Card; name: string; onOpen: 
       </button>
     );
   }
+  return <Unfinished card={card} name={name} />;
+}
+
+/** An image not made (yet): the live preview while it renders, else a placeholder saying where it stands. */
+function Unfinished({ card, name }: { card: Card; name: string }) {
+  const preview = usePreviewUrl(card.task_id);
   const failed = card.status === 'failed';
   const cancelled = isCancelled(card);
+  if (preview && !isFinalStatus(card.status))
+    return (
+      <div className="placeholder live-preview" data-task-id={card.task_id}>
+        <img
+          src={preview}
+          alt={`${name}: preview while rendering`}
+          className="preview-image"
+          loading="lazy"
+          decoding="async"
+        />
+      </div>
+    );
   const look = cancelled ? 'placeholder cancelled' : failed ? 'placeholder failed' : 'placeholder shimmer';
   return (
     <div

@@ -6,8 +6,9 @@ const ROW_PX = 4;
 /**
  * Create's cards packed as a masonry: the grid's rows are ROW_PX tall and each card spans as many
  * as its measured height (plus the gap below it) needs, so a short batch beside a tall single is
- * followed at once by the next card instead of a hole down to the single's end. Cards keep their
- * order (the grid's sparse placement never goes back). A card's height depends on its column's
+ * followed at once by the next card instead of a hole down to the single's end. The grid places
+ * densely (`grid-auto-flow: row dense`): each card in the highest gap it fits, so the order is newest
+ * first but for a later card filling a gap an earlier batch left. A card's height depends on its column's
  * width only, never on its row span, so measuring cannot loop; ResizeObserver answers after layout
  * and before paint, so the spans are in place in the first frame shown.
  */

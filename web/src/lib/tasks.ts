@@ -1,5 +1,6 @@
 import { isFinalStatus } from '../../../src/domain/task-status';
 import { api } from './api';
+import { notePreview } from './previews';
 import { createStore } from './store';
 import type { TaskCard, TaskRecord } from './types';
 
@@ -289,9 +290,18 @@ export function createStreamingTaskFeed({
     streamedKey = key;
     for (let i = 0; i < ids.length; i += BATCH_MAX) {
       const chunk = ids.slice(i, i + BATCH_MAX);
-      const stream = new EventSource(`/api/v1/tasks/events?ids=${encodeURIComponent(chunk.join(','))}`);
+      const stream = new EventSource(
+        `/api/v1/tasks/events?ids=${encodeURIComponent(chunk.join(','))}&previews=true`,
+      );
       stream.addEventListener('task', (event) => {
         applyRecords([JSON.parse((event as MessageEvent<string>).data) as TaskRecord]);
+      });
+      stream.addEventListener('preview', (event) => {
+        const { task_id, frames } = JSON.parse((event as MessageEvent<string>).data) as {
+          task_id: string;
+          frames: number;
+        };
+        notePreview(task_id, frames);
       });
       // Every task of this stream is final: the server closes it; do not let EventSource reconnect.
       stream.addEventListener('end', () => {

@@ -1,7 +1,10 @@
 import type { ReactNode, RefObject } from 'react';
 import { downloadName } from '../../lib/format';
 import type { LightboxItem } from '../../lib/lightbox-items';
+import { shortText } from '../../lib/text';
+import { ConfirmDialog } from '../dialog';
 import { CopyIcon, DownloadIcon, LibraryIcon, LinkIcon, ReuseIcon, TrashIcon } from '../icons';
+import { UploadDeleteMessage } from '../upload-delete';
 
 /** What the lightbox can do to its image; each has a key (shown beside its label). */
 export interface LightboxActionHandlers {
@@ -85,5 +88,41 @@ export function LightboxActions({
         </button>
       )}
     </div>
+  );
+}
+
+/** The lightbox's Delete asks first: what leaves (a work with all its images, or an upload). */
+export function DeleteConfirm({
+  item,
+  state,
+  onConfirm,
+  onCancel,
+}: {
+  item: LightboxItem;
+  state: { busy: boolean; error?: string };
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  return (
+    <ConfirmDialog
+      title={item.kind === 'upload' ? 'Delete this upload?' : 'Delete this work?'}
+      message={
+        item.kind === 'upload' ? (
+          <UploadDeleteMessage name={item.caption ?? item.alt} />
+        ) : (
+          <p>
+            “{shortText(item.settings?.prompt ?? item.alt, 120)}” leaves your saved works and library
+            {item.settings && item.settings.count > 1 ? ', with all its images' : ''}. The API history keeps a
+            record of it, marked removed.
+          </p>
+        )
+      }
+      confirmLabel="Delete"
+      danger
+      busy={state.busy}
+      error={state.error}
+      onConfirm={onConfirm}
+      onCancel={onCancel}
+    />
   );
 }

@@ -9,10 +9,9 @@ import {
 } from '../../lib/lightbox-items';
 import { shortText } from '../../lib/text';
 import { REVEAL_EVENT, type RevealRequest } from '../../lib/virtual-rows';
-import { ConfirmDialog } from '../dialog';
 import { CloseIcon } from '../icons';
-import { UploadDeleteMessage } from '../upload-delete';
-import { LightboxActions } from './actions';
+import { DeleteConfirm, LightboxActions } from './actions';
+import { CompareView, useCompare } from './compare';
 import { LightboxDetails } from './details';
 import { ShortcutsDialog } from './shortcuts';
 import { LightboxStage } from './stage';
@@ -62,6 +61,7 @@ export function Lightbox({
   const ids = { title: useId(), counter: useId(), details: useId() };
   const position = useLightboxPosition({ items, startKey, hasMore, loading, loadMore });
   const { item, index } = position;
+  const compare = useCompare(items);
   const [zoomed, setZoomed] = useState(false);
   const [showDetails, setShowDetails] = useState(true);
   const [shortcuts, setShortcuts] = useState(false);
@@ -177,14 +177,25 @@ export function Lightbox({
         : undefined,
   };
 
+  /** ← and →: the next image, or in compare mode the next one in the last pane. */
+  const step = (delta: 1 | -1) => {
+    if (!compare.active) return move(delta);
+    if (!compare.move(delta)) say('No other image that way.');
+  };
+  const toggleCompare = () => {
+    if (compare.active) compare.stop();
+    else if (!compare.start(item.key)) say('Compare takes two images.');
+  };
+
   const onKeyDown = (event: KeyboardEvent<HTMLDialogElement>) => {
     // Nested dialogs (the confirmation, the list) and modified keys (Ctrl+C…) keep their own meaning.
     if (shortcuts || confirming || event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement) return;
     const pan = (left: number, top: number) => stage.current?.scrollBy({ left, top });
     const keys: Record<string, (() => void) | undefined> = {
-      ArrowLeft: zoomed ? () => pan(-PAN_STEP_PX, 0) : () => move(-1),
-      ArrowRight: zoomed ? () => pan(PAN_STEP_PX, 0) : () => move(1),
+      ArrowLeft: zoomed && !compare.active ? () => pan(-PAN_STEP_PX, 0) : () => step(-1),
+      ArrowRight: zoomed && !compare.active ? () => pan(PAN_STEP_PX, 0) : () => step(1),
+      k: toggleCompare,
       ArrowUp: zoomed ? () => pan(0, -PAN_STEP_PX) : undefined,
       ArrowDown: zoomed ? () => pan(0, PAN_STEP_PX) : undefined,
       Home: () => move('first'),
@@ -270,6 +281,16 @@ export function Lightbox({
           <button
             type="button"
             className="button small"
+            onClick={toggleCompare}
+            aria-pressed={compare.active}
+            aria-keyshortcuts="K"
+            disabled={!item.url}
+          >
+            Compare
+          </button>
+          <button
+            type="button"
+            className="button small"
             onClick={() => setShowDetails(!showDetails)}
             aria-expanded={showDetails}
             aria-controls={ids.details}
@@ -300,17 +321,21 @@ export function Lightbox({
       </header>
       <div className={showDetails ? 'lightbox-main' : 'lightbox-main no-details'}>
         <div className="lightbox-view">
-          <LightboxStage
-            item={item}
-            stage={stage}
-            zoomed={zoomed}
-            onZoom={setZoomed}
-            onSwipe={(direction) => move(direction)}
-          />
+          {compare.active ? (
+            <CompareView compare={compare} />
+          ) : (
+            <LightboxStage
+              item={item}
+              stage={stage}
+              zoomed={zoomed}
+              onZoom={setZoomed}
+              onSwipe={(direction) => move(direction)}
+            />
+          )}
           <button
             type="button"
             className="lightbox-nav previous"
-            onClick={() => move(-1)}
+            onClick={() => step(-1)}
             aria-label="Previous image"
             aria-disabled={position.atStart}
           >
@@ -319,7 +344,7 @@ export function Lightbox({
           <button
             type="button"
             className="lightbox-nav next"
-            onClick={() => move(1)}
+            onClick={() => step(1)}
             aria-label="Next image"
             data-autofocus
             aria-disabled={nextDisabled}
@@ -352,23 +377,9 @@ export function Lightbox({
       </div>
       {shortcuts && <ShortcutsDialog onClose={() => setShortcuts(false)} />}
       {confirming && (
-        <ConfirmDialog
-          title={confirming.kind === 'upload' ? 'Delete this upload?' : 'Delete this work?'}
-          message={
-            confirming.kind === 'upload' ? (
-              <UploadDeleteMessage name={confirming.caption ?? confirming.alt} />
-            ) : (
-              <p>
-                “{shortText(confirming.settings?.prompt ?? confirming.alt, 120)}” leaves your saved works and
-                library{confirming.settings && confirming.settings.count > 1 ? ', with all its images' : ''}.
-                The API history keeps a record of it, marked removed.
-              </p>
-            )
-          }
-          confirmLabel="Delete"
-          danger
-          busy={deleteState.busy}
-          error={deleteState.error}
+        <DeleteConfirm
+          item={confirming}
+          state={deleteState}
           onConfirm={confirmDelete}
           onCancel={() => setConfirming(undefined)}
         />
