@@ -329,10 +329,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     clock,
     logger,
     db,
-    /**
-     * The key that authenticates ids Atelier issues carrying state instead of naming a row (MCP task
-     * ids, the OpenAI surface's async ids): derived from the master key, so every node shares it.
-     */
+    /** Authenticates the ids that carry state (MCP task ids, OpenAI async ids); every node shares it. */
     stateIdKey: deriveKey(masterKey, 'state-ids'),
     blobs,
     catalog,
