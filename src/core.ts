@@ -329,8 +329,6 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     clock,
     logger,
     db,
-    /** Authenticates the ids that carry state (MCP task ids, OpenAI async ids); every node shares it. */
-    stateIdKey: deriveKey(masterKey, 'state-ids'),
     blobs,
     catalog,
     providers,
@@ -361,6 +359,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     capacity,
     webhooks,
     secrets, // seals secrets at rest with the master key (upstream keys, webhook and OAuth client secrets)
+    stateIdKey: deriveKey(masterKey, 'state-ids'), // authenticates MCP task ids and OpenAI async ids
     /** This node's Prometheus registry (GET /metrics), and what the HTTP edges record in it. */
     metrics: { registry: metricsRegistry, ...requestMetrics, eventStreams: taskMetrics.eventStreams },
     /** Images per account, day and model, and the tier policies' allowance. */
@@ -391,8 +390,7 @@ export type Core = Awaited<ReturnType<typeof createCore>>;
 export async function createBlobStore(config: Config): Promise<BlobStore> {
   const { storage } = config;
   if (storage.kind === 'file') return createDiskBlobStore({ root: config.blobDir });
-  // Loaded only when S3 is the storage: the AWS SDK would add about a tenth of a second to every
-  // start on local disk.
+  // Loaded only for S3: the AWS SDK would add about a tenth of a second to every start on disk.
   const { createS3BlobStore, createS3Client } = await import('./blobs/s3-blob-store.js');
   return createS3BlobStore({
     client: createS3Client(storage),
