@@ -341,11 +341,6 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     clock,
     logger,
     db,
-    /**
-     * The key that authenticates ids Atelier issues carrying state instead of naming a row (MCP task
-     * ids, the OpenAI surface's async ids): derived from the master key, so every node shares it.
-     */
-    stateIdKey: deriveKey(masterKey, 'state-ids'),
     blobs,
     catalog,
     providers,
@@ -374,10 +369,10 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     engine,
     /** Upstream capacity pools, shared through the store (the operator console reads their state). */
     capacity,
-    /** The deployment's pools of upstream keys: the store (CLI, console), each key's state, the engine's choice. */
-    keyPools,
+    keyPools, // the pools of upstream keys: their store (CLI, console), each key's state, the engine's choice
     webhooks,
     secrets, // seals secrets at rest with the master key (upstream keys, webhook and OAuth client secrets)
+    stateIdKey: deriveKey(masterKey, 'state-ids'), // authenticates MCP task ids and OpenAI async ids
     /** This node's Prometheus registry (GET /metrics), and what the HTTP edges record in it. */
     metrics: { registry: metricsRegistry, ...requestMetrics, eventStreams: taskMetrics.eventStreams },
     /** Images per account, day and model, and the tier policies' allowance. */

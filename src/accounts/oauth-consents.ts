@@ -9,6 +9,8 @@ const CONSENT_TTL_MS = 10 * 60_000;
 export const OAUTH_CODE_TTL_MS = 5 * 60_000;
 const CODE_PREFIX = 'atl_oac_';
 const DAY_MS = 24 * 60 * 60_000;
+/** A registered client that has not completed a sign-in within this time is removed (docs/mcp.md). */
+export const UNUSED_CLIENT_TTL_MS = DAY_MS;
 
 /** The one scope: act as the account on /mcp. */
 export const OAUTH_SCOPE = 'mcp';
@@ -69,7 +71,17 @@ export function createOAuthConsents({
     wrongTarget,
     issuer,
 
+    /**
+     * Registers a client (RFC 7591). Clients registered more than UNUSED_CLIENT_TTL_MS ago that never
+     * completed a sign-in (no code exchanged) are removed first, with their pending authorizations:
+     * anonymous registration must not fill the store.
+     */
     async registerClient(info: { client_id: string } & Record<string, unknown>): Promise<void> {
+      await db
+        .deleteFrom('oauth_clients')
+        .where('signed_in_at', 'is', null)
+        .where('created_at', '<', clock.now() - UNUSED_CLIENT_TTL_MS)
+        .execute();
       const { client_secret, ...rest } = info;
       const stored =
         typeof client_secret === 'string'

@@ -6,7 +6,7 @@
 // both (issue 38), and the account page says why.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { refreshAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
+import { refreshAuthorization, registerClient } from '@modelcontextprotocol/sdk/client/auth.js';
 import { grantsOver } from '../support/oauth-contract.js';
 import { twoNodesOnOneStore } from '../support/two-nodes.js';
 import { signedInCookie, TEST_ORIGIN } from '../support/website-session.js';
@@ -16,6 +16,18 @@ const PASSWORD = 'correct horse battery';
 
 describe('remote MCP sign-in on two nodes', () => {
   const twoNodes = twoNodesOnOneStore('mcp-oauth-nodes-', TEST_ORIGIN);
+  let urls: Promise<[string, string]> | undefined;
+  /** Both nodes listening on loopback (the OAuth endpoints answer real connections), once. */
+  const listening = () => {
+    urls ??= (async () => {
+      const [one, two] = twoNodes();
+      return [
+        await one.app.listen({ port: 0, host: '127.0.0.1' }),
+        await two.app.listen({ port: 0, host: '127.0.0.1' }),
+      ] as [string, string];
+    })();
+    return urls;
+  };
 
   test('a token revoked, or its account disabled, on one node is refused by the other at once', async () => {
     const [one, two] = twoNodes();
@@ -63,12 +75,7 @@ describe('remote MCP sign-in on two nodes', () => {
     const [one, two] = twoNodes();
     const { account } = await one.core.accounts.create({ email: 'reuse@example.test', password: PASSWORD });
     const { tokensFor } = await grantsOver(one.core, TEST_ORIGIN);
-    const urls: string[] = [];
-    for (const node of [one, two]) {
-      const address = await node.app.listen({ port: 0, host: '127.0.0.1' });
-      urls.push(address);
-    }
-    const [urlOne = '', urlTwo = ''] = urls;
+    const [urlOne, urlTwo] = await listening();
     const clientInformation = { client_id: 'contract-agent' };
     const initializeOn = (node: typeof one, token: string) =>
       node.app.inject({
@@ -127,5 +134,55 @@ describe('remote MCP sign-in on two nodes', () => {
     // A new sign-in works as before (the app asks the person again).
     const fresh = await tokensFor(account.id);
     assert.equal((await initializeOn(one, fresh.access_token)).statusCode, 200);
+  });
+
+  test("the OAuth endpoints' limits are shared by the nodes: 20 registrations an hour from an address, whichever node", async () => {
+    const [urlOne, urlTwo] = await listening();
+    const clientMetadata = {
+      redirect_uris: ['http://127.0.0.1:7777/callback'],
+      token_endpoint_auth_method: 'none',
+    };
+    // The tests above registered none over HTTP; 10 on each node take the whole budget of 20.
+    for (let i = 0; i < 10; i++) {
+      for (const url of [urlOne, urlTwo])
+        assert.ok((await registerClient(url, { clientMetadata })).client_id);
+    }
+    for (const url of [urlOne, urlTwo]) {
+      const refused = await fetch(`${url}/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(clientMetadata),
+      });
+      assert.equal(refused.status, 429, url);
+      assert.ok(Number(refused.headers.get('retry-after')) > 0);
+      assert.equal(((await refused.json()) as { error: string }).error, 'too_many_requests');
+    }
+  });
+
+  test('a client registered a day ago that never completed a sign-in is removed (with what it started)', async () => {
+    const [one, two] = twoNodes();
+    const { grants, tokensFor } = await grantsOver(one.core, TEST_ORIGIN);
+    const { account } = await one.core.accounts.create({ email: 'unused@example.test', password: PASSWORD });
+    await tokensFor(account.id); // the contract client completes a sign-in: it stays
+    const register = (client_id: string) =>
+      grants.registerClient({ client_id, redirect_uris: ['https://app.example/cb'] });
+    await register('never-used');
+    const started = await grants.startAuthorization({
+      clientId: 'never-used',
+      redirectUri: 'https://app.example/cb',
+      codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      state: undefined,
+      resource: undefined,
+    });
+    assert.equal(typeof started, 'string');
+    // A day and a minute pass (written into the rows: the store's clock is the machine's).
+    const dayAgo = Date.now() - 24 * 60 * 60_000 - 60_000;
+    await one.core.db.updateTable('oauth_clients').set({ created_at: dayAgo }).execute();
+    await register('just-registered');
+    const left = await two.core.db.selectFrom('oauth_clients').select('client_id').execute();
+    const ids = left.map((row) => row.client_id);
+    assert.ok(!ids.includes('never-used'), ids.join());
+    assert.ok(ids.includes('contract-agent') && ids.includes('just-registered'), ids.join());
+    assert.equal(await grants.pendingAuthorization(started as string), undefined);
   });
 });

@@ -9,6 +9,7 @@ import {
   CallToolResultSchema,
   CreateTaskResultSchema,
   ErrorCode,
+  ListTasksResultSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
@@ -84,5 +85,28 @@ describe('remote MCP: protocol edges', () => {
     } finally {
       await stranger.close();
     }
+  });
+
+  it('a task-augmented call of a tool without task support is refused (-32601) before the tool runs', async () => {
+    const source = `${t.baseUrl}/healthz`;
+    const error = await errorOf(
+      mcp.request(
+        {
+          method: 'tools/call',
+          params: { name: 'upload_reference_image', arguments: { source_url: source }, task: {} },
+        },
+        CreateTaskResultSchema,
+      ),
+    );
+    assert.equal(error.code, ErrorCode.MethodNotFound, error.message);
+    assert.match(error.message, /does not support task-augmented calls/);
+    // Without task augmentation the same tool still runs.
+    const plain = await mcp.callTool({ name: 'get_account_status', arguments: {} });
+    assert.equal(plain.isError, undefined);
+  });
+
+  it('tasks/list, not offered, is -32601 (method not found)', async () => {
+    const error = await errorOf(mcp.request({ method: 'tasks/list', params: {} }, ListTasksResultSchema));
+    assert.equal(error.code, ErrorCode.MethodNotFound, error.message);
   });
 });

@@ -1,4 +1,4 @@
-import type { Kysely, Migration } from 'kysely';
+import { type Kysely, type Migration, sql } from 'kysely';
 
 export const migration: Migration = {
   async up(db: Kysely<unknown>) {
@@ -15,6 +15,10 @@ export const migration: Migration = {
     // A registered client's first completed sign-in (code exchanged); clients that never complete
     // one are removed after a while (docs/mcp.md).
     await db.schema.alterTable('oauth_clients').addColumn('signed_in_at', 'bigint').execute();
+    // Clients that signed in before this migration: their first grant says when.
+    await sql`update oauth_clients set signed_in_at = (select min(g.created_at) from oauth_grants g where g.client_id = oauth_clients.client_id) where exists (select 1 from oauth_grants g where g.client_id = oauth_clients.client_id)`.execute(
+      db,
+    );
     // The OAuth endpoints' rate limits, one fixed window per (endpoint, client address), shared by
     // every node.
     await db.schema

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 /**
  * A loopback stand-in for the Generative Language API (`models/{model}:generateContent` and the
  * model list `GET /v1/models`, on the stable `v1` and the `v1beta` paths) that checks requests the way the real one does: unknown fields, a
@@ -274,12 +275,8 @@ export async function startFakeGemini({
       return invalidArgument('Content-Type must be application/json');
     }
     if (request.body.length > maxRequestBytes) {
-      return {
-        status: 413,
-        json: {
-          error: { code: 413, message: 'Request payload size exceeds the limit', status: 'INVALID_ARGUMENT' },
-        },
-      };
+      // What the Gemini API answers (HTTP 400 with the matching code, like every INVALID_ARGUMENT).
+      return invalidArgument(`Request payload size exceeds the limit: ${maxRequestBytes} bytes.`);
     }
     let json: unknown;
     try {
@@ -354,7 +351,12 @@ export async function startFakeGemini({
         if (next.thoughtFirst)
           parts.push({ inlineData: { mimeType: 'image/png', data: thought }, thought: true });
         if (next.text) parts.push({ text: next.text });
-        parts.push({ inlineData: { mimeType: 'image/png', data } });
+        // Gemini 3 image models sign their answer's parts (thought signatures, to be sent back in a
+        // multi-turn edit); the image part carries one (Gemini API docs, "Thought signatures", 2025-11).
+        const signature = model.startsWith('gemini-3')
+          ? { thoughtSignature: randomBytes(48).toString('base64') }
+          : {};
+        parts.push({ inlineData: { mimeType: 'image/png', data }, ...signature });
         return {
           status: 200,
           json: {

@@ -166,11 +166,14 @@ export async function startFakeReplicate({
     model: FakeModel,
     input: Record<string, unknown>,
     source: 'api' | 'web' = 'api',
+    official = false,
   ): FakePrediction {
     const prediction: FakePrediction = {
       id: randomBytes(13).toString('hex').slice(0, 26),
       model: model.name,
-      version: model.version,
+      // An official model run by its name (POST /v1/models/{owner}/{name}/predictions) does not
+      // disclose its version: Replicate's prediction says "hidden" (its HTTP API docs, 2025).
+      version: official ? 'hidden' : model.version,
       input,
       createdAt: nextTimestamp(),
       step: 0,
@@ -260,7 +263,7 @@ export async function startFakeReplicate({
       if (script?.kind === 'error')
         return { status: script.status, json: script.json, headers: script.headers };
       creates.push({ path: request.path, body: record });
-      const prediction = create(model, record.input as Record<string, unknown>);
+      const prediction = create(model, record.input as Record<string, unknown>, 'api', createPath !== null);
       if (script?.kind === 'hang-after-create') return hang();
       if (script?.kind === 'error-after-create')
         return { status: script.status, json: script.json, headers: script.headers };

@@ -4,9 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { createGeminiProvider } from '../../../src/providers/gemini-provider.js';
 import { startFakeGemini } from './fake-gemini.js';
+import { noisePng } from './fake-http.js';
 import { startFakeOpenAI } from './fake-openai.js';
 import { startFakeReplicate } from './fake-replicate.js';
+import { providerRequest } from './provider-request.js';
 
 const post = (url: string, headers: Record<string, string>, body: unknown) =>
   fetch(url, {
@@ -122,7 +125,7 @@ describe('fake upstreams validate requests', () => {
           200,
           imageSize,
         );
-      for (const model of ['gemini-3-pro-image-preview', 'gemini-2.5-flash-image', 'nope']) {
+      for (const model of ['gemini-3-pro-image', 'gemini-2.5-flash-image', 'nope']) {
         const answer = await post(url(model), { 'x-goog-api-key': 'k' }, body({}));
         assert.equal(answer.status, 404, model);
         assert.equal(((await answer.json()) as { error: { status: string } }).error.status, 'NOT_FOUND');
@@ -185,6 +188,88 @@ describe('fake upstreams validate requests', () => {
         assert.equal((await post(url, auth, body)).status, 422, JSON.stringify(body));
       }
       assert.equal((await post(url, {}, { input: { prompt: 'x' } })).status, 401);
+    } finally {
+      await fake.close();
+    }
+  });
+});
+
+// Where the fakes still differed from the real APIs (issue 38), and the adapters over them.
+describe('fake upstreams answer as the real APIs do', () => {
+  const KEY = 'AIzaTestKey-0123456789abcdefghijklmnop';
+  const generate = (baseUrl: string, model: string, body: unknown) =>
+    post(`${baseUrl}/v1beta/models/${model}:generateContent`, { 'x-goog-api-key': KEY }, body);
+
+  test('gemini 3: the image part carries a thoughtSignature, and the adapter still reads the image', async () => {
+    const fake = await startFakeGemini({ apiKey: KEY });
+    try {
+      const answer = await generate(fake.baseUrl, 'gemini-3-pro-image', {
+        contents: [{ role: 'user', parts: [{ text: 'a lighthouse' }] }],
+        generationConfig: { responseModalities: ['IMAGE'] },
+      });
+      assert.equal(answer.status, 200);
+      const json = (await answer.json()) as {
+        candidates: Array<{ content: { parts: Array<{ inlineData?: unknown; thoughtSignature?: string }> } }>;
+      };
+      const image = json.candidates[0]?.content.parts.find((part) => part.inlineData);
+      assert.match(image?.thoughtSignature ?? '', /^[A-Za-z0-9+/]{40,}={0,2}$/);
+      const provider = createGeminiProvider({ baseUrl: fake.baseUrl });
+      const outcome = await provider.submit(
+        providerRequest({ upstreamModel: 'gemini-3-pro-image', apiKey: KEY }),
+      );
+      assert.equal(outcome.kind, 'done', JSON.stringify(outcome).slice(0, 200));
+    } finally {
+      await fake.close();
+    }
+  });
+
+  test('gemini: an oversized request is 400 INVALID_ARGUMENT (HTTP 400), and the adapter says so', async () => {
+    const fake = await startFakeGemini({ apiKey: KEY, maxRequestBytes: 50_000 });
+    try {
+      const big = { contents: [{ role: 'user', parts: [{ text: 'x'.repeat(60_000) }] }] };
+      const answer = await generate(fake.baseUrl, 'gemini-3-pro-image', big);
+      assert.equal(answer.status, 400);
+      const { error } = (await answer.json()) as { error: { code: number; status: string; message: string } };
+      assert.deepEqual([error.code, error.status], [400, 'INVALID_ARGUMENT']);
+      assert.match(error.message, /^Request payload size exceeds the limit/);
+      // The adapter believes the upstream takes more than it does: the refusal is a final failure.
+      const provider = createGeminiProvider({ baseUrl: fake.baseUrl });
+      const reference = await noisePng(256, 256);
+      const outcome = await provider.submit(
+        providerRequest({
+          upstreamModel: 'gemini-3-pro-image',
+          apiKey: KEY,
+          mode: 'edit',
+          references: [{ bytes: reference, contentType: 'image/png', width: 256, height: 256 }],
+        }),
+      );
+      assert.equal(outcome.kind, 'failed');
+      if (outcome.kind === 'failed') {
+        assert.match(outcome.message, /\(HTTP 400 INVALID_ARGUMENT\)/);
+        assert.equal(outcome.retryable, false);
+      }
+    } finally {
+      await fake.close();
+    }
+  });
+
+  test('replicate: an official model run by name reports version "hidden"; a version run names its version', async () => {
+    const version = 'v'.repeat(64);
+    const fake = await startFakeReplicate({
+      token: 't',
+      models: [{ name: 'google/nano-banana-pro', version, inputs: { prompt: { type: 'string' } } }],
+    });
+    try {
+      const auth = { authorization: 'Bearer t' };
+      const official = await post(`${fake.baseUrl}/v1/models/google/nano-banana-pro/predictions`, auth, {
+        input: { prompt: 'x' },
+      });
+      const created = (await official.json()) as { id: string; version: string };
+      assert.equal(created.version, 'hidden');
+      const polled = await fetch(`${fake.baseUrl}/v1/predictions/${created.id}`, { headers: auth });
+      assert.equal(((await polled.json()) as { version: string }).version, 'hidden');
+      const pinned = await post(`${fake.baseUrl}/v1/predictions`, auth, { version, input: { prompt: 'x' } });
+      assert.equal(((await pinned.json()) as { version: string }).version, version);
     } finally {
       await fake.close();
     }
