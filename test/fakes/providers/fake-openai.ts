@@ -17,12 +17,8 @@ import {
   solidPng,
   startFakeHttpServer,
 } from './fake-http.js';
-import {
-  type BudgetState,
-  openAIBudgetHeaders,
-  type UpstreamLimit,
-  upstreamLatency,
-} from './upstream-limit.js';
+import { quotaSpent, rateLimited } from './openai-refusals.js';
+import { openAIBudgetHeaders, type UpstreamLimit, upstreamLatency } from './upstream-limit.js';
 
 export type OpenAIScript =
   | { kind: 'image' }
@@ -140,45 +136,6 @@ async function checkMask(mask: Buffer, image: Buffer | undefined): Promise<FakeA
 export interface FakeOpenAI extends FakeHttpServer {
   calls: OpenAICall[];
   script(...answers: OpenAIScript[]): void;
-}
-
-/**
- * OpenAI's answer past a rate limit: 429 `rate_limit_exceeded`, with `retry-after` and
- * `retry-after-ms`, and the request budget's `x-ratelimit-*` headers when the limit keeps one.
- */
-function rateLimited(model: string, retryAfterMs: number, budget?: BudgetState): FakeAnswer {
-  return {
-    status: 429,
-    headers: {
-      'retry-after': String(Math.ceil(retryAfterMs / 1000)),
-      'retry-after-ms': String(retryAfterMs),
-      ...openAIBudgetHeaders(budget),
-    },
-    json: {
-      error: {
-        message: `Rate limit reached for ${model} in organization org-fake on requests per min (RPM). Please try again later.`,
-        type: 'requests',
-        param: null,
-        code: 'rate_limit_exceeded',
-      },
-    },
-  };
-}
-
-/** OpenAI's answer to an organization past its billing limit: 429 `insufficient_quota`. */
-function quotaSpent(): FakeAnswer {
-  return {
-    status: 429,
-    json: {
-      error: {
-        message:
-          'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.',
-        type: 'insufficient_quota',
-        param: null,
-        code: 'insufficient_quota',
-      },
-    },
-  };
 }
 
 /** Image input tokens the fake bills per uploaded image (and per mask). */
