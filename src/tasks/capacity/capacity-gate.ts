@@ -106,7 +106,7 @@ export function createCapacityGate(deps: CapacityGateDeps) {
     /** A slot for the task's next call; a task already parked on the pool keeps its turn. */
     async acquire(pool: CapacityPool, task: TaskRow): Promise<SlotAnswer> {
       const answer = await capacity.acquire(pool, task.id, owner, task.capacity_pool === pool.id);
-      if (answer.kind === 'wait') noteRetry(answer.retryAt);
+      noteRetry(answer.retryAt);
       return answer;
     },
 

@@ -36,10 +36,15 @@ export function createPoolRoom({
 
   /**
    * Room on the pool now: how many more calls may start (Infinity when unbounded), or when it
-   * returns (undefined: at a call's end). Each limit in force answers; the pool has the least room,
+   * returns (undefined: at a call's end); with room, when a ramp next grows (`growsAt`). Each limit in force answers; the pool has the least room,
    * and when it has none, room returns when every limit that has none has room again.
    */
-  async function room(trx: Db, row: UpstreamPoolsTable, pool: CapacityPool, now: number) {
+  async function room(
+    trx: Db,
+    row: UpstreamPoolsTable,
+    pool: CapacityPool,
+    now: number,
+  ): Promise<{ free: number; retryAt: number | undefined; growsAt?: number | undefined }> {
     if (row.hold_until > now) return { free: 0, retryAt: Number(row.hold_until) };
     const limits: Array<{ free: number; retryAt: number | undefined }> = [];
     // Without a limit on calls at once, the count of calls in flight decides nothing.
@@ -59,8 +64,12 @@ export function createPoolRoom({
       limits.push(quotaRoom(rules, row, started, now));
     }
     const full = limits.filter((limit) => limit.free < 1);
-    if (full.length === 0)
-      return { free: Math.min(Number.POSITIVE_INFINITY, ...limits.map((l) => l.free)), retryAt: undefined };
+    if (full.length === 0) {
+      const free = Math.min(Number.POSITIVE_INFINITY, ...limits.map((l) => l.free));
+      // A ramp that the next grant fills grows at a known time: the granter must look again then,
+      // or the pool stays full until a release or the next sweep (seconds of a burst lost per step).
+      return { free, retryAt: undefined, growsAt: limits[0]?.retryAt };
+    }
     const retryAt = full.some((limit) => limit.retryAt === undefined)
       ? undefined
       : Math.max(...full.map((limit) => limit.retryAt ?? 0));

@@ -25,7 +25,8 @@ export type { PoolSnapshot } from './pool-snapshots.js';
 
 /** The answer to a request for a slot. */
 export type SlotAnswer =
-  | { kind: 'granted'; callId: string }
+  /** `retryAt`: this grant filled a ramp that grows then (parked tasks are to be called back). */
+  | { kind: 'granted'; callId: string; retryAt?: number | undefined }
   /** No slot now: `retryAt` when capacity returns at a known time (hold, window), else at a release. */
   | { kind: 'wait'; retryAt: number | undefined };
 
@@ -235,10 +236,12 @@ export function createUpstreamCapacity({
   ): Promise<CallBack> {
     const now = clock.now();
     if (!(await hasWaiters(trx, pool.id, now, turn))) return { called: 0, retryAt: undefined };
-    const { free, retryAt } = await room(trx, row, pool, now);
-    await postponeRetry(trx, row, pool, retryAt);
+    const { free, retryAt, growsAt } = await room(trx, row, pool, now);
+    // A climbing ramp is looked at again when it grows: its parked tasks are not called back by a release.
+    const next = retryAt ?? growsAt;
+    await postponeRetry(trx, row, pool, next);
     const called = await callBack(trx, pool.id, free - (await calledBack(trx, pool.id, now)), now);
-    return { called, retryAt };
+    return { called, retryAt: next };
   }
 
   return {
@@ -267,7 +270,7 @@ export function createUpstreamCapacity({
             await endDeadCalls(trx, pool.id, now);
           else if (!turn.forgotten) await forgetOldCalls(trx, pool.id, now);
           turn.forgotten = true;
-          const { free, retryAt } = await room(trx, row, pool, now);
+          const { free, retryAt, growsAt } = await room(trx, row, pool, now);
           if (free < 1) {
             await postponeRetry(trx, row, pool, retryAt);
             const retry_at = Math.max(row.retry_at, retryAt ?? 0);
@@ -277,7 +280,10 @@ export function createUpstreamCapacity({
             return { answer: { kind: 'wait', retryAt: undefined }, row };
           const callId = `call_${randomBytes(12).toString('base64url')}`;
           await trx.executeQuery(insertCall(callId, pool.id, taskId, owner, now));
-          return { answer: { kind: 'granted', callId }, row };
+          if (growsAt === undefined) return { answer: { kind: 'granted', callId }, row };
+          await postponeRetry(trx, row, pool, growsAt);
+          const retry_at = Math.max(row.retry_at, growsAt);
+          return { answer: { kind: 'granted', callId, retryAt: growsAt }, row: { ...row, retry_at } };
         },
         hasConfiguredLimit(pool.limits),
       );
