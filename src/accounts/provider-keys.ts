@@ -83,6 +83,23 @@ function checkedKey(key: string): string {
   return trimmed;
 }
 
+/** A new key's columns past its identity: weight 1, no limit, no project, in service, no history. */
+const freshKeyRow = (now: number) => ({
+  project: null,
+  weight: 1,
+  max_in_flight: null,
+  enabled: 1,
+  out_reason: null,
+  out_since: null,
+  recheck_at: null,
+  rechecks: 0,
+  last_error: null,
+  last_error_at: null,
+  refusals: 0,
+  created_at: now,
+  updated_at: now,
+});
+
 export function viewOf(row: ProviderKeysTable): ProviderKeyView {
   return {
     id: row.id,
@@ -163,20 +180,8 @@ export function createProviderKeyStore({ db, secrets, clock }: { db: Db; secrets
           name,
           ciphertext: secrets.seal(secret, keyContext(id, provider)),
           key_hash: hash16(secret),
-          project: null,
-          weight: 1,
-          max_in_flight: null,
+          ...freshKeyRow(now),
           ...checked(input),
-          enabled: 1,
-          out_reason: null,
-          out_since: null,
-          recheck_at: null,
-          rechecks: 0,
-          last_error: null,
-          last_error_at: null,
-          refusals: 0,
-          created_at: now,
-          updated_at: now,
         })
         .execute();
       wrote();
@@ -240,19 +245,7 @@ export function createProviderKeyStore({ db, secrets, clock }: { db: Db; secrets
             name: ENV_KEY_NAME,
             ciphertext: null,
             key_hash: keyHash,
-            project: null,
-            weight: 1,
-            max_in_flight: null,
-            enabled: 1,
-            out_reason: null,
-            out_since: null,
-            recheck_at: null,
-            rechecks: 0,
-            last_error: null,
-            last_error_at: null,
-            refusals: 0,
-            created_at: now,
-            updated_at: now,
+            ...freshKeyRow(now),
           })
           .onConflict((oc) => oc.column('id').doNothing())
           .execute();
