@@ -77,10 +77,16 @@ export async function authorizeEndpoint(
   },
 ): Promise<void> {
   const { grants } = options;
+  // A browser posts a form; a body of any other type is read as no parameters, so the answer is
+  // still the problem page a person can read (naming what is missing), not an API error.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: 64 * 1024 },
     (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+  );
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 64 * 1024 }, (_request, _body, done) =>
+    done(null, undefined),
   );
 
   async function authorize(request: FastifyRequest, reply: FastifyReply) {

@@ -78,6 +78,9 @@ function contractProblem(
   // The website's own "page not found" for a browser at an unknown page (static-site.ts).
   const html = /^text\/html/.test(response.headers['content-type'] ?? '');
   if (status === 404 && html && accept.includes('text/html')) return undefined;
+  // /authorize is a browser's: a request it cannot act on is the website's page naming the problem
+  // (400), never a redirect before consent (issue 38, src/oauth/authorize-endpoint.ts).
+  if (status === 400 && html && request === `${method} /authorize`) return undefined;
   const parsed = response.json as { error?: { type?: unknown; message?: unknown } } | undefined;
   if (!parsed || typeof parsed !== 'object') return { kind: `${status} without a JSON body`, detail: body };
   const specShaped =
