@@ -152,6 +152,18 @@ export function createProviderKeyPool({
     return owed.map((o) => o.key);
   }
 
+  /** Whether another key of the provider is in service (read fresh: another node may have taken it out). */
+  async function otherKeyServes(key: PooledKey): Promise<boolean> {
+    const rows = await store.rowsOf(key.provider);
+    return rows.some(
+      (row) =>
+        row.id !== key.id &&
+        Number(row.enabled) === 1 &&
+        row.out_reason === null &&
+        secretOf(row) !== undefined,
+    );
+  }
+
   const backoffOf = (reason: KeyOutReason, rechecks: number) =>
     Math.min(
       recheck.maxMs,
@@ -215,8 +227,11 @@ export function createProviderKeyPool({
       return `No upstream key of provider ${provider} is in service (${states.join(', ')})`;
     },
 
-    /** What an answer on `key` taught: taken out, a refusal or another error counted, or back in service. */
-    async learn(key: PooledKey, answer: KeyAnswer): Promise<void> {
+    /**
+     * What an answer on `key` taught: taken out, a refusal or another error counted, or back in
+     * service. True when the key is out of service after it (the call goes again on another key).
+     */
+    async learn(key: PooledKey, answer: KeyAnswer): Promise<boolean> {
       const now = clock.now();
       switch (answer.kind) {
         case 'ok':
@@ -227,8 +242,15 @@ export function createProviderKeyPool({
               'upstream key back in service (re-check passed)',
             );
           }
-          return;
+          return false;
         case 'out': {
+          // The provider's last key in service stays in: taking it out would route nothing elsewhere
+          // and turn one answer (a glitch, say) into an hour without the provider. Its calls fail
+          // with the upstream's own reason, and the console shows it as the key's last error.
+          if (!key.recheck && !(await otherKeyServes(key))) {
+            await store.noteError(key.id, answer.message, now, false);
+            return false;
+          }
           // A failed re-check waits twice as long for the next; a key already out (calls that were
           // on their way when it was taken out) only counts the refusal.
           const row = key.recheck ? await store.byId(key.id) : undefined;
@@ -236,24 +258,24 @@ export function createProviderKeyPool({
           const outcome = { ...answer, rechecks, recheckAt: now + backoffOf(answer.reason, rechecks), now };
           if (!(await store.takeOut(key.id, outcome, !key.recheck))) {
             await store.noteError(key.id, answer.message, now, true);
-            return;
+            return true;
           }
           const log = { provider: key.provider, key: key.name, reason: answer.reason, error: answer.message };
           if (key.recheck) {
             logger.info({ ...log, recheckAt: outcome.recheckAt }, 'upstream key re-check failed; still out');
-            return;
+            return true;
           }
           metrics?.takenOut.inc({ provider: key.provider, key_name: key.name, reason: answer.reason });
           logger.warn({ ...log, recheckAt: outcome.recheckAt }, 'upstream key taken out of service');
           await onTakenOut?.(key);
-          return;
+          return true;
         }
         case 'refused':
           await store.noteError(key.id, answer.message, now, true);
-          return;
+          return false;
         case 'failed':
           await store.noteError(key.id, answer.message, now, false);
-          return;
+          return false;
       }
     },
   };

@@ -321,9 +321,8 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
       if (result.kind !== 'outcome') return;
       const { outcome, choice } = result;
       if (choice.key && deps.keyPool) {
-        const answer = keyAnswerOf(outcome);
-        await deps.keyPool.learn(choice.key, answer);
-        if (answer.kind === 'out' && round < MAX_KEY_ROUNDS) continue;
+        const keyOut = await deps.keyPool.learn(choice.key, keyAnswerOf(outcome));
+        if (keyOut && round < MAX_KEY_ROUNDS) continue;
       }
       await applyOutcome(leased, provider, outcome, 'submit', signal, choice.pool?.id, choice.key?.id);
       return;
