@@ -125,7 +125,7 @@ describe('fake upstreams validate requests', () => {
           200,
           imageSize,
         );
-      for (const model of ['gemini-3-pro-image', 'gemini-2.5-flash-image', 'nope']) {
+      for (const model of ['gemini-3-pro-image-preview', 'gemini-2.5-flash-image', 'nope']) {
         const answer = await post(url(model), { 'x-goog-api-key': 'k' }, body({}));
         assert.equal(answer.status, 404, model);
         assert.equal(((await answer.json()) as { error: { status: string } }).error.status, 'NOT_FOUND');
