@@ -23,6 +23,7 @@ export const MIGRATED_TABLES = [
   'accounts',
   'api_keys',
   'upstream_keys',
+  'provider_keys',
   'generations',
   'generation_counts',
   'tasks',
