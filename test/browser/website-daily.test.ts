@@ -235,11 +235,12 @@ describe('website, a daily user (Chromium, end to end)', () => {
     const count = page.locator('.page-header .muted');
     await until('the count', async () => /\d+ works/.test((await count.textContent()) ?? ''));
     const before = Number.parseInt((await count.textContent()) ?? '', 10);
-    for (const prompt of ['a portrait of a cat', 'two wide beaches'])
-      await page
-        .locator('article.work-card', { hasText: prompt })
-        .getByRole('checkbox')
-        .check({ force: true });
+    for (const prompt of ['a portrait of a cat', 'two wide beaches']) {
+      const box = page.locator('article.work-card', { hasText: prompt }).getByRole('checkbox');
+      // Mid-screen: once one is checked, the sticky selection bar covers the top of the grid.
+      await box.evaluate((element) => element.scrollIntoView({ block: 'center' }));
+      await box.check({ force: true });
+    }
     await page.getByRole('button', { name: 'Delete 2 works' }).click();
     await page.getByRole('status').getByText('Deleted 2 works').waitFor();
     assert.equal(await count.textContent(), `${before - 2} works`);
