@@ -17,6 +17,7 @@ import { api, messageOf } from '../lib/api';
 import { deleteWorks, useCollections } from '../lib/curation';
 import { useDeferredDelete } from '../lib/deferred-delete';
 import { addDraftReference } from '../lib/draft';
+import { focusSoon } from '../lib/focus-soon';
 import { downloadName, formatBytes, formatDate, formatWhen } from '../lib/format';
 import { useGalleryView } from '../lib/grid-view';
 import { useInfiniteScroll } from '../lib/infinite-scroll';
@@ -285,13 +286,7 @@ export default function LibraryPage() {
             const next = visible[at + 1] ?? visible[at - 1];
             uploadGone(deletingUpload.id);
             setDeletingUpload(undefined);
-            requestAnimationFrame(() =>
-              document
-                .querySelector<HTMLElement>(
-                  next ? `[data-asset-id="${CSS.escape(next.id)}"] .asset-thumb` : 'h1',
-                )
-                ?.focus(),
-            );
+            focusSoon(next ? `[data-asset-id="${CSS.escape(next.id)}"] .asset-thumb` : 'h1');
           }}
           onCancel={() => setDeletingUpload(undefined)}
         />
