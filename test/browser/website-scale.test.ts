@@ -250,8 +250,17 @@ describe('website at 5,000 mixed works (Chromium): virtualised Saved works and L
         seededPrompt(n),
       );
     await shown(9 - TEMPLATES.length); // the tenth card, the first copy: the nine templates come first
-    // End: the last loaded work; →: the next page loads; three pages in.
-    for (const key of ['End', 'ArrowRight', 'End', 'ArrowRight', 'End']) await page.keyboard.press(key);
+    // End: the last loaded work; →: the next page loads; three pages in. Each key once the image it
+    // led to is shown, as a person walks (a key pressed while → still loads a page acts on the old list).
+    const alt = () => document.querySelector('dialog.lightbox img.lightbox-image')?.getAttribute('alt');
+    for (const key of ['End', 'ArrowRight', 'End', 'ArrowRight', 'End']) {
+      const before = await page.evaluate(alt);
+      await page.keyboard.press(key);
+      await page.waitForFunction(
+        (was) => document.querySelector('dialog.lightbox img.lightbox-image')?.getAttribute('alt') !== was,
+        before,
+      );
+    }
     await shown(71 - TEMPLATES.length);
     const grid = await gridState('.works-grid', 'article.work-card');
     assert.ok(grid.end <= 71, `the 72nd card is outside the window (${grid.start}–${grid.end})`);
