@@ -88,6 +88,16 @@ export async function authorizeEndpoint(
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 64 * 1024 }, (_request, _body, done) =>
     done(null, undefined),
   );
+  // A request the framework refuses before the handler (a malformed Content-Type, a body too large)
+  // is a page too; anything else goes on to the app's error handler.
+  app.setErrorHandler(async (error: { statusCode?: number }, _request, reply) => {
+    const status = error.statusCode ?? 500;
+    if (status < 400 || status >= 500) throw error;
+    return options.problemPage(reply, {
+      problem: 'The sign-in request could not be read: send its parameters in the address or as a form.',
+      destination: null,
+    });
+  });
 
   async function authorize(request: FastifyRequest, reply: FastifyReply) {
     reply.header('cache-control', 'no-store');
