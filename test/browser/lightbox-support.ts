@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import axe from 'axe-core';
 import type { Page } from 'playwright-core';
 import { until } from './support.js';
@@ -42,4 +43,24 @@ export async function starredByS(page: Page, prompt: string): Promise<void> {
   await until('the card shows it', async () => (await card.getAttribute('aria-pressed')) === 'true');
   await page.keyboard.press('s');
   await until('unstarred by S', async () => (await star.getAttribute('aria-pressed')) === 'false');
+}
+
+/** Makes images through the API (1K, one unless `body` says otherwise) and waits until each completed. */
+export async function generateAndWait(
+  api: (path: string, init?: RequestInit) => Promise<Response>,
+  prompt: string,
+  body: Record<string, unknown> = {},
+): Promise<void> {
+  const answer = await api('/api/v1/generate', {
+    method: 'POST',
+    body: JSON.stringify({ prompt, imageSize: '1K', count: 1, ...body }),
+  });
+  assert.equal(answer.status, 200, await answer.clone().text());
+  for (const taskId of ((await answer.json()) as { task_ids: string[] }).task_ids) {
+    for (;;) {
+      const record = (await (await api(`/api/v1/tasks/${taskId}?wait=30`)).json()) as { status: string };
+      if (record.status === 'completed') break;
+      assert.notEqual(record.status, 'failed');
+    }
+  }
 }

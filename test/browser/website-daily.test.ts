@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { axeViolationsIn } from './lightbox-support.js';
+import { axeViolationsIn, generateAndWait } from './lightbox-support.js';
 import { seedBatch } from './seed-batches.js';
 import { until } from './support.js';
 import { testNoConsoleErrors, websiteSession } from './website-session.js';
@@ -37,18 +37,7 @@ describe('website, a daily user (Chromium, end to end)', () => {
   const history = async () =>
     ((await (await api('/api/v1/history?limit=50')).json()) as { items: Work[] }).items;
   const generate = async (prompt: string, body: Record<string, unknown> = {}) => {
-    const answer = await api('/api/v1/generate', {
-      method: 'POST',
-      body: JSON.stringify({ prompt, imageSize: '1K', count: 1, ...body }),
-    });
-    assert.equal(answer.status, 200, await answer.clone().text());
-    for (const taskId of ((await answer.json()) as { task_ids: string[] }).task_ids) {
-      for (;;) {
-        const record = (await (await api(`/api/v1/tasks/${taskId}?wait=30`)).json()) as { status: string };
-        if (record.status === 'completed') break;
-        assert.notEqual(record.status, 'failed');
-      }
-    }
+    await generateAndWait(api, prompt, body);
     const made = (await history()).find((work) => work.prompt === prompt);
     assert.ok(made);
     works.set(prompt, made.id);

@@ -3,7 +3,7 @@ import { before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { distortedImages } from './image-ratios.js';
-import { axeViolationsIn, starredByS, swipe } from './lightbox-support.js';
+import { axeViolationsIn, generateAndWait, starredByS, swipe } from './lightbox-support.js';
 import { screenshot, until } from './support.js';
 import { testNoConsoleErrors, websiteSession } from './website-session.js';
 
@@ -34,20 +34,7 @@ describe('website lightbox (Chromium, end to end)', () => {
       return element ? `${element.tagName} ${element.getAttribute('aria-label') ?? element.textContent}` : '';
     });
 
-  const generate = async (prompt: string, body: Record<string, unknown> = {}) => {
-    const answer = await api('/api/v1/generate', {
-      method: 'POST',
-      body: JSON.stringify({ prompt, imageSize: '1K', count: 1, ...body }),
-    });
-    assert.equal(answer.status, 200, await answer.clone().text());
-    for (const taskId of ((await answer.json()) as { task_ids: string[] }).task_ids) {
-      for (;;) {
-        const record = (await (await api(`/api/v1/tasks/${taskId}?wait=30`)).json()) as { status: string };
-        if (record.status === 'completed') break;
-        assert.notEqual(record.status, 'failed');
-      }
-    }
-  };
+  const generate = (prompt: string, body: Record<string, unknown> = {}) => generateAndWait(api, prompt, body);
   const upload = async (width: number, height: number, background: string) => {
     const body = await sharp({ create: { width, height, channels: 3, background } })
       .png()
