@@ -1,8 +1,13 @@
 import { parseArgs } from 'node:util';
 import { apiKeyFields } from '../accounts/api-keys-repository.js';
-import { loadConfig, loadDotEnv } from '../config/config.js';
-import { type Core, createCore } from '../core.js';
-import { requireExistingDatabase } from './existing-store.js';
+import type { Core } from '../core.js';
+import {
+  openExistingCore,
+  requiredOption as required,
+  subcommandOf,
+  UsageError,
+  usageExit,
+} from './cli-usage.js';
 
 /** The usage lines of `keys …` and `accounts set-operator` (part of the CLI's usage). */
 export const KEYS_USAGE = `  accounts set-operator --email E [--off] [--json]
@@ -24,9 +29,6 @@ interface CliIo {
   err: (text: string) => void;
 }
 
-/** A usage error of these commands: exit 2 with the usage. */
-class KeysUsageError extends Error {}
-
 const KEYS_COMMANDS = ['create', 'list', 'revoke'] as const;
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -38,17 +40,17 @@ export function expiryOption(
   now: number,
 ): number | null {
   if (expiresIn !== undefined && expiresAt !== undefined)
-    throw new KeysUsageError('give --expires-in or --expires-at, not both');
+    throw new UsageError('give --expires-in or --expires-at, not both');
   if (expiresIn !== undefined) {
     const match = /^(\d{1,6})([smhd])$/.exec(expiresIn.trim());
     if (!match || Number(match[1]) === 0)
-      throw new KeysUsageError('--expires-in must be a positive number and a unit: 3600s, 90m, 12h or 30d');
+      throw new UsageError('--expires-in must be a positive number and a unit: 3600s, 90m, 12h or 30d');
     return now + Number(match[1]) * (UNITS[match[2] as string] as number);
   }
   if (expiresAt !== undefined) {
     const at = /^\d{4}-\d{2}-\d{2}/.test(expiresAt.trim()) ? Date.parse(expiresAt.trim()) : Number.NaN;
     if (Number.isNaN(at))
-      throw new KeysUsageError('--expires-at must be an ISO 8601 time, e.g. 2026-12-31T23:59:59Z');
+      throw new UsageError('--expires-at must be an ISO 8601 time, e.g. 2026-12-31T23:59:59Z');
     return at;
   }
   return null;
@@ -89,26 +91,18 @@ function parse(args: string[]) {
 
 type Options = ReturnType<typeof parse>;
 
-function required(value: string | undefined, name: string): string {
-  if (value === undefined || value.trim() === '') throw new KeysUsageError(`--${name} is required`);
-  return value;
-}
-
 /** Checks what can be checked before anything is opened (a usage error exits 2). */
 function check(command: string, sub: string | undefined, opts: Options, now: number) {
   if (command === 'accounts') {
     required(opts.email, 'email');
     return { expiresAt: null };
   }
-  if (sub === undefined || !(KEYS_COMMANDS as readonly string[]).includes(sub))
-    throw new KeysUsageError(
-      `unknown keys command ${sub ?? '(none)'} (commands: ${KEYS_COMMANDS.join(', ')})`,
-    );
+  subcommandOf('keys', sub, KEYS_COMMANDS);
   required(opts.email, 'email');
   if (sub === 'create') {
     required(opts.name, 'name');
     if (opts.scope !== undefined && opts.scope !== 'full' && opts.scope !== 'read')
-      throw new KeysUsageError(`--scope must be full or read, not ${JSON.stringify(opts.scope)}`);
+      throw new UsageError(`--scope must be full or read, not ${JSON.stringify(opts.scope)}`);
   }
   if (sub === 'revoke') required(opts.key, 'key');
   return { expiresAt: sub === 'create' ? expiryOption(opts['expires-in'], opts['expires-at'], now) : null };
@@ -131,16 +125,11 @@ export async function keysCommand(
     opts = parse(args);
     ({ expiresAt } = check(command, sub, opts, Date.now()));
   } catch (error) {
-    if (error instanceof KeysUsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`atelier: ${(error as Error).message}\n\n${usage}\n`);
-      return 2;
-    }
-    throw error;
+    const exit = usageExit(error, io.err, usage);
+    if (exit === undefined) throw error;
+    return exit;
   }
-  if (io.env === process.env) loadDotEnv();
-  const config = loadConfig(io.env);
-  requireExistingDatabase(config, io.env);
-  const core = await createCore(config, {});
+  const core = await openExistingCore(io.env);
   const { out } = io;
   try {
     const account = await core.accounts.requireByEmail(required(opts.email, 'email'));

@@ -7,6 +7,7 @@ import { TIERS } from '../domain/tiers.js';
 import { isPostgresUrl, openDatabase } from '../store/database.js';
 import { budgetOption, keyNamed, setBudgetCommand } from './budget-command.js';
 import { catalogCheckCommand } from './catalog-command.js';
+import { openExistingCore, requiredOption as required, UsageError, usageExit } from './cli-usage.js';
 import { requireExistingDatabase } from './existing-store.js';
 import { KEYS_USAGE, keysCommand } from './keys-command.js';
 import { migrateStore } from './migrate-store.js';
@@ -54,8 +55,6 @@ ${UPSTREAM_KEYS_USAGE}
 Tiers: ${TIERS.join(', ')}. The CLI works on ATELIER_DATA_DIR / ATELIER_DATABASE_URL, with or without the server running;
 commands other than "accounts create" and "serve" refuse a data dir with no database.
 Exit codes: 0 success, 1 failure (e.g. unknown account, no database), 2 usage error.`;
-
-class UsageError extends Error {}
 
 /** Where the CLI reads its settings and writes its answers (the process's own, or a test's). */
 export interface CliIo {
@@ -127,11 +126,6 @@ function options(args: string[]) {
     allowPositionals: false,
   });
   return values;
-}
-
-function required(value: string | undefined, name: string): string {
-  if (value === undefined || value === '') throw new UsageError(`--${name} is required`);
-  return value;
 }
 
 async function accountsCommand(sub: string | undefined, args: string[], io: CliIo): Promise<void> {
@@ -357,11 +351,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       return 0;
     }
     if (command === 'usage') {
-      // The caller's environment (a test's, or the process's with its .env), like accounts commands.
-      if (io.env === process.env) loadDotEnv();
-      const config = loadConfig(io.env);
-      requireExistingDatabase(config, io.env);
-      const core = await createCore(config, {});
+      const core = await openExistingCore(io.env);
       await usageCommand(core, argv.slice(1), io.out).finally(() => core.close(0));
       return 0;
     }
@@ -377,10 +367,8 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     }
     throw new UsageError(command === undefined ? 'no command given' : `unknown command ${command}`);
   } catch (error) {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`atelier: ${(error as Error).message}\n\n${USAGE}\n`);
-      return 2;
-    }
+    const exit = usageExit(error, io.err, USAGE);
+    if (exit !== undefined) return exit;
     // Domain errors (unknown account…), NoDatabase and the rest: the message, exit 1.
     io.err(`atelier: ${(error as Error).message}\n`);
     return 1;

@@ -1,8 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ProviderKeyView } from '../accounts/provider-keys.js';
-import { loadConfig, loadDotEnv } from '../config/config.js';
-import { createCore } from '../core.js';
-import { requireExistingDatabase } from './existing-store.js';
+import { openExistingCore, requiredOption, subcommandOf, UsageError, usageExit } from './cli-usage.js';
 
 /** The usage lines of `upstream-keys …` (part of the CLI's usage). */
 export const UPSTREAM_KEYS_USAGE = `  upstream-keys add --provider P --name N (--key K | --key -) [--weight W] [--project X] [--max-in-flight N] [--json]
@@ -24,8 +22,6 @@ interface CliIo {
   out: (line: string) => void;
   err: (text: string) => void;
 }
-
-class UpstreamKeysUsageError extends Error {}
 
 const COMMANDS = ['add', 'list', 'update', 'enable', 'disable', 'remove'] as const;
 
@@ -55,17 +51,14 @@ function parse(args: string[]) {
 
 type Options = ReturnType<typeof parse>;
 
-function required(value: string | undefined, name: string): string {
-  if (value === undefined || value.trim() === '') throw new UpstreamKeysUsageError(`--${name} is required`);
-  return value.trim();
-}
+const required = (value: string | undefined, name: string) => requiredOption(value, name, true);
 
 /** A whole-number option (`none` clears it where `clearable`); undefined when absent. */
 function whole(value: string | undefined, name: string, clearable = false): number | null | undefined {
   if (value === undefined) return undefined;
   if (clearable && value === 'none') return null;
   if (!/^\d{1,6}$/.test(value.trim()))
-    throw new UpstreamKeysUsageError(`--${name} must be a whole number${clearable ? ' or none' : ''}`);
+    throw new UsageError(`--${name} must be a whole number${clearable ? ' or none' : ''}`);
   return Number(value);
 }
 
@@ -96,10 +89,7 @@ export async function upstreamKeysCommand(
   let opts: Options;
   let settings: ReturnType<typeof settingsOf>;
   try {
-    if (sub === undefined || !(COMMANDS as readonly string[]).includes(sub))
-      throw new UpstreamKeysUsageError(
-        `unknown upstream-keys command ${sub ?? '(none)'} (commands: ${COMMANDS.join(', ')})`,
-      );
+    subcommandOf('upstream-keys', sub, COMMANDS);
     opts = parse(args);
     if (sub !== 'list') {
       required(opts.provider, 'provider');
@@ -108,17 +98,11 @@ export async function upstreamKeysCommand(
     if (sub === 'add') required(opts.key, 'key');
     settings = settingsOf(opts);
   } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (error instanceof UpstreamKeysUsageError || code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`atelier: ${(error as Error).message}\n\n${usage}\n`);
-      return 2;
-    }
-    throw error;
+    const exit = usageExit(error, io.err, usage);
+    if (exit === undefined) throw error;
+    return exit;
   }
-  if (io.env === process.env) loadDotEnv();
-  const config = loadConfig(io.env);
-  requireExistingDatabase(config, io.env);
-  const core = await createCore(config, {});
+  const core = await openExistingCore(io.env);
   const keys = core.keyPools.store;
   const show = (key: ProviderKeyView) => io.out(opts.json ? JSON.stringify(key) : keyLine(key));
   try {
