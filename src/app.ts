@@ -38,6 +38,7 @@ import { compiledSerializerCompiler } from './http/response-serializer.js';
 import { edgeServerOptions } from './http/server-options.js';
 import { hmacTaskIdSeal } from './mcp/generation-tasks.js';
 import { MCP_PATH, mcpEndpoint } from './mcp/http-endpoint.js';
+import { createClientMetadataDocuments } from './oauth/client-metadata-documents.js';
 import { mcpAuthenticator } from './oauth/mcp-sign-in.js';
 import { canIssue, oauthServer, resourceMetadataUrlOf } from './oauth/oauth-server.js';
 import { createImageRequests } from './openai-compat/image-requests.js';
@@ -291,6 +292,10 @@ export async function buildApp(
       mcpUrl,
       documentationUrl: `${publicBaseUrl}/docs`,
       problemPage: website.problemPage,
+      clientDocuments: createClientMetadataDocuments({
+        fetch: core.fetchClientDocument,
+        now: () => core.clock.now(),
+      }),
     });
   }
   await app.register(mcpEndpoint, {
