@@ -24,7 +24,6 @@ import { createIdempotencyRepository } from './idempotency/idempotency-repositor
 import { createHousekeeping } from './jobs/housekeeping.js';
 import { createProcessOwner, type ProcessOwner } from './jobs/process-owner.js';
 import { createKeyPools } from './key-pools.js';
-import { CLIENT_DOCUMENT_MAX_BYTES } from './oauth/client-metadata-documents.js';
 import { createLogDestination } from './observability/log-destination.js';
 import { createMetricsRegistry } from './observability/metrics.js';
 import { createSafeFetcher, type SafeFetchOptions } from './outbound/safe-fetcher.js';
@@ -205,17 +204,6 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     allowedHosts: config.uploadAllowedHosts,
     ...(overrides.lookup ? { lookup: overrides.lookup } : {}),
   });
-  // Client ID metadata documents (OAuth sign-in, docs/mcp.md): the same policy, a small JSON body,
-  // no redirects, a short deadline.
-  const clientDocumentFetcher = createSafeFetcher({
-    allowedHosts: config.uploadAllowedHosts,
-    ...(overrides.lookup ? { lookup: overrides.lookup } : {}),
-    maxBytes: CLIENT_DOCUMENT_MAX_BYTES,
-    totalTimeoutMs: 5_000,
-    maxRedirects: 0,
-    accept: 'application/json',
-    userAgent: 'Atelier/0.1 (OAuth client metadata)',
-  });
   const uploads = createUploadsService({
     fetcher,
     blobs,
@@ -384,7 +372,6 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     keyPools, // the pools of upstream keys: their store (CLI, console), each key's state, the engine's choice
     webhooks,
     secrets, // seals secrets at rest with the master key (upstream keys, webhook and OAuth client secrets)
-    fetchClientDocument: clientDocumentFetcher.fetchToFile,
     stateIdKey: deriveKey(masterKey, 'state-ids'), // authenticates MCP task ids and OpenAI async ids
     /** This node's Prometheus registry (GET /metrics), and what the HTTP edges record in it. */
     metrics: { registry: metricsRegistry, ...requestMetrics, eventStreams: taskMetrics.eventStreams },

@@ -2,6 +2,14 @@ import { readFile } from 'node:fs/promises';
 
 /** The largest metadata document read (the draft's advice: 5 kilobytes). */
 export const CLIENT_DOCUMENT_MAX_BYTES = 5 * 1024;
+/** How a document is fetched (src/core.ts builds the safe fetcher): small JSON, no redirects, 5 s. */
+export const CLIENT_DOCUMENT_FETCH = {
+  maxBytes: CLIENT_DOCUMENT_MAX_BYTES,
+  totalTimeoutMs: 5_000,
+  maxRedirects: 0,
+  accept: 'application/json',
+  userAgent: 'Atelier/0.1 (OAuth client metadata)',
+};
 /** How long a document is kept when its answer states no caching rule. */
 const DEFAULT_CACHE_MS = 5 * 60_000;
 /** The longest a document is kept, whatever its Cache-Control says. */
