@@ -38,6 +38,7 @@ import { compiledSerializerCompiler } from './http/response-serializer.js';
 import { edgeServerOptions } from './http/server-options.js';
 import { hmacTaskIdSeal } from './mcp/generation-tasks.js';
 import { MCP_PATH, mcpEndpoint } from './mcp/http-endpoint.js';
+import { CLIENT_DOCUMENT_FETCH, createClientMetadataDocuments } from './oauth/client-metadata-documents.js';
 import { mcpAuthenticator } from './oauth/mcp-sign-in.js';
 import { canIssue, oauthServer, resourceMetadataUrlOf } from './oauth/oauth-server.js';
 import { createImageRequests } from './openai-compat/image-requests.js';
@@ -45,6 +46,7 @@ import { createImageStreams } from './openai-compat/image-stream.js';
 import { openAiCompatRoutes } from './openai-compat/routes.js';
 import { registerOpenApiDocument } from './openapi/openapi-document.js';
 import { openApiRoutes } from './openapi/openapi-routes.js';
+import { createSafeFetcher } from './outbound/safe-fetcher.js';
 import { createPartialFrameReads } from './tasks/partial-frames.js';
 import { unfinishedByProvider } from './tasks/task-counts.js';
 import { listAccountBudgets, listKeyBudgets } from './usage/budget-list.js';
@@ -291,6 +293,12 @@ export async function buildApp(
       mcpUrl,
       documentationUrl: `${publicBaseUrl}/docs`,
       problemPage: website.problemPage,
+      clientDocuments: createClientMetadataDocuments({
+        // The address policy of uploads' source_url (ATELIER_UPLOAD_ALLOWED_HOSTS), the documents' limits.
+        fetch: createSafeFetcher({ allowedHosts: core.config.uploadAllowedHosts, ...CLIENT_DOCUMENT_FETCH })
+          .fetchToFile,
+        now: () => core.clock.now(),
+      }),
     });
   }
   await app.register(mcpEndpoint, {

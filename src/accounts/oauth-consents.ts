@@ -23,6 +23,8 @@ export interface PendingAuthorization {
   id: string;
   clientId: string;
   clientName: string | null;
+  /** The host publishing the client's metadata document (its client_id is that URL); null if registered. */
+  clientHost: string | null;
   redirectUri: string;
 }
 
@@ -34,6 +36,11 @@ type ClientInfo = { client_name?: unknown; redirect_uris?: unknown };
 export function clientNameOf(json: string): string | null {
   const info = JSON.parse(json) as ClientInfo;
   return typeof info.client_name === 'string' && info.client_name.trim() !== '' ? info.client_name : null;
+}
+/** The host of a client identified by its metadata document (the client_id's host); null otherwise. */
+export function documentHostOf(clientId: string, json: string): string | null {
+  const info = JSON.parse(json) as { client_id_metadata_document?: unknown };
+  return info.client_id_metadata_document === true && URL.canParse(clientId) ? new URL(clientId).host : null;
 }
 /** The host of a registered client's first redirect URI. */
 export function redirectHostOf(json: string): string | null {
@@ -95,6 +102,19 @@ export function createOAuthConsents({
           created_at: clock.now(),
           signed_in_at: null,
         })
+        .execute();
+    },
+
+    /**
+     * A client read from its metadata document (src/oauth/client-metadata-documents.ts), kept as a
+     * row (written again from each fresh read) so its authorizations and grants can name it.
+     */
+    async saveDocumentClient(info: { client_id: string } & Record<string, unknown>): Promise<void> {
+      const client_json = JSON.stringify(info);
+      await db
+        .insertInto('oauth_clients')
+        .values({ client_id: info.client_id, client_json, created_at: clock.now(), signed_in_at: null })
+        .onConflict((oc) => oc.column('client_id').doUpdateSet({ client_json }))
         .execute();
     },
 
@@ -172,6 +192,7 @@ export function createOAuthConsents({
         id: row.id,
         clientId: row.client_id,
         clientName: clientNameOf(row.client_json),
+        clientHost: documentHostOf(row.client_id, row.client_json),
         redirectUri: row.redirect_uri,
       };
     },

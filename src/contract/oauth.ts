@@ -19,6 +19,12 @@ export const oauthAuthorizationSchema = z
     id: z.string(),
     client_id: z.string(),
     client_name: z.string().nullable().describe('The name the app registered with (RFC 7591); null if none'),
+    client_host: z
+      .string()
+      .nullable()
+      .describe(
+        "The host publishing the app's client ID metadata document (its client_id is that https URL); null for an app that registered itself",
+      ),
     redirect_uri: z.string().describe('Where the answer goes'),
     redirect_host: z.string().describe("The redirect URI's host (or scheme, for an app's own scheme)"),
     account_email: z.string().describe('The signed-in account the app would act as'),

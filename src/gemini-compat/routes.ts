@@ -19,7 +19,12 @@ import { installErrorBodies } from '../http/error-handler.js';
 import { idempotencyHeadersSchema, installIdempotency } from '../http/idempotency-hooks.js';
 import { jsonResponse } from '../http/route-responses.js';
 import type { IdempotencyRepository } from '../idempotency/idempotency-repository.js';
-import { GEMINI_ERROR_STATUSES, geminiErrorBodies, geminiErrorBody } from './gemini-errors.js';
+import {
+  GEMINI_ERROR_STATUSES,
+  GeminiCompatError,
+  geminiErrorBodies,
+  geminiErrorBody,
+} from './gemini-errors.js';
 import type { GeminiRequests } from './generate-content.js';
 import { geminiModel, geminiModelList } from './models.js';
 import { camelizeGeminiBody } from './request-mapping.js';
@@ -194,14 +199,26 @@ function registerModelRoutes(parent: FastifyInstance, catalog: Catalog) {
         operationId: 'geminiModels',
         summary: 'List models (Gemini shape)',
         description:
-          'The catalog as Google’s model list (name models/<id>), then each alias (an OpenAI or Google model id) as a model of its own; pageSize and pageToken are ignored (one page).',
+          'The catalog as Google’s model list (name models/<id>), then each alias (an OpenAI or Google model id) as a model of its own, in one page: pageSize is ignored, and no nextPageToken is issued, so a pageToken is 400 INVALID_ARGUMENT.',
         response: {
           200: jsonResponse('The catalog and its aliases as a Gemini model list', geminiModelsSchema),
-          ...geminiErrorResponses([401]),
+          ...geminiErrorResponses([400, 401]),
         },
       },
     },
-    async () => geminiModelList(catalog),
+    async (request) => {
+      // A page token Atelier reads back must be one it issued, and it issues none.
+      const { pageToken } = request.query as { pageToken?: unknown };
+      if (pageToken !== undefined && pageToken !== '') {
+        throw new GeminiCompatError(
+          400,
+          'Invalid pageToken: the model list is one page and issues no page token; list without one.',
+          'invalid_request',
+          'pageToken',
+        );
+      }
+      return geminiModelList(catalog);
+    },
   );
 
   app.get(

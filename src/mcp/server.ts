@@ -3,7 +3,7 @@ import type { AtelierClient } from '../client/atelier-client.js';
 import { createGenerationTaskStore, type TaskIdSeal } from './generation-tasks.js';
 import { registerImageResources } from './image-resources.js';
 import type { PollingClock } from './task-polling.js';
-import { refuseUnofferedTaskRequests } from './task-requests.js';
+import { refuseUnissuedCursors, refuseUnofferedTaskRequests } from './task-requests.js';
 import { createThumbnailer, type Thumbnailer } from './thumbnails.js';
 import { registerBatchGetTasks } from './tools/batch-get-tasks.js';
 import { registerGenerateImage } from './tools/generate-image-tool.js';
@@ -69,5 +69,6 @@ export function createServer(client: AtelierClient, options: CreateServerOptions
   registerGetAccountStatus(server, client);
   registerImageResources(server, { filesBaseUrl: options.filesBaseUrl ?? client.baseUrl, fetch: fetchFile });
   refuseUnofferedTaskRequests(server, new Set(['generate_image']));
+  refuseUnissuedCursors(server);
   return server;
 }

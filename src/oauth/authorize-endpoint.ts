@@ -12,8 +12,11 @@ export interface AuthorizeProblem {
 /** Answers a browser with the website's page stating an authorization request's problem (status 400). */
 export type ProblemPage = (reply: FastifyReply, problem: AuthorizeProblem) => Promise<unknown>;
 
-/** A client as /authorize needs it: its redirect URIs. */
-export type AuthorizeClient = { client_id: string; redirect_uris: string[] };
+/**
+ * A client as /authorize needs it: its redirect URIs, matched exactly when `exactRedirects` (a
+ * metadata document's), else as the MCP SDK matches a registration's (any port on loopback).
+ */
+export type AuthorizeClient = { client_id: string; redirect_uris: string[]; exactRedirects?: boolean };
 
 type Params = Record<string, unknown>;
 /** A refusal after the redirect URI is known: OAuth's code and a sentence. */
@@ -114,7 +117,9 @@ export async function authorizeEndpoint(
     if (typeof client === 'string') return page(client);
     let redirectUri: string;
     if (named !== undefined) {
-      if (!client.redirect_uris.some((registered) => redirectUriMatches(named, registered))) {
+      const matches = (registered: string) =>
+        client.exactRedirects ? named === registered : redirectUriMatches(named, registered);
+      if (!client.redirect_uris.some(matches)) {
         return page('The address this request asks to send the answer to is not one the app registered.');
       }
       redirectUri = named;

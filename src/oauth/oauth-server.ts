@@ -9,6 +9,7 @@ import express from 'express';
 import type { FastifyBaseLogger, FastifyInstance, HTTPMethods, onRequestHookHandler } from 'fastify';
 import { OAUTH_SCOPE, type OAuthGrants } from '../accounts/oauth-grants.js';
 import { type AuthorizeClient, authorizeEndpoint, type ProblemPage } from './authorize-endpoint.js';
+import { type ClientMetadataDocuments, isUrlClientId } from './client-metadata-documents.js';
 import { createOAuthProvider } from './oauth-provider.js';
 import { authorizeAdmission, OAUTH_LIMITS, sharedWindowStore } from './rate-limits.js';
 
@@ -88,6 +89,8 @@ export async function oauthServer(
     documentationUrl: string;
     /** The website's page stating an authorization request's problem. */
     problemPage: ProblemPage;
+    /** Clients whose client_id is the https URL of their metadata document. */
+    clientDocuments: ClientMetadataDocuments;
   },
 ): Promise<void> {
   const { publicBaseUrl, mcpUrl } = options;
@@ -100,9 +103,19 @@ export async function oauthServer(
     consentUrl,
     problemPage: options.problemPage,
     admit: authorizeAdmission(grants.rateWindows),
-    clientOf: async (clientId) =>
-      ((await grants.getClient(clientId)) as AuthorizeClient | undefined) ??
-      'This app is not registered with this Atelier: its client_id is unknown (it may have been removed after going unused).',
+    clientOf: async (clientId): Promise<AuthorizeClient | string> => {
+      if (isUrlClientId(clientId)) {
+        // Read (or taken from the cache) at every authorization; kept as a row for the grants.
+        const client = await options.clientDocuments.clientOf(clientId);
+        if (typeof client === 'string') return client;
+        await grants.saveDocumentClient({ ...client });
+        return { ...client, exactRedirects: true };
+      }
+      return (
+        ((await grants.getClient(clientId)) as AuthorizeClient | undefined) ??
+        'This app is not registered with this Atelier: its client_id is unknown (it may have been removed after going unused).'
+      );
+    },
   });
   // Each endpoint's limit per client address is counted in the store (every node shares it). The
   // address is the one Fastify decided under ATELIER_TRUST_PROXY, never a header Express would trust.
@@ -126,12 +139,14 @@ export async function oauthServer(
   handler.disable('x-powered-by');
   handler.set('trust proxy', false);
   // Authorization-server metadata (RFC 8414) with what Atelier adds to the SDK's: public clients
-  // revoke with `none`, and authorization responses carry `iss` (RFC 9207). Served before the
+  // revoke with `none`, authorization responses carry `iss` (RFC 9207), and a client may be named
+  // by the https URL of its client ID metadata document. Served before the
   // SDK's router, which would answer its own.
   const oauthMetadata = {
     ...createOAuthMetadata(common),
     revocation_endpoint_auth_methods_supported: ['client_secret_post', 'none'],
     authorization_response_iss_parameter_supported: true,
+    client_id_metadata_document_supported: true,
   };
   handler.use('/.well-known/oauth-authorization-server', metadataHandler(oauthMetadata));
   handler.use(

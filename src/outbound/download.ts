@@ -13,6 +13,9 @@ import type { ConnectionState, PinnedConnector } from './pinned-connector.js';
 export interface FetchedFile {
   path: string;
   bytes: number;
+  /** The answer's Content-Type and Cache-Control, as sent (absent when not sent). */
+  contentType?: string;
+  cacheControl?: string;
   cleanup(): Promise<void>;
 }
 
@@ -26,6 +29,8 @@ export interface DownloadLimits {
   /** Where downloads are written. */
   tempDir: string;
   userAgent: string;
+  /** Sent as Accept. Default image/*. */
+  accept?: string;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -41,6 +46,7 @@ class LocalDiskError extends Error {
  */
 export function createDownloader(policy: AddressPolicy, connector: PinnedConnector, limits: DownloadLimits) {
   const { maxBytes, totalTimeoutMs, maxRedirects, tempDir, userAgent } = limits;
+  const accept = limits.accept ?? 'image/*';
 
   /** Opens one GET whose socket can only go to the vetted addresses. */
   async function request(target: VettedTarget, signal: AbortSignal, connection: ConnectionState) {
@@ -49,7 +55,7 @@ export function createDownloader(policy: AddressPolicy, connector: PinnedConnect
       const response = await client.request({
         path: `${target.url.pathname}${target.url.search}`,
         method: 'GET',
-        headers: { 'user-agent': userAgent, accept: 'image/*', 'accept-encoding': 'identity' },
+        headers: { 'user-agent': userAgent, accept, 'accept-encoding': 'identity' },
         signal,
       });
       return { response, client, state };
@@ -108,7 +114,15 @@ export function createDownloader(policy: AddressPolicy, connector: PinnedConnect
           if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
           const decoders = contentDecoders(singleHeader(headers['content-encoding']), subject);
           const bytes = await streamToFile(response.body, decoders, path, maxBytes, signal);
-          return { path, bytes, cleanup };
+          const contentType = singleHeader(headers['content-type']);
+          const cacheControl = singleHeader(headers['cache-control']);
+          return {
+            path,
+            bytes,
+            cleanup,
+            ...(contentType === undefined ? {} : { contentType }),
+            ...(cacheControl === undefined ? {} : { cacheControl }),
+          };
         } finally {
           connection.connected = state.connected;
           // Destroying an unread body emits 'error'; nobody needs that error, but it must be heard.

@@ -23,6 +23,8 @@ export interface SafeFetchOptions extends PinnedConnectorOptions {
   lookup?: Lookup;
   /** Sent as User-Agent. */
   userAgent?: string;
+  /** Sent as Accept on downloads. Default image/*. */
+  accept?: string;
 }
 
 const DEFAULT_MAX_BYTES = 25 * 1024 * 1024;
@@ -46,6 +48,7 @@ export function createSafeFetcher(options: SafeFetchOptions = {}) {
     maxRedirects: options.maxRedirects ?? 3,
     tempDir: options.tempDir ?? tmpdir(),
     userAgent,
+    ...(options.accept ? { accept: options.accept } : {}),
   });
   const { postPinned } = createPoster(policy, connector, userAgent);
 

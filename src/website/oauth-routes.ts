@@ -56,6 +56,7 @@ export async function oauthRoutes(app: FastifyInstance, deps: { services: Websit
         id: pending.id,
         client_id: pending.clientId,
         client_name: pending.clientName,
+        client_host: pending.clientHost,
         redirect_uri: pending.redirectUri,
         redirect_host: redirectHostOf(pending.redirectUri),
         account_email: accountOf(request).email,

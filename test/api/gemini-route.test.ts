@@ -160,6 +160,14 @@ describe('Gemini-native route (/v1beta), with @google/genai', () => {
     assert.equal(missing.body.error.status, 'NOT_FOUND');
   });
 
+  test('models.list: a pageToken (Atelier issues none) is 400 INVALID_ARGUMENT, not the first page again', async () => {
+    const forged = await sdkError(aiBeta.models.list({ config: { pageToken: 'eyJvZmZzZXQiOjUwfQ' } }));
+    assert.equal(forged.status, 400);
+    assert.equal(forged.body.error.status, 'INVALID_ARGUMENT');
+    assert.match(forged.body.error.message, /pageToken/);
+    assert.ok(!forged.body.error.message.includes('eyJvZmZzZXQiOjUwfQ'), 'the token is not echoed');
+  });
+
   test('an unknown model is a 404 NOT_FOUND in Google’s shape', async () => {
     const { status, body } = await sdkError(ai.models.generateContent({ model: 'imagen-9', contents: 'x' }));
     assert.equal(status, 404);

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Page } from 'playwright-core';
+import { startHttpsDocuments } from '../fakes/tls/https-documents.js';
 import { INITIALIZE, postMcp } from '../mcp/remote-mcp-support.js';
 import { connectSignedIn, finishSignIn, MemoryOAuthClient, startSignIn } from '../support/oauth-client.js';
 import { expectNoAxeViolations } from './axe.js';
@@ -36,8 +37,11 @@ async function redirectCatcher(): Promise<{ url: string; answer: Promise<URL>; s
  * its next call. axe-core finds no WCAG 2 A/AA violation on the consent screen, the listing or the
  * confirmation.
  */
+/** Where an app publishes its client ID metadata document (HTTPS on loopback, exempted below). */
+const documents = await startHttpsDocuments();
+
 describe('website: sign-in for hosted MCP clients (Chromium, end to end)', () => {
-  const site = websiteSession();
+  const site = websiteSession(() => ({ ATELIER_UPLOAD_ALLOWED_HOSTS: documents.allowedHost }));
   let page: Page;
   let catcher: Awaited<ReturnType<typeof redirectCatcher>>;
   let client: MemoryOAuthClient;
@@ -51,6 +55,7 @@ describe('website: sign-in for hosted MCP clients (Chromium, end to end)', () =>
   after(async () => {
     await mcp?.close();
     catcher?.server.close();
+    await documents.close();
   });
 
   test('no redirect before consent: a request a person never consented to is a page naming the problem and where it did not go', async () => {
@@ -136,6 +141,37 @@ describe('website: sign-in for hosted MCP clients (Chromium, end to end)', () =>
     assert.equal(refused.status, 401);
     // The SDK's client tries its refresh token, which was revoked with the grant: it cannot go on.
     await assert.rejects(mcp?.callTool({ name: 'get_account_status', arguments: {} }) ?? Promise.reject());
+  });
+
+  test('an app named by its client ID metadata document: the consent screen names it and the host publishing it', async () => {
+    const answer = await redirectCatcher();
+    try {
+      const clientId = `${documents.origin}/apps/published.json`;
+      documents.set('/apps/published.json', {
+        body: { client_id: clientId, client_name: 'Published Agent', redirect_uris: [answer.url] },
+      });
+      const authorize = new URL(`${site.server.baseUrl}/authorize`);
+      for (const [name, value] of Object.entries({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: answer.url,
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        state: 'doc',
+      }))
+        authorize.searchParams.set(name, value);
+      await page.goto(authorize.href);
+      await page.getByRole('heading', { name: 'Allow Published Agent to use Atelier?' }).waitFor();
+      const text = await page.getByRole('region', { name: 'Sign-in request' }).textContent();
+      assert.ok(text?.includes(`described by ${documents.allowedHost}`), text ?? '');
+      await expectNoAxeViolations(page, 'the consent screen of a document-named app');
+      await page.getByRole('button', { name: 'Deny' }).click();
+      const denied = await answer.answer;
+      assert.equal(denied.searchParams.get('error'), 'access_denied');
+      assert.equal(denied.searchParams.get('state'), 'doc');
+    } finally {
+      answer.server.close();
+    }
   });
 
   testNoConsoleErrors(site);

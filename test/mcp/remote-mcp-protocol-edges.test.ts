@@ -1,7 +1,7 @@
 // The MCP protocol's edges at /mcp (issue 38), driven by the MCP SDK's own client against the real app:
 // task ids Atelier reads back are ids it issued (an HMAC under a key derived from the master key,
 // bound to the account), a task-augmented call of a tool without task support is refused before the
-// tool runs, and methods not offered answer -32601.
+// tool runs, methods not offered answer -32601, and a list cursor (Atelier issues none) is -32602.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -9,9 +9,14 @@ import {
   CallToolResultSchema,
   CreateTaskResultSchema,
   ErrorCode,
+  ListResourcesResultSchema,
+  ListResourceTemplatesResultSchema,
   ListTasksResultSchema,
+  ListToolsResultSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
+import sharp from 'sharp';
+import { type LoopbackServer, startHttpServer } from '../fakes/outbound/loopback.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 import { connectRemote } from './remote-mcp-support.js';
 
@@ -34,16 +39,41 @@ async function errorOf(call: Promise<unknown>): Promise<McpError> {
 describe('remote MCP: protocol edges', () => {
   let t: TestApp;
   let mcp: Client;
+  let apiKey = '';
+  /** A reachable reference image (its host allowed as in development), and how often it was read. */
+  let images: LoopbackServer;
+  let imageReads = 0;
 
   before(async () => {
-    t = await createTestApp({ listen: true });
-    const { apiKey } = await t.createAccount(undefined, { tier: 'pro' });
+    const png = await sharp({ create: { width: 32, height: 24, channels: 3, background: '#336699' } })
+      .png()
+      .toBuffer();
+    images = await startHttpServer((_request, response) => {
+      imageReads += 1;
+      response.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length });
+      response.end(png);
+    });
+    t = await createTestApp({
+      listen: true,
+      env: { ATELIER_UPLOAD_ALLOWED_HOSTS: `127.0.0.1:${images.port}` },
+    });
+    ({ apiKey } = await t.createAccount(undefined, { tier: 'pro' }));
     mcp = await connectRemote(t.baseUrl, apiKey);
   });
   after(async () => {
     await mcp?.close();
     await t?.close();
+    await images?.close();
   });
+
+  /** How many uploads the account holds (GET /api/v1/assets?kind=upload). */
+  async function uploadCount(): Promise<number> {
+    const answer = await fetch(`${t.baseUrl}/api/v1/assets?kind=upload`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    assert.equal(answer.status, 200);
+    return ((await answer.json()) as { total: number }).total;
+  }
 
   it('a task id the caller made up is not found, and none of its text comes back', async () => {
     for (const taskId of [madeUp(), madeUp('.AAAAAAAAAAAAAAAAAAAAAA')]) {
@@ -88,7 +118,8 @@ describe('remote MCP: protocol edges', () => {
   });
 
   it('a task-augmented call of a tool without task support is refused (-32601) before the tool runs', async () => {
-    const source = `${t.baseUrl}/healthz`;
+    const source = `http://127.0.0.1:${images.port}/reference.png`;
+    const uploadsBefore = await uploadCount();
     const error = await errorOf(
       mcp.request(
         {
@@ -100,13 +131,37 @@ describe('remote MCP: protocol edges', () => {
     );
     assert.equal(error.code, ErrorCode.MethodNotFound, error.message);
     assert.match(error.message, /does not support task-augmented calls/);
-    // Without task augmentation the same tool still runs.
-    const plain = await mcp.callTool({ name: 'get_account_status', arguments: {} });
-    assert.equal(plain.isError, undefined);
+    // Nothing ran: the image was never read, and the account holds no new upload.
+    assert.equal(imageReads, 0);
+    assert.equal(await uploadCount(), uploadsBefore);
+    // Without task augmentation the same call uploads (so the counts above would have seen it).
+    const plain = await mcp.callTool({ name: 'upload_reference_image', arguments: { source_url: source } });
+    assert.equal(plain.isError, undefined, JSON.stringify(plain.content));
+    assert.equal(imageReads, 1);
+    assert.equal(await uploadCount(), uploadsBefore + 1);
   });
 
   it('tasks/list, not offered, is -32601 (method not found)', async () => {
     const error = await errorOf(mcp.request({ method: 'tasks/list', params: {} }, ListTasksResultSchema));
     assert.equal(error.code, ErrorCode.MethodNotFound, error.message);
+  });
+
+  it('list requests: one page without a cursor; any cursor (Atelier issues none) is -32602', async () => {
+    const tools = await mcp.request({ method: 'tools/list', params: {} }, ListToolsResultSchema);
+    assert.ok(tools.tools.some((tool) => tool.name === 'generate_image'));
+    assert.equal(tools.nextCursor, undefined);
+    const lists = [
+      ['tools/list', ListToolsResultSchema],
+      ['resources/list', ListResourcesResultSchema],
+      ['resources/templates/list', ListResourceTemplatesResultSchema],
+    ] as const;
+    for (const [method, schema] of lists) {
+      for (const cursor of ['eyJwYWdlIjogMn0', '', 'x'.repeat(300)]) {
+        const error = await errorOf(mcp.request({ method, params: { cursor } }, schema));
+        assert.equal(error.code, ErrorCode.InvalidParams, `${method}: ${error.message}`);
+        assert.match(error.message, /cursor/i);
+        assert.ok(!error.message.includes('eyJwYWdlIjogMn0'), 'the cursor is not echoed');
+      }
+    }
   });
 });

@@ -52,6 +52,12 @@ export default function ConsentPage() {
             <strong>{app}</strong> asks to act as <strong>{request.account_email}</strong> on this Atelier’s
             MCP endpoint: generate images (spending your allowance), and read your tasks, history and uploads.
           </p>
+          {request.client_host && (
+            <p>
+              This app is described by <code>{request.client_host}</code>, which publishes its name and
+              addresses.
+            </p>
+          )}
           <p>
             Your answer goes back to <code>{request.redirect_host}</code>. Only allow apps you trust and
             expected to see here. You can revoke its access at any time on the Account page.
