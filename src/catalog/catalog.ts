@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { GENERATION_MODES } from '../domain/generation-modes.js';
 import { ASPECT_PATTERN as aspectPattern, IMAGE_SIZES, type ImageSize } from '../domain/image-sizes.js';
+import { falEndpointsSchema } from '../providers/fal-inputs.js';
+import { compatibleUpstreamsSchema } from '../providers/openai-compatible-provider.js';
 import { maxImageCost, type RequestInput, type RoutePrice, routePriceSchema } from './prices.js';
 
 /** The spec's listed ratios plus 4:5 and 5:4 (DESIGN.md §2). */
@@ -150,6 +152,10 @@ export const maxImageCostOf = (model: CatalogEntry, size: ImageSize, input: Requ
 const catalogFileSchema = z
   .object({
     models: z.array(catalogEntrySchema).min(1),
+    /** OpenAI-compatible servers, each a provider named by its key (docs/providers.md). */
+    upstreams: compatibleUpstreamsSchema.optional(),
+    /** Input shapes of the fal endpoints the models name (docs/providers.md, "fal"). */
+    falEndpoints: falEndpointsSchema.optional(),
   })
   .strict()
   .superRefine((catalog, ctx) => {

@@ -81,7 +81,9 @@ export async function openAIModelPresence(
   models: readonly string[],
   call: ModelListCall,
 ): Promise<ModelPresence> {
-  const answer = await getJson(`${call.baseUrl}/v1/models`, { authorization: `Bearer ${call.apiKey}` }, call);
+  // A server that takes no key (an OpenAI-compatible one) is asked without an Authorization header.
+  const headers: Record<string, string> = call.apiKey ? { authorization: `Bearer ${call.apiKey}` } : {};
+  const answer = await getJson(`${call.baseUrl}/v1/models`, headers, call);
   if ('error' in answer) return answer;
   if (answer.status !== 200) return { error: `the model list answered HTTP ${answer.status}` };
   const json = answer.json;
