@@ -15,22 +15,23 @@ import type { ProviderRequest } from './provider.js';
 import { fitReferences } from './reference-fit.js';
 import { seedForTask } from './replicate-inputs.js';
 
+const ENDPOINT_ID = /^[a-z0-9][a-z0-9_.-]*\/[a-z0-9][a-z0-9_.-]*(?:\/[a-z0-9][a-z0-9_.-]*)*$/i;
+
 export const falEndpointSchema = z
   .object({
     size: z.enum(['image_size', 'aspect_ratio', 'aspect_ratio+resolution']).default('image_size'),
     references: z.enum(['image_urls', 'image_url', 'none']).default('none'),
     seed: z.boolean().default(true),
     extraInput: z.record(z.string(), z.unknown()).default({}),
+    /** The endpoint edits and fusions go to, where the app has one of its own (`…/edit`). */
+    editEndpoint: z.string().regex(ENDPOINT_ID, 'owner/app[/path]').optional(),
   })
   .strict();
 
 export type FalEndpoint = z.infer<typeof falEndpointSchema>;
 
 /** `falEndpoints` of the catalog: endpoint id (`owner/app[/path]`) → its input shape. */
-export const falEndpointsSchema = z.record(
-  z.string().regex(/^[a-z0-9][a-z0-9_.-]*\/[a-z0-9][a-z0-9_.-]*(?:\/[a-z0-9][a-z0-9_.-]*)*$/i, 'owner/app[/path]'),
-  falEndpointSchema,
-);
+export const falEndpointsSchema = z.record(z.string().regex(ENDPOINT_ID, 'owner/app[/path]'), falEndpointSchema);
 
 /** An endpoint the catalog does not describe: FLUX's text-to-image shape. */
 export const DEFAULT_FAL_ENDPOINT: FalEndpoint = falEndpointSchema.parse({});

@@ -133,11 +133,14 @@ export function createFalProvider(options: FalProviderOptions = {}): ImageProvid
 
   async function submit(request: ProviderRequest): Promise<SubmitOutcome> {
     if (!request.apiKey) return noKey();
-    if (!appOf(request.upstreamModel))
-      return invalid(`"${request.upstreamModel}" is not a fal endpoint id (owner/app[/path])`);
-    const input = await falInput(request, shapeOf(request.upstreamModel), maxInlineBytes);
+    const shape = shapeOf(request.upstreamModel);
+    // Edits and fusions go to the app's edit endpoint where the catalog names one.
+    const endpoint = request.mode !== 'text' && shape.editEndpoint ? shape.editEndpoint : request.upstreamModel;
+    const app = appOf(endpoint);
+    if (!app) return invalid(`"${endpoint}" is not a fal endpoint id (owner/app[/path])`);
+    const input = await falInput(request, shape, maxInlineBytes);
     if (typeof input === 'string') return invalid(input);
-    const answer = await call(request.apiKey, request.upstreamModel, 'POST', request.signal, input);
+    const answer = await call(request.apiKey, endpoint, 'POST', request.signal, input);
     if (answer.kind === 'transport_error') return transportFailure('fal', answer);
     if (answer.status < 200 || answer.status >= 300) {
       const failure = errorFailure(answer);
@@ -146,7 +149,7 @@ export function createFalProvider(options: FalProviderOptions = {}): ImageProvid
     const json = parseJson(answer.body);
     if (!isRecord(json) || typeof json.request_id !== 'string' || !REQUEST_ID.test(json.request_id))
       return fail('the submit answer holds no request id', { retryable: true, maybeAccepted: true, cause: 'bad_response' });
-    return { kind: 'pending', upstreamId: `${appOf(request.upstreamModel)}/${json.request_id}`, progress: 0 };
+    return { kind: 'pending', upstreamId: `${app}/${json.request_id}`, progress: 0 };
   }
 
   async function result(apiKey: string, path: string, signal: AbortSignal): Promise<PollOutcome> {
