@@ -21,7 +21,8 @@ function catalogBlock<T>(path: string | undefined, key: string, schema: z.ZodTyp
   } catch {
     return undefined;
   }
-  const block = typeof json === 'object' && json !== null ? (json as Record<string, unknown>)[key] : undefined;
+  const block =
+    typeof json === 'object' && json !== null ? (json as Record<string, unknown>)[key] : undefined;
   if (block === undefined) return undefined;
   const parsed = schema.safeParse(block);
   if (parsed.success) return parsed.data;

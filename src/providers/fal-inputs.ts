@@ -31,7 +31,10 @@ export const falEndpointSchema = z
 export type FalEndpoint = z.infer<typeof falEndpointSchema>;
 
 /** `falEndpoints` of the catalog: endpoint id (`owner/app[/path]`) → its input shape. */
-export const falEndpointsSchema = z.record(z.string().regex(ENDPOINT_ID, 'owner/app[/path]'), falEndpointSchema);
+export const falEndpointsSchema = z.record(
+  z.string().regex(ENDPOINT_ID, 'owner/app[/path]'),
+  falEndpointSchema,
+);
 
 /** An endpoint the catalog does not describe: FLUX's text-to-image shape. */
 export const DEFAULT_FAL_ENDPOINT: FalEndpoint = falEndpointSchema.parse({});

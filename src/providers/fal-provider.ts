@@ -24,9 +24,20 @@
  */
 import type { Dispatcher } from 'undici';
 import { DEFAULT_FAL_ENDPOINT, type FalEndpoint, falInput } from './fal-inputs.js';
-import type { ImageProvider, PollOutcome, ProviderFailure, ProviderRequest, SubmitOutcome } from './provider.js';
+import type {
+  ImageProvider,
+  PollOutcome,
+  ProviderFailure,
+  ProviderRequest,
+  SubmitOutcome,
+} from './provider.js';
 import { retryAfterMs } from './retry-after.js';
-import { callUpstream, createUpstreamDispatcher, transportFailure, type UpstreamAnswer } from './upstream-call.js';
+import {
+  callUpstream,
+  createUpstreamDispatcher,
+  transportFailure,
+  type UpstreamAnswer,
+} from './upstream-call.js';
 import { httpFailureText, statusSentence } from './upstream-error-text.js';
 import { failureFactory, statusClass } from './upstream-failures.js';
 import { isRecord, parseJson } from './upstream-json.js';
@@ -48,7 +59,16 @@ const UPSTREAM_ID = /^([a-z0-9][a-z0-9_.-]*\/[a-z0-9][a-z0-9_.-]*)\/([A-Za-z0-9-
 const ENDPOINT = /^([a-z0-9][a-z0-9_.-]*)\/([a-z0-9][a-z0-9_.-]*)(?:\/[a-z0-9][a-z0-9_.-]*)*$/i;
 const TOKEN = /^[a-z][a-z0-9_]{0,47}$/;
 /** Inputs Atelier fills: the only names a 422's message may repeat. */
-const KNOWN_INPUTS = new Set(['prompt', 'image_size', 'aspect_ratio', 'resolution', 'image_urls', 'image_url', 'seed', 'num_images']);
+const KNOWN_INPUTS = new Set([
+  'prompt',
+  'image_size',
+  'aspect_ratio',
+  'resolution',
+  'image_urls',
+  'image_url',
+  'seed',
+  'num_images',
+]);
 
 const fail = failureFactory('fal');
 const invalid = (message: string) => fail(message, { retryable: false, cause: 'invalid_request' });
@@ -76,7 +96,9 @@ function loggedFraction(logs: unknown): number | undefined {
 function errorSentence(status: number, json: unknown): string {
   const detail = isRecord(json) && Array.isArray(json.detail) ? json.detail : [];
   const named = detail.flatMap((item) =>
-    isRecord(item) && Array.isArray(item.loc) ? item.loc.filter((part) => typeof part === 'string' && KNOWN_INPUTS.has(part)) : [],
+    isRecord(item) && Array.isArray(item.loc)
+      ? item.loc.filter((part) => typeof part === 'string' && KNOWN_INPUTS.has(part))
+      : [],
   );
   if (status !== 422 || named.length === 0) return statusSentence(status);
   return `the upstream refused input ${[...new Set(named)].join(', ')}; check the catalog's falEndpoints entry against the endpoint's inputs`;
@@ -90,7 +112,13 @@ export function createFalProvider(options: FalProviderOptions = {}): ImageProvid
   const timeoutMs = options.requestTimeoutMs ?? 30_000;
   const maxInlineBytes = options.maxInlineBytes ?? 10_000_000;
 
-  const call = (apiKey: string, path: string, method: 'GET' | 'POST' | 'PUT', signal: AbortSignal, body?: unknown) =>
+  const call = (
+    apiKey: string,
+    path: string,
+    method: 'GET' | 'POST' | 'PUT',
+    signal: AbortSignal,
+    body?: unknown,
+  ) =>
     callUpstream({
       url: `${baseUrl}/${path}`,
       method,
@@ -104,16 +132,22 @@ export function createFalProvider(options: FalProviderOptions = {}): ImageProvid
       dispatcher,
     });
 
-  function errorFailure(answer: Extract<UpstreamAnswer, { kind: 'response' }>, final = false): ProviderFailure {
+  function errorFailure(
+    answer: Extract<UpstreamAnswer, { kind: 'response' }>,
+    final = false,
+  ): ProviderFailure {
     const { status, headers, body } = answer;
     const json = parseJson(body);
     const header = headers.get('x-fal-error-type') ?? '';
     const type = TOKEN.test(header) ? header : undefined;
     if (status === 404)
-      return fail(httpFailureText(status, [type], 'the endpoint does not exist upstream; check the catalog entry'), {
-        retryable: false,
-        cause: 'model_not_found',
-      });
+      return fail(
+        httpFailureText(status, [type], 'the endpoint does not exist upstream; check the catalog entry'),
+        {
+          retryable: false,
+          cause: 'model_not_found',
+        },
+      );
     const { retryable, cause } = statusClass(status);
     const failure = fail(httpFailureText(status, [type], errorSentence(status, json)), {
       retryable: final ? retryable && status !== 500 : retryable,
@@ -129,13 +163,17 @@ export function createFalProvider(options: FalProviderOptions = {}): ImageProvid
 
   const shapeOf = (endpoint: string) => options.endpoints?.[endpoint] ?? DEFAULT_FAL_ENDPOINT;
   const noKey = () =>
-    fail('no API key is configured for this account or deployment', { retryable: false, cause: 'unauthorized' });
+    fail('no API key is configured for this account or deployment', {
+      retryable: false,
+      cause: 'unauthorized',
+    });
 
   async function submit(request: ProviderRequest): Promise<SubmitOutcome> {
     if (!request.apiKey) return noKey();
     const shape = shapeOf(request.upstreamModel);
     // Edits and fusions go to the app's edit endpoint where the catalog names one.
-    const endpoint = request.mode !== 'text' && shape.editEndpoint ? shape.editEndpoint : request.upstreamModel;
+    const endpoint =
+      request.mode !== 'text' && shape.editEndpoint ? shape.editEndpoint : request.upstreamModel;
     const app = appOf(endpoint);
     if (!app) return invalid(`"${endpoint}" is not a fal endpoint id (owner/app[/path])`);
     const input = await falInput(request, shape, maxInlineBytes);
@@ -148,26 +186,35 @@ export function createFalProvider(options: FalProviderOptions = {}): ImageProvid
     }
     const json = parseJson(answer.body);
     if (!isRecord(json) || typeof json.request_id !== 'string' || !REQUEST_ID.test(json.request_id))
-      return fail('the submit answer holds no request id', { retryable: true, maybeAccepted: true, cause: 'bad_response' });
+      return fail('the submit answer holds no request id', {
+        retryable: true,
+        maybeAccepted: true,
+        cause: 'bad_response',
+      });
     return { kind: 'pending', upstreamId: `${app}/${json.request_id}`, progress: 0 };
   }
 
   async function result(apiKey: string, path: string, signal: AbortSignal): Promise<PollOutcome> {
     const answer = await call(apiKey, path, 'GET', signal);
-    if (answer.kind === 'transport_error') return { ...transportFailure('fal', answer), maybeAccepted: false };
+    if (answer.kind === 'transport_error')
+      return { ...transportFailure('fal', answer), maybeAccepted: false };
     // The request is over: its error status is the endpoint's answer, final unless fal's gateway failed.
     if (answer.status < 200 || answer.status >= 300) return errorFailure(answer, true);
     const json = parseJson(answer.body);
     const images = isRecord(json) && Array.isArray(json.images) ? json.images : [];
     const first = images[0];
-    const nsfw = isRecord(json) && Array.isArray(json.has_nsfw_concepts) && json.has_nsfw_concepts[0] === true;
+    const nsfw =
+      isRecord(json) && Array.isArray(json.has_nsfw_concepts) && json.has_nsfw_concepts[0] === true;
     if (nsfw)
       return fail("the endpoint's safety checker flagged the result; change the prompt or the images", {
         retryable: false,
         cause: 'blocked',
       });
     if (!isRecord(first) || typeof first.url !== 'string' || !/^(https?:\/\/|data:image\/)/.test(first.url))
-      return fail('the result holds no image URL (images[0].url)', { retryable: false, cause: 'bad_response' });
+      return fail('the result holds no image URL (images[0].url)', {
+        retryable: false,
+        cause: 'bad_response',
+      });
     if (first.url.startsWith('data:')) {
       const bytes = Buffer.from(first.url.slice(first.url.indexOf(',') + 1), 'base64');
       return { kind: 'done', image: { bytes } };
@@ -182,7 +229,8 @@ export function createFalProvider(options: FalProviderOptions = {}): ImageProvid
     const path = `${id[1]}/requests/${id[2]}`;
     const answer = await call(request.apiKey, `${path}/status?logs=1`, 'GET', request.signal);
     // A status read only reads: "maybe accepted" means nothing here.
-    if (answer.kind === 'transport_error') return { ...transportFailure('fal', answer), maybeAccepted: false };
+    if (answer.kind === 'transport_error')
+      return { ...transportFailure('fal', answer), maybeAccepted: false };
     if (answer.status === 404) return invalid(`request ${id[2]} not found upstream`);
     if (answer.status < 200 || answer.status >= 300) return errorFailure(answer);
     const status = parseJson(answer.body);
@@ -199,7 +247,10 @@ export function createFalProvider(options: FalProviderOptions = {}): ImageProvid
         return { kind: 'pending', status: 'in_progress', progress: 10 + Math.floor(89 * (fraction ?? 0)) };
       }
       case 'COMPLETED': {
-        const type = typeof status.error_type === 'string' && TOKEN.test(status.error_type) ? ` ${status.error_type}` : '';
+        const type =
+          typeof status.error_type === 'string' && TOKEN.test(status.error_type)
+            ? ` ${status.error_type}`
+            : '';
         if (status.error !== undefined && status.error !== null)
           return fail(`request ${id[2]} failed while running (fal error${type})`, {
             retryable: false,
@@ -208,7 +259,10 @@ export function createFalProvider(options: FalProviderOptions = {}): ImageProvid
         return result(request.apiKey, path, request.signal);
       }
       default:
-        return fail('the status answer has a status Atelier does not know', { retryable: true, cause: 'bad_response' });
+        return fail('the status answer has a status Atelier does not know', {
+          retryable: true,
+          cause: 'bad_response',
+        });
     }
   }
 

@@ -39,7 +39,9 @@ export const compatibleUpstreamSchema = z
       .string()
       .regex(/^[A-Z_][A-Z0-9_]{0,63}$/, 'an environment variable name (A-Z, 0-9, _)')
       .optional(),
-    sizes: z.union([z.literal('free'), z.array(z.string().regex(SIZE, 'a size as WxH')).min(1)]).default('free'),
+    sizes: z
+      .union([z.literal('free'), z.array(z.string().regex(SIZE, 'a size as WxH')).min(1)])
+      .default('free'),
     response: z.enum(['url', 'b64_json']).default('b64_json'),
     edits: z.boolean().default(false),
     masks: z.boolean().default(false),

@@ -182,7 +182,8 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
   async function fetched(outcome: SubmitOutcome, signal: AbortSignal): Promise<SubmitOutcome> {
     if (!compatible || outcome.kind !== 'done' || !('url' in outcome.image)) return outcome;
     const bytes = await compatible.fetchUrl(outcome.image.url, signal);
-    if (typeof bytes === 'string') return fail(bytes, { retryable: true, maybeAccepted: true, cause: 'network' });
+    if (typeof bytes === 'string')
+      return fail(bytes, { retryable: true, maybeAccepted: true, cause: 'network' });
     return { ...outcome, image: { bytes, contentType: sniffImageType(bytes) ?? 'application/octet-stream' } };
   }
 
@@ -227,7 +228,9 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
       const model = request.upstreamModel;
       const size = sizeOf(request);
       if (typeof size !== 'string') return fail(size.error, { retryable: false, cause: 'invalid_request' });
-      const headers: Record<string, string> = request.apiKey ? { authorization: `Bearer ${request.apiKey}` } : {};
+      const headers: Record<string, string> = request.apiKey
+        ? { authorization: `Bearer ${request.apiKey}` }
+        : {};
       const quality = options.quality ? { quality: options.quality } : {};
       // A compatible server's declared extras: its answer's form and any fields it needs.
       const extra: Record<string, unknown> = compatible

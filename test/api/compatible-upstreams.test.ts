@@ -9,7 +9,10 @@ import OpenAI from 'openai';
 import sharp from 'sharp';
 import { catalogCheckCommand } from '../../src/cli/catalog-command.js';
 import { loadConfig } from '../../src/config/config.js';
-import { type FakeCompatibleServer, startFakeCompatibleServer } from '../fakes/providers/fake-compatible-server.js';
+import {
+  type FakeCompatibleServer,
+  startFakeCompatibleServer,
+} from '../fakes/providers/fake-compatible-server.js';
 import { bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 
@@ -29,7 +32,11 @@ describe('OpenAI-compatible upstreams declared in the catalog', () => {
 
   before(async () => {
     localai = await startFakeCompatibleServer({ models: ['sd-3.5'], apiKey: KEY });
-    sdcpp = await startFakeCompatibleServer({ models: ['sd-turbo'], apiKey: null, sizes: ['512x512', '768x512', '512x768'] });
+    sdcpp = await startFakeCompatibleServer({
+      models: ['sd-turbo'],
+      apiKey: null,
+      sizes: ['512x512', '768x512', '512x768'],
+    });
     const png = await makePng(300, 200);
     origin = createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(png));
     await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
@@ -48,11 +55,28 @@ describe('OpenAI-compatible upstreams declared in the catalog', () => {
             edits: true,
             extraBody: { step: 20 },
           },
-          sdcpp: { kind: 'openai-compatible', baseUrl: `${sdcpp.baseUrl}/v1`, sizes: ['512x512', '768x512', '512x768'] },
+          sdcpp: {
+            kind: 'openai-compatible',
+            baseUrl: `${sdcpp.baseUrl}/v1`,
+            sizes: ['512x512', '768x512', '512x768'],
+          },
         },
         models: [
-          { id: 'base-image-2', provider: 'localai', upstreamModel: 'sd-3.5', modes: ['text', 'edit', 'fusion'], sizes: ['1K'] },
-          { id: 'turbo', provider: 'sdcpp', upstreamModel: 'sd-turbo', modes: ['text'], sizes: ['1K'], aspects: ['1:1', '3:2'] },
+          {
+            id: 'base-image-2',
+            provider: 'localai',
+            upstreamModel: 'sd-3.5',
+            modes: ['text', 'edit', 'fusion'],
+            sizes: ['1K'],
+          },
+          {
+            id: 'turbo',
+            provider: 'sdcpp',
+            upstreamModel: 'sd-turbo',
+            modes: ['text'],
+            sizes: ['1K'],
+            aspects: ['1:1', '3:2'],
+          },
           { id: 'gone', provider: 'sdcpp', upstreamModel: 'sd-gone', modes: ['text'], sizes: ['1K'] },
         ],
       }),
@@ -75,7 +99,12 @@ describe('OpenAI-compatible upstreams declared in the catalog', () => {
   });
 
   const generate = async (payload: Record<string, unknown>) => {
-    const response = await t.app.inject({ method: 'POST', url: '/api/v1/generate', headers: bearer(apiKey), payload });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/generate',
+      headers: bearer(apiKey),
+      payload,
+    });
     assert.equal(response.statusCode, 200, response.body);
     const [taskId] = response.json().task_ids as string[];
     return (await pollUntilFinal(t.app, apiKey, String(taskId), 60_000)).final;
@@ -93,8 +122,11 @@ describe('OpenAI-compatible upstreams declared in the catalog', () => {
       response_format: 'url',
       step: 20,
     });
-    assert.ok(localai.requests.some((r) => r.path.startsWith('/generated-images/')), 'the url was fetched');
-    assert.equal(final.provider, 'localai');
+    assert.ok(
+      localai.requests.some((r) => r.path.startsWith('/generated-images/')),
+      'the url was fetched',
+    );
+    assert.equal((final as { provider?: string }).provider, 'localai');
     const file = await fetch(String(final.imageUrl));
     const meta = await sharp(Buffer.from(await file.arrayBuffer())).metadata();
     assert.equal(meta.width, 170);
@@ -106,7 +138,11 @@ describe('OpenAI-compatible upstreams declared in the catalog', () => {
     assert.equal(localai.calls.at(-1)?.endpoint, 'edits');
     // No aspect named: the reference's 3:2 shape, at Atelier's pixel count.
     assert.equal(localai.calls.at(-1)?.params.size, '1248x832');
-    const fusion = await generate({ prompt: 'both', mode: 'fusion', imageUrls: [referenceUrl, referenceUrl] });
+    const fusion = await generate({
+      prompt: 'both',
+      mode: 'fusion',
+      imageUrls: [referenceUrl, referenceUrl],
+    });
     assert.equal(fusion.status, 'completed', JSON.stringify(fusion));
     assert.equal(localai.calls.at(-1)?.images, 2);
   });
@@ -125,10 +161,16 @@ describe('OpenAI-compatible upstreams declared in the catalog', () => {
     localai.script({ kind: 'error', status: 400, code: 'content_policy_violation', message: 'no' });
     const refused = await generate({ prompt: 'refused' });
     assert.equal(refused.status, 'failed');
-    assert.match(String(refused.error), /^upstream localai: the request was refused by the safety system.*HTTP 400 content_policy_violation/);
+    assert.match(
+      String(refused.error),
+      /^upstream localai: the request was refused by the safety system.*HTTP 400 content_policy_violation/,
+    );
     const gone = await generate({ prompt: 'x', model: 'gone' });
     assert.equal(gone.status, 'failed');
-    assert.match(String(gone.error), /upstream sdcpp: model sd-gone not found upstream \(HTTP 404 model_not_found invalid_request_error\)/);
+    assert.match(
+      String(gone.error),
+      /upstream sdcpp: model sd-gone not found upstream \(HTTP 404 model_not_found invalid_request_error\)/,
+    );
   });
 
   test('a server that goes away mid-call: the task is retried and completes, never lost', async () => {
@@ -139,13 +181,16 @@ describe('OpenAI-compatible upstreams declared in the catalog', () => {
     assert.equal(localai.calls.length - before, 2);
   });
 
-  test('catalog check reads each server\'s GET /v1/models and reports the missing model', async () => {
+  test("catalog check reads each server's GET /v1/models and reports the missing model", async () => {
     const lines: string[] = [];
     const config = loadConfig({ ATELIER_CATALOG: catalogPath, LOCALAI_API_KEY: KEY });
     const code = await catalogCheckCommand(config, [], (line) => lines.push(line));
     assert.equal(code, 1);
     assert.ok(lines.includes('localai sd-3.5 [base-image-2]: ok; upstream: present'), lines.join('\n'));
     assert.ok(lines.includes('sdcpp sd-turbo [turbo]: ok; upstream: present'), lines.join('\n'));
-    assert.ok(lines.some((line) => /sdcpp sd-gone.*model list does not have it/.test(line)), lines.join('\n'));
+    assert.ok(
+      lines.some((line) => /sdcpp sd-gone.*model list does not have it/.test(line)),
+      lines.join('\n'),
+    );
   });
 });

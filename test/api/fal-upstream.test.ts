@@ -44,8 +44,15 @@ describe('fal queue API upstream', () => {
     };
     // The registry as the server builds it, with fal polled every 20 ms (the default backs off to 5 s).
     const registry = createProviderRegistry({ config: loadConfig(env), clock: systemClock });
-    const quick = createFalProvider({ baseUrl: fal.baseUrl, endpoints: readFalEndpoints(CATALOG), pollIntervalMs: 20 });
-    const providers: ProviderRegistry = { ...registry, get: (name) => (name === 'fal' ? quick : registry.get(name)) };
+    const quick = createFalProvider({
+      baseUrl: fal.baseUrl,
+      endpoints: readFalEndpoints(CATALOG),
+      pollIntervalMs: 20,
+    });
+    const providers: ProviderRegistry = {
+      ...registry,
+      get: (name) => (name === 'fal' ? quick : registry.get(name)),
+    };
     t = await createTestApp({ listen: true, env, overrides: { providers } });
     ({ apiKey } = await t.createAccount());
   });
@@ -56,11 +63,17 @@ describe('fal queue API upstream', () => {
   });
 
   const start = async (payload: Record<string, unknown>) => {
-    const response = await t.app.inject({ method: 'POST', url: '/api/v1/generate', headers: bearer(apiKey), payload });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/generate',
+      headers: bearer(apiKey),
+      payload,
+    });
     assert.equal(response.statusCode, 200, response.body);
     return String((response.json().task_ids as string[])[0]);
   };
-  const generate = async (payload: Record<string, unknown>) => pollUntilFinal(t.app, apiKey, await start(payload), 60_000);
+  const generate = async (payload: Record<string, unknown>) =>
+    pollUntilFinal(t.app, apiKey, await start(payload), 60_000);
 
   test('text: submitted with the key, queue position then logs move the progress, the result is copied', async () => {
     const { final, seen } = await generate({ prompt: 'a lighthouse', model: 'flux-dev', aspect: '16:9' });
@@ -72,15 +85,30 @@ describe('fal queue API upstream', () => {
     assert.equal(typeof job?.input.seed, 'number');
     assert.equal(fal.requests[0]?.headers.authorization, `Key ${KEY}`);
     // Status reads dropped the endpoint's sub-path, as fal's status_url does.
-    assert.ok(fal.requests.some((r) => r.path === `/fal-ai/flux/requests/${job?.id}/status` && r.query.get('logs') === '1'));
+    assert.ok(
+      fal.requests.some(
+        (r) => r.path === `/fal-ai/flux/requests/${job?.id}/status` && r.query.get('logs') === '1',
+      ),
+    );
     const progress = seen.filter((r) => r.status !== 'completed').map((r) => r.progress);
     assert.ok(new Set(progress).size >= 3, `progress moved: ${progress.join(', ')}`);
-    assert.ok(seen.some((r) => r.status === 'queued' && r.progress > 0), 'the queue position shows while queued');
-    assert.ok(fal.requests.some((r) => r.path.startsWith('/files/')), 'the image was copied from the CDN');
+    assert.ok(
+      seen.some((r) => r.status === 'queued' && r.progress > 0),
+      'the queue position shows while queued',
+    );
+    assert.ok(
+      fal.requests.some((r) => r.path.startsWith('/files/')),
+      'the image was copied from the CDN',
+    );
   });
 
   test('edit (one image_url) and fusion (image_urls with aspect_ratio and resolution)', async () => {
-    const edit = await generate({ prompt: 'at night', model: 'base-image-2', mode: 'edit', imageUrls: [referenceUrl] });
+    const edit = await generate({
+      prompt: 'at night',
+      model: 'base-image-2',
+      mode: 'edit',
+      imageUrls: [referenceUrl],
+    });
     assert.equal(edit.final.status, 'completed', JSON.stringify(edit.final));
     const kontext = fal.jobs.at(-1);
     assert.equal(kontext?.endpoint, 'fal-ai/flux-pro/kontext');
@@ -97,7 +125,7 @@ describe('fal queue API upstream', () => {
     assert.equal(fusion.final.status, 'completed', JSON.stringify(fusion.final));
     const banana = fal.jobs.at(-1);
     assert.equal(banana?.endpoint, 'fal-ai/nano-banana-pro/edit');
-    assert.equal((banana?.input.image_urls as string[]).length, 2);
+    assert.equal((banana?.input.image_urls as string[] | undefined)?.length, 2);
     assert.equal(banana?.input.aspect_ratio, '3:2');
     assert.equal(banana?.input.resolution, '2K');
   });
@@ -114,7 +142,11 @@ describe('fal queue API upstream', () => {
     const taskId = await start({ prompt: 'stalled', model: 'flux-dev' });
     const job = () => fal.jobs.find((one) => one.input.prompt === 'stalled');
     while (!job() || (job()?.statusReads ?? 0) < 2) await new Promise((resolve) => setTimeout(resolve, 20));
-    const cancel = await t.app.inject({ method: 'POST', url: `/api/v1/tasks/${taskId}/cancel`, headers: bearer(apiKey) });
+    const cancel = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/tasks/${taskId}/cancel`,
+      headers: bearer(apiKey),
+    });
     assert.equal(cancel.statusCode, 200, cancel.body);
     while (!fal.cancels.includes(String(job()?.id))) await new Promise((resolve) => setTimeout(resolve, 20));
     fal.release();
@@ -122,12 +154,19 @@ describe('fal queue API upstream', () => {
     assert.equal(final.status, 'failed');
   });
 
-  test('a runner error fails the task with fal\'s error type; a refused input names it', async () => {
+  test("a runner error fails the task with fal's error type; a refused input names it", async () => {
     fal.script({ kind: 'fail_when_done', message: 'CUDA out of memory', type: 'runner_out_of_memory' });
     const failed = await generate({ prompt: 'too big', model: 'flux-dev' });
     assert.equal(failed.final.status, 'failed');
-    assert.match(String(failed.final.error), /^fal: request [\w-]+ failed while running \(fal error runner_out_of_memory\)$/);
-    fal.script({ kind: 'refuse', status: 422, json: { detail: [{ loc: ['body', 'image_size'], msg: 'bad', type: 'value_error' }] } });
+    assert.match(
+      String(failed.final.error),
+      /^fal: request [\w-]+ failed while running \(fal error runner_out_of_memory\)$/,
+    );
+    fal.script({
+      kind: 'refuse',
+      status: 422,
+      json: { detail: [{ loc: ['body', 'image_size'], msg: 'bad', type: 'value_error' }] },
+    });
     // The submit is quick, so the generate request makes it inline and answers the refusal at once.
     const refused = await t.app.inject({
       method: 'POST',
@@ -143,7 +182,12 @@ describe('fal queue API upstream', () => {
   });
 
   test('a 429 waits in the upstream-aware queue, then the task completes', async () => {
-    fal.script({ kind: 'refuse', status: 429, json: { detail: 'Too many concurrent requests' }, headers: { 'retry-after': '1' } });
+    fal.script({
+      kind: 'refuse',
+      status: 429,
+      json: { detail: 'Too many concurrent requests' },
+      headers: { 'retry-after': '1' },
+    });
     const { final } = await generate({ prompt: 'later', model: 'flux-dev' });
     assert.equal(final.status, 'completed', JSON.stringify(final));
   });

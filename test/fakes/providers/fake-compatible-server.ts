@@ -7,7 +7,7 @@
  * outside `sizes` when it has a fixed list, an unknown model (404), a wrong key (401), and answers
  * scripted errors with OpenAI's error body.
  */
-import { solidPng, startFakeHttpServer, type FakeAnswer, type FakeHttpServer } from './fake-http.js';
+import { type FakeAnswer, type FakeHttpServer, solidPng, startFakeHttpServer } from './fake-http.js';
 
 export interface CompatibleCall {
   endpoint: 'generations' | 'edits';
@@ -53,7 +53,10 @@ export async function startFakeCompatibleServer(options: {
     if (options.apiKey !== null && request.headers.authorization !== `Bearer ${options.apiKey}`)
       return error(401, 'Incorrect API key provided', 'invalid_api_key');
     if (request.method === 'GET' && request.path === '/v1/models')
-      return { status: 200, json: { object: 'list', data: options.models.map((id) => ({ id, object: 'model' })) } };
+      return {
+        status: 200,
+        json: { object: 'list', data: options.models.map((id) => ({ id, object: 'model' })) },
+      };
     let params: Record<string, unknown>;
     let call: CompatibleCall;
     if (request.path === '/v1/images/generations') {

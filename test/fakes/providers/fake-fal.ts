@@ -8,7 +8,13 @@
  * cancel `PUT …/cancel` → 202 `CANCELLATION_REQUESTED`. Endpoints it does not serve answer 404;
  * a 422 names the input (`detail[].loc`); scripted refusals per submit (429 with Retry-After).
  */
-import { type FakeAnswer, type FakeHttpServer, type RecordedRequest, solidPng, startFakeHttpServer } from './fake-http.js';
+import {
+  type FakeAnswer,
+  type FakeHttpServer,
+  type RecordedRequest,
+  solidPng,
+  startFakeHttpServer,
+} from './fake-http.js';
 
 export interface FalRequestState {
   id: string;
@@ -37,7 +43,11 @@ export interface FakeFal extends FakeHttpServer {
   release(): void;
 }
 
-export async function startFakeFal(options: { apiKey: string; endpoints: string[]; queuePosition?: number }): Promise<FakeFal> {
+export async function startFakeFal(options: {
+  apiKey: string;
+  endpoints: string[];
+  queuePosition?: number;
+}): Promise<FakeFal> {
   const jobs: FalRequestState[] = [];
   const cancels: string[] = [];
   const queue: FalScript[] = [];
@@ -71,13 +81,21 @@ export async function startFakeFal(options: { apiKey: string; endpoints: string[
       return result(job);
     }
     if (request.method !== 'POST') return { status: 405, json: { detail: 'Method Not Allowed' } };
-    if (!options.endpoints.includes(path)) return { status: 404, json: { detail: `Application '${path}' not found` } };
+    if (!options.endpoints.includes(path))
+      return { status: 404, json: { detail: `Application '${path}' not found` } };
     const scripted = queue.shift();
     if (scripted?.kind === 'refuse')
-      return { status: scripted.status, json: scripted.json, ...(scripted.headers && { headers: scripted.headers }) };
+      return {
+        status: scripted.status,
+        json: scripted.json,
+        ...(scripted.headers && { headers: scripted.headers }),
+      };
     const input = JSON.parse(request.body.toString('utf8')) as Record<string, unknown>;
     if (typeof input.prompt !== 'string' || input.prompt === '')
-      return { status: 422, json: { detail: [{ loc: ['body', 'prompt'], msg: 'field required', type: 'missing' }] } };
+      return {
+        status: 422,
+        json: { detail: [{ loc: ['body', 'prompt'], msg: 'field required', type: 'missing' }] },
+      };
     const id = `0198c0de-0000-4000-8000-${String(++counter).padStart(12, '0')}`;
     if (scripted?.kind === 'stall') stalled = true;
     const job: FalRequestState = {
@@ -89,7 +107,9 @@ export async function startFakeFal(options: { apiKey: string; endpoints: string[
       steps: 4,
       canceled: false,
       statusReads: 0,
-      ...(scripted?.kind === 'fail_when_done' && { error: { message: scripted.message, type: scripted.type } }),
+      ...(scripted?.kind === 'fail_when_done' && {
+        error: { message: scripted.message, type: scripted.type },
+      }),
     };
     jobs.push(job);
     const base = `${baseUrl}/${appOf(path)}/requests/${id}`;
@@ -110,7 +130,11 @@ export async function startFakeFal(options: { apiKey: string; endpoints: string[
   function status(job: FalRequestState, request: RecordedRequest): FakeAnswer {
     job.statusReads++;
     const logs = request.query.get('logs') === '1';
-    if (job.canceled) return { status: 200, json: { status: 'COMPLETED', error: 'Request was cancelled', error_type: 'request_cancelled' } };
+    if (job.canceled)
+      return {
+        status: 200,
+        json: { status: 'COMPLETED', error: 'Request was cancelled', error_type: 'request_cancelled' },
+      };
     if (job.position > 0) {
       const json = { status: 'IN_QUEUE', queue_position: job.position, response_url: '' };
       if (!stalled) job.position--;
@@ -126,13 +150,23 @@ export async function startFakeFal(options: { apiKey: string; endpoints: string[
       if (!stalled) job.step++;
       return { status: 200, json: { status: 'IN_PROGRESS', ...(logs && { logs: lines }) } };
     }
-    if (job.error) return { status: 200, json: { status: 'COMPLETED', logs: [], error: job.error.message, error_type: job.error.type } };
+    if (job.error)
+      return {
+        status: 200,
+        json: { status: 'COMPLETED', logs: [], error: job.error.message, error_type: job.error.type },
+      };
     return { status: 200, json: { status: 'COMPLETED', logs: [], metrics: { inference_time: 1.2 } } };
   }
 
   async function result(job: FalRequestState): Promise<FakeAnswer> {
-    if (job.step < job.steps || job.position > 0) return { status: 400, json: { detail: 'Request is still in progress' } };
-    if (job.error) return { status: 500, json: { detail: job.error.message }, headers: { 'x-fal-error-type': job.error.type } };
+    if (job.step < job.steps || job.position > 0)
+      return { status: 400, json: { detail: 'Request is still in progress' } };
+    if (job.error)
+      return {
+        status: 500,
+        json: { detail: job.error.message },
+        headers: { 'x-fal-error-type': job.error.type },
+      };
     const size = job.input.image_size;
     const [w, h] =
       typeof size === 'object' && size !== null
