@@ -13,6 +13,7 @@ import {
   type FakeCompatibleServer,
   startFakeCompatibleServer,
 } from '../fakes/providers/fake-compatible-server.js';
+import { startMcp } from '../fakes/stdio-session.js';
 import { bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 
@@ -155,6 +156,24 @@ describe('OpenAI-compatible upstreams declared in the catalog', () => {
     assert.equal(call?.params.size, '768x512');
     assert.equal(call?.params.response_format, 'b64_json');
     assert.equal(sdcpp.requests.at(-1)?.headers.authorization, undefined);
+  });
+
+  test('MCP generate_image on a compatible server', async () => {
+    const mcp = await startMcp({ ATELIER_API_KEY: apiKey, ATELIER_BASE_URL: t.baseUrl });
+    try {
+      const result = await mcp.client.callTool(
+        { name: 'generate_image', arguments: { prompt: 'a mill', model: 'turbo', wait: 60 } },
+        undefined,
+        { timeout: 90_000 },
+      );
+      assert.equal(result.isError, undefined, JSON.stringify(result));
+      const structured = result.structuredContent as { tasks: Array<{ status: string }> };
+      assert.equal(structured.tasks[0]?.status, 'completed');
+      assert.equal(sdcpp.calls.at(-1)?.params.prompt, 'a mill');
+      assert.equal(sdcpp.calls.at(-1)?.params.size, '512x512');
+    } finally {
+      await mcp.close();
+    }
   });
 
   test('an upstream error fails the task with its message; a model the server lacks is named', async () => {

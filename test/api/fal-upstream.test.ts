@@ -10,6 +10,7 @@ import { createFalProvider } from '../../src/providers/fal-provider.js';
 import { createProviderRegistry, type ProviderRegistry } from '../../src/providers/provider-registry.js';
 import { systemClock } from '../../src/runtime/clock.js';
 import { type FakeFal, startFakeFal } from '../fakes/providers/fake-fal.js';
+import { call, startMcp, textOf } from '../fakes/stdio-session.js';
 import { bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 
@@ -135,6 +136,34 @@ describe('fal queue API upstream', () => {
     const answer = await client.images.generate({ model: 'flux-dev', prompt: 'a fox', size: '1024x1024' });
     assert.ok(answer.data?.[0]?.url || answer.data?.[0]?.b64_json);
     assert.equal(fal.jobs.at(-1)?.input.image_size, 'square_hd');
+  });
+
+  test('MCP generate_image waits for a fal image; progress moves; a refusal is a tool error', async () => {
+    const mcp = await startMcp({ ATELIER_API_KEY: apiKey, ATELIER_BASE_URL: t.baseUrl });
+    try {
+      const progress: number[] = [];
+      // Held in fal's queue until the tool has reported the wait, then let run.
+      fal.script({ kind: 'stall' });
+      const pending = mcp.client.callTool(
+        { name: 'generate_image', arguments: { prompt: 'a harbour', model: 'flux-dev', wait: 60 } },
+        undefined,
+        { onprogress: (p) => progress.push(p.progress), timeout: 90_000 },
+      );
+      while (!progress.some((p) => p > 0 && p < 100)) await new Promise((resolve) => setTimeout(resolve, 20));
+      fal.release();
+      const result = await pending;
+      assert.equal(result.isError, undefined, JSON.stringify(result));
+      const structured = result.structuredContent as { tasks: Array<{ status: string; provider?: string }> };
+      assert.equal(structured.tasks[0]?.status, 'completed');
+      assert.equal(fal.jobs.at(-1)?.input.prompt, 'a harbour');
+      assert.ok(new Set(progress).size >= 3, `progress: ${progress.join(', ')}`);
+      fal.script({ kind: 'refuse', status: 403, json: { detail: 'Forbidden' } });
+      const refused = await call(mcp, 'generate_image', { prompt: 'no', model: 'flux-dev' });
+      assert.equal(refused.isError, true);
+      assert.match(textOf(refused), /fal: the upstream key is not allowed to use this model or service \(HTTP 403\)/);
+    } finally {
+      await mcp.close();
+    }
   });
 
   test('cancel: the queued fal request is cancelled upstream', async () => {
