@@ -15,6 +15,7 @@ import { bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 
 const KEY = 'fal-key-0123456789:abcdef';
+const METRICS_TOKEN = 'metrics-token-0123456789';
 const CATALOG = new URL('../../catalogs/fal.json', import.meta.url).pathname;
 const ENDPOINTS = Object.entries(
   (JSON.parse(readFileSync(CATALOG, 'utf8')) as { falEndpoints: Record<string, { editEndpoint?: string }> })
@@ -42,6 +43,7 @@ describe('fal queue API upstream', () => {
       ATELIER_FAL_API_KEY: KEY,
       ATELIER_FAL_BASE_URL: fal.baseUrl,
       ATELIER_UPLOAD_ALLOWED_HOSTS: `127.0.0.1:${port},127.0.0.1:${falPort}`,
+      ATELIER_METRICS_TOKEN: METRICS_TOKEN,
     };
     // The registry as the server builds it, with fal polled every 20 ms (the default backs off to 5 s).
     const registry = createProviderRegistry({ config: loadConfig(env), clock: systemClock });
@@ -100,6 +102,29 @@ describe('fal queue API upstream', () => {
     assert.ok(
       fal.requests.some((r) => r.path.startsWith('/files/')),
       'the image was copied from the CDN',
+    );
+    // Cost from the catalog's published fal price; the calls are measured under the provider's name.
+    const record = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/tasks/${final.task_id}`,
+      headers: bearer(apiKey),
+    });
+    assert.deepEqual(record.json().cost, { amount_micros: 25000, currency: 'USD', source: 'catalog_price' });
+    const metrics = await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(METRICS_TOKEN) });
+    assert.match(
+      metrics.body,
+      /atelier_upstream_call_duration_seconds_count\{provider="fal",phase="poll",outcome="ok",cause=""\} \d+/,
+    );
+  });
+
+  test('fal goes away mid-task (status reads cut off): the polls are retried and the task completes', async () => {
+    fal.dropStatusReads(2);
+    const { final } = await generate({ prompt: 'through the storm', model: 'flux-dev' });
+    assert.equal(final.status, 'completed', JSON.stringify(final));
+    const metrics = await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(METRICS_TOKEN) });
+    assert.match(
+      metrics.body,
+      /atelier_upstream_call_duration_seconds_count\{provider="fal",phase="poll",outcome="retry",cause="network"\} 2/,
     );
   });
 
@@ -160,7 +185,10 @@ describe('fal queue API upstream', () => {
       fal.script({ kind: 'refuse', status: 403, json: { detail: 'Forbidden' } });
       const refused = await call(mcp, 'generate_image', { prompt: 'no', model: 'flux-dev' });
       assert.equal(refused.isError, true);
-      assert.match(textOf(refused), /fal: the upstream key is not allowed to use this model or service \(HTTP 403\)/);
+      assert.match(
+        textOf(refused),
+        /fal: the upstream key is not allowed to use this model or service \(HTTP 403\)/,
+      );
     } finally {
       await mcp.close();
     }

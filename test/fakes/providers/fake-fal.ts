@@ -41,6 +41,8 @@ export interface FakeFal extends FakeHttpServer {
   script(...answers: FalScript[]): void;
   /** Lets stalled requests run on. */
   release(): void;
+  /** The next `count` status reads cut the connection without an answer (the server goes away). */
+  dropStatusReads(count: number): void;
 }
 
 export async function startFakeFal(options: {
@@ -53,6 +55,7 @@ export async function startFakeFal(options: {
   const queue: FalScript[] = [];
   const files = new Map<string, Buffer>();
   let stalled = false;
+  let drops = 0;
   let counter = 0;
   let baseUrl = '';
 
@@ -76,6 +79,11 @@ export async function startFakeFal(options: {
         if (job.step >= job.steps) return { status: 400, json: { status: 'ALREADY_COMPLETED' } };
         job.canceled = true;
         return { status: 202, json: { status: 'CANCELLATION_REQUESTED' } };
+      }
+      if (action[3] === '/status' && drops > 0) {
+        drops--;
+        request.socket?.destroy();
+        return { hang: true };
       }
       if (action[3] === '/status') return status(job, request);
       return result(job);
@@ -195,6 +203,9 @@ export async function startFakeFal(options: {
     script: (...answers) => void queue.push(...answers),
     release: () => {
       stalled = false;
+    },
+    dropStatusReads: (count) => {
+      drops = count;
     },
   };
 }
