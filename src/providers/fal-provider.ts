@@ -24,6 +24,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { DEFAULT_FAL_ENDPOINT, type FalEndpoint, falInput } from './fal-inputs.js';
+import { falModelPresence } from './model-lists.js';
 import type {
   ImageProvider,
   PollOutcome,
@@ -107,6 +108,8 @@ function errorSentence(status: number, json: unknown): string {
 /** Creates the fal adapter. */
 export function createFalProvider(options: FalProviderOptions = {}): ImageProvider {
   const baseUrl = (options.baseUrl ?? 'https://queue.fal.run').replace(/\/+$/, '');
+  // The model search is on fal's Platform API; a base URL set for a proxy (or a test) serves both.
+  const platformUrl = options.baseUrl ? baseUrl : 'https://api.fal.ai';
   const dispatcher = options.dispatcher ?? createUpstreamDispatcher();
   const now = options.now ?? Date.now;
   const timeoutMs = options.requestTimeoutMs ?? 30_000;
@@ -274,6 +277,8 @@ export function createFalProvider(options: FalProviderOptions = {}): ImageProvid
     expectedDurationMs: () => 15_000,
     submit,
     poll,
+    checkModels: (models, apiKey, signal) =>
+      falModelPresence(models, { baseUrl: platformUrl, apiKey, signal, dispatcher }),
     async cancel({ upstreamId, apiKey, signal }) {
       const id = UPSTREAM_ID.exec(upstreamId);
       if (!apiKey || !id) return;

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
+import { catalogCheckCommand } from '../../src/cli/catalog-command.js';
 import { loadConfig } from '../../src/config/config.js';
 import { readFalEndpoints } from '../../src/providers/catalog-blocks.js';
 import { createFalProvider } from '../../src/providers/fal-provider.js';
@@ -126,6 +127,21 @@ describe('fal queue API upstream', () => {
       metrics.body,
       /atelier_upstream_call_duration_seconds_count\{provider="fal",phase="poll",outcome="retry",cause="network"\} 2/,
     );
+  });
+
+  test("catalog check asks fal's model search for every endpoint of the catalog", async () => {
+    const lines: string[] = [];
+    const config = loadConfig({
+      ATELIER_CATALOG: CATALOG,
+      ATELIER_FAL_API_KEY: KEY,
+      ATELIER_FAL_BASE_URL: fal.baseUrl,
+    });
+    assert.equal(await catalogCheckCommand(config, [], (line) => lines.push(line)), 0, lines.join('\n'));
+    assert.ok(lines.includes('fal fal-ai/flux/dev [flash]: ok; upstream: present'), lines.join('\n'));
+    assert.equal(lines.at(-1), 'No problems found.');
+    const search = fal.requests.find((r) => r.path === '/v1/models');
+    assert.equal(search?.headers.authorization, `Key ${KEY}`);
+    assert.equal(search?.query.getAll('endpoint_id').length, 4);
   });
 
   test('edit (one image_url) and fusion (image_urls with aspect_ratio and resolution)', async () => {

@@ -69,6 +69,21 @@ export async function startFakeFal(options: {
     }
     if (request.headers.authorization !== `Key ${options.apiKey}`)
       return { status: 401, json: { detail: 'Unauthorized' } };
+    if (request.method === 'GET' && request.path === '/v1/models') {
+      const asked = request.query.getAll('endpoint_id');
+      const models = asked.filter((id) => options.endpoints.includes(id));
+      return {
+        status: 200,
+        json: {
+          models: models.map((endpoint_id) => ({
+            endpoint_id,
+            metadata: { status: 'active', category: 'text-to-image' },
+          })),
+          next_cursor: null,
+          has_more: false,
+        },
+      };
+    }
     const path = request.path.replace(/^\//, '');
     const action = /^(.+?)\/requests\/([\w-]+)(\/status|\/cancel)?$/.exec(path);
     if (action) {
