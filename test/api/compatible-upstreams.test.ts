@@ -79,6 +79,14 @@ describe('OpenAI-compatible upstreams declared in the catalog', () => {
             aspects: ['1:1', '3:2'],
           },
           { id: 'gone', provider: 'sdcpp', upstreamModel: 'sd-gone', modes: ['text'], sizes: ['1K'] },
+          {
+            id: 'steady',
+            provider: 'sdcpp',
+            upstreamModel: 'sd-turbo',
+            modes: ['text'],
+            sizes: ['1K'],
+            fallbacks: [{ provider: 'localai', upstreamModel: 'sd-3.5' }],
+          },
         ],
       }),
     );
@@ -192,6 +200,20 @@ describe('OpenAI-compatible upstreams declared in the catalog', () => {
     );
   });
 
+  test("the model list (the website's picker) names each server; a server error falls back to another", async () => {
+    const models = await t.app.inject({ method: 'GET', url: '/api/v1/models', headers: bearer(apiKey) });
+    const owners = Object.fromEntries(
+      (models.json().data as Array<{ id: string; owned_by: string }>).map((m) => [m.id, m.owned_by]),
+    );
+    assert.equal(owners['base-image-2'], 'localai');
+    assert.equal(owners.turbo, 'sdcpp');
+    sdcpp.script({ kind: 'error', status: 503, code: 'server_error', message: 'loading model' });
+    const final = await generate({ prompt: 'steady', model: 'steady' });
+    assert.equal(final.status, 'completed', JSON.stringify(final));
+    assert.equal((final as { provider?: string }).provider, 'localai');
+    assert.equal(localai.calls.at(-1)?.params.prompt, 'steady');
+  });
+
   test('a server that goes away mid-call: the task is retried and completes, never lost', async () => {
     const before = localai.calls.length;
     localai.script({ kind: 'close' });
@@ -205,8 +227,11 @@ describe('OpenAI-compatible upstreams declared in the catalog', () => {
     const config = loadConfig({ ATELIER_CATALOG: catalogPath, LOCALAI_API_KEY: KEY });
     const code = await catalogCheckCommand(config, [], (line) => lines.push(line));
     assert.equal(code, 1);
-    assert.ok(lines.includes('localai sd-3.5 [base-image-2]: ok; upstream: present'), lines.join('\n'));
-    assert.ok(lines.includes('sdcpp sd-turbo [turbo]: ok; upstream: present'), lines.join('\n'));
+    assert.ok(
+      lines.includes('localai sd-3.5 [base-image-2, steady]: ok; upstream: present'),
+      lines.join('\n'),
+    );
+    assert.ok(lines.includes('sdcpp sd-turbo [turbo, steady]: ok; upstream: present'), lines.join('\n'));
     assert.ok(
       lines.some((line) => /sdcpp sd-gone.*model list does not have it/.test(line)),
       lines.join('\n'),
