@@ -35,3 +35,47 @@ export const readCompatibleUpstreams = (path: string | undefined): Record<string
 
 export const readFalEndpoints = (path: string | undefined): Record<string, FalEndpoint> =>
   catalogBlock(path, 'falEndpoints', falEndpointsSchema) ?? {};
+
+/** What a catalog model asks of one of its routes (its modes and masks). */
+export interface RouteAsk {
+  modelId: string;
+  provider: string;
+  upstreamModel: string;
+  modes: readonly string[];
+  masks: boolean;
+}
+
+/**
+ * Routes that ask more than their upstream's declared block offers: edits or masks of an
+ * OpenAI-compatible server without them, fusion on a fal endpoint that takes one image, any
+ * reference on one that takes none. One sentence each, naming the fix.
+ */
+export function routeProblems(
+  routes: readonly RouteAsk[],
+  upstreams: Record<string, CompatibleUpstream> = {},
+  endpoints: Record<string, FalEndpoint> = {},
+): string[] {
+  return routes.flatMap((route) => {
+    const who = `model ${route.modelId} (${route.provider} ${route.upstreamModel})`;
+    const edits = route.modes.some((mode) => mode !== 'text');
+    const upstream = upstreams[route.provider];
+    if (upstream) {
+      if (edits && !upstream.edits)
+        return [
+          `${who}: upstream ${route.provider} offers no edits; remove "edit" and "fusion" or set its "edits": true`,
+        ];
+      if (route.masks && !upstream.masks)
+        return [
+          `${who}: upstream ${route.provider} takes no masks; set the model's "masks": false or the upstream's "masks": true`,
+        ];
+    }
+    const shape = route.provider === 'fal' ? endpoints[route.upstreamModel] : undefined;
+    if (route.provider === 'fal' && edits && (shape?.references ?? 'none') === 'none')
+      return [
+        `${who}: the endpoint takes no reference image; set its falEndpoints "references" or remove "edit" and "fusion"`,
+      ];
+    if (shape?.references === 'image_url' && route.modes.includes('fusion'))
+      return [`${who}: the endpoint takes one reference image; remove "fusion"`];
+    return [];
+  });
+}

@@ -23,10 +23,9 @@ export const BUILT_IN_PROVIDERS = ['local', 'gemini', 'openai', 'replicate', 'fa
 
 const SIZE = /^([1-9][0-9]{1,4})x([1-9][0-9]{1,4})$/;
 
-export const upstreamNameSchema = z
+const upstreamNameSchema = z
   .string()
-  .regex(/^[a-z][a-z0-9-]{0,31}$/, 'upstream name: lowercase letters, digits and "-", 1-32 long')
-  .refine((name) => !BUILT_IN_PROVIDERS.includes(name), 'that name is a built-in provider');
+  .regex(/^[a-z][a-z0-9-]{0,31}$/, 'upstream name: lowercase letters, digits and "-", 1-32 long');
 
 /** One OpenAI-compatible server as the catalog declares it. */
 export const compatibleUpstreamSchema = z
@@ -51,7 +50,12 @@ export const compatibleUpstreamSchema = z
 
 export type CompatibleUpstream = z.infer<typeof compatibleUpstreamSchema>;
 
-export const compatibleUpstreamsSchema = z.record(upstreamNameSchema, compatibleUpstreamSchema);
+export const compatibleUpstreamsSchema = z
+  .record(upstreamNameSchema, compatibleUpstreamSchema)
+  .superRefine((upstreams, ctx) => {
+    for (const name of Object.keys(upstreams).filter((key) => BUILT_IN_PROVIDERS.includes(key)))
+      ctx.addIssue({ code: 'custom', path: [name], message: 'that name is a built-in provider' });
+  });
 
 /** The listed size nearest the request's shape, then its pixel count (log distances). */
 export function nearestListedSize(sizes: readonly string[], width: number, height: number): string {

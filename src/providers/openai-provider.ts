@@ -164,9 +164,11 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
       const bytes = Buffer.from(first.b64_json, 'base64');
       const contentType = sniffImageType(bytes);
       if (contentType) return { kind: 'done', image: { bytes, contentType }, ...(usage ? { usage } : {}) };
-    } else if (isRecord(first) && typeof first.url === 'string' && /^https?:\/\//.test(first.url)) {
-      if (!compatible && !first.url.startsWith('https://')) return unreadable();
-      return { kind: 'done', image: { url: first.url }, ...(usage ? { usage } : {}) };
+    } else if (isRecord(first) && typeof first.url === 'string') {
+      // A compatible server may answer a path on itself (`/generated-images/…`).
+      const url = compatible && first.url.startsWith('/') ? `${baseUrl}${first.url}` : first.url;
+      const scheme = compatible ? /^https?:\/\// : /^https:\/\//;
+      if (scheme.test(url)) return { kind: 'done', image: { url }, ...(usage ? { usage } : {}) };
     }
     return unreadable();
   }

@@ -26,6 +26,7 @@ describe('OpenAI-compatible upstreams declared in the catalog', () => {
   let t: TestApp;
   let localai: FakeCompatibleServer;
   let sdcpp: FakeCompatibleServer;
+  let gateway: FakeCompatibleServer;
   let origin: Server;
   let referenceUrl: string;
   let apiKey: string;
@@ -38,6 +39,7 @@ describe('OpenAI-compatible upstreams declared in the catalog', () => {
       apiKey: null,
       sizes: ['512x512', '768x512', '512x768'],
     });
+    gateway = await startFakeCompatibleServer({ models: ['relayed'], apiKey: null, relativeUrls: true });
     const png = await makePng(300, 200);
     origin = createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(png));
     await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
@@ -56,6 +58,7 @@ describe('OpenAI-compatible upstreams declared in the catalog', () => {
             edits: true,
             extraBody: { step: 20 },
           },
+          gateway: { kind: 'openai-compatible', baseUrl: gateway.baseUrl, response: 'url' },
           sdcpp: {
             kind: 'openai-compatible',
             baseUrl: `${sdcpp.baseUrl}/v1`,
@@ -78,6 +81,7 @@ describe('OpenAI-compatible upstreams declared in the catalog', () => {
             sizes: ['1K'],
             aspects: ['1:1', '3:2'],
           },
+          { id: 'relay', provider: 'gateway', upstreamModel: 'relayed', modes: ['text'], sizes: ['1K'] },
           { id: 'gone', provider: 'sdcpp', upstreamModel: 'sd-gone', modes: ['text'], sizes: ['1K'] },
           {
             id: 'steady',
@@ -104,6 +108,7 @@ describe('OpenAI-compatible upstreams declared in the catalog', () => {
     await t?.close();
     await localai?.close();
     await sdcpp?.close();
+    await gateway?.close();
     await new Promise((resolve) => origin?.close(resolve));
   });
 
@@ -139,6 +144,12 @@ describe('OpenAI-compatible upstreams declared in the catalog', () => {
     const file = await fetch(String(final.imageUrl));
     const meta = await sharp(Buffer.from(await file.arrayBuffer())).metadata();
     assert.equal(meta.width, 170);
+  });
+
+  test('a `url` answer that is a path on the server is read from that server', async () => {
+    const final = await generate({ prompt: 'relayed', model: 'relay' });
+    assert.equal(final.status, 'completed', JSON.stringify(final));
+    assert.ok(gateway.requests.some((r) => r.path === '/generated-images/img1.png'));
   });
 
   test('edit and fusion go to /v1/images/edits with every reference', async () => {

@@ -32,6 +32,8 @@ export async function startFakeCompatibleServer(options: {
   apiKey: string | null;
   /** A fixed size list; absent: any `WxH`. */
   sizes?: string[];
+  /** `url` answers as paths on the server (`/generated-images/…`) instead of absolute URLs. */
+  relativeUrls?: boolean;
 }): Promise<FakeCompatibleServer> {
   const calls: CompatibleCall[] = [];
   const queue: CompatibleScript[] = [];
@@ -98,7 +100,9 @@ export async function startFakeCompatibleServer(options: {
     if (params.response_format === 'url') {
       const id = `img${++counter}`;
       stored.set(id, png);
-      return { status: 200, json: { created: 1, data: [{ url: `${baseUrl}/generated-images/${id}.png` }] } };
+      // Absolute (LocalAI) or, with `relativeUrls`, a path on the server itself.
+      const url = `${options.relativeUrls ? '' : baseUrl}/generated-images/${id}.png`;
+      return { status: 200, json: { created: 1, data: [{ url }] } };
     }
     return { status: 200, json: { created: 1, data: [{ b64_json: png.toString('base64') }] } };
   });
