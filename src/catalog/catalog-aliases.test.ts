@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { type CatalogFile, DEFAULT_CATALOG, parseCatalog } from './catalog.js';
 
-const PROVIDERS = ['local', 'gemini', 'openai', 'replicate'];
+const PROVIDERS = ['local', 'gemini', 'openai', 'replicate', 'fal', 'localai', 'sdcpp'];
 
 const catalogWith = (aliases: Record<string, string[]>): CatalogFile => ({
   models: ['base-image-2', 'pro'].map((id) => ({
@@ -50,7 +50,7 @@ test('the built-in and shipped catalogs alias the same OpenAI and Google ids ont
     'gemini-3.1-flash-image': 'base-image-2',
     'gemini-2.5-flash-image': 'flash2',
   };
-  const shipped = ['gemini', 'openai', 'replicate'].map((name) =>
+  const shipped = ['gemini', 'openai', 'replicate', 'fal', 'openai-compatible'].map((name) =>
     JSON.parse(readFileSync(new URL(`../../catalogs/${name}.json`, import.meta.url), 'utf8')),
   );
   for (const file of [DEFAULT_CATALOG, ...shipped]) {

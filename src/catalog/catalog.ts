@@ -2,6 +2,9 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { GENERATION_MODES } from '../domain/generation-modes.js';
 import { ASPECT_PATTERN as aspectPattern, IMAGE_SIZES, type ImageSize } from '../domain/image-sizes.js';
+import { routeProblems } from '../providers/catalog-blocks.js';
+import { falEndpointsSchema } from '../providers/fal-inputs.js';
+import { compatibleUpstreamsSchema } from '../providers/openai-compatible-provider.js';
 import { maxImageCost, type RequestInput, type RoutePrice, routePriceSchema } from './prices.js';
 
 /** The spec's listed ratios plus 4:5 and 5:4 (DESIGN.md §2). */
@@ -150,6 +153,10 @@ export const maxImageCostOf = (model: CatalogEntry, size: ImageSize, input: Requ
 const catalogFileSchema = z
   .object({
     models: z.array(catalogEntrySchema).min(1),
+    /** OpenAI-compatible servers, each a provider named by its key (docs/providers.md). */
+    upstreams: compatibleUpstreamsSchema.optional(),
+    /** Input shapes of the fal endpoints the models name (docs/providers.md, "fal"). */
+    falEndpoints: falEndpointsSchema.optional(),
   })
   .strict()
   .superRefine((catalog, ctx) => {
@@ -269,6 +276,11 @@ export function parseCatalog(input: unknown, knownProviders: readonly string[], 
           `model ${m.id}: unknown provider "${route.provider}" (known: ${knownProviders.join(', ')})`,
       ),
   );
+  // A route may not ask what its declared upstream does not offer (edits, masks, fusion).
+  const asks = parsed.data.models.flatMap((m) =>
+    routesOf(m).map((route) => ({ ...route, modelId: m.id, modes: m.modes, masks: m.masks })),
+  );
+  unknown.push(...routeProblems(asks, parsed.data.upstreams, parsed.data.falEndpoints));
   if (unknown.length > 0) throw new Error(`${source} is invalid:\n  ${unknown.join('\n  ')}`);
   const models = parsed.data.models;
   const byId = new Map(models.flatMap((m) => [m.id, ...m.aliases].map((id) => [id, m] as const)));

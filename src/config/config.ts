@@ -119,6 +119,8 @@ const envSchema = z.object({
   ATELIER_OPENAI_BASE_URL: optionalText,
   ATELIER_REPLICATE_API_TOKEN: optionalText,
   ATELIER_REPLICATE_BASE_URL: optionalText,
+  ATELIER_FAL_API_KEY: optionalText,
+  ATELIER_FAL_BASE_URL: optionalText,
   ATELIER_DEMO_ACCOUNT: z.enum(['true', 'false']).default('true'),
   ATELIER_TRUST_PROXY: z
     .string()
@@ -257,7 +259,10 @@ export interface Config {
     gemini: { apiKey: string | undefined; baseUrl: string | undefined };
     openai: { apiKey: string | undefined; baseUrl: string | undefined };
     replicate: { apiKey: string | undefined; baseUrl: string | undefined };
+    fal: { apiKey: string | undefined; baseUrl: string | undefined };
   };
+  /** A variable the catalog names (an OpenAI-compatible upstream's `apiKeyEnv`), trimmed; unset or empty is undefined. */
+  readEnv(name: string): string | undefined;
   createDemoAccount: boolean;
   /**
    * Which hops' X-Forwarded-For/-Proto to believe (only behind reverse proxies that set them):
@@ -329,7 +334,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       gemini: { apiKey: e.ATELIER_GEMINI_API_KEY, baseUrl: e.ATELIER_GEMINI_BASE_URL },
       openai: { apiKey: e.ATELIER_OPENAI_API_KEY, baseUrl: e.ATELIER_OPENAI_BASE_URL },
       replicate: { apiKey: e.ATELIER_REPLICATE_API_TOKEN, baseUrl: e.ATELIER_REPLICATE_BASE_URL },
+      fal: { apiKey: e.ATELIER_FAL_API_KEY, baseUrl: e.ATELIER_FAL_BASE_URL },
     },
+    readEnv: (name) => env[name]?.trim() || undefined,
     createDemoAccount: e.ATELIER_DEMO_ACCOUNT === 'true',
     trustProxy: e.ATELIER_TRUST_PROXY.value,
     warnings: e.ATELIER_TRUST_PROXY.warning ? [e.ATELIER_TRUST_PROXY.warning] : [],

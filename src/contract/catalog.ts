@@ -14,7 +14,11 @@ export const catalogModelSchema = z
       .number()
       .int()
       .describe('Unix seconds; always 0: a catalog entry has no creation date (OpenAI requires the field)'),
-    owned_by: z.string().describe('The provider that renders it (local, gemini, openai, replicate)'),
+    owned_by: z
+      .string()
+      .describe(
+        'The provider that renders it (local, gemini, openai, replicate, fal, or an OpenAI-compatible upstream named in the catalog)',
+      ),
     name: z.string(),
     modes: z.array(z.enum(GENERATION_MODES)),
     aspects: z.array(z.string()),

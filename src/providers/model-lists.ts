@@ -3,7 +3,8 @@
  * - Gemini `GET /v1/models` (paged by `pageToken`, each `name` is `models/{id}`);
  * - OpenAI `GET /v1/models` (`data[].id`, and `shutdown_date` where OpenAI announced one);
  * - Replicate `GET /v1/models/{owner}/{name}` (and `…/versions/{id}` for a pinned version), one
- *   call per model: 200 is present, 404 missing.
+ *   call per model: 200 is present, 404 missing;
+ * - fal's Platform API `GET /v1/models?endpoint_id=…` (find mode).
  * Every function answers data, never throws: a transport failure or an error status is `{ error }`.
  */
 import type { Dispatcher } from 'undici';
@@ -81,7 +82,9 @@ export async function openAIModelPresence(
   models: readonly string[],
   call: ModelListCall,
 ): Promise<ModelPresence> {
-  const answer = await getJson(`${call.baseUrl}/v1/models`, { authorization: `Bearer ${call.apiKey}` }, call);
+  // A server that takes no key (an OpenAI-compatible one) is asked without an Authorization header.
+  const headers: Record<string, string> = call.apiKey ? { authorization: `Bearer ${call.apiKey}` } : {};
+  const answer = await getJson(`${call.baseUrl}/v1/models`, headers, call);
   if ('error' in answer) return answer;
   if (answer.status !== 200) return { error: `the model list answered HTTP ${answer.status}` };
   const json = answer.json;
@@ -121,4 +124,33 @@ export async function replicateModelPresence(
     else return { error: `${path} answered HTTP ${answer.status}` };
   }
   return { present, missing };
+}
+
+/**
+ * fal: the Platform API's model search in find mode, `GET /v1/models?endpoint_id=…&endpoint_id=…`
+ * (at most 50 per call) → `{models: [{endpoint_id, metadata: {status}}], has_more}`.
+ */
+export async function falModelPresence(
+  models: readonly string[],
+  call: ModelListCall,
+): Promise<ModelPresence> {
+  const known = new Set<string>();
+  for (let start = 0; start < models.length; start += 50) {
+    const query = models
+      .slice(start, start + 50)
+      .map((model) => `endpoint_id=${encodeURIComponent(model)}`)
+      .join('&');
+    const answer = await getJson(
+      `${call.baseUrl}/v1/models?${query}`,
+      { authorization: `Key ${call.apiKey}` },
+      call,
+    );
+    if ('error' in answer) return answer;
+    if (answer.status !== 200) return { error: `the model search answered HTTP ${answer.status}` };
+    const list = isRecord(answer.json) && Array.isArray(answer.json.models) ? answer.json.models : undefined;
+    if (!list) return { error: 'the model search is unreadable' };
+    for (const model of list)
+      if (isRecord(model) && typeof model.endpoint_id === 'string') known.add(model.endpoint_id);
+  }
+  return split(models, known);
 }

@@ -53,6 +53,26 @@ export interface OpenAIProviderOptions {
   quality?: 'auto' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
   dispatcher?: Dispatcher;
   now?: () => number;
+  /** An OpenAI-compatible server's name and quirks (openai-compatible-provider.ts); absent for OpenAI. */
+  compatible?: CompatibleQuirks;
+}
+
+/** How an OpenAI-compatible server differs from OpenAI's Images API (declared in the catalog). */
+export interface CompatibleQuirks {
+  /** The provider name the catalog routes to (the upstream's name). */
+  name: string;
+  /** false for a server that takes no key (no `Authorization` header is sent). */
+  keyed: boolean;
+  /** The `size` to send for a request, or why the server cannot make it. */
+  size(request: ProviderRequest): string | { error: string };
+  /** Sent as `response_format`. */
+  responseFormat: 'url' | 'b64_json';
+  edits: boolean;
+  masks: boolean;
+  /** Extra body fields sent with every call (JSON values; multipart sends non-strings as JSON). */
+  extraBody: Record<string, unknown>;
+  /** Copies a `url` answer through the safe fetcher (the server's host allowed); a string says why not. */
+  fetchUrl(url: string, signal: AbortSignal): Promise<Buffer | string>;
 }
 
 function defaultExpectedDurationMs({
@@ -94,7 +114,9 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
   const now = options.now ?? Date.now;
   const expected = options.expectedDurationMs ?? defaultExpectedDurationMs;
 
-  const fail = failureFactory('OpenAI');
+  const compatible = options.compatible;
+  const label = compatible ? `upstream ${compatible.name}` : 'OpenAI';
+  const fail = failureFactory(label);
 
   function errorFailure(model: string, status: number, headers: Headers, body: Buffer): ProviderFailure {
     const json = parseJson(body);
@@ -142,47 +164,87 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
       const bytes = Buffer.from(first.b64_json, 'base64');
       const contentType = sniffImageType(bytes);
       if (contentType) return { kind: 'done', image: { bytes, contentType }, ...(usage ? { usage } : {}) };
-    } else if (isRecord(first) && typeof first.url === 'string' && /^https:\/\//.test(first.url)) {
-      return { kind: 'done', image: { url: first.url }, ...(usage ? { usage } : {}) };
+    } else if (isRecord(first) && typeof first.url === 'string') {
+      // A compatible server may answer a path on itself (`/generated-images/…`).
+      const url = compatible && first.url.startsWith('/') ? `${baseUrl}${first.url}` : first.url;
+      const scheme = compatible ? /^https?:\/\// : /^https:\/\//;
+      if (scheme.test(url)) return { kind: 'done', image: { url }, ...(usage ? { usage } : {}) };
     }
-    return fail('the answer holds no readable image (data[0].b64_json)', {
+    return unreadable();
+  }
+
+  const unreadable = () =>
+    fail('the answer holds no readable image (data[0].b64_json or data[0].url)', {
       retryable: true,
       maybeAccepted: true,
       cause: 'bad_response',
     });
+
+  /** A compatible server's `url` answer, copied at once (its URLs may be short-lived or local). */
+  async function fetched(outcome: SubmitOutcome, signal: AbortSignal): Promise<SubmitOutcome> {
+    if (!compatible || outcome.kind !== 'done' || !('url' in outcome.image)) return outcome;
+    const bytes = await compatible.fetchUrl(outcome.image.url, signal);
+    if (typeof bytes === 'string')
+      return fail(bytes, { retryable: true, maybeAccepted: true, cause: 'network' });
+    return { ...outcome, image: { bytes, contentType: sniffImageType(bytes) ?? 'application/octet-stream' } };
+  }
+
+  /** The request's `size`, or why it cannot be made. */
+  function sizeOf(request: ProviderRequest): string | { error: string } {
+    if (compatible) return compatible.size(request);
+    const first = request.references[0];
+    // An edit without a named aspect keeps the reference's shape: the offered size nearest its ratio.
+    const ratio =
+      request.keepReferenceAspect && request.mode !== 'text' && first
+        ? referenceRatio(first.width, first.height)
+        : ratioOf(request.aspect);
+    return sizeFor(request.upstreamModel, request.imageSize, ratio);
+  }
+
+  /** A compatible server's refusal of what it does not offer, before any call. */
+  function unoffered(request: ProviderRequest): ProviderFailure | undefined {
+    if (!compatible) return undefined;
+    const invalid = (message: string) => fail(message, { retryable: false, cause: 'invalid_request' });
+    if (request.mode !== 'text' && !compatible.edits)
+      return invalid(`${compatible.name} offers no edits; remove "edit" and "fusion" from the catalog entry`);
+    if (request.mask && !compatible.masks)
+      return invalid(`${compatible.name} takes no masks; set "masks": false in the catalog entry`);
+    return undefined;
   }
 
   return {
-    name: 'openai',
-    requiresKey: true,
+    name: compatible?.name ?? 'openai',
+    requiresKey: compatible?.keyed ?? true,
     submitsInline: false,
     expectedDurationMs: (request) => (typeof expected === 'number' ? expected : expected(request)),
 
     async submit(request) {
-      if (!request.apiKey) {
+      if (!request.apiKey && (compatible?.keyed ?? true)) {
         return fail('no API key is configured for this account or deployment', {
           retryable: false,
           cause: 'unauthorized',
         });
       }
+      const refused = unoffered(request);
+      if (refused) return refused;
       const model = request.upstreamModel;
-      const first = request.references[0];
-      // An edit without a named aspect keeps the reference's shape: the offered size nearest its ratio.
-      const ratio =
-        request.keepReferenceAspect && request.mode !== 'text' && first
-          ? referenceRatio(first.width, first.height)
-          : ratioOf(request.aspect);
-      const size = sizeFor(model, request.imageSize, ratio);
+      const size = sizeOf(request);
       if (typeof size !== 'string') return fail(size.error, { retryable: false, cause: 'invalid_request' });
-      const headers: Record<string, string> = { authorization: `Bearer ${request.apiKey}` };
+      const headers: Record<string, string> = request.apiKey
+        ? { authorization: `Bearer ${request.apiKey}` }
+        : {};
       const quality = options.quality ? { quality: options.quality } : {};
+      // A compatible server's declared extras: its answer's form and any fields it needs.
+      const extra: Record<string, unknown> = compatible
+        ? { response_format: compatible.responseFormat, ...compatible.extraBody }
+        : {};
       let url: string;
       let body: string | FormData;
 
       if (request.mode === 'text') {
         url = `${baseUrl}/v1/images/generations`;
         headers['content-type'] = 'application/json';
-        body = JSON.stringify({ model, prompt: request.prompt, n: 1, size, ...quality });
+        body = JSON.stringify({ model, prompt: request.prompt, n: 1, size, ...quality, ...extra });
       } else {
         const fitted = await fitReferences(request.references, {
           acceptedTypes: ACCEPTED_TYPES,
@@ -205,12 +267,14 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
         form.append('n', '1');
         form.append('size', size);
         if (options.quality) form.append('quality', options.quality);
+        for (const [name, value] of Object.entries(extra))
+          form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
         url = `${baseUrl}/v1/images/edits`;
         body = form;
       }
 
       const result = await callForJson(
-        'OpenAI',
+        label,
         {
           url,
           method: 'POST',
@@ -222,7 +286,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
         },
         (status, responseHeaders, responseBody) => errorFailure(model, status, responseHeaders, responseBody),
       );
-      return 'kind' in result ? result : readImage(result.json, result.headers);
+      return 'kind' in result ? result : fetched(readImage(result.json, result.headers), request.signal);
     },
 
     checkModels: (models, apiKey, signal) =>

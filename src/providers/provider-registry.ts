@@ -1,8 +1,11 @@
 import type { Config } from '../config/config.js';
 import type { Clock } from '../runtime/clock.js';
+import { readCompatibleUpstreams, readFalEndpoints } from './catalog-blocks.js';
 import { createCircuitBreaker, withCircuitBreaker } from './circuit-breaker.js';
+import { createFalProvider } from './fal-provider.js';
 import { createGeminiProvider } from './gemini-provider.js';
 import { createLocalProvider } from './local-provider.js';
+import { createOpenAICompatibleProvider } from './openai-compatible-provider.js';
 import { createOpenAIProvider } from './openai-provider.js';
 import type { ImageProvider } from './provider.js';
 import { createReplicateProvider } from './replicate-provider.js';
@@ -34,6 +37,15 @@ export function createProviderRegistry({
   add(guarded(createGeminiProvider({ baseUrl: gemini.baseUrl, requestTimeoutMs, now })));
   add(guarded(createOpenAIProvider({ baseUrl: openai.baseUrl, requestTimeoutMs, now })));
   add(guarded(createReplicateProvider({ baseUrl: replicate.baseUrl, now })));
+  const { catalogPath } = config;
+  const endpoints = readFalEndpoints(catalogPath);
+  add(guarded(createFalProvider({ baseUrl: config.providers.fal.baseUrl, endpoints, now })));
+  // The catalog's OpenAI-compatible servers: each a provider of its own, with the key its variable holds.
+  const upstreamKeys: Record<string, string | undefined> = {};
+  for (const [name, upstream] of Object.entries(readCompatibleUpstreams(catalogPath))) {
+    add(guarded(createOpenAICompatibleProvider({ name, upstream, requestTimeoutMs, now })));
+    if (upstream.apiKeyEnv) upstreamKeys[name] = config.readEnv(upstream.apiKeyEnv);
+  }
 
   return {
     get: (name) => providers.get(name),
@@ -42,6 +54,8 @@ export function createProviderRegistry({
       gemini: config.providers.gemini.apiKey,
       openai: config.providers.openai.apiKey,
       replicate: config.providers.replicate.apiKey,
+      fal: config.providers.fal.apiKey,
+      ...upstreamKeys,
     },
   };
 }

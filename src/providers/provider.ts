@@ -191,7 +191,7 @@ export interface CircuitReport {
 }
 
 export interface ImageProvider {
-  /** The provider name used in the catalog: `local`, `gemini`, `openai`, `replicate`. */
+  /** The provider name used in the catalog: `local`, `gemini`, `openai`, `replicate`, `fal`, or an OpenAI-compatible upstream's name. */
   readonly name: string;
   /** false for providers that need no key (the local renderer). */
   readonly requiresKey: boolean;

@@ -18,7 +18,7 @@ export function createUpstreamDispatcher(connectTimeoutMs = 10_000): Dispatcher 
 
 export interface UpstreamCall {
   url: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   headers: Record<string, string>;
   body?: string | FormData;
   timeoutMs: number;

@@ -270,7 +270,7 @@ describe('website, a daily user (Chromium, end to end)', () => {
       /2,003/.test((await row('local').textContent()) ?? ''),
     );
     assert.equal(await page.getByText('No upstream call has been made yet').count(), 0);
-    for (const name of ['gemini', 'openai', 'replicate']) {
+    for (const name of ['gemini', 'openai', 'replicate', 'fal']) {
       const text = (await row(name).textContent()) ?? '';
       assert.match(text, /no key/, name);
       assert.doesNotMatch(text, /closed \(working\)/, name);

@@ -97,7 +97,7 @@ describe('web endpoints: generate, pending tasks, saved works, library, account'
       ],
       [
         web('DELETE', '/web/api/account/upstream-keys/local'),
-        'provider must be one of gemini, openai, replicate',
+        'provider must be one of fal, gemini, openai, replicate',
       ],
       [web('POST', '/web/api/generate', { prompt: 'x', count: 1.5 }), 'count must be an integer'],
     ];

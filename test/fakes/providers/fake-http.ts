@@ -15,6 +15,8 @@ export interface RecordedRequest {
   body: Buffer;
   /** When the whole request had arrived (epoch ms). */
   at: number;
+  /** The connection (a fake that "goes away" destroys it without answering). */
+  socket?: IncomingMessage['socket'];
 }
 
 export type FakeAnswer =
@@ -44,6 +46,7 @@ export async function startFakeHttpServer(
       headers: req.headers,
       body: Buffer.concat(chunks),
       at: Date.now(),
+      socket: req.socket,
     };
     requests.push(recorded);
     let answer: FakeAnswer;
