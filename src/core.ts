@@ -113,6 +113,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   const secrets = createSecretBox(masterKey);
   const providers = overrides.providers ?? createProviderRegistry({ config, clock });
   const catalog = loadCatalog(config.catalogPath, providers.names());
+  providers.configure?.(catalog.models);
 
   const publicUrls = createPublicUrls(config.publicBaseUrl);
   const blobUrl = publicUrls.urlOf;

@@ -152,18 +152,19 @@ export async function checkCatalog(options: CheckCatalogOptions): Promise<Catalo
       [...byProvider].map(async ([name, list]) => {
         const provider = options.providers.get(name);
         const key = options.keys[name];
-        if (!provider?.checkModels || !provider.requiresKey) {
+        if (!provider?.checkModels) {
           for (const route of list) route.detail = 'the provider has no model list';
           return;
         }
-        if (!key) {
+        // A keyless upstream (ComfyUI: its servers' checkpoint lists) is asked without one.
+        if (!key && provider.requiresKey) {
           for (const route of list) route.detail = `no deployment key for ${name}`;
           return;
         }
         const answer = await provider
           .checkModels(
             list.map((route) => route.upstreamModel),
-            key,
+            key ?? '',
             signal,
           )
           .catch((error: unknown) => ({ error: error instanceof Error ? error.message : 'failed' }));

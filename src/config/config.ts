@@ -119,6 +119,15 @@ const envSchema = z.object({
   ATELIER_OPENAI_BASE_URL: optionalText,
   ATELIER_REPLICATE_API_TOKEN: optionalText,
   ATELIER_REPLICATE_BASE_URL: optionalText,
+  // ComfyUI servers: one or more base URLs, comma-separated (docs/providers.md, "ComfyUI").
+  ATELIER_COMFYUI_URL: optionalText.pipe(
+    z
+      .string()
+      .optional()
+      .transform((v) => (v ?? '').split(',').map((u) => u.trim().replace(/\/+$/, '')).filter(Boolean))
+      .pipe(z.array(z.url({ protocol: /^https?$/, error: 'each ComfyUI URL must be http(s)://host[:port]' }))),
+  ),
+  ATELIER_COMFYUI_MAX_QUEUE: wholeNumber({ min: 1, max: 1000, fallback: 4 }),
   ATELIER_DEMO_ACCOUNT: z.enum(['true', 'false']).default('true'),
   ATELIER_TRUST_PROXY: z
     .string()
@@ -257,6 +266,8 @@ export interface Config {
     gemini: { apiKey: string | undefined; baseUrl: string | undefined };
     openai: { apiKey: string | undefined; baseUrl: string | undefined };
     replicate: { apiKey: string | undefined; baseUrl: string | undefined };
+    /** ComfyUI servers (one pool) and the prompts each may hold at once (running + waiting). */
+    comfyui: { urls: string[]; maxQueue: number };
   };
   createDemoAccount: boolean;
   /**
@@ -329,6 +340,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       gemini: { apiKey: e.ATELIER_GEMINI_API_KEY, baseUrl: e.ATELIER_GEMINI_BASE_URL },
       openai: { apiKey: e.ATELIER_OPENAI_API_KEY, baseUrl: e.ATELIER_OPENAI_BASE_URL },
       replicate: { apiKey: e.ATELIER_REPLICATE_API_TOKEN, baseUrl: e.ATELIER_REPLICATE_BASE_URL },
+      comfyui: { urls: e.ATELIER_COMFYUI_URL, maxQueue: e.ATELIER_COMFYUI_MAX_QUEUE },
     },
     createDemoAccount: e.ATELIER_DEMO_ACCOUNT === 'true',
     trustProxy: e.ATELIER_TRUST_PROXY.value,

@@ -1,6 +1,9 @@
 import type { Config } from '../config/config.js';
 import type { Clock } from '../runtime/clock.js';
+import { dirname, resolve } from 'node:path';
 import { createCircuitBreaker, withCircuitBreaker } from './circuit-breaker.js';
+import { createComfyUIProvider } from './comfyui-provider.js';
+import type { ComfyRouteSettings } from './comfyui-workflow.js';
 import { createGeminiProvider } from './gemini-provider.js';
 import { createLocalProvider } from './local-provider.js';
 import { createOpenAIProvider } from './openai-provider.js';
@@ -12,6 +15,10 @@ export interface ProviderRegistry {
   names(): string[];
   /** The deployment-wide key per provider (from the environment), where one is set. */
   deploymentKeys: Record<string, string | undefined>;
+  /** Hands the catalog's per-route settings to the providers that take some (ComfyUI's workflows). */
+  configure?(
+    models: ReadonlyArray<{ provider: string; upstreamModel: string; comfyui?: ComfyRouteSettings | undefined }>,
+  ): void;
 }
 
 /** Builds every provider Atelier knows from configuration. A new upstream is one file plus a line here. */
@@ -34,6 +41,13 @@ export function createProviderRegistry({
   add(guarded(createGeminiProvider({ baseUrl: gemini.baseUrl, requestTimeoutMs, now })));
   add(guarded(createOpenAIProvider({ baseUrl: openai.baseUrl, requestTimeoutMs, now })));
   add(guarded(createReplicateProvider({ baseUrl: replicate.baseUrl, now })));
+  // ComfyUI: workflow paths are relative to the catalog file's folder.
+  const comfyui = createComfyUIProvider({
+    urls: config.providers.comfyui.urls,
+    maxQueue: config.providers.comfyui.maxQueue,
+    workflowDir: config.catalogPath ? dirname(resolve(config.catalogPath)) : process.cwd(),
+  });
+  add(guarded(comfyui));
 
   return {
     get: (name) => providers.get(name),
@@ -42,6 +56,12 @@ export function createProviderRegistry({
       gemini: config.providers.gemini.apiKey,
       openai: config.providers.openai.apiKey,
       replicate: config.providers.replicate.apiKey,
+    },
+    configure(models) {
+      const comfyRoutes = new Map<string, ComfyRouteSettings>();
+      for (const model of models)
+        if (model.provider === 'comfyui' && model.comfyui) comfyRoutes.set(model.upstreamModel, model.comfyui);
+      comfyui.configure(comfyRoutes);
     },
   };
 }
