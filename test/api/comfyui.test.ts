@@ -133,12 +133,21 @@ describe('ComfyUI provider: two servers, the shipped SDXL catalog', () => {
   test('errors carry ComfyUI’s own message: a missing checkpoint (node_errors), an execution_error', async () => {
     const installed = a.checkpoints.splice(0);
     b.checkpoints.splice(0);
-    const [missing] = await generate({ prompt: 'no model' });
-    const { final } = await pollUntilFinal(t.app, apiKey, String(missing));
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/generate',
+      headers: bearer(apiKey),
+      payload: { prompt: 'no model' },
+    });
     a.checkpoints.push(...installed);
     b.checkpoints.push(...installed);
-    assert.equal(final.status, 'failed');
-    assert.match(final.error ?? '', /^ComfyUI: Prompt outputs failed validation; CheckpointLoaderSimple \(node 4\): Value not in list: ckpt_name: 'sd_xl_base_1\.0\.safetensors' not in \[\]/);
+    // The submit is inline: the refusal is the generate request's own upstream_error.
+    assert.equal(refused.statusCode, 500);
+    assert.equal(refused.json().error.type, 'upstream_error');
+    assert.match(
+      refused.json().error.message,
+      /ComfyUI: Prompt outputs failed validation; CheckpointLoaderSimple \(node 4\): Value not in list: ckpt_name: 'sd_xl_base_1\.0\.safetensors' not in \[\]/,
+    );
 
     const [oom] = await generate({ prompt: 'too big' });
     const { fake } = await holder(String(oom));
