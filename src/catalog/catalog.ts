@@ -61,7 +61,9 @@ const capacitySchema = z
   .strict();
 
 /** `"<node id>.<input name>"`: one input of a ComfyUI workflow's node. */
-const nodeInputSchema = z.string().regex(/^[^.\s]+\.[A-Za-z0-9_]+$/, 'a node input as "<node id>.<input name>"');
+const nodeInputSchema = z
+  .string()
+  .regex(/^[^.\s]+\.[A-Za-z0-9_]+$/, 'a node input as "<node id>.<input name>"');
 
 /**
  * A ComfyUI route's workflow settings (docs/providers.md, "ComfyUI"): where Atelier's fields go in

@@ -124,8 +124,15 @@ const envSchema = z.object({
     z
       .string()
       .optional()
-      .transform((v) => (v ?? '').split(',').map((u) => u.trim().replace(/\/+$/, '')).filter(Boolean))
-      .pipe(z.array(z.url({ protocol: /^https?$/, error: 'each ComfyUI URL must be http(s)://host[:port]' }))),
+      .transform((v) =>
+        (v ?? '')
+          .split(',')
+          .map((u) => u.trim().replace(/\/+$/, ''))
+          .filter(Boolean),
+      )
+      .pipe(
+        z.array(z.url({ protocol: /^https?$/, error: 'each ComfyUI URL must be http(s)://host[:port]' })),
+      ),
   ),
   ATELIER_COMFYUI_MAX_QUEUE: wholeNumber({ min: 1, max: 1000, fallback: 4 }),
   ATELIER_DEMO_ACCOUNT: z.enum(['true', 'false']).default('true'),

@@ -19,8 +19,8 @@ import type { Dispatcher } from 'undici';
 import {
   type ComfyApi,
   type ComfyServer,
-  comfyFailure as fail,
   createComfyApi,
+  comfyFailure as fail,
   serverKeyOf,
 } from './comfyui-api.js';
 import { createComfySocket } from './comfyui-socket.js';
@@ -30,7 +30,6 @@ import {
   createWorkflowFiles,
   fillWorkflow,
 } from './comfyui-workflow.js';
-import { seedForTask } from './replicate-inputs.js';
 import type {
   ImageProvider,
   PollOutcome,
@@ -38,6 +37,7 @@ import type {
   ProviderRequest,
   SubmitOutcome,
 } from './provider.js';
+import { seedForTask } from './replicate-inputs.js';
 import { createUpstreamDispatcher } from './upstream-call.js';
 import { isRecord } from './upstream-json.js';
 

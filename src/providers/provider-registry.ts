@@ -1,6 +1,6 @@
+import { dirname, resolve } from 'node:path';
 import type { Config } from '../config/config.js';
 import type { Clock } from '../runtime/clock.js';
-import { dirname, resolve } from 'node:path';
 import { createCircuitBreaker, withCircuitBreaker } from './circuit-breaker.js';
 import { createComfyUIProvider } from './comfyui-provider.js';
 import type { ComfyRouteSettings } from './comfyui-workflow.js';
@@ -17,7 +17,11 @@ export interface ProviderRegistry {
   deploymentKeys: Record<string, string | undefined>;
   /** Hands the catalog's per-route settings to the providers that take some (ComfyUI's workflows). */
   configure?(
-    models: ReadonlyArray<{ provider: string; upstreamModel: string; comfyui?: ComfyRouteSettings | undefined }>,
+    models: ReadonlyArray<{
+      provider: string;
+      upstreamModel: string;
+      comfyui?: ComfyRouteSettings | undefined;
+    }>,
   ): void;
 }
 
@@ -60,7 +64,8 @@ export function createProviderRegistry({
     configure(models) {
       const comfyRoutes = new Map<string, ComfyRouteSettings>();
       for (const model of models)
-        if (model.provider === 'comfyui' && model.comfyui) comfyRoutes.set(model.upstreamModel, model.comfyui);
+        if (model.provider === 'comfyui' && model.comfyui)
+          comfyRoutes.set(model.upstreamModel, model.comfyui);
       comfyui.configure(comfyRoutes);
     },
   };

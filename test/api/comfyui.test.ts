@@ -15,7 +15,14 @@ import { createTestApp, type TestApp } from '../support/test-server.js';
  */
 const SHIPPED = fileURLToPath(new URL('../../catalogs/comfyui.json', import.meta.url));
 
-type Task = { status: string; progress: number; error?: string; image_url?: string; width?: number; height?: number };
+type Task = {
+  status: string;
+  progress: number;
+  error?: string;
+  image_url?: string;
+  width?: number;
+  height?: number;
+};
 
 /** Waits (checking every 20 ms) until `check` answers something other than undefined. */
 async function until<T>(check: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
@@ -50,16 +57,27 @@ describe('ComfyUI provider: two servers, the shipped SDXL catalog', () => {
   });
 
   const generate = async (payload: Record<string, unknown>): Promise<string[]> => {
-    const response = await t.app.inject({ method: 'POST', url: '/api/v1/generate', headers: bearer(apiKey), payload });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/generate',
+      headers: bearer(apiKey),
+      payload,
+    });
     assert.equal(response.statusCode, 200, response.body);
     return response.json().task_ids as string[];
   };
   const task = async (id: string): Promise<Task> =>
-    (await t.app.inject({ method: 'GET', url: `/api/v1/tasks/${id}`, headers: bearer(apiKey) })).json() as Task;
+    (
+      await t.app.inject({ method: 'GET', url: `/api/v1/tasks/${id}`, headers: bearer(apiKey) })
+    ).json() as Task;
   /** The fake whose queue holds the task's prompt, and the prompt. */
   const holder = (taskId: string) =>
     until(async () => {
-      const id = await t.core.db.selectFrom('tasks').select('upstream_id').where('id', '=', taskId).executeTakeFirst();
+      const id = await t.core.db
+        .selectFrom('tasks')
+        .select('upstream_id')
+        .where('id', '=', taskId)
+        .executeTakeFirst();
       const promptId = id?.upstream_id?.split(':')[1];
       const fake = [a, b].find((f) => f.queued.some((q) => q.id === promptId));
       return fake && promptId ? { fake, promptId } : undefined;
@@ -73,7 +91,10 @@ describe('ComfyUI provider: two servers, the shipped SDXL catalog', () => {
     const prompt = queued?.prompt ?? {};
     assert.equal(prompt['6']?.inputs.text, 'a lighthouse at dawn');
     assert.equal(prompt['7']?.inputs.text, 'text, watermark, blurry, lowres');
-    assert.deepEqual([prompt['5']?.inputs.width, prompt['5']?.inputs.height, prompt['5']?.inputs.batch_size], [1360, 768, 1]);
+    assert.deepEqual(
+      [prompt['5']?.inputs.width, prompt['5']?.inputs.height, prompt['5']?.inputs.batch_size],
+      [1360, 768, 1],
+    );
     assert.equal(typeof prompt['3']?.inputs.seed, 'number');
     assert.notEqual(prompt['3']?.inputs.seed, 156680208700286, 'the seed is the task’s');
     assert.equal(typeof queued?.clientId, 'string');
@@ -117,7 +138,10 @@ describe('ComfyUI provider: two servers, the shipped SDXL catalog', () => {
     const cancel = (i: number) =>
       t.app.inject({ method: 'POST', url: `/api/v1/tasks/${ids[i]}/cancel`, headers: bearer(apiKey) });
     assert.equal((await cancel(held.indexOf(waiting))).statusCode, 200);
-    await until(() => (waiting.fake.pending().includes(waiting.promptId) ? undefined : true), 'deleted from the queue');
+    await until(
+      () => (waiting.fake.pending().includes(waiting.promptId) ? undefined : true),
+      'deleted from the queue',
+    );
     assert.equal((await cancel(held.indexOf(running))).statusCode, 200);
     await until(() => (running.fake.running() === running.promptId ? undefined : true), 'interrupted');
     for (const fake of [a, b]) fake.setManual(false);
@@ -155,7 +179,10 @@ describe('ComfyUI provider: two servers, the shipped SDXL catalog', () => {
     fake.step();
     fake.failRunning('torch.OutOfMemoryError', 'CUDA out of memory. Tried to allocate 20.00 MiB');
     const failed = (await pollUntilFinal(t.app, apiKey, String(oom))).final;
-    assert.equal(failed.error, 'ComfyUI: KSampler (node 3) failed: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB');
+    assert.equal(
+      failed.error,
+      'ComfyUI: KSampler (node 3) failed: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB',
+    );
   });
 
   test('the socket drops: the task still ends, read from GET /history', async () => {
@@ -201,10 +228,20 @@ describe('ComfyUI provider: two servers, the shipped SDXL catalog', () => {
     } finally {
       await mcp.close();
     }
-    const report = await checkCatalog({ catalog: t.core.catalog, providers: t.core.providers, keys: {}, now: Date.now });
+    const report = await checkCatalog({
+      catalog: t.core.catalog,
+      providers: t.core.providers,
+      keys: {},
+      now: Date.now,
+    });
     assert.equal(report.routes[0]?.upstream, 'present');
     b.checkpoints.splice(0);
-    const missing = await checkCatalog({ catalog: t.core.catalog, providers: t.core.providers, keys: {}, now: Date.now });
+    const missing = await checkCatalog({
+      catalog: t.core.catalog,
+      providers: t.core.providers,
+      keys: {},
+      now: Date.now,
+    });
     b.checkpoints.push('sd_xl_base_1.0.safetensors');
     assert.equal(missing.routes[0]?.upstream, 'missing');
     for (const fake of [a, b]) fake.setManual(true);

@@ -82,7 +82,10 @@ export async function startFakeComfyUI(
     const nodeErrors: Record<string, unknown> = {};
     for (const [id, node] of Object.entries(prompt)) {
       const errors: unknown[] = [];
-      if (node.class_type === 'CheckpointLoaderSimple' && !checkpoints.includes(String(node.inputs.ckpt_name))) {
+      if (
+        node.class_type === 'CheckpointLoaderSimple' &&
+        !checkpoints.includes(String(node.inputs.ckpt_name))
+      ) {
         errors.push({
           type: 'value_not_in_list',
           message: 'Value not in list',
@@ -98,13 +101,17 @@ export async function startFakeComfyUI(
           extra_info: {},
         });
       }
-      if (errors.length > 0) nodeErrors[id] = { errors, dependent_outputs: ['9'], class_type: node.class_type };
+      if (errors.length > 0)
+        nodeErrors[id] = { errors, dependent_outputs: ['9'], class_type: node.class_type };
     }
     return nodeErrors;
   }
 
   const sampler = (item: Item) =>
-    Object.entries(item.prompt).find(([, n]) => n.class_type === 'KSampler') ?? ['3', { class_type: 'KSampler', inputs: {} }];
+    Object.entries(item.prompt).find(([, n]) => n.class_type === 'KSampler') ?? [
+      '3',
+      { class_type: 'KSampler', inputs: {} },
+    ];
 
   function startNext(): void {
     if (current || queue.length === 0) return;
@@ -115,7 +122,12 @@ export async function startFakeComfyUI(
     send('execution_start', { prompt_id: item.id, timestamp: ts() }, sid);
     send('execution_cached', { nodes: [], prompt_id: item.id, timestamp: ts() }, sid);
     for (const [id, node] of Object.entries(item.prompt)) {
-      if (node.class_type === 'KSampler' || node.class_type === 'VAEDecode' || node.class_type === 'SaveImage') continue;
+      if (
+        node.class_type === 'KSampler' ||
+        node.class_type === 'VAEDecode' ||
+        node.class_type === 'SaveImage'
+      )
+        continue;
       send('executing', { node: id, display_node: id, prompt_id: item.id }, sid);
     }
     const [samplerId] = sampler(item);
@@ -146,7 +158,12 @@ export async function startFakeComfyUI(
       : { width: Number(latent?.inputs.width ?? 512), height: Number(latent?.inputs.height ?? 512) };
     const seed = Number(sampler(item)[1].inputs.seed ?? 0);
     const png = await sharp({
-      create: { width: size.width ?? 64, height: size.height ?? 64, channels: 3, background: { r: seed % 256, g: 90, b: 160 } },
+      create: {
+        width: size.width ?? 64,
+        height: size.height ?? 64,
+        channels: 3,
+        background: { r: seed % 256, g: 90, b: 160 },
+      },
     })
       .png()
       .toBuffer();
@@ -171,20 +188,44 @@ export async function startFakeComfyUI(
     if (!item || item.finishing) throw new Error('no prompt is at its sampler');
     item.step += 1;
     const [samplerId] = sampler(item);
-    send('progress', { value: item.step, max: STEPS, prompt_id: item.id, node: samplerId }, item.extra.client_id);
+    send(
+      'progress',
+      { value: item.step, max: STEPS, prompt_id: item.id, node: samplerId },
+      item.extra.client_id,
+    );
     if (item.step >= STEPS) {
       item.finishing = true;
       void finish(item);
     }
   }
 
-  function stopRunning(event: 'execution_error' | 'execution_interrupted', data: Record<string, unknown>): void {
+  function stopRunning(
+    event: 'execution_error' | 'execution_interrupted',
+    data: Record<string, unknown>,
+  ): void {
     const item = current;
     if (!item) return;
     const [samplerId] = sampler(item);
-    const mes = { prompt_id: item.id, node_id: samplerId, node_type: 'KSampler', executed: ['4', '5', '6', '7'], ...data };
+    const mes = {
+      prompt_id: item.id,
+      node_id: samplerId,
+      node_type: 'KSampler',
+      executed: ['4', '5', '6', '7'],
+      ...data,
+    };
     send(event, mes, item.extra.client_id);
-    end(item, { status_str: 'error', completed: false, messages: [['execution_start', { prompt_id: item.id }], [event, mes]] }, {});
+    end(
+      item,
+      {
+        status_str: 'error',
+        completed: false,
+        messages: [
+          ['execution_start', { prompt_id: item.id }],
+          [event, mes],
+        ],
+      },
+      {},
+    );
   }
 
   const json = (res: ServerResponse, status: number, body: unknown) => {
@@ -203,7 +244,12 @@ export async function startFakeComfyUI(
       const nodeErrors = validate(prompt);
       if (Object.keys(nodeErrors).length > 0) {
         return json(res, 400, {
-          error: { type: 'prompt_outputs_failed_validation', message: 'Prompt outputs failed validation', details: '', extra_info: {} },
+          error: {
+            type: 'prompt_outputs_failed_validation',
+            message: 'Prompt outputs failed validation',
+            details: '',
+            extra_info: {},
+          },
           node_errors: nodeErrors,
         });
       }
