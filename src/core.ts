@@ -116,8 +116,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   providers.configure?.(catalog.models);
 
   const publicUrls = createPublicUrls(config.publicBaseUrl);
-  const blobUrl = publicUrls.urlOf;
-  const blobKeyOfUrl = publicUrls.keyOf;
+  const { urlOf: blobUrl, keyOf: blobKeyOfUrl } = publicUrls;
 
   // PostgreSQL: one LISTEN connection per process, for task changes and account changes.
   const listener =
