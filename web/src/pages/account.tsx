@@ -14,6 +14,7 @@ const PROVIDER_NAMES: Record<string, string> = {
   gemini: 'Google Gemini',
   openai: 'OpenAI',
   replicate: 'Replicate',
+  comfyui: 'ComfyUI',
   local: 'Local renderer',
 };
 const providerName = (name: string) => PROVIDER_NAMES[name] ?? name;
