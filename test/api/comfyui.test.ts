@@ -46,7 +46,11 @@ describe('ComfyUI provider: two servers, the shipped SDXL catalog', () => {
     b = await startFakeComfyUI({ manual: true });
     t = await createTestApp({
       listen: true,
-      env: { ATELIER_CATALOG: SHIPPED, ATELIER_COMFYUI_URL: `${a.baseUrl}, ${b.baseUrl}/` },
+      env: {
+        ATELIER_CATALOG: SHIPPED,
+        ATELIER_COMFYUI_URL: `${a.baseUrl}, ${b.baseUrl}/`,
+        ATELIER_COMFYUI_MAX_QUEUE: '2',
+      },
     });
     ({ apiKey } = await t.createAccount());
   });
@@ -244,6 +248,35 @@ describe('ComfyUI provider: two servers, the shipped SDXL catalog', () => {
     });
     b.checkpoints.push('sd_xl_base_1.0.safetensors');
     assert.equal(missing.routes[0]?.upstream, 'missing');
+    for (const fake of [a, b]) fake.setManual(true);
+  });
+
+  test('every server’s queue full: the next task waits for capacity, then runs when one has room', async () => {
+    const queuedBefore = a.queued.length + b.queued.length;
+    const ids = await generate({ prompt: 'a full house', count: 4 });
+    const held = await Promise.all(ids.map((id) => holder(id)));
+    assert.deepEqual([a.pending().length, b.pending().length], [1, 1], 'one running and one waiting on each');
+    const [late] = await generate({ prompt: 'one too many' });
+    const waiting = await until(async () => {
+      const row = await t.core.db
+        .selectFrom('tasks')
+        .select(['waiting_for', 'upstream_id', 'capacity_pool'])
+        .where('id', '=', String(late))
+        .executeTakeFirst();
+      return row?.waiting_for === 'upstream_capacity' ? row : undefined;
+    }, 'the task waits for upstream capacity');
+    assert.equal(waiting.upstream_id, null, 'queued on no server');
+    assert.equal(
+      waiting.capacity_pool,
+      'comfyui/comfyui/sdxl-t2i.json/none',
+      'parked on the route’s capacity pool',
+    );
+    assert.equal(a.queued.length + b.queued.length, held.length + queuedBefore, 'nothing more was queued');
+    for (const fake of [a, b]) fake.setManual(false);
+    for (const id of [...ids, String(late)]) {
+      const { final } = await pollUntilFinal(t.app, apiKey, id);
+      assert.equal(final.status, 'completed', final.error);
+    }
     for (const fake of [a, b]) fake.setManual(true);
   });
 
