@@ -305,7 +305,10 @@ export function parseCatalog(input: unknown, knownProviders: readonly string[], 
       ),
   );
   if (unknown.length > 0) throw new Error(`${source} is invalid:\n  ${unknown.join('\n  ')}`);
-  const models = parsed.data.models;
+  // The operator's own servers (ComfyUI) cost nothing unless the catalog prices them.
+  const free = <T extends { provider: string; price?: RoutePrice | undefined }>(route: T): T =>
+    route.provider === 'comfyui' && !route.price ? { ...route, price: LOCAL_PRICE } : route;
+  const models = parsed.data.models.map((m) => ({ ...free(m), fallbacks: m.fallbacks.map(free) }));
   const byId = new Map(models.flatMap((m) => [m.id, ...m.aliases].map((id) => [id, m] as const)));
   return {
     models,
