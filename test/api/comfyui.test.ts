@@ -50,6 +50,7 @@ describe('ComfyUI provider: two servers, the shipped SDXL catalog', () => {
         ATELIER_CATALOG: SHIPPED,
         ATELIER_COMFYUI_URL: `${a.baseUrl}, ${b.baseUrl}/`,
         ATELIER_COMFYUI_MAX_QUEUE: '2',
+        ATELIER_METRICS_TOKEN: 'metrics-token-0123456789',
       },
     });
     ({ apiKey } = await t.createAccount());
@@ -278,6 +279,24 @@ describe('ComfyUI provider: two servers, the shipped SDXL catalog', () => {
       assert.equal(final.status, 'completed', final.error);
     }
     for (const fake of [a, b]) fake.setManual(true);
+  });
+
+  test('metrics count ComfyUI’s calls like every provider’s', async () => {
+    const metrics = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: bearer('metrics-token-0123456789'),
+    });
+    assert.equal(metrics.statusCode, 200);
+    assert.match(
+      metrics.body,
+      /atelier_upstream_call_duration_seconds_count\{provider="comfyui",phase="submit",outcome="ok"/,
+    );
+    assert.match(
+      metrics.body,
+      /atelier_upstream_call_duration_seconds_count\{provider="comfyui",phase="poll",outcome="ok"/,
+    );
+    assert.match(metrics.body, /atelier_upstream_circuit_open\{provider="comfyui"\} 0/);
   });
 
   test('a server that goes away mid-task: the task is queued again on the other server', async () => {
