@@ -325,9 +325,14 @@ export function createComfyUIProvider(options: ComfyUIProviderOptions): ComfyUIP
     const present: string[] = [];
     const missing: string[] = [];
     for (const model of models) {
-      const workflow = await files.load(model);
-      const needed = typeof workflow === 'string' ? undefined : checkpointsOf(workflow);
-      const ok = needed?.every((file) => answered.every((list) => list.includes(file))) ?? false;
+      // The route's own workflow and those of its edits and fusions.
+      const { edit, fusion } = settings.get(model)?.workflows ?? {};
+      const workflows = await Promise.all([model, edit, fusion].flatMap((f) => (f ? [files.load(f)] : [])));
+      const ok = workflows.every(
+        (workflow) =>
+          typeof workflow !== 'string' &&
+          checkpointsOf(workflow).every((file) => answered.every((list) => list.includes(file))),
+      );
       (ok ? present : missing).push(model);
     }
     return { present, missing };
