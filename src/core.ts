@@ -113,10 +113,10 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   const secrets = createSecretBox(masterKey);
   const providers = overrides.providers ?? createProviderRegistry({ config, clock });
   const catalog = loadCatalog(config.catalogPath, providers.names());
+  providers.configure?.(catalog.models);
 
   const publicUrls = createPublicUrls(config.publicBaseUrl);
-  const blobUrl = publicUrls.urlOf;
-  const blobKeyOfUrl = publicUrls.keyOf;
+  const { urlOf: blobUrl, keyOf: blobKeyOfUrl } = publicUrls;
 
   // PostgreSQL: one LISTEN connection per process, for task changes and account changes.
   const listener =

@@ -122,7 +122,11 @@ function warningOf(route: RouteReport, nowMs: number): string | undefined {
     problems.push(`shuts down on ${shutdown} (in ${daysBetween(nowMs, shutdown)} days)${announced}`);
   if (route.dates === 'deprecated') problems.push(`deprecated since ${route.lifecycle?.deprecated}`);
   if (route.upstream === 'missing')
-    problems.push(`${route.provider}'s model list does not have it: tasks on it will fail`);
+    problems.push(
+      route.provider === 'comfyui'
+        ? 'a ComfyUI server lacks a checkpoint file its workflows load (or a workflow file is unreadable): tasks on it will fail'
+        : `${route.provider}'s model list does not have it: tasks on it will fail`,
+    );
   if (route.upstream === 'error')
     problems.push(`could not ask ${route.provider}'s model list (${route.detail})`);
   return problems.length > 0 ? `${who}: ${problems.join('; ')}${replacement}` : undefined;
@@ -156,6 +160,7 @@ export async function checkCatalog(options: CheckCatalogOptions): Promise<Catalo
           for (const route of list) route.detail = 'the provider has no model list';
           return;
         }
+        // A keyless upstream (ComfyUI: its servers' checkpoint lists) is asked without one.
         if (!key && provider.requiresKey) {
           for (const route of list) route.detail = `no deployment key for ${name}`;
           return;

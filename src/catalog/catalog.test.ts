@@ -130,3 +130,26 @@ test('omitted aspect and imageSize default to 1:1 and 2K where the model offers 
   const small = checkGenerateRequest({ prompt: 'p', model: 'small' }, catalog);
   assert.deepEqual([small.aspect, small.imageSize], ['3:2', '1K']);
 });
+
+test('a ComfyUI route without a price costs 0; one with a price keeps it; its workflow settings are read', () => {
+  const route = { provider: 'comfyui', upstreamModel: 'comfyui/sdxl-t2i.json', modes: ['text'] };
+  const catalog = parseCatalog(
+    {
+      models: [
+        { ...route, id: 'base-image-2', comfyui: { negativePrompt: 'blurry', inputs: { prompt: '6.text' } } },
+        { ...route, id: 'priced', price: { perImage: { '1K': 5000 } } },
+      ],
+    },
+    ['comfyui'],
+  );
+  assert.deepEqual(catalog.get('base-image-2')?.price?.perImage, { '1K': 0, '2K': 0, '4K': 0 });
+  assert.equal(catalog.get('base-image-2')?.comfyui?.inputs?.prompt, '6.text');
+  assert.deepEqual(catalog.get('priced')?.price?.perImage, { '1K': 5000 });
+  assert.throws(
+    () =>
+      parseCatalog({ models: [{ ...route, id: 'base-image-2', comfyui: { inputs: { prompt: 'text' } } }] }, [
+        'comfyui',
+      ]),
+    /a node input as "<node id>.<input name>"/,
+  );
+});

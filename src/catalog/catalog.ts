@@ -63,6 +63,39 @@ const capacitySchema = z
   })
   .strict();
 
+/** `"<node id>.<input name>"`: one input of a ComfyUI workflow's node. */
+const nodeInputSchema = z
+  .string()
+  .regex(/^[^.\s]+\.[A-Za-z0-9_]+$/, 'a node input as "<node id>.<input name>"');
+
+/**
+ * A ComfyUI route's workflow settings (docs/providers.md, "ComfyUI"): where Atelier's fields go in
+ * the workflow its `upstreamModel` names (found in the graph where not named), and the negative
+ * prompt it sends.
+ */
+const comfyuiSchema = z
+  .object({
+    inputs: z
+      .object({
+        prompt: nodeInputSchema.optional(),
+        negativePrompt: nodeInputSchema.optional(),
+        width: nodeInputSchema.optional(),
+        height: nodeInputSchema.optional(),
+        seed: nodeInputSchema.optional(),
+        batchSize: nodeInputSchema.optional(),
+        images: z.array(nodeInputSchema).max(16).optional(),
+      })
+      .strict()
+      .optional(),
+    negativePrompt: z.string().max(4000).optional(),
+    /** The workflow an edit or a fusion runs, where not the `upstreamModel` one (a text workflow). */
+    workflows: z
+      .object({ edit: z.string().min(1).optional(), fusion: z.string().min(1).optional() })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
 const modelIdSchema = z
   .string()
   .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'model id: lowercase letters, digits, ".", "_" or "-"');
@@ -119,6 +152,8 @@ const catalogEntrySchema = z
     lifecycle: lifecycleSchema.optional(),
     /** The price of the model's own upstream route (docs/operations.md, "Prices and budgets"). */
     price: routePriceSchema.optional(),
+    /** For `provider: "comfyui"`: the workflow's field mapping and negative prompt. */
+    comfyui: comfyuiSchema.optional(),
   })
   .strict();
 
@@ -282,7 +317,10 @@ export function parseCatalog(input: unknown, knownProviders: readonly string[], 
   );
   unknown.push(...routeProblems(asks, parsed.data.upstreams, parsed.data.falEndpoints));
   if (unknown.length > 0) throw new Error(`${source} is invalid:\n  ${unknown.join('\n  ')}`);
-  const models = parsed.data.models;
+  // The operator's own servers (ComfyUI) cost nothing unless the catalog prices them.
+  const free = <T extends { provider: string; price?: RoutePrice | undefined }>(route: T): T =>
+    route.provider === 'comfyui' && !route.price ? { ...route, price: LOCAL_PRICE } : route;
+  const models = parsed.data.models.map((m) => ({ ...free(m), fallbacks: m.fallbacks.map(free) }));
   const byId = new Map(models.flatMap((m) => [m.id, ...m.aliases].map((id) => [id, m] as const)));
   return {
     models,

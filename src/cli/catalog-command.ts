@@ -34,9 +34,11 @@ export async function catalogCheckCommand(
     throw Object.assign(new Error('--days must be a whole number of days'), {
       code: 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE',
     });
+  // Workflow files (ComfyUI) are found beside the catalog checked.
   const catalogPath = values.catalog ?? config.catalogPath;
   const providers = createProviderRegistry({ config: { ...config, catalogPath }, clock: systemClock });
   const catalog = loadCatalog(catalogPath, providers.names());
+  providers.configure?.(catalog.models);
   const report = await checkCatalog({
     catalog,
     providers,

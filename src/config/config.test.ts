@@ -210,3 +210,18 @@ test('resource caps (issue 25): defaults no honest caller meets; each variable r
       /ATELIER_SEARCH_CONCURRENCY: must be a whole number from 1 to 64/.test(error.message),
   );
 });
+
+test('ATELIER_COMFYUI_URL: comma-separated http(s) base URLs, trailing slashes dropped; anything else stops the start', () => {
+  assert.deepEqual(loadConfig({}).providers.comfyui, { urls: [], maxQueue: 4 });
+  const config = loadConfig({
+    ATELIER_COMFYUI_URL: ' http://gpu-1:8188/ , https://gpu-2.example ',
+    ATELIER_COMFYUI_MAX_QUEUE: '8',
+  });
+  assert.deepEqual(config.providers.comfyui, {
+    urls: ['http://gpu-1:8188', 'https://gpu-2.example'],
+    maxQueue: 8,
+  });
+  for (const bad of ['gpu-1:8188', 'ftp://gpu-1', 'http://ok:1,ws://gpu-2'])
+    assert.throws(() => loadConfig({ ATELIER_COMFYUI_URL: bad }), /ATELIER_COMFYUI_URL/, bad);
+  assert.throws(() => loadConfig({ ATELIER_COMFYUI_MAX_QUEUE: '0' }), /ATELIER_COMFYUI_MAX_QUEUE/);
+});

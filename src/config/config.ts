@@ -121,6 +121,22 @@ const envSchema = z.object({
   ATELIER_REPLICATE_BASE_URL: optionalText,
   ATELIER_FAL_API_KEY: optionalText,
   ATELIER_FAL_BASE_URL: optionalText,
+  // ComfyUI servers: one or more base URLs, comma-separated (docs/providers.md, "ComfyUI").
+  ATELIER_COMFYUI_URL: optionalText.pipe(
+    z
+      .string()
+      .optional()
+      .transform((v) =>
+        (v ?? '')
+          .split(',')
+          .map((u) => u.trim().replace(/\/+$/, ''))
+          .filter(Boolean),
+      )
+      .pipe(
+        z.array(z.url({ protocol: /^https?$/, error: 'each ComfyUI URL must be http(s)://host[:port]' })),
+      ),
+  ),
+  ATELIER_COMFYUI_MAX_QUEUE: wholeNumber({ min: 1, max: 1000, fallback: 4 }),
   ATELIER_DEMO_ACCOUNT: z.enum(['true', 'false']).default('true'),
   ATELIER_TRUST_PROXY: z
     .string()
@@ -260,6 +276,8 @@ export interface Config {
     openai: { apiKey: string | undefined; baseUrl: string | undefined };
     replicate: { apiKey: string | undefined; baseUrl: string | undefined };
     fal: { apiKey: string | undefined; baseUrl: string | undefined };
+    /** ComfyUI servers (one pool) and the prompts each may hold at once (running + waiting). */
+    comfyui: { urls: string[]; maxQueue: number };
   };
   /** A variable the catalog names (an OpenAI-compatible upstream's `apiKeyEnv`), trimmed; unset or empty is undefined. */
   readEnv(name: string): string | undefined;
@@ -335,6 +353,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       openai: { apiKey: e.ATELIER_OPENAI_API_KEY, baseUrl: e.ATELIER_OPENAI_BASE_URL },
       replicate: { apiKey: e.ATELIER_REPLICATE_API_TOKEN, baseUrl: e.ATELIER_REPLICATE_BASE_URL },
       fal: { apiKey: e.ATELIER_FAL_API_KEY, baseUrl: e.ATELIER_FAL_BASE_URL },
+      comfyui: { urls: e.ATELIER_COMFYUI_URL, maxQueue: e.ATELIER_COMFYUI_MAX_QUEUE },
     },
     readEnv: (name) => env[name]?.trim() || undefined,
     createDemoAccount: e.ATELIER_DEMO_ACCOUNT === 'true',

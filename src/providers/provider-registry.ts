@@ -1,8 +1,11 @@
+import { dirname, resolve } from 'node:path';
 import type { Config } from '../config/config.js';
 import type { Clock } from '../runtime/clock.js';
 import { readCompatibleUpstreams, readFalEndpoints } from './catalog-blocks.js';
 import { createCircuitBreaker, withCircuitBreaker } from './circuit-breaker.js';
 import { createFalProvider } from './fal-provider.js';
+import { createComfyUIProvider } from './comfyui-provider.js';
+import type { ComfyRouteSettings } from './comfyui-workflow.js';
 import { createGeminiProvider } from './gemini-provider.js';
 import { createLocalProvider } from './local-provider.js';
 import { createOpenAICompatibleProvider } from './openai-compatible-provider.js';
@@ -15,6 +18,14 @@ export interface ProviderRegistry {
   names(): string[];
   /** The deployment-wide key per provider (from the environment), where one is set. */
   deploymentKeys: Record<string, string | undefined>;
+  /** Hands the catalog's per-route settings to the providers that take some (ComfyUI's workflows). */
+  configure?(
+    models: ReadonlyArray<{
+      provider: string;
+      upstreamModel: string;
+      comfyui?: ComfyRouteSettings | undefined;
+    }>,
+  ): void;
 }
 
 /** Builds every provider Atelier knows from configuration. A new upstream is one file plus a line here. */
@@ -46,6 +57,13 @@ export function createProviderRegistry({
     add(guarded(createOpenAICompatibleProvider({ name, upstream, requestTimeoutMs, now })));
     if (upstream.apiKeyEnv) upstreamKeys[name] = config.readEnv(upstream.apiKeyEnv);
   }
+  // ComfyUI: workflow paths are relative to the catalog file's folder.
+  const comfyui = createComfyUIProvider({
+    urls: config.providers.comfyui.urls,
+    maxQueue: config.providers.comfyui.maxQueue,
+    workflowDir: config.catalogPath ? dirname(resolve(config.catalogPath)) : process.cwd(),
+  });
+  add(guarded(comfyui));
 
   return {
     get: (name) => providers.get(name),
@@ -56,6 +74,13 @@ export function createProviderRegistry({
       replicate: config.providers.replicate.apiKey,
       fal: config.providers.fal.apiKey,
       ...upstreamKeys,
+    },
+    configure(models) {
+      const comfyRoutes = new Map<string, ComfyRouteSettings>();
+      for (const model of models)
+        if (model.provider === 'comfyui' && model.comfyui)
+          comfyRoutes.set(model.upstreamModel, model.comfyui);
+      comfyui.configure(comfyRoutes);
     },
   };
 }

@@ -168,7 +168,17 @@ export type SubmitOutcome =
 
 export type PollOutcome =
   | { kind: 'done'; image: ProviderImage; usage?: ImageUsage }
-  | { kind: 'pending'; status: 'queued' | 'in_progress'; progress?: number; partial?: PartialFrame }
+  | {
+      kind: 'pending';
+      status: 'queued' | 'in_progress';
+      progress?: number;
+      partial?: PartialFrame;
+      /**
+       * The job moved: the provider queued it again under this id (a ComfyUI server that went away,
+       * the task's prompt queued on another server of the pool). Later polls use it.
+       */
+      upstreamId?: string;
+    }
   | ProviderFailure;
 
 /** Which of some upstream model names the provider's model list has, or why it could not be read. */

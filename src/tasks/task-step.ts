@@ -175,7 +175,7 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
           lease_owner: null,
           lease_expires_at: null,
         };
-        if (phase === 'submit' && 'upstreamId' in outcome) patch.upstream_id = outcome.upstreamId;
+        if ('upstreamId' in outcome && outcome.upstreamId) patch.upstream_id = outcome.upstreamId;
         if (phase === 'submit' && keyId) patch.upstream_key_id = keyId;
         if ('partial' in outcome && outcome.partial && task.partial_frames < MAX_PARTIAL_FRAMES)
           patch.partial_frames = await storePartialFrame(

@@ -15,6 +15,7 @@ const PROVIDER_NAMES: Record<string, string> = {
   openai: 'OpenAI',
   replicate: 'Replicate',
   fal: 'fal',
+  comfyui: 'ComfyUI',
   local: 'Local renderer',
 };
 const providerName = (name: string) => PROVIDER_NAMES[name] ?? name;
