@@ -80,8 +80,11 @@ export default function WorksPage() {
   // Works deleted with an Undo still on offer are gone from the count as from the grid.
   const shownTotal = total === undefined ? total : Math.max(0, total - (works.length - visible.length));
   const selection = useSelection(visible.map((w) => w.id));
-  const setStarred = (id: string, starred: boolean) =>
-    setWorks((list) => list.map((w) => (w.id === id ? { ...w, starred } : w)));
+  const setStarred = useCallback(
+    (id: string, starred: boolean) =>
+      setWorks((list) => list.map((w) => (w.id === id ? { ...w, starred } : w))),
+    [],
+  );
 
   const load = useCallback(
     async (next: Cursor, replace: boolean) => {
@@ -239,10 +242,11 @@ export default function WorksPage() {
         render={(work) => (
           <WorkCard
             work={work}
-            selection={selection}
-            onOpen={() => setOpen(work)}
-            onDelete={() => setDeleting(work)}
-            onStar={(starred) => setStarred(work.id, starred)}
+            selected={selection.selected.has(work.id)}
+            toggle={selection.toggle}
+            onOpen={setOpen}
+            onDelete={setDeleting}
+            onStar={setStarred}
           />
         )}
       />
