@@ -155,7 +155,16 @@ describe('website at 5,000 mixed works (Chromium): virtualised Saved works and L
             Number(document.querySelector<HTMLElement>(selector)?.dataset.virtualTotal) > was,
           { selector: gallery.grid, was: state.total },
           { polling: 'raf', timeout: 15_000 },
-        );
+        ).catch(async (error: unknown) => {
+          // Where the page stood when the next page did not come: for the failure's message.
+          const where = await page.evaluate(() => ({
+            scrollY: Math.round(window.scrollY),
+            height: document.documentElement.scrollHeight,
+            more: document.querySelector('.load-more')?.textContent,
+            text: document.querySelector('main')?.textContent?.slice(0, 200),
+          }));
+          throw new Error(`${String(error)}: ${JSON.stringify({ ...state, ...where })}`);
+        });
         state = await gridState(gallery.grid, gallery.card);
         assert.ok(state.cards > 0, `cards are shown at step ${steps}`);
         doms.push(state.dom);
