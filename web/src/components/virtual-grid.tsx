@@ -101,23 +101,18 @@ export function VirtualGrid<T>({
     (index: number) => estimateRow(rows[index], columnWidth, estimateHeight),
     [rows, columnWidth, estimateHeight],
   );
-  // The virtualiser of the last render (the same object each render: it knows whether the page scrolls now).
-  const scrolling = useRef<{ isScrolling: boolean }>(undefined);
   const virtualizer = useWindowVirtualizer({
     count: rows.length,
     scrollMargin: top,
     gap,
-    // While the page scrolls, one row beyond the viewport on each side: a flick draws every row in
-    // view afresh each frame, and rows that will have scrolled past by the next frame are wasted.
-    // Once it rests (150 ms), the full margin (for Tab to the next card).
-    overscan: scrolling.current?.isScrolling
-      ? 1
-      : Math.max(2, Math.min(Math.ceil(MARGIN_PX / (columnWidth + 150)), Math.floor(CARDS_BEYOND / columns))),
+    overscan: Math.max(
+      2,
+      Math.min(Math.ceil(MARGIN_PX / (columnWidth + 150)), Math.floor(CARDS_BEYOND / columns)),
+    ),
     getItemKey,
     estimateSize,
     rangeExtractor,
   });
-  scrolling.current = virtualizer;
   const virtualRows = virtualizer.getVirtualItems();
   const rendered = virtualRows.flatMap((row) => {
     const cards = rows[row.index];
