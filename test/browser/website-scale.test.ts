@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import type { Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import { MIXED_WORKS, makeWorks, seededId, seededPrompt, seedWorks } from './seed-works.js';
 import { testNoConsoleErrors, websiteSession } from './website-session.js';
 
@@ -69,11 +69,14 @@ describe('website at 5,000 mixed works (Chromium): virtualised Saved works and L
    * script, style recalculation and layout, of all its tasks. Compared before and after a phase, it
    * says what the long tasks were made of.
    */
+  let cdp: CDPSession | undefined;
   const mainThread = async () => {
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('Performance.enable');
+    // One session, enabled once: enabling the domain again starts its counters from zero.
+    if (!cdp) {
+      cdp = await page.context().newCDPSession(page);
+      await cdp.send('Performance.enable');
+    }
     const { metrics } = await cdp.send('Performance.getMetrics');
-    await cdp.detach();
     const of = (name: string) => Math.round((metrics.find((m) => m.name === name)?.value ?? 0) * 1000);
     return {
       script: of('ScriptDuration'),
