@@ -200,7 +200,7 @@ describe('website collections sidebar and smart collections (Chromium, end to en
     await dialog.getByLabel('Name').fill('Ports');
     await dialog.getByRole('button', { name: 'Save' }).click();
     await entry('Ports').waitFor();
-    assert.equal(await current(), 'Ports');
+    await until('Ports marked, with its count', async () => /^Ports\n2\n/.test(await current()));
     assert.deepEqual(await smartNames(), ['Ports']);
 
     await entry('All works').click();
@@ -209,7 +209,7 @@ describe('website collections sidebar and smart collections (Chromium, end to en
     await entry('Ports').click();
     await until('the saved search applies', async () => (await shownPrompts()).length === 2);
     assert.equal(new URL(page.url()).searchParams.get('q'), 'harbour');
-    assert.equal(await current(), 'Ports');
+    await until('Ports marked, with its count', async () => /^Ports\n2\n/.test(await current()));
     await expectNoAxeViolations(page, 'smart collection open, 1440');
     // Dark, with motion reduced: the buttons' colour transitions would be caught half-way.
     await page.emulateMedia({ colorScheme: 'dark', reducedMotion: 'reduce' });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import type { Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import { MIXED_WORKS, makeWorks, seededId, seededPrompt, seedWorks } from './seed-works.js';
 import { testNoConsoleErrors, websiteSession } from './website-session.js';
 
@@ -64,6 +64,32 @@ describe('website at 5,000 mixed works (Chromium): virtualised Saved works and L
       w.longTaskObserver.observe({ type: 'longtask' });
     });
   const longTasks = () => page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks);
+  /**
+   * What the page's main thread spent its time on so far (Chromium's Performance.getMetrics, in ms):
+   * script, style recalculation and layout, of all its tasks. Compared before and after a phase, it
+   * says what the long tasks were made of.
+   */
+  let cdp: CDPSession | undefined;
+  const mainThread = async () => {
+    // One session, enabled once: enabling the domain again starts its counters from zero.
+    if (!cdp) {
+      cdp = await page.context().newCDPSession(page);
+      await cdp.send('Performance.enable');
+    }
+    const { metrics } = await cdp.send('Performance.getMetrics');
+    const of = (name: string) => Math.round((metrics.find((m) => m.name === name)?.value ?? 0) * 1000);
+    return {
+      script: of('ScriptDuration'),
+      style: of('RecalcStyleDuration'),
+      layout: of('LayoutDuration'),
+      tasks: of('TaskDuration'),
+    };
+  };
+  type Spent = Awaited<ReturnType<typeof mainThread>>;
+  const spentSince = async (before: Spent) => {
+    const now = await mainThread();
+    return `main thread ${now.tasks - before.tasks} ms (script ${now.script - before.script}, style ${now.style - before.style}, layout ${now.layout - before.layout})`;
+  };
   /**
    * Scrolls the page from `from` (a fraction of its height) by `px` pixels per animation frame, or
    * by at least `screens` viewports (a flick: at most about 400 frames to the end), until the end or
@@ -145,17 +171,29 @@ describe('website at 5,000 mixed works (Chromium): virtualised Saved works and L
       await site.goTo(gallery.name, gallery.path);
       await page.locator(gallery.card).first().waitFor();
       await watchLongTasks();
+      const loadingFrom = await mainThread();
       // Down to the end: each jump to the bottom loads the next page (infinite scroll).
       const doms: number[] = [];
       let steps = 0;
       for (let state = await gridState(gallery.grid, gallery.card); state.total < expected; steps++) {
         await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
-        await page.waitForFunction(
-          ({ selector, was }) =>
-            Number(document.querySelector<HTMLElement>(selector)?.dataset.virtualTotal) > was,
-          { selector: gallery.grid, was: state.total },
-          { polling: 'raf', timeout: 15_000 },
-        );
+        await page
+          .waitForFunction(
+            ({ selector, was }) =>
+              Number(document.querySelector<HTMLElement>(selector)?.dataset.virtualTotal) > was,
+            { selector: gallery.grid, was: state.total },
+            { polling: 'raf', timeout: 15_000 },
+          )
+          .catch(async (error: unknown) => {
+            // Where the page stood when the next page did not come: for the failure's message.
+            const where = await page.evaluate(() => ({
+              scrollY: Math.round(window.scrollY),
+              height: document.documentElement.scrollHeight,
+              more: document.querySelector('.load-more')?.textContent,
+              text: document.querySelector('main')?.textContent?.slice(0, 200),
+            }));
+            throw new Error(`${String(error)}: ${JSON.stringify({ ...state, ...where })}`);
+          });
         state = await gridState(gallery.grid, gallery.card);
         assert.ok(state.cards > 0, `cards are shown at step ${steps}`);
         doms.push(state.dom);
@@ -164,19 +202,23 @@ describe('website at 5,000 mixed works (Chromium): virtualised Saved works and L
       }
       const loading = await longTasks();
       const results: string[] = [
-        `loaded in ${steps} steps, DOM ${Math.min(...doms)}–${Math.max(...doms)}, ${describeTasks(loading)}`,
+        `loaded in ${steps} steps, DOM ${Math.min(...doms)}–${Math.max(...doms)}, ${describeTasks(loading)}, ${await spentSince(loadingFrom)}`,
       ];
       assert.ok(Math.max(...doms) < MAX_DOM, `DOM while loading: ${Math.max(...doms)}`);
       for (const size of [WIDE, PHONE]) {
         await page.setViewportSize(size);
         // A steady scroll, as a person's: 40 px a frame (2,400 px/s at 60 frames a second), 300 frames.
         await watchLongTasks();
+        const steadyFrom = await mainThread();
         const steady = await scroll(gallery.grid, gallery.card, { from: 0.3, px: 40, frames: 300 });
         const steadyTasks = await longTasks();
+        const steadySpent = await spentSince(steadyFrom);
         // A flick from the top to the end: at least two screens a frame.
         await watchLongTasks();
+        const flickFrom = await mainThread();
         const run = await scroll(gallery.grid, gallery.card, { from: 0, screens: 2 });
         const tasks = await longTasks();
+        const flickSpent = await spentSince(flickFrom);
         // At the end: the oldest work's card is rendered and in view.
         await page.waitForFunction(
           ({ selector, card, id, last }) =>
@@ -199,7 +241,7 @@ describe('website at 5,000 mixed works (Chromium): virtualised Saved works and L
           assert.ok(dom < MAX_DOM, `${gallery.name} at ${size.width}, ${what}: DOM ${dom}`);
         assert.equal(steady.blank, 0, 'a steady scroll always shows cards');
         results.push(
-          `${size.width} px: steady ${steady.frames} frames in ${steady.ms} ms, DOM max ${steady.maxDom}, ${describeTasks(steadyTasks)}; flick ${run.frames} frames in ${run.ms} ms, DOM max ${run.maxDom}, ${run.blank} frames without a card in view, ${describeTasks(tasks)}`,
+          `${size.width} px: steady ${steady.frames} frames in ${steady.ms} ms, DOM max ${steady.maxDom}, ${describeTasks(steadyTasks)}, ${steadySpent}; flick ${run.frames} frames in ${run.ms} ms, DOM max ${run.maxDom}, ${run.blank} frames without a card in view, ${describeTasks(tasks)}, ${flickSpent}`,
         );
       }
       console.log(`${gallery.name}: ${results.join('; ')}`);

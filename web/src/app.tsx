@@ -6,12 +6,15 @@ import { draftStore } from './lib/draft';
 import { Link, navigate, useLocation } from './lib/router';
 import { tasksStore } from './lib/tasks';
 import type { SessionInfo, SessionState } from './lib/types';
+import { askEarly } from './lib/work-link';
 import ChoosePasswordPage from './pages/choose-password';
 import CreatePage from './pages/create';
 import SignInPage from './pages/sign-in';
 
 // Create is the landing view and ships in the main bundle; the other pages load when first visited.
-const WorksPage = lazy(() => import('./pages/works'));
+const loadWorksPage = () => import('./pages/works');
+const WorksPage = lazy(loadWorksPage);
+askEarly(window.location, loadWorksPage);
 const LibraryPage = lazy(() => import('./pages/library'));
 const AccountPage = lazy(() => import('./pages/account'));
 // Sign-in for hosted MCP clients: the consent screen the authorization endpoint sends people to.

@@ -1,5 +1,4 @@
-import { type DragEvent, type FormEvent, useEffect, useState } from 'react';
-import { messageOf } from '../lib/api';
+import { type DragEvent, useEffect, useRef, useState } from 'react';
 import type { Collection, Collections } from '../lib/curation';
 import { Link, navigate } from '../lib/router';
 import type { SearchState } from '../lib/search';
@@ -10,15 +9,25 @@ import {
   type SmartCollection,
   sameFilters,
   useSmartCollections,
+  useSmartCounts,
   worksUrlOf,
 } from '../lib/smart-collections';
 import type { SavedWork } from '../lib/types';
-import { carriesWorks, droppedWorks, useCollectionDrop, useWorkDragSource } from '../lib/work-drag';
+import {
+  carriesWorks,
+  collectionTarget,
+  type DropTarget,
+  droppedWorks,
+  starTarget,
+  useWorkDragSource,
+  useWorksDrop,
+} from '../lib/work-drag';
 import { ManageCollectionsDialog } from './curation/collections-dialog';
 import type { CurationFilter } from './curation/curation-filters';
 import { UndoToast } from './curation/selection-bar';
 import { StarIcon } from './curation/star-icon';
 import { Dialog } from './dialog';
+import { NewCollection } from './new-collection';
 import { SmartCollectionDialog } from './smart-collection-dialog';
 import './collections-sidebar.css';
 
@@ -42,8 +51,10 @@ const worksLabel = (n: number) => (n === 1 ? '1 work' : `${n} works`);
 /**
  * Saved works' collections sidebar (issue 37): All works, Starred, the account's collections (with
  * their counts; works dragged from the grid drop onto one, with Undo) and its smart collections
- * (saved searches), the one shown marked. Beside the grid on a wide screen; a drawer on a narrow
- * one. The selection bar's "Add to collection" stays the keyboard's way to add works.
+ * (saved searches, with how many works each finds), the one shown marked. Works dropped on Starred
+ * are starred; dropped on "+ New collection", they go into the collection named next. Beside the
+ * grid on a wide screen; a drawer on a narrow one. The selection bar's "Add to collection" and the
+ * stars stay the keyboard's way.
  */
 export function CollectionsSidebar({
   collections,
@@ -51,12 +62,15 @@ export function CollectionsSidebar({
   works,
   query,
   curation,
+  onStarred,
 }: {
   collections: Collections;
   selection: Selection;
   works: readonly SavedWork[];
   query: SearchState;
   curation: CurationFilter;
+  /** Works starred (or unstarred, by Undo) by a drop on Starred. */
+  onStarred: (workIds: string[], starred: boolean) => void;
 }) {
   const narrow = useMediaQuery(NARROW);
   const [drawer, setDrawer] = useState(false);
@@ -65,17 +79,30 @@ export function CollectionsSidebar({
     selection,
     works.map((w) => w.id),
   );
-  const drop = useCollectionDrop(collections, (id) => works.find((w) => w.id === id)?.collections ?? []);
+  const drop = useWorksDrop();
+  const added = useRef(new Map<string, Set<string>>()).current;
+  const workOf = (id: string) => works.find((w) => w.id === id);
   const filters = filtersOfPage(query, curation);
   const current = smart.items.find((s) => sameFilters(s.filters, filters));
+  // Counted again when what they count may have changed: stars, collections, works deleted.
+  const counts = useSmartCounts(
+    smart.items,
+    collections.collections,
+    `${works.length}:${works.filter((w) => w.starred).length}:${collections.collections.map((c) => c.count).join()}`,
+  );
   const panel = (
     <SidebarPanel
       collections={collections}
       smart={smart}
+      counts={counts}
       filters={filters}
       current={current}
       dragging={dragging}
-      onDrop={(collection, ids) => void drop.drop(collection, ids)}
+      toCollection={(collection) =>
+        collectionTarget(collection, collections, (id) => workOf(id)?.collections ?? [], added)
+      }
+      toStars={starTarget((id) => workOf(id)?.starred === true, onStarred)}
+      onDrop={(target, ids) => void drop.drop(target, ids)}
       onNavigate={() => setDrawer(false)}
     />
   );
@@ -118,22 +145,30 @@ export function CollectionsSidebar({
 function SidebarPanel({
   collections,
   smart,
+  counts,
   filters,
   current,
   dragging,
+  toCollection,
+  toStars,
   onDrop,
   onNavigate,
 }: {
   collections: Collections;
   smart: ReturnType<typeof useSmartCollections>;
+  counts: ReadonlyMap<string, number>;
   filters: ReturnType<typeof filtersOfPage>;
   current: SmartCollection | undefined;
   dragging: number;
-  onDrop: (collection: Collection, ids: string[]) => void;
+  toCollection: (collection: Collection) => DropTarget;
+  toStars: DropTarget;
+  onDrop: (target: DropTarget, ids: string[]) => void;
   onNavigate: () => void;
 }) {
   const [over, setOver] = useState<string>();
   const [naming, setNaming] = useState(false);
+  /** Works dropped on "+ New collection": they go into the collection named next. */
+  const [pending, setPending] = useState<string[]>([]);
   const [managing, setManaging] = useState(false);
   const [editing, setEditing] = useState<SmartCollection | 'new'>();
   const known = new Set(collections.collections.map((c) => c.id));
@@ -141,21 +176,23 @@ function SidebarPanel({
   const filtered = Object.keys(filters).length > 0;
   const only = (key: string) => Object.keys(filters).length === 1 && key in filters;
   const mark = (on: boolean) => (on ? ({ 'aria-current': 'page' } as const) : {});
-  const target = (collection: Collection) => ({
+  /** A drop target's handlers: `key` marks it while a drag is over it; `dropped` takes the works. */
+  const target = (key: string, dropped: (ids: string[]) => void) => ({
     onDragOver: (event: DragEvent) => {
       if (!carriesWorks(event)) return;
       event.preventDefault();
       event.dataTransfer.dropEffect = 'copy';
-      setOver(collection.id);
+      setOver(key);
     },
-    onDragLeave: () => setOver((id) => (id === collection.id ? undefined : id)),
+    onDragLeave: () => setOver((id) => (id === key ? undefined : id)),
     onDrop: (event: DragEvent) => {
       if (!carriesWorks(event)) return;
       event.preventDefault();
       setOver(undefined);
-      onDrop(collection, droppedWorks(event));
+      dropped(droppedWorks(event));
     },
   });
+  const overClass = (key: string) => (over === key ? 'drop-over' : undefined);
   return (
     <nav className={`sidebar-panel${dragging > 0 ? ' drop-ready' : ''}`} aria-label="Collections">
       <ul className="sidebar-list">
@@ -165,7 +202,13 @@ function SidebarPanel({
           </Link>
         </li>
         <li>
-          <Link href="/works?starred=1" onClick={onNavigate} {...mark(only('starred') && !current)}>
+          <Link
+            href="/works?starred=1"
+            onClick={onNavigate}
+            className={overClass('starred')}
+            {...mark(only('starred') && !current)}
+            {...target('starred', (ids) => onDrop(toStars, ids))}
+          >
             <StarIcon filled={false} /> Starred
           </Link>
         </li>
@@ -181,10 +224,10 @@ function SidebarPanel({
               <Link
                 href={`/works?collection=${encodeURIComponent(collection.id)}`}
                 onClick={onNavigate}
-                className={over === collection.id ? 'drop-over' : undefined}
+                className={overClass(collection.id)}
                 data-collection-id={collection.id}
                 {...mark(filters.collection === collection.id && !current)}
-                {...target(collection)}
+                {...target(collection.id, (ids) => onDrop(toCollection(collection), ids))}
               >
                 <span className="sidebar-name">{collection.name}</span>
                 <span className="sidebar-count" aria-hidden="true">
@@ -198,10 +241,26 @@ function SidebarPanel({
       )}
 
       {naming ? (
-        <NewCollection collections={collections} onDone={() => setNaming(false)} />
+        <NewCollection
+          collections={collections}
+          pending={pending.length}
+          onCreated={(collection) => onDrop(toCollection(collection), pending)}
+          onDone={() => {
+            setNaming(false);
+            setPending([]);
+          }}
+        />
       ) : (
         <div className="sidebar-actions">
-          <button type="button" className="button small" onClick={() => setNaming(true)}>
+          <button
+            type="button"
+            className={`button small${over === 'new' ? ' drop-over' : ''}`}
+            onClick={() => setNaming(true)}
+            {...target('new', (ids) => {
+              setPending(ids);
+              setNaming(ids.length > 0);
+            })}
+          >
             + New collection
           </button>
           {collections.collections.length > 0 && (
@@ -213,7 +272,10 @@ function SidebarPanel({
       )}
       {/* Below the targets, so that nothing under the pointer moves when a drag starts. */}
       {dragging > 0 && (
-        <p className="sidebar-hint small">Drop on a collection to add {worksLabel(dragging)}</p>
+        <p className="sidebar-hint small">
+          Drop on a collection to add {worksLabel(dragging)}, on Starred to star{' '}
+          {dragging === 1 ? 'it' : 'them'}
+        </p>
       )}
       <h2 className="sidebar-heading">Smart collections</h2>
       {smart.items.length === 0 ? (
@@ -229,6 +291,14 @@ function SidebarPanel({
                 {...mark(item === current)}
               >
                 <span className="sidebar-name">{item.name}</span>
+                {counts.has(item.id) && (
+                  <>
+                    <span className="sidebar-count" aria-hidden="true">
+                      {counts.get(item.id)}
+                    </span>
+                    <span className="visually-hidden">, {worksLabel(counts.get(item.id) ?? 0)}</span>
+                  </>
+                )}
               </Link>
               <button
                 type="button"
@@ -275,46 +345,5 @@ function SidebarPanel({
         />
       )}
     </nav>
-  );
-}
-
-/** The name of a new collection, typed in the sidebar. */
-function NewCollection({ collections, onDone }: { collections: Collections; onDone: () => void }) {
-  const [name, setName] = useState('');
-  const [error, setError] = useState<string>();
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    try {
-      await collections.create(name.trim());
-      onDone();
-    } catch (failure) {
-      setError(messageOf(failure));
-    }
-  };
-  return (
-    <form className="sidebar-new" onSubmit={(event) => void submit(event)}>
-      <input
-        aria-label="Name of the new collection"
-        value={name}
-        maxLength={100}
-        // biome-ignore lint/a11y/noAutofocus: the person just asked for this field.
-        autoFocus
-        onChange={(event) => setName(event.target.value)}
-        onKeyDown={(event) => {
-          if (event.key === 'Escape') onDone();
-        }}
-      />
-      <button type="submit" className="button small primary" disabled={!name.trim()}>
-        Create
-      </button>
-      <button type="button" className="button small" onClick={onDone}>
-        Cancel
-      </button>
-      {error && (
-        <p className="error-text small" role="alert">
-          {error}
-        </p>
-      )}
-    </form>
   );
 }

@@ -95,6 +95,12 @@ export function VirtualGrid<T>({
   rowsRef.current = rows;
   useFocusedCard(grid, rowsRef, itemKey, focusedKey);
 
+  // Stable while the rows are: a new function makes the virtualiser lay out every row again.
+  const getItemKey = useCallback((index: number) => rows[index]?.key ?? index, [rows]);
+  const estimateSize = useCallback(
+    (index: number) => estimateRow(rows[index], columnWidth, estimateHeight),
+    [rows, columnWidth, estimateHeight],
+  );
   const virtualizer = useWindowVirtualizer({
     count: rows.length,
     scrollMargin: top,
@@ -103,8 +109,8 @@ export function VirtualGrid<T>({
       2,
       Math.min(Math.ceil(MARGIN_PX / (columnWidth + 150)), Math.floor(CARDS_BEYOND / columns)),
     ),
-    getItemKey: (index) => rows[index]?.key ?? index,
-    estimateSize: (index) => estimateRow(rows[index], columnWidth, estimateHeight),
+    getItemKey,
+    estimateSize,
     rangeExtractor,
   });
   const virtualRows = virtualizer.getVirtualItems();

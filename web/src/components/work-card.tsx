@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import { cssAspect, downloadName, formatDate, formatWhen, MODE_LABELS } from '../lib/format';
 import { reuseSettings, settingsOfWork } from '../lib/lightbox-items';
 import type { Selection } from '../lib/selection';
@@ -11,19 +12,25 @@ import { Thumbnail } from './thumbnail';
 
 export const images = (work: SavedWork) => work.tasks.filter((t) => t.status === 'completed' && t.imageUrl);
 
-/** A work of the gallery: its select box, cover image, prompt, settings, date and its actions (the star among them). */
-export function WorkCard({
+/**
+ * A work of the gallery: its select box, cover image, prompt, settings, date and its actions (the
+ * star among them). Memoised: its props are the work, whether it is selected and callbacks that stay
+ * the same, so a page of works arriving or another card selected leaves the cards drawn alone.
+ */
+export const WorkCard = memo(function WorkCard({
   work,
   onOpen,
   onDelete,
   onStar,
-  selection,
+  selected,
+  toggle,
 }: {
   work: SavedWork;
-  onOpen: () => void;
-  onDelete: () => void;
-  onStar: (starred: boolean) => void;
-  selection: Selection;
+  onOpen: (work: SavedWork) => void;
+  onDelete: (work: SavedWork) => void;
+  onStar: (id: string, starred: boolean) => void;
+  selected: boolean;
+  toggle: Selection['toggle'];
 }) {
   const done = images(work);
   const cover = done[0];
@@ -32,11 +39,11 @@ export function WorkCard({
   return (
     // Draggable onto a collection of the sidebar (components/collections-sidebar.tsx).
     <article className="work-card" aria-label={shortText(work.prompt)} data-work-id={work.id} draggable>
-      <SelectCheckbox id={work.id} label={shortText(work.prompt)} selection={selection} />
+      <SelectCheckbox id={work.id} label={shortText(work.prompt)} selected={selected} toggle={toggle} />
       <button
         type="button"
         className="work-cover image-button"
-        onClick={onOpen}
+        onClick={() => onOpen(work)}
         style={{ aspectRatio: cssAspect(work.aspect) }}
         // The count the cover shows is part of its name (WCAG 2.5.3, label in name).
         aria-label={`Open: ${shortText(work.prompt)}${work.tasks.length > 1 ? `, ${done.length}/${work.tasks.length} images` : ''}`}
@@ -81,11 +88,15 @@ export function WorkCard({
             <ReuseIcon /> Reuse settings
           </button>
           <span className="icon-actions">
-            <StarButton workId={work.id} starred={work.starred ?? false} onChange={onStar} />
+            <StarButton
+              workId={work.id}
+              starred={work.starred ?? false}
+              onChange={(starred) => onStar(work.id, starred)}
+            />
             <button
               type="button"
               className="icon-button"
-              onClick={onOpen}
+              onClick={() => onOpen(work)}
               aria-label="Open"
               title="Open large"
             >
@@ -106,7 +117,7 @@ export function WorkCard({
             <button
               type="button"
               className="icon-button danger-text"
-              onClick={onDelete}
+              onClick={() => onDelete(work)}
               aria-label={`Delete: ${shortText(work.prompt)}`}
               title="Delete"
             >
@@ -117,4 +128,4 @@ export function WorkCard({
       </div>
     </article>
   );
-}
+});

@@ -5,10 +5,10 @@ import type {
   SmartCollectionList,
   SmartFilters,
 } from '../../../src/contract/smart-collections';
-import type { CurationFilter } from '../components/curation/curation-filters';
+import { type CurationFilter, curationFromUrl, curationToApi } from '../components/curation/curation-filters';
 import { api, messageOf } from './api';
 import { MODE_LABELS } from './format';
-import type { SearchState } from './search';
+import { type SearchState, searchFromUrl, searchToApi } from './search';
 
 export type { SmartCollection, SmartFilters };
 
@@ -96,3 +96,38 @@ export function useSmartCollections() {
 }
 
 export type SmartCollections = ReturnType<typeof useSmartCollections>;
+
+/**
+ * How many works each smart collection finds now (by id; absent until counted, or when its search
+ * cannot be run): one `limit=1` page of Saved works each, read again when `items`, `collections` or
+ * `changes` (a key of what else moves the counts: stars, deletions) change.
+ */
+export function useSmartCounts(
+  items: readonly SmartCollection[],
+  collections: readonly { id: string }[],
+  changes: string,
+): ReadonlyMap<string, number> {
+  const [counts, setCounts] = useState<ReadonlyMap<string, number>>(new Map());
+  useEffect(() => {
+    void changes;
+    let live = true;
+    const known = new Set(collections.map((c) => c.id));
+    void Promise.all(
+      items.map(async (item): Promise<[string, number] | undefined> => {
+        const params = new URLSearchParams(worksUrlOf(item.filters, known).split('?')[1] ?? '');
+        const query = searchToApi(searchFromUrl(params)) + curationToApi(curationFromUrl(params));
+        try {
+          return [item.id, (await api.get<{ total: number }>(`/web/api/works?page=1&limit=1${query}`)).total];
+        } catch {
+          return undefined;
+        }
+      }),
+    ).then((found) => {
+      if (live) setCounts(new Map(found.filter((entry) => entry !== undefined)));
+    });
+    return () => {
+      live = false;
+    };
+  }, [items, collections, changes]);
+  return counts;
+}

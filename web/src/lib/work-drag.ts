@@ -1,6 +1,6 @@
 import { type DragEvent, useCallback, useEffect, useRef, useState } from 'react';
 import { messageOf } from './api';
-import { type Collection, type Collections, setMembers } from './curation';
+import { type Collection, type Collections, setMembers, setStar } from './curation';
 import { UNDO_MS } from './deferred-delete';
 import type { Selection } from './selection';
 
@@ -72,16 +72,26 @@ interface Offer {
   undo?: () => Promise<void>;
 }
 
+/** Where works can be dropped: a collection, or the stars. */
+export interface DropTarget {
+  /** "Added 2 works to Harbours", "Starred 2 works". */
+  done: (count: number) => string;
+  /** "Already in Harbours", "All already starred". */
+  already: (count: number) => string;
+  /** Whether a work is there already (a drop leaves it alone, and its Undo too). */
+  has: (workId: string) => boolean;
+  /** Puts the works there (`on`) or takes them out. */
+  set: (workIds: string[], on: boolean) => Promise<void>;
+}
+
 /**
- * Works dropped on a collection are added at once; the confirmation offers Undo for a while
- * (UNDO_MS), which takes out exactly the works this drop added (ones already in stay). `memberOf`
- * says which collections a listed work was in when loaded; drops since are remembered here.
+ * Works dropped on a target are put there at once; the confirmation offers Undo for a while
+ * (UNDO_MS), which takes out exactly the works this drop put there (ones already there stay).
  */
-export function useCollectionDrop(collections: Collections, memberOf: (workId: string) => readonly string[]) {
+export function useWorksDrop() {
   const [offer, setOffer] = useState<Offer>();
   const [error, setError] = useState<string>();
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
-  const added = useRef(new Map<string, Set<string>>());
   const show = useCallback((next: Offer | undefined) => {
     clearTimeout(timer.current);
     setOffer(next);
@@ -89,43 +99,87 @@ export function useCollectionDrop(collections: Collections, memberOf: (workId: s
   }, []);
   useEffect(() => () => clearTimeout(timer.current), []);
 
-  const drop = async (collection: Collection, ids: string[]) => {
+  const drop = async (target: DropTarget, ids: string[]) => {
     if (ids.length === 0) return;
     setError(undefined);
-    const mine = added.current.get(collection.id) ?? new Set<string>();
-    added.current.set(collection.id, mine);
-    const fresh = ids.filter((id) => !mine.has(id) && !memberOf(id).includes(collection.id));
+    const fresh = ids.filter((id) => !target.has(id));
     if (fresh.length === 0) {
-      show({
-        label: `${ids.length === 1 ? 'Already' : 'All already'} in ${collection.name}`,
-        undoable: false,
-      });
+      show({ label: target.already(ids.length), undoable: false });
       return;
     }
     try {
-      await setMembers(collection.id, fresh, true);
+      await target.set(fresh, true);
     } catch (failure) {
       setError(messageOf(failure));
       return;
-    } finally {
-      await collections.reload();
     }
-    for (const id of fresh) mine.add(id);
     show({
-      label: `Added ${plural(fresh.length)} to ${collection.name}`,
+      label: target.done(fresh.length),
       undoable: true,
       undo: async () => {
         show(undefined);
         try {
-          await setMembers(collection.id, fresh, false);
-          for (const id of fresh) mine.delete(id);
+          await target.set(fresh, false);
         } catch (failure) {
           setError(messageOf(failure));
         }
-        await collections.reload();
       },
     });
   };
 
   return { offer, error, drop, dismiss: () => show(undefined) };
+}
+
+/**
+ * A collection as a drop target. `memberOf` says which collections a listed work was in when
+ * loaded; drops since are remembered here (`added`, per collection).
+ */
+export function collectionTarget(
+  collection: Collection,
+  collections: Collections,
+  memberOf: (workId: string) => readonly string[],
+  added: Map<string, Set<string>>,
+): DropTarget {
+  const mine = added.get(collection.id) ?? new Set<string>();
+  added.set(collection.id, mine);
+  return {
+    done: (n) => `Added ${plural(n)} to ${collection.name}`,
+    already: (n) => `${n === 1 ? 'Already' : 'All already'} in ${collection.name}`,
+    has: (id) => mine.has(id) || memberOf(id).includes(collection.id),
+    set: async (ids, on) => {
+      try {
+        await setMembers(collection.id, ids, on);
+        for (const id of ids) on ? mine.add(id) : mine.delete(id);
+      } finally {
+        await collections.reload();
+      }
+    },
+  };
+}
+
+/** The stars as a drop target: dropped works are starred (`onStarred` tells the page). */
+export function starTarget(
+  starred: (workId: string) => boolean,
+  onStarred: (workIds: string[], starred: boolean) => void,
+): DropTarget {
+  return {
+    done: (n) => `Starred ${plural(n)}`,
+    already: (n) => (n === 1 ? 'Already starred' : 'All already starred'),
+    has: starred,
+    set: async (ids, on) => {
+      const done: string[] = [];
+      try {
+        const queue = [...ids];
+        const worker = async () => {
+          for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+            await setStar(id, on);
+            done.push(id);
+          }
+        };
+        await Promise.all([worker(), worker(), worker(), worker()]);
+      } finally {
+        onStarred(done, on);
+      }
+    },
+  };
 }

@@ -4,7 +4,32 @@ import type { SavedWork } from './types';
 
 /** One saved work by id (GET /web/api/works/{id}): 404 for a deleted one or another account's. */
 export function fetchWork(workId: string): Promise<SavedWork> {
+  const early = asked.get(workId);
+  asked.delete(workId);
+  // Asked for before the session was known: a refusal then (signed out) is asked again now.
+  if (early) return early.catch(() => fetchWork(workId));
   return api.get<SavedWork>(`/web/api/works/${encodeURIComponent(workId)}`);
+}
+
+/** Works asked for at start-up (askEarly), taken by the first fetchWork of each. */
+const asked = new Map<string, Promise<SavedWork>>();
+
+/**
+ * A work's own link opened from outside (`/works?work=<id>`, issue 37: a deep link should show its
+ * image within a second): the work and Saved works' code are asked for at once, beside the session
+ * check, instead of one after the other (session, then the page's chunk, then the work).
+ */
+export function askEarly(location: Location, loadPage: () => Promise<unknown>): void {
+  const workId = location.pathname === '/works' ? new URLSearchParams(location.search).get('work') : null;
+  if (!workId) return;
+  void loadPage().catch(() => undefined);
+  // Plain fetch: a signed-out visitor's 401 here is not the session ending (the check says so).
+  const work = fetch(`/web/api/works/${encodeURIComponent(workId)}`, {
+    credentials: 'same-origin',
+    headers: { accept: 'application/json' },
+  }).then((answer) => (answer.ok ? (answer.json() as Promise<SavedWork>) : Promise.reject(answer.status)));
+  work.catch(() => undefined);
+  asked.set(workId, work);
 }
 
 /**

@@ -1,31 +1,25 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AssetKind } from '../../../src/domain/asset-kinds';
-import { AssetCardActions } from '../components/asset-card-actions';
 import { ChoiceGroup } from '../components/choice-group';
-import { SelectCheckbox } from '../components/curation/select-checkbox';
 import { SelectionBarWithUndo } from '../components/curation/selection-bar';
 import { GridViewControls } from '../components/grid-view-controls';
-import { DownloadIcon } from '../components/icons';
-import { assetAlt, captionOf } from '../components/library-picker';
+import { LibraryCard } from '../components/library-card';
+import { captionOf } from '../components/library-picker';
 import { Lightbox } from '../components/lightbox/lightbox';
 import { LoadMore } from '../components/load-more';
 import { SearchBar } from '../components/search-bar';
-import { Thumbnail } from '../components/thumbnail';
 import { deleteUpload, UploadDeleteDialog } from '../components/upload-delete';
 import { VirtualGrid } from '../components/virtual-grid';
 import { api, messageOf } from '../lib/api';
 import { deleteWorks, useCollections } from '../lib/curation';
 import { useDeferredDelete } from '../lib/deferred-delete';
-import { addDraftReference } from '../lib/draft';
 import { focusSoon } from '../lib/focus-soon';
-import { downloadName, formatBytes, formatDate, formatWhen } from '../lib/format';
 import { useGalleryView } from '../lib/grid-view';
 import { useInfiniteScroll } from '../lib/infinite-scroll';
 import { itemsOfAssets } from '../lib/lightbox-items';
 import { navigate, useLocation } from '../lib/router';
 import { isSearching, type SearchState, searchFromUrl, searchToApi, searchToUrl } from '../lib/search';
 import { useSelection } from '../lib/selection';
-import { shortText } from '../lib/text';
 import type { LibraryAsset, LibraryPage as LibraryPageAnswer } from '../lib/types';
 import { dayHeading } from '../lib/virtual-rows';
 
@@ -36,18 +30,6 @@ const assetKey = (asset: LibraryAsset) => asset.id;
 const assetDay = (asset: LibraryAsset) => dayHeading(asset.createdAt);
 /** A card's height before it is measured: a square thumbnail and three lines. */
 const estimateAsset = (_asset: LibraryAsset, columnWidth: number) => columnWidth + 130;
-
-/** Sends an asset to the Create form as a reference and goes there. */
-function sendToCreate(asset: LibraryAsset) {
-  addDraftReference({
-    url: asset.url,
-    name: captionOf(asset),
-    width: asset.width,
-    height: asset.height,
-    bytes: asset.bytes,
-  });
-  navigate('/');
-}
 
 /** The asset library: every uploaded reference and every result, searchable and filterable, the query in the URL. */
 export default function LibraryPage() {
@@ -103,9 +85,11 @@ export default function LibraryPage() {
           `/web/api/assets?page=${next}&limit=${PAGE_SIZE}${kind ? `&kind=${kind}` : ''}${apiQuery}`,
         );
         if (mine !== generation.current) return; // the filter changed meanwhile
-        setItems((list) =>
-          replace ? result.items : [...list, ...result.items.filter((a) => !list.some((b) => b.id === a.id))],
-        );
+        setItems((list) => {
+          if (replace) return result.items;
+          const known = new Set(list.map((a) => a.id));
+          return [...list, ...result.items.filter((a) => !known.has(a.id))];
+        });
         setTotal(result.total);
         setPage(next);
       } catch (failure) {
@@ -177,64 +161,13 @@ export default function LibraryPage() {
         groupOf={view.byDay ? assetDay : undefined}
         estimateHeight={estimateAsset}
         render={(asset) => (
-          <li className="asset-card" data-asset-id={asset.id}>
-            <SelectCheckbox id={asset.id} label={shortText(assetAlt(asset))} selection={selection} />
-            <button
-              type="button"
-              className="asset-thumb image-button"
-              onClick={() => setViewing(asset)}
-              // The badge it shows is part of its name (WCAG 2.5.3, label in name).
-              aria-label={`Open: ${shortText(assetAlt(asset))}, ${asset.kind === 'result' ? 'Result' : 'Upload'}`}
-            >
-              <Thumbnail
-                src={asset.url}
-                width={asset.width}
-                height={asset.height}
-                sizes="(max-width: 640px) 50vw, 220px"
-                alt={assetAlt(asset)}
-                loading="lazy"
-                decoding="async"
-              />
-              <span className={`badge kind-${asset.kind}`}>
-                {asset.kind === 'result' ? 'Result' : 'Upload'}
-              </span>
-            </button>
-            <div className="asset-body">
-              <p className="asset-caption" title={captionOf(asset)}>
-                {captionOf(asset)}
-              </p>
-              <p className="asset-meta">
-                {asset.width} × {asset.height} · {formatBytes(asset.bytes)} ·{' '}
-                <time dateTime={new Date(asset.createdAt).toISOString()} title={formatDate(asset.createdAt)}>
-                  {formatWhen(asset.createdAt)}
-                </time>
-              </p>
-              <div className="card-actions asset-actions">
-                <button
-                  type="button"
-                  className="button small primary-soft"
-                  onClick={() => sendToCreate(asset)}
-                  aria-label={`Use as reference: ${shortText(assetAlt(asset))}`}
-                >
-                  Use as reference
-                </button>
-                <a
-                  className="icon-button"
-                  href={asset.url}
-                  download={downloadName(assetAlt(asset), asset.id, asset.url)}
-                  aria-label={`Download: ${shortText(assetAlt(asset))}`}
-                  title="Download"
-                >
-                  <DownloadIcon />
-                </a>
-                <AssetCardActions
-                  asset={asset}
-                  name={captionOf(asset)}
-                  onDelete={() => setDeletingUpload(asset)}
-                />
-              </div>
-            </div>
-          </li>
+          <LibraryCard
+            asset={asset}
+            selected={selection.selected.has(asset.id)}
+            toggle={selection.toggle}
+            onView={setViewing}
+            onDeleteUpload={setDeletingUpload}
+          />
         )}
       />
       <SelectionBarWithUndo

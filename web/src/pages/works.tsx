@@ -59,6 +59,8 @@ export default function WorksPage() {
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string>();
   const [open, setOpen] = useState<SavedWork>();
+  /** The images the lightbox opens compared (the selection bar's Compare). */
+  const [comparing, setComparing] = useState<string[]>();
   const [deleting, setDeleting] = useState<SavedWork>();
   const [deleteState, setDeleteState] = useState<{ busy: boolean; error?: string }>({ busy: false });
   const [notice, setNotice] = useState('');
@@ -80,8 +82,13 @@ export default function WorksPage() {
   // Works deleted with an Undo still on offer are gone from the count as from the grid.
   const shownTotal = total === undefined ? total : Math.max(0, total - (works.length - visible.length));
   const selection = useSelection(visible.map((w) => w.id));
-  const setStarred = (id: string, starred: boolean) =>
-    setWorks((list) => list.map((w) => (w.id === id ? { ...w, starred } : w)));
+  /** Works starred or unstarred (a card's star; a drop on the sidebar's Starred, its Undo). */
+  const starMany = useCallback(
+    (ids: string[], starred: boolean) =>
+      setWorks((list) => list.map((w) => (ids.includes(w.id) ? { ...w, starred } : w))),
+    [],
+  );
+  const setStarred = useCallback((id: string, starred: boolean) => starMany([id], starred), [starMany]);
 
   const load = useCallback(
     async (next: Cursor, replace: boolean) => {
@@ -201,6 +208,7 @@ export default function WorksPage() {
         works={visible}
         query={query}
         curation={curation}
+        onStarred={starMany}
       />
       <SearchBar
         label="Search saved works"
@@ -239,10 +247,11 @@ export default function WorksPage() {
         render={(work) => (
           <WorkCard
             work={work}
-            selection={selection}
-            onOpen={() => setOpen(work)}
-            onDelete={() => setDeleting(work)}
-            onStar={(starred) => setStarred(work.id, starred)}
+            selected={selection.selected.has(work.id)}
+            toggle={selection.toggle}
+            onOpen={setOpen}
+            onDelete={setDeleting}
+            onStar={setStarred}
           />
         )}
       />
@@ -253,6 +262,16 @@ export default function WorksPage() {
         collections={collections}
         onNotice={setNotice}
         deferred={deferred}
+        onCompare={() => {
+          // Each selected work's first image, in the list's order.
+          const keys = itemsOfWorks(visible.filter((w) => selection.selected.has(w.id)))
+            .filter((item, at, all) => item.url && all.findIndex((o) => o.workId === item.workId) === at)
+            .map((item) => item.key);
+          const first = visible.find((w) => keys[0]?.startsWith(`${w.id}:`));
+          if (keys.length < 2 || !first) return setNotice('Compare needs two works with an image');
+          setComparing(keys);
+          setOpen(first);
+        }}
       />
       {linkError && (
         <p className="error-text" role="alert">
@@ -263,8 +282,12 @@ export default function WorksPage() {
       {open && (
         <Lightbox
           items={itemsOfWorks(walked)}
-          startKey={itemsOfWorks([open])[0]?.key ?? open.id}
-          onClose={() => setOpen(undefined)}
+          startKey={comparing?.[0] ?? itemsOfWorks([open])[0]?.key ?? open.id}
+          compareKeys={comparing}
+          onClose={() => {
+            setOpen(undefined);
+            setComparing(undefined);
+          }}
           hasMore={hasMore}
           loading={loading}
           loadMore={loadMore}

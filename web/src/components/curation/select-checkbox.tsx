@@ -8,19 +8,21 @@ import type { Selection } from '../../lib/selection';
 export function SelectCheckbox({
   id,
   label,
-  selection,
+  selected,
+  toggle,
 }: {
   id: string;
   label: string;
-  selection: Selection;
+  selected: boolean;
+  toggle: Selection['toggle'];
 }) {
   return (
     <label className="select-check">
       <input
         type="checkbox"
-        checked={selection.selected.has(id)}
+        checked={selected}
         // The click carries Shift (a keyboard's Space too, through the selection's key watch).
-        onClick={(event) => selection.toggle(id, event.shiftKey)}
+        onClick={(event) => toggle(id, event.shiftKey)}
         onChange={() => {}}
         aria-label={`Select: ${label}`}
       />

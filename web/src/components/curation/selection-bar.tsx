@@ -3,6 +3,7 @@ import { type Collections, setMembers, zipUrl } from '../../lib/curation';
 import type { DeferredDelete } from '../../lib/deferred-delete';
 import type { Selection } from '../../lib/selection';
 import { DownloadIcon, TrashIcon } from '../icons';
+import { MAX_COMPARED } from '../lightbox/compare';
 import { AddToCollectionDialog } from './collections-dialog';
 import './curation.css';
 
@@ -18,6 +19,7 @@ export function SelectionBar({
   collections,
   onDelete,
   onNotice,
+  onCompare,
 }: {
   selection: Selection;
   zip: { works?: string[]; assets?: string[] };
@@ -25,6 +27,8 @@ export function SelectionBar({
   collections: Collections;
   onDelete: (workIds: string[]) => void;
   onNotice: (message: string) => void;
+  /** Opens the lightbox comparing the selected items (two to MAX_COMPARED); absent: no Compare. */
+  onCompare?: (() => void) | undefined;
 }) {
   const [adding, setAdding] = useState(false);
   const count = selection.selected.size;
@@ -38,6 +42,17 @@ export function SelectionBar({
       <a className="button small" href={zipUrl(zip)} download>
         <DownloadIcon /> Download as ZIP
       </a>
+      {onCompare && count >= 2 && (
+        <button
+          type="button"
+          className="button small"
+          disabled={count > MAX_COMPARED}
+          title={count > MAX_COMPARED ? `Compare up to ${MAX_COMPARED} at once` : undefined}
+          onClick={onCompare}
+        >
+          Compare
+        </button>
+      )}
       <button type="button" className="button small" disabled={works === 0} onClick={() => setAdding(true)}>
         Add to collection
       </button>

@@ -10,8 +10,10 @@ export const MAX_COMPARED = 4;
  * Compare mode's state: the keys of the images side by side, in order. The last pane is the
  * candidate: ← and → walk it through the list (past the pinned ones) while the others stay.
  */
-export function useCompare(items: readonly LightboxItem[]) {
-  const [keys, setKeys] = useState<string[] | null>(null);
+export function useCompare(items: readonly LightboxItem[], initial?: readonly string[]) {
+  const [keys, setKeys] = useState<string[] | null>(() =>
+    initial && initial.length >= 2 ? initial.slice(0, MAX_COMPARED) : null,
+  );
   const withImage = items.filter((item) => item.url);
   const indexOf = (key: string) => withImage.findIndex((item) => item.key === key);
   /** The next image (by `step`) from `from` that is not shown yet. */

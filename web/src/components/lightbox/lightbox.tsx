@@ -36,6 +36,8 @@ export interface LightboxProps {
   onDelete?: ((item: LightboxItem) => Promise<void>) | undefined;
   /** Extra actions for the item shown (the slot a favourite's star goes in). */
   actions?: ((item: LightboxItem) => ReactNode) | undefined;
+  /** Opens in compare mode with these items side by side (two to four keys of `items`). */
+  compareKeys?: readonly string[] | undefined;
 }
 
 /**
@@ -54,6 +56,7 @@ export function Lightbox({
   total,
   onDelete,
   actions,
+  compareKeys,
 }: LightboxProps) {
   const dialog = useRef<HTMLDialogElement>(null);
   const stage = useRef<HTMLDivElement>(null);
@@ -61,7 +64,7 @@ export function Lightbox({
   const ids = { title: useId(), counter: useId(), details: useId() };
   const position = useLightboxPosition({ items, startKey, hasMore, loading, loadMore });
   const { item, index } = position;
-  const compare = useCompare(items);
+  const compare = useCompare(items, compareKeys);
   const [zoomed, setZoomed] = useState(false);
   const [showDetails, setShowDetails] = useState(true);
   const [shortcuts, setShortcuts] = useState(false);
