@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// Runs every *.test.ts under src/ and test/ with node's own test runner (tsx loads TypeScript). The
+// Runs every *.test.ts under src/ and test/ with node's own test runner. TypeScript is loaded by
+// Node.js's own type stripping through scripts/typescript-hooks.mjs where the running Node.js has it
+// (`module.registerHooks` and `--experimental-transform-types`, checked once per run), else by tsx. The
 // tiers are folders: src/**/*.test.ts are unit tests beside their code (no store, no whole core) and
 // run once; test/** builds the core on a real store and runs on SQLite, then again on PostgreSQL
 // (each test app gets a fresh database on ATELIER_TEST_POSTGRES_URL, default
@@ -45,6 +47,28 @@ function collect(dir, out) {
   return out;
 }
 
+const typescriptHooks = fileURLToPath(new URL('typescript-hooks.mjs', import.meta.url));
+const nativeLoader = [
+  '--experimental-transform-types',
+  '--disable-warning=ExperimentalWarning',
+  '--import',
+  typescriptHooks,
+];
+
+/**
+ * How the test processes load TypeScript: Node.js's own type stripping when this Node.js loads a
+ * source of the project with it (a class with parameter properties, imported by its `.js` name),
+ * else tsx (older lines of 22).
+ */
+function typescriptLoader() {
+  const probe = spawnSync(
+    process.execPath,
+    [...nativeLoader, '--input-type=module', '-e', "await import('./src/domain/errors.js')"],
+    { stdio: 'ignore', env: { ...process.env, NODE_OPTIONS: '' } },
+  );
+  return probe.status === 0 ? nativeLoader : ['--import', 'tsx'];
+}
+
 /** Runs `files` once with `store`; the spec output goes to the terminal, the counts come from TAP. */
 function runSuite(store, files, runId) {
   const tapDir = mkdtempSync(join(tmpdir(), 'atelier-tap-'));
@@ -53,8 +77,7 @@ function runSuite(store, files, runId) {
   const result = spawnSync(
     process.execPath,
     [
-      '--import',
-      'tsx',
+      ...loader,
       '--test',
       '--test-concurrency=2',
       '--test-timeout=120000',
@@ -131,6 +154,7 @@ const storeFiles = files.filter(onBothStores);
 if (files.some((f) => runsTheBuild.test(readFileSync(f, 'utf8'))))
   ensureCurrentBuild(fileURLToPath(new URL('..', import.meta.url)));
 const runId = randomBytes(4).toString('hex');
+const loader = typescriptLoader();
 const runs = [];
 let postgresProblem;
 

@@ -169,7 +169,7 @@ describe('long prompts searched at once leave the other accounts fast (issue 25,
 
 describe('migration 0018 indexes the prompts saved before it (issue 25, item 10)', () => {
   test('a store migrated to 0017, with works, then to 0018: they are found', async () => {
-    const env = await testDatabaseEnv();
+    const env = await testDatabaseEnv({ empty: true });
     const dir = await mkdtemp(join(tmpdir(), 'atelier-backfill-'));
     const url = env.ATELIER_DATABASE_URL ?? join(dir, 'atelier.db');
     const db = new Kysely<Database>({

@@ -52,7 +52,7 @@ describe('bin/atelier migrate-store: a single-node install into PostgreSQL + S3'
     });
     uploadUrl = uploaded.json().url as string;
     s3 = await startTestS3();
-    targetUrl = (await testDatabaseEnv()).ATELIER_DATABASE_URL as string;
+    targetUrl = (await testDatabaseEnv({ empty: true })).ATELIER_DATABASE_URL as string;
   });
   after(async () => {
     await source?.close();

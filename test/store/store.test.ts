@@ -24,7 +24,7 @@ import { freshTestDataEnv, removeTestData, testStore } from '../support/test-dat
 const store = testStore();
 
 async function freshConfig(): Promise<Config> {
-  return loadConfig({ ...(await freshTestDataEnv('store-')), LOG_LEVEL: 'silent' });
+  return loadConfig({ ...(await freshTestDataEnv('store-', { empty: true })), LOG_LEVEL: 'silent' });
 }
 
 async function migrationNames(db: Db): Promise<string[]> {

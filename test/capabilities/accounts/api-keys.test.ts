@@ -33,7 +33,7 @@ async function lastUseOf(core: Core, accountId: string, keyId: string, expected:
 
 describe('migration 0028: the one key of each account moves into api_keys', () => {
   test('a key issued before the migration still authenticates after it, as a full key named default', async () => {
-    const env = await testDatabaseEnv();
+    const env = await testDatabaseEnv({ empty: true });
     const dir = await mkdtemp(join(tmpdir(), 'atelier-keys-migration-'));
     const url = env.ATELIER_DATABASE_URL ?? join(dir, 'atelier.db');
     const db = new Kysely<unknown>({
