@@ -97,6 +97,7 @@ export function createGenerationsRepository({
           'image_size',
           'ref_keys_json',
           'mask_key',
+          'quality',
         ])
         .where('id', 'in', generationIds)
         .execute();
@@ -168,6 +169,7 @@ export function createGenerationsRepository({
         refs_json: JSON.stringify(request.imageUrls),
         ref_keys_json: JSON.stringify(input.refKeys),
         mask_key: input.maskKey ?? null,
+        quality: request.quality ?? null,
         rejected: 0,
         created_at: now,
         deleted_at: null,

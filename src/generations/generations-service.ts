@@ -196,10 +196,15 @@ export function createGenerationsService(deps: {
           refKeys,
           ...(maskKey === undefined ? {} : { maskKey }),
           // The most one image can cost on any of the model's routes: held against budgets.
-          costReservedMicros: maxImageCostOf(request.model, request.imageSize, {
-            promptChars: request.prompt.length,
-            references: refKeys.length + (maskKey === undefined ? 0 : 1),
-          }),
+          costReservedMicros: maxImageCostOf(
+            request.model,
+            request.imageSize,
+            {
+              promptChars: request.prompt.length,
+              references: refKeys.length + (maskKey === undefined ? 0 : 1),
+            },
+            request.quality,
+          ),
           apiKeyId: account.apiKey?.id ?? null,
           deadlineMs: deps.taskDeadlineMs,
           leaseOwner: provider.submitsInline ? deps.engine.owner : null,

@@ -175,7 +175,8 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
       const size = sizeFor(model, request.imageSize, ratio);
       if (typeof size !== 'string') return fail(size.error, { retryable: false, cause: 'invalid_request' });
       const headers: Record<string, string> = { authorization: `Bearer ${request.apiKey}` };
-      const quality = options.quality ? { quality: options.quality } : {};
+      const chosenQuality = request.quality ?? options.quality;
+      const quality = chosenQuality ? { quality: chosenQuality } : {};
       let url: string;
       let body: string | FormData;
 
@@ -204,7 +205,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
         form.append('prompt', request.prompt);
         form.append('n', '1');
         form.append('size', size);
-        if (options.quality) form.append('quality', options.quality);
+        if (chosenQuality) form.append('quality', chosenQuality);
         url = `${baseUrl}/v1/images/edits`;
         body = form;
       }

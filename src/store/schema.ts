@@ -94,6 +94,8 @@ export interface GenerationsTable {
   ref_keys_json: string;
   /** Blob key of an edit's mask (issue 29); null without one, absent on rows before migration 0026. */
   mask_key?: string | null;
+  /** The quality tier sent upstream (issue 41, migration 0058); null: none (the upstream's auto). */
+  quality?: string | null;
   /** 1 when generate answered upstream_error: kept for the record, left out of history. */
   rejected: number;
   created_at: number;

@@ -1,5 +1,6 @@
 import type { UpstreamRoute } from '../catalog/catalog.js';
 import { costOfImage, type ImageCost } from '../catalog/prices.js';
+import { IMAGE_QUALITIES } from '../domain/image-qualities.js';
 import type { ImageUsage } from '../providers/provider.js';
 import type { LeasedTask, TaskPatch } from './tasks-repository.js';
 
@@ -18,6 +19,7 @@ export function completedCost(
   const route = routesOf?.(generation.model).find(
     (r) => r.provider === task.provider && r.upstreamModel === task.upstream_model,
   );
-  const cost: ImageCost | undefined = costOfImage(route?.price, generation.image_size, usage);
+  const quality = IMAGE_QUALITIES.find((q) => q === generation.quality);
+  const cost: ImageCost | undefined = costOfImage(route?.price, generation.image_size, usage, quality);
   return { cost_micros: cost?.micros ?? null, cost_source: cost?.source ?? null };
 }

@@ -63,6 +63,7 @@ export interface LeasedTask {
     | 'image_size'
     | 'ref_keys_json'
     | 'mask_key'
+    | 'quality'
   >;
 }
 
