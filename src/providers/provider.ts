@@ -181,6 +181,8 @@ export type ModelPresence =
       missing: string[];
       /** Shutdown days (`YYYY-MM-DD`) the list itself announces, by model (OpenAI's `shutdown_date`). */
       shutdowns?: Record<string, string>;
+      /** Every model id the provider's list names (where it has a whole list: Gemini, OpenAI). */
+      listed?: string[];
     }
   | { error: string };
 
