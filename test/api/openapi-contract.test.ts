@@ -287,6 +287,11 @@ describe('the OpenAPI document is the contract of every route', () => {
     await exercise('DELETE', oneAsset, { url: `/api/v1/assets/${ownUpload}`, headers: h }, 204);
     await exercise('DELETE', oneAsset, { url: `/api/v1/assets/${ownUpload}`, headers: h }, 404);
     await exercise('GET', '/api/v1/models', { url: '/api/v1/models', headers: h }, 200);
+    const oneModel = '/api/v1/models/{id}';
+    await exercise('GET', oneModel, { url: '/api/v1/models/pro', headers: h }, 200);
+    await exercise('GET', oneModel, { url: '/api/v1/models/gpt-image-1', headers: h }, 200);
+    await exercise('GET', oneModel, { url: '/api/v1/models/no-such-model', headers: h }, 404);
+    await exercise('GET', oneModel, { url: '/api/v1/models/pro', headers: bearer('atl_x') }, 401);
     await exercise(
       'GET',
       '/api/v1/models',

@@ -13,6 +13,7 @@ export const V1_ROUTES = [
   'GET /assets',
   'DELETE /assets/:id',
   'GET /models',
+  'GET /models/:id',
   'GET /user/webhook-secret',
   'POST /user/webhook-secret/rotate',
   'GET /webhooks/deliveries',
