@@ -61,6 +61,12 @@ export const generateBodySchema = z
       .describe(
         "Extra field (not in the spec): the quality tier, one of the model's `qualities` (GET /api/v1/models); models without qualities refuse it. Default: the model's `defaultQuality`, else none (the upstream's auto; the reservation assumes the highest)",
       ),
+    quote_id: z
+      .string({ error: 'must be a string' })
+      .nullish()
+      .describe(
+        "Extra field (not in the spec): a quote from POST /api/v1/quotes for this same body, on this account, unexpired; the request is then never charged more than the quote's max_cost_micros. A quote that does not match is a 400 naming quote_id",
+      ),
     callbackUrl: z
       .string({ error: 'must be a string' })
       .nullish()

@@ -146,6 +146,7 @@ export function createGenerationsRepository({
       maskKey?: string;
       /** The most each image can cost (micro-dollars), reserved on its task against budgets. */
       costReservedMicros?: number;
+      costCapMicros?: number;
       /** The API key that asked (`key_…`): its tasks count against its budgets. */
       apiKeyId?: string | null;
       deadlineMs: number;
@@ -186,6 +187,7 @@ export function createGenerationsRepository({
         leaseMs: input.leaseMs,
         ...(request.partialImages ? { partialImages: request.partialImages } : {}),
         costReservedMicros: input.costReservedMicros ?? 0,
+        ...(input.costCapMicros === undefined ? {} : { costCapMicros: input.costCapMicros }),
         apiKeyId: input.apiKeyId ?? null,
       });
       const created = { generationId: generation.id, taskIds: tasks.map((t) => t.id) };

@@ -161,6 +161,10 @@ export interface TasksTable extends TaskKeyColumns {
   cost_source: 'upstream_usage' | 'catalog_price' | null;
   /** The most the task can cost, reserved against budgets while it is unfinished (micro-dollars). */
   cost_reserved_micros: number;
+  /** A quote's most per image (issue 41, migration 0059): the task is never charged more; null without one. */
+  cost_cap_micros?: number | null;
+  /** What the upstream billed beyond the quote's cap, absorbed by the operator; null when nothing was. */
+  cost_absorbed_micros?: number | null;
   /** The API key that created the task (`key_…`, migration 0031); null for the website's session. */
   api_key_id: string | null;
 }

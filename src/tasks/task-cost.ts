@@ -14,12 +14,21 @@ export function completedCost(
   routesOf: ((modelId: string) => readonly UpstreamRoute[]) | undefined,
   leased: LeasedTask,
   usage: ImageUsage | undefined,
-): Pick<TaskPatch, 'cost_micros' | 'cost_source'> {
+): Pick<TaskPatch, 'cost_micros' | 'cost_source' | 'cost_absorbed_micros'> {
   const { task, generation } = leased;
   const route = routesOf?.(generation.model).find(
     (r) => r.provider === task.provider && r.upstreamModel === task.upstream_model,
   );
   const quality = IMAGE_QUALITIES.find((q) => q === generation.quality);
   const cost: ImageCost | undefined = costOfImage(route?.price, generation.image_size, usage, quality);
-  return { cost_micros: cost?.micros ?? null, cost_source: cost?.source ?? null };
+  // Under a quote the account is never charged more than its cap: the rest is absorbed, on record.
+  const cap = task.cost_cap_micros;
+  if (cost && cap !== null && cap !== undefined && cost.micros > Number(cap)) {
+    return {
+      cost_micros: Number(cap),
+      cost_source: cost.source,
+      cost_absorbed_micros: cost.micros - Number(cap),
+    };
+  }
+  return { cost_micros: cost?.micros ?? null, cost_source: cost?.source ?? null, cost_absorbed_micros: null };
 }

@@ -45,6 +45,7 @@ export type TaskPatch = Partial<
     | 'usage_json'
     | 'cost_micros'
     | 'cost_source'
+    | 'cost_absorbed_micros'
     | 'upstream_key_id'
   >
 >;
