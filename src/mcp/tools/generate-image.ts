@@ -62,6 +62,13 @@ export const generateInputSchema = {
       'Quality tier, only on models that list qualities (atelier://models); higher tiers cost more. Default: ' +
         "the model's defaultQuality.",
     ),
+  quote_id: z
+    .string()
+    .optional()
+    .describe(
+      'A quote from POST /api/v1/quotes for these same arguments (on this account, within 15 minutes): the ' +
+        "images are then never charged more than the quote's max_cost_micros. Refused if the arguments differ.",
+    ),
   imageSize: z
     .enum(IMAGE_SIZES)
     .optional()
