@@ -6,6 +6,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { assertError, bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
+import { exerciseCatalogAndQuoteRoutes } from '../support/catalog-contract.js';
 import { exerciseCurationRoutes } from '../support/curation-contract.js';
 import { exerciseGeminiRoutes } from '../support/gemini-contract.js';
 import {
@@ -287,32 +288,7 @@ describe('the OpenAPI document is the contract of every route', () => {
     await exercise('DELETE', oneAsset, { url: `/api/v1/assets/${ownUpload}`, headers: h }, 204);
     await exercise('DELETE', oneAsset, { url: `/api/v1/assets/${ownUpload}`, headers: h }, 404);
     await exercise('GET', '/api/v1/models', { url: '/api/v1/models', headers: h }, 200);
-    const quote = (
-      await exercise(
-        'POST',
-        '/api/v1/quotes',
-        { url: '/api/v1/quotes', headers: h, payload: { prompt: 'a fox' } },
-        200,
-      )
-    ).json();
-    assert.match(quote.quote_id, /^qt_/);
-    await exercise(
-      'POST',
-      '/api/v1/quotes',
-      { url: '/api/v1/quotes', headers: h, payload: { prompt: '' } },
-      400,
-    );
-    await exercise(
-      'POST',
-      '/api/v1/quotes',
-      { url: '/api/v1/quotes', headers: bearer('atl_x'), payload: {} },
-      401,
-    );
-    const oneModel = '/api/v1/models/{id}';
-    await exercise('GET', oneModel, { url: '/api/v1/models/pro', headers: h }, 200);
-    await exercise('GET', oneModel, { url: '/api/v1/models/gpt-image-1', headers: h }, 200);
-    await exercise('GET', oneModel, { url: '/api/v1/models/no-such-model', headers: h }, 404);
-    await exercise('GET', oneModel, { url: '/api/v1/models/pro', headers: bearer('atl_x') }, 401);
+    await exerciseCatalogAndQuoteRoutes(exercise, h);
     await exercise(
       'GET',
       '/api/v1/models',
