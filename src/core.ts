@@ -323,8 +323,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     },
     taskDeadlineMs: config.taskDeadlineMs,
     leaseMs: overrides.leaseMs ?? LEASE_MS,
+    quotes: { key: deriveKey(masterKey, 'quotes'), clock }, // authenticates quote ids (POST /api/v1/quotes)
   });
-
   // The read models: generations with their tasks (history, saved works), assets with their generations (library).
   const curation = createCuration({ db, clock, ids, works: generationsRepository });
   const plainCreations = createCreationReads({ generations: generationsRepository, tasks, db });

@@ -9,6 +9,7 @@ import {
   historyQuerySchema,
 } from '../contract/generations.js';
 import { storePageOf } from '../contract/paging.js';
+import { QUOTE_TTL_SECONDS, quoteSchema } from '../contract/quotes.js';
 import type { GenerationsService } from '../generations/generations-service.js';
 import { accountOf } from '../http/authentication.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
@@ -32,7 +33,7 @@ export async function generationRoutes(
     creations,
     historyTexts = createHistoryTexts(),
   }: {
-    generations: Pick<GenerationsService, 'generate'>;
+    generations: Pick<GenerationsService, 'generate' | 'quote'>;
     creations: Pick<CreationReads, 'historyPage'>;
     historyTexts?: HistoryTexts;
   },
@@ -56,6 +57,21 @@ export async function generationRoutes(
       ]),
     },
   };
+  const quoteRouteSchema = {
+    tags: ['Generation'],
+    operationId: 'quote',
+    summary: 'Quote a generate body: expected cost, the most it can cost, and a quote id that binds',
+    description: `Takes a generate body (checked as POST /generate checks it, references not fetched) and answers what it is expected to cost, the most it can be charged, and a quote_id valid for ${QUOTE_TTL_SECONDS / 60} minutes on this account. POST /generate with the same body and quote_id is never charged more than max_cost_micros, whatever the catalog's prices are by then: an upstream bill above it is absorbed by the operator (tasks.cost_absorbed_micros, metric atelier_quote_absorbed_micros_total). A different body, an expired quote or another account's is refused (400, quote_id).`,
+    body: generateBodySchema,
+    response: {
+      200: jsonResponse('The quote', quoteSchema),
+      ...errorResponses(['invalid_request', ...WRITE_AUTH_ERRORS]),
+    },
+  };
+  app.post('/quotes', { schema: quoteRouteSchema }, async (request) =>
+    generations.quote(accountOf(request), request.body),
+  );
+
   // The Idempotency-Key's claim goes along: its answer is recorded with the generation it creates.
   app.post('/generate', { schema: generateSchema }, async (request) => {
     const answer = await generations.generate(

@@ -123,6 +123,59 @@ describe('catalog check', () => {
     assert.ok(gemini.requests.filter((r) => r.path === '/v1/models').length > 1);
   });
 
+  test('prices: one read too long ago, a token-billed route without maxPerImage; models the provider lists that the catalog lacks', async () => {
+    const tokens = { textInput: 5_000_000, output: 30_000_000 };
+    const priced: CatalogFile = {
+      models: [
+        {
+          id: 'base-image-2',
+          provider: 'openai',
+          upstreamModel: 'gpt-image-2.6-flare',
+          modes: ['text'],
+          price: {
+            asOf: '2026-11-20',
+            perImage: { '2K': 1 },
+            perMillionTokens: tokens,
+            maxPerImage: { '2K': 2 },
+          },
+          fallbacks: [
+            {
+              provider: 'openai',
+              upstreamModel: 'gpt-image-2.5-flare-2026-09-08',
+              price: { asOf: '2026-08-01', perImage: { '2K': 1 }, perMillionTokens: tokens },
+            },
+          ],
+        },
+        { id: 'pro', provider: 'gemini', upstreamModel: 'gemini-3.1-flash-image', modes: ['text'] },
+      ],
+    };
+    const report = await run({ catalog: parseCatalog(priced, PROVIDERS) });
+    assert.deepEqual(report.prices, [
+      "base-image-2 → openai gpt-image-2.5-flare-2026-09-08: its price was read on 2026-08-01 (116 days ago, more than 90): re-read the provider's pricing page",
+      'base-image-2 → openai gpt-image-2.5-flare-2026-09-08: it bills tokens but has no maxPerImage: admission reserves only the per-image figure',
+    ]);
+    // Informational: the image models each list has that no route uses (a routed model's dated
+    // snapshot or undated alias is the same model); text models are not listed.
+    assert.deepEqual(report.unlisted.toSorted(), [
+      'gemini lists gemini-3-pro-image, which the catalog does not offer',
+      'openai lists chatgpt-image-latest, which the catalog does not offer',
+      'openai lists gpt-image-1-mini, which the catalog does not offer',
+      'openai lists gpt-image-1.5, which the catalog does not offer',
+      'openai lists gpt-image-2, which the catalog does not offer',
+      'openai lists gpt-image-2-2026-04-21, which the catalog does not offer',
+      'openai lists gpt-image-2.5-sunburst, which the catalog does not offer',
+      'openai lists gpt-image-2.5-sunburst-2026-09-08, which the catalog does not offer',
+      'openai lists gpt-image-2.6-sunburst, which the catalog does not offer',
+    ]);
+    const lines = formatCatalogReport(report);
+    assert.ok(
+      lines.some((line) =>
+        line.startsWith('PRICE base-image-2 → openai gpt-image-2.5-flare-2026-09-08: its price was read'),
+      ),
+    );
+    assert.ok(lines.includes('INFO openai lists gpt-image-2, which the catalog does not offer'));
+  });
+
   test('no key: the provider is not asked; an unreachable model list is a warning, never a throw', async () => {
     const unreachable = createOpenAIProvider({ baseUrl: 'http://127.0.0.1:9' });
     const report = await run({

@@ -7,10 +7,18 @@
  */
 import type { ImageProvider } from '../providers/provider.js';
 import { type Catalog, type Lifecycle, routesOf } from './catalog.js';
+import type { RoutePrice } from './prices.js';
 
 const DAY_MS = 86_400_000;
 /** "Near" shutdown: within this many days. */
 export const SHUTDOWN_WARNING_DAYS = 30;
+/** A price read longer ago than this is reported as due for a re-read (docs/operations.md). */
+export const PRICE_MAX_AGE_DAYS = 90;
+/** The image models of a provider's whole list (what the catalog could offer). */
+const IMAGE_MODEL: Record<string, RegExp> = {
+  openai: /^(gpt-image|chatgpt-image|dall-e)/,
+  gemini: /image/,
+};
 
 export type DateStatus = 'ok' | 'deprecated' | 'near_shutdown' | 'past_shutdown';
 export type UpstreamStatus = 'present' | 'missing' | 'not_checked' | 'error';
@@ -30,6 +38,8 @@ export interface RouteReport {
   detail?: string;
   /** Whether the catalog gives the route a price (else its images' cost is unknown). */
   priced: boolean;
+  /** The route's price problems (see CatalogReport.prices). */
+  priceProblems?: string[];
 }
 
 export interface CatalogReport {
@@ -41,6 +51,13 @@ export interface CatalogReport {
    * null, usage counts them at 0 and budgets reserve nothing for them.
    */
   unpriced: string[];
+  /**
+   * One sentence per price problem: a price read more than PRICE_MAX_AGE_DAYS ago (or with no
+   * `asOf`), a token-billed route without `maxPerImage` (its reservation would be a guess).
+   */
+  prices: string[];
+  /** Informational: image models a provider lists that the catalog does not route to. */
+  unlisted: string[];
 }
 
 /** The state of a lifecycle on `nowMs`. */
@@ -56,6 +73,23 @@ export function dateStatus(
   }
   if (lifecycle?.deprecated && nowMs >= Date.parse(`${lifecycle.deprecated}T00:00:00Z`)) return 'deprecated';
   return 'ok';
+}
+
+/** What is wrong with a route's price on `nowMs`: its age, a token-billed route without a maximum. */
+export function priceProblems(price: RoutePrice | undefined, nowMs: number): string[] {
+  if (!price) return [];
+  const problems: string[] = [];
+  if (!price.asOf) problems.push('its price has no asOf date');
+  else {
+    const age = Math.floor((nowMs - Date.parse(`${price.asOf}T00:00:00Z`)) / DAY_MS);
+    if (age > PRICE_MAX_AGE_DAYS)
+      problems.push(
+        `its price was read on ${price.asOf} (${age} days ago, more than ${PRICE_MAX_AGE_DAYS}): re-read ${price.source ?? "the provider's pricing page"}`,
+      );
+  }
+  if (price.perMillionTokens && !price.maxPerImage)
+    problems.push('it bills tokens but has no maxPerImage: admission reserves only the per-image figure');
+  return problems;
 }
 
 /** Each distinct (provider, upstream model) of the catalog, in catalog order. */
@@ -75,6 +109,7 @@ export function catalogRoutes(
         known.priced ||= route.price !== undefined;
         continue;
       }
+      const problems = priceProblems(route.price, nowMs);
       byKey.set(key, {
         provider: route.provider,
         upstreamModel: route.upstreamModel,
@@ -83,6 +118,7 @@ export function catalogRoutes(
         dates: 'ok',
         upstream: 'not_checked',
         priced: route.price !== undefined,
+        ...(problems.length > 0 ? { priceProblems: problems } : {}),
       });
     }
   }
@@ -150,6 +186,7 @@ export async function checkCatalog(options: CheckCatalogOptions): Promise<Catalo
   const nowMs = options.now();
   const routes = catalogRoutes(options.catalog, nowMs, options.warningDays);
   const signal = options.signal ?? new AbortController().signal;
+  const listedBy = new Map<string, string[]>();
   if (options.askUpstream !== false) {
     const byProvider = Map.groupBy(routes, (route) => route.provider);
     await Promise.all(
@@ -177,6 +214,7 @@ export async function checkCatalog(options: CheckCatalogOptions): Promise<Catalo
             route.upstream = 'error';
             route.detail = answer.error;
           } else {
+            if (answer.listed) listedBy.set(name, answer.listed);
             route.upstream = answer.missing.includes(route.upstreamModel) ? 'missing' : 'present';
             const announced = answer.shutdowns?.[route.upstreamModel];
             if (announced) route.announcedShutdown = announced;
@@ -199,8 +237,29 @@ export async function checkCatalog(options: CheckCatalogOptions): Promise<Catalo
       (route) =>
         `${route.modelIds.join(', ')} → ${route.provider} ${route.upstreamModel}: no price in the catalog — its images' cost is null, usage counts them at $0 and budgets reserve nothing for them`,
     );
-  return { routes, warnings, unpriced };
+  const prices = routes.flatMap((route) =>
+    (route.priceProblems ?? []).map(
+      (problem) => `${route.modelIds.join(', ')} → ${route.provider} ${route.upstreamModel}: ${problem}`,
+    ),
+  );
+  const routed = new Set(routes.map((route) => `${route.provider}\u0000${route.upstreamModel}`));
+  const unlisted = [...listedBy].flatMap(([provider, listed]) =>
+    listed
+      .filter((id) => IMAGE_MODEL[provider]?.test(id) && !routed.has(`${provider}\u0000${id}`))
+      // A dated snapshot of a routed model, or the alias of a routed snapshot, is the same model.
+      .filter(
+        (id) =>
+          ![...routed].some(
+            (key) => key.startsWith(`${provider}\u0000`) && sameModel(key.split('\u0000')[1] ?? '', id),
+          ),
+      )
+      .map((id) => `${provider} lists ${id}, which the catalog does not offer`),
+  );
+  return { routes, warnings, unpriced, prices, unlisted };
 }
+
+const DATED = /-\d{4}-\d{2}-\d{2}$/;
+const sameModel = (a: string, b: string) => a.replace(DATED, '') === b.replace(DATED, '');
 
 /** The report as lines for a person: one per upstream model, then the warnings. */
 export function formatCatalogReport(report: CatalogReport): string[] {
@@ -211,7 +270,11 @@ export function formatCatalogReport(report: CatalogReport): string[] {
       route.upstream === 'not_checked' ? `not asked (${route.detail ?? 'dates only'})` : route.upstream;
     return `${route.provider} ${route.upstreamModel} [${route.modelIds.join(', ')}]: ${route.dates.replace('_', ' ')}${shutdown}; upstream: ${upstream}`;
   });
-  const notes = report.unpriced.map((note) => `NOTE ${note}`);
+  const notes = [
+    ...report.unpriced.map((note) => `NOTE ${note}`),
+    ...report.prices.map((note) => `PRICE ${note}`),
+    ...report.unlisted.map((note) => `INFO ${note}`),
+  ];
   if (report.warnings.length === 0)
     return [...lines, ...(notes.length ? ['', ...notes] : []), 'No problems found.'];
   return [...lines, '', ...report.warnings.map((warning) => `WARNING ${warning}`), ...notes];

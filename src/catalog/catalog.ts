@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { GENERATION_MODES } from '../domain/generation-modes.js';
+import { IMAGE_QUALITIES, type ImageQuality } from '../domain/image-qualities.js';
 import { ASPECT_PATTERN as aspectPattern, IMAGE_SIZES, type ImageSize } from '../domain/image-sizes.js';
 import { routeProblems } from '../providers/catalog-blocks.js';
 import { falEndpointsSchema } from '../providers/fal-inputs.js';
@@ -128,6 +129,16 @@ const catalogEntrySchema = z
      * to edit): only for routes whose upstream takes one (OpenAI's edits, the local renderer).
      */
     masks: z.boolean().default(false),
+    /**
+     * The quality tiers the upstream takes (OpenAI's `quality`), lowest first: a request may name
+     * one (`quality`); absent, the model takes none and a request naming one is refused.
+     */
+    qualities: z.array(z.enum(IMAGE_QUALITIES)).min(1).optional(),
+    /**
+     * The quality sent when a request names none (one of `qualities`); absent, none is sent (the
+     * upstream's `auto`) and admission reserves at the highest quality.
+     */
+    defaultQuality: z.enum(IMAGE_QUALITIES).optional(),
     /** Capacity limits of the model's own upstream route, per key. */
     capacity: capacitySchema.optional(),
     /**
@@ -182,8 +193,13 @@ export const routesOf = (model: CatalogEntry): UpstreamRoute[] => [
  * The most one image of the model can cost at `size`: the highest of its routes' maxima (a task
  * may fall back to any of them). What admission reserves per image against a budget.
  */
-export const maxImageCostOf = (model: CatalogEntry, size: ImageSize, input: RequestInput): number =>
-  Math.max(0, ...routesOf(model).map((route) => maxImageCost(route.price, size, input)));
+export const maxImageCostOf = (
+  model: CatalogEntry,
+  size: ImageSize,
+  input: RequestInput,
+  /** The request's quality (else the model's default): none reserves at the highest. */
+  quality?: ImageQuality,
+): number => Math.max(0, ...routesOf(model).map((route) => maxImageCost(route.price, size, input, quality)));
 
 const catalogFileSchema = z
   .object({
@@ -197,6 +213,13 @@ const catalogFileSchema = z
   .superRefine((catalog, ctx) => {
     const seen = new Set<string>();
     for (const [i, model] of catalog.models.entries()) {
+      if (model.defaultQuality && !model.qualities?.includes(model.defaultQuality)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['models', i, 'defaultQuality'],
+          message: `defaultQuality ${model.defaultQuality} is not one of the model's qualities`,
+        });
+      }
       if (seen.has(model.id)) {
         ctx.addIssue({
           code: 'custom',

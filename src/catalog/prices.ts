@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IMAGE_QUALITIES, type ImageQuality } from '../domain/image-qualities.js';
 import { IMAGE_SIZES, type ImageSize } from '../domain/image-sizes.js';
 
 /** Prices are in micro-dollars (src/domain/money.ts). */
@@ -51,6 +52,13 @@ export const routePriceSchema = z
      * absent.
      */
     maxPerImage: perSize.optional(),
+    /**
+     * The most one image can cost, by quality and size, where the upstream takes a `quality` (OpenAI's
+     * GPT image models): a request naming a quality reserves its row; one naming none reserves the
+     * highest of all rows (the upstream's `auto` may pick any). Derived from the provider's token
+     * formula (src/catalog/gpt-image-tokens.ts), written out in docs/operations.md.
+     */
+    maxPerImageByQuality: z.partialRecord(z.enum(IMAGE_QUALITIES), perSize).optional(),
     /** Most input tokens one reference image may bill (token-billed routes): reserved per reference. */
     maxTokensPerReference: z.int().min(0).max(1_000_000).optional(),
   })
@@ -81,13 +89,16 @@ const tokenCost = (tokens: number, perMillion: number) => Math.ceil((tokens * pe
 
 /**
  * What one completed image cost: from the upstream's token figures × the token prices when the
- * route bills tokens and the upstream reported them, else the per-image price of its size;
+ * route bills tokens and the upstream reported them, else the per-image price of its size (of its
+ * quality, where the route prices qualities);
  * undefined when the route has no price that applies (unknown, never guessed).
  */
 export function costOfImage(
   price: RoutePrice | undefined,
   size: ImageSize,
   usage: UsageTokens | undefined,
+  /** The quality the image was asked at: without usage, its `maxPerImageByQuality` row applies. */
+  quality?: ImageQuality,
 ): ImageCost | undefined {
   if (!price) return undefined;
   const tokens = price.perMillionTokens;
@@ -104,7 +115,8 @@ export function costOfImage(
       tokenCost(usage.thinking_tokens ?? 0, tokens.thinking ?? 0);
     return { micros, source: 'upstream_usage' };
   }
-  const perImage = price.perImage?.[size];
+  // A quality asked: its row (the most that tier bills) where the route has one, never more.
+  const perImage = (quality && price.maxPerImageByQuality?.[quality]?.[size]) ?? price.perImage?.[size];
   return perImage === undefined ? undefined : { micros: perImage, source: 'catalog_price' };
 }
 
@@ -116,13 +128,32 @@ export interface RequestInput {
 }
 
 /**
- * The most one image of `size` can cost on this route: the per-image maximum plus, for a
- * token-billed route, its whole input at most (one token per prompt character, and
+ * The most the image part of one image of `size` can cost on this route at `quality`: the quality's
+ * row of `maxPerImageByQuality`; with no quality (or a route without that row), the highest of
+ * every row and of `maxPerImage` (else `perImage`).
+ */
+function maxImagePart(price: RoutePrice, size: ImageSize, quality: ImageQuality | undefined): number {
+  const base = price.maxPerImage?.[size] ?? price.perImage?.[size] ?? 0;
+  const rows = price.maxPerImageByQuality;
+  if (!rows) return base;
+  const chosen = quality === undefined ? undefined : rows[quality]?.[size];
+  if (chosen !== undefined) return chosen;
+  return Math.max(base, ...Object.values(rows).map((row) => row?.[size] ?? 0));
+}
+
+/**
+ * The most one image of `size` at `quality` can cost on this route: the per-image maximum plus, for
+ * a token-billed route, its whole input at most (one token per prompt character, and
  * `maxTokensPerReference` per reference). 0 when the route has no price (it costs nothing known).
  */
-export function maxImageCost(price: RoutePrice | undefined, size: ImageSize, input: RequestInput): number {
+export function maxImageCost(
+  price: RoutePrice | undefined,
+  size: ImageSize,
+  input: RequestInput,
+  quality?: ImageQuality,
+): number {
   if (!price) return 0;
-  const image = price.maxPerImage?.[size] ?? price.perImage?.[size] ?? 0;
+  const image = maxImagePart(price, size, quality);
   const tokens = price.perMillionTokens;
   if (!tokens) return image;
   const referenceTokens = input.references * (price.maxTokensPerReference ?? 0);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import * as accounts from '../contract/accounts.js';
+import * as catalog from '../contract/catalog.js';
 import type { generateBodySchema } from '../contract/generate-body.js';
 import * as generations from '../contract/generations.js';
 import * as tasks from '../contract/tasks.js';
@@ -14,6 +15,7 @@ import * as usage from '../contract/usage.js';
 
 export { type ErrorBody, errorBodySchema } from '../contract/errors.js';
 export { GENERATION_MODES, type GenerationMode } from '../domain/generation-modes.js';
+export { IMAGE_QUALITIES, type ImageQuality } from '../domain/image-qualities.js';
 export { IMAGE_SIZES, type ImageSize } from '../domain/image-sizes.js';
 export { isFinalStatus, TASK_STATUSES, type TaskStatus } from '../domain/task-status.js';
 export { TIERS as ACCOUNT_TIERS, type Tier as AccountTier } from '../domain/tiers.js';
@@ -38,6 +40,10 @@ export const historyPageSchema = z.looseObject({
 });
 export const accountStatusSchema = loose(accounts.accountStatusSchema);
 export const usageReportSchema = loose(usage.usageReportSchema);
+export const modelListSchema = z.looseObject({
+  ...catalog.modelsSchema.shape,
+  data: listOf(catalog.modelsSchema.shape.data, loose(catalog.catalogModelSchema)),
+});
 
 export type GenerateResponse = z.infer<typeof generateResponseSchema>;
 export type TaskRecord = z.infer<typeof taskRecordSchema>;
@@ -47,6 +53,7 @@ export type HistoryItem = z.infer<typeof historyItemSchema>;
 export type HistoryPage = z.infer<typeof historyPageSchema>;
 export type AccountStatus = z.infer<typeof accountStatusSchema>;
 export type UsageReport = z.infer<typeof usageReportSchema>;
+export type ModelList = z.infer<typeof modelListSchema>;
 
 /** Body of POST /api/v1/generate (spec 2.1), as a caller writes it. Omitted fields take the server's defaults. */
 export type GenerateRequest = z.input<typeof generateBodySchema>;

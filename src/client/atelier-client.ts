@@ -8,6 +8,8 @@ import {
   generateResponseSchema,
   type HistoryPage,
   historyPageSchema,
+  type ModelList,
+  modelListSchema,
   type TaskRecord,
   type TasksResponse,
   taskRecordSchema,
@@ -244,6 +246,11 @@ export function createAtelierClient(options: AtelierClientOptions) {
         schema: historyPageSchema,
         signal: opts.signal,
       });
+    },
+
+    /** GET /api/v1/models: every model with its modes, sizes, qualities, prices and lifecycle. */
+    models(opts: RequestOptions = {}): Promise<ModelList> {
+      return call({ method: 'GET', path: '/models', schema: modelListSchema, signal: opts.signal });
     },
 
     /** GET /api/v1/user/status: e-mail, tier and whether generation can reach an upstream. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { modelFactsSchema } from './catalog.js';
 
 /**
  * The wire shapes of the Gemini-native route (`/v1beta/models/…`), as Google's `@google/genai`
@@ -149,6 +150,7 @@ export const geminiModelSchema = z.object({
   inputTokenLimit: z.number().int(),
   outputTokenLimit: z.number().int(),
   supportedGenerationMethods: z.array(z.string()),
+  ...modelFactsSchema.shape,
 });
 export type GeminiModel = z.infer<typeof geminiModelSchema>;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GENERATION_MODES } from '../domain/generation-modes.js';
+import { IMAGE_QUALITIES } from '../domain/image-qualities.js';
 import { IMAGE_SIZES } from '../domain/image-sizes.js';
 import { fieldError } from './field-error.js';
 
@@ -53,6 +54,18 @@ export const generateBodySchema = z
       .nullish()
       .describe(
         'Extra field (not in the spec): a mask for an edit, on models whose catalog entry lists masks (GET /api/v1/models). A PNG the size of the image whose fully transparent pixels (alpha 0) say where to edit; the rest is kept. A URL from /upload, or a public URL Atelier fetches safely',
+      ),
+    quality: z
+      .enum(IMAGE_QUALITIES, { error: 'must be one of low, medium, high, xhigh, max' })
+      .nullish()
+      .describe(
+        "Extra field (not in the spec): the quality tier, one of the model's `qualities` (GET /api/v1/models); models without qualities refuse it. Default: the model's `defaultQuality`, else none (the upstream's auto; the reservation assumes the highest)",
+      ),
+    quote_id: z
+      .string({ error: 'must be a string' })
+      .nullish()
+      .describe(
+        "Extra field (not in the spec): a quote from POST /api/v1/quotes for this same body, on this account, unexpired; the request is then never charged more than the quote's max_cost_micros. A quote that does not match is a 400 naming quote_id",
       ),
     callbackUrl: z
       .string({ error: 'must be a string' })

@@ -48,7 +48,12 @@ const imageRequestFields = {
     .describe(
       "url: Atelier's stable /files/… URL only; b64_json: the image bytes (base64) only; absent: both (b64_json, as GPT image models answer, and url)",
     ),
-  quality: ignored('low, medium, high, hd, standard or auto'),
+  quality: z
+    .string({ error: 'must be a string' })
+    .nullish()
+    .describe(
+      "low, medium, high, xhigh or max: passed to the model when its catalog entry lists it in qualities (else 400, param quality); auto, standard and hd send none (the reservation then assumes the model's highest); ignored by models that offer no qualities",
+    ),
   output_format: ignored('png, jpeg or webp: the result keeps the format the model produced'),
   user: ignored('An end-user id'),
   background: z

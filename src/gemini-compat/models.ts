@@ -1,4 +1,5 @@
 import type { Catalog, CatalogEntry } from '../catalog/catalog.js';
+import { modelFacts } from '../catalog/model-list.js';
 import type { GeminiModel, GeminiModels } from '../contract/gemini.js';
 import { geminiModelNotFound } from './generate-content.js';
 
@@ -17,6 +18,8 @@ function geminiModelOf(model: CatalogEntry, name = model.id): GeminiModel {
     inputTokenLimit: 8000,
     outputTokenLimit: 0,
     supportedGenerationMethods: METHODS,
+    // Atelier's catalog facts, as on GET /api/v1/models (Google's clients ignore extra fields).
+    ...modelFacts(model),
   };
 }
 

@@ -3,6 +3,7 @@ import { DEFAULT_MODEL_ID } from '../catalog/catalog.js';
 import type { GenerateBody } from '../contract/generate-body.js';
 import { InvalidInput } from '../domain/errors.js';
 import type { GenerationMode } from '../domain/generation-modes.js';
+import type { ImageQuality } from '../domain/image-qualities.js';
 import type { ImageSize } from '../domain/image-sizes.js';
 
 /** A generate request after validation against the catalog. */
@@ -17,6 +18,8 @@ export interface GenerateRequest {
    */
   keepReferenceAspect?: boolean;
   imageSize: ImageSize;
+  /** The quality sent upstream (the request's, else the model's default); absent: none (auto). */
+  quality?: ImageQuality;
   count: number;
   imageUrls: string[];
   /** An edit's mask (models with `masks`): its fully transparent pixels say where to edit. */
@@ -91,6 +94,21 @@ export function checkGenerateRequest(body: GenerateBody, catalog: Catalog): Gene
     );
   }
 
+  const quality = body.quality ?? model.defaultQuality;
+  if (body.quality != null && !model.qualities?.includes(body.quality)) {
+    throw invalid(
+      model.qualities
+        ? `quality ${body.quality} is not offered by model ${model.id}; accepted: ${model.qualities.join(', ')}`
+        : `quality: model ${model.id} takes no quality (models that do: ${
+            catalog.models
+              .filter((m) => m.qualities)
+              .map((m) => m.id)
+              .join(', ') || 'none'
+          })`,
+      'quality',
+    );
+  }
+
   const count = body.count ?? 1;
   if (count < 1 || count > model.maxCount) {
     throw invalid(`count must be between 1 and ${model.maxCount} for model ${model.id}`, 'count');
@@ -135,6 +153,7 @@ export function checkGenerateRequest(body: GenerateBody, catalog: Catalog): Gene
     aspect,
     keepReferenceAspect: mode !== 'text' && (body.aspect === undefined || body.aspect === null),
     imageSize,
+    ...(quality !== undefined ? { quality } : {}),
     count,
     imageUrls: [...imageUrls],
     ...(maskUrl !== undefined ? { maskUrl } : {}),

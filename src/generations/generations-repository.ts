@@ -97,6 +97,7 @@ export function createGenerationsRepository({
           'image_size',
           'ref_keys_json',
           'mask_key',
+          'quality',
         ])
         .where('id', 'in', generationIds)
         .execute();
@@ -145,6 +146,7 @@ export function createGenerationsRepository({
       maskKey?: string;
       /** The most each image can cost (micro-dollars), reserved on its task against budgets. */
       costReservedMicros?: number;
+      costCapMicros?: number;
       /** The API key that asked (`key_…`): its tasks count against its budgets. */
       apiKeyId?: string | null;
       deadlineMs: number;
@@ -168,6 +170,7 @@ export function createGenerationsRepository({
         refs_json: JSON.stringify(request.imageUrls),
         ref_keys_json: JSON.stringify(input.refKeys),
         mask_key: input.maskKey ?? null,
+        quality: request.quality ?? null,
         rejected: 0,
         created_at: now,
         deleted_at: null,
@@ -184,6 +187,7 @@ export function createGenerationsRepository({
         leaseMs: input.leaseMs,
         ...(request.partialImages ? { partialImages: request.partialImages } : {}),
         costReservedMicros: input.costReservedMicros ?? 0,
+        ...(input.costCapMicros === undefined ? {} : { costCapMicros: input.costCapMicros }),
         apiKeyId: input.apiKeyId ?? null,
       });
       const created = { generationId: generation.id, taskIds: tasks.map((t) => t.id) };

@@ -22,6 +22,7 @@ import {
 import { inspectImageBuffer } from '../images/inspect-image.js';
 import { maskProblem } from '../images/mask-check.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
+import type { Clock } from '../runtime/clock.js';
 import type { Database } from '../store/schema.js';
 import type { TaskEngine } from '../tasks/task-engine.js';
 import type { UploadsService } from '../uploads/uploads-service.js';
@@ -29,6 +30,7 @@ import type { Budgets } from '../usage/budgets.js';
 import type { TierAdmission } from '../usage/tier-admission.js';
 import { checkGenerateRequest, type GenerateRequest } from './generate-request.js';
 import type { GenerationsRepository } from './generations-repository.js';
+import { createQuotes } from './quotes.js';
 
 /** The answer of POST /generate (spec §2.3). */
 export type GenerateAnswer = GenerateResponse;
@@ -63,7 +65,10 @@ export function createGenerationsService(deps: {
   ) => Promise<{ width: number; height: number } | undefined>;
   taskDeadlineMs: number;
   leaseMs: number;
+  /** The key quote ids are authenticated with (POST /api/v1/quotes), and the clock; no quotes without. */
+  quotes?: { key: Buffer; clock: Clock };
 }) {
+  const quotes = deps.quotes && createQuotes({ catalog: deps.catalog, ...deps.quotes });
   /**
    * The model's ratio nearest the first reference, for an edit or fusion that names no aspect (what
    * history reports; the providers are told to keep the reference's own shape). The request's
@@ -153,7 +158,15 @@ export function createGenerationsService(deps: {
     }
   }
 
+  function quotesOrRefuse() {
+    if (!quotes) throw new InvalidInput('quote_id: this deployment gives no quotes', 'quote_id');
+    return quotes;
+  }
+
   return {
+    /** POST /quotes: what a generate body would cost at most, bound by a quote id (src/generations/quotes.ts). */
+    quote: (account: Account, body: GenerateBody) => quotesOrRefuse().quote(account.id, body),
+
     /**
      * POST /generate. With an Idempotency-Key `claim`, the answer is recorded in the transaction
      * that creates the generation, so a retry after a crash at any point replays exactly the
@@ -169,6 +182,9 @@ export function createGenerationsService(deps: {
       options: { partialImages?: number } = {},
     ): Promise<GenerateAnswer> {
       const request = checkGenerateRequest(body, deps.catalog);
+      // A quote binds: what it promised is reserved and is the most each image is charged.
+      const quotedCap =
+        body.quote_id == null ? undefined : quotesOrRefuse().maxPerImage(account.id, body.quote_id, body);
       if (options.partialImages) request.partialImages = options.partialImages;
       deps.admission?.checkModel(account, request.model.id);
       const provider = deps.providers.get(request.model.provider);
@@ -196,10 +212,18 @@ export function createGenerationsService(deps: {
           refKeys,
           ...(maskKey === undefined ? {} : { maskKey }),
           // The most one image can cost on any of the model's routes: held against budgets.
-          costReservedMicros: maxImageCostOf(request.model, request.imageSize, {
-            promptChars: request.prompt.length,
-            references: refKeys.length + (maskKey === undefined ? 0 : 1),
-          }),
+          ...(quotedCap === undefined ? {} : { costCapMicros: quotedCap }),
+          costReservedMicros:
+            quotedCap ??
+            maxImageCostOf(
+              request.model,
+              request.imageSize,
+              {
+                promptChars: request.prompt.length,
+                references: refKeys.length + (maskKey === undefined ? 0 : 1),
+              },
+              request.quality,
+            ),
           apiKeyId: account.apiKey?.id ?? null,
           deadlineMs: deps.taskDeadlineMs,
           leaseOwner: provider.submitsInline ? deps.engine.owner : null,

@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { AtelierClient } from '../client/atelier-client.js';
+import { registerCatalogResource } from './catalog-resource.js';
 import { createGenerationTaskStore, type TaskIdSeal } from './generation-tasks.js';
 import { registerImageResources } from './image-resources.js';
 import type { PollingClock } from './task-polling.js';
@@ -67,6 +68,7 @@ export function createServer(client: AtelierClient, options: CreateServerOptions
   registerUploadReferenceImage(server, client, options.localFiles ?? true);
   registerListMyGenerations(server, client);
   registerGetAccountStatus(server, client);
+  registerCatalogResource(server, client);
   registerImageResources(server, { filesBaseUrl: options.filesBaseUrl ?? client.baseUrl, fetch: fetchFile });
   refuseUnofferedTaskRequests(server, new Set(['generate_image']));
   refuseUnissuedCursors(server);

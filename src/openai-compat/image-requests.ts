@@ -6,6 +6,7 @@ import type { OpenAiImagesResponse, ResponseFormat } from '../contract/openai.js
 import { parseInput } from '../contract/parse-input.js';
 import { InvalidInput } from '../domain/errors.js';
 import type { GenerationMode } from '../domain/generation-modes.js';
+import type { ImageQuality } from '../domain/image-qualities.js';
 import type { ImageSize } from '../domain/image-sizes.js';
 import type { GenerationsService } from '../generations/generations-service.js';
 import type { Clock } from '../runtime/clock.js';
@@ -16,7 +17,7 @@ import { waitForTasks } from '../tasks/wait-for-tasks.js';
 import { answerUsage } from './answer-usage.js';
 import { modelNotFound } from './models.js';
 import { OpenAiCompatError } from './openai-errors.js';
-import { checkMask, mapCount, mapSize } from './request-mapping.js';
+import { checkMask, mapCount, mapQuality, mapSize } from './request-mapping.js';
 
 /** What the answer echoes of its first image: the pixel size and format that were produced. */
 function producedOf(record: TaskRecord | undefined): Pick<OpenAiImagesResponse, 'size' | 'output_format'> {
@@ -35,6 +36,8 @@ export interface ImageRequestInput {
   size?: string | null | undefined;
   response_format?: ResponseFormat | null | undefined;
   background?: string | null | undefined;
+  /** OpenAI's `quality` (mapQuality). */
+  quality?: string | null | undefined;
   /** Atelier's webhook for the generation's tasks (callbackUrl of POST /api/v1/generate). */
   callback_url?: string | null | undefined;
   /** How many reference images came with it (edits): 0 = text, 1 = edit, several = fusion. */
@@ -55,6 +58,8 @@ export interface ImagePlan {
    */
   keepReferenceAspect: boolean;
   imageSize: ImageSize;
+  /** The quality tier passed through (absent: none, the upstream's auto). */
+  quality?: ImageQuality;
   count: number;
   /** `both` when the request named none: `b64_json` (what GPT image models answer) and `url`. */
   responseFormat: ResponseFormat | 'both';
@@ -108,6 +113,7 @@ export function createImageRequests(deps: {
       mode: plan.mode,
       ...(plan.keepReferenceAspect ? {} : { aspect: plan.aspect }),
       imageSize: plan.imageSize,
+      ...(plan.quality === undefined ? {} : { quality: plan.quality }),
       count: plan.count,
       imageUrls,
       ...(plan.maskUrl === undefined ? {} : { maskUrl: plan.maskUrl }),
@@ -172,11 +178,13 @@ export function createImageRequests(deps: {
           'image',
         );
       }
+      const quality = mapQuality(model, input.quality);
       return {
         prompt: input.prompt,
         model,
         mode,
         ...mapSize(model, input.size),
+        ...(quality === undefined ? {} : { quality }),
         keepReferenceAspect: mode !== 'text' && ['', 'auto'].includes(input.size?.trim() ?? ''),
         count: mapCount(model, input.n),
         responseFormat: input.response_format ?? 'both',

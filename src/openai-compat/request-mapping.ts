@@ -1,5 +1,6 @@
 import type { CatalogEntry } from '../catalog/catalog.js';
 import { InvalidInput } from '../domain/errors.js';
+import type { ImageQuality } from '../domain/image-qualities.js';
 import { IMAGE_SIZES, type ImageSize, pixelSize } from '../domain/image-sizes.js';
 
 /** Largest side accepted in `size` (OpenAI's own largest is 3840; 4K at 21:9 is about 6,300). */
@@ -114,4 +115,24 @@ export function openAiParamOf(field: string | undefined): string | null {
     maskUrl: 'mask',
   };
   return renames[head] ?? head;
+}
+
+/**
+ * OpenAI's `quality` onto the model: `auto` (or none) sends none — the reservation then assumes the
+ * model's highest; DALL·E's `standard` and `hd` are ignored likewise. A GPT image tier passes
+ * through when the model lists it in `qualities`, else 400 (param quality); a model that offers no
+ * qualities (a Gemini or Replicate route) ignores it, as before, so OpenAI tools keep working.
+ */
+export function mapQuality(
+  model: CatalogEntry,
+  quality: string | null | undefined,
+): ImageQuality | undefined {
+  const wanted = quality?.trim() ?? '';
+  if (['', 'auto', 'standard', 'hd'].includes(wanted) || !model.qualities) return undefined;
+  const offered = model.qualities.find((q) => q === wanted);
+  if (offered) return offered;
+  throw new InvalidInput(
+    `quality ${wanted} is not offered by model ${model.id}; accepted: ${model.qualities.join(', ')} or auto`,
+    'quality',
+  );
 }

@@ -71,10 +71,13 @@ export async function geminiModelPresence(
       typeof json.nextPageToken === 'string' && json.nextPageToken !== '' ? json.nextPageToken : undefined;
     if (!pageToken) break;
   }
-  return split(
-    models.map((m) => m.replace(/^models\//, '')),
-    known,
-  );
+  return {
+    ...split(
+      models.map((m) => m.replace(/^models\//, '')),
+      known,
+    ),
+    listed: [...known],
+  };
 }
 
 /** OpenAI: `GET /v1/models`. */
@@ -98,7 +101,7 @@ export async function openAIModelPresence(
       typeof model.shutdown_date === 'string' ? /^\d{4}-\d{2}-\d{2}/.exec(model.shutdown_date) : null;
     if (day && models.includes(model.id)) shutdowns[model.id] = day[0];
   }
-  return { ...split(models, known), shutdowns };
+  return { ...split(models, known), shutdowns, listed: [...known] };
 }
 
 const REPLICATE_REF = /^([a-z0-9][a-z0-9_.-]*)\/([a-z0-9][a-z0-9_.-]*)(?::([a-z0-9]{8,128}))?$/i;

@@ -233,7 +233,8 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
       const headers: Record<string, string> = request.apiKey
         ? { authorization: `Bearer ${request.apiKey}` }
         : {};
-      const quality = options.quality ? { quality: options.quality } : {};
+      const chosenQuality = request.quality ?? options.quality;
+      const quality = chosenQuality ? { quality: chosenQuality } : {};
       // A compatible server's declared extras: its answer's form and any fields it needs.
       const extra: Record<string, unknown> = compatible
         ? { response_format: compatible.responseFormat, ...compatible.extraBody }
@@ -266,7 +267,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
         form.append('prompt', request.prompt);
         form.append('n', '1');
         form.append('size', size);
-        if (options.quality) form.append('quality', options.quality);
+        if (chosenQuality) form.append('quality', chosenQuality);
         for (const [name, value] of Object.entries(extra))
           form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
         url = `${baseUrl}/v1/images/edits`;

@@ -2,7 +2,7 @@
  * The `size` sent to OpenAI's GPT image models, per model (openai-node 7.57 `ImageGenerateParams.size`
  * and `ImageEditParams.size`, and OpenAI's image-generation guide):
  *
- * - `gpt-image-2` and `gpt-image-2.5-sunburst` / `gpt-image-2.5-flare` (and their dated snapshots)
+ * - `gpt-image-2`, `gpt-image-2.5-sunburst` / `-flare` and `gpt-image-2.6-sunburst` / `-flare` (and dated snapshots)
  *   take any `WIDTHxHEIGHT`: both sides multiples of 16, long side : short side at most 3:1, at most
  *   3840 pixels on a side and 8,294,400 pixels in all (3840x2160), at least 655,360 pixels. Sizes
  *   above 2560x1440 are marked experimental upstream. So `1K` and `2K` are Atelier's ≈1 and ≈4
@@ -29,7 +29,7 @@ export type OpenAISizing =
   | { kind: 'standard'; sizes: readonly string[]; imageSizes: readonly ImageSize[] }
   | { kind: 'custom'; imageSizes: readonly ImageSize[] };
 
-const CUSTOM_SIZE_MODELS = /^gpt-image-2(?:\.5-(?:sunburst|flare))?(?:-\d{4}-\d{2}-\d{2})?$/;
+const CUSTOM_SIZE_MODELS = /^gpt-image-2(?:\.[56]-(?:sunburst|flare))?(?:-\d{4}-\d{2}-\d{2})?$/;
 
 /** The per-model size table. */
 export function openAISizing(upstreamModel: string): OpenAISizing {

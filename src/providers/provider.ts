@@ -11,6 +11,7 @@
  */
 
 import type { GenerationMode } from '../domain/generation-modes.js';
+import type { ImageQuality } from '../domain/image-qualities.js';
 import type { ImageSize } from '../domain/image-sizes.js';
 
 /** A reference image, already fetched, checked and stored by Atelier. */
@@ -50,6 +51,8 @@ export interface ProviderRequest {
    * pixels (alpha 0) say where to edit; the rest of the image is kept.
    */
   mask?: ReferenceImage;
+  /** The quality tier the request asked for (catalog `qualities`); absent: the provider's default. */
+  quality?: ImageQuality;
   /** The account's or the deployment's upstream key; null for providers that need none. */
   apiKey: string | null;
   /** Aborted when the engine gives up on the call (timeout, shutdown, cancel). */
@@ -188,6 +191,8 @@ export type ModelPresence =
       missing: string[];
       /** Shutdown days (`YYYY-MM-DD`) the list itself announces, by model (OpenAI's `shutdown_date`). */
       shutdowns?: Record<string, string>;
+      /** Every model id the provider's list names (where it has a whole list: Gemini, OpenAI). */
+      listed?: string[];
     }
   | { error: string };
 

@@ -94,6 +94,8 @@ export interface GenerationsTable {
   ref_keys_json: string;
   /** Blob key of an edit's mask (issue 29); null without one, absent on rows before migration 0026. */
   mask_key?: string | null;
+  /** The quality tier sent upstream (issue 41, migration 0058); null: none (the upstream's auto). */
+  quality?: string | null;
   /** 1 when generate answered upstream_error: kept for the record, left out of history. */
   rejected: number;
   created_at: number;
@@ -159,6 +161,10 @@ export interface TasksTable extends TaskKeyColumns {
   cost_source: 'upstream_usage' | 'catalog_price' | null;
   /** The most the task can cost, reserved against budgets while it is unfinished (micro-dollars). */
   cost_reserved_micros: number;
+  /** A quote's most per image (issue 41, migration 0059): the task is never charged more; null without one. */
+  cost_cap_micros?: number | null;
+  /** What the upstream billed beyond the quote's cap, absorbed by the operator; null when nothing was. */
+  cost_absorbed_micros?: number | null;
   /** The API key that created the task (`key_…`, migration 0031); null for the website's session. */
   api_key_id: string | null;
 }

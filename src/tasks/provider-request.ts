@@ -1,3 +1,4 @@
+import { IMAGE_QUALITIES } from '../domain/image-qualities.js';
 import { pixelSize } from '../domain/image-sizes.js';
 import type { ProviderRequest, ReferenceImage } from '../providers/provider.js';
 import type { LeasedTask } from './tasks-repository.js';
@@ -13,6 +14,7 @@ export function buildRequest(
   const { task, generation } = leased;
   const imageSize = generation.image_size;
   const { width, height } = pixelSize(generation.aspect, imageSize);
+  const quality = IMAGE_QUALITIES.find((q) => q === generation.quality);
   return {
     taskId: task.id,
     upstreamModel: task.upstream_model,
@@ -26,6 +28,7 @@ export function buildRequest(
     index: task.idx,
     references,
     ...(masks[0] ? { mask: masks[0] } : {}),
+    ...(quality ? { quality } : {}),
     apiKey,
     signal,
     fairnessKey: task.account_id,

@@ -1,5 +1,6 @@
 import type { UpstreamRoute } from '../catalog/catalog.js';
 import { costOfImage, type ImageCost } from '../catalog/prices.js';
+import { IMAGE_QUALITIES } from '../domain/image-qualities.js';
 import type { ImageUsage } from '../providers/provider.js';
 import type { LeasedTask, TaskPatch } from './tasks-repository.js';
 
@@ -13,11 +14,21 @@ export function completedCost(
   routesOf: ((modelId: string) => readonly UpstreamRoute[]) | undefined,
   leased: LeasedTask,
   usage: ImageUsage | undefined,
-): Pick<TaskPatch, 'cost_micros' | 'cost_source'> {
+): Pick<TaskPatch, 'cost_micros' | 'cost_source' | 'cost_absorbed_micros'> {
   const { task, generation } = leased;
   const route = routesOf?.(generation.model).find(
     (r) => r.provider === task.provider && r.upstreamModel === task.upstream_model,
   );
-  const cost: ImageCost | undefined = costOfImage(route?.price, generation.image_size, usage);
-  return { cost_micros: cost?.micros ?? null, cost_source: cost?.source ?? null };
+  const quality = IMAGE_QUALITIES.find((q) => q === generation.quality);
+  const cost: ImageCost | undefined = costOfImage(route?.price, generation.image_size, usage, quality);
+  // Under a quote the account is never charged more than its cap: the rest is absorbed, on record.
+  const cap = task.cost_cap_micros;
+  if (cost && cap !== null && cap !== undefined && cost.micros > Number(cap)) {
+    return {
+      cost_micros: Number(cap),
+      cost_source: cost.source,
+      cost_absorbed_micros: cost.micros - Number(cap),
+    };
+  }
+  return { cost_micros: cost?.micros ?? null, cost_source: cost?.source ?? null, cost_absorbed_micros: null };
 }

@@ -60,7 +60,12 @@ export interface TaskEngineDeps {
   /** Counts finished tasks and fallbacks, times queueing and whole runs (optional). */
   metrics?: Pick<
     TaskMetrics,
-    'tasksFinished' | 'taskQueuedSeconds' | 'taskResultSeconds' | 'upstreamFallbacks' | 'spendMicros'
+    | 'tasksFinished'
+    | 'taskQueuedSeconds'
+    | 'taskResultSeconds'
+    | 'upstreamFallbacks'
+    | 'spendMicros'
+    | 'absorbedMicros'
   >;
   /** A catalog model's upstream routes in the order they are tried (provider fallbacks). */
   routesOf?(modelId: string): readonly UpstreamRoute[];

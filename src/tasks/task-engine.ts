@@ -134,6 +134,11 @@ export function createTaskEngine(deps: TaskEngineDeps) {
         { model: task.upstream_model, provider: task.provider },
         Number(task.cost_micros),
       );
+    if (task.status === 'completed' && task.cost_absorbed_micros)
+      metrics.absorbedMicros.inc(
+        { model: task.upstream_model, provider: task.provider },
+        Number(task.cost_absorbed_micros),
+      );
     metrics.taskResultSeconds.observe(labels, ((task.finished_at ?? clock.now()) - task.created_at) / 1000);
   }
 

@@ -18,6 +18,8 @@ export interface NewTasks {
   partialImages?: number;
   /** The most each image can cost (micro-dollars), reserved against budgets until it ends; 0 by default. */
   costReservedMicros?: number;
+  /** A quote's most per image: the task is never charged more (absent: no cap). */
+  costCapMicros?: number;
   /** The API key that asked for them (`key_…`); null or absent for the website's session. */
   apiKeyId?: string | null;
 }
@@ -61,6 +63,7 @@ export function newTaskRows(ids: IdGenerator, input: NewTasks): TasksTable[] {
     cost_micros: null,
     cost_source: null,
     cost_reserved_micros: input.costReservedMicros ?? 0,
+    cost_cap_micros: input.costCapMicros ?? null,
     api_key_id: input.apiKeyId ?? null,
     upstream_key_id: null,
     updated_at: now,

@@ -33,6 +33,12 @@ export function createTaskMetrics(registry: Registry, queue: () => Promise<Queue
       labelNames: ['model', 'provider'] as const,
       registers,
     }),
+    absorbedMicros: new Counter({
+      name: 'atelier_quote_absorbed_micros_total',
+      help: "What upstreams billed beyond a quote's maximum on this node, in micro-dollars (USD): absorbed by the operator, not charged to the account",
+      labelNames: ['model', 'provider'] as const,
+      registers,
+    }),
     taskQueuedSeconds: new Histogram({
       name: 'atelier_task_queued_seconds',
       help: 'Time from a task being created to its start upstream (in_progress)',

@@ -45,6 +45,7 @@ export type TaskPatch = Partial<
     | 'usage_json'
     | 'cost_micros'
     | 'cost_source'
+    | 'cost_absorbed_micros'
     | 'upstream_key_id'
   >
 >;
@@ -63,6 +64,7 @@ export interface LeasedTask {
     | 'image_size'
     | 'ref_keys_json'
     | 'mask_key'
+    | 'quality'
   >;
 }
 

@@ -115,7 +115,7 @@ describe('cost of each image from its upstream', () => {
     assertCostEverywhere(
       result,
       { amount_micros: 50 * 5 + 4160 * 30, source: 'upstream_usage' },
-      { model: 'gpt-image-2.5-flare', provider: 'openai' },
+      { model: 'gpt-image-2.6-flare', provider: 'openai' },
     );
 
     // An edit through the openai SDK: its reference is billed as image input tokens.

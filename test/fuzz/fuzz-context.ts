@@ -2,6 +2,7 @@
 /** Every route of the app, as Fastify paths; the /api/v1 ones are also served under /v1. */
 export const V1_ROUTES = [
   'POST /generate',
+  'POST /quotes',
   'GET /tasks/:id',
   'GET /tasks',
   'GET /tasks/events',
@@ -13,6 +14,7 @@ export const V1_ROUTES = [
   'GET /assets',
   'DELETE /assets/:id',
   'GET /models',
+  'GET /models/:id',
   'GET /user/webhook-secret',
   'POST /user/webhook-secret/rotate',
   'GET /webhooks/deliveries',

@@ -83,7 +83,7 @@ describe('Atelier MCP server over stdio', () => {
       'upload_reference_image',
     ]);
     const expectedInputs: Record<string, string[]> = {
-      generate_image: ['prompt', 'model', 'mode', 'aspect', 'imageSize', 'count', 'imageUrls', 'wait'],
+      generate_image: 'prompt model mode aspect quality imageSize count imageUrls quote_id wait'.split(' '),
       get_task: ['task_id'],
       batch_get_tasks: ['task_ids'],
       upload_reference_image: ['source_url', 'path'],

@@ -56,6 +56,21 @@ describe('remote MCP at /mcp', () => {
     assert.ok(mcp.getServerCapabilities()?.tasks?.requests?.tools?.call);
   });
 
+  it("the catalog is the resource atelier://models (GET /api/v1/models); generate_image's texts copy none of it", async () => {
+    const { resources } = await mcp.listResources();
+    assert.ok(resources.some((resource) => resource.uri === 'atelier://models'));
+    const read = await mcp.readResource({ uri: 'atelier://models' });
+    const [content] = read.contents;
+    assert.ok(content && 'text' in content);
+    const api = await fetch(`${t.baseUrl}/api/v1/models`, { headers: { authorization: `Bearer ${apiKey}` } });
+    assert.deepEqual(JSON.parse(content.text), await api.json());
+    const { tools } = await mcp.listTools();
+    const generate = tools.find((tool) => tool.name === 'generate_image');
+    const texts = JSON.stringify(generate?.inputSchema);
+    assert.match(texts, /atelier:\/\/models/);
+    for (const id of ['"pro"', 'flash2', 'none supports fusion']) assert.ok(!texts.includes(id), id);
+  });
+
   it('generate_image with wait answers resource links and thumbnails; resources/read returns the image', async () => {
     const progress: number[] = [];
     const result = (await mcp.callTool(

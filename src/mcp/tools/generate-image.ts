@@ -7,6 +7,7 @@ import {
   type GenerateRequest,
   type GenerateResponse,
   generateResponseSchema,
+  IMAGE_QUALITIES,
   IMAGE_SIZES,
   isFinalStatus,
   type TaskRecord,
@@ -33,8 +34,9 @@ export const generateInputSchema = {
     .string()
     .optional()
     .describe(
-      'Model id. Default catalog: "base-image-2" (the default), "pro", "flash2", "flash"; each supports modes text ' +
-        'and edit, none supports fusion. Models differ in cost: get_account_status returns the plan tier ' +
+      'Model id, default "base-image-2". The models this deployment offers, with their modes, sizes, ' +
+        'qualities and prices per image, are in the resource atelier://models (GET /api/v1/models); an ' +
+        'invalid_request error names the ids that exist. get_account_status returns the plan tier ' +
         '(trial < starter < standard < pro) as a hint of whether a high-cost model is affordable.',
     ),
   mode: z
@@ -42,8 +44,8 @@ export const generateInputSchema = {
     .optional()
     .describe(
       '"text" (default): text-to-image, imageUrls must be empty. "edit": change one image, imageUrls must hold ' +
-        'exactly one URL. "fusion": blend 2 or more images; only models whose catalog lists fusion accept it ' +
-        '(none in the default catalog, so it is refused with invalid_request).',
+        'exactly one URL. "fusion": blend 2 or more images; only models whose modes list fusion accept it ' +
+        '(atelier://models), others refuse it with invalid_request.',
     ),
   aspect: z
     .string()
@@ -52,6 +54,20 @@ export const generateInputSchema = {
       'Width:height ratio, default "1:1" (an edit or fusion without it keeps the reference image\'s shape). ' +
         'Accepted by default: 1:1, 2:3, 3:2, 3:4, 4:3, 9:16, 16:9, 21:9, 4:5, 5:4 ' +
         '(an invalid_request error lists what the deployment accepts).',
+    ),
+  quality: z
+    .enum(IMAGE_QUALITIES)
+    .optional()
+    .describe(
+      'Quality tier, only on models that list qualities (atelier://models); higher tiers cost more. Default: ' +
+        "the model's defaultQuality.",
+    ),
+  quote_id: z
+    .string()
+    .optional()
+    .describe(
+      'A quote from POST /api/v1/quotes for these same arguments (on this account, within 15 minutes): the ' +
+        "images are then never charged more than the quote's max_cost_micros. Refused if the arguments differ.",
     ),
   imageSize: z
     .enum(IMAGE_SIZES)
@@ -67,7 +83,7 @@ export const generateInputSchema = {
     .max(16)
     .optional()
     .describe(
-      'Number of images, default 1, capped per model (at most 4 in the default catalog). Each image is one task.',
+      'Number of images, default 1, capped per model (its maxCount in atelier://models). Each image is one task.',
     ),
   imageUrls: z
     .array(z.string())

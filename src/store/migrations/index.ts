@@ -37,6 +37,8 @@ import { migration as m0040 } from './0040_provider_keys.js';
 import { migration as m0042 } from './0042_smart_collections.js';
 import { migration as m0043 } from './0043_pool_learning.js';
 import { migration as m0044 } from './0044_tasks_due_by_account.js';
+import { migration as m0058 } from './0058_generation_quality.js';
+import { migration as m0059 } from './0059_quote_caps.js';
 
 /**
  * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
@@ -81,4 +83,6 @@ export const migrations: Record<string, Migration> = {
   '0042_smart_collections': m0042,
   '0043_pool_learning': m0043,
   '0044_tasks_due_by_account': m0044,
+  '0058_generation_quality': m0058,
+  '0059_quote_caps': m0059,
 };

@@ -138,6 +138,14 @@ export interface FakeOpenAI extends FakeHttpServer {
   script(...answers: OpenAIScript[]): void;
 }
 
+/** The `usage` object of an answer. */
+export interface FakeUsage {
+  input_tokens: number;
+  input_tokens_details: { text_tokens: number; image_tokens: number };
+  output_tokens: number;
+  total_tokens: number;
+}
+
 /** Image input tokens the fake bills per uploaded image (and per mask). */
 export const FAKE_IMAGE_INPUT_TOKENS = 1000;
 
@@ -146,7 +154,7 @@ export const FAKE_IMAGE_INPUT_TOKENS = 1000;
  * tokens): 50 text tokens, FAKE_IMAGE_INPUT_TOKENS per image sent, 4,160 output tokens (a 1024²
  * image at high quality).
  */
-function usageOf(call: OpenAICall) {
+export function defaultUsageOf(call: OpenAICall): FakeUsage {
   const image = (call.images.length + (call.mask ? 1 : 0)) * FAKE_IMAGE_INPUT_TOKENS;
   return {
     input_tokens: 50 + image,
@@ -162,7 +170,10 @@ export async function startFakeOpenAI({
   models = OPENAI_IMAGE_MODELS,
   limit,
   keys = {},
+  usage = defaultUsageOf,
 }: {
+  /** The `usage` each image answer reports (default: defaultUsageOf). */
+  usage?: (call: OpenAICall) => FakeUsage;
   apiKey: string;
   /** The upstream's own rate limit (429 past it), and the time each accepted call takes. */
   limit?: UpstreamLimit;
@@ -354,7 +365,7 @@ export async function startFakeOpenAI({
             data: [{ b64_json: png.toString('base64') }],
             output_format: 'png',
             size,
-            usage: usageOf(call),
+            usage: usage(call),
           },
         };
       }
