@@ -3,6 +3,7 @@ import * as accounts from '../contract/accounts.js';
 import * as catalog from '../contract/catalog.js';
 import type { generateBodySchema } from '../contract/generate-body.js';
 import * as generations from '../contract/generations.js';
+import * as quotes from '../contract/quotes.js';
 import * as tasks from '../contract/tasks.js';
 import * as uploads from '../contract/uploads.js';
 import * as usage from '../contract/usage.js';
@@ -45,7 +46,10 @@ export const modelListSchema = z.looseObject({
   data: listOf(catalog.modelsSchema.shape.data, loose(catalog.catalogModelSchema)),
 });
 
+export const quoteSchema = loose(quotes.quoteSchema);
+
 export type GenerateResponse = z.infer<typeof generateResponseSchema>;
+export type Quote = z.infer<typeof quoteSchema>;
 export type TaskRecord = z.infer<typeof taskRecordSchema>;
 export type TasksResponse = z.infer<typeof tasksResponseSchema>;
 export type UploadResult = z.infer<typeof uploadResultSchema>;

@@ -10,6 +10,8 @@ import {
   historyPageSchema,
   type ModelList,
   modelListSchema,
+  type Quote,
+  quoteSchema,
   type TaskRecord,
   type TasksResponse,
   taskRecordSchema,
@@ -186,6 +188,20 @@ export function createAtelierClient(options: AtelierClientOptions) {
         path: '/generate',
         body: { json: request },
         schema: generateResponseSchema,
+        signal: opts.signal,
+      });
+    },
+
+    /**
+     * POST /api/v1/quotes: what a generate body is expected to cost and the most it can; its quote_id,
+     * sent with the same body, binds that maximum. Nothing is created.
+     */
+    quote(request: GenerateRequest, opts: RequestOptions = {}): Promise<Quote> {
+      return call({
+        method: 'POST',
+        path: '/quotes',
+        body: { json: request },
+        schema: quoteSchema,
         signal: opts.signal,
       });
     },

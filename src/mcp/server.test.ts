@@ -8,7 +8,7 @@ import { connect, scriptedClient, task, textOf } from '../../test/fakes/mcp/in-m
 import { AtelierApiError, AtelierConnectionError, type TaskRecord } from '../client/atelier-client.js';
 
 describe('MCP tools (in-memory)', () => {
-  it('lists exactly the six tools, each with an input and an output schema', async () => {
+  it('lists exactly the seven tools, each with an input and an output schema', async () => {
     const { mcp, close } = await connect(scriptedClient({}));
     const { tools } = await mcp.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [
@@ -17,14 +17,19 @@ describe('MCP tools (in-memory)', () => {
       'get_account_status',
       'get_task',
       'list_my_generations',
+      'quote_image',
       'upload_reference_image',
     ]);
     for (const tool of tools) {
       assert.equal(tool.inputSchema.type, 'object', tool.name);
       assert.equal(tool.outputSchema?.type, 'object', tool.name);
-      const readOnly = ['get_task', 'batch_get_tasks', 'list_my_generations', 'get_account_status'].includes(
-        tool.name,
-      );
+      const readOnly = [
+        'get_task',
+        'batch_get_tasks',
+        'list_my_generations',
+        'get_account_status',
+        'quote_image',
+      ].includes(tool.name);
       assert.equal(tool.annotations?.readOnlyHint, readOnly, tool.name);
     }
     await close();

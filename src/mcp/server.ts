@@ -11,6 +11,7 @@ import { registerGenerateImage } from './tools/generate-image-tool.js';
 import { registerGetAccountStatus } from './tools/get-account-status.js';
 import { registerGetTask } from './tools/get-task.js';
 import { registerListMyGenerations } from './tools/list-my-generations.js';
+import { registerQuoteImage } from './tools/quote-image.js';
 import { registerUploadReferenceImage } from './tools/upload-reference-image.js';
 
 export const SERVER_NAME = 'atelier';
@@ -18,7 +19,7 @@ export const SERVER_VERSION = '0.1.0';
 
 const INSTRUCTIONS = `Atelier generates images through its HTTP API on the user's account.
 Typical flow:
-1. Optionally get_account_status: tier (trial < starter < standard < pro) is a cost hint; has_key false means generation cannot run.
+1. Optionally get_account_status: tier (trial < starter < standard < pro) is a cost hint; has_key false means generation cannot run. quote_image prices a call before it runs; its quote_id caps what generate_image then charges.
 2. For an edit, upload_reference_image (source_url or local path) and pass the returned url in imageUrls with mode "edit".
 3. generate_image with wait (e.g. 45) to get the finished images in one call, or without wait to get task ids at once.
 4. For tasks still running, batch_get_tasks (up to 20 ids) or get_task every 2-5 seconds until completed or failed.
@@ -43,7 +44,7 @@ export interface CreateServerOptions {
   pollIntervalMs?: number;
 }
 
-/** An MCP server exposing Atelier's six tools over the given API client; connect it to any transport. */
+/** An MCP server exposing Atelier's seven tools over the given API client; connect it to any transport. */
 export function createServer(client: AtelierClient, options: CreateServerOptions): McpServer {
   const fetchFile = options.fetchFile ?? globalThis.fetch;
   const thumbnailer = options.thumbnailer ?? createThumbnailer({ fetch: fetchFile });
@@ -68,6 +69,7 @@ export function createServer(client: AtelierClient, options: CreateServerOptions
   registerUploadReferenceImage(server, client, options.localFiles ?? true);
   registerListMyGenerations(server, client);
   registerGetAccountStatus(server, client);
+  registerQuoteImage(server, client);
   registerCatalogResource(server, client);
   registerImageResources(server, { filesBaseUrl: options.filesBaseUrl ?? client.baseUrl, fetch: fetchFile });
   refuseUnofferedTaskRequests(server, new Set(['generate_image']));

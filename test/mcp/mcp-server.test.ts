@@ -71,7 +71,7 @@ describe('Atelier MCP server over stdio', () => {
     await rm(workDir, { recursive: true, force: true });
   });
 
-  it('lists exactly the six tools with described input schemas, output schemas and annotations', async () => {
+  it('lists exactly the seven tools with described input schemas, output schemas and annotations', async () => {
     const { tools } = await mcp.client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     assert.deepEqual([...byName.keys()].sort(), [
@@ -80,6 +80,7 @@ describe('Atelier MCP server over stdio', () => {
       'get_account_status',
       'get_task',
       'list_my_generations',
+      'quote_image',
       'upload_reference_image',
     ]);
     const expectedInputs: Record<string, string[]> = {
@@ -89,6 +90,7 @@ describe('Atelier MCP server over stdio', () => {
       upload_reference_image: ['source_url', 'path'],
       list_my_generations: ['page', 'limit'],
       get_account_status: [],
+      quote_image: 'prompt model mode aspect quality imageSize count imageUrls'.split(' '),
     };
     for (const [name, fields] of Object.entries(expectedInputs)) {
       const tool = byName.get(name);
@@ -107,7 +109,13 @@ describe('Atelier MCP server over stdio', () => {
     assert.deepEqual(generate?.inputSchema.required, ['prompt']);
     const batch = byName.get('batch_get_tasks')?.inputSchema.properties?.task_ids as { maxItems?: number };
     assert.equal(batch.maxItems, 20);
-    for (const name of ['get_task', 'batch_get_tasks', 'list_my_generations', 'get_account_status']) {
+    for (const name of [
+      'get_task',
+      'batch_get_tasks',
+      'list_my_generations',
+      'get_account_status',
+      'quote_image',
+    ]) {
       assert.equal(byName.get(name)?.annotations?.readOnlyHint, true, name);
     }
     assert.equal(byName.get('generate_image')?.annotations?.readOnlyHint, false);
@@ -118,6 +126,24 @@ describe('Atelier MCP server over stdio', () => {
     const result = await call(mcp, 'get_account_status');
     assert.equal(result.isError, undefined);
     assert.deepEqual(result.structuredContent, { email: atelier.email, tier: 'standard', has_key: true });
+  });
+
+  it("quote_image prices a call without making anything; its quote_id binds generate_image's same arguments only", async () => {
+    const args = { prompt: 'a quoted lighthouse', count: 2, imageSize: '1K' };
+    const before = (await call(mcp, 'list_my_generations')).structuredContent as { total: number };
+    const quoted = await call(mcp, 'quote_image', args);
+    assert.equal(quoted.isError, undefined, textOf(quoted));
+    const quote = quoted.structuredContent as { quote_id: string; count: number; max_cost_micros: number };
+    assert.equal(quote.count, 2);
+    assert.ok(quote.max_cost_micros >= 0);
+    const after = (await call(mcp, 'list_my_generations')).structuredContent as { total: number };
+    assert.equal(after.total, before.total, 'a quote creates no generation');
+    const differs = await call(mcp, 'generate_image', { ...args, count: 3, quote_id: quote.quote_id });
+    assert.equal(differs.isError, true);
+    assert.match(textOf(differs), /quote_id/);
+    const bound = await call(mcp, 'generate_image', { ...args, quote_id: quote.quote_id });
+    assert.equal(bound.isError, undefined, textOf(bound));
+    assert.equal((bound.structuredContent as { task_ids: string[] }).task_ids.length, 2);
   });
 
   it('generate_image with wait returns completed images with thumbnails in one call, under 1 MB', async () => {
@@ -334,7 +360,7 @@ describe('Atelier MCP server over stdio', () => {
     );
     try {
       const { tools } = await viaBin.client.listTools();
-      assert.equal(tools.length, 6);
+      assert.equal(tools.length, 7);
       const result = await call(viaBin, 'get_account_status');
       assert.equal(result.isError, undefined, textOf(result));
       assert.equal(result.structuredContent?.email, atelier.email);

@@ -41,7 +41,7 @@ describe('remote MCP at /mcp', () => {
     await t?.close();
   });
 
-  it('lists the six tools; generate_image accepts task-augmented calls', async () => {
+  it('lists the seven tools; generate_image accepts task-augmented calls', async () => {
     const { tools } = await mcp.listTools();
     assert.deepEqual(tools.map((tool) => tool.name).sort(), [
       'batch_get_tasks',
@@ -49,6 +49,7 @@ describe('remote MCP at /mcp', () => {
       'get_account_status',
       'get_task',
       'list_my_generations',
+      'quote_image',
       'upload_reference_image',
     ]);
     const generate = tools.find((tool) => tool.name === 'generate_image');
