@@ -205,4 +205,10 @@ describe('pace by the request budget the headers report', () => {
     assert.equal(quotaRoom(rules, row, 50, T0 + 1000 + rules.windowMs + 1).free, Number.POSITIVE_INFINITY);
     assert.equal(quotaRoom(rules, fresh(), 50, T0).free, Number.POSITIVE_INFINITY);
   });
+
+  test('a success that states no budget clears the one kept (the limit was lifted)', () => {
+    const row = apply(budget(0, 60_000), afterQuota(budget(0, 60_000), undefined, T0 + 10));
+    assert.equal(quotaRoom(rules, row, 50, T0 + 10).free, Number.POSITIVE_INFINITY);
+    assert.equal(afterQuota(fresh(), undefined, T0), undefined);
+  });
 });

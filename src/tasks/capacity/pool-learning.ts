@@ -204,13 +204,21 @@ export function afterRefusal(
   };
 }
 
-/** Keeps the budget of the latest answer (an older answer read later teaches nothing new). */
+/**
+ * Keeps the budget of the latest answer (an older answer read later teaches nothing new). A
+ * success that states no budget (`undefined`) clears the one kept: an upstream that reports its
+ * budget does so on every answer, so one that stops has no such limit now (it was lifted).
+ */
 export function afterQuota(
   row: LearningState,
-  quota: RequestQuota,
+  quota: RequestQuota | undefined,
   now: number,
 ): Partial<LearningState> | undefined {
   if (now < Number(row.quota_seen_at)) return undefined;
+  if (!quota)
+    return row.quota_limit === null
+      ? undefined
+      : { quota_limit: null, quota_remaining: null, quota_seen_at: now };
   return {
     quota_limit: quota.limit,
     quota_remaining: quota.remaining,
