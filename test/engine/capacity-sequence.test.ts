@@ -77,7 +77,11 @@ test('one app through a concurrency limit, a per-minute limit read from headers,
   const fake = await startFakeOpenAI({ apiKey: UPSTREAM_KEY, limit });
   const config = await capacityConfig('openai', 'gpt-image-1.5', undefined);
   const store = await openCountedDatabase(config.databaseUrl);
-  const calls = countedProvider(createOpenAIProvider({ baseUrl: fake.baseUrl }), callsHeld);
+  const calls = countedProvider(
+    // Its clock read at each answer (the mocked one), not the real one it would keep from now.
+    createOpenAIProvider({ baseUrl: fake.baseUrl, now: () => Date.now() }),
+    callsHeld,
+  );
   const time = startVirtualTime([store.busy, calls.busy]);
   let core: Core | undefined;
   try {
