@@ -87,8 +87,7 @@ export interface CoreOverrides {
 
 /** Builds every capability from the config: the composition root shared by the server and the CLI. */
 export async function createCore(config: Config, overrides: CoreOverrides = {}) {
-  // One libvips thread per image operation (its default is one per core): image work runs beside
-  // the API on the same cores, and several operations at once already use them all.
+  // One libvips thread per image operation: image work runs beside the API on the same cores.
   sharp.concurrency(1);
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? randomIds;
@@ -148,6 +147,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     catalog,
     providers,
     keys: accounts.keyResolver,
+    pooledKey: keyPools.pool.anyKey,
     ownKeyProviders: accounts.upstreamKeyProviders,
   });
   const assets = createAssetsRepository({ db, clock, ids });

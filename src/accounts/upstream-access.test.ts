@@ -32,6 +32,7 @@ function access(options: {
   providers: Record<string, boolean>;
   deploymentKeys?: Record<string, string | undefined>;
   ownKeys?: Record<string, string>;
+  pooledKeys?: Record<string, string>;
 }) {
   const own = options.ownKeys ?? {};
   const deployment = options.deploymentKeys ?? {};
@@ -40,6 +41,7 @@ function access(options: {
     providers: registry(options.providers, deployment),
     keys: { resolve: async (_accountId, provider) => own[provider] ?? deployment[provider] ?? null },
     ownKeyProviders: async () => Object.keys(own),
+    ...(options.pooledKeys ? { pooledKey: async (provider: string) => options.pooledKeys?.[provider] } : {}),
   });
 }
 
@@ -90,5 +92,20 @@ describe('upstream access: has_key and the providers that take a key', () => {
         { name: 'replicate', configured: false, own_key: false, deployment_key: false },
       ],
     });
+  });
+
+  test('overview: deployment_key follows the key pools (a key added, none left in service), not the environment alone', async () => {
+    const upstream = access({
+      defaultProvider: 'gemini',
+      providers: { local: false, gemini: true, openai: true },
+      deploymentKeys: { gemini: 'env-key-taken-out' },
+      pooledKeys: { openai: 'pooled' },
+    });
+    const keyed = (await upstream.overview('acc')).providers.map((p) => [p.name, p.deployment_key]);
+    assert.deepEqual(keyed, [
+      ['gemini', false],
+      ['openai', true],
+      ['replicate', false],
+    ]);
   });
 });

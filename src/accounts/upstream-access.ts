@@ -11,6 +11,17 @@ export interface UpstreamAccessDeps {
   catalog: Catalog;
   providers: ProviderRegistry;
   keys: UpstreamKeyResolver;
+  /**
+   * A key of the deployment's pool for `provider` in service, if any (the environment's key is a
+   * key of its pool): what `deployment_key` reports. Without it, the environment's key alone.
+   */
+  pooledKey?(provider: string): Promise<string | undefined>;
+}
+
+/** Whether the deployment supplies a key for `name`: one of its pool's keys in service (or its environment's). */
+async function deploymentKey(deps: UpstreamAccessDeps, name: string): Promise<boolean> {
+  if (deps.pooledKey) return (await deps.pooledKey(name)) !== undefined;
+  return Boolean(deps.providers.deploymentKeys[name]);
 }
 
 /**
@@ -76,12 +87,14 @@ export function createUpstreamAccess(
       return {
         default_provider: defaultProvider,
         key_required: providers.get(defaultProvider)?.requiresKey ?? false,
-        providers: keyedProviders(providers).map((name) => ({
-          name,
-          configured: providers.get(name) !== undefined,
-          own_key: own.has(name),
-          deployment_key: Boolean(providers.deploymentKeys[name]),
-        })),
+        providers: await Promise.all(
+          keyedProviders(providers).map(async (name) => ({
+            name,
+            configured: providers.get(name) !== undefined,
+            own_key: own.has(name),
+            deployment_key: await deploymentKey(deps, name),
+          })),
+        ),
       };
     },
   };

@@ -147,12 +147,12 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Image
       if (wait !== undefined) failure.retryAfterMs = wait;
     }
     // The request budget on every refusal, and whether the refusal spent a per-minute budget.
-    return status === 429 ? openAIRefusal(headers, failure) : failure;
+    return status === 429 ? openAIRefusal(headers, failure, now()) : failure;
   }
 
   function readImage(json: unknown, headers: Headers): SubmitOutcome {
     const outcome = imageOf(json);
-    const quota = openAIQuota(headers);
+    const quota = openAIQuota(headers, now());
     // Read on every answer, not only on refusals: the pool paces its calls by the budget left.
     return quota && outcome.kind === 'done' ? { ...outcome, quota } : outcome;
   }

@@ -138,6 +138,11 @@ export interface RequestQuota {
   remaining: number;
   /** Milliseconds until the budget is whole again. */
   resetMs: number;
+  /**
+   * When the answer was read (ms). Calls that start after it count against the budget: a pool
+   * that learns it later (the answer's image stored first, a loaded node) must count them too.
+   */
+  readAt?: number;
 }
 
 export interface ProviderFailure {

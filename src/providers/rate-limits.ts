@@ -49,17 +49,18 @@ function budget(headers: Headers, name: 'requests' | 'tokens'): RequestQuota | u
   return { limit, remaining: Math.min(remaining, limit), resetMs };
 }
 
-/** OpenAI's request budget of an answer (any status), for pacing. */
-export function openAIQuota(headers: Headers): RequestQuota | undefined {
-  return budget(headers, 'requests');
+/** OpenAI's request budget of an answer (any status) read at `readAt`, for pacing. */
+export function openAIQuota(headers: Headers, readAt?: number): RequestQuota | undefined {
+  const quota = budget(headers, 'requests');
+  return quota && readAt !== undefined ? { ...quota, readAt } : quota;
 }
 
 /**
  * What an OpenAI 429 teaches: a limit on time when the requests or tokens budget is spent, with the
  * wait until the spent budget's reset (the longest, when both are) where no Retry-After was given.
  */
-export function openAIRefusal(headers: Headers, failure: ProviderFailure): ProviderFailure {
-  const quota = openAIQuota(headers);
+export function openAIRefusal(headers: Headers, failure: ProviderFailure, readAt?: number): ProviderFailure {
+  const quota = openAIQuota(headers, readAt);
   const spent = [quota, budget(headers, 'tokens')].filter(
     (b): b is RequestQuota => b !== undefined && b.remaining < 1,
   );

@@ -38,34 +38,44 @@ const apply = (row: LearningState, patch: Partial<LearningState> | undefined): L
 });
 
 describe('calls at once: the ramp of a pool with no learned limit', () => {
-  test('a fresh pool is unbounded until a burst starts its ramp, which doubles every step, as far as its calls prove', () => {
+  test('a fresh pool is unbounded until a burst starts its ramp, which grows F-fold every step, as far as its calls prove', () => {
     const row = fresh();
     assert.equal(callsLimit(rules, row, T0).limit, Number.POSITIVE_INFINITY);
     const ramping = apply(row, rampStart(rules, row, T0));
-    const τ = rules.rampDoublingMs;
+    const τ = rules.rampStepMs;
+    const F = rules.rampFactor;
     assert.equal(callsLimit(rules, ramping, T0).limit, rules.rampStart);
     const proven = (n: number) => ({ inFlight: n, proven: n, nextProof: undefined });
-    assert.equal(callsLimit(rules, ramping, T0 + τ, proven(4)).limit, 8);
-    assert.equal(callsLimit(rules, ramping, T0 + 3 * τ, proven(16)).limit, 32);
+    assert.equal(callsLimit(rules, ramping, T0 + τ, proven(4)).limit, Math.max(rules.rampStart, 4 * F));
+    assert.equal(callsLimit(rules, ramping, T0 + τ, proven(8)).limit, 8 * F);
+    assert.equal(
+      callsLimit(rules, ramping, T0 + τ, proven(100)).limit,
+      rules.rampStart * F,
+      'at most F-fold per step',
+    );
+    assert.equal(callsLimit(rules, ramping, T0 + 3 * τ, proven(16)).limit, 16 * F);
     // Calls not yet proven (a slow store, calls that left late) hold the ramp where it is.
     assert.equal(callsLimit(rules, ramping, T0 + 3 * τ, proven(0)).limit, rules.rampStart);
-    assert.equal(callsLimit(rules, ramping, T0 + 3 * τ, proven(4)).limit, 8);
+    assert.equal(callsLimit(rules, ramping, T0 + 3 * τ, proven(4)).limit, Math.max(rules.rampStart, 4 * F));
     // Successes prove calls too (a fast upstream ends its calls before they are a step old).
-    assert.equal(callsLimit(rules, { ...ramping, successes: 12 }, T0 + 3 * τ).limit, 24);
+    assert.equal(callsLimit(rules, { ...ramping, successes: 12 }, T0 + 3 * τ).limit, 12 * F);
   });
 
   test('the ramp says when it lets one more call go, and ends unbounded within a few seconds', () => {
     const ramping = apply(fresh(), rampStart(rules, fresh(), T0));
     const { grows } = callsLimit(rules, ramping, T0, { inFlight: 16, proven: 0, nextProof: T0 });
-    // 17 calls = start × 2^(t/τ): t = τ × log2(17/start), later than the first call's proof at τ.
-    assert.equal(grows, T0 + Math.ceil(rules.rampDoublingMs * Math.log2(17 / rules.rampStart)));
-    const proof = callsLimit(rules, ramping, T0 + 2000, { inFlight: 8, proven: 2, nextProof: T0 + 1900 });
-    assert.equal(proof.grows, T0 + 1900 + rules.rampDoublingMs, 'the next young call proves itself');
-    const steps = Math.ceil(Math.log2(rules.rampEnd / rules.rampStart));
-    assert.ok(steps * rules.rampDoublingMs <= 3000, 'full width within seconds');
+    // 17 calls = start × F^(t/τ): t = τ × log_F(17/start), and not before the first call's proof at τ.
+    const logF = (x: number) => Math.log(x) / Math.log(rules.rampFactor);
+    const byTime = T0 + Math.ceil(rules.rampStepMs * logF(17 / rules.rampStart));
+    assert.equal(grows, Math.max(byTime, T0 + rules.rampStepMs));
+    const young = T0 + 2000 - rules.rampStepMs / 2;
+    const proof = callsLimit(rules, ramping, T0 + 2000, { inFlight: 8, proven: 1, nextProof: young });
+    assert.equal(proof.grows, young + rules.rampStepMs, 'the next young call proves itself');
+    const steps = Math.ceil(logF(rules.rampEnd / rules.rampStart));
+    assert.ok(steps * rules.rampStepMs <= 3000, 'full width within seconds');
     const wide = { inFlight: rules.rampEnd / 2, proven: rules.rampEnd / 2, nextProof: undefined };
     assert.equal(
-      callsLimit(rules, ramping, T0 + steps * rules.rampDoublingMs, wide).limit,
+      callsLimit(rules, ramping, T0 + steps * rules.rampStepMs, wide).limit,
       Number.POSITIVE_INFINITY,
     );
   });
@@ -93,7 +103,7 @@ describe('refusals', () => {
 
   test('a refusal on calls at once during the ramp sets the limit to the calls in flight, without a hold', () => {
     const ramping = apply(fresh(), rampStart(rules, fresh(), T0));
-    const at = T0 + 300; // the ramp allows 9
+    const at = T0 + rules.rampStepMs; // the ramp allows more than 4
     const patch = afterRefusal(rules, ramping, at, {
       kind: 'calls',
       others: 4,
@@ -151,25 +161,27 @@ describe('recovery', () => {
     assert.equal(afterSuccess({ ...row, learned_limit: 6, successes: 99 }, 6)?.learned_limit, 6, 'capped');
   });
 
-  test('a limit not refused for forgetMs is forgotten: the pool doubles from it, full width within a minute of the episode', () => {
+  test('a limit not refused for forgetMs is forgotten: the pool ramps from it, full width within a minute of the episode', () => {
     const row = { ...fresh(), learned_limit: 1, refused_at: T0 };
     assert.equal(callsLimit(rules, row, T0 + rules.forgetMs - 1).limit, 1);
     assert.equal(callsLimit(rules, row, T0 + rules.forgetMs).limit, 1);
     const one = { inFlight: 1, proven: 1, nextProof: undefined };
-    assert.equal(callsLimit(rules, row, T0 + rules.forgetMs + rules.rampDoublingMs, one).limit, 2);
-    const steps = Math.ceil(Math.log2(rules.rampEnd));
-    assert.ok(rules.forgetMs + steps * rules.rampDoublingMs <= 60_000);
+    assert.equal(callsLimit(rules, row, T0 + rules.forgetMs + rules.rampStepMs, one).limit, rules.rampFactor);
+    const steps = Math.ceil(Math.log(rules.rampEnd) / Math.log(rules.rampFactor));
+    assert.ok(rules.forgetMs + steps * rules.rampStepMs <= 60_000);
     const wide = { inFlight: rules.rampEnd / 2, proven: rules.rampEnd / 2, nextProof: undefined };
     assert.equal(
-      callsLimit(rules, row, T0 + rules.forgetMs + steps * rules.rampDoublingMs, wide).limit,
+      callsLimit(rules, row, T0 + rules.forgetMs + steps * rules.rampStepMs, wide).limit,
       Number.POSITIVE_INFINITY,
     );
   });
 
   test('a refusal while forgetting learns again from the calls in flight, and the next ramp starts from the old limit', () => {
     const row = { ...fresh(), learned_limit: 4, refused_at: T0 };
-    const at = T0 + rules.forgetMs + 100; // the forgotten limit's ramp allows 5
-    assert.equal(callsLimit(rules, row, at, { inFlight: 4, proven: 4, nextProof: undefined }).limit, 5);
+    const at = T0 + rules.forgetMs + rules.rampStepMs / 2; // the forgotten limit's ramp allows 4 × F^(1/2)
+    const allowed = Math.floor(4 * rules.rampFactor ** 0.5);
+    assert.ok(allowed > 4);
+    assert.equal(callsLimit(rules, row, at, { inFlight: 4, proven: 4, nextProof: undefined }).limit, allowed);
     const relearned = apply(
       row,
       afterRefusal(rules, row, at, { kind: 'calls', others: 4, retryAfterMs: undefined, configured: false }),
@@ -204,5 +216,11 @@ describe('pace by the request budget the headers report', () => {
     assert.equal(afterQuota(row, { limit: 120, remaining: 100, resetMs: 0 }, T0 - 5), undefined);
     assert.equal(quotaRoom(rules, row, 50, T0 + 1000 + rules.windowMs + 1).free, Number.POSITIVE_INFINITY);
     assert.equal(quotaRoom(rules, fresh(), 50, T0).free, Number.POSITIVE_INFINITY);
+  });
+
+  test('a success that states no budget clears the one kept (the limit was lifted)', () => {
+    const row = apply(budget(0, 60_000), afterQuota(budget(0, 60_000), undefined, T0 + 10));
+    assert.equal(quotaRoom(rules, row, 50, T0 + 10).free, Number.POSITIVE_INFINITY);
+    assert.equal(afterQuota(fresh(), undefined, T0), undefined);
   });
 });

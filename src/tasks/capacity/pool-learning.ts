@@ -6,12 +6,13 @@ import type { UpstreamPoolsTable } from '../../store/schema.js';
  * over its stored row (every node reads and writes the same row), unit-tested beside this file.
  *
  * - **Calls at once.** A pool with no learned limit and no configured one climbs a ramp: `start`
- *   calls at first, doubling every `doublingMs` (refusals come back in milliseconds, successes in
- *   seconds, so a limit is met a few calls past it), until `end` calls, where it is unbounded. A
+ *   calls at first, growing `factor`-fold every `stepMs` as far as its calls prove (refusals come
+ *   back in milliseconds, successes in seconds, so a limit is met a few calls past it), until `end`
+ *   calls, where it is unbounded. A
  *   refusal read as a limit on calls at once sets the limit to the other calls in flight (never
  *   below half of the limit at the start of the episode), and the limit then grows by one per
  *   `successesPerIncrease` successes (additive). A limit with no such refusal for `forgetMs` is
- *   forgotten: the pool climbs the ramp again from it (doubling), until the next refusal.
+ *   forgotten: the pool climbs the ramp again from it, until the next refusal.
  * - **Time.** A refusal the provider marks as a limit on time (or one with no other call in flight)
  *   holds the pool for its Retry-After or reset, and leaves the limit on calls at once alone.
  * - **Pace.** The request budget an answer reports (limit, remaining, reset) is kept from the latest
@@ -19,7 +20,9 @@ import type { UpstreamPoolsTable } from '../../store/schema.js';
  */
 export interface LearningRules {
   rampStart: number;
-  rampDoublingMs: number;
+  /** A ramp grows `rampFactor`-fold per `rampStepMs`, and a call in flight that long unrefused proves itself. */
+  rampFactor: number;
+  rampStepMs: number;
   rampEnd: number;
   /** A pool not refused for calls at once for this long forgets its learned limit. */
   forgetMs: number;
@@ -39,7 +42,8 @@ export interface LearningRules {
 export function learningRules(windowMs = 60_000, defaultHoldMs = 1000): LearningRules {
   return {
     rampStart: 8,
-    rampDoublingMs: 250,
+    rampFactor: 2,
+    rampStepMs: 250,
     rampEnd: 4096,
     forgetMs: windowMs / 2,
     episodeMs: 1000,
@@ -70,7 +74,7 @@ export type LearningState = Pick<
 export const successesPerIncrease = (limit: number) => Math.max(20, 2 * limit);
 
 /**
- * What the calls in flight prove of a ramp: how many there are, how many have run `rampDoublingMs`
+ * What the calls in flight prove of a ramp: how many there are, how many have run `rampStepMs`
  * without a refusal (a refusal comes back in milliseconds), and when the next young one will have.
  */
 export interface RampEvidence {
@@ -82,8 +86,8 @@ export interface RampEvidence {
 const NO_EVIDENCE: RampEvidence = { inFlight: 0, proven: 0, nextProof: undefined };
 
 /**
- * Calls a ramp from `base` allows at `now`: twice the calls it has proven (in flight for a
- * doubling step unrefused, or ended well since the ramp began), never more than doubling per step of time
+ * Calls a ramp from `base` allows at `now`: `rampFactor` times the calls it has proven (in flight
+ * for a step unrefused, or ended well since the ramp began), never more than that per step of time
  * (Infinity once past `rampEnd`) — so calls that leave late, or a slow store, cannot outrun the
  * refusals they would bring. And when it next grows.
  */
@@ -95,16 +99,17 @@ function ramp(
   row: LearningState,
   seen: RampEvidence,
 ) {
-  const byTime = base * 2 ** (Math.max(0, now - since) / rules.rampDoublingMs);
+  const byTime = base * rules.rampFactor ** (Math.max(0, now - since) / rules.rampStepMs);
   // Successes count as proof on a fresh ramp only (a learned limit's count is its additive one).
   const ended = row.learned_limit === null ? row.successes : 0;
-  const byProof = Math.max(base, 2 * (seen.proven + ended));
+  const byProof = Math.max(base, rules.rampFactor * (seen.proven + ended));
   if (byTime >= rules.rampEnd && byProof >= rules.rampEnd)
     return { cap: Number.POSITIVE_INFINITY, grows: undefined };
   const cap = Math.floor(Math.min(byTime, byProof));
   // One more call than are in flight: once the time allows it and a young call has proven itself.
-  const byTimeAt = Math.ceil(since + rules.rampDoublingMs * Math.log2((seen.inFlight + 1) / base));
-  const proofAt = seen.nextProof === undefined ? 0 : seen.nextProof + rules.rampDoublingMs;
+  const steps = Math.log((seen.inFlight + 1) / base) / Math.log(rules.rampFactor);
+  const byTimeAt = Math.ceil(since + rules.rampStepMs * steps);
+  const proofAt = seen.nextProof === undefined ? 0 : seen.nextProof + rules.rampStepMs;
   const grows = Math.max(byTimeAt, proofAt);
   return { cap, grows: grows > now ? grows : undefined };
 }
@@ -154,7 +159,7 @@ export function afterSuccess(
   row: LearningState,
   ceiling: number | undefined,
 ): Partial<LearningState> | undefined {
-  // On a ramp, successes prove calls (the ramp doubles per round of them).
+  // On a ramp, successes prove calls (the ramp grows per round of them).
   if (row.learned_limit === null) return row.ramp_since === 0 ? undefined : { successes: row.successes + 1 };
   const successes = row.successes + 1;
   if (successes < successesPerIncrease(row.learned_limit)) return { successes };
@@ -204,18 +209,28 @@ export function afterRefusal(
   };
 }
 
-/** Keeps the budget of the latest answer (an older answer read later teaches nothing new). */
+/**
+ * Keeps the budget of the latest answer (an older answer read later teaches nothing new). A
+ * success that states no budget (`undefined`) clears the one kept: an upstream that reports its
+ * budget does so on every answer, so one that stops has no such limit now (it was lifted).
+ */
 export function afterQuota(
   row: LearningState,
-  quota: RequestQuota,
+  quota: RequestQuota | undefined,
   now: number,
 ): Partial<LearningState> | undefined {
-  if (now < Number(row.quota_seen_at)) return undefined;
+  // Counted from when the answer was read: the calls started since then are the pool's `started`.
+  const at = Math.min(now, quota?.readAt ?? now);
+  if (at < Number(row.quota_seen_at)) return undefined;
+  if (!quota)
+    return row.quota_limit === null
+      ? undefined
+      : { quota_limit: null, quota_remaining: null, quota_seen_at: at };
   return {
     quota_limit: quota.limit,
     quota_remaining: quota.remaining,
-    quota_reset_at: now + quota.resetMs,
-    quota_seen_at: now,
+    quota_reset_at: at + quota.resetMs,
+    quota_seen_at: at,
   };
 }
 

@@ -49,7 +49,7 @@ export function createPoolRoom({
     const limits: Array<{ free: number; retryAt: number | undefined }> = [];
     // Without a limit on calls at once, the count of calls in flight decides nothing.
     if (Number.isFinite(limitOf(row, pool.limits, now).limit)) {
-      const seen = await rampEvidence(trx, pool.id, now - rules.rampDoublingMs);
+      const seen = await rampEvidence(trx, pool.id, now - rules.rampStepMs);
       const { limit, grows } = limitOf(row, pool.limits, now, seen);
       limits.push({ free: limit - seen.inFlight, retryAt: grows && Math.max(grows, now + RAMP_TICK_MS) });
     }

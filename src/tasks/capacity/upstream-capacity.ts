@@ -189,7 +189,7 @@ export function createUpstreamCapacity({
     taught: CallTeaching,
     now: number,
   ): Promise<Partial<UpstreamPoolsTable> | undefined> {
-    const quota = taught.quota && afterQuota(row, taught.quota, now);
+    const quota = taught.quota || result === 'ok' ? afterQuota(row, taught.quota, now) : undefined;
     let learned: Partial<LearningState> | undefined;
     if (result === 'ok') learned = afterSuccess(row, pool.limits.maxInFlight);
     else if (result === 'refused') {

@@ -177,8 +177,19 @@ export function openAIBudgetHeaders(budget: BudgetState | undefined): Record<str
   };
 }
 
+/** Calls the fakes hold for their latency right now (a test on virtual time waits on nothing else for them). */
+let held = 0;
+export const callsHeld = (): number => held;
+
 /** Waits the limit's latency (an accepted call's time upstream). */
 export function upstreamLatency(limit: UpstreamLimit | undefined): Promise<void> {
   const ms = limit?.options.latencyMs ?? 0;
-  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+  if (ms <= 0) return Promise.resolve();
+  held++;
+  return new Promise((resolve) =>
+    setTimeout(() => {
+      held--;
+      resolve();
+    }, ms),
+  );
 }
