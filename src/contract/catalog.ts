@@ -101,7 +101,7 @@ export const catalogModelSchema = z
     owned_by: z
       .string()
       .describe(
-        'The provider that renders it (local, gemini, openai, replicate, fal, or an OpenAI-compatible upstream named in the catalog)',
+        'The provider that renders it (local, gemini, openai, replicate, fal, comfyui, or an OpenAI-compatible upstream named in the catalog)',
       ),
     name: z.string(),
     ...modelFactsSchema.shape,
