@@ -122,11 +122,14 @@ export async function adminInsightRoutes(app: FastifyInstance, { deps }: { deps:
       },
     },
     async () => {
-      const [pools, unfinished, ownKeys] = await Promise.all([
+      const [pools, unfinished, ownKeys, keys] = await Promise.all([
         capacity.states(),
         deps.unfinishedTasks(),
         directory.ownKeyCounts(),
+        deps.providerKeys.states(),
       ]);
+      // A key of the provider's pool in service (the environment's key is one of its pool's).
+      const served = new Set(keys.filter((key) => key.status === 'in_service').map((key) => key.provider));
       return {
         now: clock.now(),
         providers: providers.names().map((name) => {
@@ -136,7 +139,7 @@ export async function adminInsightRoutes(app: FastifyInstance, { deps }: { deps:
           return {
             name,
             requires_key: provider?.requiresKey ?? true,
-            deployment_key: Boolean(providers.deploymentKeys[name]),
+            deployment_key: served.has(name),
             account_keys: ownKeys.get(name) ?? 0,
             queued: tasks?.queued ?? 0,
             in_progress: tasks?.inProgress ?? 0,

@@ -298,7 +298,11 @@ export const adminUpstreamsSchema = z
             .nullable()
             .describe("This node's circuit breaker; null for a provider without one (the local renderer)"),
           requires_key: z.boolean().describe('false for a provider that needs no key (the local renderer)'),
-          deployment_key: z.boolean().describe('Whether the deployment supplies a key (its environment)'),
+          deployment_key: z
+            .boolean()
+            .describe(
+              "Whether the deployment supplies a key: a key of the provider's pool in service (the environment's or one added)",
+            ),
           account_keys: z.number().int().describe('How many accounts hold their own key for it'),
           queued: z.number().int().describe("Its tasks waiting to start, every account's, on every node"),
           in_progress: z.number().int().describe('Its tasks being made now, on every node'),

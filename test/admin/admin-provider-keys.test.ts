@@ -105,6 +105,26 @@ describe('operator console API: pools of upstream keys', () => {
         assert.ok(!body.includes(secret), 'a key was answered');
   });
 
+  test("the upstreams page's deployment_key follows the pool: a key added, then disabled", async () => {
+    const supplied = async () =>
+      (await r.get(`${ADMIN}/upstreams`, who.op))
+        .json()
+        .providers.find((p: { name: string }) => p.name === 'gemini').deployment_key;
+    assert.equal(await supplied(), false, 'no Gemini key in the environment');
+    const added = await r.send('POST', `${ADMIN}/provider-keys`, who.op, {
+      provider: 'gemini',
+      name: 'project-a',
+      key: 'AIza-pooled-only',
+    });
+    assert.equal(added.statusCode, 201, added.body);
+    assert.equal(await supplied(), true, 'a key added to the pool supplies one');
+    const off = await r.send('PATCH', `${ADMIN}/provider-keys/gemini/project-a`, who.op, { enabled: false });
+    assert.equal(off.statusCode, 200, off.body);
+    assert.equal(await supplied(), false, 'a disabled key supplies none');
+    const removed = await r.send('DELETE', `${ADMIN}/provider-keys/gemini/project-a`, who.op);
+    assert.ok(removed.statusCode < 300, removed.body);
+  });
+
   test('operators only; a read-only key cannot change the pools', async () => {
     assertError(await r.get(`${ADMIN}/provider-keys`, who.plain), 403, 'forbidden');
     assertError(
