@@ -61,10 +61,10 @@ export const taskRecordSchema = z
         "What the image cost; only when completed, null when its upstream route has no price. A failed task costs nothing and has no cost field. An extra field, not the spec's",
       ),
     waiting_for: z
-      .literal('upstream_capacity')
+      .enum(['upstream_capacity', 'upstream_queue'])
       .optional()
       .describe(
-        "Why an unfinished task waits: `upstream_capacity` while its upstream key is at its limit (a rate limit, a Retry-After, the catalog's capacity); it is served in fair turns and keeps waiting up to its deadline. Absent otherwise. An extra field, not the spec's",
+        "Why an unfinished task waits: `upstream_capacity` while its upstream key is at its limit (a rate limit, a Retry-After, the catalog's capacity); it is served in fair turns and keeps waiting up to its deadline. `upstream_queue` while it was handed to an upstream that queues work (fal) and waits in that queue. Absent otherwise. An extra field, not the spec's",
       ),
     queue_position: z
       .number()
@@ -72,7 +72,7 @@ export const taskRecordSchema = z
       .min(1)
       .optional()
       .describe(
-        "Only with `waiting_for`: the task's place among this account's own waiting tasks on the same upstream (1 = next; submission order). Other accounts' tasks are not counted (they take fair turns in between). An extra field, not the spec's",
+        "Only with `waiting_for` (1 = next). With `upstream_capacity`: the task's place among this account's own waiting tasks on the same upstream (submission order; other accounts' tasks are not counted: they take fair turns in between). With `upstream_queue`: its place in the upstream's queue as the upstream last said it (every caller of that upstream counted). An extra field, not the spec's",
       ),
     estimated_start_at: z
       .string()

@@ -241,9 +241,16 @@ export function createFalProvider(options: FalProviderOptions = {}): ImageProvid
       return fail('the status answer is unreadable', { retryable: true, cause: 'bad_response' });
     switch (status.status) {
       case 'IN_QUEUE': {
-        // fal's queue position as the task's wait: progress 1 at the back (10th or later) … 10 at the front.
-        const position = typeof status.queue_position === 'number' ? status.queue_position : 9;
-        return { kind: 'pending', status: 'queued', progress: Math.max(1, 10 - Math.min(9, position)) };
+        // fal's queue position (0 = next) is the task's wait (queue_position, 1 = next), and its
+        // progress while queued: 1 at the back (10th or later) … 10 at the front.
+        const known = typeof status.queue_position === 'number' && status.queue_position >= 0;
+        const position = known ? Math.floor(status.queue_position as number) : 9;
+        return {
+          kind: 'pending',
+          status: 'queued',
+          progress: Math.max(1, 10 - Math.min(9, position)),
+          ...(known && { queuePosition: position + 1 }),
+        };
       }
       case 'IN_PROGRESS': {
         const fraction = loggedFraction(status.logs);

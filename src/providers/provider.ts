@@ -181,6 +181,8 @@ export type PollOutcome =
       status: 'queued' | 'in_progress';
       progress?: number;
       partial?: PartialFrame;
+      /** Its place in the upstream's own queue while `queued` there (1 = next), where the upstream says. */
+      queuePosition?: number;
       /**
        * The job moved: the provider queued it again under this id (a ComfyUI server that went away,
        * the task's prompt queued on another server of the pool). Later polls use it.

@@ -143,8 +143,13 @@ export interface TasksTable extends TaskKeyColumns {
   finished_at: number | null;
   created_at: number;
   updated_at: number;
-  /** `upstream_capacity` while the task waits for a slot of its upstream pool; else null. */
-  waiting_for: 'upstream_capacity' | null;
+  /**
+   * `upstream_capacity` while the task waits for a slot of its upstream pool; `upstream_queue` while
+   * submitted and waiting in the upstream's own queue (fal); else null.
+   */
+  waiting_for: 'upstream_capacity' | 'upstream_queue' | null;
+  /** With `upstream_queue`: its place in the upstream's queue as last read (1 = next); else null. */
+  upstream_queue_position?: number | null;
   /** The pool a waiting task waits for (see UpstreamPoolsTable); null when it waits for nothing. */
   capacity_pool: string | null;
   /** When the task began waiting for upstream capacity (kept across parks until it gets a slot). */

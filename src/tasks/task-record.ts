@@ -20,6 +20,7 @@ export const RECORD_COLUMNS = [
   'bytes',
   'provider',
   'waiting_for',
+  'upstream_queue_position',
   'cost_micros',
   'cost_source',
 ] as const satisfies ReadonlyArray<keyof TasksTable>;
@@ -42,16 +43,20 @@ export function toTaskRecord(
     | 'bytes'
     | 'provider'
   > &
-    Partial<Pick<TasksTable, 'waiting_for' | 'cost_micros' | 'cost_source'>> &
+    Partial<Pick<TasksTable, 'waiting_for' | 'upstream_queue_position' | 'cost_micros' | 'cost_source'>> &
     Partial<WaitPlace>,
 ): TaskRecord {
   const status = row.status;
   const record: TaskRecord = { task_id: row.id, status, progress: row.progress };
-  // Why an unfinished task waits (an extra field, not the spec's): parked for upstream capacity.
+  // Why an unfinished task waits (an extra field, not the spec's): parked for upstream capacity, or
+  // in the upstream's own queue.
   if (row.waiting_for && (status === 'queued' || status === 'in_progress')) {
     record.waiting_for = row.waiting_for;
-    // Where it stands, when the read placed it (tasks-service.ts; computed per read, not stored).
-    if (row.queue_position !== undefined) record.queue_position = row.queue_position;
+    // Where it stands: in the upstream's queue as it said; else when the read placed it
+    // (tasks-service.ts; computed per read, not stored).
+    if (row.waiting_for === 'upstream_queue') {
+      if (row.upstream_queue_position) record.queue_position = row.upstream_queue_position;
+    } else if (row.queue_position !== undefined) record.queue_position = row.queue_position;
     if (row.estimated_start_at !== undefined) record.estimated_start_at = row.estimated_start_at;
   }
   if (status === 'completed') {
@@ -75,7 +80,7 @@ export function toTaskRecord(
 
 /**
  * True when two records of a task read the same to a caller (status, progress, result, error, wait).
- * The place and estimate are left out on purpose: they are figures of a read, not the task's state
+ * The place and estimate of a capacity wait are left out on purpose: they are figures of a read, not the task's state
  * (a place moves up when other tasks are called back, without a write to this one), so they never
  * make a change event; a poll, or the event stream's first look, shows them.
  */
@@ -91,7 +96,9 @@ export function sameTaskRecord(a: TaskRecord, b: TaskRecord): boolean {
     a.contentType === b.contentType &&
     a.bytes === b.bytes &&
     a.provider === b.provider &&
-    a.waiting_for === b.waiting_for
+    a.waiting_for === b.waiting_for &&
+    // A place in the upstream's queue is the upstream's word, written with the task: its moves are news.
+    (a.waiting_for !== 'upstream_queue' || a.queue_position === b.queue_position)
   );
 }
 

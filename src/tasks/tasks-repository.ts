@@ -39,6 +39,7 @@ export type TaskPatch = Partial<
     | 'started_at'
     | 'finished_at'
     | 'waiting_for'
+    | 'upstream_queue_position'
     | 'capacity_pool'
     | 'waiting_since'
     | 'partial_frames'

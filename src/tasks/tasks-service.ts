@@ -36,7 +36,8 @@ export function createTasksService({
   ): Promise<Row[]> {
     if (places === undefined) return list;
     const parked = list.filter(
-      (row) => !!row.waiting_for && (row.status === 'queued' || row.status === 'in_progress'),
+      (row) =>
+        row.waiting_for === 'upstream_capacity' && (row.status === 'queued' || row.status === 'in_progress'),
     );
     if (parked.length === 0) return list;
     const found = await places(accountId, parked.map(idOf));

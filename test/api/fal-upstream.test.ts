@@ -100,6 +100,22 @@ describe('fal queue API upstream', () => {
       seen.some((r) => r.status === 'queued' && r.progress > 0),
       'the queue position shows while queued',
     );
+    // fal's place (0 = next) is the task's wait in the record (1 = next), falling as fal says; gone once it runs.
+    const waits = seen as Array<(typeof seen)[number] & { waiting_for?: string; queue_position?: number }>;
+    const places = waits.filter((r) => r.waiting_for === 'upstream_queue').map((r) => r.queue_position);
+    assert.ok(
+      places.length >= 2 && places.every((p) => typeof p === 'number'),
+      `places: ${places.join(', ')}`,
+    );
+    assert.ok(
+      places.every((p, i) => i === 0 || (p as number) <= (places[i - 1] as number)) &&
+        new Set(places).size >= 2,
+      `the place falls: ${places.join(', ')}`,
+    );
+    assert.ok(
+      waits.filter((r) => r.status !== 'queued').every((r) => r.waiting_for === undefined),
+      'no wait once it runs',
+    );
     assert.ok(
       fal.requests.some((r) => r.path.startsWith('/files/')),
       'the image was copied from the CDN',

@@ -39,6 +39,7 @@ import { migration as m0043 } from './0043_pool_learning.js';
 import { migration as m0044 } from './0044_tasks_due_by_account.js';
 import { migration as m0058 } from './0058_generation_quality.js';
 import { migration as m0059 } from './0059_quote_caps.js';
+import { migration as m0060 } from './0060_upstream_queue_position.js';
 
 /**
  * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
@@ -85,4 +86,5 @@ export const migrations: Record<string, Migration> = {
   '0044_tasks_due_by_account': m0044,
   '0058_generation_quality': m0058,
   '0059_quote_caps': m0059,
+  '0060_upstream_queue_position': m0060,
 };
