@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { checkCatalog } from '../../src/catalog/catalog-check.js';
 import { type FakeComfyUI, STEPS, startFakeComfyUI } from '../fakes/providers/fake-comfyui.js';
 import { call, type McpSession, startMcp } from '../fakes/stdio-session.js';
-import { bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
+import { bearer, makePng, pollUntilFinal, submitGenerate } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 
 /**
@@ -61,16 +61,8 @@ describe('ComfyUI provider: two servers, the shipped SDXL catalog', () => {
     await b?.close();
   });
 
-  const generate = async (payload: Record<string, unknown>): Promise<string[]> => {
-    const response = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/generate',
-      headers: bearer(apiKey),
-      payload,
-    });
-    assert.equal(response.statusCode, 200, response.body);
-    return response.json().task_ids as string[];
-  };
+  const generate = (payload: Record<string, unknown>): Promise<string[]> =>
+    submitGenerate(t.app, apiKey, payload);
   const task = async (id: string): Promise<Task> =>
     (
       await t.app.inject({ method: 'GET', url: `/api/v1/tasks/${id}`, headers: bearer(apiKey) })

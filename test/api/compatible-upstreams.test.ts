@@ -14,7 +14,7 @@ import {
   startFakeCompatibleServer,
 } from '../fakes/providers/fake-compatible-server.js';
 import { startMcp } from '../fakes/stdio-session.js';
-import { bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
+import { bearer, makePng, pollUntilFinal, submitGenerate } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 
 const KEY = 'sk-local-0123456789abcdef';
@@ -113,14 +113,7 @@ describe('OpenAI-compatible upstreams declared in the catalog', () => {
   });
 
   const generate = async (payload: Record<string, unknown>) => {
-    const response = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/generate',
-      headers: bearer(apiKey),
-      payload,
-    });
-    assert.equal(response.statusCode, 200, response.body);
-    const [taskId] = response.json().task_ids as string[];
+    const [taskId] = await submitGenerate(t.app, apiKey, payload);
     return (await pollUntilFinal(t.app, apiKey, String(taskId), 60_000)).final;
   };
 

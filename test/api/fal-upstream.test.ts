@@ -12,7 +12,7 @@ import { createProviderRegistry, type ProviderRegistry } from '../../src/provide
 import { systemClock } from '../../src/runtime/clock.js';
 import { type FakeFal, startFakeFal } from '../fakes/providers/fake-fal.js';
 import { call, startMcp, textOf } from '../fakes/stdio-session.js';
-import { bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
+import { bearer, makePng, pollUntilFinal, submitGenerate } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 
 const KEY = 'fal-key-0123456789:abcdef';
@@ -66,16 +66,8 @@ describe('fal queue API upstream', () => {
     await new Promise((resolve) => origin?.close(resolve));
   });
 
-  const start = async (payload: Record<string, unknown>) => {
-    const response = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/generate',
-      headers: bearer(apiKey),
-      payload,
-    });
-    assert.equal(response.statusCode, 200, response.body);
-    return String((response.json().task_ids as string[])[0]);
-  };
+  const start = async (payload: Record<string, unknown>) =>
+    String((await submitGenerate(t.app, apiKey, payload))[0]);
   const generate = async (payload: Record<string, unknown>) =>
     pollUntilFinal(t.app, apiKey, await start(payload), 60_000);
 

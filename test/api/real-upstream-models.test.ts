@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type FakeGemini, startFakeGemini } from '../fakes/providers/fake-gemini.js';
-import { bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
+import { bearer, makePng, pollUntilFinal, submitGenerate } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 
 const KEY = 'AIzaRealUpstreams-0123456789abcdefgh';
@@ -70,14 +70,7 @@ describe('real upstream models: edits keep the reference shape; a gone model fai
   });
 
   const generate = async (payload: Record<string, unknown>) => {
-    const response = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/generate',
-      headers: bearer(apiKey),
-      payload,
-    });
-    assert.equal(response.statusCode, 200, response.body);
-    const [taskId] = response.json().task_ids as string[];
+    const [taskId] = await submitGenerate(t.app, apiKey, payload);
     return (await pollUntilFinal(t.app, apiKey, String(taskId), 60_000)).final;
   };
 

@@ -31,6 +31,22 @@ interface TaskRecord {
   bytes?: number;
 }
 
+/** POST /api/v1/generate as the key's account, asserting a 200; the task ids. */
+export async function submitGenerate(
+  app: FastifyInstance,
+  apiKey: string,
+  payload: Record<string, unknown>,
+): Promise<string[]> {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/api/v1/generate',
+    headers: bearer(apiKey),
+    payload,
+  });
+  assert.equal(response.statusCode, 200, response.body);
+  return response.json().task_ids as string[];
+}
+
 /** Polls a task through the API until it is final; returns every distinct record seen, in order. */
 export async function pollUntilFinal(
   app: FastifyInstance,
