@@ -23,6 +23,7 @@ import type { StepContext } from './task-engine-deps.js';
 import { createTaskPoll } from './task-poll.js';
 import { createTaskSubmit } from './task-submit.js';
 import type { LeasedTask, TaskPatch, TaskRow } from './tasks-repository.js';
+import { upstreamQueuePatch } from './upstream-queue.js';
 
 const contentTypeOfFormat: Record<string, string> = {
   png: 'image/png',
@@ -176,15 +177,7 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
           lease_expires_at: null,
         };
         if ('upstreamId' in outcome && outcome.upstreamId) patch.upstream_id = outcome.upstreamId;
-        // In the upstream's own queue (fal): the wait and the place it said; cleared once it runs.
-        const queuePosition = 'queuePosition' in outcome ? outcome.queuePosition : undefined;
-        if (queuePosition !== undefined && status === 'queued') {
-          patch.waiting_for = 'upstream_queue';
-          patch.upstream_queue_position = queuePosition;
-        } else if (task.waiting_for === 'upstream_queue') {
-          patch.waiting_for = null;
-          patch.upstream_queue_position = null;
-        }
+        Object.assign(patch, upstreamQueuePatch(task, outcome, status));
         if (phase === 'submit' && keyId) patch.upstream_key_id = keyId;
         if ('partial' in outcome && outcome.partial && task.partial_frames < MAX_PARTIAL_FRAMES)
           patch.partial_frames = await storePartialFrame(

@@ -109,6 +109,21 @@ describe('OpenAI-compatible images API, with the official openai client', () => 
       maxCount: 4,
       maxReferences: 4,
       masks: true,
+      // The models' facts (issue 41): the offline renderer has no qualities, costs 0 and no lifecycle.
+      qualities: [],
+      defaultQuality: null,
+      price: {
+        currency: 'USD',
+        published: true,
+        asOf: null,
+        source: null,
+        perImage: { '1K': 0, '2K': 0, '4K': 0 },
+        maxPerImage: { '1K': 0, '2K': 0, '4K': 0 },
+        maxPerImageByQuality: {},
+        perMillionTokens: null,
+        maxTokensPerReference: null,
+      },
+      lifecycle: { released: null, deprecated: null, shutdown: null, replacement: null },
     });
   });
 

@@ -109,16 +109,9 @@ describe('Atelier MCP server over stdio', () => {
     assert.deepEqual(generate?.inputSchema.required, ['prompt']);
     const batch = byName.get('batch_get_tasks')?.inputSchema.properties?.task_ids as { maxItems?: number };
     assert.equal(batch.maxItems, 20);
-    for (const name of [
-      'get_task',
-      'batch_get_tasks',
-      'list_my_generations',
-      'get_account_status',
-      'quote_image',
-    ]) {
-      assert.equal(byName.get(name)?.annotations?.readOnlyHint, true, name);
-    }
-    assert.equal(byName.get('generate_image')?.annotations?.readOnlyHint, false);
+    const creating = ['generate_image', 'upload_reference_image']; // the rest only read
+    for (const [name, tool] of byName)
+      assert.equal(tool.annotations?.readOnlyHint, !creating.includes(name), name);
     assert.match(mcp.stderr(), /serving http:\/\/127\.0\.0\.1:\d+ over stdio/);
   });
 
@@ -126,24 +119,6 @@ describe('Atelier MCP server over stdio', () => {
     const result = await call(mcp, 'get_account_status');
     assert.equal(result.isError, undefined);
     assert.deepEqual(result.structuredContent, { email: atelier.email, tier: 'standard', has_key: true });
-  });
-
-  it("quote_image prices a call without making anything; its quote_id binds generate_image's same arguments only", async () => {
-    const args = { prompt: 'a quoted lighthouse', count: 2, imageSize: '1K' };
-    const before = (await call(mcp, 'list_my_generations')).structuredContent as { total: number };
-    const quoted = await call(mcp, 'quote_image', args);
-    assert.equal(quoted.isError, undefined, textOf(quoted));
-    const quote = quoted.structuredContent as { quote_id: string; count: number; max_cost_micros: number };
-    assert.equal(quote.count, 2);
-    assert.ok(quote.max_cost_micros >= 0);
-    const after = (await call(mcp, 'list_my_generations')).structuredContent as { total: number };
-    assert.equal(after.total, before.total, 'a quote creates no generation');
-    const differs = await call(mcp, 'generate_image', { ...args, count: 3, quote_id: quote.quote_id });
-    assert.equal(differs.isError, true);
-    assert.match(textOf(differs), /quote_id/);
-    const bound = await call(mcp, 'generate_image', { ...args, quote_id: quote.quote_id });
-    assert.equal(bound.isError, undefined, textOf(bound));
-    assert.equal((bound.structuredContent as { task_ids: string[] }).task_ids.length, 2);
   });
 
   it('generate_image with wait returns completed images with thumbnails in one call, under 1 MB', async () => {

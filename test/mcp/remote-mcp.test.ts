@@ -150,6 +150,28 @@ describe('remote MCP at /mcp', () => {
     assert.equal(linksOf(result).length, 2);
   });
 
+  it("quote_image prices a call without making anything; its quote_id binds generate_image's same arguments only", async () => {
+    const call = async (name: string, args: Record<string, unknown> = {}) =>
+      (await mcp.callTool({ name, arguments: args })) as CallToolResult;
+    const text = (result: CallToolResult) => JSON.stringify(result.content);
+    const args = { prompt: 'a quoted lighthouse', count: 2, imageSize: '1K' };
+    const total = async () =>
+      ((await call('list_my_generations')).structuredContent as { total: number }).total;
+    const before = await total();
+    const quoted = await call('quote_image', args);
+    assert.equal(quoted.isError, undefined, text(quoted));
+    const quote = quoted.structuredContent as { quote_id: string; count: number; max_cost_micros: number };
+    assert.equal(quote.count, 2);
+    assert.ok(quote.max_cost_micros >= 0);
+    assert.equal(await total(), before, 'a quote creates no generation');
+    const differs = await call('generate_image', { ...args, count: 3, quote_id: quote.quote_id });
+    assert.equal(differs.isError, true);
+    assert.match(text(differs), /quote_id/);
+    const bound = await call('generate_image', { ...args, quote_id: quote.quote_id });
+    assert.equal(bound.isError, undefined, text(bound));
+    assert.equal((bound.structuredContent as { task_ids: string[] }).task_ids.length, 2);
+  });
+
   it("the SDK's task stream (callToolStream) sees the task created, its status, then the result", async () => {
     const kinds: string[] = [];
     let result: CallToolResult | undefined;
