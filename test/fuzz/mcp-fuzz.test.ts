@@ -20,7 +20,19 @@ const RUNS = Math.max(20, Math.round(Number(process.env.FUZZ_RUNS ?? 1500) / 10)
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
 const TOOL_FIELDS: Record<string, string[]> = {
-  generate_image: ['prompt', 'model', 'mode', 'aspect', 'imageSize', 'count', 'imageUrls', 'wait'],
+  generate_image: [
+    'prompt',
+    'model',
+    'mode',
+    'aspect',
+    'quality',
+    'imageSize',
+    'count',
+    'imageUrls',
+    'quote_id',
+    'wait',
+  ],
+  quote_image: ['prompt', 'model', 'mode', 'aspect', 'quality', 'imageSize', 'count', 'imageUrls'],
   get_task: ['task_id', 'wait'],
   batch_get_tasks: ['task_ids', 'wait'],
   upload_reference_image: ['source_url', 'path'],
