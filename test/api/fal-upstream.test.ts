@@ -72,7 +72,15 @@ describe('fal queue API upstream', () => {
     pollUntilFinal(t.app, apiKey, await start(payload), 60_000);
 
   test('text: submitted with the key, queue position then logs move the progress, the result is copied', async () => {
-    const { final, seen } = await generate({ prompt: 'a lighthouse', model: 'flux-dev', aspect: '16:9' });
+    // fal's queue moves only once the record has shown the current place (fal's 0 = the record's 1).
+    const shown = new Set<number>();
+    fal.queueMoves = (job) => shown.has(job.position + 1);
+    const id = await start({ prompt: 'a lighthouse', model: 'flux-dev', aspect: '16:9' });
+    const { final, seen } = await pollUntilFinal(t.app, apiKey, id, 60_000, (record) => {
+      const place = (record as { queue_position?: number }).queue_position;
+      if (place !== undefined) shown.add(place);
+    });
+    fal.queueMoves = undefined;
     assert.equal(final.status, 'completed', JSON.stringify(final));
     const job = fal.jobs.at(-1);
     assert.equal(job?.endpoint, 'fal-ai/flux/dev');

@@ -53,6 +53,7 @@ export async function pollUntilFinal(
   apiKey: string,
   taskId: string,
   timeoutMs = 20_000,
+  onRecord?: (record: TaskRecord) => void,
 ): Promise<{ final: TaskRecord; seen: TaskRecord[] }> {
   const seen: TaskRecord[] = [];
   const until = Date.now() + timeoutMs;
@@ -64,6 +65,7 @@ export async function pollUntilFinal(
     });
     assert.equal(response.statusCode, 200, response.body);
     const record = response.json() as TaskRecord;
+    onRecord?.(record);
     const last = seen.at(-1);
     if (!last || last.status !== record.status || last.progress !== record.progress) seen.push(record);
     if (record.status === 'completed' || record.status === 'failed') return { final: record, seen };

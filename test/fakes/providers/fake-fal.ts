@@ -43,6 +43,11 @@ export interface FakeFal extends FakeHttpServer {
   release(): void;
   /** The next `count` status reads cut the connection without an answer (the server goes away). */
   dropStatusReads(count: number): void;
+  /**
+   * When set, a queued request's place falls at a status read only if this answers true (a test lets
+   * the queue move once it has seen the current place, instead of racing fal's reads with its own).
+   */
+  queueMoves?: (job: FalRequestState) => boolean;
 }
 
 export async function startFakeFal(options: {
@@ -160,7 +165,7 @@ export async function startFakeFal(options: {
       };
     if (job.position > 0) {
       const json = { status: 'IN_QUEUE', queue_position: job.position, response_url: '' };
-      if (!stalled) job.position--;
+      if (!stalled && (fake.queueMoves?.(job) ?? true)) job.position--;
       return { status: 200, json };
     }
     if (job.step < job.steps) {
@@ -211,7 +216,7 @@ export async function startFakeFal(options: {
     };
   }
 
-  return {
+  const fake: FakeFal = {
     ...server,
     jobs,
     cancels,
@@ -223,4 +228,5 @@ export async function startFakeFal(options: {
       drops = count;
     },
   };
+  return fake;
 }
