@@ -26,6 +26,8 @@ const filters = process.argv.slice(2);
 const postgresUrl = process.env.ATELIER_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const onlyStore = process.env.ATELIER_TEST_STORE;
 const inCi = process.env.CI === 'true';
+/** Test files run at once; 2 by default (these machines have two cores). */
+const concurrency = Number(process.env.ATELIER_TEST_CONCURRENCY) || 2;
 /** The tier that runs on both stores: everything under test/ but the embedded defaults' checks. */
 const onBothStores = (file) =>
   file.startsWith(`test${sep}`) && !file.startsWith(join('test', 'defaults', ''));
@@ -79,7 +81,7 @@ function runSuite(store, files, runId) {
     [
       ...loader,
       '--test',
-      '--test-concurrency=2',
+      `--test-concurrency=${concurrency}`,
       '--test-timeout=120000',
       '--test-reporter=spec',
       '--test-reporter-destination=stdout',
