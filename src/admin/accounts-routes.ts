@@ -16,8 +16,8 @@ import {
   adminPasswordBodySchema,
   adminPasswordResetSchema,
   adminSecurity,
+  operatorUsageReportSchema,
   usageQuerySchema,
-  usageReportSchema,
 } from '../contract/admin.js';
 import { storePageOf } from '../contract/paging.js';
 import { Conflict, NotFound } from '../domain/errors.js';
@@ -50,6 +50,7 @@ export async function adminAccountRoutes(app: FastifyInstance, { deps }: { deps:
           completed: own?.completed ?? 0,
           failed: own?.failed ?? 0,
           cost_micros: own?.cost_micros ?? 0,
+          absorbed_micros: own?.absorbed_micros ?? 0,
         };
       };
     };
@@ -251,11 +252,11 @@ export async function adminAccountRoutes(app: FastifyInstance, { deps }: { deps:
         security: adminSecurity,
         summary: "An account's usage",
         description:
-          "Images completed and failed per UTC day and model, and what the account's tier policy leaves: the report the account itself reads at GET /api/v1/user/usage.",
+          "Images completed and failed per UTC day and model, and what the account's tier policy leaves: the report the account itself reads at GET /api/v1/user/usage, with absorbed_micros (what upstreams billed beyond its quotes' maxima, absorbed by the operator) beside each cost_micros.",
         params: adminAccountParamsSchema,
         querystring: usageQuerySchema,
         response: {
-          200: jsonResponse('Usage over the range', usageReportSchema),
+          200: jsonResponse('Usage over the range', operatorUsageReportSchema),
           ...errorResponses(['invalid_request', ...ADMIN_AUTH_ERRORS, 'not_found']),
         },
       },

@@ -14,7 +14,8 @@ import { createOpenAIProvider } from '../providers/openai-provider.js';
 import type { ImageProvider } from '../providers/provider.js';
 import { createReplicateProvider } from '../providers/replicate-provider.js';
 import { type CatalogFile, parseCatalog } from './catalog.js';
-import { checkCatalog, dateStatus, formatCatalogReport } from './catalog-check.js';
+import { checkCatalog, dateStatus, formatCatalogReport, priceProblems } from './catalog-check.js';
+import { routePriceSchema } from './prices.js';
 import { reportCatalogAtStart } from './startup-check.js';
 
 const GEMINI_KEY = 'AIzaCatalogCheck-0123456789abcdefghij';
@@ -174,6 +175,20 @@ describe('catalog check', () => {
       ),
     );
     assert.ok(lines.includes('INFO openai lists gpt-image-2, which the catalog does not offer'));
+  });
+
+  test('an old price keeps its report, with its last re-read attempt when one could not confirm it', () => {
+    const now = Date.parse('2026-11-28T00:00:00Z');
+    const price = routePriceSchema.parse({
+      asOf: '2026-03-24',
+      source: 'https://ai.google.dev/gemini-api/docs/pricing',
+      perImage: { '1K': 134_000 },
+      recheck: { on: '2026-11-28', note: 'the page could not be read; the figures stand' },
+    });
+    assert.deepEqual(priceProblems(price, now), [
+      'its price was read on 2026-03-24 (249 days ago, more than 90): re-read https://ai.google.dev/gemini-api/docs/pricing (last attempt 2026-11-28: the page could not be read; the figures stand)',
+    ]);
+    assert.throws(() => routePriceSchema.parse({ ...price, recheck: { on: 'yesterday', note: 'x' } }));
   });
 
   test('no key: the provider is not asked; an unreachable model list is a warning, never a throw', async () => {

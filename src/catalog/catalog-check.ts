@@ -84,7 +84,7 @@ export function priceProblems(price: RoutePrice | undefined, nowMs: number): str
     const age = Math.floor((nowMs - Date.parse(`${price.asOf}T00:00:00Z`)) / DAY_MS);
     if (age > PRICE_MAX_AGE_DAYS)
       problems.push(
-        `its price was read on ${price.asOf} (${age} days ago, more than ${PRICE_MAX_AGE_DAYS}): re-read ${price.source ?? "the provider's pricing page"}`,
+        `its price was read on ${price.asOf} (${age} days ago, more than ${PRICE_MAX_AGE_DAYS}): re-read ${price.source ?? "the provider's pricing page"}${price.recheck ? ` (last attempt ${price.recheck.on}: ${price.recheck.note})` : ''}`,
       );
   }
   if (price.perMillionTokens && !price.maxPerImage)

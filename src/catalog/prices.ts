@@ -41,6 +41,12 @@ export const routePriceSchema = z
     /** Where they were read (the provider's pricing page). */
     source: z.string().url().optional(),
     /**
+     * The last attempt to re-read the price that could not confirm it (the provider's page could
+     * not be read): the day, and what was consulted and what it said. The figures and `asOf` stay
+     * as read; `catalog check` adds this to its report of an old price.
+     */
+    recheck: z.strictObject({ on: isoDay, note: z.string().min(1).max(1000) }).optional(),
+    /**
      * Per image by size: what an image costs when the upstream bills per image, or when a
      * token-billed upstream reported no tokens (the provider's own per-image figure for that size).
      */

@@ -28,16 +28,13 @@ export async function usageCommand(
       return;
     }
     out(`${account.email} (tier ${account.tier}), ${report.from} to ${report.to} (UTC days)`);
-    out('day\tcompleted\tfailed\tspend');
+    out('day\tcompleted\tfailed\tspend\tabsorbed');
     for (const day of report.days)
-      if (day.completed + day.failed > 0)
-        out(`${day.date}\t${day.completed}\t${day.failed}\t${formatUsd(day.cost_micros)}`);
-    out(
-      `total\t${report.totals.completed}\t${report.totals.failed}\t${formatUsd(report.totals.cost_micros)}`,
-    );
+      if (day.completed + day.failed > 0) out(`${day.date}\t${countColumns(day)}`);
+    out(`total\t${countColumns(report.totals)}`);
     for (const model of report.models)
       out(
-        `  ${model.model}: ${model.completed} completed, ${model.failed} failed, ${formatUsd(model.cost_micros)}`,
+        `  ${model.model}: ${model.completed} completed, ${model.failed} failed, ${formatUsd(model.cost_micros)}${model.absorbed_micros > 0 ? `, ${formatUsd(model.absorbed_micros)} absorbed` : ''}`,
       );
     for (const [name, budget] of [
       ['daily budget', report.budgets?.daily],
@@ -74,7 +71,19 @@ export async function usageCommand(
     return;
   }
   out(`${report.from} to ${report.to} (UTC days)`);
-  out('email\ttier\tcompleted\tfailed\tspend');
-  for (const row of rows)
-    out(`${row.email}\t${row.tier}\t${row.completed}\t${row.failed}\t${formatUsd(row.cost_micros)}`);
+  out('email\ttier\tcompleted\tfailed\tspend\tabsorbed');
+  for (const row of rows) out(`${row.email}\t${row.tier}\t${countColumns(row)}`);
+}
+
+/**
+ * A row's completed, failed, spend and absorbed columns: absorbed is what upstreams billed beyond
+ * quotes' maxima, paid by the operator and not in the spend (always a column, so scripts can rely on it).
+ */
+function countColumns(counts: {
+  completed: number;
+  failed: number;
+  cost_micros: number;
+  absorbed_micros: number;
+}) {
+  return `${counts.completed}\t${counts.failed}\t${formatUsd(counts.cost_micros)}\t${formatUsd(counts.absorbed_micros)}`;
 }

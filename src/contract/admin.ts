@@ -9,14 +9,14 @@ import { fieldError } from './field-error.js';
 import { pageFields, pageQuery } from './paging.js';
 import {
   budgetsSchema,
-  usageDaySchema,
-  usageModelSchema,
+  operatorUsageDaySchema,
+  operatorUsageModelSchema,
+  operatorUsageReportSchema,
   usageQuerySchema,
-  usageReportSchema,
 } from './usage.js';
 import { WEBSITE_SESSION_SCHEME } from './website.js';
 
-export { usageQuerySchema, usageReportSchema };
+export { operatorUsageReportSchema, usageQuerySchema };
 
 export const ADMIN_PREFIX = '/api/admin/v1';
 export const ADMIN_TAG = 'admin';
@@ -27,8 +27,11 @@ export const adminSecurity: Array<Record<string, string[]>> = [
   { [WEBSITE_SESSION_SCHEME]: [] },
 ];
 
-/** Images completed and failed, and what the completed ones cost: the usage report's own counts. */
-const countsSchema = usageModelSchema.omit({ model: true });
+/**
+ * Images completed and failed, what the completed ones cost, and what the operator absorbed beyond
+ * quotes' maxima: the operator's usage counts.
+ */
+const countsSchema = operatorUsageModelSchema.omit({ model: true });
 const counts = countsSchema.shape;
 
 /** true or false in a query string; absent or empty does not filter. */
@@ -196,7 +199,7 @@ export const adminUsageAccountSchema = z.object({
   id: z.string(),
   email: z.string().nullable().describe('null when the account no longer exists'),
   ...counts,
-  models: z.array(usageModelSchema).describe('Per model, by model id'),
+  models: z.array(operatorUsageModelSchema).describe('Per model, by model id'),
 });
 
 const budgetMicros = (period: string) =>
@@ -236,8 +239,10 @@ export const adminUsageSchema = z
     from: z.string(),
     to: z.string(),
     totals: countsSchema,
-    days: z.array(usageDaySchema).describe('Every day of the range, in order, days without images included'),
-    models: z.array(usageModelSchema).describe('Totals per model'),
+    days: z
+      .array(operatorUsageDaySchema)
+      .describe('Every day of the range, in order, days without images included'),
+    models: z.array(operatorUsageModelSchema).describe('Totals per model'),
     currency: z.literal('USD').describe('The currency of every *_micros figure'),
     accounts: z
       .array(adminUsageAccountSchema)

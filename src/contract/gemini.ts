@@ -76,6 +76,12 @@ const generationConfigSchema = z
           .string({ error: 'must be a string' })
           .optional()
           .describe("1K, 2K or 4K, from the model's sizes; default 1K"),
+        quality: z
+          .string({ error: 'must be a string' })
+          .optional()
+          .describe(
+            "Atelier's extra field (Google's imageConfig has none): the quality tier, one of the model's qualities (GET /api/v1/models; case-insensitive); the reservation and the charge follow it. Default: the model's defaultQuality. A model without qualities refuses it",
+          ),
       })
       .optional(),
   })

@@ -137,7 +137,45 @@ export const usageReportSchema = z
     ],
   });
 
+const absorbed = {
+  absorbed_micros: z
+    .number()
+    .int()
+    .describe(
+      "What upstreams billed beyond quotes' maxima on these images, in micro-dollars (USD): absorbed by the operator, not part of cost_micros and never charged to the account; 0 when nothing was",
+    ),
+};
+
+/** The operator's counts of one model: the account's, and what the operator absorbed. */
+export const operatorUsageModelSchema = usageModelSchema.extend(absorbed);
+
+/** The operator's counts of one UTC day. */
+export const operatorUsageDaySchema = usageDaySchema.extend({
+  ...absorbed,
+  models: z
+    .array(operatorUsageModelSchema)
+    .describe('Per catalog model, by model id; models with no image that day are left out'),
+});
+
+/**
+ * An account's usage as operators read it (the console, `atelier usage`): the account's own report,
+ * with what upstreams billed beyond its quotes' maxima (absorbed) beside each spend.
+ */
+export const operatorUsageReportSchema = usageReportSchema
+  .extend({
+    totals: z.object({ ...counts, ...absorbed }),
+    days: z
+      .array(operatorUsageDaySchema)
+      .describe('Every day from `from` to `to`, in order, days without images included'),
+    models: z.array(operatorUsageModelSchema).describe('Totals per model over the range'),
+  })
+  .meta({
+    id: 'OperatorUsageReport',
+    description: "An account's usage report with what the operator absorbed under its quotes",
+  });
+
 export type UsageQuery = z.output<typeof usageQuerySchema>;
 export type UsageReport = z.output<typeof usageReportSchema>;
+export type OperatorUsageReport = z.output<typeof operatorUsageReportSchema>;
 export type Allowance = z.output<typeof allowanceSchema>;
 export type BudgetsReport = z.output<typeof budgetsSchema>;

@@ -34,6 +34,7 @@ export function geminiFieldOf(field: string | undefined): string | undefined {
     count: 'generationConfig.candidateCount',
     aspect: 'generationConfig.imageConfig.aspectRatio',
     imageSize: 'generationConfig.imageConfig.imageSize',
+    quality: 'generationConfig.imageConfig.quality',
   };
   return renames[head] ?? head;
 }

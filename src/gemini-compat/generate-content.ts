@@ -118,6 +118,7 @@ export function createGeminiRequests(deps: {
         mode: plan.mode,
         ...(plan.aspect === undefined ? {} : { aspect: plan.aspect }),
         ...(plan.imageSize === undefined ? {} : { imageSize: plan.imageSize }),
+        ...(plan.quality === undefined ? {} : { quality: plan.quality }),
         count: plan.count,
         imageUrls,
       });

@@ -2,6 +2,7 @@ import type { CatalogEntry } from '../catalog/catalog.js';
 import type { GeminiGenerateBody } from '../contract/gemini.js';
 import { InvalidInput } from '../domain/errors.js';
 import type { GenerationMode } from '../domain/generation-modes.js';
+import type { ImageQuality } from '../domain/image-qualities.js';
 
 /** A reference image of the request, in the order its parts gave them. */
 export type Reference =
@@ -16,6 +17,8 @@ export interface GeminiPlan {
   /** Absent: 1:1 for text, the reference's shape for an edit or fusion (as Gemini's own edits). */
   aspect?: string;
   imageSize?: string;
+  /** Atelier's extra `imageConfig.quality`, one of the model's; absent: the model's default. */
+  quality?: ImageQuality;
   count: number;
 }
 
@@ -92,9 +95,28 @@ export function readContents(
 }
 
 /**
+ * Atelier's extra `imageConfig.quality` (Google's ImageConfig has none; `@google/genai` sends it
+ * through `httpOptions.extraBody`): one of the model's qualities, any case. Checked here, before
+ * any image is stored; a model without qualities refuses it, as `POST /api/v1/generate` does.
+ */
+export function readQuality(model: CatalogEntry, raw: string | undefined): ImageQuality | undefined {
+  const wanted = raw?.trim().toLowerCase();
+  if (!wanted) return undefined;
+  const offered = model.qualities?.find((quality) => quality === wanted);
+  if (offered) return offered;
+  throw new InvalidInput(
+    model.qualities
+      ? `quality ${raw} is not offered by model ${model.id}; accepted: ${model.qualities.join(', ')}`
+      : `quality: model ${model.id} takes no quality (it renders at its own)`,
+    'quality',
+  );
+}
+
+/**
  * The whole request onto the model: references → mode (checked against the model's modes before
- * any image is stored), responseModalities must ask for images, imageConfig → aspect and size,
- * candidateCount → count. Values the model lacks are left to the generate use case to refuse.
+ * any image is stored), responseModalities must ask for images, imageConfig → aspect, size and
+ * quality, candidateCount → count. Aspects and sizes the model lacks are left to the generate use
+ * case to refuse.
  */
 export function planGeminiRequest(model: CatalogEntry, body: GeminiGenerateBody): GeminiPlan {
   const config = body.generationConfig;
@@ -115,6 +137,7 @@ export function planGeminiRequest(model: CatalogEntry, body: GeminiGenerateBody)
   }
   const aspect = config?.imageConfig?.aspectRatio?.trim();
   const imageSize = config?.imageConfig?.imageSize?.trim().toUpperCase();
+  const quality = readQuality(model, config?.imageConfig?.quality);
   return {
     prompt,
     references,
@@ -122,6 +145,7 @@ export function planGeminiRequest(model: CatalogEntry, body: GeminiGenerateBody)
     ...(aspect ? { aspect } : {}),
     // Gemini's default is 1K (the generate use case's is 2K).
     ...(imageSize ? { imageSize } : model.sizes.includes('1K') ? { imageSize: '1K' } : {}),
+    ...(quality ? { quality } : {}),
     count: config?.candidateCount ?? 1,
   };
 }

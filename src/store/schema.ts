@@ -183,6 +183,8 @@ export interface UsageDailyTable {
   failed: number;
   /** What the day's completed images cost, in micro-dollars (migration 0030). */
   cost_micros: number;
+  /** What upstreams billed beyond quotes' maxima on them, absorbed by the operator (migration 0061). */
+  absorbed_micros: number;
 }
 
 /** An account's budgets in micro-dollars per UTC day and month; null = none (owned by src/usage). */

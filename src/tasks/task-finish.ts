@@ -10,6 +10,8 @@ export const FINISHED_COLUMNS = [
   'generation_id',
   'finished_at',
   'created_at',
+  // What an upstream billed beyond a quote's cap: usage counts it apart from the spend.
+  'cost_absorbed_micros',
   // The finished record (the record's columns): the task-finished event carries it.
   ...RECORD_COLUMNS,
 ] as const;

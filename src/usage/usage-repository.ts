@@ -13,6 +13,8 @@ export interface UsageRow {
   failed: number;
   /** What the completed images cost, in micro-dollars. */
   cost_micros: number;
+  /** What upstreams billed beyond quotes' maxima on them, absorbed by the operator (not in cost_micros). */
+  absorbed_micros: number;
 }
 
 /** Store queries of the usage table (`usage_daily`), owned by the usage capability. */
@@ -27,8 +29,16 @@ export function createUsageRepository({
   // Built and compiled once: it runs in every task's final write. The counts are bound in VALUES
   // (typed by their columns on PostgreSQL); a row already there adds the new row's (`excluded`).
   const countFinished = compiledOnce(
-    6,
-    (accountId: string, day: string, generationId: string, completed: number, failed: number, cost: number) =>
+    7,
+    (
+      accountId: string,
+      day: string,
+      generationId: string,
+      completed: number,
+      failed: number,
+      cost: number,
+      absorbed: number,
+    ) =>
       db
         .insertInto('usage_daily')
         .values({
@@ -38,12 +48,14 @@ export function createUsageRepository({
           completed,
           failed,
           cost_micros: cost,
+          absorbed_micros: absorbed,
         })
         .onConflict((oc) =>
           oc.columns(['account_id', 'day', 'model']).doUpdateSet({
             completed: sql<number>`${sql.ref('usage_daily.completed')} + ${sql.ref('excluded.completed')}`,
             failed: sql<number>`${sql.ref('usage_daily.failed')} + ${sql.ref('excluded.failed')}`,
             cost_micros: sql<number>`${sql.ref('usage_daily.cost_micros')} + ${sql.ref('excluded.cost_micros')}`,
+            absorbed_micros: sql<number>`${sql.ref('usage_daily.absorbed_micros')} + ${sql.ref('excluded.absorbed_micros')}`,
           }),
         ),
   );
@@ -56,10 +68,19 @@ export function createUsageRepository({
     async recordFinished(executor: Db, task: FinishedTask): Promise<void> {
       const completed = task.status === 'completed' ? 1 : 0;
       const day = dayOf(Number(task.finished_at ?? task.created_at));
-      // Only a completed task costs (a failed one costs nothing).
-      const cost = task.status === 'completed' ? Math.max(0, Math.trunc(Number(task.cost_micros ?? 0))) : 0;
+      // Only a completed task costs (a failed one costs nothing), and only one can have absorbed.
+      const micros = (value: number | null | undefined) =>
+        task.status === 'completed' ? Math.max(0, Math.trunc(Number(value ?? 0))) : 0;
       await executor.executeQuery(
-        countFinished(task.account_id, day, task.generation_id, completed, 1 - completed, cost),
+        countFinished(
+          task.account_id,
+          day,
+          task.generation_id,
+          completed,
+          1 - completed,
+          micros(task.cost_micros),
+          micros(task.cost_absorbed_micros),
+        ),
       );
     },
 
@@ -74,6 +95,7 @@ export function createUsageRepository({
         completed: Number(row.completed),
         failed: Number(row.failed),
         cost_micros: Number(row.cost_micros),
+        absorbed_micros: Number(row.absorbed_micros),
       }));
     },
   };

@@ -1,4 +1,9 @@
-import { DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS, type UsageQuery, type UsageReport } from '../contract/usage.js';
+import {
+  DEFAULT_USAGE_DAYS,
+  MAX_USAGE_DAYS,
+  type OperatorUsageReport,
+  type UsageQuery,
+} from '../contract/usage.js';
 import { InvalidInput } from '../domain/errors.js';
 import type { Tier } from '../domain/tiers.js';
 import type { Clock } from '../runtime/clock.js';
@@ -8,7 +13,8 @@ import type { TierAdmission } from './tier-admission.js';
 import { addDays, dayOf, daysBetween, eachDay, startOfDay } from './usage-days.js';
 import type { UsageRepository, UsageRow } from './usage-repository.js';
 
-type Counts = { completed: number; failed: number; cost_micros: number };
+/** absorbed_micros is the operator's figure: the account's own report leaves it out (its schema). */
+type Counts = { completed: number; failed: number; cost_micros: number; absorbed_micros: number };
 type ModelCounts = Counts & { model: string };
 
 /** The inclusive range of UTC days a query asks for, with its defaults and limits checked. */
@@ -30,10 +36,17 @@ export function usageRange(query: UsageQuery, now: number): { from: string; to: 
 function byModel(rows: readonly UsageRow[]): ModelCounts[] {
   const models = new Map<string, ModelCounts>();
   for (const row of rows) {
-    const entry = models.get(row.model) ?? { model: row.model, completed: 0, failed: 0, cost_micros: 0 };
+    const entry = models.get(row.model) ?? {
+      model: row.model,
+      completed: 0,
+      failed: 0,
+      cost_micros: 0,
+      absorbed_micros: 0,
+    };
     entry.completed += row.completed;
     entry.failed += row.failed;
     entry.cost_micros += row.cost_micros;
+    entry.absorbed_micros += row.absorbed_micros;
     models.set(row.model, entry);
   }
   return [...models.values()].sort((a, b) => (a.model < b.model ? -1 : 1));
@@ -43,6 +56,7 @@ const total = (items: readonly Counts[]): Counts => ({
   completed: items.reduce((sum, item) => sum + item.completed, 0),
   failed: items.reduce((sum, item) => sum + item.failed, 0),
   cost_micros: items.reduce((sum, item) => sum + item.cost_micros, 0),
+  absorbed_micros: items.reduce((sum, item) => sum + item.absorbed_micros, 0),
 });
 
 /**
@@ -58,11 +72,14 @@ export function createUsageService(deps: {
 }) {
   const { usage, clock } = deps;
   return {
-    /** GET /user/usage: every day of the range (zeros included), per model, and the allowance. */
+    /**
+     * GET /user/usage: every day of the range (zeros included), per model, and the allowance; with
+     * absorbed_micros for operators (the account's own routes' schema leaves it out).
+     */
     async report(
       account: { id: string; tier: Tier; apiKey?: { id: string } | undefined },
       query: UsageQuery,
-    ): Promise<UsageReport> {
+    ): Promise<OperatorUsageReport> {
       const { from, to } = usageRange(query, clock.now());
       const [rows, allowance, budgets] = await Promise.all([
         usage.rows(account.id, from, to),

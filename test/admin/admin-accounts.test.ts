@@ -78,7 +78,7 @@ describe('operator console API: accounts', () => {
         [who.user.email, false],
       ],
     );
-    assert.deepEqual(page.items[1].today, { completed: 0, failed: 0, cost_micros: 0 });
+    assert.deepEqual(page.items[1].today, { completed: 0, failed: 0, cost_micros: 0, absorbed_micros: 0 });
     assert.equal(page.items[1].budget, null);
     const part = who.user.email.slice(0, 6).toUpperCase();
     const search = (await get(`${ADMIN}/accounts?q=${encodeURIComponent(part)}`, who.op)).json();

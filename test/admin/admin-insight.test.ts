@@ -92,19 +92,18 @@ describe('operator console API: usage, policies, upstreams', () => {
     assert.equal(answer.statusCode, 200, answer.body);
     const usage = answer.json();
     const models = [
-      { model: 'base-image-2', completed: 1, failed: 0, cost_micros: 0 },
-      { model: 'priced', completed: 1, failed: 0, cost_micros: 40_000 },
+      { model: 'base-image-2', completed: 1, failed: 0, cost_micros: 0, absorbed_micros: 0 },
+      { model: 'priced', completed: 1, failed: 0, cost_micros: 40_000, absorbed_micros: 0 },
     ];
     assert.equal(usage.currency, 'USD');
-    assert.deepEqual(usage.totals, { completed: 2, failed: 0, cost_micros: 40_000 });
-    assert.deepEqual(usage.days, [{ date: today, completed: 2, failed: 0, cost_micros: 40_000, models }]);
+    const counts = { completed: 2, failed: 0, cost_micros: 40_000, absorbed_micros: 0 };
+    assert.deepEqual(usage.totals, counts);
+    assert.deepEqual(usage.days, [{ date: today, ...counts, models }]);
     assert.deepEqual(usage.models, models);
-    assert.deepEqual(usage.accounts, [
-      { id: who.user.id, email: who.user.email, completed: 2, failed: 0, cost_micros: 40_000, models },
-    ]);
+    assert.deepEqual(usage.accounts, [{ id: who.user.id, email: who.user.email, ...counts, models }]);
     // The account list counts today's images too.
     const listed = (await r.get(`${ADMIN}/accounts?q=${encodeURIComponent(who.user.email)}`, who.op)).json();
-    assert.deepEqual(listed.items[0].today, { completed: 2, failed: 0, cost_micros: 40_000 });
+    assert.deepEqual(listed.items[0].today, counts);
     assert.deepEqual(listed.items[0].month, listed.items[0].today);
     assertError(await r.get(`${ADMIN}/usage?from=2020-01-01&to=2026-01-01`, who.op), 400, 'invalid_request');
     assertError(await r.get(`${ADMIN}/usage?to=tomorrow`, who.op), 400, 'invalid_request');

@@ -4,6 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { DEFAULT_CATALOG } from '../../src/catalog/catalog.js';
+import { gptImageOutputTokens } from '../../src/catalog/gpt-image-tokens.js';
+import { formatUsd } from '../../src/domain/money.js';
+import {
+  type FakeOpenAI,
+  OVERBILLED_TEXT_TOKENS,
+  overbilledUsageOf,
+  startFakeOpenAI,
+} from '../fakes/providers/fake-openai.js';
 import { pollUntilFinal } from '../support/api-helpers.js';
 import { expectNoAxeViolations } from './axe.js';
 import { screenshot, until } from './support.js';
@@ -17,6 +25,19 @@ const PRICED = {
   modes: ['text'],
   price: { perImage: { '1K': 40_000, '2K': 120_000 } },
 };
+/** An OpenAI model billed by tokens, whose fake upstream bills more than a quote's maximum. */
+const QUOTED = {
+  id: 'quoted',
+  provider: 'openai',
+  upstreamModel: 'gpt-image-2.6-flare',
+  modes: ['text'],
+  qualities: ['high'],
+  price: {
+    perMillionTokens: { textInput: 5_000_000, imageInput: 8_000_000, output: 30_000_000 },
+    maxPerImage: { '1K': 210_720, '2K': 428_160, '4K': 711_570 },
+  },
+};
+const OPENAI_KEY = 'sk-admin-web';
 const NEW_EMAIL = 'new.customer@example.test';
 const NEW_PASSWORD = 'a customer password';
 
@@ -28,17 +49,24 @@ const NEW_PASSWORD = 'a customer password';
  */
 describe('operator console (Chromium)', () => {
   let dir: string;
+  let openai: FakeOpenAI;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'atelier-admin-web-'));
+    openai = await startFakeOpenAI({ apiKey: OPENAI_KEY, usage: overbilledUsageOf });
     await writeFile(
       join(dir, 'catalog.json'),
-      JSON.stringify({ models: [...DEFAULT_CATALOG.models, PRICED] }),
+      JSON.stringify({ models: [...DEFAULT_CATALOG.models, PRICED, QUOTED] }),
     );
   });
-  after(() => rm(dir, { recursive: true, force: true }));
+  after(async () => {
+    await openai.close();
+    await rm(dir, { recursive: true, force: true });
+  });
   const site = websiteSession(() => ({
     ATELIER_CATALOG: join(dir, 'catalog.json'),
     ATELIER_LOCAL_LATENCY_MS: '200',
+    ATELIER_OPENAI_API_KEY: OPENAI_KEY,
+    ATELIER_OPENAI_BASE_URL: openai.baseUrl,
   }));
   let newKey = '';
 
@@ -135,6 +163,34 @@ describe('operator console (Chromium)', () => {
     const row = page.getByRole('row', { name: new RegExp(NEW_EMAIL) });
     await until('the account’s row', async () => (await row.innerText()).includes('$0.04'));
     await expectNoAxeViolations(page, 'admin usage');
+    assert.equal(await page.getByRole('columnheader', { name: 'Absorbed' }).count(), 0, 'none absorbed yet');
+  });
+
+  test('a quoted image the upstream overbilled: Usage shows what the operator absorbed', async () => {
+    const { page } = site;
+    const body = JSON.stringify({ prompt: 'a quoted lighthouse', model: 'quoted', imageSize: '1K' });
+    const quote = (await (await site.api('/api/v1/quotes', { method: 'POST', body }, newKey)).json()) as {
+      quote_id: string;
+      max_per_image_micros: number;
+    };
+    const generated = await site.api(
+      '/api/v1/generate',
+      { method: 'POST', body: JSON.stringify({ ...JSON.parse(body), quote_id: quote.quote_id }) },
+      newKey,
+    );
+    assert.equal(generated.status, 200, await generated.clone().text());
+    const [taskId] = ((await generated.json()) as { task_ids: string[] }).task_ids;
+    await pollUntilFinal(site.server.testApp.app, newKey, taskId ?? '');
+    // The fake's text tokens at $5 / 1M and twice 1K's high-quality output tokens at $30 / 1M.
+    const billed = OVERBILLED_TEXT_TOKENS * 5 + 2 * gptImageOutputTokens('high', 1024, 1024) * 30;
+    const absorbed = formatUsd(billed - quote.max_per_image_micros);
+    await page.reload();
+    const figure = page.getByText('Absorbed under quotes').locator('..');
+    await until('the absorbed figure', async () => (await figure.innerText()).includes(absorbed));
+    await page.getByRole('columnheader', { name: 'Absorbed' }).first().waitFor();
+    const row = page.getByRole('row', { name: new RegExp(NEW_EMAIL) });
+    assert.ok((await row.innerText()).includes(absorbed), 'in the account’s row');
+    await expectNoAxeViolations(page, 'admin usage with an absorbed amount');
   });
 
   test('policies and upstreams show, without accessibility violations', async () => {

@@ -83,8 +83,8 @@ describe('bin/atelier accounts set-budget and usage', () => {
   test('atelier usage --email shows spend and the budget', async () => {
     const result = await run('usage', '--email', email);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /^day\tcompleted\tfailed\tspend$/m);
-    assert.match(result.stdout, /^total\t0\t0\t\$0\.00$/m);
+    assert.match(result.stdout, /^day\tcompleted\tfailed\tspend\tabsorbed$/m);
+    assert.match(result.stdout, /^total\t0\t0\t\$0\.00\t\$0\.00$/m);
     assert.match(
       result.stdout,
       /monthly budget: \$0\.00 of \$300\.00 spent or reserved, \$300\.00 left \(resets /,

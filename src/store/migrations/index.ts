@@ -40,6 +40,7 @@ import { migration as m0044 } from './0044_tasks_due_by_account.js';
 import { migration as m0058 } from './0058_generation_quality.js';
 import { migration as m0059 } from './0059_quote_caps.js';
 import { migration as m0060 } from './0060_upstream_queue_position.js';
+import { migration as m0061 } from './0061_usage_absorbed.js';
 
 /**
  * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
@@ -87,4 +88,5 @@ export const migrations: Record<string, Migration> = {
   '0058_generation_quality': m0058,
   '0059_quote_caps': m0059,
   '0060_upstream_queue_position': m0060,
+  '0061_usage_absorbed': m0061,
 };

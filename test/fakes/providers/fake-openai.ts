@@ -9,6 +9,7 @@
  */
 import sharp from 'sharp';
 import { z } from 'zod';
+import { gptImageOutputTokens } from '../../../src/catalog/gpt-image-tokens.js';
 import { CUSTOM_SIZE_LIMITS, openAISizing, STANDARD_SIZES } from '../../../src/providers/openai-sizes.js';
 import {
   type FakeAnswer,
@@ -161,6 +162,24 @@ export function defaultUsageOf(call: OpenAICall): FakeUsage {
     input_tokens_details: { text_tokens: 50, image_tokens: image },
     output_tokens: 4160,
     total_tokens: 50 + image + 4160,
+  };
+}
+
+/** Text tokens `overbilledUsageOf` reports. */
+export const OVERBILLED_TEXT_TOKENS = 10;
+
+/**
+ * A `usage` above what OpenAI documents: twice the output tokens its formula gives for the size at
+ * high quality (and OVERBILLED_TEXT_TOKENS), so a quoted task costs more than its quote's maximum.
+ */
+export function overbilledUsageOf(call: OpenAICall): FakeUsage {
+  const [w = 1, h = 1] = String(call.params.size).split('x').map(Number);
+  const output = 2 * gptImageOutputTokens('high', w, h);
+  return {
+    input_tokens: OVERBILLED_TEXT_TOKENS,
+    input_tokens_details: { text_tokens: OVERBILLED_TEXT_TOKENS, image_tokens: 0 },
+    output_tokens: output,
+    total_tokens: OVERBILLED_TEXT_TOKENS + output,
   };
 }
 

@@ -1,10 +1,14 @@
 import { AdminTable, DayBars, images, usd } from './admin-kit';
 
-/** One row's counts: images completed and failed, and what they cost. */
+/**
+ * One row's counts: images completed and failed, what they cost, and what the operator absorbed
+ * (upstream bills beyond quotes' maxima, not part of the spend).
+ */
 interface Counts {
   completed: number;
   failed: number;
   cost_micros: number;
+  absorbed_micros: number;
 }
 
 type Day = Counts & { date: string };
@@ -47,8 +51,18 @@ export function NoUsage({ days }: { days: number }) {
   );
 }
 
-/** The Completed, Failed and Spend column headers of a usage table. */
-export function CountHeads() {
+/**
+ * Whether a range's tables show the Absorbed column: only when something was absorbed in it (most
+ * deployments never absorb; a column of $0.00 would only be noise). Its totals always say it.
+ */
+export const anyAbsorbed = (totals: Counts) => totals.absorbed_micros > 0;
+
+/** What the Absorbed figure means, for its title and the figure's note. */
+export const ABSORBED_NOTE =
+  "Billed by upstreams beyond quotes' maxima: paid by the operator, not in the spend";
+
+/** The Completed, Failed and Spend column headers of a usage table, and Absorbed when `absorbed`. */
+export function CountHeads({ absorbed }: { absorbed: boolean }) {
   return (
     <>
       <th scope="col" className="num">
@@ -60,30 +74,42 @@ export function CountHeads() {
       <th scope="col" className="num">
         Spend
       </th>
+      {absorbed && (
+        <th scope="col" className="num" title={ABSORBED_NOTE}>
+          Absorbed
+        </th>
+      )}
     </>
   );
 }
 
-/** The Completed, Failed and Spend cells of a usage table's row. */
-export function CountCells({ counts }: { counts: Counts }) {
+/** The Completed, Failed and Spend cells of a usage table's row, and Absorbed when `absorbed`. */
+export function CountCells({ counts, absorbed }: { counts: Counts; absorbed: boolean }) {
   return (
     <>
       <td className="num">{counts.completed}</td>
       <td className="num">{counts.failed}</td>
       <td className="num">{usd(counts.cost_micros)}</td>
+      {absorbed && <td className="num">{usd(counts.absorbed_micros)}</td>}
     </>
   );
 }
 
-/** Usage per model: images completed, failed and spend. */
-export function ModelTable({ models }: { models: Array<Counts & { model: string }> }) {
+/** Usage per model: images completed, failed and spend (and absorbed when `absorbed`). */
+export function ModelTable({
+  models,
+  absorbed,
+}: {
+  models: Array<Counts & { model: string }>;
+  absorbed: boolean;
+}) {
   return (
     <AdminTable
       caption="Per model"
       head={
         <tr>
           <th scope="col">Model</th>
-          <CountHeads />
+          <CountHeads absorbed={absorbed} />
         </tr>
       }
     >
@@ -92,7 +118,7 @@ export function ModelTable({ models }: { models: Array<Counts & { model: string 
           <td>
             <code>{model.model}</code>
           </td>
-          <CountCells counts={model} />
+          <CountCells counts={model} absorbed={absorbed} />
         </tr>
       ))}
     </AdminTable>

@@ -1,11 +1,18 @@
 import { type FormEvent, useCallback, useEffect, useId, useState } from 'react';
 import type { AdminAccount, AdminPasswordReset } from '../../../../src/contract/admin';
-import type { UsageReport } from '../../../../src/contract/usage';
+import type { OperatorUsageReport } from '../../../../src/contract/usage';
 import { TIERS } from '../../../../src/domain/tiers';
 import { BudgetForm } from '../../components/admin/account-budget';
 import { AccountKeys } from '../../components/admin/account-keys';
 import { images, LoadState, usd, when } from '../../components/admin/admin-kit';
-import { activeDay, ModelTable, NoUsage, SpendBars } from '../../components/admin/usage-parts';
+import {
+  ABSORBED_NOTE,
+  activeDay,
+  anyAbsorbed,
+  ModelTable,
+  NoUsage,
+  SpendBars,
+} from '../../components/admin/usage-parts';
 import { CopyButton } from '../../components/copy-button';
 import { ConfirmDialog } from '../../components/dialog';
 import { Field, FormOutcome, PasswordField } from '../../components/form-fields';
@@ -161,12 +168,14 @@ function PasswordReset({ account, onReset }: { account: AdminAccount; onReset: (
 
 /** The account's last 30 days: spend per day, and per model. */
 function AccountUsage({ accountId }: { accountId: string }) {
-  const [report, setReport] = useState<UsageReport>();
+  const [report, setReport] = useState<OperatorUsageReport>();
   const load = useAction();
   const run = load.run;
   useEffect(() => {
     void run(async () =>
-      setReport(await api.get<UsageReport>(`/api/admin/v1/accounts/${encodeURIComponent(accountId)}/usage`)),
+      setReport(
+        await api.get<OperatorUsageReport>(`/api/admin/v1/accounts/${encodeURIComponent(accountId)}/usage`),
+      ),
     );
   }, [run, accountId]);
   if (!report) return <LoadState error={load.error} loading={load.busy} />;
@@ -175,10 +184,16 @@ function AccountUsage({ accountId }: { accountId: string }) {
     <div className="stack">
       <p>
         Last {report.days.length} days (UTC): <strong>{images(report.totals.completed)}</strong> completed,{' '}
-        {report.totals.failed} failed, <strong>{usd(report.totals.cost_micros)}</strong> spent.
+        {report.totals.failed} failed, <strong>{usd(report.totals.cost_micros)}</strong> spent
+        {anyAbsorbed(report.totals) && (
+          <span title={ABSORBED_NOTE}>
+            ; <strong>{usd(report.totals.absorbed_micros)}</strong> absorbed under its quotes
+          </span>
+        )}
+        .
       </p>
       <SpendBars days={report.days} label="Spend per day" />
-      <ModelTable models={report.models} />
+      <ModelTable models={report.models} absorbed={anyAbsorbed(report.totals)} />
     </div>
   );
 }

@@ -2,7 +2,9 @@ import { useEffect, useId, useState } from 'react';
 import type { AdminUsage } from '../../../../src/contract/admin';
 import { AdminTable, LoadState, usd } from '../../components/admin/admin-kit';
 import {
+  ABSORBED_NOTE,
   activeDay,
+  anyAbsorbed,
   CountCells,
   CountHeads,
   ModelTable,
@@ -29,6 +31,7 @@ export default function UsagePage() {
   const load = useAction();
   const run = load.run;
   const rangeId = useId();
+  const absorbed = usage !== undefined && anyAbsorbed(usage.totals);
 
   useEffect(() => {
     const { from, to } = rangeOf(days);
@@ -63,6 +66,12 @@ export default function UsagePage() {
                 <span className="small muted">Spend</span>
                 <strong>{usd(usage.totals.cost_micros)}</strong>
               </div>
+              {absorbed && (
+                <div title={ABSORBED_NOTE}>
+                  <span className="small muted">Absorbed under quotes</span>
+                  <strong>{usd(usage.totals.absorbed_micros)}</strong>
+                </div>
+              )}
               <div>
                 <span className="small muted">Images completed</span>
                 <strong>{usage.totals.completed}</strong>
@@ -74,14 +83,14 @@ export default function UsagePage() {
             </div>
             {!usage.days.some(activeDay) && <NoUsage days={usage.days.length} />}
             <SpendBars days={usage.days} label="Spend per day, every account" />
-            {usage.models.length > 0 && <ModelTable models={usage.models} />}
+            {usage.models.length > 0 && <ModelTable models={usage.models} absorbed={absorbed} />}
             {usage.accounts.length > 0 && (
               <AdminTable
                 caption="Per account, most images first"
                 head={
                   <tr>
                     <th scope="col">Account</th>
-                    <CountHeads />
+                    <CountHeads absorbed={absorbed} />
                     <th scope="col">Models</th>
                   </tr>
                 }
@@ -93,7 +102,7 @@ export default function UsagePage() {
                         {account.email ?? account.id}
                       </Link>
                     </td>
-                    <CountCells counts={account} />
+                    <CountCells counts={account} absorbed={absorbed} />
                     <td>
                       {account.models.map((model) => `${model.model} ${usd(model.cost_micros)}`).join(', ')}
                     </td>
@@ -107,7 +116,7 @@ export default function UsagePage() {
                 head={
                   <tr>
                     <th scope="col">Day (UTC)</th>
-                    <CountHeads />
+                    <CountHeads absorbed={absorbed} />
                   </tr>
                 }
               >
@@ -117,7 +126,7 @@ export default function UsagePage() {
                   .map((day) => (
                     <tr key={day.date}>
                       <td>{day.date}</td>
-                      <CountCells counts={day} />
+                      <CountCells counts={day} absorbed={absorbed} />
                     </tr>
                   ))}
               </AdminTable>
