@@ -116,14 +116,21 @@ async function taskOfCall(
   fake: FakeReplicate,
   rows: TaskRow[],
 ): Promise<(call: RelayedCall) => string | undefined> {
+  const generations = await t.core.db
+    .selectFrom('generations')
+    .select(['id', 'prompt'])
+    .where(
+      'id',
+      'in',
+      rows.map((row) => row.generation_id),
+    )
+    .execute();
+  const promptOfGeneration = new Map(generations.map((g) => [g.id, g.prompt]));
   const taskOfPrompt = new Map<string, string>();
   for (const row of rows) {
-    const generation = await t.core.db
-      .selectFrom('generations')
-      .select('prompt')
-      .where('id', '=', row.generation_id)
-      .executeTakeFirstOrThrow();
-    taskOfPrompt.set(generation.prompt, row.id);
+    const prompt = promptOfGeneration.get(row.generation_id);
+    assert.ok(prompt !== undefined, `${row.id}: no generation ${row.generation_id}`);
+    taskOfPrompt.set(prompt, row.id);
   }
   const promptOfPrediction = new Map(fake.predictions.map((p) => [p.id, String(p.input.prompt)]));
   return (call) => {
@@ -197,18 +204,25 @@ describe('upstream chaos', { timeout: 300_000 }, () => {
     const { apiKey, id: accountId } = await t.createAccount();
     // Submission meets one long 429 burst: every inline create is refused, every task stays queued
     // (a 429 says the upstream is healthy, so the circuit stays closed and generate answers 200).
+    // Eight clients submit side by side (one after another, the 300 requests alone took seconds).
     relay.hold(true);
-    const taskIds: string[] = [];
-    for (let i = 0; i < TASKS; i++) {
-      const response = await t.app.inject({
-        method: 'POST',
-        url: '/api/v1/generate',
-        headers: bearer(apiKey),
-        payload: { prompt: `chaos task ${i}`, model: MODEL, imageSize: '1K' },
-      });
-      assert.equal(response.statusCode, 200, response.body);
-      taskIds.push(...(response.json().task_ids as string[]));
-    }
+    const submitted: string[][] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let i = next++; i < TASKS; i = next++) {
+          const response = await t.app.inject({
+            method: 'POST',
+            url: '/api/v1/generate',
+            headers: bearer(apiKey),
+            payload: { prompt: `chaos task ${i}`, model: MODEL, imageSize: '1K' },
+          });
+          assert.equal(response.statusCode, 200, response.body);
+          submitted[i] = response.json().task_ids as string[];
+        }
+      }),
+    );
+    const taskIds = submitted.flat();
     relay.hold(false);
     relay.arm();
     const started = Date.now();
