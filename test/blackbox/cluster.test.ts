@@ -148,7 +148,10 @@ describe('cluster: two api and two worker nodes on one PostgreSQL database and o
 
   async function startNode(name: string, roles: string, port: number, publicBaseUrl: string) {
     const dataDir = await mkdtemp(join(tmpdir(), `atelier-${name}-`));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    // The built server, as deployed and as the CLI below runs (npm test builds it first for a file
+    // that names bin/atelier or dist/src/): four processes transpiling the sources through tsx at
+    // once cost most of this file's CPU.
+    const child = spawn(process.execPath, ['dist/src/server.js'], {
       cwd: root,
       env: {
         ...env,
