@@ -83,11 +83,59 @@ export async function until<T>(what: string, check: () => Promise<T> | T, timeou
   throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
 }
 
-/** Saves a full-page screenshot under test-results/website/. */
+/**
+ * What {@link settled} runs in the page, as source: a function compiled here would reach the page
+ * with the transpiler's helpers in it (tsx names functions with `__name`, which the page lacks).
+ */
+const SETTLE_IN_PAGE = `(async () => {
+  const frame = () => new Promise((done) => requestAnimationFrame(() => done()));
+  const inView = (element) => {
+    const box = element.getBoundingClientRect();
+    return box.bottom > 0 && box.top < window.innerHeight && box.right > 0 && box.left < window.innerWidth;
+  };
+  await document.fonts.ready;
+  for (let round = 0; round < 4; round++) {
+    const images = [...document.images].filter((image) => image.currentSrc || image.src);
+    const loading = images.filter((image) => !image.complete && (image.loading !== 'lazy' || inView(image)));
+    await Promise.all(
+      loading.map(
+        (image) =>
+          new Promise((done) => {
+            image.addEventListener('load', done, { once: true });
+            image.addEventListener('error', done, { once: true });
+          }),
+      ),
+    );
+    await Promise.all(
+      images.filter((image) => image.complete && image.naturalWidth > 0).map((image) => image.decode().catch(() => {})),
+    );
+    // Two frames: what the loads changed (a reveal class, a state update) is styled, its transitions started.
+    await frame();
+    await frame();
+    const running = document
+      .getAnimations()
+      .filter((a) => a.playState === 'running' && Number.isFinite(a.effect?.getComputedTiming().endTime));
+    if (running.length === 0 && loading.length === 0) return;
+    await Promise.all(running.map((a) => a.finished.catch(() => {})));
+  }
+})()`;
+
+/**
+ * Resolves once the page is still enough to capture: its fonts loaded, the images in view (and the
+ * eager ones) loaded and decoded, and the finite animations and transitions they start (the image
+ * reveal, a progress bar's move) finished. Infinite ones (a skeleton's shimmer) are left running.
+ * Events, not a clock: a few rounds, as a loaded image may start a reveal that shows another; the
+ * rounds are bounded, so a page whose progress keeps moving is captured mid-move, as it is.
+ */
+export async function settled(page: Page): Promise<void> {
+  await page.evaluate(SETTLE_IN_PAGE);
+}
+
+/** Saves a full-page screenshot under test-results/website/, once the page has {@link settled}. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(SCREENSHOTS, { recursive: true });
   // From the top: a full-page capture of a scrolled page draws the sticky header mid-page.
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.waitForTimeout(600); // let the image reveal and progress transitions finish
+  await settled(page);
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }

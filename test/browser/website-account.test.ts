@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import { screenshot, serve, until } from './support.js';
+import { screenshot, serve, settled, until } from './support.js';
 import { testNoConsoleErrors, websiteSession } from './website-session.js';
 
 /**
@@ -133,7 +133,7 @@ describe('website account and security (Chromium, end to end)', () => {
     ] as const) {
       await goTo(label, path);
       await page.locator('h1').first().waitFor();
-      await page.waitForTimeout(300);
+      await settled(page); // the page's images and transitions in place before its width is measured
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `${path} scrolls sideways by ${overflow}px`);
       await screenshot(page, name);
