@@ -11,6 +11,7 @@ import { SearchBar } from '../components/search-bar';
 import { deleteUpload, UploadDeleteDialog } from '../components/upload-delete';
 import { VirtualGrid } from '../components/virtual-grid';
 import { api, messageOf } from '../lib/api';
+import { useCompareSelection } from '../lib/compare-selection';
 import { deleteWorks, useCollections } from '../lib/curation';
 import { useDeferredDelete } from '../lib/deferred-delete';
 import { focusSoon } from '../lib/focus-soon';
@@ -69,6 +70,8 @@ export default function LibraryPage() {
   // Results of works deleted with an Undo still on offer are gone from the count as from the grid.
   const shownTotal = total === undefined ? total : Math.max(0, total - (items.length - visible.length));
   const selection = useSelection(visible.map((a) => a.id));
+  /** The selection bar's Compare, as on Saved works: the images the lightbox opens compared. */
+  const compare = useCompareSelection(itemsOfAssets, setNotice);
   const selectedWorks = [
     ...new Set(
       visible.flatMap((a) => (selection.selected.has(a.id) && a.generationId ? [a.generationId] : [])),
@@ -177,6 +180,10 @@ export default function LibraryPage() {
         collections={collections}
         onNotice={setNotice}
         deferred={deferred}
+        onCompare={() => {
+          const first = compare.start(visible.filter((a) => selection.selected.has(a.id)));
+          if (first) setViewing(first);
+        }}
       />
       <LoadMore
         sentinel={sentinel}
@@ -188,8 +195,12 @@ export default function LibraryPage() {
       {viewing && (
         <Lightbox
           items={itemsOfAssets(visible)}
-          startKey={viewing.id}
-          onClose={() => setViewing(undefined)}
+          startKey={compare.keys?.[0] ?? viewing.id}
+          compareKeys={compare.keys}
+          onClose={() => {
+            setViewing(undefined);
+            compare.stop();
+          }}
           total={total}
           hasMore={hasMore}
           loading={loading}

@@ -16,6 +16,7 @@ import { SearchBar } from '../components/search-bar';
 import { VirtualGrid } from '../components/virtual-grid';
 import { WorkCard } from '../components/work-card';
 import { api, messageOf } from '../lib/api';
+import { useCompareSelection } from '../lib/compare-selection';
 import { deleteWorks, useCollections } from '../lib/curation';
 import { useDeferredDelete } from '../lib/deferred-delete';
 import { useGalleryView, useStarredFirst } from '../lib/grid-view';
@@ -59,8 +60,6 @@ export default function WorksPage() {
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string>();
   const [open, setOpen] = useState<SavedWork>();
-  /** The images the lightbox opens compared (the selection bar's Compare). */
-  const [comparing, setComparing] = useState<string[]>();
   const [deleting, setDeleting] = useState<SavedWork>();
   const [deleteState, setDeleteState] = useState<{ busy: boolean; error?: string }>({ busy: false });
   const [notice, setNotice] = useState('');
@@ -82,6 +81,8 @@ export default function WorksPage() {
   // Works deleted with an Undo still on offer are gone from the count as from the grid.
   const shownTotal = total === undefined ? total : Math.max(0, total - (works.length - visible.length));
   const selection = useSelection(visible.map((w) => w.id));
+  /** The selection bar's Compare: the images the lightbox opens compared. */
+  const compare = useCompareSelection(itemsOfWorks, setNotice);
   /** Works starred or unstarred (a card's star; a drop on the sidebar's Starred, its Undo). */
   const starMany = useCallback(
     (ids: string[], starred: boolean) =>
@@ -263,14 +264,8 @@ export default function WorksPage() {
         onNotice={setNotice}
         deferred={deferred}
         onCompare={() => {
-          // Each selected work's first image, in the list's order.
-          const keys = itemsOfWorks(visible.filter((w) => selection.selected.has(w.id)))
-            .filter((item, at, all) => item.url && all.findIndex((o) => o.workId === item.workId) === at)
-            .map((item) => item.key);
-          const first = visible.find((w) => keys[0]?.startsWith(`${w.id}:`));
-          if (keys.length < 2 || !first) return setNotice('Compare needs two works with an image');
-          setComparing(keys);
-          setOpen(first);
+          const first = compare.start(visible.filter((w) => selection.selected.has(w.id)));
+          if (first) setOpen(first);
         }}
       />
       {linkError && (
@@ -282,11 +277,11 @@ export default function WorksPage() {
       {open && (
         <Lightbox
           items={itemsOfWorks(walked)}
-          startKey={comparing?.[0] ?? itemsOfWorks([open])[0]?.key ?? open.id}
-          compareKeys={comparing}
+          startKey={compare.keys?.[0] ?? itemsOfWorks([open])[0]?.key ?? open.id}
+          compareKeys={compare.keys}
           onClose={() => {
             setOpen(undefined);
-            setComparing(undefined);
+            compare.stop();
           }}
           hasMore={hasMore}
           loading={loading}
