@@ -16,9 +16,12 @@ import {
   type GalleryKind,
   GRID_GAP,
   type GridRow,
+  isPlaceholder,
   PHONE_WIDTH,
+  type Placeholder,
   REVEAL_EVENT,
   type RevealRequest,
+  rowHeight,
 } from '../lib/virtual-rows';
 
 /**
@@ -36,7 +39,13 @@ const HEADING_HEIGHT = 52;
  * heights just make rows of different heights), so Saved works and the Library keep a small DOM at
  * 5,000 items whatever the shapes. Columns come from the gallery's width and the chosen density;
  * `groupOf` adds a heading row where the group changes (the day). `data-virtual-start`/`-end` say
- * which items are rendered, `data-virtual-total` how many the list holds (for tests and debugging).
+ * which items are rendered, `data-virtual-total` how many the list holds read, `data-virtual-length`
+ * its length with the placeholders of pages not read (for tests and debugging).
+ *
+ * Placeholders (pages not read yet) take their estimated size, and `onRange` says which positions
+ * the window shows, so the page reads those pages. When rows change (a page arrives, its cards
+ * and day headings replacing placeholders), the first row in view is kept where it stood on the
+ * screen: the rows above may grow or shrink, what is in view does not move.
  */
 export function VirtualGrid<T>({
   items,
@@ -48,8 +57,10 @@ export function VirtualGrid<T>({
   render,
   groupOf,
   estimateHeight,
+  placeholderHeight,
+  onRange,
 }: {
-  items: readonly T[];
+  items: readonly (T | Placeholder)[];
   /** `ul`: each row is a list of `li` cards. */
   as?: 'div' | 'ul';
   kind: GalleryKind;
@@ -60,6 +71,10 @@ export function VirtualGrid<T>({
   groupOf?: (item: T) => string;
   /** A card's likely height at `columnWidth` before it is measured (its image's shape, say). */
   estimateHeight?: (item: T, columnWidth: number) => number;
+  /** A placeholder's height at `columnWidth` (a card of a page not read yet). */
+  placeholderHeight?: (columnWidth: number) => number;
+  /** The positions rendered (first to last, inclusive), placeholders included, as the window moves. */
+  onRange?: (first: number, last: number) => void;
 }) {
   const grid = useRef<HTMLDivElement>(null);
   const { width, top, viewport } = useGridBox(grid, items.length);
@@ -71,10 +86,13 @@ export function VirtualGrid<T>({
     () => buildRows(items, columns, itemKey, groupOf),
     [items, columns, itemKey, groupOf],
   );
-  const indexOfKey = useMemo(
-    () => new Map(items.map((item, index) => [itemKey(item), index])),
-    [items, itemKey],
+  const keyOf = useCallback(
+    (item: T | Placeholder) => (isPlaceholder(item) ? item.key : itemKey(item)),
+    [itemKey],
   );
+  const indexOfKey = useMemo(() => new Map(items.map((item, index) => [keyOf(item), index])), [items, keyOf]);
+  const read = useMemo(() => items.reduce((n, item) => (isPlaceholder(item) ? n : n + 1), 0), [items]);
+  const placeholderPx = placeholderHeight?.(columnWidth) ?? columnWidth + 120;
 
   // The card holding focus keeps its row rendered wherever the window goes (scrolling away and back).
   const focusedKey = useRef<string>(undefined);
@@ -98,8 +116,36 @@ export function VirtualGrid<T>({
   // Stable while the rows are: a new function makes the virtualiser lay out every row again.
   const getItemKey = useCallback((index: number) => rows[index]?.key ?? index, [rows]);
   const estimateSize = useCallback(
-    (index: number) => estimateRow(rows[index], columnWidth, estimateHeight),
-    [rows, columnWidth, estimateHeight],
+    (index: number) => {
+      const row = rows[index];
+      if (row?.kind !== 'cards') return row ? HEADING_HEIGHT : 0;
+      return rowHeight(
+        row.items,
+        (item) => estimateHeight?.(item, columnWidth) ?? columnWidth + 120,
+        placeholderPx,
+      );
+    },
+    [rows, columnWidth, estimateHeight, placeholderPx],
+  );
+  /** The first row of cards in view, its first item and how far below the viewport's top it starts. */
+  const anchor = useRef<{ key: string; index: number; offset: number }>(undefined);
+  const itemsRef = useRef(items);
+  itemsRef.current = items;
+  const onChange = useCallback(
+    (instance: {
+      scrollOffset: number | null;
+      getVirtualItems: () => { index: number; start: number; end: number }[];
+    }) => {
+      const offset = instance.scrollOffset ?? 0;
+      for (const virtual of instance.getVirtualItems()) {
+        const row = rowsRef.current[virtual.index];
+        const item = row?.kind === 'cards' ? itemsRef.current[row.first] : undefined;
+        if (virtual.end <= offset || !row || row.kind !== 'cards' || item === undefined) continue;
+        anchor.current = { key: keyOf(item), index: row.first, offset: virtual.start - offset };
+        return;
+      }
+    },
+    [keyOf],
   );
   const virtualizer = useWindowVirtualizer({
     count: rows.length,
@@ -112,6 +158,7 @@ export function VirtualGrid<T>({
     getItemKey,
     estimateSize,
     rangeExtractor,
+    onChange,
   });
   const virtualRows = virtualizer.getVirtualItems();
   const rendered = virtualRows.flatMap((row) => {
@@ -121,8 +168,25 @@ export function VirtualGrid<T>({
   const start = rendered[0]?.first ?? 0;
   const lastRow = rendered[rendered.length - 1];
   const end = lastRow ? lastRow.first + lastRow.items.length : 0;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a page read (new items) is a reason to report again.
+  useEffect(() => {
+    if (end > start) onRange?.(start, end - 1);
+  }, [onRange, start, end, items]);
 
-  useReveal(items, itemKey, (index) => {
+  // Rows changed (a page arrived, the day headings it brings): the anchor row stays where it stood.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the rows changing is what this follows.
+  useLayoutEffect(() => {
+    const was = anchor.current;
+    if (!was || items.length === 0) return;
+    const index = indexOfKey.get(was.key) ?? Math.min(was.index, items.length - 1);
+    const row = rowOf[index];
+    const now = row === undefined ? undefined : virtualizer.measurementsCache[row]?.start;
+    if (now === undefined) return;
+    const delta = now - was.offset - window.scrollY;
+    if (Math.abs(delta) >= 1) window.scrollBy({ top: delta, behavior: 'instant' });
+  }, [rows]);
+
+  useReveal(items, keyOf, (index) => {
     const row = rowOf[index];
     if (row !== undefined) virtualizer.scrollToIndex(row, { align: 'center' });
   });
@@ -134,7 +198,8 @@ export function VirtualGrid<T>({
       style={{ height: virtualizer.getTotalSize() }}
       data-virtual-start={start}
       data-virtual-end={end}
-      data-virtual-total={items.length}
+      data-virtual-total={read}
+      data-virtual-length={items.length}
       data-columns={columns}
     >
       {virtualRows.map((virtualRow) => {
@@ -149,6 +214,7 @@ export function VirtualGrid<T>({
             columns={columns}
             gap={gap}
             measure={virtualizer.measureElement}
+            placeholderHeight={placeholderPx}
             itemKey={itemKey}
             render={render}
           />
@@ -175,7 +241,7 @@ function useFocusedCard<T>(
       if (!row || !target || at?.kind !== 'cards') return;
       const slot = Array.from(row.children).findIndex((child) => child.contains(target));
       const card = at.items[Math.max(0, slot)];
-      focused.current = card === undefined ? undefined : itemKey(card);
+      focused.current = card === undefined || isPlaceholder(card) ? undefined : itemKey(card);
     };
     const onBlur = (event: FocusEvent) => {
       if (!(event.relatedTarget instanceof Node) || !element.contains(event.relatedTarget))
@@ -198,6 +264,7 @@ interface GridRowProps<T> {
   columns: number;
   gap: number;
   measure: (element: Element | null) => void;
+  placeholderHeight: number;
   itemKey: (item: T) => string;
   render: (item: T, index: number) => ReactNode;
 }
@@ -214,6 +281,7 @@ const GridRowView = memo(function GridRowView<T>({
   columns,
   gap,
   measure,
+  placeholderHeight,
   itemKey,
   render,
 }: GridRowProps<T>) {
@@ -234,9 +302,19 @@ const GridRowView = memo(function GridRowView<T>({
       role={as === 'ul' ? 'list' : undefined}
       style={{ ...style, gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`, gap }}
     >
-      {row.items.map((item, offset) => (
-        <VirtualCell key={itemKey(item)}>{render(item, row.first + offset)}</VirtualCell>
-      ))}
+      {row.items.map((item, offset) => {
+        if (!isPlaceholder(item))
+          return <VirtualCell key={itemKey(item)}>{render(item, row.first + offset)}</VirtualCell>;
+        const Cell = as === 'ul' ? 'li' : 'div';
+        return (
+          <Cell
+            key={item.key}
+            className="card-placeholder"
+            aria-hidden
+            style={{ height: placeholderHeight }}
+          />
+        );
+      })}
     </RowTag>
   );
 }) as <T>(props: GridRowProps<T>) => ReactNode;
@@ -244,16 +322,6 @@ const GridRowView = memo(function GridRowView<T>({
 /** A keyed slot: the page's own card element is the row's child. */
 function VirtualCell({ children }: { children: ReactNode }) {
   return <>{children}</>;
-}
-
-function estimateRow<T>(
-  row: GridRow<T> | undefined,
-  columnWidth: number,
-  estimateHeight: ((item: T, columnWidth: number) => number) | undefined,
-): number {
-  if (!row) return 0;
-  if (row.kind === 'heading') return HEADING_HEIGHT;
-  return Math.max(...row.items.map((item) => estimateHeight?.(item, columnWidth) ?? columnWidth + 120));
 }
 
 /**
@@ -303,14 +371,14 @@ function useGridBox(grid: React.RefObject<HTMLDivElement | null>, count: number)
  * The lightbox closed on an item whose card is not rendered (REVEAL_EVENT): scroll its row into
  * view, then focus the card once it is rendered.
  */
-function useReveal<T>(items: readonly T[], itemKey: (item: T) => string, scrollTo: (index: number) => void) {
+function useReveal<T>(items: readonly T[], keyOf: (item: T) => string, scrollTo: (index: number) => void) {
   const [reveal, setReveal] = useState<RevealRequest>();
   const scrollRef = useRef(scrollTo);
   scrollRef.current = scrollTo;
   useEffect(() => {
     const onReveal = (event: Event) => {
       const request = (event as CustomEvent<RevealRequest>).detail;
-      const index = items.findIndex((item) => request.ids.includes(itemKey(item)));
+      const index = items.findIndex((item) => request.ids.includes(keyOf(item)));
       if (index < 0) return;
       scrollRef.current(index);
       setReveal(request);
@@ -318,7 +386,7 @@ function useReveal<T>(items: readonly T[], itemKey: (item: T) => string, scrollT
     };
     window.addEventListener(REVEAL_EVENT, onReveal);
     return () => window.removeEventListener(REVEAL_EVENT, onReveal);
-  }, [items, itemKey]);
+  }, [items, keyOf]);
   useEffect(() => {
     if (!reveal) return;
     const card = document.querySelector<HTMLElement>(reveal.selector);
