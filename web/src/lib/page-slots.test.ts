@@ -22,7 +22,7 @@ describe('a list read page by page (page-slots)', () => {
         [1, 1, 3, false],
       ],
     );
-    assert.equal((segments[2]?.slots[1] as { key: string }).key, 'slot:0:3:1');
+    assert.deepEqual(segments[2]?.slots[1], { placeholder: true, key: 'slot:0:3:1' });
     assert.deepEqual([...startsOf(segments)], [0, 24, 48, 50, 53]);
     assert.deepEqual(segmentsOf([0], 24), []);
   });
