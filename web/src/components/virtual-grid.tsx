@@ -1,14 +1,5 @@
 import { defaultRangeExtractor, type Range, useWindowVirtualizer } from '@tanstack/react-virtual';
-import {
-  memo,
-  type ReactNode,
-  useCallback,
-  useEffect,
-  useLayoutEffect,
-  useMemo,
-  useRef,
-  useState,
-} from 'react';
+import { memo, type ReactNode, useCallback, useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import {
   buildRows,
   columnsFor,
@@ -19,10 +10,9 @@ import {
   isPlaceholder,
   PHONE_WIDTH,
   type Placeholder,
-  REVEAL_EVENT,
-  type RevealRequest,
   rowHeight,
 } from '../lib/virtual-rows';
+import { useGridBox, useReveal } from './virtual-grid-box';
 
 /**
  * Beyond the viewport on each side, about this many pixels of rows stay rendered (so Tab from the
@@ -59,6 +49,7 @@ export function VirtualGrid<T>({
   estimateHeight,
   placeholderHeight,
   onRange,
+  listId,
 }: {
   items: readonly (T | Placeholder)[];
   /** `ul`: each row is a list of `li` cards. */
@@ -75,6 +66,8 @@ export function VirtualGrid<T>({
   placeholderHeight?: (columnWidth: number) => number;
   /** The positions rendered (first to last, inclusive), placeholders included, as the window moves. */
   onRange?: (first: number, last: number) => void;
+  /** Another list (a new search, filter or order): it starts from the top of the page, not at the old place. */
+  listId?: number;
 }) {
   const grid = useRef<HTMLDivElement>(null);
   const { width, top, viewport } = useGridBox(grid, items.length);
@@ -173,10 +166,17 @@ export function VirtualGrid<T>({
     if (end > start) onRange?.(start, end - 1);
   }, [onRange, start, end, items]);
 
+  const shownList = useRef(listId);
   // Rows changed (a page arrived, the day headings it brings): the anchor row stays where it stood.
   // biome-ignore lint/correctness/useExhaustiveDependencies: the rows changing is what this follows.
   useLayoutEffect(() => {
     const was = anchor.current;
+    if (shownList.current !== listId) {
+      shownList.current = listId;
+      anchor.current = undefined;
+      if (window.scrollY > 0) window.scrollTo({ top: 0, behavior: 'instant' });
+      return;
+    }
     if (!was || items.length === 0) return;
     const index = indexOfKey.get(was.key) ?? Math.min(was.index, items.length - 1);
     const row = rowOf[index];
@@ -322,76 +322,4 @@ const GridRowView = memo(function GridRowView<T>({
 /** A keyed slot: the page's own card element is the row's child. */
 function VirtualCell({ children }: { children: ReactNode }) {
   return <>{children}</>;
-}
-
-/**
- * The grid's width, its top in the document (the virtualiser's scroll margin) and the viewport's
- * width, kept current as the page above it or the window changes size. Each is set only when it
- * changes, and none depends on the rows rendered: no render loop.
- */
-function useGridBox(grid: React.RefObject<HTMLDivElement | null>, count: number) {
-  const [box, setBox] = useState({ width: 0, top: 0, viewport: window.innerWidth });
-  const measure = useCallback(() => {
-    const element = grid.current;
-    if (!element) return;
-    const rect = element.getBoundingClientRect();
-    const next = {
-      width: rect.width,
-      top: Math.round(rect.top + window.scrollY),
-      viewport: window.innerWidth,
-    };
-    setBox((current) =>
-      Math.abs(current.width - next.width) < 0.5 &&
-      current.top === next.top &&
-      current.viewport === next.viewport
-        ? current
-        : next,
-    );
-  }, [grid]);
-  // Before the first paint and when the list changes; later moves of the page above the grid change
-  // the page's size, which the observer below sees (no layout read on every scroll frame).
-  // biome-ignore lint/correctness/useExhaustiveDependencies: a longer or shorter list is a reason to measure.
-  useLayoutEffect(measure, [measure, count]);
-  useEffect(() => {
-    const element = grid.current;
-    if (!element) return;
-    const observer = new ResizeObserver(measure);
-    observer.observe(element);
-    if (element.parentElement) observer.observe(element.parentElement);
-    window.addEventListener('resize', measure);
-    return () => {
-      observer.disconnect();
-      window.removeEventListener('resize', measure);
-    };
-  }, [grid, measure]);
-  return box;
-}
-
-/**
- * The lightbox closed on an item whose card is not rendered (REVEAL_EVENT): scroll its row into
- * view, then focus the card once it is rendered.
- */
-function useReveal<T>(items: readonly T[], keyOf: (item: T) => string, scrollTo: (index: number) => void) {
-  const [reveal, setReveal] = useState<RevealRequest>();
-  const scrollRef = useRef(scrollTo);
-  scrollRef.current = scrollTo;
-  useEffect(() => {
-    const onReveal = (event: Event) => {
-      const request = (event as CustomEvent<RevealRequest>).detail;
-      const index = items.findIndex((item) => request.ids.includes(keyOf(item)));
-      if (index < 0) return;
-      scrollRef.current(index);
-      setReveal(request);
-      setTimeout(() => setReveal((current) => (current === request ? undefined : current)), 3000);
-    };
-    window.addEventListener(REVEAL_EVENT, onReveal);
-    return () => window.removeEventListener(REVEAL_EVENT, onReveal);
-  }, [items, keyOf]);
-  useEffect(() => {
-    if (!reveal) return;
-    const card = document.querySelector<HTMLElement>(reveal.selector);
-    if (!card) return; // not rendered yet: the window moves with the scroll, and this runs again
-    card.focus();
-    setReveal(undefined);
-  });
 }

@@ -38,6 +38,8 @@ export function usePagedList<T>({
   const [totals, setTotals] = useState<number[]>();
   const [pending, setPending] = useState(0);
   const [error, setError] = useState<string>();
+  /** Which list this is: a new one (another search, filter or order) each time it starts afresh. */
+  const [listId, setListId] = useState(0);
   /** Bumped when the list starts afresh: answers for an older list are dropped. */
   const generation = useRef(0);
   const inFlight = useRef(new Set<string>());
@@ -67,6 +69,7 @@ export function usePagedList<T>({
         });
         setSegments(next);
         setTotals(firsts.map((first) => first.total));
+        setListId(mine);
       })
       .catch((failure: unknown) => {
         if (mine === generation.current) setError(messageOf(failure));
@@ -163,6 +166,7 @@ export function usePagedList<T>({
     slots: slots as readonly (T | Placeholder)[],
     /** The items read, in the list's order (the lightbox walks these). */
     items,
+    listId,
     /** How many items the list has (the last sequence's total, less those taken out). */
     total,
     loading: pending > 0,

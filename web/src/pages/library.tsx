@@ -137,6 +137,7 @@ export default function LibraryPage() {
         estimateHeight={estimateAsset}
         placeholderHeight={placeholderAsset}
         onRange={list.ensure}
+        listId={list.listId}
         render={(asset) => (
           <LibraryCard
             asset={asset}

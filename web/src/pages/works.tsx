@@ -211,6 +211,7 @@ export default function WorksPage() {
         estimateHeight={estimateWork}
         placeholderHeight={placeholderWork}
         onRange={list.ensure}
+        listId={list.listId}
         render={(work) => (
           <WorkCard
             work={work}
