@@ -1,5 +1,14 @@
 import { defaultRangeExtractor, type Range, useWindowVirtualizer } from '@tanstack/react-virtual';
-import { memo, type ReactNode, useCallback, useEffect, useLayoutEffect, useMemo, useRef } from 'react';
+import {
+  memo,
+  type ReactNode,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
 import {
   buildRows,
   columnsFor,
@@ -102,6 +111,7 @@ export function VirtualGrid<T>({
     return indexes.sort((a, b) => a - b);
   }, []);
 
+  const lastOffset = useRef(0);
   const rowsRef = useRef(rows);
   rowsRef.current = rows;
   useFocusedCard(grid, rowsRef, itemKey, focusedKey);
@@ -154,6 +164,12 @@ export function VirtualGrid<T>({
     onChange,
   });
   const virtualRows = virtualizer.getVirtualItems();
+  // A flick (or a drag of the scrollbar): more than a screen since the last frame. Rows that come
+  // into the window meanwhile are drawn as placeholders of their size, their cards once it slows
+  // (the virtualiser renders again when the scroll stops): a fast flick mounts no cards per frame.
+  const offset = virtualizer.scrollOffset ?? 0;
+  const fast = Math.abs(offset - lastOffset.current) > window.innerHeight;
+  lastOffset.current = offset;
   const rendered = virtualRows.flatMap((row) => {
     const cards = rows[row.index];
     return cards?.kind === 'cards' ? [cards] : [];
@@ -215,6 +231,8 @@ export function VirtualGrid<T>({
             gap={gap}
             measure={virtualizer.measureElement}
             placeholderHeight={placeholderPx}
+            size={virtualRow.size}
+            fast={fast}
             itemKey={itemKey}
             render={render}
           />
@@ -265,6 +283,9 @@ interface GridRowProps<T> {
   gap: number;
   measure: (element: Element | null) => void;
   placeholderHeight: number;
+  /** The row's height as the virtualiser has it (a row drawn while `fast` is this tall). */
+  size: number;
+  fast: boolean;
   itemKey: (item: T) => string;
   render: (item: T, index: number) => ReactNode;
 }
@@ -282,9 +303,16 @@ const GridRowView = memo(function GridRowView<T>({
   gap,
   measure,
   placeholderHeight,
+  size,
+  fast,
   itemKey,
   render,
 }: GridRowProps<T>) {
+  // Mounted during a flick: placeholders until the scroll slows, then the cards (once; never back).
+  const [lite, setLite] = useState(fast);
+  useEffect(() => {
+    if (lite && !fast) setLite(false);
+  }, [lite, fast]);
   const style = { transform: `translateY(${top}px)` };
   if (row.kind === 'heading')
     return (
@@ -303,15 +331,16 @@ const GridRowView = memo(function GridRowView<T>({
       style={{ ...style, gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`, gap }}
     >
       {row.items.map((item, offset) => {
-        if (!isPlaceholder(item))
+        const real = !isPlaceholder(item);
+        if (real && !lite)
           return <VirtualCell key={itemKey(item)}>{render(item, row.first + offset)}</VirtualCell>;
         const Cell = as === 'ul' ? 'li' : 'div';
         return (
           <Cell
-            key={item.key}
+            key={real ? itemKey(item) : item.key}
             className="card-placeholder"
             aria-hidden
-            style={{ height: placeholderHeight }}
+            style={{ height: real ? size : placeholderHeight }}
           />
         );
       })}
