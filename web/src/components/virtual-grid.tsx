@@ -163,6 +163,10 @@ export function VirtualGrid<T>({
     rangeExtractor,
     onChange,
   });
+  // A row measured at another height than it was placed with moves the view only when it lies wholly
+  // above the viewport (the rows in view stay); TanStack's default also moves it for the row that
+  // straddles the viewport's top on its first measure, which moved the cards in view as a page arrived.
+  virtualizer.shouldAdjustScrollPositionOnItemSizeChange = keepRowsInView;
   const virtualRows = virtualizer.getVirtualItems();
   // A flick (or a drag of the scrollbar): more than a screen since the last frame. Rows that come
   // into the window meanwhile are drawn as placeholders of their size, their cards once it slows
@@ -241,6 +245,10 @@ export function VirtualGrid<T>({
     </div>
   );
 }
+
+/** Whether a row's new height moves the view: only for a row wholly above the viewport. */
+const keepRowsInView = (row: { end: number }, _delta: number, instance: { scrollOffset: number | null }) =>
+  row.end <= (instance.scrollOffset ?? 0);
 
 /** Keeps `focused` on the key of the card holding focus inside the grid (undefined when none does). */
 function useFocusedCard<T>(
