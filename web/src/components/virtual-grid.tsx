@@ -246,6 +246,22 @@ export function VirtualGrid<T>({
   );
 }
 
+/** Rows waiting to draw their cards after a flick, one a frame (not all in one long frame). */
+const turns: Array<() => void> = [];
+const nextTurn = () => {
+  turns.shift()?.();
+  if (turns.length > 0) requestAnimationFrame(nextTurn);
+};
+/** Runs `draw` in its turn, one a frame; the function returned takes it out of the queue. */
+function inTurn(draw: () => void): () => void {
+  turns.push(draw);
+  if (turns.length === 1) requestAnimationFrame(nextTurn);
+  return () => {
+    const at = turns.indexOf(draw);
+    if (at >= 0) turns.splice(at, 1);
+  };
+}
+
 /** Whether a row's new height moves the view: only for a row wholly above the viewport. */
 const keepRowsInView = (row: { end: number }, _delta: number, instance: { scrollOffset: number | null }) =>
   row.end <= (instance.scrollOffset ?? 0);
@@ -319,7 +335,7 @@ const GridRowView = memo(function GridRowView<T>({
   // Mounted during a flick: placeholders until the scroll slows, then the cards (once; never back).
   const [lite, setLite] = useState(fast);
   useEffect(() => {
-    if (lite && !fast) setLite(false);
+    if (lite && !fast) return inTurn(() => setLite(false));
   }, [lite, fast]);
   const style = { transform: `translateY(${top}px)` };
   if (row.kind === 'heading')

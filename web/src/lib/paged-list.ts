@@ -127,8 +127,9 @@ export function usePagedList<T>({
     (first: number, last: number) => {
       const [was] = wanted.current;
       wanted.current = [first, last];
-      // Moved further than the window is long since the last report: still flying, wait for it.
-      const far = Math.abs(first - was) > Math.max(1, last - first);
+      // Moved more than a quarter of the window since the last report (about a screen on a wide
+      // grid): still flying, wait for it. A steady scroll moves a row at a time and reads as it goes.
+      const far = Math.abs(first - was) > Math.max(1, (last - first) / 4);
       if (timer.current !== undefined && !far) return;
       clearTimeout(timer.current);
       timer.current = setTimeout(loadWanted, SETTLE_MS);
