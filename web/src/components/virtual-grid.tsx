@@ -192,9 +192,11 @@ export function VirtualGrid<T>({
   useLayoutEffect(() => {
     const was = anchor.current;
     if (shownList.current !== listId) {
+      // The page's first list stays where the page is; a later one starts from the top.
+      const later = Boolean(shownList.current);
       shownList.current = listId;
       anchor.current = undefined;
-      if (window.scrollY > 0) window.scrollTo({ top: 0, behavior: 'instant' });
+      if (later && window.scrollY > 0) window.scrollTo({ top: 0, behavior: 'instant' });
       return;
     }
     if (!was || items.length === 0) return;
