@@ -93,9 +93,11 @@ describe('website galleries (Chromium): mixed shapes, error boundary, view optio
       await page.goto('/works');
       await loadAll(80);
       await page.evaluate(() => window.scrollTo(0, 0));
-      await page.waitForFunction(
-        () => document.querySelector<HTMLElement>('.works-grid')?.dataset.virtualStart === '0',
-      );
+      // Back at the top (a jump: the rows draw their cards a frame or so later).
+      await page.waitForFunction(() => {
+        const grid = document.querySelector<HTMLElement>('.works-grid');
+        return grid?.dataset.virtualStart === '0' && !grid.querySelector('.card-placeholder');
+      });
       for (let step = 0; step < 3; step++) {
         const end = Number(await page.locator('.works-grid').getAttribute('data-virtual-end'));
         const lastId = (await lastCardId()) ?? '';
