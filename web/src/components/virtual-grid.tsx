@@ -112,6 +112,7 @@ export function VirtualGrid<T>({
   }, []);
 
   const lastOffset = useRef(0);
+  const movedBefore = useRef(false);
   const rowsRef = useRef(rows);
   rowsRef.current = rows;
   useFocusedCard(grid, rowsRef, itemKey, focusedKey);
@@ -171,9 +172,13 @@ export function VirtualGrid<T>({
   // A flick (or a drag of the scrollbar): more than a screen since the last frame. Rows that come
   // into the window meanwhile are drawn as placeholders of their size, their cards once it slows
   // (the virtualiser renders again when the scroll stops): a fast flick mounts no cards per frame.
+  // Two such frames in a row: a single jump (focus moving a card into view, End) draws its cards at
+  // once, and so does any move while focus is in the grid (Tab must find the next card).
   const offset = virtualizer.scrollOffset ?? 0;
-  const fast = Math.abs(offset - lastOffset.current) > window.innerHeight;
+  const moved = Math.abs(offset - lastOffset.current) > window.innerHeight;
+  const fast = moved && movedBefore.current && !grid.current?.contains(document.activeElement);
   lastOffset.current = offset;
+  movedBefore.current = moved;
   const rendered = virtualRows.flatMap((row) => {
     const cards = rows[row.index];
     return cards?.kind === 'cards' ? [cards] : [];
