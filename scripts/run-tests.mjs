@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs every *.test.ts under src/ and test/ with node's own test runner. TypeScript is loaded by
+// Runs every *.test.ts under src/, test/ and web/src/ (the website's pure arithmetic) with node's own
+// test runner. TypeScript is loaded by
 // Node.js's own type stripping through scripts/typescript-hooks.mjs where the running Node.js has it
 // (`module.registerHooks` and `--experimental-transform-types`, checked once per run), else by tsx. The
 // tiers are folders: src/**/*.test.ts are unit tests beside their code (no store, no whole core) and
@@ -21,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { ensureCurrentBuild } from './ensure-build.mjs';
 
-const roots = ['src', 'test'];
+const roots = ['src', 'test', join('web', 'src')];
 const filters = process.argv.slice(2);
 const postgresUrl = process.env.ATELIER_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const onlyStore = process.env.ATELIER_TEST_STORE;

@@ -17,7 +17,7 @@ const PROMPTS = [
  * Issue 37, Saved works' daily-use extras in Chromium at 1440×900: the selection dropped on the
  * sidebar's Starred stars it (Undo unstars); dropped on "+ New collection", it goes into the
  * collection named next; smart collections say how many works they find, kept current; the
- * selection bar's Compare opens the lightbox with the selected works side by side.
+ * selection bar's Compare opens the lightbox with the selected works side by side (the Library's, its images).
  */
 describe('website sidebar drops, smart collection counts, compare from the selection (Chromium)', () => {
   const site = websiteSession(() => ({ ATELIER_LOCAL_LATENCY_MS: '20' }));
@@ -176,6 +176,31 @@ describe('website sidebar drops, smart collection counts, compare from the selec
     await select(PROMPTS[1] ?? '');
     await select(PROMPTS[4] ?? '');
     assert.equal(await bar.getByRole('button', { name: 'Compare' }).isDisabled(), true);
+    await bar.getByRole('button', { name: 'Clear' }).click();
+  });
+
+  test("the Library's selection bar compares its selected images the same way", async () => {
+    await page.goto('/library');
+    const chosen = [PROMPTS[1], PROMPTS[4]] as string[];
+    for (const prompt of chosen)
+      await page
+        .locator('li.asset-card', { hasText: prompt })
+        .getByRole('checkbox', { name: `Select: ${prompt}` })
+        .check();
+    const bar = page.getByRole('toolbar', { name: 'Selection' });
+    await bar.getByText('2 selected').waitFor();
+    await bar.getByRole('button', { name: 'Compare' }).click();
+    const lightbox = page.locator('dialog.lightbox');
+    await lightbox.locator('.compare-panes[data-panes="2"]').waitFor();
+    const alts = await lightbox
+      .locator('.compare-pane img')
+      .evaluateAll((imgs) => imgs.map((img) => img.getAttribute('alt')));
+    assert.deepEqual([...alts].sort(), [...chosen].sort());
+    // Two: the slider between them is on offer too.
+    await lightbox.getByRole('button', { name: /slider/i }).click();
+    await lightbox.getByRole('slider').waitFor();
+    await page.keyboard.press('Escape');
+    await lightbox.waitFor({ state: 'detached' });
     await bar.getByRole('button', { name: 'Clear' }).click();
   });
 

@@ -50,17 +50,30 @@ export function columnsFor(kind: GalleryKind, density: Density, width: number, v
   return Math.max(1, Math.floor((width + gap) / (min + gap)));
 }
 
+/**
+ * A slot of a list whose page has not been read yet (web/src/lib/paged-list.ts): the grid keeps
+ * its place at an estimated size, so the list is as tall as its total and any position can be
+ * reached at once; `key` names the slot (sequence, page, place), stable until the page arrives.
+ */
+export interface Placeholder {
+  placeholder: true;
+  key: string;
+}
+export const isPlaceholder = (item: unknown): item is Placeholder =>
+  typeof item === 'object' && item !== null && (item as Partial<Placeholder>).placeholder === true;
+
 export type GridRow<T> =
   | { kind: 'heading'; key: string; label: string }
-  | { kind: 'cards'; key: string; items: T[]; first: number };
+  | { kind: 'cards'; key: string; items: (T | Placeholder)[]; first: number };
 
 /**
  * The list as rows: a new row every `columns` items, and a heading row (and a fresh row) where
  * `groupOf` changes. `first` is the index in `items` of the row's first item; `rowOf[i]` is the row
- * holding item `i`.
+ * holding item `i`. A placeholder belongs to the group before it (its own is not known yet: the
+ * heading appears when its page arrives).
  */
 export function buildRows<T>(
-  items: readonly T[],
+  items: readonly (T | Placeholder)[],
   columns: number,
   itemKey: (item: T) => string,
   groupOf?: (item: T) => string,
@@ -68,22 +81,42 @@ export function buildRows<T>(
   const rows: GridRow<T>[] = [];
   const rowOf = new Int32Array(items.length);
   let group: string | undefined;
-  let row: { kind: 'cards'; key: string; items: T[]; first: number } | undefined;
+  let row: { kind: 'cards'; key: string; items: (T | Placeholder)[]; first: number } | undefined;
   items.forEach((item, index) => {
-    const next = groupOf?.(item);
+    const real = isPlaceholder(item) ? undefined : item;
+    const next = real === undefined ? undefined : groupOf?.(real);
+    const key = real === undefined ? (item as Placeholder).key : itemKey(real);
     if (next !== undefined && next !== group) {
       group = next;
-      rows.push({ kind: 'heading', key: `group:${next}:${itemKey(item)}`, label: next });
+      rows.push({ kind: 'heading', key: `group:${next}:${key}`, label: next });
       row = undefined;
     }
     if (!row || row.items.length >= columns) {
-      row = { kind: 'cards', key: `row:${columns}:${itemKey(item)}`, items: [], first: index };
+      row = { kind: 'cards', key: `row:${columns}:${key}`, items: [], first: index };
       rows.push(row);
     }
     row.items.push(item);
     rowOf[index] = rows.length - 1;
   });
   return { rows, rowOf };
+}
+
+/** The height of a cover of aspect `w:h` in a column `columnWidth` wide, at most `max` pixels. */
+export function coverHeight(aspect: string, columnWidth: number, max = Number.POSITIVE_INFINITY): number {
+  const [w = 1, h = 1] = aspect.split(':').map(Number);
+  return Math.min(max, (columnWidth * (h || 1)) / (w || 1));
+}
+
+/** A row's height before it is measured: its tallest card's (`cardHeight`), or `placeholderHeight`. */
+export function rowHeight<T>(
+  items: readonly (T | Placeholder)[],
+  cardHeight: (item: T) => number,
+  placeholderHeight: number,
+): number {
+  let tallest = 0;
+  for (const item of items)
+    tallest = Math.max(tallest, isPlaceholder(item) ? placeholderHeight : cardHeight(item));
+  return tallest;
 }
 
 const startOfDay = (at: number) => {

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { CollectionsSidebar } from '../components/collections-sidebar';
 import {
   CurationFilters,
@@ -16,32 +16,29 @@ import { SearchBar } from '../components/search-bar';
 import { VirtualGrid } from '../components/virtual-grid';
 import { WorkCard } from '../components/work-card';
 import { api, messageOf } from '../lib/api';
+import { useCompareSelection } from '../lib/compare-selection';
 import { deleteWorks, useCollections } from '../lib/curation';
 import { useDeferredDelete } from '../lib/deferred-delete';
 import { useGalleryView, useStarredFirst } from '../lib/grid-view';
-import { useInfiniteScroll } from '../lib/infinite-scroll';
 import { itemsOfWorks } from '../lib/lightbox-items';
+import { usePagedList } from '../lib/paged-list';
 import { navigate, useLocation } from '../lib/router';
 import { isSearching, searchFromUrl, searchToApi, searchToUrl } from '../lib/search';
 import { useSelection } from '../lib/selection';
 import type { SavedWork, SavedWorksPage } from '../lib/types';
-import { dayHeading } from '../lib/virtual-rows';
+import { coverHeight, dayHeading, isPlaceholder } from '../lib/virtual-rows';
 import { useLinkedWork, useListAfterLink } from '../lib/work-link';
 
 const PAGE_SIZE = 24;
 
-/** Where the list has got to: the last page loaded, of the starred works (pinned first) or of all. */
-interface Cursor {
-  starred: boolean;
-  page: number;
-}
-
 const workKey = (work: SavedWork) => work.id;
 /** A card's height before it is measured: its cover at the work's aspect ratio (at most 420 px) and its text. */
-const estimateWork = (work: SavedWork, columnWidth: number) => {
-  const [w = 1, h = 1] = work.aspect.split(':').map(Number);
-  return Math.min(420, (columnWidth * h) / (w || 1)) + 150;
-};
+const estimateWork = (work: SavedWork, columnWidth: number) =>
+  coverHeight(work.aspect, columnWidth, 420) + 150;
+/** A card of a page not read yet: a square cover and the text. */
+const placeholderWork = (columnWidth: number) => Math.min(420, columnWidth) + 150;
+/** Stars first: the sequence of all works (the second) leaves out the starred ones, shown before it. */
+const keepUnpinned = (work: SavedWork, seq: number) => seq === 0 || !work.starred;
 
 /** Saved works: the account's generations, newest first, searchable (the query in the URL), loaded as the person scrolls. */
 export default function WorksPage() {
@@ -50,17 +47,10 @@ export default function WorksPage() {
   const curation = curationFromUrl(search);
   const apiQuery = searchToApi(query) + curationToApi(curation);
   const filtered = isSearching(query) || curation.starred || curation.collection !== '';
-  const [works, setWorks] = useState<SavedWork[]>([]);
-  const [total, setTotal] = useState<number>();
-  const [cursor, setCursor] = useState<Cursor>();
   const view = useGalleryView('works');
   // Starred works pinned first: their pages load first, then the whole list (those shown are skipped).
   const pinning = useStarredFirst()[0] && !curation.starred;
-  const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<string>();
   const [open, setOpen] = useState<SavedWork>();
-  /** The images the lightbox opens compared (the selection bar's Compare). */
-  const [comparing, setComparing] = useState<string[]>();
   const [deleting, setDeleting] = useState<SavedWork>();
   const [deleteState, setDeleteState] = useState<{ busy: boolean; error?: string }>({ busy: false });
   const [notice, setNotice] = useState('');
@@ -68,61 +58,8 @@ export default function WorksPage() {
   const [focusAfter, setFocusAfter] = useState<string>();
   const heading = useRef<HTMLHeadingElement>(null);
   const sentinel = useRef<HTMLDivElement>(null);
-  /** Bumped when the search changes: answers to an older search are dropped. */
-  const generation = useRef(0);
-  const hasMore = cursor?.starred === true || total === undefined || works.length < total;
   const linked = search.get('work');
   const collections = useCollections();
-  const deferred = useDeferredDelete(deleteWorks, (ids) => {
-    setWorks((list) => list.filter((w) => !ids.includes(w.id)));
-    setTotal((n) => (n === undefined ? n : n - ids.length));
-    void collections.reload();
-  });
-  const visible = works.filter((w) => !deferred.hidden.has(w.id));
-  // Works deleted with an Undo still on offer are gone from the count as from the grid.
-  const shownTotal = total === undefined ? total : Math.max(0, total - (works.length - visible.length));
-  const selection = useSelection(visible.map((w) => w.id));
-  /** Works starred or unstarred (a card's star; a drop on the sidebar's Starred, its Undo). */
-  const starMany = useCallback(
-    (ids: string[], starred: boolean) =>
-      setWorks((list) => list.map((w) => (ids.includes(w.id) ? { ...w, starred } : w))),
-    [],
-  );
-  const setStarred = useCallback((id: string, starred: boolean) => starMany([id], starred), [starMany]);
-
-  const load = useCallback(
-    async (next: Cursor, replace: boolean) => {
-      const mine = replace ? ++generation.current : generation.current;
-      setLoading(true);
-      setError(undefined);
-      try {
-        const pageOf = (page: number, limit: number, starred: boolean) =>
-          api.get<SavedWorksPage>(
-            `/web/api/works?page=${page}&limit=${limit}${apiQuery}${starred ? '&starred=true' : ''}`,
-          );
-        const [result, all] = await Promise.all([
-          pageOf(next.page, PAGE_SIZE, next.starred),
-          // The pinned pages first: the whole list's count comes with the first of them.
-          next.starred && replace ? pageOf(1, 1, false) : undefined,
-        ]);
-        if (mine !== generation.current) return;
-        setWorks((list) => {
-          if (replace) return result.items;
-          const known = new Set(list.map((w) => w.id));
-          return [...list, ...result.items.filter((w) => !known.has(w.id))];
-        });
-        if (!next.starred) setTotal(result.total);
-        else if (all) setTotal(all.total);
-        // The starred pages done: the whole list follows from its first page.
-        setCursor(next.starred && next.page * PAGE_SIZE >= result.total ? { starred: false, page: 0 } : next);
-      } catch (failure) {
-        if (mine === generation.current) setError(messageOf(failure));
-      } finally {
-        if (mine === generation.current) setLoading(false);
-      }
-    },
-    [apiQuery],
-  );
 
   // A work's own link shows that work first: the list loads once its image has (see useListAfterLink).
   const [linkedAtStart] = useState(linked !== null);
@@ -130,26 +67,54 @@ export default function WorksPage() {
   const listReady = useListAfterLink(linkedAtStart, linkedWork, linkedError);
   /** Why a work's link could not open (kept apart: the list loading after it clears its own error). */
   const [linkError, setLinkError] = useState<string>();
-  useEffect(() => {
-    if (listReady) void load({ starred: pinning, page: 1 }, true);
-  }, [load, pinning, listReady]);
+  // The whole list's height at once, its pages read where the window shows them; stars first: the
+  // starred works' pages (`starred=true`), then all works' without them.
+  const read = useCallback(
+    (seq: number, page: number) =>
+      api.get<SavedWorksPage>(
+        `/web/api/works?page=${page}&limit=${PAGE_SIZE}${apiQuery}${pinning && seq === 0 ? '&starred=true' : ''}`,
+      ),
+    [apiQuery, pinning],
+  );
+  const list = usePagedList({
+    sequences: pinning ? 2 : 1,
+    pageSize: PAGE_SIZE,
+    read,
+    keep: pinning ? keepUnpinned : undefined,
+    ready: listReady,
+  });
+  const { items: works, total, loading, error, hasMore, loadNext: loadMore } = list;
+  const deferred = useDeferredDelete(deleteWorks, (ids) => {
+    list.update((w) => (ids.includes(w.id) ? null : w));
+    void collections.reload();
+  });
+  const visible = useMemo(() => works.filter((w) => !deferred.hidden.has(w.id)), [works, deferred.hidden]);
+  const slots = useMemo(
+    () => list.slots.filter((w) => isPlaceholder(w) || !deferred.hidden.has(w.id)),
+    [list.slots, deferred.hidden],
+  );
+  // Works deleted with an Undo still on offer are gone from the count as from the grid.
+  const shownTotal = total === undefined ? total : Math.max(0, total - (works.length - visible.length));
+  const selection = useSelection(visible.map((w) => w.id));
+  /** The selection bar's Compare: the images the lightbox opens compared. */
+  const compare = useCompareSelection(itemsOfWorks, setNotice);
+  /** Works starred or unstarred (a card's star; a drop on the sidebar's Starred, its Undo). */
+  const { update } = list;
+  const starMany = useCallback(
+    (ids: string[], starred: boolean) => update((w) => (ids.includes(w.id) ? { ...w, starred } : w)),
+    [update],
+  );
+  const setStarred = useCallback((id: string, starred: boolean) => starMany([id], starred), [starMany]);
 
-  const loadMore = useCallback(() => {
-    if (!loading && hasMore && cursor) void load({ ...cursor, page: cursor.page + 1 }, false);
-  }, [loading, hasMore, cursor, load]);
   const groupOf = useCallback(
     (work: SavedWork) => (pinning && work.starred ? 'Starred' : dayHeading(work.createdAt)),
     [pinning],
   );
 
-  // Infinite scroll: the next page loads when the end of the list comes into view.
-  useInfiniteScroll(sentinel, loadMore, hasMore && !error);
-
   /** Deletes a work and takes it out of the list (the lightbox's Delete, after its confirmation). */
   const removeWork = async (id: string) => {
     await api.delete(`/web/api/works/${encodeURIComponent(id)}`);
-    setWorks((list) => list.filter((w) => w.id !== id));
-    setTotal((n) => (n === undefined ? n : n - 1));
+    update((w) => (w.id === id ? null : w));
     setNotice('Work deleted');
   };
 
@@ -240,10 +205,13 @@ export default function WorksPage() {
         kind="works"
         density={view.density}
         className={`works-grid density-${view.density}${selection.selected.size > 0 ? ' selecting' : ''}`}
-        items={visible}
+        items={slots}
         itemKey={workKey}
         groupOf={view.byDay || pinning ? groupOf : undefined}
         estimateHeight={estimateWork}
+        placeholderHeight={placeholderWork}
+        onRange={list.ensure}
+        listId={list.listId}
         render={(work) => (
           <WorkCard
             work={work}
@@ -263,14 +231,8 @@ export default function WorksPage() {
         onNotice={setNotice}
         deferred={deferred}
         onCompare={() => {
-          // Each selected work's first image, in the list's order.
-          const keys = itemsOfWorks(visible.filter((w) => selection.selected.has(w.id)))
-            .filter((item, at, all) => item.url && all.findIndex((o) => o.workId === item.workId) === at)
-            .map((item) => item.key);
-          const first = visible.find((w) => keys[0]?.startsWith(`${w.id}:`));
-          if (keys.length < 2 || !first) return setNotice('Compare needs two works with an image');
-          setComparing(keys);
-          setOpen(first);
+          const first = compare.start(visible.filter((w) => selection.selected.has(w.id)));
+          if (first) setOpen(first);
         }}
       />
       {linkError && (
@@ -278,15 +240,21 @@ export default function WorksPage() {
           {linkError}
         </p>
       )}
-      <LoadMore sentinel={sentinel} more={hasMore} loading={loading} error={error} onLoadMore={loadMore} />
+      <LoadMore
+        sentinel={sentinel}
+        more={hasMore}
+        loading={loading}
+        error={error}
+        onLoadMore={error ? list.retry : loadMore}
+      />
       {open && (
         <Lightbox
           items={itemsOfWorks(walked)}
-          startKey={comparing?.[0] ?? itemsOfWorks([open])[0]?.key ?? open.id}
-          compareKeys={comparing}
+          startKey={compare.keys?.[0] ?? itemsOfWorks([open])[0]?.key ?? open.id}
+          compareKeys={compare.keys}
           onClose={() => {
             setOpen(undefined);
-            setComparing(undefined);
+            compare.stop();
           }}
           hasMore={hasMore}
           loading={loading}
