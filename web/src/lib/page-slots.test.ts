@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { pageOfOffset, segmentAt, segmentsOf, startsOf, unreadBetween, withPage } from './page-slots.js';
+import {
+  pageOfOffset,
+  readShifted,
+  removedBefore,
+  segmentAt,
+  segmentsOf,
+  startsOf,
+  unreadBetween,
+  withPage,
+} from './page-slots.js';
 import { isPlaceholder } from './virtual-rows.js';
 
 describe('a list read page by page (page-slots)', () => {
@@ -53,5 +62,28 @@ describe('a list read page by page (page-slots)', () => {
     assert.deepEqual(next[1]?.slots, ['x', 'y']);
     assert.equal(next[1]?.read, true);
     assert.equal(next.flatMap((s) => s.slots).filter((slot) => isPlaceholder(slot)).length, 24);
+  });
+
+  test('after deletions above it, a page read brings the items it held when counted: none missed, none twice', async () => {
+    // A server list of 25 items, pages of 10; the client read page 1, then took out 3 of its items.
+    let server = Array.from({ length: 25 }, (_, i) => `w${i}`);
+    const read = async (_seq: number, page: number) => ({
+      items: server.slice((page - 1) * 10, page * 10),
+      total: server.length,
+    });
+    let segments = withPage(segmentsOf<string>([25], 10), 0, server.slice(0, 10));
+    segments = segments.map((s) => (s.page === 1 ? { ...s, slots: s.slots.slice(3), removed: 3 } : s));
+    server = server.filter((w) => !['w0', 'w4', 'w9'].includes(w));
+    assert.equal(removedBefore(segments, 0, 2), 3);
+    assert.equal(removedBefore(segments, 0, 1), 0);
+    const second = await readShifted(read, 0, 2, 10, 10, 3);
+    assert.deepEqual(
+      second.items,
+      Array.from({ length: 10 }, (_, i) => `w${10 + i}`),
+    );
+    const third = await readShifted(read, 0, 3, 10, 5, 3);
+    assert.deepEqual(third.items, ['w20', 'w21', 'w22', 'w23', 'w24']);
+    // Nothing taken out: the page itself, one read.
+    assert.deepEqual((await readShifted(read, 0, 1, 10, 10, 0)).items.length, 10);
   });
 });

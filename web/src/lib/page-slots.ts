@@ -80,3 +80,36 @@ export function withPage<T>(
 ): Segment<T>[] {
   return segments.map((segment, i) => (i === index ? { ...segment, read: true, slots: items } : segment));
 }
+
+/** Items of sequence `seq` taken out (deleted) from its pages before `page`. */
+export function removedBefore<T>(segments: readonly Segment<T>[], seq: number, page: number): number {
+  let removed = 0;
+  for (const segment of segments)
+    if (segment.seq === seq && segment.page < page) removed += segment.removed ?? 0;
+  return removed;
+}
+
+/**
+ * Reads what page `page` (of `length` items) held when the list was first counted, after `removed`
+ * items before it were taken out: the server's pages have moved up by that many, so those items now
+ * start `removed` earlier — at most two of its pages, cut to the page's own stretch. With nothing
+ * taken out it is the page itself.
+ */
+export async function readShifted<T>(
+  read: (seq: number, page: number) => Promise<{ items: T[]; total: number }>,
+  seq: number,
+  page: number,
+  pageSize: number,
+  length: number,
+  removed: number,
+): Promise<{ items: T[]; total: number }> {
+  if (removed === 0) return read(seq, page);
+  const start = Math.max(0, (page - 1) * pageSize - removed);
+  const end = start + length;
+  const first = pageOfOffset(start, pageSize);
+  const last = pageOfOffset(Math.max(start, end - 1), pageSize);
+  const answers = await Promise.all(Array.from({ length: last - first + 1 }, (_, i) => read(seq, first + i)));
+  const items = answers.flatMap((answer) => answer.items);
+  const base = (first - 1) * pageSize;
+  return { items: items.slice(start - base, end - base), total: answers.at(-1)?.total ?? 0 };
+}

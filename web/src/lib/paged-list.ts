@@ -1,6 +1,14 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { messageOf } from './api';
-import { type Segment, segmentsOf, startsOf, unreadBetween, withPage } from './page-slots';
+import {
+  readShifted,
+  removedBefore,
+  type Segment,
+  segmentsOf,
+  startsOf,
+  unreadBetween,
+  withPage,
+} from './page-slots';
 import { isPlaceholder, type Placeholder } from './virtual-rows';
 
 /** A page of a list as the routes answer it (`page`/`limit` offsets and the list's total). */
@@ -86,7 +94,9 @@ export function usePagedList<T>({
       inFlight.current.add(id);
       const mine = generation.current;
       setPending((n) => n + 1);
-      read(seq, page)
+      const { segments: list } = latest.current;
+      const length = list.find((s) => s.seq === seq && s.page === page)?.slots.length ?? pageSize;
+      readShifted(read, seq, page, pageSize, length, removedBefore(list, seq, page))
         .then((answer) => {
           if (mine !== generation.current) return;
           setError(undefined);
@@ -104,7 +114,7 @@ export function usePagedList<T>({
           if (mine === generation.current) setPending((n) => Math.max(0, n - 1));
         });
     },
-    [read, kept],
+    [read, kept, pageSize],
   );
 
   const slots = useMemo(() => segments.flatMap((segment) => segment.slots), [segments]);
