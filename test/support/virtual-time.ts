@@ -13,6 +13,7 @@
 import { mock } from 'node:test';
 import type { PostgresPool } from 'kysely';
 import { Kysely, PostgresDialect } from 'kysely';
+import sharp from 'sharp';
 import type { ImageProvider } from '../../src/providers/provider.js';
 import type { Db } from '../../src/store/database.js';
 import { openDatabase } from '../../src/store/database.js';
@@ -83,6 +84,27 @@ function fileIoPending(): boolean {
   return process.getActiveResourcesInfo().some((name) => name.startsWith('FSReq'));
 }
 
+/**
+ * Image work (sharp's decodes, encodes and reads of a result, a reference, a rendition) runs on
+ * libuv's thread pool, which `getActiveResourcesInfo` does not list: counted here by wrapping the
+ * methods that start it, so virtual time does not run on (and leases expire) while a slow machine
+ * decodes an image.
+ */
+const imageWork = { n: 0 };
+for (const method of ['toBuffer', 'toFile', 'metadata', 'stats'] as const) {
+  const proto = sharp.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const original = proto[method];
+  if (typeof original !== 'function') continue;
+  proto[method] = function (this: unknown, ...args: unknown[]) {
+    const result = original.apply(this, args);
+    if (!(result instanceof Promise)) return result;
+    imageWork.n++;
+    return result.finally(() => {
+      imageWork.n--;
+    });
+  };
+}
+
 export interface VirtualTime {
   /** Virtual milliseconds since the pump started. */
   elapsedMs(): number;
@@ -101,7 +123,8 @@ export function startVirtualTime(busy: BusySource[], stepMs = 10): VirtualTime {
   mock.timers.enable({ apis: ['setTimeout', 'setInterval', 'Date'], now: startedAt });
   let running = true;
   let held = 0;
-  const idle = () => held === 0 && !fileIoPending() && busy.every((source) => source() === 0);
+  const idle = () =>
+    held === 0 && imageWork.n === 0 && !fileIoPending() && busy.every((source) => source() === 0);
   const pump = (async () => {
     while (running) {
       // Three quiet turns in a row: work started by a callback of the last turn shows by then.
