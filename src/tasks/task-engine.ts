@@ -39,7 +39,7 @@ export function createTaskEngine(deps: TaskEngineDeps) {
     owner,
     ...(deps.limitsOf ? { limitsOf: deps.limitsOf } : {}),
     metrics: deps.capacityMetrics,
-    ...(deps.keyPool ? { keyLimitOf: deps.keyPool.limitOf } : {}),
+    ...(deps.keyPool ? { keyLimitOf: deps.keyPool.limitOf, siblingsOf: deps.keyPool.siblingsOf } : {}),
     onCalledBack: () => wake(),
     onRetryKnown: () => workLoop.wake(),
   });

@@ -9,6 +9,8 @@ export interface SlotTurn {
   forgotten: boolean;
   /** A read in this transaction found no parked task on the pool (only call-backs remove them). */
   noWaiters: boolean;
+  /** A read in this transaction found no task parked on the pool's siblings' pools. */
+  noSiblingWaiters?: boolean;
 }
 
 /** One slot decision on the pool's locked row: its answer, and the row as the decision left it. */
