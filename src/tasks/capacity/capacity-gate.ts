@@ -90,6 +90,34 @@ export function createCapacityGate(deps: CapacityGateDeps) {
     await calledBack(pool, await capacity.callBackWaiting(pool));
   }
 
+  // A pool's call-back under way on this node, and whether another was asked for meanwhile.
+  const callingBack = new Map<string, { again: boolean; done: Promise<void> }>();
+  /**
+   * A call-back of the pool after a park: one at a time per pool on this node, the parks made while
+   * one runs answered by one more after it (a burst that parks a thousand tasks at once made a
+   * thousand call-back transactions; each after the first found what the one before had).
+   */
+  function callBackOnce(pool: CapacityPool): Promise<void> {
+    const running = callingBack.get(pool.id);
+    if (running) {
+      running.again = true;
+      return running.done;
+    }
+    const entry = { again: false, done: Promise.resolve() };
+    entry.done = (async () => {
+      try {
+        do {
+          entry.again = false;
+          await callBack(pool);
+        } while (entry.again);
+      } finally {
+        callingBack.delete(pool.id);
+      }
+    })();
+    callingBack.set(pool.id, entry);
+    return entry.done;
+  }
+
   /** A pool with its limits (the catalog's, its key's) and its siblings, from its stored identity. */
   function storedPool(provider: string, upstreamModel: string, keyHash: string): CapacityPool {
     const limits = { ...(deps.limitsOf?.(provider, upstreamModel) ?? {}) };
@@ -184,7 +212,7 @@ export function createCapacityGate(deps: CapacityGateDeps) {
     /** After a task parked: room may already be free (it joined behind others), so call back now. */
     afterPark(pool: CapacityPool): Promise<void> {
       waitersSeen = true;
-      return callBack(pool);
+      return callBackOnce(pool);
     },
 
     /**

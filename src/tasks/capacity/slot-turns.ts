@@ -11,6 +11,8 @@ export interface SlotTurn {
   noWaiters: boolean;
   /** A read in this transaction found no task parked on the pool's siblings' pools. */
   noSiblingWaiters?: boolean;
+  /** A ramp found full by an acquire of this transaction (until a release in it): later acquires wait too. */
+  rampFull?: { kind: 'wait'; retryAt: number | undefined; ramping?: boolean } | undefined;
 }
 
 /** One slot decision on the pool's locked row: its answer, and the row as the decision left it. */

@@ -28,8 +28,11 @@ export type { PoolSnapshot } from './pool-snapshots.js';
 export type SlotAnswer =
   /** `retryAt`: this grant filled a ramp that grows then (parked tasks are to be called back). */
   | { kind: 'granted'; callId: string; retryAt?: number | undefined }
-  /** No slot now: `retryAt` when capacity returns at a known time (hold, window), else at a release. */
-  | { kind: 'wait'; retryAt: number | undefined };
+  /**
+   * No slot now: `retryAt` when capacity returns at a known time (hold, window), else at a release;
+   * `ramping` when only a climbing ramp is full (it grows at `retryAt`, a step away).
+   */
+  | { kind: 'wait'; retryAt: number | undefined; ramping?: boolean };
 
 /** Parked tasks called back, and when room returns if the pool is full. */
 export interface CallBack {
@@ -253,11 +256,15 @@ export function createUpstreamCapacity({
             await endDeadCalls(trx, pool.id, now);
           else if (!turn.forgotten) await forgetOldCalls(trx, pool.id, now);
           turn.forgotten = true;
-          const { free, retryAt, growsAt } = await room(trx, row, pool, now);
+          // A ramp found full earlier in this turn is full still (only a release frees room).
+          if (turn.rampFull) return { answer: turn.rampFull, row };
+          const { free, retryAt, growsAt, ramping } = await room(trx, row, pool, now);
           if (free < 1) {
             await postponeRetry(trx, row, pool, retryAt);
             const retry_at = Math.max(row.retry_at, retryAt ?? 0);
-            return { answer: { kind: 'wait', retryAt }, row: { ...row, retry_at } };
+            const answer: SlotAnswer = { kind: 'wait', retryAt, ...(ramping ? { ramping } : {}) };
+            if (ramping) turn.rampFull = answer;
+            return { answer, row: { ...row, retry_at } };
           }
           if (!waiter && (await hasWaiters(trx, pool.id, now, turn)))
             return { answer: { kind: 'wait', retryAt: undefined }, row };
@@ -288,6 +295,7 @@ export function createUpstreamCapacity({
         async (trx, row, turn) => {
           // Read after the lock: a transaction that queued for it must not count from before.
           const now = clock.now();
+          turn.rampFull = undefined;
           await trx.executeQuery(endCall(callId, now, result === 'refused' ? 1 : 0));
           const learned = await learn(trx, row, pool, result, retryAfterMs, taught, now);
           if (learned)
