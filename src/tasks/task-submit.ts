@@ -122,12 +122,23 @@ export function createTaskSubmit({
    * call-back and a new lease per step. Past that, or for any other wait, none.
    */
   async function slotOrWait(task: TaskRow, choices: SubmitChoice[]) {
+    // The step's signal (a stop, a lost lease): the task parks at once instead of waiting on.
+    const signal = choices[0]?.request.signal;
     for (let step = 0; ; step++) {
       const found = await firstSlot(task, choices);
       if ('callId' in found) return found;
       const at = found.rampGrowsAt;
-      if (at === undefined || step >= RAMP_WAITS || at - clock.now() > RAMP_WAIT_MS) return undefined;
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, at - clock.now())));
+      if (at === undefined || step >= RAMP_WAITS || at - clock.now() > RAMP_WAIT_MS || signal?.aborted)
+        return undefined;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.max(0, at - clock.now()));
+        function done() {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', done);
+          resolve();
+        }
+        signal?.addEventListener('abort', done, { once: true });
+      });
     }
   }
 
