@@ -95,6 +95,9 @@ export function createProviderKeyPool({
   // `provider/poolKey` → the operator's limit on calls at once of that pool (the smallest of its
   // keys'), as last read: the capacity sweep sizes its call-backs with it.
   const poolLimits = new Map<string, number>();
+  // provider → the pool keys of its keys in service on this node, as last read: a pool with room
+  // calls back the tasks parked on its siblings' pools (another key of the same provider).
+  const servingPools = new Map<string, string[]>();
 
   function notePoolLimits(provider: string, rows: ProviderKeysTable[]): void {
     const limits = new Map<string, number>();
@@ -191,6 +194,7 @@ export function createProviderKeyPool({
           if (await claimRecheck(row, now)) probe = pooled(row, true);
         }
       }
+      servingPools.set(provider, [...new Set(serving.map(({ key }) => key.poolKey))]);
       const ordered = byTurn(serving);
       return probe ? [probe, ...ordered] : ordered;
     },
@@ -198,6 +202,15 @@ export function createProviderKeyPool({
     /** The operator's limit on calls at once of a pooled key's pool (as last read), if any. */
     limitOf: (provider: string, poolKey: string): number | undefined =>
       poolLimits.get(`${provider}/${poolKey}`),
+
+    /**
+     * The pool keys of the provider's other keys in service (as last read on this node), when
+     * `poolKey` is one of them; none for any other key (an account's own).
+     */
+    siblingsOf(provider: string, poolKey: string): string[] {
+      const serving = servingPools.get(provider) ?? [];
+      return serving.includes(poolKey) ? serving.filter((key) => key !== poolKey) : [];
+    },
 
     /** A key of `provider` in service (its first by name), without taking a turn: has_key, generate. */
     async anyKey(provider: string): Promise<string | undefined> {

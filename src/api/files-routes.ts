@@ -78,11 +78,13 @@ export async function blobRoutes(
       query: z.output<typeof renditionQuery>;
       headers: Record<string, string | string[] | undefined>;
       method: string;
+      /** The client's address (as ATELIER_TRUST_PROXY makes Fastify believe): its turn for renditions. */
+      ip: string;
     },
     reply: FastifyReply,
   ) => {
     const { w, format } = request.query;
-    const key = await files.keyToServe(request.params['*'], w, format);
+    const key = await files.keyToServe(request.params['*'], w, format, request.ip);
     const ifNoneMatch = request.headers['if-none-match'] as string | undefined;
     if (redirect) {
       if (ifNoneMatch) {

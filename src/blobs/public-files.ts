@@ -29,8 +29,16 @@ export function createPublicFiles({
     /** Whether the store hands out presigned URLs (object storage). */
     presigns: presign !== undefined,
 
-    /** The key to answer with: the key itself, or its rendition when `w` asks for one. */
-    async keyToServe(key: string, w?: RenditionWidth, format?: RenditionFormat): Promise<string> {
+    /**
+     * The key to answer with: the key itself, or its rendition when `w` asks for one (a first one
+     * made in `client`'s fair turn: the caller's address, as /files carries no account).
+     */
+    async keyToServe(
+      key: string,
+      w?: RenditionWidth,
+      format?: RenditionFormat,
+      client?: string,
+    ): Promise<string> {
       if (w === undefined) {
         if (format !== undefined) throw new InvalidInput('format needs w (a rendition width)');
         return key;
@@ -38,7 +46,7 @@ export function createPublicFiles({
       if (key.startsWith(RENDITIONS_PREFIX)) throw new InvalidInput('A rendition cannot be resized again');
       if (!isBlobKey(key)) throw missing();
       // An original that cannot be resized (BMP) is served as it is.
-      return (await renditions.ensure(key, w, format ?? 'original')) ?? key;
+      return (await renditions.ensure(key, w, format ?? 'original', client)) ?? key;
     },
 
     async stat(key: string): Promise<BlobStat> {

@@ -61,6 +61,9 @@ async function encode(original: Buffer, width: number, ext: string): Promise<Buf
 /** How long a caller refused by a full rendition pool is asked to wait. */
 const RENDITION_RETRY_AFTER_MS = 2000;
 
+/** All clients together may have this many times one client's waiting places. */
+const CLIENTS_WAITING = 32;
+
 /**
  * Resized copies of stored images, made on first request and kept in blob storage beside the
  * originals (so every node, on disk or S3, makes each one once). `ensure` answers the rendition's
@@ -68,8 +71,10 @@ const RENDITION_RETRY_AFTER_MS = 2000;
  *
  * Security: anyone may ask for a first rendition of a 100-megapixel upload, and each decode holds a
  * thread of libuv's pool (where file reads for every other image wait) and up to 25 MB of memory
- * for seconds. First renditions run in their own pool of `concurrency` slots with `queue` waiting
- * places; past that, `ensure` throws RateLimited (429, Retry-After). Kept renditions never wait.
+ * for seconds. First renditions run in their own pool of `concurrency` slots, in fair turns between
+ * the clients that ask (one client's backlog delays another's first rendition by a turn per waiting
+ * client, not by the backlog), with `queue` waiting places per client and 32 times that in all;
+ * past that, `ensure` throws RateLimited (429, Retry-After). Kept renditions never wait.
  */
 export function createRenditions({
   blobs,
@@ -80,6 +85,7 @@ export function createRenditions({
 }) {
   const pool = createBoundedWorkPool({
     ...caps,
+    totalQueue: caps.queue * CLIENTS_WAITING,
     busyMessage: 'Too many new image renditions are being made on this server; retry shortly',
     retryAfterMs: RENDITION_RETRY_AFTER_MS,
   });
@@ -100,12 +106,18 @@ export function createRenditions({
   }
 
   return {
-    async ensure(key: string, width: RenditionWidth, format: RenditionFormat): Promise<string | undefined> {
+    /** The rendition's key, made first in `client`'s turn when it is not kept yet (`client`: who asks). */
+    async ensure(
+      key: string,
+      width: RenditionWidth,
+      format: RenditionFormat,
+      client = '',
+    ): Promise<string | undefined> {
       const target = renditionKey(key, width, format);
       if (await blobs.stat(target)) return target;
       let pending = inFlight.get(target);
       if (!pending) {
-        pending = pool.run(() => make(key, target, width)).finally(() => inFlight.delete(target));
+        pending = pool.run(() => make(key, target, width), client).finally(() => inFlight.delete(target));
         inFlight.set(target, pending);
       }
       return pending;

@@ -1,29 +1,22 @@
+import { createFairQueue } from './fair-queue.js';
+
 /**
  * At most `limit` calls of `run` at a time; the others wait their turn. For CPU-bound work (image
  * encoding) that would otherwise take both cores from the API's event loop.
  *
  * Waiters are served fairly between keys: when a slot frees, the keys that have work waiting take
  * turns (round robin, in the order each key first queued), and one key's calls run in the order
- * they were made. One key's backlog therefore delays another key's call by at most one call per
- * waiting key, not by the whole backlog.
+ * they were made (fair-queue.ts). One key's backlog therefore delays another key's call by at
+ * most one call per waiting key, not by the whole backlog.
  */
 export function createFairConcurrencyLimit(limit: number) {
   let running = 0;
-  /** Per key, its waiters in order; Map iteration order is the round robin's turn order. */
-  const waiting = new Map<string, Array<() => void>>();
+  const waiting = createFairQueue<() => void>();
   const release = () => {
-    const next = waiting.entries().next();
-    if (next.done) {
-      running--;
-      return;
-    }
-    const [key, queue] = next.value;
-    const wake = queue.shift();
-    // The key goes to the back of the turn order (or leaves it when it has nobody left waiting).
-    waiting.delete(key);
-    if (queue.length > 0) waiting.set(key, queue);
+    const wake = waiting.shift();
     // The slot passes straight to the waiter: `running` is unchanged, so no newcomer can slip in.
-    wake?.();
+    if (wake) wake();
+    else running--;
   };
   /** Waits for a slot handed over by a release; an abort takes the waiter out of its line. */
   const turn = (key: string, signal: AbortSignal | undefined) =>
@@ -33,18 +26,11 @@ export function createFairConcurrencyLimit(limit: number) {
         resolve();
       };
       const leave = () => {
-        const queue = waiting.get(key);
-        const at = queue?.indexOf(wake) ?? -1;
-        if (queue && at >= 0) {
-          queue.splice(at, 1);
-          if (queue.length === 0) waiting.delete(key);
-        }
+        waiting.remove(key, wake);
         reject(signal?.reason);
       };
       signal?.addEventListener('abort', leave, { once: true });
-      const queue = waiting.get(key);
-      if (queue) queue.push(wake);
-      else waiting.set(key, [wake]);
+      waiting.push(key, wake);
     });
   return {
     /**

@@ -1,7 +1,6 @@
 import sharp from 'sharp';
 import { extensionOf } from '../blobs/blob-store.js';
 import { DomainError } from '../domain/errors.js';
-import { toDecodableImage } from '../images/decodable-image.js';
 import { pngDimensions } from '../images/png-header.js';
 import type {
   ImageProvider,
@@ -10,13 +9,13 @@ import type {
   ProviderFailure,
   ProviderImage,
   ProviderRequest,
-  ReferenceImage,
   SubmitOutcome,
 } from '../providers/provider.js';
 import { isRateLimit } from './capacity/capacity-gate.js';
 import { keyAnswerOf, MAX_KEY_ROUNDS, pollKeyOf, submitChoices } from './key-choice.js';
 import { MAX_PARTIAL_FRAMES, storePartialFrame } from './partial-frames.js';
 import { buildRequest } from './provider-request.js';
+import { createReferenceDecoding } from './reference-decoding.js';
 import { pollDelayMs, retryDelayMs } from './retry-schedule.js';
 import { completedCost } from './task-cost.js';
 import type { StepContext } from './task-engine-deps.js';
@@ -49,22 +48,7 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
   const { providers, clock, logger, options } = deps;
   const submit = createTaskSubmit({ deps, write, gate });
   const poll = createTaskPoll({ deps, write, gate });
-
-  async function loadReferences(
-    refKeys: string[],
-    what = 'Reference image',
-  ): Promise<ReferenceImage[] | string> {
-    const references: ReferenceImage[] = [];
-    for (const [i, key] of refKeys.entries()) {
-      const bytes = await deps.blobs.get(key);
-      if (!bytes) return `${what} ${key} is no longer stored`;
-      // Undecodable bytes stay undecodable: the task fails now, with the reason, instead of retrying.
-      const decodable = await toDecodableImage(bytes).catch(() => undefined);
-      if (!decodable) return `${what} ${i + 1} could not be decoded (corrupt or truncated image data)`;
-      references.push(decodable);
-    }
-    return references;
-  }
+  const decoding = createReferenceDecoding({ blobs: deps.blobs });
 
   /** The result's bytes, or why its URL could not be read (the upstream's URL, fetched safely). */
   async function fetchResult(provider: ImageProvider, image: ProviderImage, signal: AbortSignal) {
@@ -344,9 +328,10 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
         await fail(task, `Provider "${task.provider}" is not configured on this server`);
         return;
       }
-      const references = await loadReferences(JSON.parse(leased.generation.ref_keys_json) as string[]);
+      const refKeys = JSON.parse(leased.generation.ref_keys_json) as string[];
+      const references = await decoding.load(task.account_id, refKeys, 'Reference image');
       const { mask_key: maskKey } = leased.generation;
-      const masks = maskKey ? await loadReferences([maskKey], 'Mask') : [];
+      const masks = maskKey ? await decoding.load(task.account_id, [maskKey], 'Mask') : [];
       const unloadable = [references, masks].find((loaded) => typeof loaded === 'string');
       if (typeof references === 'string' || typeof masks === 'string') {
         await fail(task, String(unloadable));

@@ -11,6 +11,10 @@ export type SubmitResult =
   | { kind: 'parked' }
   | { kind: 'lost' };
 
+/** Ramp steps a submit waits for in place before it parks, and the longest step it waits for. */
+const RAMP_WAITS = 12;
+const RAMP_WAIT_MS = 1000;
+
 /** The patch that parks a task on its pool until a slot frees (or its deadline comes). */
 export function parkPatch(task: TaskRow, pool: CapacityPool, now: number): TaskPatch {
   return {
@@ -92,14 +96,50 @@ export function createTaskSubmit({
       : runSynchronously(task, provider, request, checked);
   }
 
-  /** A slot on the first of the choices' pools that has one, or none (each asked in turn). */
-  async function firstSlot(task: TaskRow, choices: SubmitChoice[]) {
+  /**
+   * A slot on the first of the choices' pools that has one (each asked in turn); with none, when a
+   * climbing ramp grows if every pool asked is full only by its ramp.
+   */
+  async function firstSlot(
+    task: TaskRow,
+    choices: SubmitChoice[],
+  ): Promise<{ choice: SubmitChoice; pool: CapacityPool; callId: string } | { rampGrowsAt?: number }> {
+    let rampGrowsAt: number | undefined;
+    let ramping = true;
     for (const choice of choices) {
       if (!choice.pool) continue;
       const slot = await gate.acquire(choice.pool, task);
       if (slot.kind === 'granted') return { choice, pool: choice.pool, callId: slot.callId };
+      ramping &&= slot.ramping === true && slot.retryAt !== undefined;
+      if (slot.retryAt !== undefined) rampGrowsAt = Math.min(rampGrowsAt ?? slot.retryAt, slot.retryAt);
     }
-    return undefined;
+    return ramping && rampGrowsAt !== undefined ? { rampGrowsAt } : {};
+  }
+
+  /**
+   * A slot, waiting here while a fresh pool's ramp climbs (a step away each time, for at most
+   * `RAMP_WAITS` steps): parking a burst's tasks for each step cost every task a park write, a
+   * call-back and a new lease per step. Past that, or for any other wait, none.
+   */
+  async function slotOrWait(task: TaskRow, choices: SubmitChoice[]) {
+    // The step's signal (a stop, a lost lease): the task parks at once instead of waiting on.
+    const signal = choices[0]?.request.signal;
+    for (let step = 0; ; step++) {
+      const found = await firstSlot(task, choices);
+      if ('callId' in found) return found;
+      const at = found.rampGrowsAt;
+      if (at === undefined || step >= RAMP_WAITS || at - clock.now() > RAMP_WAIT_MS || signal?.aborted)
+        return undefined;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.max(0, at - clock.now()));
+        function done() {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', done);
+          resolve();
+        }
+        signal?.addEventListener('abort', done, { once: true });
+      });
+    }
   }
 
   /**
@@ -118,7 +158,7 @@ export function createTaskSubmit({
       const outcome = await call(task, provider, first.request);
       return outcome ? { kind: 'outcome', outcome, choice: first } : { kind: 'lost' };
     }
-    const slot = await firstSlot(task, choices);
+    const slot = await slotOrWait(task, choices);
     if (!slot) {
       const parkOn = choices.find((choice) => choice.pool?.id === task.capacity_pool)?.pool ?? first.pool;
       const parked = await write(task, parkPatch(task, parkOn, clock.now()));

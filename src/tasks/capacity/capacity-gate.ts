@@ -8,6 +8,7 @@ import {
   capacityPool,
   hasConfiguredLimit,
   keyHashOf,
+  siblingPools,
 } from './capacity-pool.js';
 import type { CallBack, CallResult, SlotAnswer, UpstreamCapacity } from './upstream-capacity.js';
 
@@ -32,6 +33,8 @@ export interface CapacityGateDeps {
   metrics?: CapacityMetrics | undefined;
   /** The operator's limit on calls at once of a pooled key's pool (by its key part), if one is set. */
   keyLimitOf?(provider: string, keyHash: string): number | undefined;
+  /** The key parts of the provider's other keys in service, when `keyHash` is one of its pool's. */
+  siblingsOf?(provider: string, keyHash: string): string[];
 }
 
 /**
@@ -66,13 +69,62 @@ export function createCapacityGate(deps: CapacityGateDeps) {
     deps.onRetryKnown?.();
   };
 
-  function calledBack({ called, retryAt }: CallBack): void {
+  /** Lends a pool's room to spare to the tasks parked on its siblings' pools, one sibling after another. */
+  async function lend(pool: CapacityPool, spare: number): Promise<void> {
+    let left = spare;
+    for (const sibling of siblingPools(pool)) {
+      if (left < 1) return;
+      const called = await capacity.lend(sibling, left);
+      left -= called;
+      if (called > 0) deps.onCalledBack();
+    }
+  }
+
+  async function calledBack(pool: CapacityPool, { called, retryAt, spare }: CallBack): Promise<void> {
     noteRetry(retryAt);
     if (called > 0) deps.onCalledBack();
+    if (spare >= 1) await lend(pool, spare);
   }
 
   async function callBack(pool: CapacityPool): Promise<void> {
-    calledBack(await capacity.callBackWaiting(pool));
+    await calledBack(pool, await capacity.callBackWaiting(pool));
+  }
+
+  // A pool's call-back under way on this node, and whether another was asked for meanwhile.
+  const callingBack = new Map<string, { again: boolean; done: Promise<void> }>();
+  /**
+   * A call-back of the pool after a park: one at a time per pool on this node, the parks made while
+   * one runs answered by one more after it (a burst that parks a thousand tasks at once made a
+   * thousand call-back transactions; each after the first found what the one before had).
+   */
+  function callBackOnce(pool: CapacityPool): Promise<void> {
+    const running = callingBack.get(pool.id);
+    if (running) {
+      running.again = true;
+      return running.done;
+    }
+    const entry = { again: false, done: Promise.resolve() };
+    entry.done = (async () => {
+      try {
+        do {
+          entry.again = false;
+          await callBack(pool);
+        } while (entry.again);
+      } finally {
+        callingBack.delete(pool.id);
+      }
+    })();
+    callingBack.set(pool.id, entry);
+    return entry.done;
+  }
+
+  /** A pool with its limits (the catalog's, its key's) and its siblings, from its stored identity. */
+  function storedPool(provider: string, upstreamModel: string, keyHash: string): CapacityPool {
+    const limits = { ...(deps.limitsOf?.(provider, upstreamModel) ?? {}) };
+    const keyLimit = deps.keyLimitOf?.(provider, keyHash);
+    if (keyLimit !== undefined) limits.maxInFlight = Math.min(limits.maxInFlight ?? keyLimit, keyLimit);
+    const id = `${provider}/${upstreamModel}/${keyHash}`;
+    return { id, provider, upstreamModel, keyHash, limits, siblings: deps.siblingsOf?.(provider, keyHash) };
   }
 
   return {
@@ -100,6 +152,7 @@ export function createCapacityGate(deps: CapacityGateDeps) {
         id: `${task.provider}/${task.upstream_model}/${pooled.poolKey}`,
         keyHash: pooled.poolKey,
         limits: { ...limits, maxInFlight: Number.isFinite(maxInFlight) ? maxInFlight : undefined },
+        siblings: deps.siblingsOf?.(task.provider, pooled.poolKey),
       };
     },
 
@@ -133,7 +186,7 @@ export function createCapacityGate(deps: CapacityGateDeps) {
           ? { timeLimit: outcome.timeLimit, quota: outcome.quota }
           : { quota: outcome?.quota };
       try {
-        calledBack(await capacity.release(pool, callId, result, retryAfterMs, taught));
+        await calledBack(pool, await capacity.release(pool, callId, result, retryAfterMs, taught));
         if (retryAfterMs !== undefined) noteRetry(clock.now() + retryAfterMs);
       } catch (error) {
         // The slot ends anyway when this worker lets go of the task's lease.
@@ -159,7 +212,7 @@ export function createCapacityGate(deps: CapacityGateDeps) {
     /** After a task parked: room may already be free (it joined behind others), so call back now. */
     afterPark(pool: CapacityPool): Promise<void> {
       waitersSeen = true;
-      return callBack(pool);
+      return callBackOnce(pool);
     },
 
     /**
@@ -175,19 +228,20 @@ export function createCapacityGate(deps: CapacityGateDeps) {
       knownRetryAt = undefined;
       const pools = await capacity.poolsWithWaiters();
       waitersSeen = pools.length > 0;
+      // Each pool with parked tasks, then its siblings without any (their room is lent to them).
+      const seen = new Set(pools.map((row) => row.pool));
+      const siblings: CapacityPool[] = [];
       for (const row of pools) {
         noteRetry(row.retry_at);
-        const limits = { ...(deps.limitsOf?.(row.provider, row.upstream_model) ?? {}) };
-        const keyLimit = deps.keyLimitOf?.(row.provider, row.key_hash);
-        if (keyLimit !== undefined) limits.maxInFlight = Math.min(limits.maxInFlight ?? keyLimit, keyLimit);
-        await callBack({
-          id: row.pool,
-          provider: row.provider,
-          upstreamModel: row.upstream_model,
-          keyHash: row.key_hash,
-          limits,
-        });
+        const pool = storedPool(row.provider, row.upstream_model, row.key_hash);
+        await callBack(pool);
+        for (const sibling of siblingPools(pool)) {
+          if (seen.has(sibling.id)) continue;
+          seen.add(sibling.id);
+          siblings.push(storedPool(sibling.provider, sibling.upstreamModel, sibling.keyHash));
+        }
       }
+      for (const sibling of siblings) await callBack(sibling);
     },
 
     /** When this node should sweep next (a known hold's end), for the loop's sleep. */

@@ -22,6 +22,11 @@ export interface CapacityPool {
   upstreamModel: string;
   keyHash: string;
   limits: CapacityLimits;
+  /**
+   * The key parts of the same upstream model's pools for the provider's other keys in service (a
+   * deployment's pool of keys): room to spare on this pool calls back the tasks parked on theirs.
+   */
+  siblings?: readonly string[] | undefined;
 }
 
 /** The first 16 hex digits of the key's SHA-256 (`none` for providers without a key). */
@@ -38,6 +43,19 @@ export function capacityPool(
 ): CapacityPool {
   const keyHash = keyHashOf(apiKey);
   return { id: `${provider}/${upstreamModel}/${keyHash}`, provider, upstreamModel, keyHash, limits };
+}
+
+/** The pools of `pool`'s siblings (the provider's other keys in service), each with its own siblings. */
+export function siblingPools(pool: CapacityPool): CapacityPool[] {
+  const keys = pool.siblings ?? [];
+  return keys.map((keyHash) => ({
+    id: `${pool.provider}/${pool.upstreamModel}/${keyHash}`,
+    provider: pool.provider,
+    upstreamModel: pool.upstreamModel,
+    keyHash,
+    limits: {},
+    siblings: [pool.keyHash, ...keys.filter((key) => key !== keyHash)],
+  }));
 }
 
 /** Where the hold of a pool's polls is kept: a row of its own, which no call or task ever uses. */

@@ -86,6 +86,20 @@ export function createCapacityReads(db: Db, windowSpan: number) {
     return rows.length;
   }
 
+  /** Whether a task is parked on any of the pools `poolIds` and not yet called back. */
+  async function anyWaiting(trx: Db, poolIds: readonly string[], now: number): Promise<boolean> {
+    if (poolIds.length === 0) return false;
+    const row = await trx
+      .selectFrom('tasks as t')
+      .select('t.id')
+      .where('t.capacity_pool', 'in', poolIds)
+      .where(UNFINISHED)
+      .where('t.next_run_at', '>', now)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** Tasks called back from the pool but not yet at their slot (due now, still marked waiting). */
   async function calledBack(trx: Db, poolId: string, now: number): Promise<number> {
     const row = await trx
@@ -147,6 +161,7 @@ export function createCapacityReads(db: Db, windowSpan: number) {
     inFlight,
     windowUse,
     waiters,
+    anyWaiting,
     calledBack,
     startedSince,
     busySince,

@@ -42,7 +42,7 @@ export interface LearningRules {
 export function learningRules(windowMs = 60_000, defaultHoldMs = 1000): LearningRules {
   return {
     rampStart: 8,
-    rampFactor: 2,
+    rampFactor: 4,
     rampStepMs: 250,
     rampEnd: 4096,
     forgetMs: windowMs / 2,

@@ -44,7 +44,13 @@ export function createPoolRoom({
     row: UpstreamPoolsTable,
     pool: CapacityPool,
     now: number,
-  ): Promise<{ free: number; retryAt: number | undefined; growsAt?: number | undefined }> {
+  ): Promise<{
+    free: number;
+    retryAt: number | undefined;
+    growsAt?: number | undefined;
+    /** Full only because a ramp has not grown yet (it grows at `retryAt`). */
+    ramping?: boolean;
+  }> {
     if (row.hold_until > now) return { free: 0, retryAt: Number(row.hold_until) };
     const limits: Array<{ free: number; retryAt: number | undefined }> = [];
     // Without a limit on calls at once, the count of calls in flight decides nothing.
@@ -73,7 +79,9 @@ export function createPoolRoom({
     const retryAt = full.some((limit) => limit.retryAt === undefined)
       ? undefined
       : Math.max(...full.map((limit) => limit.retryAt ?? 0));
-    return { free: 0, retryAt };
+    // The calls-at-once limit is pushed first; with a time to grow, it is a ramp's.
+    const ramping = full.length === 1 && full[0] === limits[0] && retryAt !== undefined;
+    return { free: 0, retryAt, ramping };
   }
 
   /**

@@ -9,6 +9,10 @@ export interface SlotTurn {
   forgotten: boolean;
   /** A read in this transaction found no parked task on the pool (only call-backs remove them). */
   noWaiters: boolean;
+  /** A read in this transaction found no task parked on the pool's siblings' pools. */
+  noSiblingWaiters?: boolean;
+  /** A ramp found full by an acquire of this transaction (until a release in it): later acquires wait too. */
+  rampFull?: { kind: 'wait'; retryAt: number | undefined; ramping?: boolean } | undefined;
 }
 
 /** One slot decision on the pool's locked row: its answer, and the row as the decision left it. */

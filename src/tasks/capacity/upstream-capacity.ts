@@ -5,7 +5,8 @@ import type { Clock } from '../../runtime/clock.js';
 import { compiledOnce } from '../../store/compiled-once.js';
 import { type Db, dialectOf } from '../../store/database.js';
 import type { Database, UpstreamPoolsTable } from '../../store/schema.js';
-import { type CapacityPool, hasConfiguredLimit, pollsOf } from './capacity-pool.js';
+import { callBackInTurns } from './call-back-turns.js';
+import { type CapacityPool, hasConfiguredLimit, pollsOf, siblingPools } from './capacity-pool.js';
 import { createCapacityReads, UNFINISHED } from './capacity-reads.js';
 import {
   afterQuota,
@@ -27,13 +28,18 @@ export type { PoolSnapshot } from './pool-snapshots.js';
 export type SlotAnswer =
   /** `retryAt`: this grant filled a ramp that grows then (parked tasks are to be called back). */
   | { kind: 'granted'; callId: string; retryAt?: number | undefined }
-  /** No slot now: `retryAt` when capacity returns at a known time (hold, window), else at a release. */
-  | { kind: 'wait'; retryAt: number | undefined };
+  /**
+   * No slot now: `retryAt` when capacity returns at a known time (hold, window), else at a release;
+   * `ramping` when only a climbing ramp is full (it grows at `retryAt`, a step away).
+   */
+  | { kind: 'wait'; retryAt: number | undefined; ramping?: boolean };
 
 /** Parked tasks called back, and when room returns if the pool is full. */
 export interface CallBack {
   called: number;
   retryAt: number | undefined;
+  /** Room left once the pool's own tasks were called back, when tasks wait on its siblings' pools. */
+  spare: number;
 }
 
 /** How an upstream call ended, for the pool's learning. */
@@ -79,7 +85,7 @@ export function createUpstreamCapacity({
   const windowSpan = windowMs + Math.max(250, Math.round(windowMs / 40));
   const rules = learningRules(windowMs, defaultHoldMs);
   const reads = createCapacityReads(db, windowSpan);
-  const { endDeadCalls, forgetOldCalls, inFlight, waiters, calledBack } = reads;
+  const { endDeadCalls, forgetOldCalls, inFlight, waiters, anyWaiting, calledBack } = reads;
   // The writes of every slot (an acquire, a release): built and compiled once, not per upstream call.
   const insertPool = compiledOnce(
     5,
@@ -138,44 +144,6 @@ export function createUpstreamCapacity({
   const { room, rampIfQuiet } = createPoolRoom({ rules, reads, windowSpan });
 
   /**
-   * Calls back up to `count` parked tasks of the pool, in fair turns: the account with the fewest
-   * calls on the pool goes next (a fair share of the slots, round robin between equals), and within
-   * one account its tasks go in submission order. Returns their number.
-   */
-  async function callBack(trx: Db, poolId: string, count: number, now: number): Promise<number> {
-    if (count <= 0) return 0;
-    const limit = Number.isFinite(count) ? count : 100_000;
-    // An account's turn: its waiting tasks in submission order, each behind the calls the account
-    // already has on the pool (in flight, or called back and on their way).
-    const result = await sql<{ id: string }>`
-      with busy as (
-        select t.account_id, count(*) as n
-        from upstream_calls c join tasks t on t.id = c.task_id
-        where c.pool = ${poolId} and c.ended_at is null
-        group by t.account_id
-        union all
-        select account_id, count(*) as n
-        from tasks
-        where capacity_pool = ${poolId} and status in ('queued', 'in_progress') and next_run_at <= ${now}
-        group by account_id
-      ), load as (
-        select account_id, sum(n) as n from busy group by account_id
-      )
-      update tasks set next_run_at = ${now}
-      where id in (
-        select id from (
-          select t.id, t.created_at,
-            row_number() over (partition by t.account_id order by t.created_at, t.idx) + coalesce(l.n, 0) as turn
-          from tasks t left join load l on l.account_id = t.account_id
-          where t.capacity_pool = ${poolId} and t.status in ('queued', 'in_progress') and t.next_run_at > ${now}
-        ) waiting
-        order by turn, created_at, id
-        limit ${limit}
-      )`.execute(trx);
-    return Number(result.numAffectedRows ?? 0);
-  }
-
-  /**
    * What a call's end teaches the pool (pool-learning.ts): the request budget its answer reported,
    * a success's count toward one more call at once, a refusal's hold (on time) or lower limit
    * (calls at once, counted without the calls of dead workers).
@@ -227,7 +195,22 @@ export function createUpstreamCapacity({
     return some;
   }
 
-  /** Calls back waiting tasks within the caller's transaction (the pool's row locked). */
+  /** Whether tasks are parked on the pool's siblings (read once per transaction while there are none). */
+  async function siblingsWait(trx: Db, pool: CapacityPool, now: number, turn?: SlotTurn): Promise<boolean> {
+    if (!pool.siblings?.length || turn?.noSiblingWaiters) return false;
+    const some = await anyWaiting(
+      trx,
+      siblingPools(pool).map((sibling) => sibling.id),
+      now,
+    );
+    if (turn && !some) turn.noSiblingWaiters = true;
+    return some;
+  }
+
+  /**
+   * Calls back waiting tasks within the caller's transaction (the pool's row locked), and answers
+   * the room left to spare when tasks wait on the pool's siblings (the caller lends it to them).
+   */
   async function callBackIn(
     trx: Db,
     row: UpstreamPoolsTable,
@@ -235,13 +218,16 @@ export function createUpstreamCapacity({
     turn?: SlotTurn,
   ): Promise<CallBack> {
     const now = clock.now();
-    if (!(await hasWaiters(trx, pool.id, now, turn))) return { called: 0, retryAt: undefined };
+    const own = await hasWaiters(trx, pool.id, now, turn);
+    const lending = await siblingsWait(trx, pool, now, turn);
+    if (!own && !lending) return { called: 0, retryAt: undefined, spare: 0 };
     const { free, retryAt, growsAt } = await room(trx, row, pool, now);
     // A climbing ramp is looked at again when it grows: its parked tasks are not called back by a release.
     const next = retryAt ?? growsAt;
     await postponeRetry(trx, row, pool, next);
-    const called = await callBack(trx, pool.id, free - (await calledBack(trx, pool.id, now)), now);
-    return { called, retryAt: next };
+    const left = free - (await calledBack(trx, pool.id, now));
+    const called = own ? await callBackInTurns(trx, pool.id, left, now) : 0;
+    return { called, retryAt: next, spare: lending ? Math.max(0, left - called) : 0 };
   }
 
   return {
@@ -270,11 +256,15 @@ export function createUpstreamCapacity({
             await endDeadCalls(trx, pool.id, now);
           else if (!turn.forgotten) await forgetOldCalls(trx, pool.id, now);
           turn.forgotten = true;
-          const { free, retryAt, growsAt } = await room(trx, row, pool, now);
+          // A ramp found full earlier in this turn is full still (only a release frees room).
+          if (turn.rampFull) return { answer: turn.rampFull, row };
+          const { free, retryAt, growsAt, ramping } = await room(trx, row, pool, now);
           if (free < 1) {
             await postponeRetry(trx, row, pool, retryAt);
             const retry_at = Math.max(row.retry_at, retryAt ?? 0);
-            return { answer: { kind: 'wait', retryAt }, row: { ...row, retry_at } };
+            const answer: SlotAnswer = { kind: 'wait', retryAt, ...(ramping ? { ramping } : {}) };
+            if (ramping) turn.rampFull = answer;
+            return { answer, row: { ...row, retry_at } };
           }
           if (!waiter && (await hasWaiters(trx, pool.id, now, turn)))
             return { answer: { kind: 'wait', retryAt: undefined }, row };
@@ -305,6 +295,7 @@ export function createUpstreamCapacity({
         async (trx, row, turn) => {
           // Read after the lock: a transaction that queued for it must not count from before.
           const now = clock.now();
+          turn.rampFull = undefined;
           await trx.executeQuery(endCall(callId, now, result === 'refused' ? 1 : 0));
           const learned = await learn(trx, row, pool, result, retryAfterMs, taught, now);
           if (learned)
@@ -359,6 +350,21 @@ export function createUpstreamCapacity({
         const row = await lockPool(trx, pool);
         await endDeadCalls(trx, pool.id, clock.now());
         return callBackIn(trx, row, pool);
+      });
+    },
+
+    /**
+     * Lends room to spare on a sibling's pool (another key of the provider): calls back up to
+     * `count` tasks parked on `pool`, in fair turns, less those already called back and on their way.
+     * Each called-back task asks its keys for a slot again, and takes the one with room. Its own
+     * transaction on `pool`'s row (never two pools locked at once: no lock order to get wrong).
+     */
+    lend(pool: CapacityPool, count: number): Promise<number> {
+      return inTransaction(async (trx) => {
+        await lockPool(trx, pool);
+        const now = clock.now();
+        if (!(await hasWaiters(trx, pool.id, now))) return 0;
+        return callBackInTurns(trx, pool.id, count - (await calledBack(trx, pool.id, now)), now);
       });
     },
 
