@@ -29,8 +29,8 @@ const onlyStore = process.env.ATELIER_TEST_STORE;
 const inCi = process.env.CI === 'true';
 /**
  * Test files run at once (ATELIER_TEST_CONCURRENCY): 3 by default. The files wait mostly on I/O
- * (loopback upstreams, the database, the browser): on a quiet 2-core machine 2 at once kept ~1.5 of
- * the cores busy, and 3 at once took the two halves from 534 + 678 s to 289 + 363 s.
+ * (loopback upstreams, the database, child processes): on a quiet 2-core machine 3 at once kept
+ * ~1.5 cores busy and took the two halves from 534 + 678 s (2 at once) to 289 + 363 s.
  */
 const concurrency = Number(process.env.ATELIER_TEST_CONCURRENCY) || 3;
 /** The tier that runs on both stores: everything under test/ but the embedded defaults' checks. */
