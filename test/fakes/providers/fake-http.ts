@@ -65,6 +65,11 @@ export async function startFakeHttpServer(
       res.end(answer.raw);
     }
   });
+  // Idle keep-alive sockets kept a minute (Node's default is 5 s): that timer runs on real time, and
+  // under virtual time on a loaded machine a socket could sit idle past 5 s real between two calls,
+  // so the server would close it just as the client reused it — a retryable failure no upstream
+  // caused (suspected in capacity-sequence's rare "attempt spent"). `close()` drops them anyway.
+  server.keepAliveTimeout = 60_000;
   // A deep accept queue, as a real upstream's front has: a burst of a thousand connections (the
   // capacity bench) would overflow Node's default of 511 and wait out the kernel's 1 s SYN retry.
   await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, resolve));
