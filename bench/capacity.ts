@@ -13,8 +13,8 @@
 //               the episode's last refusal until 900 calls are in flight at once
 //   five-recovered  then 1,000 five-second images on that recovered pool: time to the last one
 import { fileURLToPath } from 'node:url';
+import { createOpenAIProvider } from '../src/capabilities/providers/openai-provider.js';
 import { type Core, createCore } from '../src/core.js';
-import { createOpenAIProvider } from '../src/providers/openai-provider.js';
 import {
   capacityConfig,
   capacityOverrides,

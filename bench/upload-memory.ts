@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { request } from 'undici';
-import { createSafeFetcher } from '../src/outbound/safe-fetcher.js';
+import { createSafeFetcher } from '../src/infra/outbound/safe-fetcher.js';
 
 const MB = 1024 * 1024;
 const BODY_BYTES = 25 * MB;

@@ -9,7 +9,7 @@ import { ensureCurrentBuild } from '../scripts/ensure-build.mjs';
 
 ensureCurrentBuild(fileURLToPath(new URL('..', import.meta.url)));
 // First among the built modules, before any native addon loads: refuse an unsupported Node.js clearly.
-await import('../dist/src/runtime/require-supported-runtime.js');
+await import('../dist/src/base/runtime/require-supported-runtime.js');
 // Node's module compile cache for every command, as dist/src/server.js turns it on for the server.
 module.enableCompileCache();
 // Two faces of their own start here (the CLI's commands never import another edge): the server, and
@@ -17,9 +17,9 @@ module.enableCompileCache();
 if (process.argv[2] === 'serve') {
   await import('../dist/src/server.js');
 } else if (process.argv[2] === 'mcp') {
-  const { runMcpServer } = await import('../dist/src/mcp/main.js');
+  const { runMcpServer } = await import('../dist/src/edges/mcp/main.js');
   await runMcpServer(process.env);
 } else {
-  const { runCli } = await import('../dist/src/cli/main.js');
+  const { runCli } = await import('../dist/src/edges/cli/main.js');
   process.exitCode = await runCli(process.argv.slice(2));
 }

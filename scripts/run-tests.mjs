@@ -70,7 +70,7 @@ const nativeLoader = [
 function typescriptLoader() {
   const probe = spawnSync(
     process.execPath,
-    [...nativeLoader, '--input-type=module', '-e', "await import('./src/domain/errors.js')"],
+    [...nativeLoader, '--input-type=module', '-e', "await import('./src/base/domain/errors.js')"],
     { stdio: 'ignore', env: { ...process.env, NODE_OPTIONS: '' } },
   );
   return probe.status === 0 ? nativeLoader : ['--import', 'tsx'];

@@ -1,25 +1,33 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, normalize, relative, sep } from 'node:path';
+import { dirname, join, normalize, sep } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-// The structure, held: docs/architecture.md's table (folder → what it owns → what it may import) is
-// the rule, read from the document itself, so the two cannot drift apart. Every import between
-// folders of src/ (and from the React app in web/src) must be one the table allows; there are no
-// import cycles, type imports included; the edges never import each other; nothing shipped imports
-// a test or a fake; unit tests beside the code build no core. A change of structure is a change of
-// that table first.
+// The structure, held: docs/architecture.md's two tables are the rule, read from the document itself,
+// so the code and the picture cannot drift apart. The wings table orders src/'s wings (base, infra,
+// capabilities, use-cases, edges, then the composition root): a folder may import any folder of a
+// wing below its own. The folders table says, for each folder, what it may import inside its own wing
+// (and the rare stated exception up the wings); it says what may be, not only what is. There are no
+// import cycles, type imports included; no edge imports another edge; nothing shipped imports a test
+// or a fake; unit tests beside the code build no core. A change of structure is a change of those
+// tables first.
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const WINGS_START = '<!-- wings:begin -->';
+const WINGS_END = '<!-- wings:end -->';
 const TABLE_START = '<!-- structure:begin -->';
 const TABLE_END = '<!-- structure:end -->';
-/** The edges (faces) of the service: each may import the shared HTTP kit, never another edge. */
-const EDGES = ['api', 'openai-compat', 'website', 'admin', 'mcp', 'cli'];
+/** The wing of the faces callers see. */
+const EDGE_WING = 'edges';
+/**
+ * Folders of the edges wing that are kits the faces share, not faces: the HTTP plumbing, the typed
+ * client of /api/v1 (the MCP server speaks through it) and the curation routes both the API and the
+ * website mount. Every other folder of the wing is an edge, found on disk, so a new one is guarded.
+ */
+const EDGE_KITS = ['http', 'client', 'curation-routes'];
 /** The composition root: the files directly in src/ (core, app, server, serve). */
-const ROOT_FILES = '(root)';
-/** The React app (web/src). */
-const WEB = 'web';
+const ROOT_FILES = 'src/*.ts';
 const MAX_LINES = 400;
 
 function walk(dir: string, keep: (path: string) => boolean, out: string[] = []): string[] {
@@ -36,12 +44,27 @@ const isSource = (path: string) => /\.(ts|tsx)$/.test(path) && !path.endsWith('.
 const isTest = (path: string) => /\.test\.tsx?$/.test(path);
 const sources = [...walk('src', isSource), ...walk(join('web', 'src'), isSource)];
 const shipped = sources.filter((path) => !isTest(path));
+const posix = (path: string) => path.split(sep).join('/');
 
-/** The folder a file belongs to: src/<folder>/…, the composition root, or the React app. */
+/**
+ * The folder a file belongs to, as the tables name it: `src/<wing>/<folder>`, the composition root
+ * (`src/*.ts`), or in the React app `web/src/features/<feature>`, `web/src/ui` or `web/src`.
+ */
 function folderOf(path: string): string {
-  if (path.startsWith(join('web', 'src') + sep)) return WEB;
-  const parts = relative('src', path).split(sep);
-  return parts.length === 1 ? ROOT_FILES : (parts[0] as string);
+  const parts = posix(path).split('/');
+  if (parts[0] === 'web') {
+    if (parts[2] === 'features' && parts.length > 4) return parts.slice(0, 4).join('/');
+    if (parts[2] === 'ui' && parts.length > 3) return 'web/src/ui';
+    return 'web/src';
+  }
+  return parts.length <= 2 ? ROOT_FILES : parts.slice(0, 3).join('/');
+}
+
+/** The wing of a folder of src/ (`root` for the composition root, `web` for the React app). */
+function wingOf(folder: string): string {
+  if (folder === ROOT_FILES) return 'root';
+  if (folder.startsWith('web/')) return 'web';
+  return folder.split('/')[1] as string;
 }
 
 /** The project files `path` imports (relative specifiers, resolved; packages left out). */
@@ -64,77 +87,135 @@ function importsOf(path: string): string[] {
   return found;
 }
 
-/** The table in docs/architecture.md: folder → the folders it may import. */
-function readTable(): Map<string, Set<string>> {
+/** The rows of a table of docs/architecture.md between two markers: first cell's name → the other cells' names. */
+function readRows(start: string, end: string): Map<string, string[][]> {
   const doc = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
-  const start = doc.indexOf(TABLE_START);
-  const end = doc.indexOf(TABLE_END);
-  assert.ok(
-    start >= 0 && end > start,
-    `docs/architecture.md holds the table between ${TABLE_START} and ${TABLE_END}`,
-  );
-  const table = new Map<string, Set<string>>();
-  for (const line of doc.slice(start, end).split('\n')) {
+  const from = doc.indexOf(start);
+  const to = doc.indexOf(end);
+  assert.ok(from >= 0 && to > from, `docs/architecture.md holds a table between ${start} and ${end}`);
+  const rows = new Map<string, string[][]>();
+  for (const line of doc.slice(from, to).split('\n')) {
     const cells = line.split('|').map((cell) => cell.trim());
     if (cells.length < 5 || !cells[1]?.startsWith('`')) continue;
-    const folder = (cells[1].match(/`([^`]+)`/)?.[1] ?? '').replace(/^src\//, '').replace(/\/$/, '');
-    const key = folder === 'src/*.ts' || folder === '*.ts' ? ROOT_FILES : folder === 'web/src' ? WEB : folder;
-    const allowed = [...(cells[3] ?? '').matchAll(/`([^`]+)`/g)].map((m) => {
-      const name = (m[1] as string).replace(/^src\//, '').replace(/\/$/, '');
-      return name === 'src/*.ts' || name === '*.ts' ? ROOT_FILES : name;
-    });
-    table.set(key, new Set(allowed));
+    const names = (cell: string) =>
+      [...cell.matchAll(/`([^`]+)`/g)].map((m) => (m[1] as string).replace(/\/$/, ''));
+    rows.set(names(cells[1])[0] as string, cells.slice(2).map(names));
   }
-  return table;
+  return rows;
+}
+
+/** The wings, lowest first: wing → the wings it may import. */
+const wings = new Map(
+  [...readRows(WINGS_START, WINGS_END)].map(([wing, cells]) => [
+    wing.replace(/^src\//, ''),
+    (cells[1] ?? []).map((name) => name.replace(/^src\//, '')),
+  ]),
+);
+const wingNames = [...wings.keys()];
+/** The folders: folder → what it may import in its own wing, and the exceptions up the wings. */
+const table = new Map(
+  [...readRows(TABLE_START, TABLE_END)].map(([folder, cells]) => [
+    folder,
+    { inWing: cells[1] ?? [], up: cells[2] ?? [] },
+  ]),
+);
+const edgeFolders = [...new Set(shipped.map(folderOf))].filter(
+  (folder) => wingOf(folder) === EDGE_WING && !EDGE_KITS.includes(folder.split('/')[2] as string),
+);
+
+/** A wing's height: the composition root is above every wing. */
+const rank = (wing: string) => (wing === 'root' ? wingNames.length : wingNames.indexOf(wing));
+
+/** Whether the tables let `from` import `to`. */
+function allowed(from: string, to: string): boolean {
+  const row = table.get(from);
+  if (row?.inWing.includes(to) || row?.up.includes(to)) return true;
+  const [a, b] = [wingOf(from), wingOf(to)];
+  if (a === 'web' || b === 'web') return false;
+  if (a === 'root') return true;
+  return wings.get(a)?.includes(b) ?? false;
 }
 
 const graph = new Map(shipped.map((path) => [path, importsOf(path)]));
 
-describe('architecture (docs/architecture.md is the enforced table)', () => {
-  const table = readTable();
-
-  test('the table names every folder of src/ and web/src, and only those', () => {
-    const folders = new Set(shipped.map(folderOf));
-    assert.deepEqual([...table.keys()].sort(), [...folders].sort());
+describe('architecture (docs/architecture.md holds the enforced tables)', () => {
+  test('the wings are ordered: each imports only wings listed before it', () => {
+    assert.deepEqual(wingNames, ['base', 'infra', 'capabilities', 'use-cases', 'edges']);
+    wingNames.forEach((wing, i) => {
+      assert.deepEqual(wings.get(wing), wingNames.slice(0, i), `${wing} imports exactly the wings below it`);
+    });
   });
 
-  test('every import between folders is one the table allows', () => {
+  test('the folders table names every folder of src/ and web/src, and only those', () => {
+    const folders = new Set(shipped.map(folderOf));
+    assert.deepEqual([...table.keys()].sort(), [...folders].sort());
+    const stray = walk('src', isSource).filter((path) => {
+      const parts = posix(path).split('/');
+      return parts.length > 2 && !wingNames.includes(parts[1] as string);
+    });
+    assert.deepEqual(stray, [], 'every folder of src/ lives in a wing');
+  });
+
+  test('the folders table keeps each row in its wing; going up the wings is a stated exception', () => {
+    for (const [folder, { inWing, up }] of table) {
+      const wing = wingOf(folder);
+      assert.deepEqual(
+        inWing.filter((to) => wingOf(to) !== wing),
+        [],
+        `${folder}: its third cell names its own wing only`,
+      );
+      if (wing === 'web') continue;
+      const below = (to: string) => rank(wingOf(to)) <= rank(wing);
+      assert.deepEqual(up.filter(below), [], `${folder}: its exceptions point up the wings`);
+    }
+  });
+
+  test('every import between folders is one the tables allow', () => {
     const breaches: string[] = [];
     for (const [path, targets] of graph) {
       const from = folderOf(path);
       for (const target of targets) {
         const to = folderOf(target);
-        if (to !== from && !table.get(from)?.has(to)) breaches.push(`${path} → ${target} (${from} → ${to})`);
+        if (to !== from && !allowed(from, to)) breaches.push(`${path} → ${target} (${from} → ${to})`);
       }
     }
     assert.deepEqual(breaches, []);
   });
 
-  test('the table allows no import that no file makes (it says what is, not what might be)', () => {
-    const used = new Set<string>();
-    for (const [path, targets] of graph)
-      for (const target of targets) used.add(`${folderOf(path)} → ${folderOf(target)}`);
-    const unused = [...table].flatMap(([from, allowed]) =>
-      [...allowed].filter((to) => !used.has(`${from} → ${to}`)).map((to) => `${from} → ${to}`),
-    );
-    assert.deepEqual(unused, []);
-  });
-
-  test('the table lets no edge import another, and nothing low import a capability or an edge', () => {
-    for (const edge of EDGES) {
-      const others = EDGES.filter((other) => other !== edge && table.get(edge)?.has(other));
+  test('no edge may import another edge (every edge folder on disk is checked)', () => {
+    assert.ok(edgeFolders.includes('src/edges/gemini-compat') && edgeFolders.includes('src/edges/oauth'));
+    for (const edge of edgeFolders) {
+      const others = edgeFolders.filter((other) => other !== edge && allowed(edge, other));
       assert.deepEqual(others, [], `${edge} may not import another edge`);
     }
-    for (const low of ['domain', 'contract', 'store']) {
-      const allowed = [...(table.get(low) ?? [])];
-      const leaf = ['domain', 'runtime', 'collections'];
+  });
+
+  test('the vocabulary imports nothing; the contract and the store only the base wing', () => {
+    assert.deepEqual(
+      table.get('src/base/domain')?.inWing,
+      [],
+      'the vocabulary imports nothing of the project',
+    );
+    for (const low of ['src/base/contract', 'src/infra/store']) {
+      const row = table.get(low);
       assert.deepEqual(
-        allowed.filter((name) => !leaf.includes(name)),
+        [...(row?.inWing ?? []), ...(row?.up ?? [])].filter((to) => wingOf(to) !== 'base'),
         [],
-        `${low} imports only the vocabulary and the runtime`,
+        `${low} imports only the base wing`,
       );
     }
-    assert.deepEqual([...(table.get('domain') ?? [])], [], 'the vocabulary imports nothing of the project');
+  });
+
+  test('inside each wing the folders table has no cycle', () => {
+    const seen = new Map<string, 'open' | 'done'>();
+    const visit = (folder: string, path: string[]): void => {
+      if (seen.get(folder) === 'done') return;
+      assert.notEqual(seen.get(folder), 'open', `the table allows a cycle: ${[...path, folder].join(' → ')}`);
+      seen.set(folder, 'open');
+      for (const to of table.get(folder)?.inWing ?? []) visit(to, [...path, folder]);
+      seen.set(folder, 'done');
+    };
+    for (const folder of table.keys()) visit(folder, []);
   });
 
   test('no import cycles (type imports included)', () => {

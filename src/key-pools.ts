@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { createProviderKeyPool, type RecheckPolicy } from './accounts/provider-key-pool.js';
-import { createProviderKeyStore, type ProviderKeyView } from './accounts/provider-keys.js';
-import type { ProviderKeyWire } from './contract/admin-provider-keys.js';
-import { scrapeRead } from './observability/metrics.js';
-import type { Clock } from './runtime/clock.js';
-import type { SecretBox } from './secrets/secret-box.js';
-import type { Db } from './store/database.js';
-import type { PoolState } from './tasks/capacity/pool-states.js';
-import { spendByUpstreamKey } from './tasks/task-spend.js';
+import type { ProviderKeyWire } from './base/contract/admin-provider-keys.js';
+import { scrapeRead } from './base/observability/metrics.js';
+import type { Clock } from './base/runtime/clock.js';
+import type { SecretBox } from './base/secrets/secret-box.js';
+import { createProviderKeyPool, type RecheckPolicy } from './capabilities/accounts/provider-key-pool.js';
+import { createProviderKeyStore, type ProviderKeyView } from './capabilities/accounts/provider-keys.js';
+import type { PoolState } from './capabilities/tasks/capacity/pool-states.js';
+import { spendByUpstreamKey } from './capabilities/tasks/task-spend.js';
+import type { Db } from './infra/store/database.js';
 
 const SPEND_DAYS = 30;
 

@@ -1,11 +1,12 @@
 // The server, loaded by its entry (server.ts) once the runtime is checked and the compile cache is on.
-import { demoBanner, ensureDemoAccount, writeDemoCredentials } from './accounts/demo-account.js';
-import { buildHealthApp, roleNames } from './api/health-routes.js';
+
 import { buildApp } from './app.js';
-import { reportCatalogAtStart } from './catalog/startup-check.js';
-import { loadConfig, loadDotEnv } from './config/config.js';
+import { lowerPoolThreadPriority } from './base/runtime/pool-priority.js';
+import { demoBanner, ensureDemoAccount, writeDemoCredentials } from './capabilities/accounts/demo-account.js';
+import { reportCatalogAtStart } from './capabilities/catalog/startup-check.js';
 import { createCore } from './core.js';
-import { lowerPoolThreadPriority } from './runtime/pool-priority.js';
+import { buildHealthApp, roleNames } from './edges/api/health-routes.js';
+import { loadConfig, loadDotEnv } from './infra/config/config.js';
 
 /** Starts Atelier: config from the environment, the HTTP API and/or the worker, graceful shutdown. */
 async function main(): Promise<void> {

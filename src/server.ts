@@ -6,7 +6,7 @@
 // by module content and Node version, and a cache that cannot be written only makes starts slower.
 // Only then is the server's module graph loaded: a static import would be compiled before this runs.
 import module from 'node:module';
-import './runtime/require-supported-runtime.js';
+import './base/runtime/require-supported-runtime.js';
 
 module.enableCompileCache();
 await import('./serve.js');

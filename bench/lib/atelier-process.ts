@@ -85,7 +85,7 @@ export function createAccount(target: AtelierEnv, email: string, entry: ServerEn
       ? [
           '--input-type=module',
           '-e',
-          `const { runCli } = await import(${JSON.stringify(join(ROOT, 'dist/src/cli/main.js'))});` +
+          `const { runCli } = await import(${JSON.stringify(join(ROOT, 'dist/src/edges/cli/main.js'))});` +
             `process.exitCode = await runCli(${JSON.stringify(command)});`,
         ]
       : [join(ROOT, 'bin/atelier.mjs'), ...command];

@@ -9,8 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { isPostgresUrl, openDatabase } from '../../src/store/database.js';
-import type { GenerationsTable, TasksTable } from '../../src/store/schema.js';
+import { isPostgresUrl, openDatabase } from '../../src/infra/store/database.js';
+import type { GenerationsTable, TasksTable } from '../../src/infra/store/schema.js';
 
 const BATCH = 500;
 const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('base64url')}`;

@@ -1,7 +1,7 @@
 /**
  * F1: the cost of a fair claim (issue 39). One account's 5,000 unfinished tasks (2,000 of them under
  * a live lease, as a worker full of renders holds them) and another account's task, on SQLite: the
- * time of the fair pick of one task (src/tasks/fair-claim.ts) over the time of the earliest-due pick
+ * time of the fair pick of one task (src/capabilities/tasks/fair-claim.ts) over the time of the earliest-due pick
  * it replaced, in alternating rounds of the same run. The fair pick must name the other account's
  * task; the earliest-due one names the backlog's.
  */
@@ -9,9 +9,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { openDatabase } from '../../src/store/database.js';
-import { fairDueIds } from '../../src/tasks/fair-claim.js';
-import { isUnfinished } from '../../src/tasks/unfinished-tasks.js';
+import { fairDueIds } from '../../src/capabilities/tasks/fair-claim.js';
+import { isUnfinished } from '../../src/capabilities/tasks/unfinished-tasks.js';
+import { openDatabase } from '../../src/infra/store/database.js';
 import type { BenchContext } from '../lib/context.js';
 import type { RowResult } from '../lib/report.js';
 import { percentile } from '../lib/stats.js';

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type Kysely, sql } from 'kysely';
-import { gptImageOutputTokens } from '../../src/catalog/gpt-image-tokens.js';
-import { formatUsd } from '../../src/domain/money.js';
-import { migrateToLatest } from '../../src/store/migrate.js';
+import { formatUsd } from '../../src/base/domain/money.js';
+import { gptImageOutputTokens } from '../../src/capabilities/catalog/gpt-image-tokens.js';
+import { migrateToLatest } from '../../src/infra/store/migrate.js';
 import {
   type FakeOpenAI,
   OVERBILLED_TEXT_TOKENS,

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { DEFAULT_CATALOG } from '../../src/catalog/catalog.js';
+import { DEFAULT_CATALOG } from '../../src/capabilities/catalog/catalog.js';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/providers/fake-openai.js';
 import { assertError, pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';

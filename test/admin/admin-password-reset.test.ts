@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { runCli } from '../../src/cli/main.js';
-import { SAME_AS_RESET, WRONG_PASSWORD } from '../../src/website/credential-routes.js';
-import { PASSWORD_CHANGE_REQUIRED } from '../../src/website/session-auth.js';
+import { runCli } from '../../src/edges/cli/main.js';
+import { SAME_AS_RESET, WRONG_PASSWORD } from '../../src/edges/website/credential-routes.js';
+import { PASSWORD_CHANGE_REQUIRED } from '../../src/edges/website/session-auth.js';
 import { assertError, bearer } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 import {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { ProviderKeysWire } from '../../src/contract/admin-provider-keys.js';
+import type { ProviderKeysWire } from '../../src/base/contract/admin-provider-keys.js';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/providers/fake-openai.js';
 import { assertError } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { INSUFFICIENT_SCOPE_MESSAGE } from '../../src/http/key-scopes.js';
+import { INSUFFICIENT_SCOPE_MESSAGE } from '../../src/edges/http/key-scopes.js';
 import { assertError, bearer } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 

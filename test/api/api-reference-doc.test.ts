@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
-import { errorStatus } from '../../src/http/errors.js';
+import { errorStatus } from '../../src/edges/http/errors.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 
 const reference = await readFile(new URL('../../docs/api.md', import.meta.url), 'utf8');

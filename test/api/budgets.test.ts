@@ -3,10 +3,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { DEFAULT_CATALOG } from '../../src/catalog/catalog.js';
-import { budgetOption, keyNamed, setBudgetCommand } from '../../src/cli/budget-command.js';
-import { AtelierApiError, createAtelierClient } from '../../src/client/atelier-client.js';
-import { errorResult } from '../../src/mcp/tool-results.js';
+import { DEFAULT_CATALOG } from '../../src/capabilities/catalog/catalog.js';
+import { budgetOption, keyNamed, setBudgetCommand } from '../../src/edges/cli/budget-command.js';
+import { AtelierApiError, createAtelierClient } from '../../src/edges/client/atelier-client.js';
+import { errorResult } from '../../src/edges/mcp/tool-results.js';
 import { assertError, bearer, pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import OpenAI, { toFile } from 'openai';
 import sharp from 'sharp';
-import { checkCatalog } from '../../src/catalog/catalog-check.js';
+import { checkCatalog } from '../../src/capabilities/catalog/catalog-check.js';
 import { type FakeComfyUI, STEPS, startFakeComfyUI } from '../fakes/providers/fake-comfyui.js';
 import { call, type McpSession, startMcp } from '../fakes/stdio-session.js';
 import { bearer, makePng, pollUntilFinal, submitGenerate } from '../support/api-helpers.js';

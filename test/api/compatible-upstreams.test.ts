@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import sharp from 'sharp';
-import { catalogCheckCommand } from '../../src/cli/catalog-command.js';
-import { loadConfig } from '../../src/config/config.js';
+import { catalogCheckCommand } from '../../src/edges/cli/catalog-command.js';
+import { loadConfig } from '../../src/infra/config/config.js';
 import {
   type FakeCompatibleServer,
   startFakeCompatibleServer,

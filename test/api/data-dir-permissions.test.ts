@@ -3,7 +3,7 @@ import { chmod, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { openDatabase } from '../../src/store/database.js';
+import { openDatabase } from '../../src/infra/store/database.js';
 import { bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
 import { testStore } from '../support/test-database.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';

@@ -4,12 +4,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
-import { catalogCheckCommand } from '../../src/cli/catalog-command.js';
-import { loadConfig } from '../../src/config/config.js';
-import { readFalEndpoints } from '../../src/providers/catalog-blocks.js';
-import { createFalProvider } from '../../src/providers/fal-provider.js';
-import { createProviderRegistry, type ProviderRegistry } from '../../src/providers/provider-registry.js';
-import { systemClock } from '../../src/runtime/clock.js';
+import { systemClock } from '../../src/base/runtime/clock.js';
+import { readFalEndpoints } from '../../src/capabilities/providers/catalog-blocks.js';
+import { createFalProvider } from '../../src/capabilities/providers/fal-provider.js';
+import {
+  createProviderRegistry,
+  type ProviderRegistry,
+} from '../../src/capabilities/providers/provider-registry.js';
+import { catalogCheckCommand } from '../../src/edges/cli/catalog-command.js';
+import { loadConfig } from '../../src/infra/config/config.js';
 import { type FakeFal, startFakeFal } from '../fakes/providers/fake-fal.js';
 import { call, startMcp, textOf } from '../fakes/stdio-session.js';
 import { bearer, makePng, pollUntilFinal, submitGenerate } from '../support/api-helpers.js';

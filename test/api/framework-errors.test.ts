@@ -71,7 +71,7 @@ describe('framework-level errors keep the error shape', () => {
 
 describe('an unexpected failure', () => {
   test('is 500 internal_error with the request id and no internals; the process keeps serving', async () => {
-    const { createDiskBlobStore } = await import('../../src/blobs/disk-blob-store.js');
+    const { createDiskBlobStore } = await import('../../src/infra/blobs/disk-blob-store.js');
     const { tmpdir } = await import('node:os');
     const disk = createDiskBlobStore({ root: tmpdir() });
     const t = await createTestApp({

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApiError, GoogleGenAI } from '@google/genai';
 import sharp from 'sharp';
-import { pixelSize } from '../../src/domain/image-sizes.js';
+import { pixelSize } from '../../src/base/domain/image-sizes.js';
 import { bearer, makePng } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 

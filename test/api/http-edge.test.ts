@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
-import { buildHealthApp } from '../../src/api/health-routes.js';
+import { buildHealthApp } from '../../src/edges/api/health-routes.js';
 import { assertError, bearer } from '../support/api-helpers.js';
 import { assertRawError, rawRequestText as request } from '../support/raw-edge.js';
 import { portOf, rawExchange } from '../support/raw-http.js';

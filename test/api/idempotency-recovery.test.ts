@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
-import { DomainError } from '../../src/domain/errors.js';
-import { apiErrorOf } from '../../src/http/errors.js';
+import { DomainError } from '../../src/base/domain/errors.js';
 import {
   CLAIM_LEASE_MS,
   createIdempotencyRepository,
   type IdempotencyClaim,
-} from '../../src/idempotency/idempotency-repository.js';
-import { createProcessOwner, currentProcessIdentity } from '../../src/jobs/process-owner.js';
+} from '../../src/capabilities/idempotency/idempotency-repository.js';
+import { apiErrorOf } from '../../src/edges/http/errors.js';
+import { createProcessOwner, currentProcessIdentity } from '../../src/infra/jobs/process-owner.js';
 import { assertError, bearer } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createLocalProvider } from '../../src/providers/local-provider.js';
-import type { ImageProvider } from '../../src/providers/provider.js';
-import { systemClock } from '../../src/runtime/clock.js';
+import { systemClock } from '../../src/base/runtime/clock.js';
+import { createLocalProvider } from '../../src/capabilities/providers/local-provider.js';
+import type { ImageProvider } from '../../src/capabilities/providers/provider.js';
 import { bearer } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 

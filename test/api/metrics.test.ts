@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
-import { buildHealthApp } from '../../src/api/health-routes.js';
+import { buildHealthApp } from '../../src/edges/api/health-routes.js';
 import { bearer, pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 

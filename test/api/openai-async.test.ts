@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI, { toFile } from 'openai';
-import type { OpenAiImageTask } from '../../src/contract/openai.js';
+import type { OpenAiImageTask } from '../../src/base/contract/openai.js';
 import { bearer, makePng } from '../support/api-helpers.js';
 import { startReceiver, verify, waitFor } from '../support/scripted-webhook-receiver.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import OpenAI, { toFile } from 'openai';
 import sharp from 'sharp';
-import { DEFAULT_CATALOG } from '../../src/catalog/catalog.js';
+import { DEFAULT_CATALOG } from '../../src/capabilities/catalog/catalog.js';
 import { bearer, makePng } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 import { sessionCookieOf } from '../support/website-session.js';

@@ -8,7 +8,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateImage } from 'ai';
 import OpenAI, { toFile } from 'openai';
 import sharp from 'sharp';
-import { DEFAULT_CATALOG } from '../../src/catalog/catalog.js';
+import { DEFAULT_CATALOG } from '../../src/capabilities/catalog/catalog.js';
 import { assertError, bearer, pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import OpenAI, { APIError, toFile } from 'openai';
 import type { ImageGenStreamEvent } from 'openai/resources/images';
 import sharp from 'sharp';
-import { DEFAULT_CATALOG } from '../../src/catalog/catalog.js';
+import { DEFAULT_CATALOG } from '../../src/capabilities/catalog/catalog.js';
 import { startFakeOpenAI } from '../fakes/providers/fake-openai.js';
 import { bearer, makePng } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';

@@ -1,24 +1,24 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { z } from 'zod';
-import * as clientSchemas from '../../src/client/api-schemas.js';
-import { createAtelierClient } from '../../src/client/atelier-client.js';
-import { accountStatusSchema } from '../../src/contract/accounts.js';
-import { assetSchema, assetsPageSchema } from '../../src/contract/assets.js';
-import { modelsSchema } from '../../src/contract/catalog.js';
-import { errorBodySchema } from '../../src/contract/errors.js';
+import { accountStatusSchema } from '../../src/base/contract/accounts.js';
+import { assetSchema, assetsPageSchema } from '../../src/base/contract/assets.js';
+import { modelsSchema } from '../../src/base/contract/catalog.js';
+import { errorBodySchema } from '../../src/base/contract/errors.js';
 import {
   generateResponseSchema,
   historyItemSchema,
   historyPageSchema,
-} from '../../src/contract/generations.js';
-import { taskBatchSchema, taskRecordSchema } from '../../src/contract/tasks.js';
-import { uploadResultSchema } from '../../src/contract/uploads.js';
-import { webhookDeliveriesPageSchema, webhookSecretSchema } from '../../src/contract/webhooks.js';
+} from '../../src/base/contract/generations.js';
+import { taskBatchSchema, taskRecordSchema } from '../../src/base/contract/tasks.js';
+import { uploadResultSchema } from '../../src/base/contract/uploads.js';
+import { webhookDeliveriesPageSchema, webhookSecretSchema } from '../../src/base/contract/webhooks.js';
+import * as clientSchemas from '../../src/edges/client/api-schemas.js';
+import { createAtelierClient } from '../../src/edges/client/atelier-client.js';
 import { bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
 import { startTestServer } from '../support/test-server.js';
 
-/** The schemas the routes declare (src/contract). */
+/** The schemas the routes declare (src/base/contract). */
 const serverSchemas = {
   accountStatusSchema,
   assetSchema,

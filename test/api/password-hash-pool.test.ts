@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { lowerPoolThreadPriority } from '../../src/runtime/pool-priority.js';
+import { lowerPoolThreadPriority } from '../../src/base/runtime/pool-priority.js';
 import { bearer, makePng } from '../support/api-helpers.js';
 import { compareWithIdle } from '../support/latency.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';

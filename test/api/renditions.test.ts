@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
-import { renditionKey } from '../../src/blobs/renditions.js';
+import { renditionKey } from '../../src/infra/blobs/renditions.js';
 import { assertError, bearer, makePng } from '../support/api-helpers.js';
 import { startTestS3, type TestS3 } from '../support/s3-server.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';

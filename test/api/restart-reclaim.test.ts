@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, test } from 'node:test';
-import { leaseOwnerId } from '../../src/jobs/dead-lease-reclaim.js';
-import { createProcessOwner, currentProcessIdentity } from '../../src/jobs/process-owner.js';
+import { leaseOwnerId } from '../../src/infra/jobs/dead-lease-reclaim.js';
+import { createProcessOwner, currentProcessIdentity } from '../../src/infra/jobs/process-owner.js';
 import { bearer, pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp } from '../support/test-server.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { loadConfig } from '../../src/config/config.js';
 import { createCore } from '../../src/core.js';
+import { loadConfig } from '../../src/infra/config/config.js';
 import { bearer } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 

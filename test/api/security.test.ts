@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import { loadConfig } from '../../src/config/config.js';
-import { createLocalProvider } from '../../src/providers/local-provider.js';
-import type { ImageProvider } from '../../src/providers/provider.js';
-import type { ProviderRegistry } from '../../src/providers/provider-registry.js';
-import { systemClock } from '../../src/runtime/clock.js';
+import { systemClock } from '../../src/base/runtime/clock.js';
+import { createLocalProvider } from '../../src/capabilities/providers/local-provider.js';
+import type { ImageProvider } from '../../src/capabilities/providers/provider.js';
+import type { ProviderRegistry } from '../../src/capabilities/providers/provider-registry.js';
+import { loadConfig } from '../../src/infra/config/config.js';
 import { assertError, bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 

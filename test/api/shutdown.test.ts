@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
-import { openDatabase } from '../../src/store/database.js';
+import { openDatabase } from '../../src/infra/store/database.js';
 import { bearer, makePng } from '../support/api-helpers.js';
 import { freshTestDataEnv, removeTestData } from '../support/test-database.js';
 import { createTestApp, freePort } from '../support/test-server.js';

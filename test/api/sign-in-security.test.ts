@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { WRONG_CREDENTIALS } from '../../src/website/routes.js';
+import { WRONG_CREDENTIALS } from '../../src/edges/website/routes.js';
 import { assertError } from '../support/api-helpers.js';
 import { legacyPasswordHash } from '../support/password-hashes.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { deriveKey } from '../../src/secrets/secret-box.js';
-import { UPLOAD_NAMING_KEY_LABEL } from '../../src/uploads/content-names.js';
+import { deriveKey } from '../../src/base/secrets/secret-box.js';
+import { UPLOAD_NAMING_KEY_LABEL } from '../../src/capabilities/uploads/content-names.js';
 import { bearer, makePng } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { usageCommand } from '../../src/cli/usage-command.js';
-import { dayOf } from '../../src/usage/usage-days.js';
+import { dayOf } from '../../src/capabilities/usage/usage-days.js';
+import { usageCommand } from '../../src/edges/cli/usage-command.js';
 import { assertError, bearer, pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig } from '../../src/config/config.js';
 import { createCore } from '../../src/core.js';
+import { loadConfig } from '../../src/infra/config/config.js';
 import { startReceiver, verify, waitFor } from '../support/scripted-webhook-receiver.js';
 import { freshTestDataEnv, removeTestData } from '../support/test-database.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { DeliveryItem } from '../../src/webhooks/webhooks-service.js';
+import type { DeliveryItem } from '../../src/capabilities/webhooks/webhooks-service.js';
 import { answer, scriptedResolver } from '../fakes/outbound/loopback.js';
 import { assertError, bearer } from '../support/api-helpers.js';
 import { type Received, startReceiver, verify, waitFor } from '../support/scripted-webhook-receiver.js';

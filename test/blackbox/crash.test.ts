@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { loadConfig } from '../../src/config/config.js';
 import { createCore } from '../../src/core.js';
-import { openDatabase } from '../../src/store/database.js';
+import { loadConfig } from '../../src/infra/config/config.js';
+import { openDatabase } from '../../src/infra/store/database.js';
 import { realProcessEnv } from '../support/real-process-env.js';
 import { type RealServer, startRealServer } from '../support/real-server.js';
 import { dumpDatabase, findSecrets, sqliteFilesText, sqlitePathOf } from '../support/secret-scan.js';

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/infra/config/config.js';
 import { realProcessEnv } from '../support/real-process-env.js';
 import { type RealServer, startRealServer } from '../support/real-server.js';
 import {

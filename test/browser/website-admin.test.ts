@@ -3,9 +3,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { DEFAULT_CATALOG } from '../../src/catalog/catalog.js';
-import { gptImageOutputTokens } from '../../src/catalog/gpt-image-tokens.js';
-import { formatUsd } from '../../src/domain/money.js';
+import { formatUsd } from '../../src/base/domain/money.js';
+import { DEFAULT_CATALOG } from '../../src/capabilities/catalog/catalog.js';
+import { gptImageOutputTokens } from '../../src/capabilities/catalog/gpt-image-tokens.js';
 import {
   type FakeOpenAI,
   OVERBILLED_TEXT_TOKENS,

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { DEFAULT_CATALOG } from '../../src/catalog/catalog.js';
+import { DEFAULT_CATALOG } from '../../src/capabilities/catalog/catalog.js';
 import { screenshot, until } from './support.js';
 import { testNoConsoleErrors, websiteSession } from './website-session.js';
 

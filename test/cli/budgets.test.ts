@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Config, loadConfig } from '../../src/config/config.js';
 import { type Core, createCore } from '../../src/core.js';
+import { type Config, loadConfig } from '../../src/infra/config/config.js';
 import { cli } from '../support/cli.js';
 import { freshTestDataEnv, removeTestData } from '../support/test-database.js';
 

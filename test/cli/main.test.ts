@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { openDatabase } from '../../src/store/database.js';
+import { openDatabase } from '../../src/infra/store/database.js';
 import { cli } from '../support/cli.js';
 
 // The CLI's own store is a SQLite file in its data dir: these run on SQLite whatever the half.

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
-import { MIGRATED_TABLES, TRANSIENT_TABLES } from '../../src/cli/migrate-store.js';
+import { MIGRATED_TABLES, TRANSIENT_TABLES } from '../../src/edges/cli/migrate-store.js';
 import { bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
 import { startTestS3, type TestS3 } from '../support/s3-server.js';
 import { testDatabaseEnv, testStore } from '../support/test-database.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { ProviderKeyView } from '../../src/accounts/provider-keys.js';
-import { type Config, loadConfig } from '../../src/config/config.js';
+import type { ProviderKeyView } from '../../src/capabilities/accounts/provider-keys.js';
 import { createCore } from '../../src/core.js';
+import { type Config, loadConfig } from '../../src/infra/config/config.js';
 import { cli } from '../support/cli.js';
 import { freshTestDataEnv, removeTestData } from '../support/test-database.js';
 

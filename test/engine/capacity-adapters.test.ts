@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { createGeminiProvider } from '../../src/capabilities/providers/gemini-provider.js';
+import { createReplicateProvider } from '../../src/capabilities/providers/replicate-provider.js';
 import { type Core, createCore } from '../../src/core.js';
-import { createGeminiProvider } from '../../src/providers/gemini-provider.js';
-import { createReplicateProvider } from '../../src/providers/replicate-provider.js';
 import { startFakeGemini } from '../fakes/providers/fake-gemini.js';
 import { startFakeReplicate } from '../fakes/providers/fake-replicate.js';
 import { createUpstreamLimit } from '../fakes/providers/upstream-limit.js';

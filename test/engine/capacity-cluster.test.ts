@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { createOpenAIProvider } from '../../src/capabilities/providers/openai-provider.js';
+import type { CapacityLimits } from '../../src/capabilities/tasks/capacity/capacity-pool.js';
 import { type Core, createCore } from '../../src/core.js';
-import { createOpenAIProvider } from '../../src/providers/openai-provider.js';
-import type { CapacityLimits } from '../../src/tasks/capacity/capacity-pool.js';
 import { startFakeOpenAI } from '../fakes/providers/fake-openai.js';
 import { createUpstreamLimit, type UpstreamLimitOptions } from '../fakes/providers/upstream-limit.js';
 import { removeTestData } from '../support/test-database.js';

@@ -5,10 +5,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { type Config, loadConfig } from '../../src/config/config.js';
+import type { ProviderRegistry } from '../../src/capabilities/providers/provider-registry.js';
+import { createReplicateProvider } from '../../src/capabilities/providers/replicate-provider.js';
 import { type Core, createCore } from '../../src/core.js';
-import type { ProviderRegistry } from '../../src/providers/provider-registry.js';
-import { createReplicateProvider } from '../../src/providers/replicate-provider.js';
+import { type Config, loadConfig } from '../../src/infra/config/config.js';
 import { freshTestDataEnv, removeTestData } from '../support/test-database.js';
 import {
   allFinal,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { createOpenAIProvider } from '../../src/capabilities/providers/openai-provider.js';
 import { type Core, createCore } from '../../src/core.js';
-import { createOpenAIProvider } from '../../src/providers/openai-provider.js';
 import { startFakeOpenAI } from '../fakes/providers/fake-openai.js';
 import { createUpstreamLimit } from '../fakes/providers/upstream-limit.js';
 import { removeTestData } from '../support/test-database.js';

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig } from '../../src/config/config.js';
+import type { ImageProvider } from '../../src/capabilities/providers/provider.js';
+import type { ProviderRegistry } from '../../src/capabilities/providers/provider-registry.js';
+import { createReplicateProvider } from '../../src/capabilities/providers/replicate-provider.js';
 import { type Core, createCore } from '../../src/core.js';
-import type { ImageProvider } from '../../src/providers/provider.js';
-import type { ProviderRegistry } from '../../src/providers/provider-registry.js';
-import { createReplicateProvider } from '../../src/providers/replicate-provider.js';
+import { loadConfig } from '../../src/infra/config/config.js';
 import { freshTestDataEnv, removeTestData } from '../support/test-database.js';
 import { allEnded, notCompleted } from './capacity-fixtures.js';
 import { MODEL, replicateEnv, startCountingReplicate, TOKEN } from './cluster-fixtures.js';

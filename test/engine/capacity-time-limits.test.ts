@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { createGeminiProvider } from '../../src/capabilities/providers/gemini-provider.js';
+import type { ImageProvider } from '../../src/capabilities/providers/provider.js';
+import { createReplicateProvider } from '../../src/capabilities/providers/replicate-provider.js';
 import { type Core, createCore } from '../../src/core.js';
-import { createGeminiProvider } from '../../src/providers/gemini-provider.js';
-import type { ImageProvider } from '../../src/providers/provider.js';
-import { createReplicateProvider } from '../../src/providers/replicate-provider.js';
 import { startFakeGemini } from '../fakes/providers/fake-gemini.js';
 import { startFakeReplicate } from '../fakes/providers/fake-replicate.js';
 import { callsHeld, createUpstreamLimit, type UpstreamLimit } from '../fakes/providers/upstream-limit.js';

@@ -2,13 +2,16 @@ import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import type { Account } from '../../src/accounts/accounts-repository.js';
 import { buildApp } from '../../src/app.js';
-import type { Config } from '../../src/config/config.js';
+import { isFinalStatus } from '../../src/base/domain/task-status.js';
+import { systemClock } from '../../src/base/runtime/clock.js';
+import type { Account } from '../../src/capabilities/accounts/accounts-repository.js';
+import {
+  createProviderRegistry,
+  type ProviderRegistry,
+} from '../../src/capabilities/providers/provider-registry.js';
 import { type Core, createCore } from '../../src/core.js';
-import { isFinalStatus } from '../../src/domain/task-status.js';
-import { createProviderRegistry, type ProviderRegistry } from '../../src/providers/provider-registry.js';
-import { systemClock } from '../../src/runtime/clock.js';
+import type { Config } from '../../src/infra/config/config.js';
 import { removeTestData } from '../support/test-database.js';
 import { signedInCookie, TEST_ORIGIN } from '../support/website-session.js';
 import { backlogConfig, seedBacklog } from './claim-fixtures.js';

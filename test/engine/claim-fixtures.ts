@@ -4,10 +4,10 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Account } from '../../src/accounts/accounts-repository.js';
-import { type Config, loadConfig } from '../../src/config/config.js';
+import type { ImageSize } from '../../src/base/domain/image-sizes.js';
+import type { Account } from '../../src/capabilities/accounts/accounts-repository.js';
 import type { Core } from '../../src/core.js';
-import type { ImageSize } from '../../src/domain/image-sizes.js';
+import { type Config, loadConfig } from '../../src/infra/config/config.js';
 import { freshTestDataEnv } from '../support/test-database.js';
 
 /** Seven shapes, as the website offers them. */

@@ -6,10 +6,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
+import { isFinalStatus } from '../../src/base/domain/task-status.js';
+import type { ImageProvider } from '../../src/capabilities/providers/provider.js';
+import type { TaskRow } from '../../src/capabilities/tasks/tasks-repository.js';
 import type { Core } from '../../src/core.js';
-import { isFinalStatus } from '../../src/domain/task-status.js';
-import type { ImageProvider } from '../../src/providers/provider.js';
-import type { TaskRow } from '../../src/tasks/tasks-repository.js';
 import { type FakeReplicate, startFakeReplicate } from '../fakes/providers/fake-replicate.js';
 
 export const TOKEN = 'r8_clusterToken0123456789abcdefgh';

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, mock, test } from 'node:test';
 import type { KyselyPlugin } from 'kysely';
-import { loadConfig } from '../../src/config/config.js';
+import { systemClock } from '../../src/base/runtime/clock.js';
+import { createLocalProvider } from '../../src/capabilities/providers/local-provider.js';
+import type { ImageProvider, PollOutcome } from '../../src/capabilities/providers/provider.js';
 import { type Core, createCore, LEASE_MS } from '../../src/core.js';
-import { createLocalProvider } from '../../src/providers/local-provider.js';
-import type { ImageProvider, PollOutcome } from '../../src/providers/provider.js';
-import { systemClock } from '../../src/runtime/clock.js';
-import { openDatabase } from '../../src/store/database.js';
+import { loadConfig } from '../../src/infra/config/config.js';
+import { openDatabase } from '../../src/infra/store/database.js';
 
 // Every timer of the engine (the loop's sleeps, the heartbeats) and every "now" run on a mocked
 // clock that the test moves by hand: minutes pass in milliseconds, and nothing depends on how

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createAccountsRepository } from '../../src/accounts/accounts-repository.js';
-import { loadCatalog } from '../../src/catalog/catalog.js';
-import { type Config, loadConfig } from '../../src/config/config.js';
-import { createGenerationsRepository } from '../../src/generations/generations-repository.js';
-import { systemClock } from '../../src/runtime/clock.js';
-import { randomIds } from '../../src/runtime/ids.js';
-import { type Db, openDatabase } from '../../src/store/database.js';
-import { createTasksRepository } from '../../src/tasks/tasks-repository.js';
-import { createTasksService } from '../../src/tasks/tasks-service.js';
+import { systemClock } from '../../src/base/runtime/clock.js';
+import { randomIds } from '../../src/base/runtime/ids.js';
+import { createAccountsRepository } from '../../src/capabilities/accounts/accounts-repository.js';
+import { loadCatalog } from '../../src/capabilities/catalog/catalog.js';
+import { createTasksRepository } from '../../src/capabilities/tasks/tasks-repository.js';
+import { createTasksService } from '../../src/capabilities/tasks/tasks-service.js';
+import { type Config, loadConfig } from '../../src/infra/config/config.js';
+import { type Db, openDatabase } from '../../src/infra/store/database.js';
+import { createGenerationsRepository } from '../../src/use-cases/generations/generations-repository.js';
 import { freshTestDataEnv, removeTestData } from '../support/test-database.js';
 
 // Polls of finished tasks are answered from memory (a final record never changes); unfinished

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Config } from '../../src/config/config.js';
+import { createOpenAIProvider } from '../../src/capabilities/providers/openai-provider.js';
+import type { ProviderRegistry } from '../../src/capabilities/providers/provider-registry.js';
 import { type Core, createCore } from '../../src/core.js';
-import { createOpenAIProvider } from '../../src/providers/openai-provider.js';
-import type { ProviderRegistry } from '../../src/providers/provider-registry.js';
+import type { Config } from '../../src/infra/config/config.js';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/providers/fake-openai.js';
 import { createUpstreamLimit, type UpstreamLimit } from '../fakes/providers/upstream-limit.js';
 import { removeTestData } from '../support/test-database.js';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { systemClock } from '../../src/base/runtime/clock.js';
+import { createLocalProvider } from '../../src/capabilities/providers/local-provider.js';
+import type { ImageProvider } from '../../src/capabilities/providers/provider.js';
 import { type Core, createCore } from '../../src/core.js';
-import { createLocalProvider } from '../../src/providers/local-provider.js';
-import type { ImageProvider } from '../../src/providers/provider.js';
-import { systemClock } from '../../src/runtime/clock.js';
 import { removeTestData } from '../support/test-database.js';
 import {
   allEnded,

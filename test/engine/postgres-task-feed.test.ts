@@ -3,13 +3,16 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { buildApp } from '../../src/app.js';
-import { type Config, loadConfig } from '../../src/config/config.js';
+import {
+  createPostgresTaskFeed,
+  TASK_FEED_CHANNELS,
+} from '../../src/capabilities/tasks/postgres-task-feed.js';
+import type { TaskChange, TaskChangeFeed } from '../../src/capabilities/tasks/task-events.js';
+import type { TaskRecord } from '../../src/capabilities/tasks/task-record.js';
 import { type Core, createCore } from '../../src/core.js';
-import { type Db, openDatabase } from '../../src/store/database.js';
-import { createPostgresListener, type PostgresListener } from '../../src/store/postgres-listener.js';
-import { createPostgresTaskFeed, TASK_FEED_CHANNELS } from '../../src/tasks/postgres-task-feed.js';
-import type { TaskChange, TaskChangeFeed } from '../../src/tasks/task-events.js';
-import type { TaskRecord } from '../../src/tasks/task-record.js';
+import { type Config, loadConfig } from '../../src/infra/config/config.js';
+import { type Db, openDatabase } from '../../src/infra/store/database.js';
+import { createPostgresListener, type PostgresListener } from '../../src/infra/store/postgres-listener.js';
 import {
   dropTestDatabase,
   freshTestDataEnv,

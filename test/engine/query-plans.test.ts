@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type KyselyPlugin, type RootOperationNode, sql } from 'kysely';
-import { createGenerationsRepository } from '../../src/generations/generations-repository.js';
-import { systemClock } from '../../src/runtime/clock.js';
-import { randomIds } from '../../src/runtime/ids.js';
-import { type Db, dialectOf, openDatabase } from '../../src/store/database.js';
-import { createTasksRepository } from '../../src/tasks/tasks-repository.js';
+import { systemClock } from '../../src/base/runtime/clock.js';
+import { randomIds } from '../../src/base/runtime/ids.js';
+import { createTasksRepository } from '../../src/capabilities/tasks/tasks-repository.js';
+import { type Db, dialectOf, openDatabase } from '../../src/infra/store/database.js';
+import { createGenerationsRepository } from '../../src/use-cases/generations/generations-repository.js';
 import { createTestPostgresDatabase, dropTestDatabase, testStore } from '../support/test-database.js';
 
 // The engine asks these every idle second on the API's event loop: with a table of 400,000 finished

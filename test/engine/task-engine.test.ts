@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig } from '../../src/config/config.js';
+import { systemClock } from '../../src/base/runtime/clock.js';
+import { createLocalProvider } from '../../src/capabilities/providers/local-provider.js';
+import type { ImageProvider, SubmitOutcome } from '../../src/capabilities/providers/provider.js';
+import type { ProviderRegistry } from '../../src/capabilities/providers/provider-registry.js';
+import { pollDelayMs, retryDelayMs } from '../../src/capabilities/tasks/task-engine.js';
 import { createCore } from '../../src/core.js';
-import { createLocalProvider } from '../../src/providers/local-provider.js';
-import type { ImageProvider, SubmitOutcome } from '../../src/providers/provider.js';
-import type { ProviderRegistry } from '../../src/providers/provider-registry.js';
-import { systemClock } from '../../src/runtime/clock.js';
-import { pollDelayMs, retryDelayMs } from '../../src/tasks/task-engine.js';
+import { loadConfig } from '../../src/infra/config/config.js';
 import { freshTestDataEnv, removeTestData } from '../support/test-database.js';
 
 async function tempConfig(env: Record<string, string> = {}) {

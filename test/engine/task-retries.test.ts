@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig } from '../../src/config/config.js';
+import { isFinalStatus } from '../../src/base/domain/task-status.js';
+import { systemClock } from '../../src/base/runtime/clock.js';
+import { createLocalProvider } from '../../src/capabilities/providers/local-provider.js';
+import type { ImageProvider, SubmitOutcome } from '../../src/capabilities/providers/provider.js';
 import { createCore } from '../../src/core.js';
-import { isFinalStatus } from '../../src/domain/task-status.js';
-import { createLocalProvider } from '../../src/providers/local-provider.js';
-import type { ImageProvider, SubmitOutcome } from '../../src/providers/provider.js';
-import { systemClock } from '../../src/runtime/clock.js';
+import { loadConfig } from '../../src/infra/config/config.js';
 import { freshTestDataEnv, removeTestData } from '../support/test-database.js';
 
 // How a task spends its attempts: only calls that reached the upstream count. An open circuit

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { createOpenAIProvider } from '../../src/capabilities/providers/openai-provider.js';
+import { capacityPool } from '../../src/capabilities/tasks/capacity/capacity-pool.js';
+import { createUpstreamCapacity } from '../../src/capabilities/tasks/capacity/upstream-capacity.js';
+import { ESTIMATE_STEP_MS } from '../../src/capabilities/tasks/capacity/wait-places.js';
+import { toTaskRecord } from '../../src/capabilities/tasks/task-record.js';
+import { parkPatch } from '../../src/capabilities/tasks/task-submit.js';
 import { type Core, createCore } from '../../src/core.js';
-import { createTaskRecordJson } from '../../src/http/task-record-json.js';
-import { createOpenAIProvider } from '../../src/providers/openai-provider.js';
-import { capacityPool } from '../../src/tasks/capacity/capacity-pool.js';
-import { createUpstreamCapacity } from '../../src/tasks/capacity/upstream-capacity.js';
-import { ESTIMATE_STEP_MS } from '../../src/tasks/capacity/wait-places.js';
-import { toTaskRecord } from '../../src/tasks/task-record.js';
-import { parkPatch } from '../../src/tasks/task-submit.js';
+import { createTaskRecordJson } from '../../src/edges/api/task-record-json.js';
 import { removeTestData } from '../support/test-database.js';
 import { capacityConfig, capacityOverrides, UPSTREAM_KEY } from './capacity-fixtures.js';
 

@@ -3,8 +3,9 @@
  * the environment as for `bin/atelier serve` with `ATELIER_ROLES=worker`, plus a short lease
  * (`TEST_LEASE_MS`) so a test of a killed worker need not wait 30 s. Prints `ready` once working.
  */
-import { loadConfig } from '../../src/config/config.js';
+
 import { createCore } from '../../src/core.js';
+import { loadConfig } from '../../src/infra/config/config.js';
 
 const core = await createCore(loadConfig(process.env), {
   leaseMs: Number(process.env.TEST_LEASE_MS ?? 3000),

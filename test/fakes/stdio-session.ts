@@ -6,7 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { type CallToolResult, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-export const mainArgs = ['--import', 'tsx', 'src/mcp/main.ts'];
+export const mainArgs = ['--import', 'tsx', 'src/edges/mcp/main.ts'];
 
 export interface McpSession {
   client: Client;
@@ -15,7 +15,7 @@ export interface McpSession {
 }
 
 /**
- * Starts the MCP server (by default `src/mcp/main.ts` under tsx) with `env`. With `roots`, the
+ * Starts the MCP server (by default `src/edges/mcp/main.ts` under tsx) with `env`. With `roots`, the
  * client declares the roots capability and answers roots/list with those directories, read at
  * each request (so a test can change them).
  */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { errorStatus } from '../../src/http/errors.js';
+import { errorStatus } from '../../src/edges/http/errors.js';
 import { bearer, makePng } from '../support/api-helpers.js';
 import { portOf, type RawResponse, rawRequest } from '../support/raw-http.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
@@ -79,7 +79,7 @@ function contractProblem(
   const html = /^text\/html/.test(response.headers['content-type'] ?? '');
   if (status === 404 && html && accept.includes('text/html')) return undefined;
   // /authorize is a browser's: a request it cannot act on is the website's page naming the problem
-  // (400), never a redirect before consent (issue 38, src/oauth/authorize-endpoint.ts).
+  // (400), never a redirect before consent (issue 38, src/edges/oauth/authorize-endpoint.ts).
   if (status === 400 && html && request === `${method} /authorize`) return undefined;
   const parsed = response.json as { error?: { type?: unknown; message?: unknown } } | undefined;
   if (!parsed || typeof parsed !== 'object') return { kind: `${status} without a JSON body`, detail: body };

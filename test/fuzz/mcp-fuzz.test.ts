@@ -4,10 +4,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
-import { createAtelierClient } from '../../src/client/atelier-client.js';
-import { apiKeyTaskIdSeal } from '../../src/mcp/generation-tasks.js';
-import { createServer } from '../../src/mcp/server.js';
-import type { PollingClock } from '../../src/mcp/task-polling.js';
+import { createAtelierClient } from '../../src/edges/client/atelier-client.js';
+import { apiKeyTaskIdSeal } from '../../src/edges/mcp/generation-tasks.js';
+import { createServer } from '../../src/edges/mcp/server.js';
+import type { PollingClock } from '../../src/edges/mcp/task-polling.js';
 import { startTestServer } from '../support/test-server.js';
 
 // Property-based fuzzing of every MCP tool's input, through a real MCP client and server (the SDK's

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import { type Config, loadConfig } from '../../src/config/config.js';
-import { createIdempotencyRepository } from '../../src/idempotency/idempotency-repository.js';
-import { createHousekeeping } from '../../src/jobs/housekeeping.js';
-import { createProcessOwner } from '../../src/jobs/process-owner.js';
-import { type Db, openDatabase } from '../../src/store/database.js';
+import { createIdempotencyRepository } from '../../src/capabilities/idempotency/idempotency-repository.js';
+import { type Config, loadConfig } from '../../src/infra/config/config.js';
+import { createHousekeeping } from '../../src/infra/jobs/housekeeping.js';
+import { createProcessOwner } from '../../src/infra/jobs/process-owner.js';
+import { type Db, openDatabase } from '../../src/infra/store/database.js';
 import { freshTestDataEnv, removeTestData, testStore } from '../support/test-database.js';
 
 // Runs on the store ATELIER_TEST_STORE names (npm test runs it on both SQLite and PostgreSQL).

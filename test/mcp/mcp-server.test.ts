@@ -16,7 +16,7 @@ import {
   isFinalStatus,
   type TaskRecord,
   type UploadResult,
-} from '../../src/client/atelier-client.js';
+} from '../../src/edges/client/atelier-client.js';
 import { call, type McpSession, mainArgs, startMcp, textOf } from '../fakes/stdio-session.js';
 import { startTestServer } from '../support/test-server.js';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import type { UploadResult } from '../../src/client/atelier-client.js';
+import type { UploadResult } from '../../src/edges/client/atelier-client.js';
 import { call, type McpSession, startMcp, textOf } from '../fakes/stdio-session.js';
 import { startTestServer } from '../support/test-server.js';
 

@@ -2,22 +2,25 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { type Account, createAccountsRepository } from '../../src/accounts/accounts-repository.js';
-import { createAccountsService } from '../../src/accounts/accounts-service.js';
-import { ensureDemoAccount } from '../../src/accounts/demo-account.js';
-import { createAssetsRepository } from '../../src/assets/assets-repository.js';
-import { loadCatalog } from '../../src/catalog/catalog.js';
-import { type Config, loadConfig } from '../../src/config/config.js';
-import { createGenerationsRepository } from '../../src/generations/generations-repository.js';
-import { createIdempotencyRepository } from '../../src/idempotency/idempotency-repository.js';
-import { createProcessOwner } from '../../src/jobs/process-owner.js';
-import { systemClock } from '../../src/runtime/clock.js';
-import { randomIds } from '../../src/runtime/ids.js';
-import { createSecretBox } from '../../src/secrets/secret-box.js';
-import { type Db, dialectOf, openDatabase } from '../../src/store/database.js';
-import type { WebhookDeliveriesTable } from '../../src/store/schema.js';
-import { createTasksRepository } from '../../src/tasks/tasks-repository.js';
-import { createWebhooksRepository } from '../../src/webhooks/webhooks-repository.js';
+import { systemClock } from '../../src/base/runtime/clock.js';
+import { randomIds } from '../../src/base/runtime/ids.js';
+import { createSecretBox } from '../../src/base/secrets/secret-box.js';
+import {
+  type Account,
+  createAccountsRepository,
+} from '../../src/capabilities/accounts/accounts-repository.js';
+import { createAccountsService } from '../../src/capabilities/accounts/accounts-service.js';
+import { ensureDemoAccount } from '../../src/capabilities/accounts/demo-account.js';
+import { createAssetsRepository } from '../../src/capabilities/assets/assets-repository.js';
+import { loadCatalog } from '../../src/capabilities/catalog/catalog.js';
+import { createIdempotencyRepository } from '../../src/capabilities/idempotency/idempotency-repository.js';
+import { createTasksRepository } from '../../src/capabilities/tasks/tasks-repository.js';
+import { createWebhooksRepository } from '../../src/capabilities/webhooks/webhooks-repository.js';
+import { type Config, loadConfig } from '../../src/infra/config/config.js';
+import { createProcessOwner } from '../../src/infra/jobs/process-owner.js';
+import { type Db, dialectOf, openDatabase } from '../../src/infra/store/database.js';
+import type { WebhookDeliveriesTable } from '../../src/infra/store/schema.js';
+import { createGenerationsRepository } from '../../src/use-cases/generations/generations-repository.js';
 import { freshTestDataEnv, removeTestData, testStore } from '../support/test-database.js';
 
 // Runs on the store ATELIER_TEST_STORE names (npm test runs it on both SQLite and PostgreSQL).

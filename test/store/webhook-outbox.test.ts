@@ -1,18 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Kysely } from 'kysely';
-import { createAccountsRepository } from '../../src/accounts/accounts-repository.js';
-import { loadCatalog } from '../../src/catalog/catalog.js';
-import { type Config, loadConfig } from '../../src/config/config.js';
-import { createGenerationsRepository } from '../../src/generations/generations-repository.js';
-import { systemClock } from '../../src/runtime/clock.js';
-import { randomIds } from '../../src/runtime/ids.js';
-import { type Db, openDatabase } from '../../src/store/database.js';
-import { migration } from '../../src/store/migrations/0023_task_finished_outbox.js';
-import type { OnTaskFinished } from '../../src/tasks/task-finish.js';
-import { toTaskRecord } from '../../src/tasks/task-record.js';
-import { createTasksRepository } from '../../src/tasks/tasks-repository.js';
-import { createWebhooksRepository } from '../../src/webhooks/webhooks-repository.js';
+import { systemClock } from '../../src/base/runtime/clock.js';
+import { randomIds } from '../../src/base/runtime/ids.js';
+import { createAccountsRepository } from '../../src/capabilities/accounts/accounts-repository.js';
+import { loadCatalog } from '../../src/capabilities/catalog/catalog.js';
+import type { OnTaskFinished } from '../../src/capabilities/tasks/task-finish.js';
+import { toTaskRecord } from '../../src/capabilities/tasks/task-record.js';
+import { createTasksRepository } from '../../src/capabilities/tasks/tasks-repository.js';
+import { createWebhooksRepository } from '../../src/capabilities/webhooks/webhooks-repository.js';
+import { type Config, loadConfig } from '../../src/infra/config/config.js';
+import { type Db, openDatabase } from '../../src/infra/store/database.js';
+import { migration } from '../../src/infra/store/migrations/0023_task_finished_outbox.js';
+import { createGenerationsRepository } from '../../src/use-cases/generations/generations-repository.js';
 import { freshTestDataEnv, removeTestData, testStore } from '../support/test-database.js';
 
 // Runs on the store ATELIER_TEST_STORE names (npm test runs it on both SQLite and PostgreSQL).

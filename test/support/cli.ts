@@ -1,4 +1,4 @@
-import { runCli } from '../../src/cli/main.js';
+import { runCli } from '../../src/edges/cli/main.js';
 
 /** Runs the CLI in process with `env` (never the real process.env), capturing what it prints. */
 export async function cli(env: NodeJS.ProcessEnv, ...argv: string[]) {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createOAuthGrants } from '../../src/accounts/oauth-grants.js';
+import { createOAuthGrants } from '../../src/capabilities/accounts/oauth-grants.js';
 import type { Core } from '../../src/core.js';
 import type { contractChecker } from './openapi-contract.js';
 import type { TestApp } from './test-server.js';

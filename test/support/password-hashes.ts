@@ -1,5 +1,5 @@
 import { scrypt } from 'node:crypto';
-import type { ScryptParams } from '../../src/accounts/password-hashing.js';
+import type { ScryptParams } from '../../src/capabilities/accounts/password-hashing.js';
 
 /** A password hash in the stored format under chosen parameters (what an older release wrote). */
 export async function legacyPasswordHash(password: string, params: ScryptParams): Promise<string> {

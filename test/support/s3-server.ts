@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from '@20minutes/s3rver';
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { createS3Client } from '../../src/blobs/s3-blob-store.js';
+import { createS3Client } from '../../src/infra/blobs/s3-blob-store.js';
 
 /** The test server's one account: it checks SigV4 signatures against this secret. */
 const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };

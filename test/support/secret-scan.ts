@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Kysely } from 'kysely';
-import { isPostgresUrl, openDatabase } from '../../src/store/database.js';
+import { isPostgresUrl, openDatabase } from '../../src/infra/store/database.js';
 
 /**
  * The forms a secret takes if something encoded it before writing it down: plain, base64 and

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { isPostgresUrl, openDatabase } from '../../src/store/database.js';
+import { isPostgresUrl, openDatabase } from '../../src/infra/store/database.js';
 
 /**
  * Which store the store/engine/API tests run on: `ATELIER_TEST_STORE=sqlite` (the default, a fresh

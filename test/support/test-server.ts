@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config/config.js';
 import { type Core, type CoreOverrides, createCore } from '../../src/core.js';
+import { loadConfig } from '../../src/infra/config/config.js';
 import { removeTestData, testDatabaseEnv } from './test-database.js';
 
 /** A free loopback port (the OS picks it; we release it just before the server takes it). */

@@ -1,8 +1,8 @@
 import { after, before } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { type Config, loadConfig } from '../../src/config/config.js';
 import { type Core, createCore } from '../../src/core.js';
+import { type Config, loadConfig } from '../../src/infra/config/config.js';
 import { freshTestDataEnv, removeTestData } from './test-database.js';
 
 export type TestNode = { core: Core; app: FastifyInstance };

@@ -1,8 +1,11 @@
-import type { UpstreamRoute } from '../../src/catalog/catalog.js';
-import { gptImageOutputTokens, QUALITY_AXIS_FACTORS } from '../../src/catalog/gpt-image-tokens.js';
-import type { ImageQuality } from '../../src/domain/image-qualities.js';
-import type { ImageSize } from '../../src/domain/image-sizes.js';
-import { sizeFor } from '../../src/providers/openai-sizes.js';
+import type { ImageQuality } from '../../src/base/domain/image-qualities.js';
+import type { ImageSize } from '../../src/base/domain/image-sizes.js';
+import type { UpstreamRoute } from '../../src/capabilities/catalog/catalog.js';
+import {
+  gptImageOutputTokens,
+  QUALITY_AXIS_FACTORS,
+} from '../../src/capabilities/catalog/gpt-image-tokens.js';
+import { sizeFor } from '../../src/capabilities/providers/openai-sizes.js';
 
 /**
  * The most of each kind of token a provider's documentation lets one image bill (what a fake

@@ -14,12 +14,12 @@ import { mock } from 'node:test';
 import type { PostgresPool } from 'kysely';
 import { Kysely, PostgresDialect } from 'kysely';
 import sharp from 'sharp';
-import type { ImageProvider } from '../../src/providers/provider.js';
-import type { Db } from '../../src/store/database.js';
-import { openDatabase } from '../../src/store/database.js';
-import { migrateToLatest } from '../../src/store/migrate.js';
-import { createPostgresPool, isPostgresUrl, nulSafePool } from '../../src/store/postgres-pool.js';
-import type { Database } from '../../src/store/schema.js';
+import type { ImageProvider } from '../../src/capabilities/providers/provider.js';
+import type { Db } from '../../src/infra/store/database.js';
+import { openDatabase } from '../../src/infra/store/database.js';
+import { migrateToLatest } from '../../src/infra/store/migrate.js';
+import { createPostgresPool, isPostgresUrl, nulSafePool } from '../../src/infra/store/postgres-pool.js';
+import type { Database } from '../../src/infra/store/schema.js';
 
 /** Real timers, kept before any test mocks them: the pump waits on real I/O with them. */
 const realSetTimeout = globalThis.setTimeout;

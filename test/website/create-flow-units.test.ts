@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { median } from '../../src/read-models/creations.js';
+import { median } from '../../src/use-cases/read-models/creations.js';
 import { formatDuration, formatEstimate, withSuffix } from '../../web/src/lib/create-text.js';
 
 test('elapsed time and the estimate read as a person would say them', () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Config, loadConfig } from '../../src/config/config.js';
-import { type Db, openDatabase } from '../../src/store/database.js';
-import { createLoginThrottle, type SignInAttempt } from '../../src/website/login-throttle.js';
+import { createLoginThrottle, type SignInAttempt } from '../../src/edges/website/login-throttle.js';
+import { type Config, loadConfig } from '../../src/infra/config/config.js';
+import { type Db, openDatabase } from '../../src/infra/store/database.js';
 import { freshTestDataEnv, removeTestData, testStore } from '../support/test-database.js';
 
 function fakeClock(start = 1_000_000) {

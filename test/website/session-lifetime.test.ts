@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEFAULT_SESSION_POLICY, hashSessionToken } from '../../src/website/sessions.js';
+import { DEFAULT_SESSION_POLICY, hashSessionToken } from '../../src/edges/website/sessions.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 import { isSignedIn, signedInCookie, signInRequest } from '../support/website-session.js';
 

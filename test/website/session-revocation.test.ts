@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { runCli } from '../../src/cli/main.js';
-import { ACCOUNT_DISABLED } from '../../src/http/authentication.js';
-import { WRONG_PASSWORD } from '../../src/website/credential-routes.js';
+import { runCli } from '../../src/edges/cli/main.js';
+import { ACCOUNT_DISABLED } from '../../src/edges/http/authentication.js';
+import { WRONG_PASSWORD } from '../../src/edges/website/credential-routes.js';
 import { assertError, bearer } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 import {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { MAX_SMART_COLLECTIONS } from '../../src/contract/smart-collections.js';
+import { MAX_SMART_COLLECTIONS } from '../../src/base/contract/smart-collections.js';
 import { bearer, pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 import { TEST_ORIGIN as ORIGIN, sessionCookieOf } from '../support/website-session.js';

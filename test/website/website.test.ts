@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { WRONG_CREDENTIALS } from '../../src/website/routes.js';
-import { SESSION_COOKIE } from '../../src/website/sessions.js';
+import { WRONG_CREDENTIALS } from '../../src/edges/website/routes.js';
+import { SESSION_COOKIE } from '../../src/edges/website/sessions.js';
 import { assertError, bearer } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 import { TEST_ORIGIN as ORIGIN, sessionCookieOf } from '../support/website-session.js';

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npx -y @atelier/mcp`: Atelier's MCP tool server on stdin/stdout. Configuration from the environment:
 // ATELIER_API_KEY (required) and ATELIER_BASE_URL (default http://localhost:8080).
-import { runMcpServer } from '../dist/mcp/main.js';
+import { runMcpServer } from '../dist/edges/mcp/main.js';
 
 runMcpServer(process.env).then(
   () => process.exit(0),

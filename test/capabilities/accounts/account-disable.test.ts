@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ACCOUNT_DISABLED } from '../../../src/http/authentication.js';
+import { ACCOUNT_DISABLED } from '../../../src/edges/http/authentication.js';
 import { assertError, bearer } from '../../support/api-helpers.js';
 import { twoNodesOnOneStore } from '../../support/two-nodes.js';
 import { isSignedIn, signedInCookie } from '../../support/website-session.js';

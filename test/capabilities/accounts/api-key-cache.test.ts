@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { AccountChanges } from '../../../src/accounts/account-changes.js';
-import type { Account } from '../../../src/accounts/accounts-repository.js';
-import { API_KEY_CACHE_MAX_AGE_MS, createApiKeyCache } from '../../../src/accounts/api-key-cache.js';
-import { type Config, loadConfig } from '../../../src/config/config.js';
+import type { AccountChanges } from '../../../src/capabilities/accounts/account-changes.js';
+import type { Account } from '../../../src/capabilities/accounts/accounts-repository.js';
+import {
+  API_KEY_CACHE_MAX_AGE_MS,
+  createApiKeyCache,
+} from '../../../src/capabilities/accounts/api-key-cache.js';
 import { type Core, createCore } from '../../../src/core.js';
+import { type Config, loadConfig } from '../../../src/infra/config/config.js';
 import { freshTestDataEnv, removeTestData } from '../../support/test-database.js';
 
 const account: Account = { id: 'acc_1', email: 'a@example.test', tier: 'standard', createdAt: 0 };

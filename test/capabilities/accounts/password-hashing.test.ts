@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { RateLimited } from '../../../src/base/domain/errors.js';
 import {
   createPasswordHashing,
   type DeriveKey,
   PASSWORD_HASH_PARAMS,
   type ScryptParams,
   scryptDerive,
-} from '../../../src/accounts/password-hashing.js';
-import { RateLimited } from '../../../src/domain/errors.js';
+} from '../../../src/capabilities/accounts/password-hashing.js';
 import { legacyPasswordHash } from '../../support/password-hashes.js';
 
 /** Real scrypt, with every call's salt, key length and parameters recorded. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Config, loadConfig } from '../../../src/config/config.js';
 import { type Core, createCore } from '../../../src/core.js';
+import { type Config, loadConfig } from '../../../src/infra/config/config.js';
 import { freshTestDataEnv, removeTestData } from '../../support/test-database.js';
 
 // A pooled key taken out by an answer comes back by its re-check: one real call after a backoff

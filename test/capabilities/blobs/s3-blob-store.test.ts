@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import type { BlobStore } from '../../../src/blobs/blob-store.js';
-import { createS3BlobStore, createS3Client } from '../../../src/blobs/s3-blob-store.js';
+import type { BlobStore } from '../../../src/infra/blobs/blob-store.js';
+import { createS3BlobStore, createS3Client } from '../../../src/infra/blobs/s3-blob-store.js';
 import { startTestS3, type TestS3 } from '../../support/s3-server.js';
 
 async function readAll(stream: Readable): Promise<Buffer> {

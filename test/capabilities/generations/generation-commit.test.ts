@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Account } from '../../../src/accounts/accounts-repository.js';
+import type { Account } from '../../../src/capabilities/accounts/accounts-repository.js';
 import {
   CLAIM_LEASE_MS,
   createIdempotencyRepository,
   type IdempotencyClaim,
-} from '../../../src/idempotency/idempotency-repository.js';
-import { createProcessOwner, currentProcessIdentity } from '../../../src/jobs/process-owner.js';
+} from '../../../src/capabilities/idempotency/idempotency-repository.js';
+import { createProcessOwner, currentProcessIdentity } from '../../../src/infra/jobs/process-owner.js';
 import { createTestApp, type TestApp } from '../../support/test-server.js';
 
 const CALLBACK_URL = 'http://127.0.0.1:9/hook';

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createAccountsRepository } from '../../../src/accounts/accounts-repository.js';
-import { loadCatalog } from '../../../src/catalog/catalog.js';
-import { type Config, loadConfig } from '../../../src/config/config.js';
-import { createGenerationsRepository } from '../../../src/generations/generations-repository.js';
-import type { Clock } from '../../../src/runtime/clock.js';
-import { randomIds } from '../../../src/runtime/ids.js';
-import { type Db, openDatabase } from '../../../src/store/database.js';
+import type { Clock } from '../../../src/base/runtime/clock.js';
+import { randomIds } from '../../../src/base/runtime/ids.js';
+import { createAccountsRepository } from '../../../src/capabilities/accounts/accounts-repository.js';
+import { loadCatalog } from '../../../src/capabilities/catalog/catalog.js';
+import { type Config, loadConfig } from '../../../src/infra/config/config.js';
+import { type Db, openDatabase } from '../../../src/infra/store/database.js';
+import { createGenerationsRepository } from '../../../src/use-cases/generations/generations-repository.js';
 import { freshTestDataEnv, removeTestData } from '../../support/test-database.js';
 
 // History's totals come from per-account counters kept in the same transactions as the rows, and

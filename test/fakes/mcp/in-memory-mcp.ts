@@ -3,15 +3,15 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { AtelierClient, TaskRecord } from '../../../src/client/atelier-client.js';
-import { hmacTaskIdSeal } from '../../../src/mcp/generation-tasks.js';
-import { createServer } from '../../../src/mcp/server.js';
+import type { AtelierClient, TaskRecord } from '../../../src/edges/client/atelier-client.js';
+import { hmacTaskIdSeal } from '../../../src/edges/mcp/generation-tasks.js';
+import { createServer } from '../../../src/edges/mcp/server.js';
 
 /** The seal of the in-memory server's task ids (a fixed test key, one account). */
 export const TEST_TASK_ID_SEAL = hmacTaskIdSeal(Buffer.alloc(32, 7), 'acc_test');
 
-import type { PollingClock } from '../../../src/mcp/task-polling.js';
-import type { Thumbnailer } from '../../../src/mcp/thumbnails.js';
+import type { PollingClock } from '../../../src/edges/mcp/task-polling.js';
+import type { Thumbnailer } from '../../../src/edges/mcp/thumbnails.js';
 
 function fakeClock(): PollingClock & { sleeps: number[] } {
   let now = 0;

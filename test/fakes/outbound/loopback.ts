@@ -2,7 +2,7 @@
 // spy on every TCP connection the process opens. Nothing here touches a non-loopback address.
 import { createServer as createHttpServer, type RequestListener } from 'node:http';
 import { createServer as createNetServer, type Server, Socket } from 'node:net';
-import type { ResolvedAddress } from '../../../src/outbound/address-policy.js';
+import type { ResolvedAddress } from '../../../src/infra/outbound/address-policy.js';
 
 export interface LoopbackServer {
   readonly port: number;

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, beforeEach } from 'node:test';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
-import { DomainError, type DomainOutcome } from '../../../src/domain/errors.js';
-import { createSafeFetcher, type SafeFetchOptions } from '../../../src/outbound/safe-fetcher.js';
+import { DomainError, type DomainOutcome } from '../../../src/base/domain/errors.js';
+import { createSafeFetcher, type SafeFetchOptions } from '../../../src/infra/outbound/safe-fetcher.js';
 import {
   answer,
   closedPort,

@@ -9,8 +9,12 @@
  */
 import sharp from 'sharp';
 import { z } from 'zod';
-import { gptImageOutputTokens } from '../../../src/catalog/gpt-image-tokens.js';
-import { CUSTOM_SIZE_LIMITS, openAISizing, STANDARD_SIZES } from '../../../src/providers/openai-sizes.js';
+import { gptImageOutputTokens } from '../../../src/capabilities/catalog/gpt-image-tokens.js';
+import {
+  CUSTOM_SIZE_LIMITS,
+  openAISizing,
+  STANDARD_SIZES,
+} from '../../../src/capabilities/providers/openai-sizes.js';
 import {
   type FakeAnswer,
   type FakeHttpServer,
@@ -96,7 +100,7 @@ const EDIT_FIELDS = new Set([
   'user',
 ]);
 
-/** Whether `size` is one `model` makes (see src/providers/openai-sizes.ts for the limits). */
+/** Whether `size` is one `model` makes (see src/capabilities/providers/openai-sizes.ts for the limits). */
 function sizeAccepted(model: string, size: string): boolean {
   if (size === 'auto' || STANDARD_SIZES.includes(size as (typeof STANDARD_SIZES)[number])) return true;
   if (openAISizing(model).kind !== 'custom') return false;

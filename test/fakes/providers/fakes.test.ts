@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createGeminiProvider } from '../../../src/providers/gemini-provider.js';
+import { createGeminiProvider } from '../../../src/capabilities/providers/gemini-provider.js';
 import { startFakeGemini } from './fake-gemini.js';
 import { noisePng } from './fake-http.js';
 import { startFakeOpenAI } from './fake-openai.js';

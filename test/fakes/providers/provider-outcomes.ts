@@ -1,6 +1,10 @@
 /** Assertions on an adapter's outcomes, for the provider tests. */
 import assert from 'node:assert/strict';
-import type { PollOutcome, ProviderFailure, SubmitOutcome } from '../../../src/providers/provider.js';
+import type {
+  PollOutcome,
+  ProviderFailure,
+  SubmitOutcome,
+} from '../../../src/capabilities/providers/provider.js';
 
 export function assertFailed(outcome: SubmitOutcome | PollOutcome): asserts outcome is ProviderFailure {
   assert.equal(outcome.kind, 'failed', `expected a failure, got ${JSON.stringify(outcome).slice(0, 300)}`);

@@ -1,6 +1,6 @@
 /** A complete ProviderRequest for adapter tests, with overridable defaults. */
-import { pixelSize } from '../../../src/domain/image-sizes.js';
-import type { ProviderRequest, ReferenceImage } from '../../../src/providers/provider.js';
+import { pixelSize } from '../../../src/base/domain/image-sizes.js';
+import type { ProviderRequest, ReferenceImage } from '../../../src/capabilities/providers/provider.js';
 import { solidPng } from './fake-http.js';
 
 let counter = 0;

@@ -1,4 +1,4 @@
-import type { Allowance } from '../../../src/contract/usage';
+import type { Allowance } from '../../../src/base/contract/usage';
 import { imagesLeft } from '../lib/allowance';
 import { formatDate } from '../lib/format';
 

@@ -1,5 +1,5 @@
 import { type FormEvent, useId, useState } from 'react';
-import type { CreatedApiKey } from '../../../src/contract/api-keys';
+import type { CreatedApiKey } from '../../../src/base/contract/api-keys';
 import { api } from '../lib/api';
 import { useAction } from '../lib/use-action';
 import { Dialog } from './dialog';

@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import type { ApiKeyInfo } from '../../../src/contract/api-keys';
+import type { ApiKeyInfo } from '../../../src/base/contract/api-keys';
 import { api } from '../lib/api';
 import { formatDate, formatWhen } from '../lib/format';
 import { useRevocableList } from '../lib/revocable-list';

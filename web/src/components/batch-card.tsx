@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import { isFinalStatus } from '../../../src/domain/task-status';
+import { isFinalStatus } from '../../../src/base/domain/task-status';
 import {
   type Batch,
   cancelBatch,

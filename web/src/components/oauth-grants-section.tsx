@@ -1,4 +1,4 @@
-import type { OAuthGrantInfo } from '../../../src/contract/oauth';
+import type { OAuthGrantInfo } from '../../../src/base/contract/oauth';
 import { formatDate, formatWhen } from '../lib/format';
 import { useRevocableList } from '../lib/revocable-list';
 import { ConfirmDialog } from './dialog';

@@ -1,6 +1,6 @@
 import type { ImgHTMLAttributes } from 'react';
 
-/** The rendition widths /files serves (src/blobs/renditions.ts): a fixed list, so URLs are cacheable. */
+/** The rendition widths /files serves (src/infra/blobs/renditions.ts): a fixed list, so URLs are cacheable. */
 const WIDTHS = [160, 320, 480, 640, 960, 1280] as const;
 
 /** True for Atelier's own stored images, the ones /files can resize. */

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { formatUsd } from '../../../src/domain/money';
+import { formatUsd } from '../../../src/base/domain/money';
 import { api } from '../lib/api';
 import { formatDate } from '../lib/format';
 import type { UsageReport } from '../lib/types';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { Allowance } from '../../../src/contract/usage';
+import type { Allowance } from '../../../src/base/contract/usage';
 import { api } from './api';
 import type { Catalog, UsageReport } from './types';
 

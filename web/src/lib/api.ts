@@ -1,6 +1,6 @@
 /** The website's HTTP calls: same-origin, the session cookie authenticates, errors carry the API's message. */
 
-import type { ErrorBody } from '../../../src/contract/errors';
+import type { ErrorBody } from '../../../src/base/contract/errors';
 
 /** An error answer of the service, `{ error: { type, message } }`, or a network failure. */
 export class ApiRequestError extends Error {

@@ -1,4 +1,4 @@
-import { isFinalStatus } from '../../../src/domain/task-status';
+import { isFinalStatus } from '../../../src/base/domain/task-status';
 import { api } from './api';
 import { type DraftReference, draftStore } from './draft';
 import { applyRecords, upsertCards } from './tasks';
@@ -21,7 +21,7 @@ export interface Batch {
   completed: Card[];
 }
 
-/** The task's error a cancel leaves (src/tasks/task-engine.ts, CANCELED). */
+/** The task's error a cancel leaves (src/capabilities/tasks/task-engine.ts, CANCELED). */
 const CANCELED = 'Canceled';
 
 /** Whether a card was stopped by a cancel rather than failing. */

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { isFinalStatus } from '../../../src/domain/task-status';
+import { isFinalStatus } from '../../../src/base/domain/task-status';
 import { fitToModel } from './catalog';
 import { draftStore } from './draft';
 import { useStore } from './store';

@@ -1,6 +1,6 @@
 /** Stars, collections and ZIP downloads of saved works (issue 30), through /web/api. */
 import { useCallback, useEffect, useState } from 'react';
-import type { Collection, CollectionList } from '../../../src/contract/curation';
+import type { Collection, CollectionList } from '../../../src/base/contract/curation';
 import { api, messageOf } from './api';
 
 export type { Collection };

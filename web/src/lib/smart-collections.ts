@@ -4,7 +4,7 @@ import type {
   SmartCollection,
   SmartCollectionList,
   SmartFilters,
-} from '../../../src/contract/smart-collections';
+} from '../../../src/base/contract/smart-collections';
 import { type CurationFilter, curationFromUrl, curationToApi } from '../components/curation/curation-filters';
 import { api, messageOf } from './api';
 import { MODE_LABELS } from './format';

@@ -1,4 +1,4 @@
-import { isFinalStatus } from '../../../src/domain/task-status';
+import { isFinalStatus } from '../../../src/base/domain/task-status';
 import { api } from './api';
 import { notePreview } from './previews';
 import { createStore } from './store';

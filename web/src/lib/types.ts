@@ -1,14 +1,14 @@
 /**
  * Wire types of the endpoints the website calls. The /api/v1 shapes are the contract's
- * (`src/contract`), the schemas the server's routes declare; imported as types only, so the
- * bundle does not carry Zod. /web/api shapes are in `src/contract/website.ts`.
+ * (`src/base/contract`), the schemas the server's routes declare; imported as types only, so the
+ * bundle does not carry Zod. /web/api shapes are in `src/base/contract/website.ts`.
  */
-import type { CatalogModel, Models } from '../../../src/contract/catalog';
-import type { TaskRecord as ContractTaskRecord } from '../../../src/contract/tasks';
-import type { UploadResult as ContractUploadResult } from '../../../src/contract/uploads';
-import type { GenerationMode } from '../../../src/domain/generation-modes';
-import type { ImageSize as DomainImageSize } from '../../../src/domain/image-sizes';
-import type { TaskStatus as DomainTaskStatus } from '../../../src/domain/task-status';
+import type { CatalogModel, Models } from '../../../src/base/contract/catalog';
+import type { TaskRecord as ContractTaskRecord } from '../../../src/base/contract/tasks';
+import type { UploadResult as ContractUploadResult } from '../../../src/base/contract/uploads';
+import type { GenerationMode } from '../../../src/base/domain/generation-modes';
+import type { ImageSize as DomainImageSize } from '../../../src/base/domain/image-sizes';
+import type { TaskStatus as DomainTaskStatus } from '../../../src/base/domain/task-status';
 
 export type TaskStatus = DomainTaskStatus;
 export type Mode = GenerationMode;
@@ -28,7 +28,7 @@ export interface Catalog {
 export type {
   DeliveryItem as WebhookDelivery,
   WebhookSecretRotated,
-} from '../../../src/contract/webhooks';
+} from '../../../src/base/contract/webhooks';
 export type {
   AccountInfo,
   LibraryAsset,
@@ -43,4 +43,4 @@ export type {
   TaskCard,
   TaskEstimates,
   UsageReport,
-} from '../../../src/contract/website';
+} from '../../../src/base/contract/website';

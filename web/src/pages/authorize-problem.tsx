@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { AUTHORIZE_PROBLEM_META, type AuthorizeProblemInfo } from '../../../src/contract/oauth';
+import { AUTHORIZE_PROBLEM_META, type AuthorizeProblemInfo } from '../../../src/base/contract/oauth';
 import { Logo } from '../components/icons';
 
 /** The problem the server wrote into this page (a meta element), if any. */

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { OAuthAuthorizationInfo } from '../../../src/contract/oauth';
+import type { OAuthAuthorizationInfo } from '../../../src/base/contract/oauth';
 import { api, messageOf } from '../lib/api';
 import { useLocation } from '../lib/router';
 

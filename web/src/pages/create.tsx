@@ -1,5 +1,5 @@
 import { type FormEvent, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
-import { isFinalStatus } from '../../../src/domain/task-status';
+import { isFinalStatus } from '../../../src/base/domain/task-status';
 import { AllowanceNote } from '../components/allowance-note';
 import { BatchList } from '../components/batch-list';
 import { ChoiceGroup } from '../components/choice-group';

@@ -1,5 +1,5 @@
 import { useCallback, useMemo, useRef, useState } from 'react';
-import type { AssetKind } from '../../../src/domain/asset-kinds';
+import type { AssetKind } from '../../../src/base/domain/asset-kinds';
 import { ChoiceGroup } from '../components/choice-group';
 import { SelectionBarWithUndo } from '../components/curation/selection-bar';
 import { GridViewControls } from '../components/grid-view-controls';

@@ -1,6 +1,6 @@
 import { type FormEvent, useId, useState } from 'react';
-import type { AdminBudget } from '../../../../src/contract/admin';
-import { MICROS_PER_UNIT, parseUsd } from '../../../../src/domain/money';
+import type { AdminBudget } from '../../../../src/base/contract/admin';
+import { MICROS_PER_UNIT, parseUsd } from '../../../../src/base/domain/money';
 import { api } from '../../lib/api';
 import { useAction } from '../../lib/use-action';
 import { FormOutcome } from '../form-fields';

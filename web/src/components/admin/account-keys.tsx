@@ -1,5 +1,5 @@
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
-import type { AdminApiKey, AdminCreatedKey } from '../../../../src/contract/admin';
+import type { AdminApiKey, AdminCreatedKey } from '../../../../src/base/contract/admin';
 import { api } from '../../lib/api';
 import { useAction } from '../../lib/use-action';
 import { ConfirmDialog, Dialog } from '../dialog';

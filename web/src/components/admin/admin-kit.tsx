@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { formatUsd } from '../../../../src/domain/money';
+import { formatUsd } from '../../../../src/base/domain/money';
 
 /** Dollars from micro-dollars, as people read them ("$0.04"). */
 export const usd = (micros: number) => formatUsd(micros);

@@ -1,7 +1,7 @@
 import { type FormEvent, useCallback, useEffect, useId, useState } from 'react';
-import type { AdminAccount, AdminPasswordReset } from '../../../../src/contract/admin';
-import type { OperatorUsageReport } from '../../../../src/contract/usage';
-import { TIERS } from '../../../../src/domain/tiers';
+import type { AdminAccount, AdminPasswordReset } from '../../../../src/base/contract/admin';
+import type { OperatorUsageReport } from '../../../../src/base/contract/usage';
+import { TIERS } from '../../../../src/base/domain/tiers';
 import { BudgetForm } from '../../components/admin/account-budget';
 import { AccountKeys } from '../../components/admin/account-keys';
 import { images, LoadState, usd, when } from '../../components/admin/admin-kit';

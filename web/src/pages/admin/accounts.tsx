@@ -1,6 +1,6 @@
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
-import type { AdminAccountsPage, AdminCreatedAccount } from '../../../../src/contract/admin';
-import { TIERS } from '../../../../src/domain/tiers';
+import type { AdminAccountsPage, AdminCreatedAccount } from '../../../../src/base/contract/admin';
+import { TIERS } from '../../../../src/base/domain/tiers';
 import { AdminTable, budgetText, HeadRow, LoadState, num, usd, when } from '../../components/admin/admin-kit';
 import { Field, FormOutcome } from '../../components/form-fields';
 import { KeyReveal } from '../../components/key-reveal';

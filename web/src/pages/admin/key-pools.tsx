@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import type { ProviderKeysWire, ProviderKeyWire } from '../../../../src/contract/admin-provider-keys';
+import type { ProviderKeysWire, ProviderKeyWire } from '../../../../src/base/contract/admin-provider-keys';
 import { AdminTable, HeadRow, num, usd, when } from '../../components/admin/admin-kit';
 import { Field, FormOutcome } from '../../components/form-fields';
 import { api } from '../../lib/api';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { AdminPolicies } from '../../../../src/contract/admin';
+import type { AdminPolicies } from '../../../../src/base/contract/admin';
 import { AdminTable, HeadRow, LoadState, num } from '../../components/admin/admin-kit';
 import { BudgetCells, BudgetHeads } from '../../components/admin/usage-parts';
 import { api } from '../../lib/api';

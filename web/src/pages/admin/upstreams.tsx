@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { AdminUpstreams } from '../../../../src/contract/admin';
-import type { ProviderKeysWire } from '../../../../src/contract/admin-provider-keys';
+import type { AdminUpstreams } from '../../../../src/base/contract/admin';
+import type { ProviderKeysWire } from '../../../../src/base/contract/admin-provider-keys';
 import { AdminTable, HeadRow, LoadState, num, when } from '../../components/admin/admin-kit';
 import { api } from '../../lib/api';
 import { useAction } from '../../lib/use-action';

@@ -1,5 +1,5 @@
 import { useEffect, useId, useState } from 'react';
-import type { AdminUsage } from '../../../../src/contract/admin';
+import type { AdminUsage } from '../../../../src/base/contract/admin';
 import { AdminTable, LoadState, usd } from '../../components/admin/admin-kit';
 import {
   ABSORBED_NOTE,

@@ -1,0 +1,172 @@
+import { sql } from 'kysely';
+import { compiledOnce } from '../../../infra/store/compiled-once.js';
+import type { Db } from '../../../infra/store/database.js';
+
+/** A task that has not ended (its parked or running states). */
+export const UNFINISHED = sql<boolean>`${sql.ref('t.status')} in ('queued', 'in_progress')`;
+
+/**
+ * The pool's counts, read inside the caller's transaction (the pool's row locked): calls in flight
+ * and in the window (`windowSpan`, a little longer than the upstream's window), parked tasks, and
+ * the slots of calls whose worker is gone.
+ */
+export function createCapacityReads(db: Db, windowSpan: number) {
+  // The reads of every slot (an acquire, a release): built and compiled once, not per upstream call.
+  const oldCalls = compiledOnce(2, (poolId: string, before: number) =>
+    db
+      .deleteFrom('upstream_calls')
+      .where('pool', '=', poolId)
+      .where('ended_at', 'is not', null)
+      .where('started_at', '<=', before),
+  );
+  const waiting = compiledOnce(3, (poolId: string, now: number, limit: number) =>
+    db
+      .selectFrom('tasks as t')
+      .select('t.id')
+      .where('t.capacity_pool', '=', poolId)
+      .where(UNFINISHED)
+      .where('t.next_run_at', '>', now)
+      .limit(limit),
+  );
+
+  /** Ends the slots of calls whose worker no longer holds the task (died, or the task ended). */
+  async function endDeadCalls(trx: Db, poolId: string, now: number): Promise<void> {
+    await trx
+      .updateTable('upstream_calls')
+      .set({ ended_at: now })
+      .where('pool', '=', poolId)
+      .where('ended_at', 'is', null)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('tasks as t')
+              .select(sql.lit(1).as('one'))
+              .whereRef('t.id', '=', 'upstream_calls.task_id')
+              .whereRef('t.lease_owner', '=', 'upstream_calls.owner')
+              .where('t.lease_expires_at', '>', now)
+              .where(UNFINISHED),
+          ),
+        ),
+      )
+      .execute();
+    await forgetOldCalls(trx, poolId, now);
+  }
+
+  /** Deletes ended calls that left the window (they count for nothing any more). */
+  async function forgetOldCalls(trx: Db, poolId: string, now: number): Promise<void> {
+    await trx.executeQuery(oldCalls(poolId, now - windowSpan));
+  }
+
+  async function inFlight(trx: Db, poolId: string): Promise<number> {
+    const row = await trx
+      .selectFrom('upstream_calls')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('pool', '=', poolId)
+      .where('ended_at', 'is', null)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  /** Accepted calls started in the window, and the oldest one's start (when the window frees). */
+  async function windowUse(trx: Db, poolId: string, now: number) {
+    const row = await trx
+      .selectFrom('upstream_calls')
+      .select([sql<number>`count(*)`.as('n'), sql<number | null>`min(started_at)`.as('oldest')])
+      .where('pool', '=', poolId)
+      .where('refused', '=', 0)
+      .where('started_at', '>', now - windowSpan)
+      .executeTakeFirst();
+    return { count: Number(row?.n ?? 0), oldest: row?.oldest == null ? now : Number(row.oldest) };
+  }
+
+  /** Tasks parked on the pool and not yet called back (due later than now). */
+  async function waiters(trx: Db, poolId: string, now: number, limit = 1): Promise<number> {
+    const { rows } = await trx.executeQuery(waiting(poolId, now, limit));
+    return rows.length;
+  }
+
+  /** Whether a task is parked on any of the pools `poolIds` and not yet called back. */
+  async function anyWaiting(trx: Db, poolIds: readonly string[], now: number): Promise<boolean> {
+    if (poolIds.length === 0) return false;
+    const row = await trx
+      .selectFrom('tasks as t')
+      .select('t.id')
+      .where('t.capacity_pool', 'in', poolIds)
+      .where(UNFINISHED)
+      .where('t.next_run_at', '>', now)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Tasks called back from the pool but not yet at their slot (due now, still marked waiting). */
+  async function calledBack(trx: Db, poolId: string, now: number): Promise<number> {
+    const row = await trx
+      .selectFrom('tasks as t')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('t.capacity_pool', '=', poolId)
+      .where(UNFINISHED)
+      .where('t.next_run_at', '<=', now)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  /** Calls started at or after `since` and not refused: what counts against a request budget read then. */
+  async function startedSince(trx: Db, poolId: string, since: number): Promise<number> {
+    const row = await trx
+      .selectFrom('upstream_calls')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('pool', '=', poolId)
+      .where('refused', '=', 0)
+      .where('started_at', '>=', since)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  /** The calls in flight, those started by `provenBefore` (unrefused so far), the next young one's start. */
+  async function rampEvidence(trx: Db, poolId: string, provenBefore: number) {
+    const row = await trx
+      .selectFrom('upstream_calls')
+      .select([
+        sql<number>`count(*)`.as('n'),
+        sql<number>`sum(case when started_at <= ${provenBefore} then 1 else 0 end)`.as('proven'),
+        sql<number | null>`min(case when started_at > ${provenBefore} then started_at end)`.as('young'),
+      ])
+      .where('pool', '=', poolId)
+      .where('ended_at', 'is', null)
+      .executeTakeFirst();
+    return {
+      inFlight: Number(row?.n ?? 0),
+      proven: Number(row?.proven ?? 0),
+      nextProof: row?.young == null ? undefined : Number(row.young),
+    };
+  }
+
+  /** Whether the pool has a call in flight, or one started after `since` (it is not quiet). */
+  async function busySince(trx: Db, poolId: string, since: number): Promise<boolean> {
+    const row = await trx
+      .selectFrom('upstream_calls')
+      .select('id')
+      .where('pool', '=', poolId)
+      .where((eb) => eb.or([eb('ended_at', 'is', null), eb('started_at', '>', since)]))
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  return {
+    endDeadCalls,
+    forgetOldCalls,
+    inFlight,
+    windowUse,
+    waiters,
+    anyWaiting,
+    calledBack,
+    startedSince,
+    busySince,
+    rampEvidence,
+  };
+}
+
+export type CapacityReads = ReturnType<typeof createCapacityReads>;

@@ -1,0 +1,198 @@
+import type { Logger } from 'pino';
+import { DomainError } from '../../base/domain/errors.js';
+import type { Clock } from '../../base/runtime/clock.js';
+import { reclaimDeadLeases } from '../../infra/jobs/dead-lease-reclaim.js';
+import { createLeaseLoop } from '../../infra/jobs/lease-loop.js';
+import type { ProcessOwner } from '../../infra/jobs/process-owner.js';
+import type { SafeFetcher } from '../../infra/outbound/safe-fetcher.js';
+import { signWebhook } from './signature.js';
+import type { DeliveryPatch, DeliveryRow, WebhooksRepository } from './webhooks-repository.js';
+
+export interface DeliveryWorkerOptions {
+  /** Delay before each attempt, counted from the previous one (the first from enqueue); its length is the attempt count. */
+  retryScheduleMs: readonly number[];
+  /** Time limit of one attempt: lookup, connect and the receiver's response headers. */
+  attemptTimeoutMs: number;
+  /** Attempts in flight at once in this process. */
+  concurrency: number;
+  /** How long the idle loop sleeps before looking for due deliveries again (other nodes' enqueues). */
+  idlePollMs: number;
+}
+
+export interface DeliveryWorkerDeps {
+  deliveries: WebhooksRepository;
+  /** Sends one attempt: vetted again and pinned at call time (DNS may have changed since submit). */
+  post: SafeFetcher['postPinned'];
+  /** The account's plaintext `whsec_…` secrets to sign with: the current one, then a replaced one in its grace. */
+  signingSecretsFor(accountId: string): Promise<string[]>;
+  /** Re-enqueues what a crash between a task's final write and its enqueue left behind. */
+  sweep(): Promise<void>;
+  clock: Clock;
+  owner: string;
+  /** This process (the owner id's prefix): a restart on the same host takes back its dead leases. */
+  processOwner?: ProcessOwner;
+  logger: Logger;
+  /** Counts attempts by outcome (delivered, retrying, failed). */
+  onAttempt?(outcome: 'delivered' | 'retrying' | 'failed'): void;
+  options: DeliveryWorkerOptions;
+}
+
+const USER_AGENT = 'Atelier-Webhooks/0.1';
+/** How often the worker looks for finished tasks whose delivery was never enqueued. */
+const SWEEP_INTERVAL_MS = 60_000;
+
+/** What one attempt came to; a thrown error is reserved for bugs. */
+type AttemptOutcome =
+  | { kind: 'delivered'; statusCode: number }
+  | { kind: 'failed'; statusCode: number | null; error: string }
+  | { kind: 'interrupted' };
+
+/**
+ * The delivery worker: leases due deliveries, signs and POSTs each (Standard Webhooks), and moves
+ * it along the retry schedule — any 2xx succeeds; a 3xx (redirects are not followed), 4xx, 5xx,
+ * timeout or network error waits for the next slot; after the last slot the delivery is `failed`.
+ */
+export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
+  const { deliveries, clock, owner, logger, options } = deps;
+  // The lease outlives any attempt, so a live one means the attempt may still be running.
+  const leaseMs = options.attemptTimeoutMs * 2 + 30_000;
+  let lastSweepAt = Number.NEGATIVE_INFINITY;
+  const workLoop = createLeaseLoop<DeliveryRow>({
+    name: 'webhook delivery',
+    clock,
+    logger,
+    concurrency: options.concurrency,
+    idlePollMs: options.idlePollMs,
+    leaseDue: (limit) => deliveries.leaseDue(owner, leaseMs, limit),
+    nextDueAt: () => deliveries.nextDueAt(),
+    releaseAll: () => deliveries.releaseAll(owner),
+    beforeFirstRound: () =>
+      reclaimDeadLeases({
+        process: deps.processOwner,
+        holders: deliveries.leaseHolders,
+        release: deliveries.releaseAll,
+        logger,
+        what: 'webhook delivery',
+      }),
+    idOf: (delivery) => delivery.id,
+    work: (delivery, controller) => attempt(delivery, controller),
+    async beforeRound() {
+      if (clock.now() - lastSweepAt >= SWEEP_INTERVAL_MS) {
+        lastSweepAt = clock.now();
+        await deps.sweep();
+      }
+    },
+  });
+  const wake = workLoop.wake;
+
+  async function send(delivery: DeliveryRow, signal: AbortSignal): Promise<AttemptOutcome> {
+    try {
+      const secrets = await deps.signingSecretsFor(delivery.account_id);
+      // The timestamp is the attempt's, not the event's: receivers reject stale ones as replays.
+      const timestamp = Math.floor(clock.now() / 1000);
+      const { statusCode } = await deps.post(delivery.url, {
+        subject: 'callbackUrl',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': USER_AGENT,
+          'webhook-id': delivery.id,
+          'webhook-timestamp': String(timestamp),
+          // Standard Webhooks: several space-separated signatures; a receiver accepts any it can verify.
+          'webhook-signature': secrets
+            .map((secret) => signWebhook(secret, delivery.id, timestamp, delivery.payload))
+            .join(' '),
+        },
+        body: delivery.payload,
+        timeoutMs: options.attemptTimeoutMs,
+        signal,
+      });
+      if (statusCode >= 200 && statusCode <= 299) return { kind: 'delivered', statusCode };
+      const error =
+        statusCode >= 300 && statusCode <= 399
+          ? `callbackUrl answered HTTP ${statusCode}, a redirect; redirects are not followed`
+          : `callbackUrl answered HTTP ${statusCode}`;
+      return { kind: 'failed', statusCode, error };
+    } catch (error) {
+      if (signal.aborted) return { kind: 'interrupted' };
+      if (error instanceof DomainError) return { kind: 'failed', statusCode: null, error: error.message };
+      logger.error({ err: error, deliveryId: delivery.id }, 'webhook attempt failed unexpectedly');
+      return { kind: 'failed', statusCode: null, error: 'Internal error while sending the webhook' };
+    }
+  }
+
+  function patchFor(delivery: DeliveryRow, outcome: Exclude<AttemptOutcome, { kind: 'interrupted' }>) {
+    const now = clock.now();
+    const attempts = delivery.attempts + 1;
+    const released = { lease_owner: null, lease_expires_at: null };
+    if (outcome.kind === 'delivered') {
+      return {
+        ...released,
+        state: 'succeeded',
+        attempts,
+        next_attempt_at: null,
+        last_status_code: outcome.statusCode,
+        last_error: null,
+        delivered_at: now,
+      } satisfies DeliveryPatch;
+    }
+    const delay = options.retryScheduleMs[attempts];
+    return {
+      ...released,
+      state: delay === undefined ? 'failed' : 'pending',
+      attempts,
+      next_attempt_at: delay === undefined ? null : now + delay,
+      last_status_code: outcome.statusCode,
+      last_error: outcome.error,
+    } satisfies DeliveryPatch;
+  }
+
+  /** Makes one attempt of a leased delivery and records it. Never throws. */
+  async function attempt(delivery: DeliveryRow, controller: AbortController): Promise<void> {
+    try {
+      const outcome = await send(delivery, controller.signal);
+      if (outcome.kind === 'interrupted') {
+        // Shutting down: the attempt does not count; give the delivery back for the next worker.
+        // The receiver may have seen it already; the unchanged webhook-id lets it deduplicate.
+        await deliveries.updateLeased(delivery.id, owner, { lease_owner: null, lease_expires_at: null });
+        return;
+      }
+      const patch = patchFor(delivery, outcome);
+      deps.onAttempt?.(
+        patch.state === 'succeeded' ? 'delivered' : patch.state === 'pending' ? 'retrying' : 'failed',
+      );
+      if (!(await deliveries.updateLeased(delivery.id, owner, patch))) {
+        logger.warn(
+          { deliveryId: delivery.id },
+          'webhook lease lost (redelivered meanwhile?); result dropped',
+        );
+      } else if (patch.state === 'failed') {
+        logger.warn({ deliveryId: delivery.id, error: patch.last_error }, 'webhook delivery gave up');
+      }
+    } catch (error) {
+      logger.error(
+        { err: error, deliveryId: delivery.id },
+        'could not record a webhook attempt; the lease will expire',
+      );
+    }
+  }
+
+  return {
+    /** Starts leasing and sending due deliveries (the worker role). */
+    start(): void {
+      workLoop.start();
+    },
+
+    /** Wakes the loop: a delivery was enqueued or made due in this process. */
+    wake,
+
+    /**
+     * Stops leasing, lets running attempts finish within `graceMs`, interrupts the rest (they do
+     * not count), and gives back this worker's leases so a restart sends at once.
+     */
+    async stop(graceMs = 5000): Promise<void> {
+      await workLoop.stop(graceMs);
+    },
+  };
+}
+
+export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;

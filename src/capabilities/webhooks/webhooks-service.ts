@@ -1,0 +1,226 @@
+import type { Transaction } from 'kysely';
+import type { Logger } from 'pino';
+import type { DeliveryItem, WebhookPayload } from '../../base/contract/webhooks.js';
+import { Conflict, DomainError, InvalidInput, NotFound } from '../../base/domain/errors.js';
+import type { WebhookEventType } from '../../base/domain/webhook-events.js';
+import type { Clock } from '../../base/runtime/clock.js';
+import type { IdGenerator } from '../../base/runtime/ids.js';
+import type { SecretBox } from '../../base/secrets/secret-box.js';
+import { leaseOwnerId } from '../../infra/jobs/dead-lease-reclaim.js';
+import type { ProcessOwner } from '../../infra/jobs/process-owner.js';
+import type { SafeFetcher } from '../../infra/outbound/safe-fetcher.js';
+import type { Db } from '../../infra/store/database.js';
+import type { Database } from '../../infra/store/schema.js';
+import type { TaskChange } from '../tasks/task-events.js';
+import { type TaskRecord, toTaskRecord } from '../tasks/task-record.js';
+import {
+  createDeliveryWorker,
+  type DeliveryWorkerDeps,
+  type DeliveryWorkerOptions,
+} from './delivery-worker.js';
+import { createSigningSecrets } from './signing-secrets.js';
+import { createWebhooksRepository, type DeliveryRow } from './webhooks-repository.js';
+
+export type { DeliveryItem, WebhookPayload };
+
+/** How far back the sweep looks for finished tasks whose delivery was never enqueued. */
+const SWEEP_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
+const SWEEP_BATCH = 200;
+
+function eventTypeOf(record: TaskRecord): WebhookEventType | undefined {
+  if (record.status === 'completed') return 'task.completed';
+  if (record.status === 'failed') return 'task.failed';
+  return undefined;
+}
+
+function toDeliveryItem(row: DeliveryRow): DeliveryItem {
+  const time = (value: number | null) => (value === null ? null : Number(value));
+  return {
+    id: row.id,
+    task_id: row.task_id,
+    url: row.url,
+    type: row.type as DeliveryItem['type'],
+    state: row.state as DeliveryItem['state'],
+    attempts: row.attempts,
+    last_status_code: row.last_status_code,
+    last_error: row.last_error,
+    next_attempt_at: time(row.next_attempt_at),
+    created_at: Number(row.created_at),
+    delivered_at: time(row.delivered_at),
+  };
+}
+
+/**
+ * Webhooks: checks a generate request's callbackUrl, enqueues one durable delivery per task when
+ * it ends (from the engine's change notifications), keeps each account's signing secret, and runs
+ * the delivery worker.
+ */
+export function createWebhooksService(deps: {
+  /** Counts delivery attempts by outcome (metrics). */
+  onAttempt?: DeliveryWorkerDeps['onAttempt'];
+  db: Db;
+  clock: Clock;
+  ids: IdGenerator;
+  secrets: SecretBox;
+  fetcher: Pick<SafeFetcher, 'vetUrl' | 'postPinned'>;
+  processOwner?: ProcessOwner;
+  logger: Logger;
+  options: Omit<DeliveryWorkerOptions, 'concurrency'> & { concurrency?: number };
+}) {
+  const { clock, logger } = deps;
+  const repository = createWebhooksRepository({ db: deps.db, clock });
+  const enqueues = new Set<Promise<void>>();
+
+  const signingSecrets = createSigningSecrets({
+    repository,
+    secrets: deps.secrets,
+    clock,
+    onUnusableSeal: (accountId) =>
+      logger.error(
+        { accountId },
+        'the sealed webhook secret does not open in its row (moved or tampered with); replaced',
+      ),
+  });
+
+  /** Inserts the delivery of a task's final state; a second call for the same task is a no-op. */
+  async function enqueue(
+    accountId: string,
+    record: TaskRecord,
+    type: WebhookEventType,
+    url: string,
+    at: number,
+  ): Promise<void> {
+    const payload: WebhookPayload = { type, timestamp: new Date(at).toISOString(), data: record };
+    const now = clock.now();
+    const inserted = await repository.enqueue({
+      id: deps.ids.next('msg'),
+      account_id: accountId,
+      task_id: record.task_id,
+      url,
+      type,
+      payload: JSON.stringify(payload),
+      state: 'pending',
+      attempts: 0,
+      next_attempt_at: now + (deps.options.retryScheduleMs[0] ?? 0),
+      last_status_code: null,
+      last_error: null,
+      lease_owner: null,
+      lease_expires_at: null,
+      created_at: now,
+      updated_at: now,
+      delivered_at: null,
+    });
+    if (inserted) worker.wake();
+  }
+
+  async function sweep(): Promise<void> {
+    await repository.pruneOutbox(clock.now() - SWEEP_WINDOW_MS);
+    const missed = await repository.findUnenqueuedFinalTasks(clock.now() - SWEEP_WINDOW_MS, SWEEP_BATCH);
+    for (const task of missed) {
+      const record = toTaskRecord({ ...task, id: task.task_id });
+      const type = eventTypeOf(record);
+      if (type) await enqueue(task.account_id, record, type, task.url, task.finished_at ?? clock.now());
+    }
+    if (missed.length > 0)
+      logger.warn({ count: missed.length }, 'enqueued webhook deliveries missed earlier');
+  }
+
+  const worker = createDeliveryWorker({
+    deliveries: repository,
+    post: deps.fetcher.postPinned,
+    signingSecretsFor: signingSecrets.signing,
+    sweep,
+    clock,
+    owner: leaseOwnerId(deps.processOwner, deps.ids.next('wrk')),
+    ...(deps.processOwner ? { processOwner: deps.processOwner } : {}),
+    logger,
+    ...(deps.onAttempt ? { onAttempt: deps.onAttempt } : {}),
+    options: { ...deps.options, concurrency: deps.options.concurrency ?? 16 },
+  });
+
+  return {
+    /**
+     * Checks a callbackUrl like an upload's source_url (scheme, no credentials, port, every resolved
+     * address) so a bad one is refused before anything is created: 400 invalid_request naming it.
+     */
+    async vetCallbackUrl(url: string): Promise<void> {
+      try {
+        await deps.fetcher.vetUrl(url, 'callbackUrl');
+      } catch (error) {
+        // A host name that does not resolve is the caller's mistake here too: 400, not 502.
+        if (error instanceof DomainError) throw new InvalidInput(error.message, 'callbackUrl');
+        throw error;
+      }
+    },
+
+    /** The engine's change notification: a task that just ended gets its delivery enqueued. */
+    onTaskChanged(change: TaskChange): void {
+      const type = eventTypeOf(change.record);
+      if (!type) return;
+      const promise = (async () => {
+        const callback = await repository.callbackForTask(change.record.task_id);
+        if (callback) await enqueue(change.accountId, change.record, type, callback.url, clock.now());
+      })()
+        // The sweep re-enqueues it later; a task's state never depends on its webhook.
+        .catch((error) =>
+          logger.error({ err: error, taskId: change.record.task_id }, 'could not enqueue a webhook'),
+        )
+        .finally(() => enqueues.delete(promise));
+      enqueues.add(promise);
+    },
+
+    /** The task-finished event, in the transaction of the task's final write (the outbox row). */
+    recordFinished: repository.recordFinished,
+
+    /**
+     * Registers a generation's callbackUrl inside the transaction that creates the generation (the
+     * caller's), so it commits or rolls back with it; every task of the generation reports there.
+     */
+    async recordCallback(
+      trx: Transaction<Database>,
+      callback: { generationId: string; accountId: string; url: string },
+    ): Promise<void> {
+      await repository.recordCallback(trx, {
+        generation_id: callback.generationId,
+        account_id: callback.accountId,
+        url: callback.url,
+        created_at: clock.now(),
+      });
+    },
+
+    /** The account's `whsec_…` secret, created (and sealed at rest) on first use. */
+    secretFor: signingSecrets.current,
+    /** A new secret; the replaced one keeps signing for a grace period (see signing-secrets.ts). */
+    rotateSecret: signingSecrets.rotate,
+    /** Binds secrets sealed before seals were bound to their row (run at start). */
+    bindLegacySecrets: signingSecrets.bindLegacy,
+
+    async listDeliveries(accountId: string, page: number, limit: number) {
+      const { rows, total } = await repository.page(accountId, page, limit);
+      return { items: rows.map(toDeliveryItem), total, page, limit, total_pages: Math.ceil(total / limit) };
+    },
+
+    /** Makes an account's delivery due now, as a new attempt series with the same webhook-id. */
+    async redeliver(accountId: string, id: string): Promise<DeliveryItem> {
+      const existing = await repository.findForAccount(accountId, id);
+      if (!existing) throw new NotFound('Delivery not found');
+      if (!(await repository.restartSeries(accountId, id))) {
+        throw new Conflict('An attempt of this delivery is in progress; try again shortly');
+      }
+      worker.wake();
+      const after = await repository.findForAccount(accountId, id);
+      return toDeliveryItem(after ?? existing);
+    },
+
+    /** Starts the delivery worker (the worker role). */
+    start: worker.start,
+
+    /** Waits for pending enqueues, then stops the delivery worker (see DeliveryWorker.stop). */
+    async stop(graceMs?: number): Promise<void> {
+      await Promise.allSettled([...enqueues]);
+      await worker.stop(graceMs);
+    },
+  };
+}
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;

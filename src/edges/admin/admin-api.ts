@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+
+export { ADMIN_PREFIX } from '../../base/contract/admin.js';
+
+import { accountOf, requireAccount } from '../http/authentication.js';
+import { ApiError } from '../http/errors.js';
+import { adminAccountRoutes } from './accounts-routes.js';
+import { type AdminDeps, NOT_AN_OPERATOR } from './admin-deps.js';
+import { adminInsightRoutes } from './insight-routes.js';
+import { adminKeyRoutes } from './keys-routes.js';
+import { adminProviderKeyRoutes } from './provider-keys-routes.js';
+
+/**
+ * The operator console's API (register under `/api/admin/v1`): every route needs an operator's
+ * API key or website session; anyone else is refused with 403 `forbidden` before any route runs.
+ */
+export async function adminApi(app: FastifyInstance, { deps }: { deps: AdminDeps }) {
+  app.addHook('onRequest', requireAccount(deps.resolvers));
+  app.addHook('onRequest', async (request) => {
+    // Read at each request, not kept: an operator the CLI demotes loses the console at once.
+    if (!(await deps.isOperator(accountOf(request).id))) throw new ApiError('forbidden', NOT_AN_OPERATOR);
+  });
+  // Accounts, keys and one-time passwords: never kept by a shared cache.
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+  });
+  await app.register(adminAccountRoutes, { deps });
+  await app.register(adminKeyRoutes, { deps });
+  await app.register(adminInsightRoutes, { deps });
+  await app.register(adminProviderKeyRoutes, { deps });
+}

@@ -1,0 +1,56 @@
+import type { ProviderKeyWire } from '../../base/contract/admin-provider-keys.js';
+import type { Clock } from '../../base/runtime/clock.js';
+import type { AccountDirectory } from '../../capabilities/accounts/account-directory.js';
+import type { AccountsService } from '../../capabilities/accounts/accounts-service.js';
+import type { ProviderKeyStore } from '../../capabilities/accounts/provider-keys.js';
+import type { ProviderRegistry } from '../../capabilities/providers/provider-registry.js';
+import type { PoolState } from '../../capabilities/tasks/capacity/pool-states.js';
+import type { AccountBudget, KeyBudget } from '../../capabilities/usage/budget-list.js';
+import type { Budgets } from '../../capabilities/usage/budgets.js';
+import type { TierPolicies } from '../../capabilities/usage/tier-policies.js';
+import type { UsageService } from '../../capabilities/usage/usage-service.js';
+import type { AccountResolver } from '../http/authentication.js';
+import type { ErrorType } from '../http/errors.js';
+import { AUTH_ERRORS } from '../http/route-responses.js';
+
+/** What the operator console's API needs from the core; the composition root wires it. */
+export interface AdminDeps {
+  /** Who is calling: an API key (Bearer), or the website's session (with its same-origin check). */
+  resolvers: AccountResolver[];
+  /** Whether the account may use the console, read from the store at each request. */
+  isOperator(accountId: string): Promise<boolean>;
+  accounts: AccountsService;
+  directory: AccountDirectory;
+  usage: UsageService;
+  policies: TierPolicies;
+  /** Spend budgets: set and read an account's or a key's; `list` and `listKeys` every one set. */
+  budgets: Pick<Budgets, 'set' | 'setKey' | 'status'> & {
+    list(): Promise<AccountBudget[]>;
+    /** Keys with a budget, of one account or of all. */
+    listKeys(accountId?: string): Promise<KeyBudget[]>;
+  };
+  providers: ProviderRegistry;
+  capacity: { states(): Promise<PoolState[]> };
+  /** The deployment's unfinished tasks per provider (src/capabilities/tasks/task-counts.ts). */
+  unfinishedTasks(): Promise<Array<{ provider: string; queued: number; inProgress: number }>>;
+  /** The deployment's pools of upstream keys: each key's state (never the key), and their store. */
+  providerKeys: {
+    states(): Promise<ProviderKeyWire[]>;
+    store: ProviderKeyStore;
+    /** The provider when a key can be set for it; otherwise InvalidInput naming those that can. */
+    requireKeyedProvider(provider: string): string;
+  };
+  clock: Clock;
+}
+
+/** What a non-operator is told (403 `forbidden`). */
+export const NOT_AN_OPERATOR = 'This API is for operators; this account is not one';
+
+/** The errors every admin route may answer: not authenticated, or not an operator (403 `forbidden`). */
+export const ADMIN_AUTH_ERRORS = [...AUTH_ERRORS, 'forbidden'] as const satisfies readonly ErrorType[];
+
+/** Besides those, a route that changes something refuses a read-only key (403 `insufficient_scope`). */
+export const ADMIN_WRITE_ERRORS = [
+  ...ADMIN_AUTH_ERRORS,
+  'insufficient_scope',
+] as const satisfies readonly ErrorType[];

@@ -1,0 +1,147 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  ADMIN_TAG,
+  type AdminApiKey,
+  adminAccountParamsSchema,
+  adminApiKeySchema,
+  adminApiKeysSchema,
+  adminBudgetBodySchema,
+  adminCreatedKeySchema,
+  adminCreateKeyBodySchema,
+  adminKeyBudgetSchema,
+  adminKeyParamsSchema,
+  adminKeysQuerySchema,
+  adminSecurity,
+} from '../../base/contract/admin.js';
+import { NotFound } from '../../base/domain/errors.js';
+import { type ApiKey, apiKeyFields } from '../../capabilities/accounts/api-keys-repository.js';
+import { errorResponses, jsonResponse } from '../http/route-responses.js';
+import { ADMIN_AUTH_ERRORS, ADMIN_WRITE_ERRORS, type AdminDeps } from './admin-deps.js';
+
+type Limits = { dailyMicros: number | null; monthlyMicros: number | null };
+
+/** A key on the wire (never the key itself: its hint), with its own budgets when it has any. */
+export function keyAnswer(key: ApiKey, budget?: Limits): AdminApiKey {
+  return {
+    ...apiKeyFields(key),
+    revoked_at: key.revokedAt,
+    budget: budget ? { daily_micros: budget.dailyMicros, monthly_micros: budget.monthlyMicros } : null,
+  };
+}
+
+/** An account's API keys: list, issue (shown once), revoke (refused at once on every node). */
+export async function adminKeyRoutes(app: FastifyInstance, { deps }: { deps: AdminDeps }) {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { accounts, directory } = deps;
+  const requireAccountId = async (id: string) => {
+    if (!(await directory.entry(id))) throw new NotFound('Account not found');
+    return id;
+  };
+
+  api.get(
+    '/accounts/:id/keys',
+    {
+      schema: {
+        tags: [ADMIN_TAG],
+        security: adminSecurity,
+        summary: "An account's API keys",
+        params: adminAccountParamsSchema,
+        querystring: adminKeysQuerySchema,
+        response: {
+          200: jsonResponse('The keys, oldest first', adminApiKeysSchema),
+          ...errorResponses(['invalid_request', ...ADMIN_AUTH_ERRORS, 'not_found']),
+        },
+      },
+    },
+    async (request) => {
+      const id = await requireAccountId(request.params.id);
+      const [keys, budgets] = await Promise.all([
+        accounts.listKeys(id, { includeRevoked: request.query.revoked === true }),
+        deps.budgets.listKeys(id),
+      ]);
+      const budgetOf = new Map(budgets.map((budget) => [budget.keyId, budget]));
+      return { keys: keys.map((key) => keyAnswer(key, budgetOf.get(key.id))) };
+    },
+  );
+
+  api.post(
+    '/accounts/:id/keys',
+    {
+      schema: {
+        tags: [ADMIN_TAG],
+        security: adminSecurity,
+        summary: 'Issue an API key',
+        description:
+          'A new key for the account, named, full or read-only, optionally expiring; the key itself is answered this once.',
+        params: adminAccountParamsSchema,
+        body: adminCreateKeyBodySchema,
+        response: {
+          201: jsonResponse('The key, shown this once', adminCreatedKeySchema),
+          ...errorResponses(['invalid_request', ...ADMIN_WRITE_ERRORS, 'not_found']),
+        },
+      },
+    },
+    async (request, reply) => {
+      const id = await requireAccountId(request.params.id);
+      const { name, scope, expires_at } = request.body;
+      const { key, apiKey } = await accounts.createKey(id, { name, scope, expiresAt: expires_at ?? null });
+      reply.code(201);
+      return { key: keyAnswer(key), api_key: apiKey };
+    },
+  );
+
+  api.delete(
+    '/accounts/:id/keys/:key_id',
+    {
+      schema: {
+        tags: [ADMIN_TAG],
+        security: adminSecurity,
+        summary: 'Revoke an API key',
+        description:
+          'The key is refused (401 invalid_api_key) at once, on every node. A key already revoked, or not of this account, is 404.',
+        params: adminKeyParamsSchema,
+        response: {
+          200: jsonResponse('The key as revoked', adminApiKeySchema),
+          ...errorResponses([...ADMIN_WRITE_ERRORS, 'not_found']),
+        },
+      },
+    },
+    async (request) => {
+      const id = await requireAccountId(request.params.id);
+      return keyAnswer(await accounts.revokeKey(id, request.params.key_id));
+    },
+  );
+
+  api.put(
+    '/accounts/:id/keys/:key_id/budget',
+    {
+      schema: {
+        tags: [ADMIN_TAG],
+        security: adminSecurity,
+        summary: "Set an API key's spend budgets",
+        description:
+          "Sets the working key's own daily and monthly budgets (micro-dollars, USD): a number sets one, null removes it, absent leaves it. The key's requests are held to these and to its account's (402 budget_exceeded).",
+        params: adminKeyParamsSchema,
+        body: adminBudgetBodySchema,
+        response: {
+          200: jsonResponse("The key's budgets as set", adminKeyBudgetSchema),
+          ...errorResponses(['invalid_request', ...ADMIN_WRITE_ERRORS, 'not_found']),
+        },
+      },
+    },
+    async (request) => {
+      const id = await requireAccountId(request.params.id);
+      const { key_id } = request.params;
+      // Only a working key of this account: another account's key is as unknown as a missing one.
+      if (!(await accounts.listKeys(id)).some((key) => key.id === key_id))
+        throw new NotFound(`no working key ${key_id} on this account`);
+      const { daily_micros, monthly_micros } = request.body;
+      const set = await deps.budgets.setKey(id, key_id, {
+        ...(daily_micros === undefined ? {} : { dailyMicros: daily_micros }),
+        ...(monthly_micros === undefined ? {} : { monthlyMicros: monthly_micros }),
+      });
+      return { key_id, daily_micros: set.dailyMicros, monthly_micros: set.monthlyMicros };
+    },
+  );
+}

@@ -1,0 +1,116 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { ADMIN_TAG, adminSecurity } from '../../base/contract/admin.js';
+import {
+  addProviderKeySchema,
+  providerKeyParamsSchema,
+  providerKeySchema,
+  providerKeysSchema,
+  updateProviderKeySchema,
+} from '../../base/contract/admin-provider-keys.js';
+import { NotFound } from '../../base/domain/errors.js';
+import { errorResponses, jsonResponse } from '../http/route-responses.js';
+import { ADMIN_AUTH_ERRORS, ADMIN_WRITE_ERRORS, type AdminDeps } from './admin-deps.js';
+
+const DESCRIPTION =
+  'Keys are sent once (added or replaced) and never answered back: each key is named by its provider and name.';
+
+/** The deployment's pools of upstream keys: list every key with its pool's figures, add, change, remove. */
+export async function adminProviderKeyRoutes(app: FastifyInstance, { deps }: { deps: AdminDeps }) {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { providerKeys } = deps;
+  const stateOf = async (provider: string, name: string) => {
+    const found = (await providerKeys.states()).find((key) => key.provider === provider && key.name === name);
+    if (!found) throw new NotFound(`no ${provider} key named "${name}"`);
+    return found;
+  };
+  const listed = async () => ({ currency: 'USD' as const, keys: await providerKeys.states() });
+
+  api.get(
+    '/provider-keys',
+    {
+      schema: {
+        tags: [ADMIN_TAG],
+        security: adminSecurity,
+        summary: 'Every key of every upstream pool',
+        description: `Each key with its status (in service, disabled, or taken out by an "invalid key" or "no quota left" answer, with its re-check time), weight, project, its pool's capacity, calls in flight and waiting tasks (every node), refusals and 30 days' spend. ${DESCRIPTION}`,
+        response: {
+          200: jsonResponse('The keys, by provider and name', providerKeysSchema),
+          ...errorResponses(ADMIN_AUTH_ERRORS),
+        },
+      },
+    },
+    listed,
+  );
+
+  api.post(
+    '/provider-keys',
+    {
+      schema: {
+        tags: [ADMIN_TAG],
+        security: adminSecurity,
+        summary: 'Add a key to a provider’s pool',
+        description: `Sealed in the store under the master key; tasks spread over the pool's keys by weight and free capacity at once, on every node. ${DESCRIPTION}`,
+        body: addProviderKeySchema,
+        response: {
+          201: jsonResponse('The key as added (without the key)', providerKeySchema),
+          ...errorResponses(['invalid_request', ...ADMIN_WRITE_ERRORS, 'conflict']),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { provider, name, key, weight, project, max_in_flight } = request.body;
+      const known = providerKeys.requireKeyedProvider(provider);
+      await providerKeys.store.add(known, name, key, { weight, project, maxInFlight: max_in_flight });
+      reply.code(201);
+      return stateOf(known, name);
+    },
+  );
+
+  api.patch(
+    '/provider-keys/:provider/:name',
+    {
+      schema: {
+        tags: [ADMIN_TAG],
+        security: adminSecurity,
+        summary: 'Change a key: weight, project, limit, secret, enabled',
+        description: `Absent fields stay. enabled: true also puts back a key the upstream took out; a new secret puts it back too. ${DESCRIPTION}`,
+        params: providerKeyParamsSchema,
+        body: updateProviderKeySchema,
+        response: {
+          200: jsonResponse('The key as changed (without the key)', providerKeySchema),
+          ...errorResponses(['invalid_request', ...ADMIN_WRITE_ERRORS, 'not_found']),
+        },
+      },
+    },
+    async (request) => {
+      const { provider, name } = request.params;
+      const { key, weight, project, max_in_flight, enabled } = request.body;
+      await providerKeys.store.update(provider, name, { key, weight, project, maxInFlight: max_in_flight });
+      if (enabled !== undefined) await providerKeys.store.setEnabled(provider, name, enabled);
+      return stateOf(provider, name);
+    },
+  );
+
+  api.delete(
+    '/provider-keys/:provider/:name',
+    {
+      schema: {
+        tags: [ADMIN_TAG],
+        security: adminSecurity,
+        summary: 'Remove a key from its pool',
+        description:
+          'The key is forgotten (its sealed secret deleted). The env key (ATELIER_<PROVIDER>_API_KEY) cannot be removed here: disable it, or unset the variable.',
+        params: providerKeyParamsSchema,
+        response: {
+          200: jsonResponse('The keys left', providerKeysSchema),
+          ...errorResponses(['invalid_request', ...ADMIN_WRITE_ERRORS, 'not_found']),
+        },
+      },
+    },
+    async (request) => {
+      await providerKeys.store.remove(request.params.provider, request.params.name);
+      return listed();
+    },
+  );
+}

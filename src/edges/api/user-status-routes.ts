@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { accountStatusSchema } from '../../base/contract/accounts.js';
+import type { UpstreamAccess } from '../../capabilities/accounts/upstream-access.js';
+import { accountOf } from '../http/authentication.js';
+import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';
+
+const userStatusSchema = {
+  tags: ['Account'],
+  operationId: 'userStatus',
+  summary: 'Account status',
+  response: {
+    200: jsonResponse('The account', accountStatusSchema),
+    ...errorResponses(AUTH_ERRORS),
+  },
+};
+
+/** GET /user/status (spec §2.7). */
+export async function userStatusRoutes(
+  app: FastifyInstance,
+  { upstreamAccess }: { upstreamAccess: Pick<UpstreamAccess, 'hasKey'> },
+) {
+  app
+    .withTypeProvider<ZodTypeProvider>()
+    .get('/user/status', { schema: userStatusSchema }, async (request) => {
+      const account = accountOf(request);
+      return { email: account.email, tier: account.tier, has_key: await upstreamAccess.hasKey(account.id) };
+    });
+}

@@ -1,0 +1,186 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  collectionBodySchema,
+  collectionItemParamsSchema,
+  collectionListSchema,
+  collectionParamsSchema,
+  collectionSchema,
+  generationParamsSchema,
+  zipQuerySchema,
+  zipResponse,
+} from '../../base/contract/curation.js';
+import type { Curation } from '../../capabilities/curation/curation-service.js';
+import { type ZipDownloads, zipHeaders } from '../../use-cases/downloads/zip-download.js';
+import { accountOf } from '../http/authentication.js';
+import type { ErrorType } from '../http/errors.js';
+import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
+
+/** The curation routes, each documented by the edge that mounts them. */
+export type CurationRoute =
+  | 'star'
+  | 'unstar'
+  | 'collections'
+  | 'create'
+  | 'rename'
+  | 'delete'
+  | 'add'
+  | 'remove'
+  | 'zip';
+
+/** What one route says of itself in the OpenAPI document. */
+export interface CurationRouteDoc {
+  operationId?: string;
+  summary: string;
+  description?: string;
+}
+
+export interface CurationRoutesOptions {
+  curation: Curation;
+  zipDownloads: ZipDownloads;
+  now: () => number;
+  /** Where a work's star is: /generations/:id/star on /api/v1, /works/:id/star on the website. */
+  starPath: '/generations/:id/star' | '/works/:id/star';
+  tags: string[];
+  security?: Record<string, string[]>[];
+  /** The errors of a read without a body (the ZIP adds invalid_request and not_found). */
+  readErrors: readonly ErrorType[];
+  /** The errors of a change (then not_found or conflict as each route may answer). */
+  changeErrors: readonly ErrorType[];
+  docs: Record<CurationRoute, CurationRouteDoc>;
+}
+
+/**
+ * Stars, collections and the ZIP of a selection, mounted by /api/v1 and by the website with their
+ * own documentation: the same handlers over the same services. Another account's work or
+ * collection answers 404 as a missing one.
+ */
+export function registerCurationRoutes(parent: FastifyInstance, options: CurationRoutesOptions) {
+  const { curation, zipDownloads, now, starPath, tags, security, readErrors, changeErrors, docs } = options;
+  const app = parent.withTypeProvider<ZodTypeProvider>();
+  const doc = (route: CurationRoute) => ({ tags, ...docs[route], ...(security ? { security } : {}) });
+  const changed = (description: string) => ({
+    204: noContent(description),
+    ...errorResponses([...changeErrors, 'not_found']),
+  });
+
+  for (const [method, starred] of [
+    ['put', true],
+    ['delete', false],
+  ] as const) {
+    app[method](
+      starPath,
+      {
+        schema: {
+          ...doc(starred ? 'star' : 'unstar'),
+          params: generationParamsSchema,
+          response: changed(starred ? 'Starred' : 'Not starred'),
+        },
+      },
+      async (request, reply) => {
+        await curation.setStar(accountOf(request).id, request.params.id, starred);
+        return reply.code(204).send(null);
+      },
+    );
+  }
+
+  app.get(
+    '/collections',
+    {
+      schema: {
+        ...doc('collections'),
+        response: {
+          200: jsonResponse('The collections, by name', collectionListSchema),
+          ...errorResponses(readErrors),
+        },
+      },
+    },
+    async (request) => ({ items: await curation.list(accountOf(request).id) }),
+  );
+
+  app.post(
+    '/collections',
+    {
+      schema: {
+        ...doc('create'),
+        body: collectionBodySchema,
+        response: {
+          201: jsonResponse('Created', collectionSchema),
+          ...errorResponses([...changeErrors, 'conflict']),
+        },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await curation.create(accountOf(request).id, request.body.name)),
+  );
+
+  app.patch(
+    '/collections/:id',
+    {
+      schema: {
+        ...doc('rename'),
+        params: collectionParamsSchema,
+        body: collectionBodySchema,
+        response: {
+          200: jsonResponse('Renamed', collectionSchema),
+          ...errorResponses([...changeErrors, 'not_found', 'conflict']),
+        },
+      },
+    },
+    async (request) => curation.rename(accountOf(request).id, request.params.id, request.body.name),
+  );
+
+  app.delete(
+    '/collections/:id',
+    { schema: { ...doc('delete'), params: collectionParamsSchema, response: changed('Deleted') } },
+    async (request, reply) => {
+      await curation.remove(accountOf(request).id, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  for (const [method, member] of [
+    ['put', true],
+    ['delete', false],
+  ] as const) {
+    app[method](
+      '/collections/:id/items/:generation_id',
+      {
+        schema: {
+          ...doc(member ? 'add' : 'remove'),
+          params: collectionItemParamsSchema,
+          response: changed(member ? 'In the collection' : 'Not in the collection'),
+        },
+      },
+      async (request, reply) => {
+        const { id, generation_id } = request.params;
+        await curation.setMember(accountOf(request).id, id, generation_id, member);
+        return reply.code(204).send(null);
+      },
+    );
+  }
+
+  app.get(
+    '/downloads/zip',
+    {
+      schema: {
+        ...doc('zip'),
+        querystring: zipQuerySchema,
+        response: {
+          200: zipResponse,
+          ...errorResponses(['invalid_request', ...readErrors, 'not_found']),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { works, assets } = request.query;
+      const zip = await zipDownloads.open(
+        accountOf(request).id,
+        { generationIds: works, assetIds: assets },
+        now(),
+      );
+      // A stream: sent as written, past the serializer (the schema only documents it).
+      return (reply as FastifyReply).headers(zipHeaders(zip.name)).send(zip.stream);
+    },
+  );
+}

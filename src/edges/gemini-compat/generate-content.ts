@@ -1,0 +1,166 @@
+import { Readable } from 'node:stream';
+import type { GeminiGenerateBody, GeminiGenerateResponse } from '../../base/contract/gemini.js';
+import { generateBodySchema } from '../../base/contract/generate-body.js';
+import { parseInput } from '../../base/contract/parse-input.js';
+import { aboutReferenceField, DomainError, InvalidInput, TooLarge } from '../../base/domain/errors.js';
+import type { Account } from '../../capabilities/accounts/accounts-repository.js';
+import type { Catalog, CatalogEntry } from '../../capabilities/catalog/catalog.js';
+import type { TaskChangeFeed } from '../../capabilities/tasks/task-events.js';
+import type { TaskRecord } from '../../capabilities/tasks/task-record.js';
+import type { TasksService } from '../../capabilities/tasks/tasks-service.js';
+import { waitForTasks } from '../../capabilities/tasks/wait-for-tasks.js';
+import { MAX_UPLOAD_BYTES, writeStreamToTempFile } from '../../capabilities/uploads/temp-file.js';
+import type { UploadsService } from '../../capabilities/uploads/uploads-service.js';
+import type { BlobStore } from '../../infra/blobs/blob-store.js';
+import type { GenerationsService } from '../../use-cases/generations/generations-service.js';
+import { GeminiCompatError } from './gemini-errors.js';
+import { type GeminiPlan, planGeminiRequest, type Reference } from './request-mapping.js';
+import { usageMetadataOf } from './usage-metadata.js';
+
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+/** Google's answer to an unknown model, naming the ids that exist. */
+export function geminiModelNotFound(catalog: Catalog, id: string): GeminiCompatError {
+  const known = catalog.models.map((m) => m.id).join(', ');
+  return new GeminiCompatError(
+    404,
+    `models/${id} is not found; available models: ${known} (and their aliases, GET /v1beta/models)`,
+    'not_found',
+    'model',
+  );
+}
+
+/**
+ * The Gemini-native generateContent over the generations use case: plan the request onto the
+ * catalog, store inline images like uploads, submit as an API generation (history, library,
+ * webhooks, tier policies like any other), wait for the tasks on the task feed (the tasks'
+ * wait), and answer Google's GenerateContentResponse, one candidate per image.
+ */
+export function createGeminiRequests(deps: {
+  catalog: Catalog;
+  generations: GenerationsService;
+  uploads: UploadsService;
+  tasks: TasksService;
+  feed: TaskChangeFeed;
+  blobs: BlobStore;
+  waitMs: number;
+  /** Maps one of Atelier's own file URLs to its blob key; undefined for foreign URLs. */
+  blobKeyOfUrl(url: string): string | undefined;
+}) {
+  const modelOf = (id: string): CatalogEntry => {
+    const model = deps.catalog.get(id.replace(/^models\//, ''));
+    if (!model) throw geminiModelNotFound(deps.catalog, id);
+    return model;
+  };
+
+  /** An inline image, checked and stored like an upload; its Atelier URL. */
+  async function storeInline(account: Account, reference: Extract<Reference, { kind: 'inline' }>) {
+    const data = reference.data.replace(/\s+/g, '');
+    if (data === '' || !BASE64.test(data))
+      throw new InvalidInput('data must be base64 image bytes', 'contents');
+    if ((data.length * 3) / 4 > MAX_UPLOAD_BYTES + 3) throw new TooLarge('Image is larger than 25 MB');
+    const file = await writeStreamToTempFile(Readable.from([Buffer.from(data, 'base64')]));
+    try {
+      return (await deps.uploads.ingestFile(account.id, file.path)).url;
+    } finally {
+      await file.cleanup();
+    }
+  }
+
+  /** The references as imageUrls: inline images stored first, URLs passed on (fetched safely). */
+  async function imageUrlsOf(account: Account, references: Reference[]): Promise<string[]> {
+    const urls: string[] = [];
+    for (const reference of references) {
+      if (reference.kind === 'url') {
+        urls.push(reference.url);
+        continue;
+      }
+      try {
+        urls.push(await storeInline(account, reference));
+      } catch (error) {
+        throw error instanceof DomainError ? aboutReferenceField(error, reference.label, 'contents') : error;
+      }
+    }
+    return urls;
+  }
+
+  /** The image bytes of a completed task, base64. */
+  async function base64Of(record: TaskRecord): Promise<string> {
+    const key = record.imageUrl ? deps.blobKeyOfUrl(record.imageUrl) : undefined;
+    const bytes = key === undefined ? undefined : await deps.blobs.get(key);
+    if (!bytes) throw new Error(`result of task ${record.task_id} is missing from storage`);
+    return bytes.toString('base64');
+  }
+
+  return {
+    modelOf,
+
+    /** Checks the request against the model before anything is stored or submitted. */
+    plan(modelId: string, body: GeminiGenerateBody): { model: CatalogEntry; plan: GeminiPlan } {
+      const model = modelOf(modelId);
+      return { model, plan: planGeminiRequest(model, body) };
+    },
+
+    /**
+     * Stores the references, submits, and waits (`onWait` receives the wait's stop: the caller
+     * went away, the server closes). Some images completed → those; none → 502 with the task's
+     * message; the ceiling passed → 504 with the task ids to poll.
+     */
+    async run(
+      account: Account,
+      { model, plan }: { model: CatalogEntry; plan: GeminiPlan },
+      onWait: (stop: () => void) => void,
+    ): Promise<GeminiGenerateResponse> {
+      const imageUrls = await imageUrlsOf(account, plan.references);
+      const body = parseInput(generateBodySchema, {
+        prompt: plan.prompt,
+        model: model.id,
+        mode: plan.mode,
+        ...(plan.aspect === undefined ? {} : { aspect: plan.aspect }),
+        ...(plan.imageSize === undefined ? {} : { imageSize: plan.imageSize }),
+        ...(plan.quality === undefined ? {} : { quality: plan.quality }),
+        count: plan.count,
+        imageUrls,
+      });
+      const { task_ids: ids } = await deps.generations.generate(account, body);
+      const wait = waitForTasks(deps, account.id, ids, deps.waitMs);
+      onWait(wait.stop);
+      const { records, allFinal } = await wait.outcome;
+      const list = ids.join(',');
+      if (!allFinal) {
+        throw new GeminiCompatError(
+          504,
+          `The images were not ready within ${deps.waitMs / 1000} s; they keep rendering. Poll GET /api/v1/tasks?ids=${list}`,
+          'wait_timeout',
+        );
+      }
+      const completed = records.filter((record) => record.status === 'completed');
+      if (completed.length === 0) {
+        const reason = records.find((record) => record.error)?.error ?? 'Task failed';
+        throw new GeminiCompatError(
+          502,
+          `Image generation failed: ${reason} (task ids: ${list})`,
+          'generation_failed',
+        );
+      }
+      const candidates = await Promise.all(
+        completed.map(async (record, index) => ({
+          content: {
+            role: 'model' as const,
+            parts: [
+              { inlineData: { mimeType: record.contentType ?? 'image/png', data: await base64Of(record) } },
+            ],
+          },
+          finishReason: 'STOP' as const,
+          index,
+        })),
+      );
+      const usageMetadata = usageMetadataOf(
+        await deps.tasks.reportedUsage(completed.map((record) => record.task_id)),
+      );
+      return { candidates, usageMetadata, modelVersion: model.id, responseId: list };
+    },
+  };
+}
+
+export type GeminiRequests = ReturnType<typeof createGeminiRequests>;

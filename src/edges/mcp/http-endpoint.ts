@@ -1,0 +1,139 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createAtelierClient } from '../client/atelier-client.js';
+import type { TaskIdSeal } from './generation-tasks.js';
+import { type InAppDispatch, inAppFetch } from './in-app-fetch.js';
+import { createServer } from './server.js';
+
+export const MCP_PATH = '/mcp';
+
+export interface McpEndpointOptions {
+  /** Atelier's public base URL: its origin is the one browser Origin accepted, its /files the images. */
+  publicBaseUrl: string;
+  /**
+   * Checks the caller's `Authorization: Bearer` (an API key, or an OAuth access token issued for
+   * /mcp); throws the API's 401 error (missing, malformed, unknown). Answers the key the tools'
+   * in-app calls send to /api/v1, and what to do when the MCP request ends.
+   */
+  authenticate: (request: FastifyRequest) => Promise<McpCredential>;
+  /**
+   * When sign-in is offered: the protected-resource metadata's URL (RFC 9728) and the scope to ask
+   * for, which a 401 names in `WWW-Authenticate` (how an MCP client finds the authorization server).
+   */
+  signIn?: { resourceMetadataUrl: string; scope: string } | undefined;
+  /** Hands a request to this same app (Fastify's inject): the tools' API calls and file reads. */
+  dispatch: InAppDispatch;
+  /** The seal of MCP task ids for an account (an HMAC under a key derived from the master key). */
+  taskIdSeal: (accountId: string) => TaskIdSeal;
+}
+
+/** What an authenticated /mcp request acts with. */
+export interface McpCredential {
+  /** The key the tools' in-app calls carry. */
+  apiKey: string;
+  /** The account it acts as (MCP task ids are bound to it). */
+  accountId: string;
+  /** Called when the MCP request ends (a credential opened for the request alone is closed). */
+  release?: () => void;
+}
+
+const credentials = new WeakMap<FastifyRequest, McpCredential>();
+
+/** RFC 6750 §3 and the MCP authorization spec: what a 401 from /mcp says about the scheme it wants. */
+function bearerChallenge(request: FastifyRequest, signIn: McpEndpointOptions['signIn']): string {
+  const parts = ['Bearer realm="atelier"'];
+  if (signIn) parts.push(`resource_metadata="${signIn.resourceMetadataUrl}"`, `scope="${signIn.scope}"`);
+  // No credentials: no error code (RFC 6750 §3.1); a credential that failed: invalid_token.
+  if (request.headers.authorization !== undefined) parts.push('error="invalid_token"');
+  return parts.join(', ');
+}
+
+/**
+ * MCP over Streamable HTTP at /mcp (spec 2025-11-25), stateless: every POST builds its own MCP server
+ * and transport (`sessionIdGenerator: undefined`) over a client whose requests go into this same app
+ * with the caller's key, so any api node behind a load balancer answers any request, and no session
+ * id exists to be mistaken for authentication. MCP tasks survive across nodes because their ids name
+ * Atelier's own tasks (src/edges/mcp/generation-tasks.ts). GET (a server-initiated stream) and DELETE (a
+ * session's end) are 405: there is no session to stream on or to end.
+ */
+export async function mcpEndpoint(app: FastifyInstance, options: McpEndpointOptions): Promise<void> {
+  const allowedOrigin = new URL(options.publicBaseUrl).origin;
+
+  // Security (the transport's rules): a browser page on another origin must not drive the endpoint
+  // through the user's network (DNS rebinding). No Origin (agents, CLIs, servers) is allowed.
+  app.addHook('onRequest', async (request, reply) => {
+    const origin = request.headers.origin;
+    if (origin === undefined || origin === allowedOrigin) return;
+    return reply.code(403).send({
+      error: {
+        type: 'forbidden',
+        message: `Origin ${origin} may not call ${MCP_PATH}; only ${allowedOrigin} may`,
+      },
+    });
+  });
+  app.addHook('onRequest', async (request) => {
+    credentials.set(request, await options.authenticate(request));
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (reply.statusCode === 401) {
+      reply.header('www-authenticate', bearerChallenge(request, options.signIn));
+    }
+    return payload;
+  });
+  app.addHook('onResponse', async (request) => {
+    credentials.get(request)?.release?.();
+  });
+
+  // JSON-RPC of the MCP spec, not REST operations: left out of the OpenAPI document (docs/mcp.md).
+  const hidden = { schema: { hide: true } };
+  app.post(MCP_PATH, hidden, async (request, reply) => {
+    const credential = credentials.get(request);
+    if (!credential) throw new Error('authenticated request without a credential');
+    const { apiKey, accountId } = credential;
+    const fetchInApp = inAppFetch({
+      publicBaseUrl: options.publicBaseUrl,
+      dispatch: options.dispatch,
+      remoteAddress: request.ip,
+    });
+    const client = createAtelierClient({ baseUrl: options.publicBaseUrl, apiKey, fetch: fetchInApp });
+    const server = createServer(client, {
+      taskIdSeal: options.taskIdSeal(accountId),
+      fetchFile: fetchInApp,
+      filesBaseUrl: options.publicBaseUrl,
+      localFiles: false,
+    });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    // The transport writes the answer (JSON, or an event stream with progress) on the raw response.
+    reply.hijack();
+    reply.raw.on('close', () => {
+      credential.release?.();
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    } catch (error) {
+      request.log.error({ err: error }, 'mcp request failed');
+      if (!reply.raw.headersSent) {
+        reply.raw.writeHead(500, { 'content-type': 'application/json' });
+        reply.raw.end(
+          JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }),
+        );
+      }
+    }
+  });
+
+  const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply
+      .code(405)
+      .header('allow', 'POST')
+      .send({
+        error: {
+          type: 'method_not_allowed',
+          message: `${MCP_PATH} is stateless: POST each JSON-RPC message; there is no session stream to GET or DELETE`,
+        },
+      });
+  app.get(MCP_PATH, hidden, notAllowed);
+  app.delete(MCP_PATH, hidden, notAllowed);
+}

@@ -1,0 +1,212 @@
+import type { IncomingMessage } from 'node:http';
+import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
+import {
+  createOAuthMetadata,
+  getOAuthProtectedResourceMetadataUrl,
+  mcpAuthRouter,
+} from '@modelcontextprotocol/sdk/server/auth/router.js';
+import express from 'express';
+import type { FastifyBaseLogger, FastifyInstance, HTTPMethods, onRequestHookHandler } from 'fastify';
+import { OAUTH_SCOPE, type OAuthGrants } from '../../capabilities/accounts/oauth-grants.js';
+import { type AuthorizeClient, authorizeEndpoint, type ProblemPage } from './authorize-endpoint.js';
+import { type ClientMetadataDocuments, isUrlClientId } from './client-metadata-documents.js';
+import { createOAuthProvider } from './oauth-provider.js';
+import { authorizeAdmission, OAUTH_LIMITS, sharedWindowStore } from './rate-limits.js';
+
+/** Where the website's consent page is (web/src/pages/consent.tsx). */
+export const CONSENT_PAGE = '/oauth/consent';
+const PROTECTED_RESOURCE_ROOT = '/.well-known/oauth-protected-resource';
+
+/** The protected-resource metadata URL of a resource (RFC 9728 §3.1: the path-specific well-known). */
+export function resourceMetadataUrlOf(mcpUrl: string): string {
+  return getOAuthProtectedResourceMetadataUrl(new URL(mcpUrl));
+}
+
+/**
+ * The OAuth routes handed to the SDK's router (RFC 6749, 7591, 7009, 8414, 9728), each with the
+ * methods it answers; /authorize is Atelier's own (authorize-endpoint.ts).
+ */
+export function oauthRoutesOf(mcpUrl: string): Array<{ url: string; methods: HTTPMethods[] }> {
+  const withPreflight: HTTPMethods[] = ['POST', 'OPTIONS'];
+  const readable: HTTPMethods[] = ['GET', 'OPTIONS'];
+  return [
+    { url: '/token', methods: withPreflight },
+    { url: '/register', methods: withPreflight },
+    { url: '/revoke', methods: withPreflight },
+    { url: '/.well-known/oauth-authorization-server', methods: readable },
+    { url: new URL(resourceMetadataUrlOf(mcpUrl)).pathname, methods: readable },
+    { url: PROTECTED_RESOURCE_ROOT, methods: readable },
+  ];
+}
+
+/**
+ * Whether the public base URL can be an OAuth issuer: RFC 8414 (and the SDK) want https; a loopback
+ * address is allowed for development and tests. It must be a host's root: the SDK puts the
+ * endpoints and the metadata at root paths (`/authorize`, `/.well-known/…`).
+ */
+export function canIssue(publicBaseUrl: string): boolean {
+  const url = new URL(publicBaseUrl);
+  const secure = url.protocol === 'https:' || ['localhost', '127.0.0.1'].includes(url.hostname);
+  return secure && url.pathname === '/';
+}
+
+/**
+ * The grants, each failing call logged: the SDK's handlers turn a store failure into OAuth's
+ * `server_error` without a word, so this is where it is written down (with the request's logger).
+ */
+function loggedGrants(grants: OAuthGrants, log: FastifyBaseLogger): OAuthGrants {
+  const wrapped = Object.entries(grants).map(([name, value]) => {
+    if (typeof value !== 'function') return [name, value];
+    return [
+      name,
+      (...args: unknown[]) => {
+        const result: unknown = (value as (...all: unknown[]) => unknown)(...args);
+        if (!(result instanceof Promise)) return result;
+        return result.catch((error: unknown) => {
+          log.error({ err: error }, `oauth: ${name} failed`);
+          throw error;
+        });
+      },
+    ];
+  });
+  return Object.fromEntries(wrapped) as OAuthGrants;
+}
+
+/**
+ * The authorization server for MCP sign-in: the MCP SDK's `mcpAuthRouter` (authorization with PKCE
+ * S256, dynamic client registration, tokens with refresh, revocation, RFC 8414 and RFC 9728
+ * metadata), an Express router, run inside this Fastify app. Fastify routes name its paths (so they
+ * are known, listed and logged like every other); each request is handed whole to Express before
+ * Fastify reads its body, and Express answers it. Answers and errors are OAuth's own
+ * (`{ error, error_description }`, RFC 6749 §5.2), as OAuth clients expect.
+ */
+export async function oauthServer(
+  app: FastifyInstance,
+  options: {
+    grants: OAuthGrants;
+    publicBaseUrl: string;
+    mcpUrl: string;
+    documentationUrl: string;
+    /** The website's page stating an authorization request's problem. */
+    problemPage: ProblemPage;
+    /** Clients whose client_id is the https URL of their metadata document. */
+    clientDocuments: ClientMetadataDocuments;
+  },
+): Promise<void> {
+  const { publicBaseUrl, mcpUrl } = options;
+  const grants = loggedGrants(options.grants, app.log);
+  const issuerUrl = new URL(publicBaseUrl);
+  const consentUrl = (id: string) => `${publicBaseUrl}${CONSENT_PAGE}?request=${id}`;
+  const provider = createOAuthProvider(grants, consentUrl);
+  await app.register(authorizeEndpoint, {
+    grants,
+    consentUrl,
+    problemPage: options.problemPage,
+    admit: authorizeAdmission(grants.rateWindows),
+    clientOf: async (clientId): Promise<AuthorizeClient | string> => {
+      if (isUrlClientId(clientId)) {
+        // Read (or taken from the cache) at every authorization; kept as a row for the grants.
+        const client = await options.clientDocuments.clientOf(clientId);
+        if (typeof client === 'string') return client;
+        await grants.saveDocumentClient({ ...client });
+        return { ...client, exactRedirects: true };
+      }
+      return (
+        ((await grants.getClient(clientId)) as AuthorizeClient | undefined) ??
+        'This app is not registered with this Atelier: its client_id is unknown (it may have been removed after going unused).'
+      );
+    },
+  });
+  // Each endpoint's limit per client address is counted in the store (every node shares it). The
+  // address is the one Fastify decided under ATELIER_TRUST_PROXY, never a header Express would trust.
+  const addresses = new WeakMap<IncomingMessage, string>();
+  const windows = grants.rateWindows;
+  const rateLimit = (endpoint: keyof typeof OAUTH_LIMITS) => ({
+    ...OAUTH_LIMITS[endpoint],
+    keyGenerator: (request: IncomingMessage) => addresses.get(request) ?? 'unknown',
+    store: sharedWindowStore(windows, endpoint),
+    validate: false,
+  });
+  const common = {
+    provider,
+    issuerUrl,
+    resourceServerUrl: new URL(mcpUrl),
+    resourceName: 'Atelier',
+    serviceDocumentationUrl: new URL(options.documentationUrl),
+    scopesSupported: [OAUTH_SCOPE],
+  };
+  const handler = express();
+  handler.disable('x-powered-by');
+  handler.set('trust proxy', false);
+  // Authorization-server metadata (RFC 8414) with what Atelier adds to the SDK's: public clients
+  // revoke with `none`, authorization responses carry `iss` (RFC 9207), and a client may be named
+  // by the https URL of its client ID metadata document. Served before the
+  // SDK's router, which would answer its own.
+  const oauthMetadata = {
+    ...createOAuthMetadata(common),
+    revocation_endpoint_auth_methods_supported: ['client_secret_post', 'none'],
+    authorization_response_iss_parameter_supported: true,
+    client_id_metadata_document_supported: true,
+  };
+  handler.use('/.well-known/oauth-authorization-server', metadataHandler(oauthMetadata));
+  handler.use(
+    mcpAuthRouter({
+      ...common,
+      tokenOptions: { rateLimit: rateLimit('token') },
+      clientRegistrationOptions: { rateLimit: rateLimit('register') },
+      revocationOptions: { rateLimit: rateLimit('revoke') },
+    }),
+  );
+  // RFC 9728's root location too (the MCP spec's clients try it when the path-specific one is missing).
+  handler.use(
+    PROTECTED_RESOURCE_ROOT,
+    metadataHandler({
+      resource: mcpUrl,
+      authorization_servers: [oauthMetadata.issuer],
+      scopes_supported: [OAUTH_SCOPE],
+      resource_name: 'Atelier',
+      resource_documentation: options.documentationUrl,
+    }),
+  );
+
+  // Every path handed over is the router's; should one slip past it, OAuth's shape still.
+  handler.use((request: express.Request, response: express.Response) => {
+    response
+      .status(404)
+      .json({ error: 'invalid_request', error_description: `No ${request.method} ${request.path}` });
+  });
+  // What Express itself refuses (a body that is not JSON or a form, too large, in an unknown
+  // charset) is answered in OAuth's shape too, never as Express's HTML page.
+  handler.use(
+    (error: unknown, _request: express.Request, response: express.Response, _next: express.NextFunction) => {
+      const status = (error as { status?: unknown }).status;
+      const clientError = typeof status === 'number' && status >= 400 && status < 500;
+      if (!clientError) app.log.error({ err: error }, 'oauth: request failed');
+      response.status(clientError ? status : 500).json({
+        error: clientError ? 'invalid_request' : 'server_error',
+        error_description: clientError ? (error as Error).message : 'Internal Server Error',
+      });
+    },
+  );
+
+  // Before Fastify parses anything: Express reads the body (form or JSON) itself. The hook never
+  // calls on: the reply is hijacked and Express writes it. (Express swaps the request's and
+  // response's prototypes for its own, so these routes answer real connections, not Fastify's
+  // inject.)
+  const handOver: onRequestHookHandler = (request, reply) => {
+    reply.hijack();
+    addresses.set(request.raw, request.ip);
+    reply.raw.setHeader('x-request-id', request.id);
+    handler(request.raw as express.Request, reply.raw as express.Response);
+  };
+  for (const route of oauthRoutesOf(mcpUrl)) {
+    app.route({
+      method: route.methods,
+      url: route.url,
+      // OAuth's wire, described in docs/mcp.md and the metadata documents: not REST operations.
+      schema: { hide: true },
+      onRequest: handOver,
+      handler: async () => undefined,
+    });
+  }
+}
