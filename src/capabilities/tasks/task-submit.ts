@@ -28,157 +28,175 @@ export function parkPatch(task: TaskRow, pool: CapacityPool, now: number): TaskP
   };
 }
 
+/** What a submit works with: the engine's deps, its guarded writes, and the capacity gate. */
+type SubmitContext = Pick<StepContext, 'deps' | 'write'> & { gate: CapacityGate };
+
 /**
  * The submit of a leased task: a slot on its capacity pool first (or the task parks and waits its
  * turn), then the upstream call, then the slot's release with what the answer taught the pool.
  */
-export function createTaskSubmit({
-  deps,
-  write,
-  gate,
-}: Pick<StepContext, 'deps' | 'write'> & { gate: CapacityGate }) {
+export function createTaskSubmit(context: SubmitContext) {
+  return (leased: LeasedTask, provider: ImageProvider, choices: SubmitChoice[]): Promise<SubmitResult> =>
+    submit(context, leased, provider, choices);
+}
+
+/**
+ * Submits with the first choice (a key and its pool) that has a slot; none has: the task parks on
+ * the pool it already waited for, else on the first choice's, and waits its turn there.
+ */
+async function submit(
+  context: SubmitContext,
+  leased: LeasedTask,
+  provider: ImageProvider,
+  choices: SubmitChoice[],
+): Promise<SubmitResult> {
+  const { write, gate } = context;
+  const { task } = leased;
+  const [first] = choices;
+  if (!first) throw new Error(`no submit choice for task ${task.id}`);
+  if (!first.pool) {
+    const outcome = await call(context, task, provider, first.request);
+    return outcome ? { kind: 'outcome', outcome, choice: first } : { kind: 'lost' };
+  }
+  const slot = await slotOrWait(context, task, choices);
+  if (!slot) {
+    const parkOn = choices.find((choice) => choice.pool?.id === task.capacity_pool)?.pool ?? first.pool;
+    const parked = await write(task, parkPatch(task, parkOn, context.deps.clock.now()));
+    if (parked) await gate.afterPark(parkOn);
+    return parked ? { kind: 'parked' } : { kind: 'lost' };
+  }
+  const { choice, pool } = slot;
+  let outcome: SubmitOutcome | undefined;
+  try {
+    const waited = task.capacity_pool !== null;
+    if (waited) {
+      gate.waited(task, pool);
+      const cleared = await write(task, { waiting_for: null, capacity_pool: null, waiting_since: null });
+      if (!cleared) return { kind: 'lost' };
+    }
+    outcome = await call(context, task, provider, choice.request, waited);
+    return outcome ? { kind: 'outcome', outcome, choice } : { kind: 'lost' };
+  } finally {
+    // Before the task's write lets go of its lease: the slot is counted live until then.
+    await gate.release(pool, slot.callId, outcome);
+  }
+}
+
+/** The call; `checked` when a write just proved this worker holds the lease. */
+function call(
+  context: SubmitContext,
+  task: TaskRow,
+  provider: ImageProvider,
+  request: ProviderRequest,
+  checked = false,
+): Promise<SubmitOutcome | undefined> {
+  return provider.submitsInline
+    ? submitAsync(context, task, provider, request)
+    : runSynchronously(context, task, provider, request, checked);
+}
+
+/**
+ * An asynchronous submit. Before the request leaves, the task is marked durably as "may have
+ * been accepted": if this worker dies before the answer is recorded, whichever worker takes the
+ * task over asks the provider to reconcile (adopt the job) instead of creating a second one.
+ */
+async function submitAsync(
+  { write }: SubmitContext,
+  task: TaskRow,
+  provider: ImageProvider,
+  request: ProviderRequest,
+): Promise<SubmitOutcome | undefined> {
+  if (task.needs_reconcile !== 1 && !(await write(task, { needs_reconcile: 1 }))) return undefined;
+  return provider.submit(request);
+}
+
+/**
+ * A synchronous upstream call: the task reads in_progress once the call has run for a moment
+ * (a refusal answers at once and leaves a never-started task queued), with progress estimated
+ * from elapsed time (the lease is kept by the engine's heartbeat, as for every step).
+ */
+async function runSynchronously(
+  { deps, write }: SubmitContext,
+  task: TaskRow,
+  provider: ImageProvider,
+  request: ProviderRequest,
+  checked: boolean,
+): Promise<SubmitOutcome | undefined> {
   const { clock, options } = deps;
-
-  /**
-   * An asynchronous submit. Before the request leaves, the task is marked durably as "may have
-   * been accepted": if this worker dies before the answer is recorded, whichever worker takes the
-   * task over asks the provider to reconcile (adopt the job) instead of creating a second one.
-   */
-  async function submitAsync(
-    task: TaskRow,
-    provider: ImageProvider,
-    request: ProviderRequest,
-  ): Promise<SubmitOutcome | undefined> {
-    if (task.needs_reconcile !== 1 && !(await write(task, { needs_reconcile: 1 }))) return undefined;
-    return provider.submit(request);
-  }
-
-  /**
-   * A synchronous upstream call: the task reads in_progress once the call has run for a moment
-   * (a refusal answers at once and leaves a never-started task queued), with progress estimated
-   * from elapsed time (the lease is kept by the engine's heartbeat, as for every step).
-   */
-  async function runSynchronously(
-    task: TaskRow,
-    provider: ImageProvider,
-    request: ProviderRequest,
-    checked: boolean,
-  ): Promise<SubmitOutcome | undefined> {
-    // The write is the lease check: a worker that lost the task never makes the call.
-    if (!checked && !(await write(task, {}))) return undefined;
-    const startedAt = clock.now();
-    let progress = task.progress;
-    const expected = Math.max(1000, provider.expectedDurationMs(request));
-    const ticker = setInterval(
-      () => {
-        const estimate = Math.min(95, Math.floor(((clock.now() - startedAt) / expected) * 95));
-        const patch: TaskPatch = {};
-        if (task.status !== 'in_progress') {
-          patch.status = 'in_progress';
-          if (task.started_at === null) patch.started_at = startedAt;
-        }
-        if (estimate > progress) patch.progress = progress = estimate;
-        if (Object.keys(patch).length > 0) void write(task, patch).catch(() => undefined);
-      },
-      Math.max(250, Math.min(options.leaseMs / 3, expected / 20)),
-    );
-    try {
-      return await provider.submit(request);
-    } finally {
-      clearInterval(ticker);
-    }
-  }
-
-  /** The call; `checked` when a write just proved this worker holds the lease. */
-  async function call(task: TaskRow, provider: ImageProvider, request: ProviderRequest, checked = false) {
-    return provider.submitsInline
-      ? submitAsync(task, provider, request)
-      : runSynchronously(task, provider, request, checked);
-  }
-
-  /**
-   * A slot on the first of the choices' pools that has one (each asked in turn); with none, when a
-   * climbing ramp grows if every pool asked is full only by its ramp.
-   */
-  async function firstSlot(
-    task: TaskRow,
-    choices: SubmitChoice[],
-  ): Promise<{ choice: SubmitChoice; pool: CapacityPool; callId: string } | { rampGrowsAt?: number }> {
-    let rampGrowsAt: number | undefined;
-    let ramping = true;
-    for (const choice of choices) {
-      if (!choice.pool) continue;
-      const slot = await gate.acquire(choice.pool, task);
-      if (slot.kind === 'granted') return { choice, pool: choice.pool, callId: slot.callId };
-      ramping &&= slot.ramping === true && slot.retryAt !== undefined;
-      if (slot.retryAt !== undefined) rampGrowsAt = Math.min(rampGrowsAt ?? slot.retryAt, slot.retryAt);
-    }
-    return ramping && rampGrowsAt !== undefined ? { rampGrowsAt } : {};
-  }
-
-  /**
-   * A slot, waiting here while a fresh pool's ramp climbs (a step away each time, for at most
-   * `RAMP_WAITS` steps): parking a burst's tasks for each step cost every task a park write, a
-   * call-back and a new lease per step. Past that, or for any other wait, none.
-   */
-  async function slotOrWait(task: TaskRow, choices: SubmitChoice[]) {
-    // The step's signal (a stop, a lost lease): the task parks at once instead of waiting on.
-    const signal = choices[0]?.request.signal;
-    for (let step = 0; ; step++) {
-      const found = await firstSlot(task, choices);
-      if ('callId' in found) return found;
-      const at = found.rampGrowsAt;
-      if (at === undefined || step >= RAMP_WAITS || at - clock.now() > RAMP_WAIT_MS || signal?.aborted)
-        return undefined;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, Math.max(0, at - clock.now()));
-        function done() {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', done);
-          resolve();
-        }
-        signal?.addEventListener('abort', done, { once: true });
-      });
-    }
-  }
-
-  /**
-   * Submits with the first choice (a key and its pool) that has a slot; none has: the task parks on
-   * the pool it already waited for, else on the first choice's, and waits its turn there.
-   */
-  return async function submit(
-    leased: LeasedTask,
-    provider: ImageProvider,
-    choices: SubmitChoice[],
-  ): Promise<SubmitResult> {
-    const { task } = leased;
-    const [first] = choices;
-    if (!first) throw new Error(`no submit choice for task ${task.id}`);
-    if (!first.pool) {
-      const outcome = await call(task, provider, first.request);
-      return outcome ? { kind: 'outcome', outcome, choice: first } : { kind: 'lost' };
-    }
-    const slot = await slotOrWait(task, choices);
-    if (!slot) {
-      const parkOn = choices.find((choice) => choice.pool?.id === task.capacity_pool)?.pool ?? first.pool;
-      const parked = await write(task, parkPatch(task, parkOn, clock.now()));
-      if (parked) await gate.afterPark(parkOn);
-      return parked ? { kind: 'parked' } : { kind: 'lost' };
-    }
-    const { choice, pool } = slot;
-    let outcome: SubmitOutcome | undefined;
-    try {
-      const waited = task.capacity_pool !== null;
-      if (waited) {
-        gate.waited(task, pool);
-        const cleared = await write(task, { waiting_for: null, capacity_pool: null, waiting_since: null });
-        if (!cleared) return { kind: 'lost' };
+  // The write is the lease check: a worker that lost the task never makes the call.
+  if (!checked && !(await write(task, {}))) return undefined;
+  const startedAt = clock.now();
+  let progress = task.progress;
+  const expected = Math.max(1000, provider.expectedDurationMs(request));
+  const ticker = setInterval(
+    () => {
+      const estimate = Math.min(95, Math.floor(((clock.now() - startedAt) / expected) * 95));
+      const patch: TaskPatch = {};
+      if (task.status !== 'in_progress') {
+        patch.status = 'in_progress';
+        if (task.started_at === null) patch.started_at = startedAt;
       }
-      outcome = await call(task, provider, choice.request, waited);
-      return outcome ? { kind: 'outcome', outcome, choice } : { kind: 'lost' };
-    } finally {
-      // Before the task's write lets go of its lease: the slot is counted live until then.
-      await gate.release(pool, slot.callId, outcome);
+      if (estimate > progress) patch.progress = progress = estimate;
+      if (Object.keys(patch).length > 0) void write(task, patch).catch(() => undefined);
+    },
+    Math.max(250, Math.min(options.leaseMs / 3, expected / 20)),
+  );
+  try {
+    return await provider.submit(request);
+  } finally {
+    clearInterval(ticker);
+  }
+}
+
+/**
+ * A slot on the first of the choices' pools that has one (each asked in turn); with none, when a
+ * climbing ramp grows if every pool asked is full only by its ramp.
+ */
+async function firstSlot(
+  gate: CapacityGate,
+  task: TaskRow,
+  choices: SubmitChoice[],
+): Promise<{ choice: SubmitChoice; pool: CapacityPool; callId: string } | { rampGrowsAt?: number }> {
+  let rampGrowsAt: number | undefined;
+  let ramping = true;
+  for (const choice of choices) {
+    if (!choice.pool) continue;
+    const slot = await gate.acquire(choice.pool, task);
+    if (slot.kind === 'granted') return { choice, pool: choice.pool, callId: slot.callId };
+    ramping &&= slot.ramping === true && slot.retryAt !== undefined;
+    if (slot.retryAt !== undefined) rampGrowsAt = Math.min(rampGrowsAt ?? slot.retryAt, slot.retryAt);
+  }
+  return ramping && rampGrowsAt !== undefined ? { rampGrowsAt } : {};
+}
+
+/**
+ * A slot, waiting here while a fresh pool's ramp climbs (a step away each time, for at most
+ * `RAMP_WAITS` steps): parking a burst's tasks for each step cost every task a park write, a
+ * call-back and a new lease per step. Past that, or for any other wait, none.
+ */
+async function slotOrWait({ deps, gate }: SubmitContext, task: TaskRow, choices: SubmitChoice[]) {
+  const { clock } = deps;
+  // The step's signal (a stop, a lost lease): the task parks at once instead of waiting on.
+  const signal = choices[0]?.request.signal;
+  for (let step = 0; ; step++) {
+    const found = await firstSlot(gate, task, choices);
+    if ('callId' in found) return found;
+    const at = found.rampGrowsAt;
+    if (at === undefined || step >= RAMP_WAITS || at - clock.now() > RAMP_WAIT_MS || signal?.aborted)
+      return undefined;
+    await untilOrAborted(Math.max(0, at - clock.now()), signal);
+  }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts first. */
+function untilOrAborted(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
     }
-  };
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }

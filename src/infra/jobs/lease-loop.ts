@@ -33,124 +33,164 @@ export interface LeaseLoopOptions<T> {
 const MIN_SLEEP_MS = 10;
 
 /**
- * The poll loop shared by the task engine and the webhook worker: leases due work up to the
- * concurrency bound, sleeps until the next due time (or a wake-up), and stops gracefully — running
- * items get `graceMs`, are then aborted, and the leases are given back so a restart resumes at once.
+ * The loop's sleep and what ends it early: a wake-up. A wake-up that comes while the loop is busy
+ * (querying the store) skips the next sleep, so a notification is never lost between a look at the
+ * store and the sleep that follows it.
  */
-export function createLeaseLoop<T>(options: LeaseLoopOptions<T>) {
-  const inFlight = new Map<string, { promise: Promise<void>; controller: AbortController }>();
-  let running = false;
-  let loopDone: Promise<void> | undefined;
-  let wakeUp: (() => void) | undefined;
-  // A wake-up that came while the loop was busy querying: the next sleep is skipped, so a
-  // notification is never lost between a look at the store and the sleep that follows it.
-  let wokenWhileBusy = false;
+class WakeUps {
+  #wakeUp: (() => void) | undefined;
+  #wokenWhileBusy = false;
+  #wakeQueued = false;
 
-  function wake(): void {
-    if (wakeUp) wakeUp();
-    else wokenWhileBusy = true;
+  wake(): void {
+    if (this.#wakeUp) this.#wakeUp();
+    else this.#wokenWhileBusy = true;
   }
 
-  // A freed slot wakes the loop once the items that end in the same turn of the event loop have
-  // all ended: a burst of a thousand endings makes a few rounds (each one a look at the store)
-  // instead of a thousand.
-  let wakeQueued = false;
-  function wakeAfterTurn(): void {
-    if (wakeQueued) return;
-    wakeQueued = true;
+  /** A round begins: what it looks at includes the work of every earlier wake-up. */
+  roundStarts(): void {
+    this.#wokenWhileBusy = false;
+  }
+
+  /**
+   * A freed slot wakes the loop once the items that end in the same turn of the event loop have
+   * all ended: a burst of a thousand endings makes a few rounds (each one a look at the store)
+   * instead of a thousand.
+   */
+  wakeAfterTurn(): void {
+    if (this.#wakeQueued) return;
+    this.#wakeQueued = true;
     setImmediate(() => {
-      wakeQueued = false;
-      wake();
+      this.#wakeQueued = false;
+      this.wake();
     });
   }
 
-  function sleep(ms: number): Promise<void> {
-    if (wokenWhileBusy) {
-      wokenWhileBusy = false;
+  /** Sleeps `ms`, or until a wake-up (at once when one came while the loop was busy). */
+  sleep(ms: number): Promise<void> {
+    if (this.#wokenWhileBusy) {
+      this.#wokenWhileBusy = false;
       return Promise.resolve();
     }
     return new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
-        wakeUp = undefined;
+        this.#wakeUp = undefined;
         resolve();
       }, ms);
-      wakeUp = () => {
-        wakeUp = undefined;
+      this.#wakeUp = () => {
+        this.#wakeUp = undefined;
         clearTimeout(timer);
         resolve();
       };
     });
   }
+}
+
+/** The loop's state: the items in flight, whether it runs, and its sleep. */
+class LeaseLoop<T> {
+  readonly #inFlight = new Map<string, { promise: Promise<void>; controller: AbortController }>();
+  readonly #wakeUps = new WakeUps();
+  #running = false;
+  #loopDone: Promise<void> | undefined;
+
+  constructor(private readonly options: LeaseLoopOptions<T>) {}
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#loopDone = this.#loop();
+  }
+
+  wake(): void {
+    this.#wakeUps.wake();
+  }
 
   /** Works an item this worker already leased (also used outside the loop, e.g. inline submit). */
-  function track(item: T): Promise<void> {
-    const id = options.idOf(item);
+  track(item: T): Promise<void> {
+    const id = this.options.idOf(item);
     const controller = new AbortController();
-    const promise = options.work(item, controller).finally(() => {
-      inFlight.delete(id);
-      wakeAfterTurn();
+    const promise = this.options.work(item, controller).finally(() => {
+      this.#inFlight.delete(id);
+      this.#wakeUps.wakeAfterTurn();
     });
-    inFlight.set(id, { promise, controller });
+    this.#inFlight.set(id, { promise, controller });
     return promise;
   }
 
-  async function loop(): Promise<void> {
+  /** Aborts the running work on one item, if this process runs it. */
+  abort(id: string, reason: Error): void {
+    this.#inFlight.get(id)?.controller.abort(reason);
+  }
+
+  async stop(graceMs: number): Promise<void> {
+    this.#running = false;
+    this.wake();
+    await this.#loopDone;
+    const pending = [...this.#inFlight.values()];
+    const timer = setTimeout(() => {
+      for (const { controller } of pending) controller.abort(new Error('shutting down'));
+    }, graceMs);
+    await Promise.allSettled(pending.map((p) => p.promise));
+    clearTimeout(timer);
+    await this.options.releaseAll();
+  }
+
+  async #loop(): Promise<void> {
+    const { options } = this;
     try {
       await options.beforeFirstRound?.();
     } catch (error) {
       options.logger.error({ err: error }, `${options.name} start-up error`);
     }
-    while (running) {
+    while (this.#running) {
       try {
-        wokenWhileBusy = false;
-        await options.beforeRound?.();
-        const capacity = options.concurrency - inFlight.size;
-        if (capacity <= 0) {
-          // Every slot is busy: a finishing item wakes the loop; nothing to ask the store meanwhile.
-          await sleep(options.idlePollMs);
-          continue;
-        }
-        const leased = await options.leaseDue(capacity);
-        for (const item of leased) void track(item);
-        if (leased.length > 0 && leased.length === capacity) continue;
-        // Nothing else is leasable now, so the next due time lies ahead (work that became due
-        // between the two queries is the only way to get a time in the past: one more round).
-        const nextDue = await options.nextDueAt();
-        const wait =
-          nextDue === undefined
-            ? options.idlePollMs
-            : Math.max(MIN_SLEEP_MS, Math.min(options.idlePollMs, nextDue - options.clock.now()));
-        await sleep(wait);
+        await this.#round();
       } catch (error) {
         options.logger.error({ err: error }, `${options.name} loop error`);
-        await sleep(options.idlePollMs);
+        await this.#wakeUps.sleep(options.idlePollMs);
       }
     }
   }
 
+  /** One round: leases due work up to the free slots, then sleeps until the next due time. */
+  async #round(): Promise<void> {
+    const { options } = this;
+    this.#wakeUps.roundStarts();
+    await options.beforeRound?.();
+    const capacity = options.concurrency - this.#inFlight.size;
+    if (capacity <= 0) {
+      // Every slot is busy: a finishing item wakes the loop; nothing to ask the store meanwhile.
+      await this.#wakeUps.sleep(options.idlePollMs);
+      return;
+    }
+    const leased = await options.leaseDue(capacity);
+    for (const item of leased) void this.track(item);
+    if (leased.length > 0 && leased.length === capacity) return;
+    // Nothing else is leasable now, so the next due time lies ahead (work that became due
+    // between the two queries is the only way to get a time in the past: one more round).
+    const nextDue = await options.nextDueAt();
+    const wait =
+      nextDue === undefined
+        ? options.idlePollMs
+        : Math.max(MIN_SLEEP_MS, Math.min(options.idlePollMs, nextDue - options.clock.now()));
+    await this.#wakeUps.sleep(wait);
+  }
+}
+
+/**
+ * The poll loop shared by the task engine and the webhook worker: leases due work up to the
+ * concurrency bound, sleeps until the next due time (or a wake-up), and stops gracefully — running
+ * items get `graceMs`, are then aborted, and the leases are given back so a restart resumes at once.
+ * Its functions may be passed around on their own (`onWork(loop.wake)`).
+ */
+export function createLeaseLoop<T>(options: LeaseLoopOptions<T>) {
+  const loop = new LeaseLoop(options);
   return {
-    start(): void {
-      if (running) return;
-      running = true;
-      loopDone = loop();
-    },
-    wake,
-    track,
+    start: (): void => loop.start(),
+    wake: (): void => loop.wake(),
+    track: (item: T): Promise<void> => loop.track(item),
     /** Aborts the running work on one item, if this process runs it. */
-    abort(id: string, reason: Error): void {
-      inFlight.get(id)?.controller.abort(reason);
-    },
-    async stop(graceMs: number): Promise<void> {
-      running = false;
-      wake();
-      await loopDone;
-      const pending = [...inFlight.values()];
-      const timer = setTimeout(() => {
-        for (const { controller } of pending) controller.abort(new Error('shutting down'));
-      }, graceMs);
-      await Promise.allSettled(pending.map((p) => p.promise));
-      clearTimeout(timer);
-      await options.releaseAll();
-    },
+    abort: (id: string, reason: Error): void => loop.abort(id, reason),
+    stop: (graceMs: number): Promise<void> => loop.stop(graceMs),
   };
 }

@@ -1,0 +1,89 @@
+import sharp from 'sharp';
+import { DomainError } from '../../base/domain/errors.js';
+import { extensionOf } from '../../infra/blobs/blob-store.js';
+import { pngDimensions } from '../../infra/images/png-header.js';
+import type { ImageProvider, ImageUsage, ProviderImage } from '../providers/provider.js';
+import { completedCost } from './task-cost.js';
+import type { StepContext } from './task-engine-deps.js';
+import type { LeasedTask } from './tasks-repository.js';
+
+const contentTypeOfFormat: Record<string, string> = {
+  png: 'image/png',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  gif: 'image/gif',
+};
+
+/** The result's bytes, or why its URL could not be read (the upstream's URL, fetched safely). */
+export async function fetchResult(
+  deps: StepContext['deps'],
+  provider: ImageProvider,
+  image: ProviderImage,
+  signal: AbortSignal,
+): Promise<Buffer | string> {
+  if ('bytes' in image) return image.bytes;
+  try {
+    return await deps.downloadImage(image.url, signal);
+  } catch (error) {
+    // The fetcher's messages name "the result URL" (the subject it is given) and are caller-safe.
+    const reason = error instanceof DomainError ? error.message : 'download failed';
+    return `Could not download the result from ${provider.name} (${reason})`;
+  }
+}
+
+/** Copies a result into blob storage and records it as an asset, then marks the task completed. */
+export async function rehostResult(
+  { deps, write, fail }: Pick<StepContext, 'deps' | 'write' | 'fail'>,
+  leased: LeasedTask,
+  bytes: Buffer,
+  usage: ImageUsage | undefined,
+  keyId: string | undefined,
+): Promise<void> {
+  const { task } = leased;
+  // A PNG's header chunk is read here; other formats (and a PNG whose header is not whole) by
+  // libvips' header reader, a round trip through the thread pool per result.
+  const png = pngDimensions(bytes);
+  const meta = png
+    ? { format: 'png', ...png, pageHeight: undefined }
+    : await sharp(bytes, { limitInputPixels: false }).metadata();
+  const contentType = contentTypeOfFormat[meta.format ?? ''];
+  if (!contentType || !meta.width || !meta.height) {
+    await fail(
+      task,
+      `The upstream returned a result that is not an image (${meta.format ?? 'unknown format'})`,
+    );
+    return;
+  }
+  const key = `results/${task.id}.${extensionOf(contentType)}`;
+  await deps.blobs.put(key, bytes, contentType);
+  const url = deps.blobUrl(key);
+  const height = meta.pageHeight ?? meta.height;
+  await deps.assets.insertResult({
+    accountId: task.account_id,
+    generationId: task.generation_id,
+    taskId: task.id,
+    blobKey: key,
+    url,
+    contentType,
+    bytes,
+    width: meta.width,
+    height,
+  });
+  await write(task, {
+    status: 'completed',
+    progress: 100,
+    image_url: url,
+    blob_key: key,
+    width: meta.width,
+    height,
+    content_type: contentType,
+    bytes: bytes.length,
+    error: null,
+    usage_json: usage ? JSON.stringify(usage) : null,
+    ...completedCost(deps.routesOf, leased, usage),
+    ...(keyId ? { upstream_key_id: keyId } : {}),
+    finished_at: deps.clock.now(),
+    lease_owner: null,
+    lease_expires_at: null,
+  });
+}
