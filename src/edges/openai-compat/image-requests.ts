@@ -76,12 +76,8 @@ export interface Submitted {
   ids: string[];
 }
 
-/**
- * The OpenAI-compatible image requests over the generations use case: plan (model, size, n, mode
- * onto the catalog), submit as an API generation, wait for the tasks on the task feed, and answer
- * in OpenAI's shape.
- */
-export function createImageRequests(deps: {
+/** What the image requests are built over. */
+export interface ImageRequestsDeps {
   catalog: Catalog;
   generations: GenerationsService;
   tasks: TasksService;
@@ -91,154 +87,175 @@ export function createImageRequests(deps: {
   waitMs: number;
   /** Maps one of Atelier's own file URLs to its blob key; undefined for foreign URLs. */
   blobKeyOfUrl(url: string): string | undefined;
-}) {
-  /** The image bytes of a completed task, base64. */
-  async function base64Of(record: TaskRecord): Promise<string> {
-    const key = record.imageUrl ? deps.blobKeyOfUrl(record.imageUrl) : undefined;
-    const bytes = key === undefined ? undefined : await deps.blobs.get(key);
-    if (!bytes) throw new Error(`result of task ${record.task_id} is missing from storage`);
-    return bytes.toString('base64');
-  }
+}
 
-  /**
-   * Submits the plan as an API generation (history, saved works, library, webhooks like any
-   * other): its tasks, and the second it was accepted.
-   */
-  async function submit(account: Account, plan: ImagePlan, imageUrls: string[]): Promise<Submitted> {
-    const created = Math.floor(deps.clock.now() / 1000);
-    // The generate body as the contract's schema gives it (its prompt rules are checked here).
-    const body = parseInput(generateBodySchema, {
-      prompt: plan.prompt,
-      model: plan.model.id,
-      mode: plan.mode,
-      ...(plan.keepReferenceAspect ? {} : { aspect: plan.aspect }),
-      imageSize: plan.imageSize,
-      ...(plan.quality === undefined ? {} : { quality: plan.quality }),
-      count: plan.count,
-      imageUrls,
-      ...(plan.maskUrl === undefined ? {} : { maskUrl: plan.maskUrl }),
-      ...(plan.callbackUrl === undefined ? {} : { callbackUrl: plan.callbackUrl }),
-    });
-    const partials = plan.partialImages ? { partialImages: plan.partialImages } : {};
-    const { task_ids: ids } = await deps.generations.generate(account, body, 'api', undefined, partials);
-    return { created, ids };
-  }
-
-  /**
-   * The answer of ended tasks, as the request's response_format asks: the completed images (in
-   * task order); none completed → 502 with the (first) task's message.
-   */
-  async function answer(
-    responseFormat: ImagePlan['responseFormat'],
-    created: number,
-    records: TaskRecord[],
-  ): Promise<OpenAiImagesResponse> {
-    const completed = records.filter((record) => record.status === 'completed');
-    if (completed.length === 0) {
-      const reason = records.find((record) => record.error)?.error ?? 'Task failed';
-      const ids = records.map((record) => record.task_id).join(',');
-      const message = `Image generation failed: ${reason} (task ids: ${ids})`;
-      throw new OpenAiCompatError(502, message, 'generation_failed', null, false);
-    }
-    const data = await Promise.all(
-      completed.map(async (record) => ({
-        ...(responseFormat === 'url' ? {} : { b64_json: await base64Of(record) }),
-        ...(responseFormat === 'b64_json' ? {} : { url: record.imageUrl }),
-      })),
-    );
-    const usage = await answerUsage(deps.tasks, completed);
-    return { created, data, ...producedOf(completed[0]), ...(usage ? { usage } : {}) };
-  }
-
+/**
+ * The OpenAI-compatible image requests over the generations use case: plan (model, size, n, mode
+ * onto the catalog), submit as an API generation, wait for the tasks on the task feed, and answer
+ * in OpenAI's shape.
+ */
+export function createImageRequests(deps: ImageRequestsDeps) {
   return {
-    /** Checks a request against the catalog; refusals name the OpenAI field (`param`). */
-    plan(input: ImageRequestInput): ImagePlan {
-      const modelId = input.model?.trim() || DEFAULT_MODEL_ID;
-      const model = deps.catalog.get(modelId);
-      if (!model) throw modelNotFound(deps.catalog, modelId);
-      if (input.background?.trim() === 'transparent') {
-        throw new InvalidInput(
-          `background transparent is not supported by model ${model.id}: its images are opaque; send auto or opaque`,
-          'background',
-        );
-      }
-      const mode = input.references === 0 ? 'text' : input.references === 1 ? 'edit' : 'fusion';
-      if (!model.modes.includes(mode)) {
-        const hint =
-          mode === 'fusion' ? 'send one image, or pick a model that lists fusion' : 'pick another model';
-        throw new InvalidInput(
-          `image: model ${model.id} does not support ${mode === 'fusion' ? 'several images (fusion)' : mode}; ${hint}`,
-          'image',
-        );
-      }
-      if (input.mask) checkMask(model, input.references);
-      if (mode === 'fusion' && input.references > model.maxReferences) {
-        throw new InvalidInput(
-          `image: model ${model.id} takes at most ${model.maxReferences} images`,
-          'image',
-        );
-      }
-      const quality = mapQuality(model, input.quality);
-      return {
-        prompt: input.prompt,
-        model,
-        mode,
-        ...mapSize(model, input.size),
-        ...(quality === undefined ? {} : { quality }),
-        keepReferenceAspect: mode !== 'text' && ['', 'auto'].includes(input.size?.trim() ?? ''),
-        count: mapCount(model, input.n),
-        responseFormat: input.response_format ?? 'both',
-        ...(typeof input.callback_url === 'string' ? { callbackUrl: input.callback_url } : {}),
-      };
-    },
-
-    submit,
-
-    base64Of,
-
-    /** The account's records of `ids`, in that order; undefined when the account lacks any of them. */
-    async records(accountId: string, ids: readonly string[]): Promise<TaskRecord[] | undefined> {
-      const rows = await deps.tasks.findMany(accountId, ids);
-      const byId = new Map(rows.map((row) => [row.id, toTaskRecord(row)]));
-      const records = ids.flatMap((id) => byId.get(id) ?? []);
-      return records.length === ids.length ? records : undefined;
-    },
-
+    plan: (input: ImageRequestInput) => planImageRequest(deps.catalog, input),
+    submit: (account: Account, plan: ImagePlan, imageUrls: string[]) =>
+      submitPlan(deps, account, plan, imageUrls),
+    base64Of: (record: TaskRecord) => base64Of(deps, record),
+    records: (accountId: string, ids: readonly string[]) => recordsOf(deps.tasks, accountId, ids),
     /** Waits for every task of `ids` to end, at most `timeoutMs` (see waitForTasks). */
     wait: (accountId: string, ids: readonly string[], timeoutMs: number) =>
       waitForTasks(deps, accountId, ids, timeoutMs),
-
-    answer,
-
-    /**
-     * Submits the plan as an API generation (history, saved works, library, webhooks like any
-     * other) and waits for its tasks. `onWait` receives the wait's stop function (the caller went
-     * away, the server closes). Some images completed → those; none → 502 with the task's
-     * message; the ceiling passed → 504 with the task ids to poll.
-     */
-    async run(
-      account: Account,
-      plan: ImagePlan,
-      imageUrls: string[],
-      onWait: (stop: () => void) => void,
-    ): Promise<OpenAiImagesResponse> {
-      const { created, ids } = await submit(account, plan, imageUrls);
-      const wait = waitForTasks(deps, account.id, ids, deps.waitMs);
-      onWait(wait.stop);
-      const { records, allFinal } = await wait.outcome;
-      if (!allFinal) {
-        const list = ids.join(',');
-        throw new OpenAiCompatError(
-          504,
-          `The images were not ready within ${deps.waitMs / 1000} s; they keep rendering. Poll GET /api/v1/tasks?ids=${list} (task ids: ${list})`,
-          'wait_timeout',
-          null,
-          false,
-        );
-      }
-      return answer(plan.responseFormat, created, records);
-    },
+    answer: (responseFormat: ImagePlan['responseFormat'], created: number, records: TaskRecord[]) =>
+      answerOf(deps, responseFormat, created, records),
+    run: (account: Account, plan: ImagePlan, imageUrls: string[], onWait: (stop: () => void) => void) =>
+      runPlan(deps, account, plan, imageUrls, onWait),
   };
 }
 
 export type ImageRequests = ReturnType<typeof createImageRequests>;
+
+/** Checks a request against the catalog; refusals name the OpenAI field (`param`). */
+function planImageRequest(catalog: Catalog, input: ImageRequestInput): ImagePlan {
+  const modelId = input.model?.trim() || DEFAULT_MODEL_ID;
+  const model = catalog.get(modelId);
+  if (!model) throw modelNotFound(catalog, modelId);
+  if (input.background?.trim() === 'transparent') {
+    throw new InvalidInput(
+      `background transparent is not supported by model ${model.id}: its images are opaque; send auto or opaque`,
+      'background',
+    );
+  }
+  const mode = input.references === 0 ? 'text' : input.references === 1 ? 'edit' : 'fusion';
+  if (!model.modes.includes(mode)) {
+    const hint =
+      mode === 'fusion' ? 'send one image, or pick a model that lists fusion' : 'pick another model';
+    throw new InvalidInput(
+      `image: model ${model.id} does not support ${mode === 'fusion' ? 'several images (fusion)' : mode}; ${hint}`,
+      'image',
+    );
+  }
+  if (input.mask) checkMask(model, input.references);
+  if (mode === 'fusion' && input.references > model.maxReferences) {
+    throw new InvalidInput(`image: model ${model.id} takes at most ${model.maxReferences} images`, 'image');
+  }
+  const quality = mapQuality(model, input.quality);
+  return {
+    prompt: input.prompt,
+    model,
+    mode,
+    ...mapSize(model, input.size),
+    ...(quality === undefined ? {} : { quality }),
+    keepReferenceAspect: mode !== 'text' && ['', 'auto'].includes(input.size?.trim() ?? ''),
+    count: mapCount(model, input.n),
+    responseFormat: input.response_format ?? 'both',
+    ...(typeof input.callback_url === 'string' ? { callbackUrl: input.callback_url } : {}),
+  };
+}
+
+/** The image bytes of a completed task, base64. */
+async function base64Of(
+  deps: Pick<ImageRequestsDeps, 'blobs' | 'blobKeyOfUrl'>,
+  record: TaskRecord,
+): Promise<string> {
+  const key = record.imageUrl ? deps.blobKeyOfUrl(record.imageUrl) : undefined;
+  const bytes = key === undefined ? undefined : await deps.blobs.get(key);
+  if (!bytes) throw new Error(`result of task ${record.task_id} is missing from storage`);
+  return bytes.toString('base64');
+}
+
+/**
+ * Submits the plan as an API generation (history, saved works, library, webhooks like any
+ * other): its tasks, and the second it was accepted.
+ */
+async function submitPlan(
+  deps: Pick<ImageRequestsDeps, 'clock' | 'generations'>,
+  account: Account,
+  plan: ImagePlan,
+  imageUrls: string[],
+): Promise<Submitted> {
+  const created = Math.floor(deps.clock.now() / 1000);
+  // The generate body as the contract's schema gives it (its prompt rules are checked here).
+  const body = parseInput(generateBodySchema, {
+    prompt: plan.prompt,
+    model: plan.model.id,
+    mode: plan.mode,
+    ...(plan.keepReferenceAspect ? {} : { aspect: plan.aspect }),
+    imageSize: plan.imageSize,
+    ...(plan.quality === undefined ? {} : { quality: plan.quality }),
+    count: plan.count,
+    imageUrls,
+    ...(plan.maskUrl === undefined ? {} : { maskUrl: plan.maskUrl }),
+    ...(plan.callbackUrl === undefined ? {} : { callbackUrl: plan.callbackUrl }),
+  });
+  const partials = plan.partialImages ? { partialImages: plan.partialImages } : {};
+  const { task_ids: ids } = await deps.generations.generate(account, body, 'api', undefined, partials);
+  return { created, ids };
+}
+
+/** The account's records of `ids`, in that order; undefined when the account lacks any of them. */
+async function recordsOf(
+  tasks: Pick<TasksService, 'findMany'>,
+  accountId: string,
+  ids: readonly string[],
+): Promise<TaskRecord[] | undefined> {
+  const rows = await tasks.findMany(accountId, ids);
+  const byId = new Map(rows.map((row) => [row.id, toTaskRecord(row)]));
+  const records = ids.flatMap((id) => byId.get(id) ?? []);
+  return records.length === ids.length ? records : undefined;
+}
+
+/**
+ * The answer of ended tasks, as the request's response_format asks: the completed images (in
+ * task order); none completed → 502 with the (first) task's message.
+ */
+async function answerOf(
+  deps: Pick<ImageRequestsDeps, 'blobs' | 'blobKeyOfUrl' | 'tasks'>,
+  responseFormat: ImagePlan['responseFormat'],
+  created: number,
+  records: TaskRecord[],
+): Promise<OpenAiImagesResponse> {
+  const completed = records.filter((record) => record.status === 'completed');
+  if (completed.length === 0) {
+    const reason = records.find((record) => record.error)?.error ?? 'Task failed';
+    const ids = records.map((record) => record.task_id).join(',');
+    const message = `Image generation failed: ${reason} (task ids: ${ids})`;
+    throw new OpenAiCompatError(502, message, 'generation_failed', null, false);
+  }
+  const data = await Promise.all(
+    completed.map(async (record) => ({
+      ...(responseFormat === 'url' ? {} : { b64_json: await base64Of(deps, record) }),
+      ...(responseFormat === 'b64_json' ? {} : { url: record.imageUrl }),
+    })),
+  );
+  const usage = await answerUsage(deps.tasks, completed);
+  return { created, data, ...producedOf(completed[0]), ...(usage ? { usage } : {}) };
+}
+
+/**
+ * Submits the plan as an API generation (history, saved works, library, webhooks like any
+ * other) and waits for its tasks. `onWait` receives the wait's stop function (the caller went
+ * away, the server closes). Some images completed → those; none → 502 with the task's
+ * message; the ceiling passed → 504 with the task ids to poll.
+ */
+async function runPlan(
+  deps: ImageRequestsDeps,
+  account: Account,
+  plan: ImagePlan,
+  imageUrls: string[],
+  onWait: (stop: () => void) => void,
+): Promise<OpenAiImagesResponse> {
+  const { created, ids } = await submitPlan(deps, account, plan, imageUrls);
+  const wait = waitForTasks(deps, account.id, ids, deps.waitMs);
+  onWait(wait.stop);
+  const { records, allFinal } = await wait.outcome;
+  if (!allFinal) {
+    const list = ids.join(',');
+    throw new OpenAiCompatError(
+      504,
+      `The images were not ready within ${deps.waitMs / 1000} s; they keep rendering. Poll GET /api/v1/tasks?ids=${list} (task ids: ${list})`,
+      'wait_timeout',
+      null,
+      false,
+    );
+  }
+  return answerOf(deps, plan.responseFormat, created, records);
+}

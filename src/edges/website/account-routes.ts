@@ -1,24 +1,24 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import {
-  accountInfoSchema,
-  upstreamKeyBodySchema,
-  upstreamKeyParamsSchema,
-  usageQuerySchema,
-  usageReportSchema,
-  WEBSITE_TAG,
-  websiteSession,
-} from '../../base/contract/website.js';
+import { usageQuerySchema, usageReportSchema } from '../../base/contract/usage.js';
+import { accountInfoSchema } from '../../base/contract/website/account.js';
+import { WEBSITE_TAG, websiteSession } from '../../base/contract/website/shared.js';
 import { accountOf } from '../http/authentication.js';
-import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
+import { errorResponses, jsonResponse } from '../http/route-responses.js';
+import { upstreamKeyRoutes } from './upstream-key-routes.js';
 import type { WebsiteServices } from './website-services.js';
 
 /** The account page's settings: profile and upstream access, usage, own upstream keys (credentials: credential-routes). */
 export async function accountRoutes(app: FastifyInstance, { services }: { services: WebsiteServices }) {
-  const api = app.withTypeProvider<ZodTypeProvider>();
-  const { accounts, upstreamAccess } = services;
+  accountSettingsRoute(app, services);
+  accountUsageRoute(app, services);
+  upstreamKeyRoutes(app, services);
+}
 
-  api.get(
+/** GET /account: profile, API key hint, base URL, upstream access. */
+function accountSettingsRoute(app: FastifyInstance, services: WebsiteServices) {
+  const { accounts, upstreamAccess } = services;
+  app.withTypeProvider<ZodTypeProvider>().get(
     '/account',
     {
       schema: {
@@ -50,8 +50,11 @@ export async function accountRoutes(app: FastifyInstance, { services }: { servic
       };
     },
   );
+}
 
-  api.get(
+/** GET /account/usage: the account's usage report. */
+function accountUsageRoute(app: FastifyInstance, services: WebsiteServices) {
+  app.withTypeProvider<ZodTypeProvider>().get(
     '/account/usage',
     {
       schema: {
@@ -68,60 +71,5 @@ export async function accountRoutes(app: FastifyInstance, { services }: { servic
       },
     },
     async (request) => services.usage.report(accountOf(request), request.query),
-  );
-
-  api.put(
-    '/account/upstream-keys/:provider',
-    {
-      schema: {
-        tags: [WEBSITE_TAG],
-        summary: 'Set an own upstream key',
-        description:
-          "Stores the account's own key for a provider, sealed at rest; it replaces any earlier one.",
-        security: websiteSession,
-        params: upstreamKeyParamsSchema,
-        body: upstreamKeyBodySchema,
-        // 400: a provider that takes no key, or a malformed key.
-        response: {
-          204: noContent('Stored'),
-          ...errorResponses([
-            'invalid_request',
-            'unauthorized',
-            'forbidden',
-            'request_timeout',
-            'payload_too_large',
-          ]),
-        },
-      },
-    },
-    async (request, reply) => {
-      const provider = upstreamAccess.requireKeyedProvider(request.params.provider);
-      await accounts.setUpstreamKey(accountOf(request).id, provider, request.body.key);
-      return reply.code(204).send(null);
-    },
-  );
-
-  api.delete(
-    '/account/upstream-keys/:provider',
-    {
-      schema: {
-        tags: [WEBSITE_TAG],
-        summary: 'Remove an own upstream key',
-        description:
-          "Removes the account's own key for a provider (the deployment's, if any, applies again).",
-        security: websiteSession,
-        params: upstreamKeyParamsSchema,
-        // 400: a provider that takes no key.
-        response: {
-          204: noContent('Removed'),
-          ...errorResponses(['invalid_request', 'unauthorized', 'forbidden']),
-        },
-      },
-    },
-    async (request, reply) => {
-      const provider = upstreamAccess.requireKeyedProvider(request.params.provider);
-      await accounts.setUpstreamKey(accountOf(request).id, provider, '');
-      return reply.code(204).send(null);
-    },
   );
 }

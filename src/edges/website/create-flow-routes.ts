@@ -3,35 +3,35 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   ESTIMATE_SAMPLE_TASKS,
-  presetBodySchema,
-  presetParamsSchema,
-  presetSchema,
-  presetsSchema,
   previewParamsSchema,
   previewQuerySchema,
   recentPromptsQuerySchema,
   recentPromptsSchema,
   taskEstimatesSchema,
-  WEBSITE_TAG,
-  websiteSession,
-} from '../../base/contract/website.js';
+} from '../../base/contract/website/create.js';
+import { WEBSITE_TAG, websiteSession } from '../../base/contract/website/shared.js';
 import { accountOf } from '../http/authentication.js';
-import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
-import { createPresets } from './presets.js';
+import { errorResponses, jsonResponse } from '../http/route-responses.js';
+import { presetRoutes } from './preset-routes.js';
 import type { WebsiteServices } from './website-services.js';
 
 /**
- * The creation view's helpers (issue 30): how long recent tasks took (the cards' estimate), the
- * account's recent prompts (prompt history, searchable) and named presets. Cancelling a task is
- * /api/v1's own POST /api/v1/tasks/{id}/cancel, which the session cookie (and its Origin check)
- * authenticates.
+ * The creation view's helpers (issue 30): how long recent tasks took (the cards' estimate), a
+ * rendering task's preview frames, the account's recent prompts (prompt history, searchable) and
+ * named presets. Cancelling a task is /api/v1's own POST /api/v1/tasks/{id}/cancel, which the
+ * session cookie (and its Origin check) authenticates.
  */
 export async function createFlowRoutes(app: FastifyInstance, { services }: { services: WebsiteServices }) {
-  const api = app.withTypeProvider<ZodTypeProvider>();
-  const { creations } = services;
-  const presets = createPresets({ db: services.db, clock: services.clock });
+  taskEstimatesRoute(app, services);
+  taskPreviewRoute(app, services);
+  recentPromptsRoute(app, services);
+  presetRoutes(app, services);
+}
 
-  api.get(
+/** GET /tasks/estimates: how long recent tasks took, per model and size. */
+function taskEstimatesRoute(app: FastifyInstance, services: WebsiteServices) {
+  const { creations } = services;
+  app.withTypeProvider<ZodTypeProvider>().get(
     '/tasks/estimates',
     {
       schema: {
@@ -49,8 +49,11 @@ export async function createFlowRoutes(app: FastifyInstance, { services }: { ser
       estimates: await creations.durations(accountOf(request).id, ESTIMATE_SAMPLE_TASKS),
     }),
   );
+}
 
-  api.get(
+/** GET /tasks/:id/preview: a partial frame of a rendering task. */
+function taskPreviewRoute(app: FastifyInstance, services: WebsiteServices) {
+  app.withTypeProvider<ZodTypeProvider>().get(
     '/tasks/:id/preview',
     {
       schema: {
@@ -87,8 +90,12 @@ export async function createFlowRoutes(app: FastifyInstance, { services }: { ser
         .send(frame.stream);
     },
   );
+}
 
-  api.get(
+/** GET /prompts: the account's recent prompts, searchable. */
+function recentPromptsRoute(app: FastifyInstance, services: WebsiteServices) {
+  const { creations } = services;
+  app.withTypeProvider<ZodTypeProvider>().get(
     '/prompts',
     {
       schema: {
@@ -107,60 +114,5 @@ export async function createFlowRoutes(app: FastifyInstance, { services }: { ser
     async (request) => ({
       prompts: await creations.recentPrompts(accountOf(request).id, request.query),
     }),
-  );
-
-  api.get(
-    '/presets',
-    {
-      schema: {
-        tags: [WEBSITE_TAG],
-        summary: 'Presets',
-        description: "The account's named presets of the Create form, by name.",
-        security: websiteSession,
-        response: { 200: jsonResponse('Presets', presetsSchema), ...errorResponses(['unauthorized']) },
-      },
-    },
-    async (request) => ({ presets: await presets.list(accountOf(request).id) }),
-  );
-
-  api.put(
-    '/presets/:name',
-    {
-      schema: {
-        tags: [WEBSITE_TAG],
-        summary: 'Save a preset',
-        description:
-          'Saves the named preset (model, mode, aspect, size, count, an optional style suffix), replacing one of the same name. At most 50 per account (409 past it).',
-        security: websiteSession,
-        params: presetParamsSchema,
-        body: presetBodySchema,
-        response: {
-          200: jsonResponse('Saved', presetSchema),
-          ...errorResponses(['invalid_request', 'unauthorized', 'forbidden', 'conflict']),
-        },
-      },
-    },
-    async (request) => presets.save(accountOf(request).id, request.params.name, request.body),
-  );
-
-  api.delete(
-    '/presets/:name',
-    {
-      schema: {
-        tags: [WEBSITE_TAG],
-        summary: 'Delete a preset',
-        description: 'Deletes the named preset.',
-        security: websiteSession,
-        params: presetParamsSchema,
-        response: {
-          204: noContent('Deleted'),
-          ...errorResponses(['invalid_request', 'unauthorized', 'forbidden', 'not_found']),
-        },
-      },
-    },
-    async (request, reply) => {
-      await presets.remove(accountOf(request).id, request.params.name);
-      return reply.code(204).send(null);
-    },
   );
 }

@@ -1,40 +1,40 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { generateBodySchema } from '../../base/contract/generate-body.js';
 import { GENERATE_ERRORS } from '../../base/contract/generate-errors.js';
-import { storePageOf } from '../../base/contract/paging.js';
+import { generateResponseSchema } from '../../base/contract/generations.js';
 import {
   clearedCardsSchema,
-  generateBodySchema,
-  generateResponseSchema,
-  libraryPageSchema,
-  libraryQuerySchema,
   MAX_PENDING_CARDS,
   MAX_REMOVED_WORKS,
   pendingTasksQuerySchema,
   pendingTasksSchema,
   RECENT_CARDS_MS,
-  savedWorksPageSchema,
   WEB_PREVIEW_FRAMES,
-  WEBSITE_TAG,
-  websiteSession,
-  workParamsSchema,
-  worksQuerySchema,
-} from '../../base/contract/website.js';
+} from '../../base/contract/website/create.js';
+import { WEBSITE_TAG, websiteSession } from '../../base/contract/website/shared.js';
 import { accountOf } from '../http/authentication.js';
-import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
-import { createCreationViews } from './creation-views.js';
+import { errorResponses, jsonResponse } from '../http/route-responses.js';
+import { type CreationViews, createCreationViews } from './creation-views.js';
+import { libraryPageRoute, listingErrors } from './library-routes.js';
 import type { WebsiteServices } from './website-services.js';
-
-/** The errors of a signed-in listing: a malformed query, no session. */
-const listingErrors = errorResponses(['invalid_request', 'unauthorized']);
+import { deleteWorkRoute, savedWorksRoute } from './works-routes.js';
 
 /** The creation view (web-sourced generate, pending tasks), saved works and the library: signed-in routes. */
 export async function creationRoutes(app: FastifyInstance, { services }: { services: WebsiteServices }) {
-  const api = app.withTypeProvider<ZodTypeProvider>();
-  const { generations, creations, library, tasks } = services;
   const views = createCreationViews({ db: services.db, clock: services.clock });
+  generateRoute(app, services);
+  pendingTasksRoute(app, services, views);
+  clearCardsRoute(app, views);
+  savedWorksRoute(app, services);
+  deleteWorkRoute(app, services);
+  libraryPageRoute(app, services);
+}
 
-  api.post(
+/** POST /generate: POST /api/v1/generate for the signed-in account, labelled `web`. */
+function generateRoute(app: FastifyInstance, services: WebsiteServices) {
+  const { generations } = services;
+  app.withTypeProvider<ZodTypeProvider>().post(
     '/generate',
     {
       schema: {
@@ -61,8 +61,12 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
       return answer;
     },
   );
+}
 
-  api.get(
+/** GET /tasks/pending: the creation view's cards. */
+function pendingTasksRoute(app: FastifyInstance, services: WebsiteServices, views: CreationViews) {
+  const { generations, tasks } = services;
+  app.withTypeProvider<ZodTypeProvider>().get(
     '/tasks/pending',
     {
       schema: {
@@ -96,8 +100,11 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
       return { ...listing, removed: removed.slice(0, MAX_REMOVED_WORKS), removed_more };
     },
   );
+}
 
-  api.post(
+/** POST /tasks/cleared: finished cards leave the creation view, on every device. */
+function clearCardsRoute(app: FastifyInstance, views: CreationViews) {
+  app.withTypeProvider<ZodTypeProvider>().post(
     '/tasks/cleared',
     {
       schema: {
@@ -113,75 +120,5 @@ export async function creationRoutes(app: FastifyInstance, { services }: { servi
       },
     },
     async (request) => ({ clearedAt: await views.clear(accountOf(request).id) }),
-  );
-
-  api.get(
-    '/works',
-    {
-      schema: {
-        tags: [WEBSITE_TAG],
-        summary: 'Saved works',
-        description:
-          "The account's generations not deleted, newest first, each with every task's record, its star and its collections; searchable by prompt text and filterable by model, mode, creation time, star and collection (an unknown collection is a 404).",
-        security: websiteSession,
-        querystring: worksQuerySchema,
-        response: {
-          200: jsonResponse('A page of saved works', savedWorksPageSchema),
-          ...errorResponses(['invalid_request', 'unauthorized', 'not_found']),
-        },
-      },
-    },
-    async (request) => {
-      const { page, limit, ...filters } = request.query;
-      const storePage = storePageOf(page);
-      return { ...(await creations.savedWorks(accountOf(request).id, storePage, limit, filters)), page };
-    },
-  );
-
-  api.delete(
-    '/works/:id',
-    {
-      schema: {
-        tags: [WEBSITE_TAG],
-        summary: 'Delete a saved work',
-        description:
-          'Takes a generation out of saved works and the library; history keeps it, marked `removed`, and its files stay at their URLs. Deleting twice is harmless.',
-        security: websiteSession,
-        params: workParamsSchema,
-        response: {
-          204: noContent('Deleted'),
-          ...errorResponses(['unauthorized', 'forbidden', 'not_found']),
-        },
-      },
-    },
-    async (request, reply) => {
-      await generations.remove(accountOf(request), request.params.id);
-      return reply.code(204).send(null);
-    },
-  );
-
-  api.get(
-    '/assets',
-    {
-      schema: {
-        tags: [WEBSITE_TAG],
-        summary: 'Library',
-        description:
-          "The account's uploads and the results of its saved works, newest first, each result with its prompt; searchable by prompt and filterable like saved works (prompt, model and mode filters match results only).",
-        security: websiteSession,
-        querystring: libraryQuerySchema,
-        response: { 200: jsonResponse('A page of the library', libraryPageSchema), ...listingErrors },
-      },
-    },
-    async (request) => {
-      const { page, limit, kind, ...filters } = request.query;
-      const { items, total } = await library.libraryPage(accountOf(request).id, {
-        page: storePageOf(page),
-        limit,
-        filters,
-        ...(kind ? { kind } : {}),
-      });
-      return { items, total, page, limit, total_pages: Math.ceil(total / limit) };
-    },
   );
 }

@@ -1,23 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import {
-  apiKeyListSchema,
-  apiKeyParamsSchema,
-  createApiKeyBodySchema,
-  createdApiKeySchema,
-} from '../../base/contract/api-keys.js';
-import {
-  changePasswordBodySchema,
-  confirmPasswordBodySchema,
-  rotatedApiKeySchema,
-  WEBSITE_TAG,
-  websiteSession,
-} from '../../base/contract/website.js';
-import { Forbidden, InvalidInput, NotFound, RateLimited } from '../../base/domain/errors.js';
+import { changePasswordBodySchema } from '../../base/contract/website/session.js';
+import { WEBSITE_TAG, websiteSession } from '../../base/contract/website/shared.js';
+import { Forbidden, InvalidInput, RateLimited } from '../../base/domain/errors.js';
 import type { Account } from '../../capabilities/accounts/accounts-repository.js';
-import { type ApiKey, apiKeyFields } from '../../capabilities/accounts/api-keys-repository.js';
 import { accountOf } from '../http/authentication.js';
-import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
+import { errorResponses, noContent } from '../http/route-responses.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { clearSessionCookie, sessionTokenOf, setSessionCookie } from './session-auth.js';
 import type { Sessions } from './sessions.js';
@@ -39,34 +27,48 @@ export const SAME_AS_RESET = 'new_password must differ from the password an oper
 export const NO_PASSWORD =
   'This account has no password: an operator sets one with "bin/atelier accounts set-password"';
 
+/** What the credential routes use: the website's services, its sessions and the sign-in throttle. */
+export interface CredentialDeps {
+  services: WebsiteServices;
+  sessions: Sessions;
+  throttle: LoginThrottle;
+}
+
 /**
  * What ends or replaces the signed-in person's credentials: sign out everywhere, a password
- * change, an API key rotation. The last two ask for the password again, so a stolen session
- * cannot take the account over; wrong passwords count against the same throttle as sign-in
+ * change (an API key rotation and new keys: api-key-routes). Those that replace a credential ask
+ * for the password again (confirmPassword), so a stolen session cannot take the account over.
+ */
+export async function credentialRoutes(app: FastifyInstance, deps: CredentialDeps) {
+  signOutEverywhereRoute(app, deps);
+  changePasswordRoute(app, deps);
+}
+
+/**
+ * Asks for the password again. Wrong passwords count against the same throttle as sign-in
  * (email + client address), and answer 403 (not 401: the session itself is fine).
  */
-export async function credentialRoutes(
-  app: FastifyInstance,
-  deps: { services: WebsiteServices; sessions: Sessions; throttle: LoginThrottle },
-) {
-  const { services, sessions, throttle } = deps;
-  const { accounts, publicBaseUrl } = services;
-  const api = app.withTypeProvider<ZodTypeProvider>();
-
-  async function confirmPassword(request: FastifyRequest, account: Account, password: string): Promise<void> {
-    // Counted before the password is checked, as a sign-in is.
-    const attempt = await throttle.attempt(account.email, request.ip);
-    if (!attempt.allowed) throw tooManyAttempts(attempt.retryAfterMs);
-    const outcome = await accounts.confirmPassword(account.id, password);
-    if (outcome === 'no-password') throw new Forbidden(NO_PASSWORD);
-    if (outcome === 'wrong') {
-      if (attempt.waitAfterFailureMs > 0) throw tooManyAttempts(attempt.waitAfterFailureMs);
-      throw new Forbidden(WRONG_PASSWORD);
-    }
-    await throttle.succeeded(account.email, request.ip);
+export async function confirmPassword(
+  { services, throttle }: Pick<CredentialDeps, 'services' | 'throttle'>,
+  request: FastifyRequest,
+  account: Account,
+  password: string,
+): Promise<void> {
+  // Counted before the password is checked, as a sign-in is.
+  const attempt = await throttle.attempt(account.email, request.ip);
+  if (!attempt.allowed) throw tooManyAttempts(attempt.retryAfterMs);
+  const outcome = await services.accounts.confirmPassword(account.id, password);
+  if (outcome === 'no-password') throw new Forbidden(NO_PASSWORD);
+  if (outcome === 'wrong') {
+    if (attempt.waitAfterFailureMs > 0) throw tooManyAttempts(attempt.waitAfterFailureMs);
+    throw new Forbidden(WRONG_PASSWORD);
   }
+  await throttle.succeeded(account.email, request.ip);
+}
 
-  api.delete(
+/** DELETE /sessions: every session of the account ends. */
+function signOutEverywhereRoute(app: FastifyInstance, { services, sessions }: CredentialDeps) {
+  app.withTypeProvider<ZodTypeProvider>().delete(
     '/sessions',
     {
       schema: {
@@ -83,12 +85,17 @@ export async function credentialRoutes(
     },
     async (request, reply) => {
       await sessions.endAll(accountOf(request).id);
-      clearSessionCookie(request, reply, publicBaseUrl);
+      clearSessionCookie(request, reply, services.publicBaseUrl);
       return reply.code(204).send(null);
     },
   );
+}
 
-  api.post(
+/** POST /account/password: a new password; the other sessions end. */
+function changePasswordRoute(app: FastifyInstance, deps: CredentialDeps) {
+  const { services, sessions } = deps;
+  const { accounts, publicBaseUrl } = services;
+  app.withTypeProvider<ZodTypeProvider>().post(
     '/account/password',
     {
       schema: {
@@ -110,7 +117,7 @@ export async function credentialRoutes(
       const { current_password: currentPassword, new_password: newPassword } = request.body;
       if (account.passwordChangeRequired && newPassword === currentPassword)
         throw new InvalidInput(SAME_AS_RESET, 'new_password');
-      await confirmPassword(request, account, currentPassword);
+      await confirmPassword(deps, request, account, currentPassword);
       const current = sessionTokenOf(request, publicBaseUrl);
       const persistent = await sessions.isPersistent(current);
       await accounts.setPassword(account.id, newPassword);
@@ -119,112 +126,6 @@ export async function credentialRoutes(
       return reply.code(204).send(null);
     },
   );
-
-  api.post(
-    '/account/api-key',
-    {
-      schema: {
-        tags: [WEBSITE_TAG],
-        summary: 'Rotate the API key',
-        description:
-          'Asks for the password again, then creates a new API key, shown once in the answer; the previous one stops working at once. A wrong password is 403 and counts against the sign-in throttle (429 with Retry-After); an account without a password cannot rotate from the website (403; the CLI can).',
-        security: websiteSession,
-        body: confirmPasswordBodySchema,
-        response: {
-          200: jsonResponse('The new API key', rotatedApiKeySchema),
-          ...errorResponses(PASSWORD_CHECK_ERRORS),
-        },
-      },
-    },
-    async (request) => {
-      const account = accountOf(request);
-      await confirmPassword(request, account, request.body.password);
-      const apiKey = await accounts.rotateApiKey(account.id);
-      return { api_key: apiKey, api_key_hint: (await accounts.apiKeyHint(account.id)) ?? null };
-    },
-  );
-
-  // The account's API keys (issue 31): listed, created (asking for the password, as rotation
-  // does: a stolen session must not mint itself a key), revoked (no password: it only takes away).
-  api.get(
-    '/account/keys',
-    {
-      schema: {
-        tags: [WEBSITE_TAG],
-        summary: "The account's API keys",
-        description:
-          'Every working key: name, scope, hint, created, last used (to the minute), expiry. Revoked keys are left out; expired ones are listed as expired.',
-        security: websiteSession,
-        response: { 200: jsonResponse('The keys', apiKeyListSchema), ...errorResponses(['unauthorized']) },
-      },
-    },
-    async (request) => {
-      const now = services.clock.now();
-      const keys = await accounts.listKeys(accountOf(request).id);
-      return { keys: keys.map((key) => keyJson(key, now)) };
-    },
-  );
-
-  api.post(
-    '/account/keys',
-    {
-      schema: {
-        tags: [WEBSITE_TAG],
-        summary: 'Create an API key',
-        description:
-          'Asks for the password again, then makes a key with this name, scope (full, or read: polls, history, status and usage only) and optional expiry; the key itself is in the answer, shown this once. A wrong password is 403 and counts against the sign-in throttle (429 with Retry-After); an account without a password cannot create keys here (403; the CLI can). At most 100 working keys.',
-        security: websiteSession,
-        body: createApiKeyBodySchema,
-        response: {
-          201: jsonResponse('The new key, shown once', createdApiKeySchema),
-          ...errorResponses(PASSWORD_CHECK_ERRORS),
-        },
-      },
-    },
-    async (request, reply) => {
-      const account = accountOf(request);
-      const { name, scope, expires_at: expiresAt, password } = request.body;
-      await confirmPassword(request, account, password);
-      const created = await accounts.createKey(account.id, { name, scope, expiresAt });
-      reply.header('cache-control', 'no-store');
-      return reply
-        .code(201)
-        .send({ key: keyJson(created.key, services.clock.now()), api_key: created.apiKey });
-    },
-  );
-
-  api.delete(
-    '/account/keys/:id',
-    {
-      schema: {
-        tags: [WEBSITE_TAG],
-        summary: 'Revoke an API key',
-        description:
-          'The key stops working at once, on every node. An unknown, already revoked or another account’s key is 404.',
-        security: websiteSession,
-        params: apiKeyParamsSchema,
-        response: {
-          204: noContent('Revoked'),
-          ...errorResponses(['unauthorized', 'forbidden', 'not_found']),
-        },
-      },
-    },
-    async (request, reply) => {
-      const account = accountOf(request);
-      const { id } = request.params;
-      // By id only: the hint is for people reading a list, the website always has the id.
-      if (!(await accounts.listKeys(account.id)).some((key) => key.id === id)) {
-        throw new NotFound(`no working key ${id} on this account`);
-      }
-      await accounts.revokeKey(account.id, id);
-      return reply.code(204).send(null);
-    },
-  );
-}
-
-/** A key as the website shows it (its expiry judged at `now`). */
-function keyJson(key: ApiKey, now: number) {
-  return { ...apiKeyFields(key), expired: key.expiresAt !== null && key.expiresAt <= now };
 }
 
 /** The refusal of a throttled password check; the error handler sets Retry-After from the wait. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { MAX_ZIP_ITEMS } from '../../base/contract/curation.js';
-import { WEBSITE_TAG, websiteSession } from '../../base/contract/website.js';
+import { WEBSITE_TAG, websiteSession } from '../../base/contract/website/shared.js';
 import { registerCurationRoutes } from '../curation-routes/curation-routes.js';
 import type { WebsiteServices } from './website-services.js';
 

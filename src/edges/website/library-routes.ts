@@ -1,49 +1,60 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { assetParamsSchema } from '../../base/contract/assets.js';
-import {
-  savedWorkSchema,
-  WEBSITE_TAG,
-  websiteSession,
-  workParamsSchema,
-} from '../../base/contract/website.js';
-import { NotFound } from '../../base/domain/errors.js';
+import { storePageOf } from '../../base/contract/paging.js';
+import { libraryPageSchema, libraryQuerySchema } from '../../base/contract/website/library.js';
+import { WEBSITE_TAG, websiteSession } from '../../base/contract/website/shared.js';
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
 import type { WebsiteServices } from './website-services.js';
+import { workRoute } from './works-routes.js';
+
+/** The errors of a signed-in listing: a malformed query, no session. */
+export const listingErrors = errorResponses(['invalid_request', 'unauthorized']);
 
 /**
  * A saved work by id (the lightbox's "Open the work" link, `/works?work=<id>`) and deleting an
- * upload from the library (issue 30): signed-in routes over the same services as /api/v1.
+ * upload from the library (issue 30): signed-in routes over the same services as /api/v1. (The
+ * library's page is registered with the creation view's routes, where the document lists it.)
  */
 export async function libraryRoutes(app: FastifyInstance, { services }: { services: WebsiteServices }) {
-  const api = app.withTypeProvider<ZodTypeProvider>();
-  const { creations, assets } = services;
+  workRoute(app, services);
+  deleteUploadRoute(app, services);
+}
 
-  api.get(
-    '/works/:id',
+/** GET /assets: a page of the account's library (uploads and results). */
+export function libraryPageRoute(app: FastifyInstance, services: WebsiteServices) {
+  const { library } = services;
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/assets',
     {
       schema: {
         tags: [WEBSITE_TAG],
-        summary: 'A saved work',
+        summary: 'Library',
         description:
-          "One of the account's saved works, with its tasks and marks: what a work's own link (`/works?work=<id>`) opens. A deleted work, another account's or an unknown id is 404.",
+          "The account's uploads and the results of its saved works, newest first, each result with its prompt; searchable by prompt and filterable like saved works (prompt, model and mode filters match results only).",
         security: websiteSession,
-        params: workParamsSchema,
-        response: {
-          200: jsonResponse('The saved work', savedWorkSchema),
-          ...errorResponses(['invalid_request', 'unauthorized', 'not_found']),
-        },
+        querystring: libraryQuerySchema,
+        response: { 200: jsonResponse('A page of the library', libraryPageSchema), ...listingErrors },
       },
     },
     async (request) => {
-      const work = await creations.savedWork(accountOf(request).id, request.params.id);
-      if (!work) throw new NotFound('Work not found');
-      return work;
+      const { page, limit, kind, ...filters } = request.query;
+      const { items, total } = await library.libraryPage(accountOf(request).id, {
+        page: storePageOf(page),
+        limit,
+        filters,
+        ...(kind ? { kind } : {}),
+      });
+      return { items, total, page, limit, total_pages: Math.ceil(total / limit) };
     },
   );
+}
 
-  api.delete(
+/** DELETE /assets/:id: an upload leaves the library (DELETE /api/v1/assets/{id}). */
+function deleteUploadRoute(app: FastifyInstance, services: WebsiteServices) {
+  const { assets } = services;
+  app.withTypeProvider<ZodTypeProvider>().delete(
     '/assets/:id',
     {
       schema: {

@@ -8,7 +8,7 @@ import {
   oauthGrantListSchema,
   oauthGrantParamsSchema,
 } from '../../base/contract/oauth.js';
-import { WEBSITE_TAG, websiteSession } from '../../base/contract/website.js';
+import { WEBSITE_TAG, websiteSession } from '../../base/contract/website/shared.js';
 import { NotFound } from '../../base/domain/errors.js';
 import type { OAuthGrant } from '../../capabilities/accounts/oauth-grants.js';
 import { accountOf } from '../http/authentication.js';

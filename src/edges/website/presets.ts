@@ -1,5 +1,4 @@
-import type { Preset, PresetSettings } from '../../base/contract/website.js';
-import { MAX_PRESETS } from '../../base/contract/website.js';
+import { MAX_PRESETS, type Preset, type PresetSettings } from '../../base/contract/website/create.js';
 import { Conflict, NotFound } from '../../base/domain/errors.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { Db } from '../../infra/store/database.js';
@@ -62,3 +61,5 @@ export function createPresets({ db, clock }: { db: Db; clock: Clock }) {
     },
   };
 }
+
+export type Presets = ReturnType<typeof createPresets>;

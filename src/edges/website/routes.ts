@@ -4,13 +4,14 @@ import {
   sessionInfoSchema,
   sessionStateSchema,
   signInBodySchema,
-  WEBSITE_TAG,
-} from '../../base/contract/website.js';
+} from '../../base/contract/website/session.js';
+import { WEBSITE_TAG } from '../../base/contract/website/shared.js';
 import { NotAuthenticated, RateLimited } from '../../base/domain/errors.js';
 import type { Account } from '../../capabilities/accounts/accounts-repository.js';
-import { requireAccount } from '../http/authentication.js';
+import { type AccountResolver, requireAccount } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
 import { accountRoutes } from './account-routes.js';
+import { apiKeyRoutes } from './api-key-routes.js';
 import { createFlowRoutes } from './create-flow-routes.js';
 import { creationRoutes } from './creation-routes.js';
 import { credentialRoutes, PASSWORD_CHECK_ERRORS } from './credential-routes.js';
@@ -39,14 +40,16 @@ export interface WebRoutesDeps {
 }
 
 /**
- * The website's own endpoints under /web/api: sign-in and sign-out here; the creation view, saved
- * works and the library in creation-routes; account settings in account-routes. Everything else
- * the website needs it reads from /api/v1 with its session cookie.
+ * The website's own endpoints under /web/api, one function per route: sign-in, sign-out and the
+ * session state here; behind the session, a plugin per area (the creation view in creation-routes,
+ * saved works in works-routes, the library in library-routes, Create's helpers in
+ * create-flow-routes and preset-routes, account settings in account-routes and
+ * upstream-key-routes, credentials in credential-routes and api-key-routes). Everything else the
+ * website needs it reads from /api/v1 with its session cookie.
  */
 export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
   const { services, sessions, throttle } = deps;
   const { publicBaseUrl } = services;
-  const api = app.withTypeProvider<ZodTypeProvider>();
 
   // Every state-changing request to the website's API must come from the website, sign-in included
   // (a forged sign-in would put the victim's browser into the attacker's account).
@@ -58,7 +61,31 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
     reply.header('cache-control', 'no-store');
   });
 
-  api.post(
+  signInRoute(app, deps);
+  signOutRoute(app, deps);
+  const resolveSession = sessionResolver(sessions, publicBaseUrl);
+  sessionStateRoute(app, resolveSession);
+
+  await app.register(async (authed) => {
+    authed.addHook('onRoute', declarePasswordChangeRefusal);
+    authed.addHook('onRequest', requireAccount([resolveSession]));
+
+    await authed.register(creationRoutes, { services });
+    await authed.register(createFlowRoutes, { services });
+    await authed.register(curationRoutes, { services });
+    await authed.register(smartCollectionRoutes, { services });
+    await authed.register(libraryRoutes, { services });
+    await authed.register(accountRoutes, { services });
+    await authed.register(credentialRoutes, { services, sessions, throttle });
+    await authed.register(apiKeyRoutes, { services, sessions, throttle });
+    await authed.register(oauthRoutes, { services });
+  });
+}
+
+/** POST /session: sign in (throttled), a new session cookie. */
+function signInRoute(app: FastifyInstance, { services, sessions, throttle }: WebRoutesDeps) {
+  const { publicBaseUrl } = services;
+  app.withTypeProvider<ZodTypeProvider>().post(
     '/session',
     {
       schema: {
@@ -101,8 +128,12 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
       return sessionInfo(account);
     },
   );
+}
 
-  api.delete(
+/** DELETE /session: sign out this browser. */
+function signOutRoute(app: FastifyInstance, { services, sessions }: WebRoutesDeps) {
+  const { publicBaseUrl } = services;
+  app.withTypeProvider<ZodTypeProvider>().delete(
     '/session',
     {
       schema: {
@@ -121,9 +152,11 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
       return reply.code(204).send(null);
     },
   );
+}
 
-  const resolveSession = sessionResolver(sessions, publicBaseUrl);
-  api.get(
+/** GET /session: whether this browser is signed in, and as whom. */
+function sessionStateRoute(app: FastifyInstance, resolveSession: AccountResolver) {
+  app.withTypeProvider<ZodTypeProvider>().get(
     '/session',
     {
       schema: {
@@ -143,20 +176,6 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
       return { signedIn: true as const, ...sessionInfo(account) };
     },
   );
-
-  await app.register(async (authed) => {
-    authed.addHook('onRoute', declarePasswordChangeRefusal);
-    authed.addHook('onRequest', requireAccount([resolveSession]));
-
-    await authed.register(creationRoutes, { services });
-    await authed.register(createFlowRoutes, { services });
-    await authed.register(curationRoutes, { services });
-    await authed.register(smartCollectionRoutes, { services });
-    await authed.register(libraryRoutes, { services });
-    await authed.register(accountRoutes, { services });
-    await authed.register(credentialRoutes, { services, sessions, throttle });
-    await authed.register(oauthRoutes, { services });
-  });
 }
 
 /** Who is signed in, as the sign-in and the session state answer it. */

@@ -1,6 +1,6 @@
 import type {} from '@fastify/cookie'; // request.cookies, reply.setCookie/clearCookie
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from '../../base/contract/website.js';
+import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from '../../base/contract/website/shared.js';
 import type { AccountResolver } from '../http/authentication.js';
 import { ApiError } from '../http/errors.js';
 import type { Sessions } from './sessions.js';

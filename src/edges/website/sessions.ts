@@ -5,7 +5,7 @@ import type { Account } from '../../capabilities/accounts/accounts-repository.js
 import type { Db } from '../../infra/store/database.js';
 import { ACCOUNT_DISABLED } from '../http/authentication.js';
 
-export { SESSION_COOKIE } from '../../base/contract/website.js';
+export { SESSION_COOKIE } from '../../base/contract/website/shared.js';
 
 const MINUTE = 60 * 1000;
 const HOUR = 60 * MINUTE;

@@ -8,7 +8,7 @@ import {
   smartCollectionPatchSchema,
   smartCollectionSchema,
 } from '../../base/contract/smart-collections.js';
-import { WEBSITE_TAG, websiteSession } from '../../base/contract/website.js';
+import { WEBSITE_TAG, websiteSession } from '../../base/contract/website/shared.js';
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
 import { createSmartCollections } from './smart-collections.js';

@@ -1,7 +1,8 @@
 /**
  * Wire types of the endpoints the website calls. The /api/v1 shapes are the contract's
  * (`src/base/contract`), the schemas the server's routes declare; imported as types only, so the
- * bundle does not carry Zod. /web/api shapes are in `src/base/contract/website.ts`.
+ * bundle does not carry Zod. /web/api shapes are in `src/base/contract/website/`, one module per
+ * page.
  */
 import type { CatalogModel, Models } from '../../../src/base/contract/catalog';
 import type { TaskRecord as ContractTaskRecord } from '../../../src/base/contract/tasks';
@@ -29,18 +30,14 @@ export type {
   DeliveryItem as WebhookDelivery,
   WebhookSecretRotated,
 } from '../../../src/base/contract/webhooks';
+export type { AccountInfo, UsageReport } from '../../../src/base/contract/website/account';
 export type {
-  AccountInfo,
-  LibraryAsset,
-  LibraryPage,
   Preset,
   PresetSettings,
   RecentPrompts,
-  SavedWork,
-  SavedWorksPage,
-  SessionInfo,
-  SessionState,
   TaskCard,
   TaskEstimates,
-  UsageReport,
-} from '../../../src/base/contract/website';
+} from '../../../src/base/contract/website/create';
+export type { LibraryAsset, LibraryPage } from '../../../src/base/contract/website/library';
+export type { SessionInfo, SessionState } from '../../../src/base/contract/website/session';
+export type { SavedWork, SavedWorksPage } from '../../../src/base/contract/website/works';

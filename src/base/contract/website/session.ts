@@ -1,10 +1,10 @@
 /**
- * The website's sign-in, session state and password changes (part of the /web/api contract, re-exported
- * by website.ts): who is signed in, and whether the session must first replace a password an operator set.
+ * The website's sign-in, session state and password changes (the sign-in page of the /web/api
+ * contract): who is signed in, and whether the session must first replace a password an operator set.
  */
 import { z } from 'zod';
-import { TIERS } from '../domain/tiers.js';
-import { fieldError } from './field-error.js';
+import { TIERS } from '../../domain/tiers.js';
+import { fieldError } from '../field-error.js';
 
 export const signInBodySchema = z
   .looseObject({

@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { OPENAI_TAG, openAiGenerateBodySchema } from '../../base/contract/openai.js';
+import { openAiImageGenerationEventSchema } from '../../base/contract/openai-stream.js';
+import { accountOf } from '../http/authentication.js';
+import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
+import type { ImageAnswers, OpenAiCompatDeps } from './image-answers.js';
+import { ACCEPTED, IMAGE_ERRORS, imagesOrStream, openAiErrorResponses, SYNC_NOTE } from './route-docs.js';
+
+/** POST /images/generations: images from a prompt (waited for, streamed, or accepted at once). */
+export function generationRoutes(app: FastifyInstance, deps: OpenAiCompatDeps, answers: ImageAnswers) {
+  app.withTypeProvider<ZodTypeProvider>().post(
+    '/images/generations',
+    {
+      schema: {
+        tags: [OPENAI_TAG],
+        operationId: 'openAiGenerateImages',
+        summary: 'Create images (OpenAI Images API)',
+        description: `${SYNC_NOTE} Idempotency-Key works as on POST /api/v1/generate.`,
+        headers: idempotencyHeadersSchema,
+        body: openAiGenerateBodySchema,
+        response: {
+          200: imagesOrStream(openAiImageGenerationEventSchema),
+          202: ACCEPTED,
+          ...openAiErrorResponses(IMAGE_ERRORS),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { body } = request;
+      const plan = deps.images.plan({ ...body, references: 0 });
+      if (deps.streams.prepare(plan, body))
+        return answers.streamOut(request, reply, plan, [], 'image_generation', body.quality);
+      if (answers.wantsAsync(request, body.async))
+        return answers.accept(request, reply, plan, [], 'generation');
+      return answers.runAndWait(reply, accountOf(request), plan, []);
+    },
+  );
+}

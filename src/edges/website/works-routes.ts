@@ -1,0 +1,97 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { storePageOf } from '../../base/contract/paging.js';
+import { WEBSITE_TAG, websiteSession } from '../../base/contract/website/shared.js';
+import {
+  savedWorkSchema,
+  savedWorksPageSchema,
+  workParamsSchema,
+  worksQuerySchema,
+} from '../../base/contract/website/works.js';
+import { NotFound } from '../../base/domain/errors.js';
+import { accountOf } from '../http/authentication.js';
+import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
+import type { WebsiteServices } from './website-services.js';
+
+// Saved works (/works): registered by creation-routes (the page, deleting) and library-routes
+// (one work by id), in the order the API document lists them.
+
+/** GET /works: a page of the account's saved works, searched and filtered. */
+export function savedWorksRoute(app: FastifyInstance, services: WebsiteServices) {
+  const { creations } = services;
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/works',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'Saved works',
+        description:
+          "The account's generations not deleted, newest first, each with every task's record, its star and its collections; searchable by prompt text and filterable by model, mode, creation time, star and collection (an unknown collection is a 404).",
+        security: websiteSession,
+        querystring: worksQuerySchema,
+        response: {
+          200: jsonResponse('A page of saved works', savedWorksPageSchema),
+          ...errorResponses(['invalid_request', 'unauthorized', 'not_found']),
+        },
+      },
+    },
+    async (request) => {
+      const { page, limit, ...filters } = request.query;
+      const storePage = storePageOf(page);
+      return { ...(await creations.savedWorks(accountOf(request).id, storePage, limit, filters)), page };
+    },
+  );
+}
+
+/** DELETE /works/:id: a generation leaves saved works and the library. */
+export function deleteWorkRoute(app: FastifyInstance, services: WebsiteServices) {
+  const { generations } = services;
+  app.withTypeProvider<ZodTypeProvider>().delete(
+    '/works/:id',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'Delete a saved work',
+        description:
+          'Takes a generation out of saved works and the library; history keeps it, marked `removed`, and its files stay at their URLs. Deleting twice is harmless.',
+        security: websiteSession,
+        params: workParamsSchema,
+        response: {
+          204: noContent('Deleted'),
+          ...errorResponses(['unauthorized', 'forbidden', 'not_found']),
+        },
+      },
+    },
+    async (request, reply) => {
+      await generations.remove(accountOf(request), request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+}
+
+/** GET /works/:id: one saved work (a work's own link). */
+export function workRoute(app: FastifyInstance, services: WebsiteServices) {
+  const { creations } = services;
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/works/:id',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'A saved work',
+        description:
+          "One of the account's saved works, with its tasks and marks: what a work's own link (`/works?work=<id>`) opens. A deleted work, another account's or an unknown id is 404.",
+        security: websiteSession,
+        params: workParamsSchema,
+        response: {
+          200: jsonResponse('The saved work', savedWorkSchema),
+          ...errorResponses(['invalid_request', 'unauthorized', 'not_found']),
+        },
+      },
+    },
+    async (request) => {
+      const work = await creations.savedWork(accountOf(request).id, request.params.id);
+      if (!work) throw new NotFound('Work not found');
+      return work;
+    },
+  );
+}
