@@ -20,6 +20,7 @@ import { pollDelayMs, retryDelayMs } from './retry-schedule.js';
 import { completedCost } from './task-cost.js';
 import type { StepContext } from './task-engine-deps.js';
 import { createTaskPoll } from './task-poll.js';
+import { routeIdOfRow } from './task-route.js';
 import { createTaskSubmit } from './task-submit.js';
 import type { LeasedTask, TaskPatch, TaskRow } from './tasks-repository.js';
 import { upstreamQueuePatch } from './upstream-queue.js';
@@ -259,9 +260,7 @@ export function createTaskStep({ deps, write, fail, cancelUpstream, gate }: Step
     if (!outcome.retryable || outcome.maybeAccepted) return false;
     const { task } = leased;
     const routes = deps.routesOf?.(leased.generation.model) ?? [];
-    const here = routes.findIndex(
-      (r) => r.provider === task.provider && r.upstreamModel === task.upstream_model,
-    );
+    const here = routes.findIndex((r) => r.id === routeIdOfRow(task));
     const next = here < 0 ? undefined : routes.slice(here + 1).find((route) => providers.get(route.provider));
     if (!next) return false;
     const moved = await write(task, {

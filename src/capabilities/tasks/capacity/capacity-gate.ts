@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../../base/runtime/clock.js';
+import { routeIdOf } from '../../catalog/route-id.js';
 import type { ImageProvider, ProviderFailure, SubmitOutcome } from '../../providers/provider.js';
+import { routeIdOfRow } from '../task-route.js';
 import type { TaskRow } from '../tasks-repository.js';
 import {
   type CapacityLimits,
@@ -8,6 +10,7 @@ import {
   capacityPool,
   hasConfiguredLimit,
   keyHashOf,
+  poolIdOf,
   siblingPools,
 } from './capacity-pool.js';
 import type { CallBack, CallResult, SlotAnswer, UpstreamCapacity } from './upstream-capacity.js';
@@ -24,8 +27,8 @@ export interface CapacityGateDeps {
   logger: Logger;
   /** The lease owner of this engine: a slot lives while it holds the task's lease. */
   owner: string;
-  /** The catalog's limits for a provider's upstream model (empty when none are set). */
-  limitsOf?(provider: string, upstreamModel: string): CapacityLimits;
+  /** The catalog's limits of an upstream route, by its id (empty when none are set). */
+  limitsOf?(routeId: string): CapacityLimits;
   /** Parked tasks were called back: wake this worker and the others. */
   onCalledBack(): void;
   /** Room returns on a pool sooner than this node's loop knew: wake it (this node only). */
@@ -82,7 +85,8 @@ export class CapacityGate {
     /** A key of the deployment's pool: its pool's key part (its project's) and its own limit. */
     pooled?: { poolKey: string; maxInFlight: number | undefined },
   ): CapacityPool | undefined {
-    const limits = this.deps.limitsOf?.(task.provider, task.upstream_model) ?? {};
+    const route = routeIdOfRow(task);
+    const limits = this.deps.limitsOf?.(route) ?? {};
     if (!provider.requiresKey && !hasConfiguredLimit(limits)) return undefined;
     const pool = capacityPool(task.provider, task.upstream_model, apiKey, limits);
     if (!pooled) return pool;
@@ -92,7 +96,7 @@ export class CapacityGate {
     );
     return {
       ...pool,
-      id: `${task.provider}/${task.upstream_model}/${pooled.poolKey}`,
+      id: poolIdOf(route, pooled.poolKey),
       keyHash: pooled.poolKey,
       limits: { ...limits, maxInFlight: Number.isFinite(maxInFlight) ? maxInFlight : undefined },
       siblings: this.deps.siblingsOf?.(task.provider, pooled.poolKey),
@@ -256,12 +260,12 @@ export class CapacityGate {
 
   /** A pool with its limits (the catalog's, its key's) and its siblings, from its stored identity. */
   private storedPool(provider: string, upstreamModel: string, keyHash: string): CapacityPool {
-    const limits = { ...(this.deps.limitsOf?.(provider, upstreamModel) ?? {}) };
+    const route = routeIdOf({ provider, upstreamModel });
+    const limits = { ...(this.deps.limitsOf?.(route) ?? {}) };
     const keyLimit = this.deps.keyLimitOf?.(provider, keyHash);
     if (keyLimit !== undefined) limits.maxInFlight = Math.min(limits.maxInFlight ?? keyLimit, keyLimit);
-    const id = `${provider}/${upstreamModel}/${keyHash}`;
     return {
-      id,
+      id: poolIdOf(route, keyHash),
       provider,
       upstreamModel,
       keyHash,
