@@ -92,7 +92,7 @@ export function priceProblems(price: RoutePrice | undefined, nowMs: number): str
   return problems;
 }
 
-/** Each distinct (provider, upstream model) of the catalog, in catalog order. */
+/** Each distinct route (provider, upstream model) of the catalog, in catalog order. */
 export function catalogRoutes(
   catalog: Catalog,
   nowMs: number,
@@ -101,8 +101,7 @@ export function catalogRoutes(
   const byKey = new Map<string, RouteReport>();
   for (const model of catalog.models) {
     for (const route of routesOf(model)) {
-      const key = `${route.provider}\u0000${route.upstreamModel}`;
-      const known = byKey.get(key);
+      const known = byKey.get(route.id);
       if (known) {
         if (!known.modelIds.includes(model.id)) known.modelIds.push(model.id);
         known.lifecycle ??= route.lifecycle;
@@ -110,7 +109,7 @@ export function catalogRoutes(
         continue;
       }
       const problems = priceProblems(route.price, nowMs);
-      byKey.set(key, {
+      byKey.set(route.id, {
         provider: route.provider,
         upstreamModel: route.upstreamModel,
         modelIds: [model.id],

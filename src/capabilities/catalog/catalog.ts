@@ -11,6 +11,7 @@ import { routeProblems } from '../providers/catalog-blocks.js';
 import { falEndpointsSchema } from '../providers/fal-inputs.js';
 import { compatibleUpstreamsSchema } from '../providers/openai-compatible-provider.js';
 import { maxImageCost, type RequestInput, type RoutePrice, routePriceSchema } from './prices.js';
+import { routeIdOf } from './route-id.js';
 
 /** The spec's listed ratios plus 4:5 and 5:4 (DESIGN.md §2). */
 export const DEFAULT_ASPECTS = [
@@ -174,6 +175,8 @@ const catalogEntrySchema = z
 
 /** One upstream route of a model: a provider and that provider's name for the model. */
 export interface UpstreamRoute {
+  /** The route's stable id (route-id.ts): what a task runs on; its price and pool limits are found by it. */
+  id: string;
   provider: string;
   upstreamModel: string;
   lifecycle?: Lifecycle | undefined;
@@ -184,13 +187,14 @@ export interface UpstreamRoute {
 /** A model's routes in the order they are tried: its own, then its fallbacks. */
 export const routesOf = (model: CatalogEntry): UpstreamRoute[] => [
   {
+    id: routeIdOf(model),
     provider: model.provider,
     upstreamModel: model.upstreamModel,
     lifecycle: model.lifecycle,
     price: model.price,
     capacity: model.capacity,
   },
-  ...model.fallbacks,
+  ...model.fallbacks.map((fallback) => ({ id: routeIdOf(fallback), ...fallback })),
 ];
 
 /**

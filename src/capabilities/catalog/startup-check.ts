@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { type CheckCatalogOptions, checkCatalog } from './catalog-check.js';
+import { routeIdOf } from './route-id.js';
 
 /** Runs the check and logs each warning; resolves when done (never rejects). */
 export async function reportCatalogAtStart(
@@ -17,7 +18,7 @@ export async function reportCatalogAtStart(
     const upstreams = report.routes.filter((route) => route.provider !== 'local');
     if (upstreams.length > 0 && report.warnings.length === 0) {
       logger.info(
-        { upstreamModels: upstreams.map((route) => `${route.provider}/${route.upstreamModel}`) },
+        { upstreamModels: upstreams.map(routeIdOf) },
         'catalog check: no upstream model is gone or near its shutdown',
       );
     }

@@ -2,6 +2,7 @@ import { IMAGE_QUALITIES } from '../../base/domain/image-qualities.js';
 import type { UpstreamRoute } from '../catalog/catalog.js';
 import { costOfImage, type ImageCost } from '../catalog/prices.js';
 import type { ImageUsage } from '../providers/provider.js';
+import { routeIdOfRow } from './task-route.js';
 import type { LeasedTask, TaskPatch } from './tasks-repository.js';
 
 /**
@@ -16,9 +17,7 @@ export function completedCost(
   usage: ImageUsage | undefined,
 ): Pick<TaskPatch, 'cost_micros' | 'cost_source' | 'cost_absorbed_micros'> {
   const { task, generation } = leased;
-  const route = routesOf?.(generation.model).find(
-    (r) => r.provider === task.provider && r.upstreamModel === task.upstream_model,
-  );
+  const route = routesOf?.(generation.model).find((r) => r.id === routeIdOfRow(task));
   const quality = IMAGE_QUALITIES.find((q) => q === generation.quality);
   const cost: ImageCost | undefined = costOfImage(route?.price, generation.image_size, usage, quality);
   // Under a quote the account is never charged more than its cap: the rest is absorbed, on record.

@@ -71,8 +71,8 @@ export interface TaskEngineDeps {
   routesOf?(modelId: string): readonly UpstreamRoute[];
   /** Upstream capacity shared through the store: a slot before each upstream submit. */
   capacity: UpstreamCapacity;
-  /** The catalog's capacity limits of a provider's upstream model. */
-  limitsOf?(provider: string, upstreamModel: string): CapacityLimits;
+  /** The catalog's capacity limits of an upstream route, by its id (route-id.ts). */
+  limitsOf?(routeId: string): CapacityLimits;
   capacityMetrics?: CapacityMetrics;
   /** Work announcements between nodes: tasks created or made due anywhere wake this worker. */
   work?: Pick<TaskChangeFeed, 'announceWork' | 'onWork'>;

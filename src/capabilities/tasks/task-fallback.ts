@@ -1,5 +1,6 @@
 import type { ProviderFailure } from '../providers/provider.js';
 import type { StepContext } from './task-engine-deps.js';
+import { routeIdOfRow } from './task-route.js';
 import type { LeasedTask } from './tasks-repository.js';
 
 /**
@@ -16,9 +17,7 @@ export async function fallBack(
   if (!outcome.retryable || outcome.maybeAccepted) return false;
   const { task } = leased;
   const routes = deps.routesOf?.(leased.generation.model) ?? [];
-  const here = routes.findIndex(
-    (r) => r.provider === task.provider && r.upstreamModel === task.upstream_model,
-  );
+  const here = routes.findIndex((r) => r.id === routeIdOfRow(task));
   const next =
     here < 0 ? undefined : routes.slice(here + 1).find((route) => deps.providers.get(route.provider));
   if (!next) return false;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { routeIdOf } from '../../catalog/route-id.js';
 
 /** What the catalog may set on an upstream route (all optional; absent means "learn it"). */
 export interface CapacityLimits {
@@ -35,6 +36,9 @@ export function keyHashOf(apiKey: string | null): string {
   return createHash('sha256').update(apiKey).digest('hex').slice(0, 16);
 }
 
+/** A pool's id: its catalog route's id (route-id.ts) and its key part. */
+export const poolIdOf = (routeId: string, keyHash: string): string => `${routeId}/${keyHash}`;
+
 export function capacityPool(
   provider: string,
   upstreamModel: string,
@@ -42,14 +46,15 @@ export function capacityPool(
   limits: CapacityLimits,
 ): CapacityPool {
   const keyHash = keyHashOf(apiKey);
-  return { id: `${provider}/${upstreamModel}/${keyHash}`, provider, upstreamModel, keyHash, limits };
+  const id = poolIdOf(routeIdOf({ provider, upstreamModel }), keyHash);
+  return { id, provider, upstreamModel, keyHash, limits };
 }
 
 /** The pools of `pool`'s siblings (the provider's other keys in service), each with its own siblings. */
 export function siblingPools(pool: CapacityPool): CapacityPool[] {
   const keys = pool.siblings ?? [];
   return keys.map((keyHash) => ({
-    id: `${pool.provider}/${pool.upstreamModel}/${keyHash}`,
+    id: poolIdOf(routeIdOf(pool), keyHash),
     provider: pool.provider,
     upstreamModel: pool.upstreamModel,
     keyHash,
@@ -86,18 +91,18 @@ interface RouteWithLimits {
  * The limits of each upstream route, from the catalog's models: a model's own route and each of its
  * fallback routes, each with the limits written on it (a fallback's calls go through that route's
  * pool with that route's limits, not the model's). A route several entries name takes the smallest
- * value of each limit any of them sets.
+ * value of each limit any of them sets. Answers the limits of a route by its id (route-id.ts).
  */
 export function routeLimits(
   models: ReadonlyArray<RouteWithLimits & { fallbacks?: readonly RouteWithLimits[] | undefined }>,
-): (provider: string, upstreamModel: string) => CapacityLimits {
+): (routeId: string) => CapacityLimits {
   const byRoute = new Map<string, CapacityLimits>();
   const smaller = (a: number | undefined, b: number | undefined) =>
     a === undefined ? b : b === undefined ? a : Math.min(a, b);
   const routes = models.flatMap((model) => [model, ...(model.fallbacks ?? [])]);
   for (const route of routes) {
     if (!route.capacity) continue;
-    const key = `${route.provider}/${route.upstreamModel}`;
+    const key = routeIdOf(route);
     const known = byRoute.get(key) ?? {};
     byRoute.set(key, {
       maxInFlight: smaller(known.maxInFlight, route.capacity.maxInFlight),
@@ -105,5 +110,5 @@ export function routeLimits(
       imagesPerMinute: smaller(known.imagesPerMinute, route.capacity.imagesPerMinute),
     });
   }
-  return (provider, upstreamModel) => byRoute.get(`${provider}/${upstreamModel}`) ?? {};
+  return (routeId) => byRoute.get(routeId) ?? {};
 }

@@ -10,27 +10,36 @@ export const UNFINISHED = sql<boolean>`${sql.ref('t.status')} in ('queued', 'in_
  * and in the window (`windowSpan`, a little longer than the upstream's window), parked tasks, and
  * the slots of calls whose worker is gone.
  */
-export function createCapacityReads(db: Db, windowSpan: number) {
+export class CapacityReads {
   // The reads of every slot (an acquire, a release): built and compiled once, not per upstream call.
-  const oldCalls = compiledOnce(2, (poolId: string, before: number) =>
-    db
-      .deleteFrom('upstream_calls')
-      .where('pool', '=', poolId)
-      .where('ended_at', 'is not', null)
-      .where('started_at', '<=', before),
-  );
-  const waiting = compiledOnce(3, (poolId: string, now: number, limit: number) =>
-    db
-      .selectFrom('tasks as t')
-      .select('t.id')
-      .where('t.capacity_pool', '=', poolId)
-      .where(UNFINISHED)
-      .where('t.next_run_at', '>', now)
-      .limit(limit),
-  );
+  private readonly oldCalls;
+  private readonly waiting;
+
+  constructor(
+    db: Db,
+    /** A little longer than the upstream's window (upstream-capacity.ts says why). */
+    private readonly windowSpan: number,
+  ) {
+    this.oldCalls = compiledOnce(2, (poolId: string, before: number) =>
+      db
+        .deleteFrom('upstream_calls')
+        .where('pool', '=', poolId)
+        .where('ended_at', 'is not', null)
+        .where('started_at', '<=', before),
+    );
+    this.waiting = compiledOnce(3, (poolId: string, now: number, limit: number) =>
+      db
+        .selectFrom('tasks as t')
+        .select('t.id')
+        .where('t.capacity_pool', '=', poolId)
+        .where(UNFINISHED)
+        .where('t.next_run_at', '>', now)
+        .limit(limit),
+    );
+  }
 
   /** Ends the slots of calls whose worker no longer holds the task (died, or the task ended). */
-  async function endDeadCalls(trx: Db, poolId: string, now: number): Promise<void> {
+  async endDeadCalls(trx: Db, poolId: string, now: number): Promise<void> {
     await trx
       .updateTable('upstream_calls')
       .set({ ended_at: now })
@@ -50,15 +59,15 @@ export function createCapacityReads(db: Db, windowSpan: number) {
         ),
       )
       .execute();
-    await forgetOldCalls(trx, poolId, now);
+    await this.forgetOldCalls(trx, poolId, now);
   }
 
   /** Deletes ended calls that left the window (they count for nothing any more). */
-  async function forgetOldCalls(trx: Db, poolId: string, now: number): Promise<void> {
-    await trx.executeQuery(oldCalls(poolId, now - windowSpan));
+  async forgetOldCalls(trx: Db, poolId: string, now: number): Promise<void> {
+    await trx.executeQuery(this.oldCalls(poolId, now - this.windowSpan));
   }
 
-  async function inFlight(trx: Db, poolId: string): Promise<number> {
+  async inFlight(trx: Db, poolId: string): Promise<number> {
     const row = await trx
       .selectFrom('upstream_calls')
       .select(sql<number>`count(*)`.as('n'))
@@ -69,25 +78,25 @@ export function createCapacityReads(db: Db, windowSpan: number) {
   }
 
   /** Accepted calls started in the window, and the oldest one's start (when the window frees). */
-  async function windowUse(trx: Db, poolId: string, now: number) {
+  async windowUse(trx: Db, poolId: string, now: number) {
     const row = await trx
       .selectFrom('upstream_calls')
       .select([sql<number>`count(*)`.as('n'), sql<number | null>`min(started_at)`.as('oldest')])
       .where('pool', '=', poolId)
       .where('refused', '=', 0)
-      .where('started_at', '>', now - windowSpan)
+      .where('started_at', '>', now - this.windowSpan)
       .executeTakeFirst();
     return { count: Number(row?.n ?? 0), oldest: row?.oldest == null ? now : Number(row.oldest) };
   }
 
   /** Tasks parked on the pool and not yet called back (due later than now). */
-  async function waiters(trx: Db, poolId: string, now: number, limit = 1): Promise<number> {
-    const { rows } = await trx.executeQuery(waiting(poolId, now, limit));
+  async waiters(trx: Db, poolId: string, now: number, limit = 1): Promise<number> {
+    const { rows } = await trx.executeQuery(this.waiting(poolId, now, limit));
     return rows.length;
   }
 
   /** Whether a task is parked on any of the pools `poolIds` and not yet called back. */
-  async function anyWaiting(trx: Db, poolIds: readonly string[], now: number): Promise<boolean> {
+  async anyWaiting(trx: Db, poolIds: readonly string[], now: number): Promise<boolean> {
     if (poolIds.length === 0) return false;
     const row = await trx
       .selectFrom('tasks as t')
@@ -101,7 +110,7 @@ export function createCapacityReads(db: Db, windowSpan: number) {
   }
 
   /** Tasks called back from the pool but not yet at their slot (due now, still marked waiting). */
-  async function calledBack(trx: Db, poolId: string, now: number): Promise<number> {
+  async calledBack(trx: Db, poolId: string, now: number): Promise<number> {
     const row = await trx
       .selectFrom('tasks as t')
       .select(sql<number>`count(*)`.as('n'))
@@ -113,7 +122,7 @@ export function createCapacityReads(db: Db, windowSpan: number) {
   }
 
   /** Calls started at or after `since` and not refused: what counts against a request budget read then. */
-  async function startedSince(trx: Db, poolId: string, since: number): Promise<number> {
+  async startedSince(trx: Db, poolId: string, since: number): Promise<number> {
     const row = await trx
       .selectFrom('upstream_calls')
       .select(sql<number>`count(*)`.as('n'))
@@ -125,7 +134,7 @@ export function createCapacityReads(db: Db, windowSpan: number) {
   }
 
   /** The calls in flight, those started by `provenBefore` (unrefused so far), the next young one's start. */
-  async function rampEvidence(trx: Db, poolId: string, provenBefore: number) {
+  async rampEvidence(trx: Db, poolId: string, provenBefore: number) {
     const row = await trx
       .selectFrom('upstream_calls')
       .select([
@@ -144,7 +153,7 @@ export function createCapacityReads(db: Db, windowSpan: number) {
   }
 
   /** Whether the pool has a call in flight, or one started after `since` (it is not quiet). */
-  async function busySince(trx: Db, poolId: string, since: number): Promise<boolean> {
+  async busySince(trx: Db, poolId: string, since: number): Promise<boolean> {
     const row = await trx
       .selectFrom('upstream_calls')
       .select('id')
@@ -154,19 +163,8 @@ export function createCapacityReads(db: Db, windowSpan: number) {
       .executeTakeFirst();
     return row !== undefined;
   }
-
-  return {
-    endDeadCalls,
-    forgetOldCalls,
-    inFlight,
-    windowUse,
-    waiters,
-    anyWaiting,
-    calledBack,
-    startedSince,
-    busySince,
-    rampEvidence,
-  };
 }
 
-export type CapacityReads = ReturnType<typeof createCapacityReads>;
+export function createCapacityReads(db: Db, windowSpan: number): CapacityReads {
+  return new CapacityReads(db, windowSpan);
+}

@@ -26,8 +26,6 @@ export function createPoolRoom({
   reads: CapacityReads;
   windowSpan: number;
 }) {
-  const { rampEvidence, windowUse, startedSince, busySince } = reads;
-
   /** The pool's limit on calls at once now: the catalog's, else learned (or a ramp) — see pool-learning.ts. */
   const limitOf = (row: UpstreamPoolsTable, limits: CapacityLimits, now: number, seen?: RampEvidence) =>
     limits.maxInFlight !== undefined
@@ -55,18 +53,18 @@ export function createPoolRoom({
     const limits: Array<{ free: number; retryAt: number | undefined }> = [];
     // Without a limit on calls at once, the count of calls in flight decides nothing.
     if (Number.isFinite(limitOf(row, pool.limits, now).limit)) {
-      const seen = await rampEvidence(trx, pool.id, now - rules.rampStepMs);
+      const seen = await reads.rampEvidence(trx, pool.id, now - rules.rampStepMs);
       const { limit, grows } = limitOf(row, pool.limits, now, seen);
       limits.push({ free: limit - seen.inFlight, retryAt: grows && Math.max(grows, now + RAMP_TICK_MS) });
     }
     const perMinute = configuredPerMinute(pool.limits);
     if (perMinute !== undefined) {
-      const used = await windowUse(trx, pool.id, now);
+      const used = await reads.windowUse(trx, pool.id, now);
       const windowFree = perMinute - used.count;
       limits.push({ free: windowFree, retryAt: windowFree <= 0 ? used.oldest + windowSpan + 1 : undefined });
     }
     if (row.quota_limit !== null) {
-      const started = await startedSince(trx, pool.id, Number(row.quota_seen_at));
+      const started = await reads.startedSince(trx, pool.id, Number(row.quota_seen_at));
       limits.push(quotaRoom(rules, row, started, now));
     }
     const full = limits.filter((limit) => limit.free < 1);
@@ -92,7 +90,7 @@ export function createPoolRoom({
   async function rampIfQuiet(trx: Db, row: UpstreamPoolsTable, pool: CapacityPool, now: number) {
     // A route with limits set in the catalog is the operator's word: it is not probed.
     if (hasConfiguredLimit(pool.limits) || Number.isFinite(limitOf(row, pool.limits, now).limit)) return row;
-    if (await busySince(trx, pool.id, now - rules.idleMs)) return row;
+    if (await reads.busySince(trx, pool.id, now - rules.idleMs)) return row;
     const ramp = rampStart(rules, row, now);
     await trx.updateTable('upstream_pools').set(ramp).where('pool', '=', pool.id).execute();
     return { ...row, ...ramp };
@@ -100,3 +98,6 @@ export function createPoolRoom({
 
   return { limitOf, room, rampIfQuiet };
 }
+
+/** The room and ramp of a pool, as the slot decisions read them. */
+export type PoolRoom = ReturnType<typeof createPoolRoom>;

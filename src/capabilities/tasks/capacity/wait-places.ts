@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Clock } from '../../../base/runtime/clock.js';
 import { type Db, dialectOf } from '../../../infra/store/database.js';
+import { routeIdOfRow } from '../task-route.js';
 import type { CapacityLimits } from './capacity-pool.js';
 import { configuredPerMinute } from './capacity-pool.js';
 
@@ -20,8 +21,8 @@ export interface WaitPlacesOptions {
   clock: Clock;
   /** The capacity window (the pool's per-minute window; 60 s). */
   windowMs: number;
-  /** The catalog's limits of an upstream route (as the engine's gate has them). */
-  limitsOf?: ((provider: string, upstreamModel: string) => CapacityLimits) | undefined;
+  /** The catalog's limits of an upstream route, by its id (as the engine's gate has them). */
+  limitsOf?: ((routeId: string) => CapacityLimits) | undefined;
 }
 
 interface PlaceRow {
@@ -119,7 +120,7 @@ export function createWaitPlaces({ db, clock, windowMs, limitsOf }: WaitPlacesOp
   /** The estimate of one task (see above), rounded up to `ESTIMATE_STEP_MS`; undefined when unknown. */
   function startEstimate(pool: PoolRow, position: number, called: boolean, now: number): string | undefined {
     const base = Math.max(now, Number(pool.hold_until));
-    const limits = limitsOf?.(pool.provider, pool.upstream_model) ?? {};
+    const limits = limitsOf?.(routeIdOfRow(pool)) ?? {};
     const limit = Math.min(
       pool.learned_limit ?? Number.POSITIVE_INFINITY,
       limits.maxInFlight ?? Number.POSITIVE_INFINITY,
