@@ -33,7 +33,7 @@ export interface AccountCommand {
 
 type Needed = Array<'email' | 'tier' | 'password'>;
 
-const accountOf = ({ core, opts }: AccountCommand) =>
+const namedAccount = ({ core, opts }: AccountCommand) =>
   core.accounts.requireByEmail(required(opts.email, 'email'));
 
 async function create({ core, opts, tier, out }: AccountCommand): Promise<void> {
@@ -48,7 +48,7 @@ async function create({ core, opts, tier, out }: AccountCommand): Promise<void> 
 
 async function rotateKey(command: AccountCommand): Promise<void> {
   const { core, opts, out } = command;
-  const account = await accountOf(command);
+  const account = await namedAccount(command);
   const apiKey = await core.accounts.rotateApiKey(account.id);
   if (opts.json) out(JSON.stringify({ email: account.email, tier: account.tier, api_key: apiKey }));
   else out(`New API key for ${account.email} (shown once; the old one no longer works): ${apiKey}`);
@@ -56,7 +56,7 @@ async function rotateKey(command: AccountCommand): Promise<void> {
 
 async function rotateWebhookSecret(command: AccountCommand): Promise<void> {
   const { core, opts, graceSeconds, out } = command;
-  const account = await accountOf(command);
+  const account = await namedAccount(command);
   const rotated = await core.webhooks.rotateSecret(
     account.id,
     ...(graceSeconds === undefined ? [] : [graceSeconds]),
@@ -81,7 +81,7 @@ async function rotateWebhookSecret(command: AccountCommand): Promise<void> {
 
 async function setTier(command: AccountCommand): Promise<void> {
   const { core, opts, tier, out } = command;
-  const account = await accountOf(command);
+  const account = await namedAccount(command);
   const newTier = required(tier, 'tier');
   await core.accounts.setTier(account.id, newTier);
   out(
@@ -93,7 +93,7 @@ async function setTier(command: AccountCommand): Promise<void> {
 
 async function setBudget(command: AccountCommand): Promise<void> {
   const { core, opts, budget, out } = command;
-  const account = await accountOf(command);
+  const account = await namedAccount(command);
   const key =
     opts.key === undefined ? undefined : keyNamed(await core.accounts.listKeys(account.id), opts.key);
   await setBudgetCommand(core, account, budget, opts.json === true, out, key);
@@ -101,7 +101,7 @@ async function setBudget(command: AccountCommand): Promise<void> {
 
 async function setPassword(command: AccountCommand): Promise<void> {
   const { core, opts, out } = command;
-  const account = await accountOf(command);
+  const account = await namedAccount(command);
   const password = required(opts.password, 'password');
   if (opts.permanent) {
     await core.accounts.setPassword(account.id, password);
@@ -114,7 +114,7 @@ async function setPassword(command: AccountCommand): Promise<void> {
 
 async function setUpstreamKey(command: AccountCommand): Promise<void> {
   const { core, opts, out } = command;
-  const account = await accountOf(command);
+  const account = await namedAccount(command);
   const provider = opts.provider ?? core.catalog.get(DEFAULT_MODEL_ID)?.provider ?? 'local';
   const known = core.providers.get(provider);
   if (!known)
@@ -134,7 +134,7 @@ async function setUpstreamKey(command: AccountCommand): Promise<void> {
 
 async function disableOrEnable(command: AccountCommand): Promise<void> {
   const { core, opts, sub, out } = command;
-  const account = await accountOf(command);
+  const account = await namedAccount(command);
   await (sub === 'disable' ? core.accounts.disable(account.id) : core.accounts.enable(account.id));
   const disabled = sub === 'disable';
   out(
