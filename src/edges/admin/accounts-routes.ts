@@ -2,88 +2,37 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   ADMIN_TAG,
-  type AdminAccount,
   adminAccountChangeSchema,
   adminAccountParamsSchema,
   adminAccountSchema,
   adminAccountsPageSchema,
   adminAccountsQuerySchema,
-  adminBudgetBodySchema,
-  adminBudgetSchema,
   adminCreateAccountBodySchema,
   adminCreatedAccountSchema,
-  adminPasswordBodySchema,
-  adminPasswordResetSchema,
   adminSecurity,
-  operatorUsageReportSchema,
-  usageQuerySchema,
 } from '../../base/contract/admin.js';
 import { storePageOf } from '../../base/contract/paging.js';
-import { Conflict, NotFound } from '../../base/domain/errors.js';
-import {
-  type DirectoryEntry,
-  generateOneTimePassword,
-} from '../../capabilities/accounts/account-directory.js';
+import { Conflict } from '../../base/domain/errors.js';
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse } from '../http/route-responses.js';
+import type { ZodApp } from '../http/zod-app.js';
+import { oneAccount, requireEntry, withUsage } from './account-answers.js';
 import { ADMIN_AUTH_ERRORS, ADMIN_WRITE_ERRORS, type AdminDeps } from './admin-deps.js';
 
-/** Today's UTC day (YYYY-MM-DD). */
-const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
-/** The console's accounts: list and search, create, tier, disable and enable, password, budgets, usage. */
+/**
+ * The console's accounts: list and search, create, one, tier, disable and enable. (An account's
+ * password, budgets and usage are resources of their own: account-*-routes.ts.)
+ */
 export async function adminAccountRoutes(app: FastifyInstance, { deps }: { deps: AdminDeps }) {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const { accounts, directory, usage, clock } = deps;
+  listAccounts(api, deps);
+  createAccount(api, deps);
+  getAccount(api, deps);
+  changeAccount(api, deps);
+}
 
-  /** The entries with their images and spend of today and of this month, and their budgets. */
-  async function withUsage(entries: DirectoryEntry[]): Promise<AdminAccount[]> {
-    if (entries.length === 0) return [];
-    const today = dayOf(clock.now());
-    const [ofDay, ofMonth, budgets] = await Promise.all([
-      usage.accountsReport({ from: today, to: today }),
-      usage.accountsReport({ from: `${today.slice(0, 8)}01`, to: today }),
-      deps.budgets.list(),
-    ]);
-    const countsOf = (report: typeof ofDay) => {
-      const byAccount = new Map(report.accounts.map((row) => [row.accountId, row]));
-      return (id: string) => {
-        const own = byAccount.get(id);
-        return {
-          completed: own?.completed ?? 0,
-          failed: own?.failed ?? 0,
-          cost_micros: own?.cost_micros ?? 0,
-          absorbed_micros: own?.absorbed_micros ?? 0,
-        };
-      };
-    };
-    const todayOf = countsOf(ofDay);
-    const monthOf = countsOf(ofMonth);
-    const budgetOf = new Map(budgets.map((budget) => [budget.accountId, budget]));
-    return entries.map((entry) => {
-      const budget = budgetOf.get(entry.id);
-      return {
-        id: entry.id,
-        email: entry.email,
-        tier: entry.tier,
-        disabled: entry.disabled,
-        operator: entry.operator,
-        password_change_required: entry.passwordChangeRequired,
-        created_at: entry.createdAt,
-        today: todayOf(entry.id),
-        month: monthOf(entry.id),
-        budget: budget ? { daily_micros: budget.dailyMicros, monthly_micros: budget.monthlyMicros } : null,
-      };
-    });
-  }
-
-  async function requireEntry(id: string): Promise<DirectoryEntry> {
-    const entry = await directory.entry(id);
-    if (!entry) throw new NotFound('Account not found');
-    return entry;
-  }
-  const oneAccount = async (id: string) => (await withUsage([await requireEntry(id)]))[0] as AdminAccount;
-
+/** GET /accounts: a page of accounts, searched. */
+function listAccounts(api: ZodApp, deps: AdminDeps) {
   api.get(
     '/accounts',
     {
@@ -102,9 +51,9 @@ export async function adminAccountRoutes(app: FastifyInstance, { deps }: { deps:
     },
     async (request) => {
       const { page, limit, ...filter } = request.query;
-      const found = await directory.search(filter, { offset: (storePageOf(page) - 1) * limit, limit });
+      const found = await deps.directory.search(filter, { offset: (storePageOf(page) - 1) * limit, limit });
       return {
-        items: await withUsage(found.items),
+        items: await withUsage(deps, found.items),
         total: found.total,
         page,
         limit,
@@ -112,7 +61,10 @@ export async function adminAccountRoutes(app: FastifyInstance, { deps }: { deps:
       };
     },
   );
+}
 
+/** POST /accounts: a new account and its first API key, shown once. */
+function createAccount(api: ZodApp, deps: AdminDeps) {
   api.post(
     '/accounts',
     {
@@ -131,16 +83,19 @@ export async function adminAccountRoutes(app: FastifyInstance, { deps }: { deps:
     },
     async (request, reply) => {
       const { email, tier, password } = request.body;
-      const created = await accounts.create({
+      const created = await deps.accounts.create({
         email,
         ...(tier === undefined ? {} : { tier }),
         ...(password === undefined ? {} : { password }),
       });
       reply.code(201);
-      return { account: await oneAccount(created.account.id), api_key: created.apiKey };
+      return { account: await oneAccount(deps, created.account.id), api_key: created.apiKey };
     },
   );
+}
 
+/** GET /accounts/:id: one account. */
+function getAccount(api: ZodApp, deps: AdminDeps) {
   api.get(
     '/accounts/:id',
     {
@@ -155,9 +110,12 @@ export async function adminAccountRoutes(app: FastifyInstance, { deps }: { deps:
         },
       },
     },
-    async (request) => oneAccount(request.params.id),
+    async (request) => oneAccount(deps, request.params.id),
   );
+}
 
+/** PATCH /accounts/:id: a new tier, disabled or enabled. */
+function changeAccount(api: ZodApp, deps: AdminDeps) {
   api.patch(
     '/accounts/:id',
     {
@@ -178,95 +136,13 @@ export async function adminAccountRoutes(app: FastifyInstance, { deps }: { deps:
     async (request) => {
       const { id } = request.params;
       const { tier, disabled } = request.body;
-      await requireEntry(id);
+      const { accounts } = deps;
+      await requireEntry(deps, id);
       if (disabled === true && id === accountOf(request).id)
         throw new Conflict('You cannot disable your own account; ask another operator');
       if (tier !== undefined) await accounts.setTier(id, tier);
       if (disabled !== undefined) await (disabled ? accounts.disable(id) : accounts.enable(id));
-      return oneAccount(id);
-    },
-  );
-
-  api.post(
-    '/accounts/:id/password',
-    {
-      schema: {
-        tags: [ADMIN_TAG],
-        security: adminSecurity,
-        summary: 'Reset the password',
-        description:
-          "Sets the password given, or generates one and answers it this once. Every session of the account ends; at its next website sign-in the session can do nothing but set the person's own password (every other route answers 403 password_change_required until then). API keys are not affected.",
-        params: adminAccountParamsSchema,
-        body: adminPasswordBodySchema,
-        response: {
-          200: jsonResponse('The password was reset', adminPasswordResetSchema),
-          ...errorResponses(['invalid_request', ...ADMIN_WRITE_ERRORS, 'not_found']),
-        },
-      },
-    },
-    async (request) => {
-      const { id } = request.params;
-      await requireEntry(id);
-      const given = request.body?.password;
-      const password = given ?? generateOneTimePassword();
-      await accounts.resetPassword(id, password);
-      return { password: given === undefined ? password : null };
-    },
-  );
-
-  api.put(
-    '/accounts/:id/budget',
-    {
-      schema: {
-        tags: [ADMIN_TAG],
-        security: adminSecurity,
-        summary: 'Set spend budgets',
-        description:
-          "Sets the account's daily and monthly spend budgets (micro-dollars, USD): a number sets one, null removes it, absent leaves it. The next generate request is held to them, on every node (402 budget_exceeded past them).",
-        params: adminAccountParamsSchema,
-        body: adminBudgetBodySchema,
-        response: {
-          200: jsonResponse('The budgets as set, and where they stand', adminBudgetSchema),
-          ...errorResponses(['invalid_request', ...ADMIN_WRITE_ERRORS, 'not_found']),
-        },
-      },
-    },
-    async (request) => {
-      const { id } = request.params;
-      await requireEntry(id);
-      const { daily_micros, monthly_micros } = request.body;
-      const set = await deps.budgets.set(id, {
-        ...(daily_micros === undefined ? {} : { dailyMicros: daily_micros }),
-        ...(monthly_micros === undefined ? {} : { monthlyMicros: monthly_micros }),
-      });
-      return {
-        daily_micros: set.dailyMicros,
-        monthly_micros: set.monthlyMicros,
-        status: await deps.budgets.status(id),
-      };
-    },
-  );
-
-  api.get(
-    '/accounts/:id/usage',
-    {
-      schema: {
-        tags: [ADMIN_TAG],
-        security: adminSecurity,
-        summary: "An account's usage",
-        description:
-          "Images completed and failed per UTC day and model, and what the account's tier policy leaves: the report the account itself reads at GET /api/v1/user/usage, with absorbed_micros (what upstreams billed beyond its quotes' maxima, absorbed by the operator) beside each cost_micros.",
-        params: adminAccountParamsSchema,
-        querystring: usageQuerySchema,
-        response: {
-          200: jsonResponse('Usage over the range', operatorUsageReportSchema),
-          ...errorResponses(['invalid_request', ...ADMIN_AUTH_ERRORS, 'not_found']),
-        },
-      },
-    },
-    async (request) => {
-      const entry = await requireEntry(request.params.id);
-      return usage.report({ id: entry.id, tier: entry.tier }, request.query);
+      return oneAccount(deps, id);
     },
   );
 }

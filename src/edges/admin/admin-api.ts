@@ -4,11 +4,16 @@ export { ADMIN_PREFIX } from '../../base/contract/admin.js';
 
 import { accountOf, requireAccount } from '../http/authentication.js';
 import { ApiError } from '../http/errors.js';
+import { adminAccountBudgetRoutes } from './account-budget-routes.js';
+import { adminAccountPasswordRoutes } from './account-password-routes.js';
+import { adminAccountUsageRoutes } from './account-usage-routes.js';
 import { adminAccountRoutes } from './accounts-routes.js';
 import { type AdminDeps, NOT_AN_OPERATOR } from './admin-deps.js';
-import { adminInsightRoutes } from './insight-routes.js';
 import { adminKeyRoutes } from './keys-routes.js';
+import { adminPolicyRoutes } from './policies-routes.js';
 import { adminProviderKeyRoutes } from './provider-keys-routes.js';
+import { adminUpstreamRoutes } from './upstreams-routes.js';
+import { adminUsageRoutes } from './usage-routes.js';
 
 /**
  * The operator console's API (register under `/api/admin/v1`): every route needs an operator's
@@ -24,8 +29,17 @@ export async function adminApi(app: FastifyInstance, { deps }: { deps: AdminDeps
   app.addHook('onSend', async (_request, reply) => {
     reply.header('cache-control', 'no-store');
   });
-  await app.register(adminAccountRoutes, { deps });
-  await app.register(adminKeyRoutes, { deps });
-  await app.register(adminInsightRoutes, { deps });
+  // One resource each, in the order the document lists them.
+  for (const routes of [
+    adminAccountRoutes,
+    adminAccountPasswordRoutes,
+    adminAccountBudgetRoutes,
+    adminAccountUsageRoutes,
+    adminKeyRoutes,
+    adminUsageRoutes,
+    adminPolicyRoutes,
+    adminUpstreamRoutes,
+  ])
+    await app.register(routes, { deps });
   await app.register(adminProviderKeyRoutes, { deps });
 }

@@ -17,6 +17,7 @@ import {
 import { NotFound } from '../../base/domain/errors.js';
 import { type ApiKey, apiKeyFields } from '../../capabilities/accounts/api-keys-repository.js';
 import { errorResponses, jsonResponse } from '../http/route-responses.js';
+import type { ZodApp } from '../http/zod-app.js';
 import { ADMIN_AUTH_ERRORS, ADMIN_WRITE_ERRORS, type AdminDeps } from './admin-deps.js';
 
 type Limits = { dailyMicros: number | null; monthlyMicros: number | null };
@@ -30,15 +31,23 @@ export function keyAnswer(key: ApiKey, budget?: Limits): AdminApiKey {
   };
 }
 
-/** An account's API keys: list, issue (shown once), revoke (refused at once on every node). */
+/** An account's API keys: list, issue (shown once), revoke (refused at once on every node), budgets. */
 export async function adminKeyRoutes(app: FastifyInstance, { deps }: { deps: AdminDeps }) {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const { accounts, directory } = deps;
-  const requireAccountId = async (id: string) => {
-    if (!(await directory.entry(id))) throw new NotFound('Account not found');
-    return id;
-  };
+  listKeys(api, deps);
+  issueKey(api, deps);
+  revokeKey(api, deps);
+  setKeyBudget(api, deps);
+}
 
+/** The account's id when it exists; 404 otherwise. */
+async function requireAccountId(deps: AdminDeps, id: string): Promise<string> {
+  if (!(await deps.directory.entry(id))) throw new NotFound('Account not found');
+  return id;
+}
+
+/** GET /accounts/:id/keys: the keys, with their budgets. */
+function listKeys(api: ZodApp, deps: AdminDeps) {
   api.get(
     '/accounts/:id/keys',
     {
@@ -55,16 +64,19 @@ export async function adminKeyRoutes(app: FastifyInstance, { deps }: { deps: Adm
       },
     },
     async (request) => {
-      const id = await requireAccountId(request.params.id);
+      const id = await requireAccountId(deps, request.params.id);
       const [keys, budgets] = await Promise.all([
-        accounts.listKeys(id, { includeRevoked: request.query.revoked === true }),
+        deps.accounts.listKeys(id, { includeRevoked: request.query.revoked === true }),
         deps.budgets.listKeys(id),
       ]);
       const budgetOf = new Map(budgets.map((budget) => [budget.keyId, budget]));
       return { keys: keys.map((key) => keyAnswer(key, budgetOf.get(key.id))) };
     },
   );
+}
 
+/** POST /accounts/:id/keys: a new key, shown this once. */
+function issueKey(api: ZodApp, deps: AdminDeps) {
   api.post(
     '/accounts/:id/keys',
     {
@@ -83,14 +95,21 @@ export async function adminKeyRoutes(app: FastifyInstance, { deps }: { deps: Adm
       },
     },
     async (request, reply) => {
-      const id = await requireAccountId(request.params.id);
+      const id = await requireAccountId(deps, request.params.id);
       const { name, scope, expires_at } = request.body;
-      const { key, apiKey } = await accounts.createKey(id, { name, scope, expiresAt: expires_at ?? null });
+      const { key, apiKey } = await deps.accounts.createKey(id, {
+        name,
+        scope,
+        expiresAt: expires_at ?? null,
+      });
       reply.code(201);
       return { key: keyAnswer(key), api_key: apiKey };
     },
   );
+}
 
+/** DELETE /accounts/:id/keys/:key_id: the key refused from now on. */
+function revokeKey(api: ZodApp, deps: AdminDeps) {
   api.delete(
     '/accounts/:id/keys/:key_id',
     {
@@ -108,11 +127,14 @@ export async function adminKeyRoutes(app: FastifyInstance, { deps }: { deps: Adm
       },
     },
     async (request) => {
-      const id = await requireAccountId(request.params.id);
-      return keyAnswer(await accounts.revokeKey(id, request.params.key_id));
+      const id = await requireAccountId(deps, request.params.id);
+      return keyAnswer(await deps.accounts.revokeKey(id, request.params.key_id));
     },
   );
+}
 
+/** PUT /accounts/:id/keys/:key_id/budget: a working key's own budgets. */
+function setKeyBudget(api: ZodApp, deps: AdminDeps) {
   api.put(
     '/accounts/:id/keys/:key_id/budget',
     {
@@ -131,10 +153,10 @@ export async function adminKeyRoutes(app: FastifyInstance, { deps }: { deps: Adm
       },
     },
     async (request) => {
-      const id = await requireAccountId(request.params.id);
+      const id = await requireAccountId(deps, request.params.id);
       const { key_id } = request.params;
       // Only a working key of this account: another account's key is as unknown as a missing one.
-      if (!(await accounts.listKeys(id)).some((key) => key.id === key_id))
+      if (!(await deps.accounts.listKeys(id)).some((key) => key.id === key_id))
         throw new NotFound(`no working key ${key_id} on this account`);
       const { daily_micros, monthly_micros } = request.body;
       const set = await deps.budgets.setKey(id, key_id, {

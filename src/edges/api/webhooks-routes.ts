@@ -1,89 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { storePageOf } from '../../base/contract/paging.js';
-import {
-  deliveriesQuerySchema,
-  deliveryIdParamsSchema,
-  ROTATION_GRACE,
-  webhookDeliveriesPageSchema,
-  webhookDeliverySchema,
-  webhookSecretRotateBodySchema,
-  webhookSecretRotatedSchema,
-  webhookSecretSchema,
-} from '../../base/contract/webhooks.js';
 import type { WebhooksService } from '../../capabilities/webhooks/webhooks-service.js';
-import { accountOf } from '../http/authentication.js';
-import { AUTH_ERRORS, errorResponses, jsonResponse, WRITE_AUTH_ERRORS } from '../http/route-responses.js';
-
-const TAG = 'Webhooks';
+import { registerWebhookDeliveryRoutes } from './webhook-deliveries-routes.js';
+import { registerWebhookSecretRoutes } from './webhook-secret-routes.js';
 
 /**
- * GET /user/webhook-secret, POST /user/webhook-secret/rotate, GET /webhooks/deliveries and
- * POST /webhooks/deliveries/{id}/redeliver.
+ * GET /user/webhook-secret, POST /user/webhook-secret/rotate (webhook-secret-routes.ts), GET
+ * /webhooks/deliveries and POST /webhooks/deliveries/{id}/redeliver (webhook-deliveries-routes.ts).
  */
 export async function webhookRoutes(parent: FastifyInstance, { webhooks }: { webhooks: WebhooksService }) {
   const app = parent.withTypeProvider<ZodTypeProvider>();
-  const secretSchema = {
-    tags: [TAG],
-    operationId: 'webhookSecret',
-    summary: "The account's webhook signing secret",
-    description:
-      'Deliveries to a generate request\'s callbackUrl are signed per Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">.',
-    response: {
-      200: jsonResponse('The secret (created on first read)', webhookSecretSchema),
-      ...errorResponses(WRITE_AUTH_ERRORS),
-    },
-  };
-  app.get('/user/webhook-secret', { schema: secretSchema }, async (request, reply) => {
-    // A credential: no cache along the way may keep it.
-    reply.header('cache-control', 'no-store');
-    return { secret: await webhooks.secretFor(accountOf(request).id) };
-  });
-
-  const rotateSchema = {
-    tags: [TAG],
-    operationId: 'rotateWebhookSecret',
-    summary: "Replace the account's webhook signing secret",
-    description: `A new secret signs every delivery from now on. For a grace period (grace_seconds, default ${ROTATION_GRACE.defaultSeconds} = 24 h) deliveries also carry a signature made with the replaced secret — webhook-signature: "v1,<new> v1,<old>", as Standard Webhooks allows — so a receiver can switch to the new secret without losing a delivery. A secret still in its grace from an earlier rotation stops at once. grace_seconds: 0 stops the replaced secret at once (a leaked secret).`,
-    body: webhookSecretRotateBodySchema,
-    response: {
-      200: jsonResponse('The new secret', webhookSecretRotatedSchema),
-      ...errorResponses(['invalid_request', ...WRITE_AUTH_ERRORS, 'conflict']),
-    },
-  };
-  app.post('/user/webhook-secret/rotate', { schema: rotateSchema }, async (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    const grace = request.body?.grace_seconds ?? ROTATION_GRACE.defaultSeconds;
-    const { secret, previousExpiresAt } = await webhooks.rotateSecret(accountOf(request).id, grace);
-    return { secret, previous_secret_expires_at: previousExpiresAt };
-  });
-
-  const deliveriesSchema = {
-    tags: [TAG],
-    operationId: 'webhookDeliveries',
-    summary: 'List webhook deliveries, newest first',
-    querystring: deliveriesQuerySchema,
-    response: {
-      200: jsonResponse('A page of deliveries', webhookDeliveriesPageSchema),
-      ...errorResponses(['invalid_request', ...AUTH_ERRORS]),
-    },
-  };
-  app.get('/webhooks/deliveries', { schema: deliveriesSchema }, async (request) => {
-    const { page, limit } = request.query;
-    return { ...(await webhooks.listDeliveries(accountOf(request).id, storePageOf(page), limit)), page };
-  });
-
-  const redeliverSchema = {
-    tags: [TAG],
-    operationId: 'redeliverWebhook',
-    summary: 'Send a delivery again (a new series of attempts, same webhook-id)',
-    params: deliveryIdParamsSchema,
-    response: {
-      200: jsonResponse('The delivery, due now', webhookDeliverySchema),
-      ...errorResponses([...WRITE_AUTH_ERRORS, 'not_found', 'conflict']),
-    },
-  };
-  app.post('/webhooks/deliveries/:id/redeliver', { schema: redeliverSchema }, async (request) =>
-    webhooks.redeliver(accountOf(request).id, request.params.id),
-  );
+  registerWebhookSecretRoutes(app, webhooks);
+  registerWebhookDeliveryRoutes(app, webhooks);
 }

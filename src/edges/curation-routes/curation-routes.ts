@@ -15,6 +15,7 @@ import { type ZipDownloads, zipHeaders } from '../../use-cases/downloads/zip-dow
 import { accountOf } from '../http/authentication.js';
 import type { ErrorType } from '../http/errors.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
+import type { ZodApp } from '../http/zod-app.js';
 
 /** The curation routes, each documented by the edge that mounts them. */
 export type CurationRoute =
@@ -50,20 +51,45 @@ export interface CurationRoutesOptions {
   docs: Record<CurationRoute, CurationRouteDoc>;
 }
 
+/** What every curation route is built from: the options, and each route's documentation. */
+interface CurationContext {
+  app: ZodApp;
+  options: CurationRoutesOptions;
+  /** A route's documentation: tags, its own text, and security where the edge states one. */
+  doc(route: CurationRoute): CurationRouteDoc & { tags: string[]; security?: Record<string, string[]>[] };
+  /** The answers of a change with no body: 204, or its errors (not_found among them). */
+  changed(description: string): ReturnType<typeof changeAnswers>;
+}
+
+function changeAnswers(changeErrors: readonly ErrorType[], description: string) {
+  return {
+    204: noContent(description),
+    ...errorResponses([...changeErrors, 'not_found']),
+  };
+}
+
 /**
  * Stars, collections and the ZIP of a selection, mounted by /api/v1 and by the website with their
  * own documentation: the same handlers over the same services. Another account's work or
  * collection answers 404 as a missing one.
  */
 export function registerCurationRoutes(parent: FastifyInstance, options: CurationRoutesOptions) {
-  const { curation, zipDownloads, now, starPath, tags, security, readErrors, changeErrors, docs } = options;
-  const app = parent.withTypeProvider<ZodTypeProvider>();
-  const doc = (route: CurationRoute) => ({ tags, ...docs[route], ...(security ? { security } : {}) });
-  const changed = (description: string) => ({
-    204: noContent(description),
-    ...errorResponses([...changeErrors, 'not_found']),
-  });
+  const { tags, security, changeErrors, docs } = options;
+  const context: CurationContext = {
+    app: parent.withTypeProvider<ZodTypeProvider>(),
+    options,
+    doc: (route) => ({ tags, ...docs[route], ...(security ? { security } : {}) }),
+    changed: (description) => changeAnswers(changeErrors, description),
+  };
+  starRoutes(context);
+  collectionRoutes(context);
+  memberRoutes(context);
+  zipRoute(context);
+}
 
+/** PUT and DELETE of a work's star. */
+function starRoutes({ app, options, doc, changed }: CurationContext) {
+  const { curation, starPath } = options;
   for (const [method, starred] of [
     ['put', true],
     ['delete', false],
@@ -83,7 +109,11 @@ export function registerCurationRoutes(parent: FastifyInstance, options: Curatio
       },
     );
   }
+}
 
+/** The collections: list, create, rename, delete. */
+function collectionRoutes({ app, options, doc, changed }: CurationContext) {
+  const { curation, readErrors, changeErrors } = options;
   app.get(
     '/collections',
     {
@@ -138,7 +168,11 @@ export function registerCurationRoutes(parent: FastifyInstance, options: Curatio
       return reply.code(204).send(null);
     },
   );
+}
 
+/** PUT and DELETE of a work in a collection. */
+function memberRoutes({ app, options, doc, changed }: CurationContext) {
+  const { curation } = options;
   for (const [method, member] of [
     ['put', true],
     ['delete', false],
@@ -159,7 +193,11 @@ export function registerCurationRoutes(parent: FastifyInstance, options: Curatio
       },
     );
   }
+}
 
+/** GET /downloads/zip: the ZIP of a selection of works and assets, streamed. */
+function zipRoute({ app, options, doc }: CurationContext) {
+  const { zipDownloads, now, readErrors } = options;
   app.get(
     '/downloads/zip',
     {

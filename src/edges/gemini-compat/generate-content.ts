@@ -30,13 +30,8 @@ export function geminiModelNotFound(catalog: Catalog, id: string): GeminiCompatE
   );
 }
 
-/**
- * The Gemini-native generateContent over the generations use case: plan the request onto the
- * catalog, store inline images like uploads, submit as an API generation (history, library,
- * webhooks, tier policies like any other), wait for the tasks on the task feed (the tasks'
- * wait), and answer Google's GenerateContentResponse, one candidate per image.
- */
-export function createGeminiRequests(deps: {
+/** What generateContent reads and writes through. */
+export interface GeminiRequestsDeps {
   catalog: Catalog;
   generations: GenerationsService;
   uploads: UploadsService;
@@ -46,29 +41,136 @@ export function createGeminiRequests(deps: {
   waitMs: number;
   /** Maps one of Atelier's own file URLs to its blob key; undefined for foreign URLs. */
   blobKeyOfUrl(url: string): string | undefined;
-}) {
-  const modelOf = (id: string): CatalogEntry => {
-    const model = deps.catalog.get(id.replace(/^models\//, ''));
-    if (!model) throw geminiModelNotFound(deps.catalog, id);
+}
+
+/** A request planned onto its catalog model. */
+export interface PlannedGeminiRequest {
+  model: CatalogEntry;
+  plan: GeminiPlan;
+}
+
+/**
+ * The Gemini-native generateContent over the generations use case: plan the request onto the
+ * catalog, store inline images like uploads, submit as an API generation (history, library,
+ * webhooks, tier policies like any other), wait for the tasks on the task feed (the tasks'
+ * wait), and answer Google's GenerateContentResponse, one candidate per image.
+ */
+export function createGeminiRequests(deps: GeminiRequestsDeps) {
+  return new GeminiGenerateContent(deps);
+}
+
+export type GeminiRequests = ReturnType<typeof createGeminiRequests>;
+
+/** generateContent's steps: plan, store the references, submit, wait, answer. */
+export class GeminiGenerateContent {
+  constructor(private readonly deps: GeminiRequestsDeps) {}
+
+  /** The catalog model of a Gemini model id (`models/` optional); Google's 404 when unknown. */
+  modelOf(id: string): CatalogEntry {
+    const model = this.deps.catalog.get(id.replace(/^models\//, ''));
+    if (!model) throw geminiModelNotFound(this.deps.catalog, id);
     return model;
-  };
+  }
+
+  /** Checks the request against the model before anything is stored or submitted. */
+  plan(modelId: string, body: GeminiGenerateBody): PlannedGeminiRequest {
+    const model = this.modelOf(modelId);
+    return { model, plan: planGeminiRequest(model, body) };
+  }
+
+  /**
+   * Stores the references, submits, and waits (`onWait` receives the wait's stop: the caller
+   * went away, the server closes). Some images completed → those; none → 502 with the task's
+   * message; the ceiling passed → 504 with the task ids to poll.
+   */
+  async run(
+    account: Account,
+    planned: PlannedGeminiRequest,
+    onWait: (stop: () => void) => void,
+  ): Promise<GeminiGenerateResponse> {
+    const ids = await this.submit(account, planned);
+    const wait = waitForTasks(this.deps, account.id, ids, this.deps.waitMs);
+    onWait(wait.stop);
+    const { records, allFinal } = await wait.outcome;
+    const list = ids.join(',');
+    if (!allFinal) {
+      throw new GeminiCompatError(
+        504,
+        `The images were not ready within ${this.deps.waitMs / 1000} s; they keep rendering. Poll GET /api/v1/tasks?ids=${list}`,
+        'wait_timeout',
+      );
+    }
+    const completed = records.filter((record) => record.status === 'completed');
+    if (completed.length === 0) {
+      const reason = records.find((record) => record.error)?.error ?? 'Task failed';
+      throw new GeminiCompatError(
+        502,
+        `Image generation failed: ${reason} (task ids: ${list})`,
+        'generation_failed',
+      );
+    }
+    return this.answerOf(planned.model, completed, list);
+  }
+
+  /** The references stored, the request submitted as an API generation; its task ids. */
+  private async submit(account: Account, { model, plan }: PlannedGeminiRequest): Promise<string[]> {
+    const imageUrls = await this.imageUrlsOf(account, plan.references);
+    const body = parseInput(generateBodySchema, {
+      prompt: plan.prompt,
+      model: model.id,
+      mode: plan.mode,
+      ...(plan.aspect === undefined ? {} : { aspect: plan.aspect }),
+      ...(plan.imageSize === undefined ? {} : { imageSize: plan.imageSize }),
+      ...(plan.quality === undefined ? {} : { quality: plan.quality }),
+      count: plan.count,
+      imageUrls,
+    });
+    const { task_ids: ids } = await this.deps.generations.generate(account, body);
+    return ids;
+  }
+
+  /** Google's answer: one candidate per completed image, and the usage the upstreams reported. */
+  private async answerOf(
+    model: CatalogEntry,
+    completed: TaskRecord[],
+    list: string,
+  ): Promise<GeminiGenerateResponse> {
+    const candidates = await Promise.all(
+      completed.map(async (record, index) => ({
+        content: {
+          role: 'model' as const,
+          parts: [
+            {
+              inlineData: { mimeType: record.contentType ?? 'image/png', data: await this.base64Of(record) },
+            },
+          ],
+        },
+        finishReason: 'STOP' as const,
+        index,
+      })),
+    );
+    const usageMetadata = usageMetadataOf(
+      await this.deps.tasks.reportedUsage(completed.map((record) => record.task_id)),
+    );
+    return { candidates, usageMetadata, modelVersion: model.id, responseId: list };
+  }
 
   /** An inline image, checked and stored like an upload; its Atelier URL. */
-  async function storeInline(account: Account, reference: Extract<Reference, { kind: 'inline' }>) {
+  private async storeInline(account: Account, reference: Extract<Reference, { kind: 'inline' }>) {
     const data = reference.data.replace(/\s+/g, '');
     if (data === '' || !BASE64.test(data))
       throw new InvalidInput('data must be base64 image bytes', 'contents');
     if ((data.length * 3) / 4 > MAX_UPLOAD_BYTES + 3) throw new TooLarge('Image is larger than 25 MB');
     const file = await writeStreamToTempFile(Readable.from([Buffer.from(data, 'base64')]));
     try {
-      return (await deps.uploads.ingestFile(account.id, file.path)).url;
+      return (await this.deps.uploads.ingestFile(account.id, file.path)).url;
     } finally {
       await file.cleanup();
     }
   }
 
   /** The references as imageUrls: inline images stored first, URLs passed on (fetched safely). */
-  async function imageUrlsOf(account: Account, references: Reference[]): Promise<string[]> {
+  private async imageUrlsOf(account: Account, references: Reference[]): Promise<string[]> {
     const urls: string[] = [];
     for (const reference of references) {
       if (reference.kind === 'url') {
@@ -76,7 +178,7 @@ export function createGeminiRequests(deps: {
         continue;
       }
       try {
-        urls.push(await storeInline(account, reference));
+        urls.push(await this.storeInline(account, reference));
       } catch (error) {
         throw error instanceof DomainError ? aboutReferenceField(error, reference.label, 'contents') : error;
       }
@@ -85,82 +187,10 @@ export function createGeminiRequests(deps: {
   }
 
   /** The image bytes of a completed task, base64. */
-  async function base64Of(record: TaskRecord): Promise<string> {
-    const key = record.imageUrl ? deps.blobKeyOfUrl(record.imageUrl) : undefined;
-    const bytes = key === undefined ? undefined : await deps.blobs.get(key);
+  private async base64Of(record: TaskRecord): Promise<string> {
+    const key = record.imageUrl ? this.deps.blobKeyOfUrl(record.imageUrl) : undefined;
+    const bytes = key === undefined ? undefined : await this.deps.blobs.get(key);
     if (!bytes) throw new Error(`result of task ${record.task_id} is missing from storage`);
     return bytes.toString('base64');
   }
-
-  return {
-    modelOf,
-
-    /** Checks the request against the model before anything is stored or submitted. */
-    plan(modelId: string, body: GeminiGenerateBody): { model: CatalogEntry; plan: GeminiPlan } {
-      const model = modelOf(modelId);
-      return { model, plan: planGeminiRequest(model, body) };
-    },
-
-    /**
-     * Stores the references, submits, and waits (`onWait` receives the wait's stop: the caller
-     * went away, the server closes). Some images completed → those; none → 502 with the task's
-     * message; the ceiling passed → 504 with the task ids to poll.
-     */
-    async run(
-      account: Account,
-      { model, plan }: { model: CatalogEntry; plan: GeminiPlan },
-      onWait: (stop: () => void) => void,
-    ): Promise<GeminiGenerateResponse> {
-      const imageUrls = await imageUrlsOf(account, plan.references);
-      const body = parseInput(generateBodySchema, {
-        prompt: plan.prompt,
-        model: model.id,
-        mode: plan.mode,
-        ...(plan.aspect === undefined ? {} : { aspect: plan.aspect }),
-        ...(plan.imageSize === undefined ? {} : { imageSize: plan.imageSize }),
-        ...(plan.quality === undefined ? {} : { quality: plan.quality }),
-        count: plan.count,
-        imageUrls,
-      });
-      const { task_ids: ids } = await deps.generations.generate(account, body);
-      const wait = waitForTasks(deps, account.id, ids, deps.waitMs);
-      onWait(wait.stop);
-      const { records, allFinal } = await wait.outcome;
-      const list = ids.join(',');
-      if (!allFinal) {
-        throw new GeminiCompatError(
-          504,
-          `The images were not ready within ${deps.waitMs / 1000} s; they keep rendering. Poll GET /api/v1/tasks?ids=${list}`,
-          'wait_timeout',
-        );
-      }
-      const completed = records.filter((record) => record.status === 'completed');
-      if (completed.length === 0) {
-        const reason = records.find((record) => record.error)?.error ?? 'Task failed';
-        throw new GeminiCompatError(
-          502,
-          `Image generation failed: ${reason} (task ids: ${list})`,
-          'generation_failed',
-        );
-      }
-      const candidates = await Promise.all(
-        completed.map(async (record, index) => ({
-          content: {
-            role: 'model' as const,
-            parts: [
-              { inlineData: { mimeType: record.contentType ?? 'image/png', data: await base64Of(record) } },
-            ],
-          },
-          finishReason: 'STOP' as const,
-          index,
-        })),
-      );
-      const usageMetadata = usageMetadataOf(
-        await deps.tasks.reportedUsage(completed.map((record) => record.task_id)),
-      );
-      return { candidates, usageMetadata, modelVersion: model.id, responseId: list };
-    },
-  };
 }
-
-export type GeminiRequests = ReturnType<typeof createGeminiRequests>;

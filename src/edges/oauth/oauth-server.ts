@@ -72,6 +72,18 @@ function loggedGrants(grants: OAuthGrants, log: FastifyBaseLogger): OAuthGrants 
   return Object.fromEntries(wrapped) as OAuthGrants;
 }
 
+/** What the authorization server is built from. */
+export interface OAuthServerOptions {
+  grants: OAuthGrants;
+  publicBaseUrl: string;
+  mcpUrl: string;
+  documentationUrl: string;
+  /** The website's page stating an authorization request's problem. */
+  problemPage: ProblemPage;
+  /** Clients whose client_id is the https URL of their metadata document. */
+  clientDocuments: ClientMetadataDocuments;
+}
+
 /**
  * The authorization server for MCP sign-in: the MCP SDK's `mcpAuthRouter` (authorization with PKCE
  * S256, dynamic client registration, tokens with refresh, revocation, RFC 8414 and RFC 9728
@@ -80,56 +92,83 @@ function loggedGrants(grants: OAuthGrants, log: FastifyBaseLogger): OAuthGrants 
  * Fastify reads its body, and Express answers it. Answers and errors are OAuth's own
  * (`{ error, error_description }`, RFC 6749 §5.2), as OAuth clients expect.
  */
-export async function oauthServer(
-  app: FastifyInstance,
-  options: {
-    grants: OAuthGrants;
-    publicBaseUrl: string;
-    mcpUrl: string;
-    documentationUrl: string;
-    /** The website's page stating an authorization request's problem. */
-    problemPage: ProblemPage;
-    /** Clients whose client_id is the https URL of their metadata document. */
-    clientDocuments: ClientMetadataDocuments;
-  },
-): Promise<void> {
-  const { publicBaseUrl, mcpUrl } = options;
+export async function oauthServer(app: FastifyInstance, options: OAuthServerOptions): Promise<void> {
   const grants = loggedGrants(options.grants, app.log);
-  const issuerUrl = new URL(publicBaseUrl);
-  const consentUrl = (id: string) => `${publicBaseUrl}${CONSENT_PAGE}?request=${id}`;
-  const provider = createOAuthProvider(grants, consentUrl);
+  const consentUrl = (id: string) => `${options.publicBaseUrl}${CONSENT_PAGE}?request=${id}`;
   await app.register(authorizeEndpoint, {
     grants,
     consentUrl,
     problemPage: options.problemPage,
     admit: authorizeAdmission(grants.rateWindows),
-    clientOf: async (clientId): Promise<AuthorizeClient | string> => {
-      if (isUrlClientId(clientId)) {
-        // Read (or taken from the cache) at every authorization; kept as a row for the grants.
-        const client = await options.clientDocuments.clientOf(clientId);
-        if (typeof client === 'string') return client;
-        await grants.saveDocumentClient({ ...client });
-        return { ...client, exactRedirects: true };
-      }
-      return (
-        ((await grants.getClient(clientId)) as AuthorizeClient | undefined) ??
-        'This app is not registered with this Atelier: its client_id is unknown (it may have been removed after going unused).'
-      );
-    },
+    clientOf: (clientId) => authorizeClientOf(grants, options.clientDocuments, clientId),
   });
   // Each endpoint's limit per client address is counted in the store (every node shares it). The
   // address is the one Fastify decided under ATELIER_TRUST_PROXY, never a header Express would trust.
   const addresses = new WeakMap<IncomingMessage, string>();
-  const windows = grants.rateWindows;
+  const handler = expressApp(app.log, options, grants, consentUrl, addresses);
+  // Before Fastify parses anything: Express reads the body (form or JSON) itself. The hook never
+  // calls on: the reply is hijacked and Express writes it. (Express swaps the request's and
+  // response's prototypes for its own, so these routes answer real connections, not Fastify's
+  // inject.)
+  const handOver: onRequestHookHandler = (request, reply) => {
+    reply.hijack();
+    addresses.set(request.raw, request.ip);
+    reply.raw.setHeader('x-request-id', request.id);
+    handler(request.raw as express.Request, reply.raw as express.Response);
+  };
+  for (const route of oauthRoutesOf(options.mcpUrl)) {
+    app.route({
+      method: route.methods,
+      url: route.url,
+      // OAuth's wire, described in docs/mcp.md and the metadata documents: not REST operations.
+      schema: { hide: true },
+      onRequest: handOver,
+      handler: async () => undefined,
+    });
+  }
+}
+
+/** The client an authorization request names: a metadata document's (read or cached), or a registered one. */
+async function authorizeClientOf(
+  grants: OAuthGrants,
+  clientDocuments: ClientMetadataDocuments,
+  clientId: string,
+): Promise<AuthorizeClient | string> {
+  if (isUrlClientId(clientId)) {
+    // Read (or taken from the cache) at every authorization; kept as a row for the grants.
+    const client = await clientDocuments.clientOf(clientId);
+    if (typeof client === 'string') return client;
+    await grants.saveDocumentClient({ ...client });
+    return { ...client, exactRedirects: true };
+  }
+  return (
+    ((await grants.getClient(clientId)) as AuthorizeClient | undefined) ??
+    'This app is not registered with this Atelier: its client_id is unknown (it may have been removed after going unused).'
+  );
+}
+
+/**
+ * The Express app the OAuth routes are handed to: Atelier's authorization-server metadata, the
+ * SDK's router with limits counted in the store, RFC 9728's root metadata, and OAuth's shape for
+ * every answer it would otherwise give as Express's own.
+ */
+function expressApp(
+  log: FastifyBaseLogger,
+  options: OAuthServerOptions,
+  grants: OAuthGrants,
+  consentUrl: (id: string) => string,
+  addresses: WeakMap<IncomingMessage, string>,
+): express.Express {
+  const { mcpUrl } = options;
   const rateLimit = (endpoint: keyof typeof OAUTH_LIMITS) => ({
     ...OAUTH_LIMITS[endpoint],
     keyGenerator: (request: IncomingMessage) => addresses.get(request) ?? 'unknown',
-    store: sharedWindowStore(windows, endpoint),
+    store: sharedWindowStore(grants.rateWindows, endpoint),
     validate: false,
   });
   const common = {
-    provider,
-    issuerUrl,
+    provider: createOAuthProvider(grants, consentUrl),
+    issuerUrl: new URL(options.publicBaseUrl),
     resourceServerUrl: new URL(mcpUrl),
     resourceName: 'Atelier',
     serviceDocumentationUrl: new URL(options.documentationUrl),
@@ -168,45 +207,36 @@ export async function oauthServer(
       resource_documentation: options.documentationUrl,
     }),
   );
-
   // Every path handed over is the router's; should one slip past it, OAuth's shape still.
-  handler.use((request: express.Request, response: express.Response) => {
-    response
-      .status(404)
-      .json({ error: 'invalid_request', error_description: `No ${request.method} ${request.path}` });
-  });
-  // What Express itself refuses (a body that is not JSON or a form, too large, in an unknown
-  // charset) is answered in OAuth's shape too, never as Express's HTML page.
-  handler.use(
-    (error: unknown, _request: express.Request, response: express.Response, _next: express.NextFunction) => {
-      const status = (error as { status?: unknown }).status;
-      const clientError = typeof status === 'number' && status >= 400 && status < 500;
-      if (!clientError) app.log.error({ err: error }, 'oauth: request failed');
-      response.status(clientError ? status : 500).json({
-        error: clientError ? 'invalid_request' : 'server_error',
-        error_description: clientError ? (error as Error).message : 'Internal Server Error',
-      });
-    },
-  );
+  handler.use(notFound);
+  handler.use(expressErrors(log));
+  return handler;
+}
 
-  // Before Fastify parses anything: Express reads the body (form or JSON) itself. The hook never
-  // calls on: the reply is hijacked and Express writes it. (Express swaps the request's and
-  // response's prototypes for its own, so these routes answer real connections, not Fastify's
-  // inject.)
-  const handOver: onRequestHookHandler = (request, reply) => {
-    reply.hijack();
-    addresses.set(request.raw, request.ip);
-    reply.raw.setHeader('x-request-id', request.id);
-    handler(request.raw as express.Request, reply.raw as express.Response);
-  };
-  for (const route of oauthRoutesOf(mcpUrl)) {
-    app.route({
-      method: route.methods,
-      url: route.url,
-      // OAuth's wire, described in docs/mcp.md and the metadata documents: not REST operations.
-      schema: { hide: true },
-      onRequest: handOver,
-      handler: async () => undefined,
+/** A path no OAuth handler took: 404 in OAuth's shape. */
+function notFound(request: express.Request, response: express.Response) {
+  response
+    .status(404)
+    .json({ error: 'invalid_request', error_description: `No ${request.method} ${request.path}` });
+}
+
+/**
+ * What Express itself refuses (a body that is not JSON or a form, too large, in an unknown
+ * charset) is answered in OAuth's shape too, never as Express's HTML page.
+ */
+function expressErrors(log: FastifyBaseLogger) {
+  return (
+    error: unknown,
+    _request: express.Request,
+    response: express.Response,
+    _next: express.NextFunction,
+  ) => {
+    const status = (error as { status?: unknown }).status;
+    const clientError = typeof status === 'number' && status >= 400 && status < 500;
+    if (!clientError) log.error({ err: error }, 'oauth: request failed');
+    response.status(clientError ? status : 500).json({
+      error: clientError ? 'invalid_request' : 'server_error',
+      error_description: clientError ? (error as Error).message : 'Internal Server Error',
     });
-  }
+  };
 }
