@@ -4,13 +4,13 @@ import { MAX_COLLECTIONS } from '../../base/contract/curation.js';
 import { Conflict, NotFound } from '../../base/domain/errors.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { IdGenerator } from '../../base/runtime/ids.js';
+import type { Db } from '../../infra/store/database.js';
 import type {
   CollectionItemsTable,
   CollectionsTable,
+  Database,
   StarredWorksTable,
-} from '../../infra/store/curation-tables.js';
-import type { Db } from '../../infra/store/database.js';
-import type { Database } from '../../infra/store/schema.js';
+} from '../../infra/store/schema.js';
 
 /**
  * Favourites and collections (issue 30): an account's stars on its works and its named collections
