@@ -5,8 +5,9 @@ import { reclaimDeadLeases } from '../../infra/jobs/dead-lease-reclaim.js';
 import { createLeaseLoop } from '../../infra/jobs/lease-loop.js';
 import type { ProcessOwner } from '../../infra/jobs/process-owner.js';
 import type { SafeFetcher } from '../../infra/outbound/safe-fetcher.js';
+import type { DeliveryPatch, DeliveryRow } from './deliveries-store.js';
 import { signWebhook } from './signature.js';
-import type { DeliveryPatch, DeliveryRow, WebhooksRepository } from './webhooks-repository.js';
+import type { WebhooksRepository } from './webhooks-repository.js';
 
 export interface DeliveryWorkerOptions {
   /** Delay before each attempt, counted from the previous one (the first from enqueue); its length is the attempt count. */
