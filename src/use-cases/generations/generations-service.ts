@@ -70,19 +70,19 @@ export interface GenerationsDeps {
 }
 
 /** The deps, and the quotes built over them (none without a quote key). */
-interface Generating extends GenerationsDeps {
+interface GenerateContext extends GenerationsDeps {
   quoteBook: ReturnType<typeof createQuotes> | undefined;
 }
 
 /** The generate use case and the removal of a saved work (reads are the read models', src/use-cases/read-models). */
 export function createGenerationsService(deps: GenerationsDeps) {
-  const self: Generating = {
+  const context: GenerateContext = {
     ...deps,
     quoteBook: deps.quotes && createQuotes({ catalog: deps.catalog, ...deps.quotes }),
   };
   return {
     /** POST /quotes: what a generate body would cost at most, bound by a quote id (src/use-cases/generations/quotes.ts). */
-    quote: (account: Account, body: GenerateBody) => quotesOrRefuse(self).quote(account.id, body),
+    quote: (account: Account, body: GenerateBody) => quotesOrRefuse(context).quote(account.id, body),
 
     /**
      * POST /generate. With an Idempotency-Key `claim`, the answer is recorded in the transaction
@@ -97,7 +97,7 @@ export function createGenerationsService(deps: GenerationsDeps) {
       claim?: IdempotencyClaim,
       /** What only the OpenAI routes ask: partial frames for a stream (no extra work when absent). */
       options: { partialImages?: number } = {},
-    ): Promise<GenerateAnswer> => generate(self, { account, body, source, claim, options }),
+    ): Promise<GenerateAnswer> => generate(context, { account, body, source, claim, options }),
 
     /** Deletes a generation from saved works: history keeps it, marked `removed`. 404 when not the account's. */
     async remove(account: Account, generationId: string): Promise<void> {
@@ -123,23 +123,25 @@ interface GenerateCall {
 }
 
 /** POST /generate (see `generate` on the service): check, store the references, commit, then submit or wake. */
-async function generate(self: Generating, call: GenerateCall): Promise<GenerateAnswer> {
+async function generate(context: GenerateContext, call: GenerateCall): Promise<GenerateAnswer> {
   const { account, body, claim } = call;
-  const request = checkGenerateRequest(body, self.catalog);
+  const request = checkGenerateRequest(body, context.catalog);
   // A quote binds: what it promised is reserved and is the most each image is charged.
   const quotedCap =
-    body.quote_id == null ? undefined : quotesOrRefuse(self).maxPerImage(account.id, body.quote_id, body);
+    body.quote_id == null ? undefined : quotesOrRefuse(context).maxPerImage(account.id, body.quote_id, body);
   if (call.options.partialImages) request.partialImages = call.options.partialImages;
-  self.admission?.checkModel(account, request.model.id);
-  const provider = await readyProvider(self, account, request);
-  if (request.callbackUrl !== undefined) await self.vetCallbackUrl(request.callbackUrl);
-  const refKeys = await storeReferences(self, account, request.imageUrls);
+  context.admission?.checkModel(account, request.model.id);
+  const provider = await readyProvider(context, account, request);
+  if (request.callbackUrl !== undefined) await context.vetCallbackUrl(request.callbackUrl);
+  const refKeys = await storeReferences(context, account, request.imageUrls);
   const maskKey =
-    request.maskUrl === undefined ? undefined : await storeMask(self, account, request.maskUrl, refKeys[0]);
-  if (request.keepReferenceAspect) request.aspect = await referenceAspect(self, account, request, refKeys);
+    request.maskUrl === undefined
+      ? undefined
+      : await storeMask(context, account, request.maskUrl, refKeys[0]);
+  if (request.keepReferenceAspect) request.aspect = await referenceAspect(context, account, request, refKeys);
   const answer = (taskIds: string[]): GenerateAnswer => ({ task_ids: taskIds, email: account.email });
   const { generationId, taskIds } = await createGeneration(
-    self,
+    context,
     account,
     {
       accountId: account.id,
@@ -161,26 +163,26 @@ async function generate(self: Generating, call: GenerateCall): Promise<GenerateA
           request.quality,
         ),
       apiKeyId: account.apiKey?.id ?? null,
-      deadlineMs: self.taskDeadlineMs,
-      leaseOwner: provider.submitsInline ? self.engine.owner : null,
-      leaseMs: self.leaseMs,
+      deadlineMs: context.taskDeadlineMs,
+      leaseOwner: provider.submitsInline ? context.engine.owner : null,
+      leaseMs: context.leaseMs,
     },
     claim,
     answer,
   );
-  if (provider.submitsInline) await submitInline(self, generationId, taskIds, claim);
-  else self.engine.wake();
+  if (provider.submitsInline) await submitInline(context, generationId, taskIds, claim);
+  else context.engine.wake();
   return answer(taskIds);
 }
 
 /** The request's provider, configured, available and with a key for the account; refused otherwise. */
-async function readyProvider(self: Generating, account: Account, request: GenerateRequest) {
-  const provider = self.providers.get(request.model.provider);
+async function readyProvider(context: GenerateContext, account: Account, request: GenerateRequest) {
+  const provider = context.providers.get(request.model.provider);
   if (!provider) throw new Misconfigured(`provider ${request.model.provider} is not configured`);
   if (provider.available && !provider.available()) {
     throw new UpstreamFailed(`Upstream provider ${provider.name} is unavailable; try again shortly`);
   }
-  if (provider.requiresKey && !(await self.keys.resolve(account.id, provider.name))) {
+  if (provider.requiresKey && !(await context.keys.resolve(account.id, provider.name))) {
     throw new UpstreamKeyMissing(
       `No upstream key for provider ${provider.name}: set one on the account page or with "atelier accounts set-upstream-key"`,
     );
@@ -190,26 +192,26 @@ async function readyProvider(self: Generating, account: Account, request: Genera
 
 /** Submits the tasks of an inline provider now; when the upstream refused them all, the generation is rejected. */
 async function submitInline(
-  self: Generating,
+  context: GenerateContext,
   generationId: string,
   taskIds: string[],
   claim: IdempotencyClaim | undefined,
 ): Promise<void> {
-  const results = await self.engine.submitInline(taskIds);
+  const results = await context.engine.submitInline(taskIds);
   const failures = results.filter((r) => r.kind === 'failed');
   if (failures.length === taskIds.length && failures[0]?.kind === 'failed') {
     // Refused upstream, nothing to charge: the key is free for a retry, with the rejection.
-    await self.generations.markRejected(
+    await context.generations.markRejected(
       generationId,
-      claim && ((trx) => self.idempotency.forgetIn(trx, claim)),
+      claim && ((trx) => context.idempotency.forgetIn(trx, claim)),
     );
     throw new UpstreamFailed(`Upstream provider error: ${failures[0].message}`);
   }
 }
 
-function quotesOrRefuse(self: Generating) {
-  if (!self.quoteBook) throw new InvalidInput('quote_id: this deployment gives no quotes', 'quote_id');
-  return self.quoteBook;
+function quotesOrRefuse(context: GenerateContext) {
+  if (!context.quoteBook) throw new InvalidInput('quote_id: this deployment gives no quotes', 'quote_id');
+  return context.quoteBook;
 }
 
 /**
@@ -218,34 +220,34 @@ function quotesOrRefuse(self: Generating) {
  * default when the reference's size is not on record.
  */
 async function referenceAspect(
-  self: Generating,
+  context: GenerateContext,
   account: Account,
   request: GenerateRequest,
   refKeys: string[],
 ) {
   const first = refKeys[0];
-  const size = first === undefined ? undefined : await self.referenceSize?.(account.id, first);
+  const size = first === undefined ? undefined : await context.referenceSize?.(account.id, first);
   return (size && nearestAspect(size.width, size.height, request.model.aspects)) ?? request.aspect;
 }
 
 /** Turns the request's imageUrls into stored blob keys: own URLs are looked up, others fetched safely. */
 async function storeReferences(
-  self: Generating,
+  context: GenerateContext,
   account: Account,
   urls: string[],
   fieldOf = (i: number) => `imageUrls[${i}]`,
 ): Promise<string[]> {
   const keys: string[] = [];
   for (const [i, url] of urls.entries()) {
-    const ownKey = self.blobKeyOfUrl(url);
+    const ownKey = context.blobKeyOfUrl(url);
     if (ownKey !== undefined) {
-      if (!(await self.blobs.stat(ownKey)))
+      if (!(await context.blobs.stat(ownKey)))
         throw new InvalidInput(`${fieldOf(i)}: no such file on this server`, fieldOf(i));
       keys.push(ownKey);
       continue;
     }
     try {
-      const uploaded = await self.uploads.ingestUrl(account.id, url);
+      const uploaded = await context.uploads.ingestUrl(account.id, url);
       keys.push(uploaded.blobKey);
     } catch (error) {
       if (error instanceof DomainError) throw aboutReferenceField(error, fieldOf(i));
@@ -259,13 +261,18 @@ async function storeReferences(
  * Stores an edit's mask like a reference (the same fetch and checks) and holds it to OpenAI's
  * rules against the image it masks: a PNG with alpha, the image's size. Its blob key.
  */
-async function storeMask(self: Generating, account: Account, maskUrl: string, imageKey: string | undefined) {
-  const [maskKey] = await storeReferences(self, account, [maskUrl], () => 'maskUrl');
-  const mask = maskKey === undefined ? undefined : await self.blobs.get(maskKey);
-  const image = imageKey === undefined ? undefined : await self.blobs.get(imageKey);
+async function storeMask(
+  context: GenerateContext,
+  account: Account,
+  maskUrl: string,
+  imageKey: string | undefined,
+) {
+  const [maskKey] = await storeReferences(context, account, [maskUrl], () => 'maskUrl');
+  const mask = maskKey === undefined ? undefined : await context.blobs.get(maskKey);
+  const image = imageKey === undefined ? undefined : await context.blobs.get(imageKey);
   if (maskKey === undefined || !mask || !image) throw new InvalidInput('maskUrl: no such file', 'maskUrl');
   const size =
-    (await self.referenceSize?.(account.id, imageKey as string)) ?? (await inspectImageBuffer(image));
+    (await context.referenceSize?.(account.id, imageKey as string)) ?? (await inspectImageBuffer(image));
   const problem = await maskProblem(mask, size);
   if (problem) throw new InvalidInput(`maskUrl: the mask ${problem}`, 'maskUrl');
   return maskKey;
@@ -276,7 +283,7 @@ async function storeMask(self: Generating, account: Account, maskUrl: string, im
  * does: a task can never end before its callback exists, nor a replay answer what was not created.
  */
 async function createGeneration(
-  self: Generating,
+  context: GenerateContext,
   account: Account,
   input: Omit<Parameters<GenerationsRepository['create']>[0], 'alsoInTransaction'>,
   claim: IdempotencyClaim | undefined,
@@ -284,18 +291,19 @@ async function createGeneration(
 ) {
   const { callbackUrl } = input.request;
   try {
-    return await self.generations.create({
+    return await context.generations.create({
       ...input,
       async alsoInTransaction(trx, created) {
         // First: a refusal over quota rolls everything back before anything else is recorded.
-        await self.admission?.admitIn(trx, account, created.taskIds.length);
+        await context.admission?.admitIn(trx, account, created.taskIds.length);
         const reserved = (input.costReservedMicros ?? 0) * created.taskIds.length;
-        await self.budgets?.admitIn(trx, account, reserved);
+        await context.budgets?.admitIn(trx, account, reserved);
         if (callbackUrl !== undefined) {
           const { generationId } = created;
-          await self.recordCallback(trx, { generationId, accountId: input.accountId, url: callbackUrl });
+          await context.recordCallback(trx, { generationId, accountId: input.accountId, url: callbackUrl });
         }
-        if (claim) await self.idempotency.recordIn(trx, claim, 200, JSON.stringify(answer(created.taskIds)));
+        if (claim)
+          await context.idempotency.recordIn(trx, claim, 200, JSON.stringify(answer(created.taskIds)));
       },
     });
   } catch (error) {
