@@ -3,7 +3,7 @@ import { Conflict, InvalidInput, NotFound } from '../../base/domain/errors.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import { type SecretBox, sealContext } from '../../base/secrets/secret-box.js';
 import type { Db } from '../../infra/store/database.js';
-import type { KeyOutReason, ProviderKeysTable } from '../../infra/store/provider-key-tables.js';
+import type { KeyOutReason, ProviderKeysTable } from '../../infra/store/schema.js';
 
 /** The name of the key each node reads from its environment (`ATELIER_<PROVIDER>_API_KEY`). */
 export const ENV_KEY_NAME = 'env';

@@ -56,117 +56,16 @@ const RESULT_COLUMNS = [
 type ResultRow = Pick<AssetsTable, (typeof RESULT_COLUMNS)[number]>;
 
 export function createAssetsRepository({ db, clock, ids }: { db: Db; clock: Clock; ids: IdGenerator }) {
-  // Every result of the engine is recorded here: its two queries compiled once, and on SQLite the
-  // inserts of one turn of the event loop (a burst of answers) commit together.
-  const resultOfTask = compiledOnce(1, (taskId: string) =>
-    db.selectFrom('assets').select('id').where('task_id', '=', taskId),
-  );
-  const insertResultRow = compiledOnce(RESULT_COLUMNS.length, (...values: unknown[]) =>
-    db
-      .insertInto('assets')
-      .values(Object.fromEntries(RESULT_COLUMNS.map((column, i) => [column, values[i]])) as ResultRow),
-  );
-  const batched = turnBatches(db);
   return {
     /** Records an upload; the same bytes uploaded again by the same account reuse one record. */
-    async insertUpload(input: {
-      accountId: string;
-      blobKey: string;
-      url: string;
-      contentType: string;
-      bytes: number;
-      width: number;
-      height: number;
-      sha256: string;
-      /** The file's name as sent (a direct upload's, a URL's last segment), when it had one. */
-      originalName?: string | undefined;
-    }): Promise<Asset> {
-      const existing = await db
-        .selectFrom('assets')
-        .selectAll()
-        .where('account_id', '=', input.accountId)
-        .where('kind', '=', 'upload')
-        .where('sha256', '=', input.sha256)
-        .executeTakeFirst();
-      if (existing) {
-        // The same bytes sent again under a name: an upload stored without one takes it.
-        if (existing.original_name === null && input.originalName)
-          await db
-            .updateTable('assets')
-            .set({ original_name: input.originalName })
-            .where('id', '=', existing.id)
-            .execute();
-        return toAsset(existing);
-      }
-      const row: AssetsTable = {
-        id: ids.next('ast'),
-        account_id: input.accountId,
-        kind: 'upload',
-        blob_key: input.blobKey,
-        url: input.url,
-        content_type: input.contentType,
-        bytes: input.bytes,
-        width: input.width,
-        height: input.height,
-        sha256: input.sha256,
-        generation_id: null,
-        task_id: null,
-        created_at: clock.now(),
-        original_name: input.originalName ?? null,
-      };
-      await db.insertInto('assets').values(row).execute();
-      return toAsset(row);
-    },
+    insertUpload: (input: NewUpload): Promise<Asset> => insertUpload(db, clock, ids, input),
 
     /** Records a task's result; idempotent per task (a retried rehost does not duplicate it). */
-    async insertResult(input: {
-      accountId: string;
-      generationId: string;
-      taskId: string;
-      blobKey: string;
-      url: string;
-      contentType: string;
-      bytes: Buffer;
-      width: number;
-      height: number;
-    }): Promise<void> {
-      const row: ResultRow = {
-        id: ids.next('ast'),
-        account_id: input.accountId,
-        kind: 'result',
-        blob_key: input.blobKey,
-        url: input.url,
-        content_type: input.contentType,
-        bytes: input.bytes.length,
-        width: input.width,
-        height: input.height,
-        sha256: createHash('sha256').update(input.bytes).digest('hex'),
-        generation_id: input.generationId,
-        task_id: input.taskId,
-        created_at: clock.now(),
-      };
-      // A task's result is recorded once, whichever attempt stored it first.
-      const insert = async (executor: Db): Promise<void> => {
-        if ((await executor.executeQuery(resultOfTask(input.taskId))).rows.length > 0) return;
-        await executor.executeQuery(insertResultRow(...RESULT_COLUMNS.map((column) => row[column])));
-      };
-      return batched ? batched(insert, () => insert(db)) : insert(db);
-    },
+    insertResult: resultRecorder(db, clock, ids),
 
     /** One page of an account's assets, newest first, optionally of one kind. */
-    async page(accountId: string, options: { page: number; limit: number; kind?: AssetKind }) {
-      let base = db.selectFrom('assets').where('account_id', '=', accountId);
-      if (options.kind) base = base.where('kind', '=', options.kind);
-      const totalRow = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-      const rows = await base
-        .selectAll()
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(options.limit)
-        .offset((options.page - 1) * options.limit)
-        .execute();
-      return { items: rows.map(toAsset), total: Number(totalRow?.n ?? 0) };
-    },
+    page: (accountId: string, options: { page: number; limit: number; kind?: AssetKind }) =>
+      assetsPage(db, accountId, options),
 
     /**
      * Deletes one of the account's uploads from its library (DELETE /api/v1/assets/{id}). Only the
@@ -175,20 +74,7 @@ export function createAssetsRepository({ db, clock, ids }: { db: Db; clock: Cloc
      * they still show it and can be re-run. Another account's id, or none, is NotFound; a result
      * belongs to its work (delete the work instead), a Conflict.
      */
-    async deleteUpload(accountId: string, assetId: string): Promise<void> {
-      const row = await db
-        .selectFrom('assets')
-        .select(['kind', 'generation_id'])
-        .where('id', '=', assetId)
-        .where('account_id', '=', accountId)
-        .executeTakeFirst();
-      if (!row) throw new NotFound('Asset not found');
-      if (row.kind !== 'upload')
-        throw new Conflict(
-          `This asset is a result of work ${row.generation_id ?? ''}: delete the work to take it out of the library`,
-        );
-      await db.deleteFrom('assets').where('id', '=', assetId).where('account_id', '=', accountId).execute();
-    },
+    deleteUpload: (accountId: string, assetId: string): Promise<void> => deleteUpload(db, accountId, assetId),
 
     /** The account's asset stored under a blob key, if the account owns one. */
     async findByBlobKey(accountId: string, blobKey: string): Promise<Asset | undefined> {
@@ -201,6 +87,146 @@ export function createAssetsRepository({ db, clock, ids }: { db: Db; clock: Cloc
       return row && toAsset(row);
     },
   };
+}
+
+/** An upload to record. */
+export interface NewUpload {
+  accountId: string;
+  blobKey: string;
+  url: string;
+  contentType: string;
+  bytes: number;
+  width: number;
+  height: number;
+  sha256: string;
+  /** The file's name as sent (a direct upload's, a URL's last segment), when it had one. */
+  originalName?: string | undefined;
+}
+
+/** A task's result to record. */
+export interface NewResult {
+  accountId: string;
+  generationId: string;
+  taskId: string;
+  blobKey: string;
+  url: string;
+  contentType: string;
+  bytes: Buffer;
+  width: number;
+  height: number;
+}
+
+/** Records an upload (see `insertUpload` on the repository). */
+async function insertUpload(db: Db, clock: Clock, ids: IdGenerator, input: NewUpload): Promise<Asset> {
+  const existing = await db
+    .selectFrom('assets')
+    .selectAll()
+    .where('account_id', '=', input.accountId)
+    .where('kind', '=', 'upload')
+    .where('sha256', '=', input.sha256)
+    .executeTakeFirst();
+  if (existing) {
+    // The same bytes sent again under a name: an upload stored without one takes it.
+    if (existing.original_name === null && input.originalName)
+      await db
+        .updateTable('assets')
+        .set({ original_name: input.originalName })
+        .where('id', '=', existing.id)
+        .execute();
+    return toAsset(existing);
+  }
+  const row: AssetsTable = {
+    id: ids.next('ast'),
+    account_id: input.accountId,
+    kind: 'upload',
+    blob_key: input.blobKey,
+    url: input.url,
+    content_type: input.contentType,
+    bytes: input.bytes,
+    width: input.width,
+    height: input.height,
+    sha256: input.sha256,
+    generation_id: null,
+    task_id: null,
+    created_at: clock.now(),
+    original_name: input.originalName ?? null,
+  };
+  await db.insertInto('assets').values(row).execute();
+  return toAsset(row);
+}
+
+/**
+ * The recording of results. Every result of the engine is recorded here: its two queries compiled
+ * once, and on SQLite the inserts of one turn of the event loop (a burst of answers) commit together.
+ */
+function resultRecorder(db: Db, clock: Clock, ids: IdGenerator): (input: NewResult) => Promise<void> {
+  const resultOfTask = compiledOnce(1, (taskId: string) =>
+    db.selectFrom('assets').select('id').where('task_id', '=', taskId),
+  );
+  const insertResultRow = compiledOnce(RESULT_COLUMNS.length, (...values: unknown[]) =>
+    db
+      .insertInto('assets')
+      .values(Object.fromEntries(RESULT_COLUMNS.map((column, i) => [column, values[i]])) as ResultRow),
+  );
+  const batched = turnBatches(db);
+  return async (input) => {
+    const row: ResultRow = {
+      id: ids.next('ast'),
+      account_id: input.accountId,
+      kind: 'result',
+      blob_key: input.blobKey,
+      url: input.url,
+      content_type: input.contentType,
+      bytes: input.bytes.length,
+      width: input.width,
+      height: input.height,
+      sha256: createHash('sha256').update(input.bytes).digest('hex'),
+      generation_id: input.generationId,
+      task_id: input.taskId,
+      created_at: clock.now(),
+    };
+    // A task's result is recorded once, whichever attempt stored it first.
+    const insert = async (executor: Db): Promise<void> => {
+      if ((await executor.executeQuery(resultOfTask(input.taskId))).rows.length > 0) return;
+      await executor.executeQuery(insertResultRow(...RESULT_COLUMNS.map((column) => row[column])));
+    };
+    return batched ? batched(insert, () => insert(db)) : insert(db);
+  };
+}
+
+/** One page of an account's assets, newest first, optionally of one kind. */
+async function assetsPage(
+  db: Db,
+  accountId: string,
+  options: { page: number; limit: number; kind?: AssetKind },
+) {
+  let base = db.selectFrom('assets').where('account_id', '=', accountId);
+  if (options.kind) base = base.where('kind', '=', options.kind);
+  const totalRow = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  const rows = await base
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(options.limit)
+    .offset((options.page - 1) * options.limit)
+    .execute();
+  return { items: rows.map(toAsset), total: Number(totalRow?.n ?? 0) };
+}
+
+/** Deletes one of the account's uploads (see `deleteUpload` on the repository). */
+async function deleteUpload(db: Db, accountId: string, assetId: string): Promise<void> {
+  const row = await db
+    .selectFrom('assets')
+    .select(['kind', 'generation_id'])
+    .where('id', '=', assetId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  if (!row) throw new NotFound('Asset not found');
+  if (row.kind !== 'upload')
+    throw new Conflict(
+      `This asset is a result of work ${row.generation_id ?? ''}: delete the work to take it out of the library`,
+    );
+  await db.deleteFrom('assets').where('id', '=', assetId).where('account_id', '=', accountId).execute();
 }
 
 export type AssetsRepository = ReturnType<typeof createAssetsRepository>;

@@ -41,6 +41,18 @@ type Executor = Kysely<Database> | Transaction<Database>;
 const done = (statusCode: number, body: string) =>
   ({ state: 'done', status_code: statusCode, response_body: body, expires_at: null }) as const;
 
+/** What the records are kept with: the store, the clock, this process, and an account's cap. */
+interface Records {
+  db: Db;
+  clock: Clock;
+  owner: ProcessOwner;
+  /**
+   * Records an account may hold (kept answers and claims in progress, last 24 h). Security: keys
+   * cost a row each for a day; without a cap one account wrote ~2,000 a second.
+   */
+  maxRecordsPerAccount: number;
+}
+
 /**
  * Store queries for Idempotency-Key records, scoped per account. An in-progress record is a lease:
  * it names its holder (`owner`) and runs out (`expires_at`) unless renewed, so a key whose request
@@ -63,153 +75,18 @@ export function createIdempotencyRepository({
    */
   maxRecordsPerAccount?: number;
 }) {
-  /** Moves the count of `accountId`'s records created in the hour of `createdAt`. */
-  const countRecords = (executor: Executor, accountId: string, createdAt: number, delta: 1 | -1) =>
-    executor
-      .insertInto('idempotency_usage')
-      .values({ account_id: accountId, hour: hourOf(createdAt), records: delta })
-      .onConflict((oc) =>
-        oc.columns(['account_id', 'hour']).doUpdateSet({
-          records: sql<number>`${sql.ref('idempotency_usage.records')} + ${delta}`,
-        }),
-      )
-      .execute();
-
-  /**
-   * Refuses (RateLimited, rolling back the caller's transaction) when the account holds more than
-   * its cap once this claim is counted. Run after the count moved, in the same transaction: on
-   * PostgreSQL concurrent claims queue on the hour's row, so each sees the ones before it.
-   */
-  async function assertUnderCap(
-    trx: Executor,
-    accountId: string,
-    now: number,
-    counted: 'with this claim' | 'before it',
-  ): Promise<void> {
-    if (!Number.isFinite(maxRecordsPerAccount)) return;
-    const hours = await trx
-      .selectFrom('idempotency_usage')
-      .select(['hour', 'records'])
-      .where('account_id', '=', accountId)
-      .where('hour', '>=', oldestLiveHour(now))
-      .orderBy('hour')
-      .execute();
-    const live = hours.reduce((sum, row) => sum + Number(row.records), 0);
-    if (counted === 'with this claim' ? live <= maxRecordsPerAccount : live < maxRecordsPerAccount) return;
-    // Room comes back when the oldest counted hour leaves the day.
-    const oldest = hours.find((row) => Number(row.records) > 0);
-    const freedAt = Number(oldest?.hour ?? hourOf(now)) + HOUR_MS + IDEMPOTENCY_TTL_MS;
-    throw new RateLimited(
-      `Too many Idempotency-Key records for this account (at most ${maxRecordsPerAccount} kept for 24 h); reuse keys only for retries, or retry later`,
-      Math.max(1000, freedAt - now),
-    );
-  }
-
-  /** Deletes one of this holder's records with `where`, and uncounts it, in one transaction. */
-  async function deleteHeld(claim: IdempotencyClaim, executor: Executor, inProgressOnly: boolean) {
-    const removed = await executor
-      .deleteFrom('idempotency_keys')
-      .where('account_id', '=', claim.accountId)
-      .where('key', '=', claim.key)
-      .where('owner', '=', claim.owner)
-      .$if(inProgressOnly, (query) => query.where('state', '=', 'in_progress'))
-      .returning('created_at')
-      .executeTakeFirst();
-    if (removed) await countRecords(executor, claim.accountId, Number(removed.created_at), -1);
-  }
-
-  /** An update of `claim`'s record, only while this holder still has it in progress. */
-  const held = (claim: IdempotencyClaim, executor: Executor = db) =>
-    executor
-      .updateTable('idempotency_keys')
-      .where('account_id', '=', claim.accountId)
-      .where('key', '=', claim.key)
-      .where('owner', '=', claim.owner)
-      .where('state', '=', 'in_progress');
-
-  /** Whether a record no longer binds its key: past its lifetime, or in progress with a dead holder. */
-  function isStale(row: IdempotencyKeysTable, now: number): boolean {
-    if (now - Number(row.created_at) > IDEMPOTENCY_TTL_MS) return true;
-    if (row.state !== 'in_progress') return false;
-    if (row.owner === null) return now - Number(row.created_at) > UNOWNED_CLAIM_MS;
-    return Number(row.expires_at ?? 0) < now || owner.isDead(row.owner);
-  }
-
+  const records: Records = { db, clock, owner, maxRecordsPerAccount };
   return {
     /**
      * Claims `key` for a request with `requestHash`. The primary key makes the claim atomic: of two
      * concurrent requests exactly one inserts; the other sees the existing record.
      */
-    async claim(accountId: string, key: string, requestHash: string): Promise<ClaimResult> {
-      const now = clock.now();
-      const claim: IdempotencyClaim = { accountId, key, owner: owner.id };
-      const fresh = {
-        request_hash: requestHash,
-        state: 'in_progress' as const,
-        status_code: null,
-        response_body: null,
-        created_at: now,
-        owner: owner.id,
-        expires_at: now + CLAIM_LEASE_MS,
-      };
-      // An account at its cap is refused a new key by reads alone (no write, no transaction); a
-      // key it already holds goes on to its replay…
-      await assertUnderCap(db, accountId, now, 'before it').catch(async (error: unknown) => {
-        if (!(error instanceof RateLimited)) throw error;
-        const held = await db
-          .selectFrom('idempotency_keys')
-          .select('key')
-          .where('account_id', '=', accountId)
-          .where('key', '=', key)
-          .executeTakeFirst();
-        if (!held) throw error;
-      });
-      // …and a new record is counted with its insert; past the cap both are rolled back (a race).
-      const inserted = await db.transaction().execute(async (trx) => {
-        const result = await trx
-          .insertInto('idempotency_keys')
-          .values({ account_id: accountId, key, ...fresh })
-          .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing())
-          .executeTakeFirst();
-        if (Number(result.numInsertedOrUpdatedRows ?? 0) !== 1) return false;
-        await countRecords(trx, accountId, now, 1);
-        await assertUnderCap(trx, accountId, now, 'with this claim');
-        return true;
-      });
-      if (inserted) return { kind: 'claimed', claim };
-      const row = await db
-        .selectFrom('idempotency_keys')
-        .selectAll()
-        .where('account_id', '=', accountId)
-        .where('key', '=', key)
-        .executeTakeFirstOrThrow();
-      if (isStale(row, now)) {
-        // Take the stale record over only as it was read, so two takers (or a renewal) cannot both win.
-        // It is counted again in its new hour (one record either way: no cap check).
-        const taken = await db.transaction().execute(async (trx) => {
-          const result = await trx
-            .updateTable('idempotency_keys')
-            .set(fresh)
-            .where('account_id', '=', accountId)
-            .where('key', '=', key)
-            .where('state', '=', row.state)
-            .where('created_at', '=', row.created_at)
-            .where('owner', row.owner === null ? 'is' : '=', row.owner)
-            .where('expires_at', row.expires_at === null ? 'is' : '=', row.expires_at)
-            .executeTakeFirst();
-          if (Number(result.numUpdatedRows) !== 1) return false;
-          await countRecords(trx, accountId, Number(row.created_at), -1);
-          await countRecords(trx, accountId, now, 1);
-          return true;
-        });
-        if (taken) return { kind: 'claimed', claim };
-      }
-      return { kind: 'existing', row };
-    },
+    claim: (accountId: string, key: string, requestHash: string): Promise<ClaimResult> =>
+      claimKey(records, accountId, key, requestHash),
 
     /** Extends a claim's lease; false when it is no longer held (recorded, released or taken over). */
     async renew(claim: IdempotencyClaim): Promise<boolean> {
-      const result = await held(claim)
+      const result = await held(claim, db)
         .set({ expires_at: clock.now() + CLAIM_LEASE_MS })
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
@@ -217,7 +94,7 @@ export function createIdempotencyRepository({
 
     /** Records the response of a claimed key, to be replayed; a no-op once the claim is not held. */
     async complete(claim: IdempotencyClaim, statusCode: number, body: string): Promise<void> {
-      await held(claim).set(done(statusCode, body)).execute();
+      await held(claim, db).set(done(statusCode, body)).execute();
     },
 
     /**
@@ -253,6 +130,169 @@ export function createIdempotencyRepository({
       await db.deleteFrom('idempotency_usage').where('hour', '<', oldestLiveHour(now)).execute();
     },
   };
+}
+
+/** The columns of a claim this process makes now. */
+function freshClaim(records: Records, requestHash: string, now: number) {
+  return {
+    request_hash: requestHash,
+    state: 'in_progress' as const,
+    status_code: null,
+    response_body: null,
+    created_at: now,
+    owner: records.owner.id,
+    expires_at: now + CLAIM_LEASE_MS,
+  };
+}
+
+/** See `claim` on the repository: insert, else take a stale record over, else the existing one. */
+async function claimKey(
+  records: Records,
+  accountId: string,
+  key: string,
+  requestHash: string,
+): Promise<ClaimResult> {
+  const { db } = records;
+  const now = records.clock.now();
+  const claim: IdempotencyClaim = { accountId, key, owner: records.owner.id };
+  const fresh = freshClaim(records, requestHash, now);
+  // An account at its cap is refused a new key by reads alone (no write, no transaction); a
+  // key it already holds goes on to its replay…
+  await assertUnderCap(records, db, accountId, now, 'before it').catch(async (error: unknown) => {
+    if (!(error instanceof RateLimited)) throw error;
+    const held = await db
+      .selectFrom('idempotency_keys')
+      .select('key')
+      .where('account_id', '=', accountId)
+      .where('key', '=', key)
+      .executeTakeFirst();
+    if (!held) throw error;
+  });
+  // …and a new record is counted with its insert; past the cap both are rolled back (a race).
+  const inserted = await db.transaction().execute(async (trx) => {
+    const result = await trx
+      .insertInto('idempotency_keys')
+      .values({ account_id: accountId, key, ...fresh })
+      .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing())
+      .executeTakeFirst();
+    if (Number(result.numInsertedOrUpdatedRows ?? 0) !== 1) return false;
+    await countRecords(trx, accountId, now, 1);
+    await assertUnderCap(records, trx, accountId, now, 'with this claim');
+    return true;
+  });
+  if (inserted) return { kind: 'claimed', claim };
+  const row = await db
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('key', '=', key)
+    .executeTakeFirstOrThrow();
+  if (isStale(records.owner, row, now) && (await takeOver(db, row, fresh, now)))
+    return { kind: 'claimed', claim };
+  return { kind: 'existing', row };
+}
+
+/**
+ * Takes a stale record over, only as it was read, so two takers (or a renewal) cannot both win. It
+ * is counted again in its new hour (one record either way: no cap check). Whether this one won.
+ */
+async function takeOver(
+  db: Db,
+  row: IdempotencyKeysTable,
+  fresh: ReturnType<typeof freshClaim>,
+  now: number,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const result = await trx
+      .updateTable('idempotency_keys')
+      .set(fresh)
+      .where('account_id', '=', row.account_id)
+      .where('key', '=', row.key)
+      .where('state', '=', row.state)
+      .where('created_at', '=', row.created_at)
+      .where('owner', row.owner === null ? 'is' : '=', row.owner)
+      .where('expires_at', row.expires_at === null ? 'is' : '=', row.expires_at)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) return false;
+    await countRecords(trx, row.account_id, Number(row.created_at), -1);
+    await countRecords(trx, row.account_id, now, 1);
+    return true;
+  });
+}
+
+/** Moves the count of `accountId`'s records created in the hour of `createdAt`. */
+function countRecords(executor: Executor, accountId: string, createdAt: number, delta: 1 | -1) {
+  return executor
+    .insertInto('idempotency_usage')
+    .values({ account_id: accountId, hour: hourOf(createdAt), records: delta })
+    .onConflict((oc) =>
+      oc.columns(['account_id', 'hour']).doUpdateSet({
+        records: sql<number>`${sql.ref('idempotency_usage.records')} + ${delta}`,
+      }),
+    )
+    .execute();
+}
+
+/**
+ * Refuses (RateLimited, rolling back the caller's transaction) when the account holds more than
+ * its cap once this claim is counted. Run after the count moved, in the same transaction: on
+ * PostgreSQL concurrent claims queue on the hour's row, so each sees the ones before it.
+ */
+async function assertUnderCap(
+  { maxRecordsPerAccount }: Records,
+  trx: Executor,
+  accountId: string,
+  now: number,
+  counted: 'with this claim' | 'before it',
+): Promise<void> {
+  if (!Number.isFinite(maxRecordsPerAccount)) return;
+  const hours = await trx
+    .selectFrom('idempotency_usage')
+    .select(['hour', 'records'])
+    .where('account_id', '=', accountId)
+    .where('hour', '>=', oldestLiveHour(now))
+    .orderBy('hour')
+    .execute();
+  const live = hours.reduce((sum, row) => sum + Number(row.records), 0);
+  if (counted === 'with this claim' ? live <= maxRecordsPerAccount : live < maxRecordsPerAccount) return;
+  // Room comes back when the oldest counted hour leaves the day.
+  const oldest = hours.find((row) => Number(row.records) > 0);
+  const freedAt = Number(oldest?.hour ?? hourOf(now)) + HOUR_MS + IDEMPOTENCY_TTL_MS;
+  throw new RateLimited(
+    `Too many Idempotency-Key records for this account (at most ${maxRecordsPerAccount} kept for 24 h); reuse keys only for retries, or retry later`,
+    Math.max(1000, freedAt - now),
+  );
+}
+
+/** Deletes one of this holder's records, and uncounts it, in `executor`'s transaction. */
+async function deleteHeld(claim: IdempotencyClaim, executor: Executor, inProgressOnly: boolean) {
+  const removed = await executor
+    .deleteFrom('idempotency_keys')
+    .where('account_id', '=', claim.accountId)
+    .where('key', '=', claim.key)
+    .where('owner', '=', claim.owner)
+    .$if(inProgressOnly, (query) => query.where('state', '=', 'in_progress'))
+    .returning('created_at')
+    .executeTakeFirst();
+  if (removed) await countRecords(executor, claim.accountId, Number(removed.created_at), -1);
+}
+
+/** An update of `claim`'s record, only while this holder still has it in progress. */
+function held(claim: IdempotencyClaim, executor: Executor) {
+  return executor
+    .updateTable('idempotency_keys')
+    .where('account_id', '=', claim.accountId)
+    .where('key', '=', claim.key)
+    .where('owner', '=', claim.owner)
+    .where('state', '=', 'in_progress');
+}
+
+/** Whether a record no longer binds its key: past its lifetime, or in progress with a dead holder. */
+function isStale(owner: ProcessOwner, row: IdempotencyKeysTable, now: number): boolean {
+  if (now - Number(row.created_at) > IDEMPOTENCY_TTL_MS) return true;
+  if (row.state !== 'in_progress') return false;
+  if (row.owner === null) return now - Number(row.created_at) > UNOWNED_CLAIM_MS;
+  return Number(row.expires_at ?? 0) < now || owner.isDead(row.owner);
 }
 
 export type IdempotencyRepository = ReturnType<typeof createIdempotencyRepository>;

@@ -5,8 +5,9 @@ import { reclaimDeadLeases } from '../../infra/jobs/dead-lease-reclaim.js';
 import { createLeaseLoop } from '../../infra/jobs/lease-loop.js';
 import type { ProcessOwner } from '../../infra/jobs/process-owner.js';
 import type { SafeFetcher } from '../../infra/outbound/safe-fetcher.js';
+import type { DeliveryPatch, DeliveryRow } from './deliveries-store.js';
 import { signWebhook } from './signature.js';
-import type { DeliveryPatch, DeliveryRow, WebhooksRepository } from './webhooks-repository.js';
+import type { WebhooksRepository } from './webhooks-repository.js';
 
 export interface DeliveryWorkerOptions {
   /** Delay before each attempt, counted from the previous one (the first from enqueue); its length is the attempt count. */
@@ -75,7 +76,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
         what: 'webhook delivery',
       }),
     idOf: (delivery) => delivery.id,
-    work: (delivery, controller) => attempt(delivery, controller),
+    work: (delivery, controller) => attempt(deps, delivery, controller),
     async beforeRound() {
       if (clock.now() - lastSweepAt >= SWEEP_INTERVAL_MS) {
         lastSweepAt = clock.now();
@@ -84,97 +85,6 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     },
   });
   const wake = workLoop.wake;
-
-  async function send(delivery: DeliveryRow, signal: AbortSignal): Promise<AttemptOutcome> {
-    try {
-      const secrets = await deps.signingSecretsFor(delivery.account_id);
-      // The timestamp is the attempt's, not the event's: receivers reject stale ones as replays.
-      const timestamp = Math.floor(clock.now() / 1000);
-      const { statusCode } = await deps.post(delivery.url, {
-        subject: 'callbackUrl',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': USER_AGENT,
-          'webhook-id': delivery.id,
-          'webhook-timestamp': String(timestamp),
-          // Standard Webhooks: several space-separated signatures; a receiver accepts any it can verify.
-          'webhook-signature': secrets
-            .map((secret) => signWebhook(secret, delivery.id, timestamp, delivery.payload))
-            .join(' '),
-        },
-        body: delivery.payload,
-        timeoutMs: options.attemptTimeoutMs,
-        signal,
-      });
-      if (statusCode >= 200 && statusCode <= 299) return { kind: 'delivered', statusCode };
-      const error =
-        statusCode >= 300 && statusCode <= 399
-          ? `callbackUrl answered HTTP ${statusCode}, a redirect; redirects are not followed`
-          : `callbackUrl answered HTTP ${statusCode}`;
-      return { kind: 'failed', statusCode, error };
-    } catch (error) {
-      if (signal.aborted) return { kind: 'interrupted' };
-      if (error instanceof DomainError) return { kind: 'failed', statusCode: null, error: error.message };
-      logger.error({ err: error, deliveryId: delivery.id }, 'webhook attempt failed unexpectedly');
-      return { kind: 'failed', statusCode: null, error: 'Internal error while sending the webhook' };
-    }
-  }
-
-  function patchFor(delivery: DeliveryRow, outcome: Exclude<AttemptOutcome, { kind: 'interrupted' }>) {
-    const now = clock.now();
-    const attempts = delivery.attempts + 1;
-    const released = { lease_owner: null, lease_expires_at: null };
-    if (outcome.kind === 'delivered') {
-      return {
-        ...released,
-        state: 'succeeded',
-        attempts,
-        next_attempt_at: null,
-        last_status_code: outcome.statusCode,
-        last_error: null,
-        delivered_at: now,
-      } satisfies DeliveryPatch;
-    }
-    const delay = options.retryScheduleMs[attempts];
-    return {
-      ...released,
-      state: delay === undefined ? 'failed' : 'pending',
-      attempts,
-      next_attempt_at: delay === undefined ? null : now + delay,
-      last_status_code: outcome.statusCode,
-      last_error: outcome.error,
-    } satisfies DeliveryPatch;
-  }
-
-  /** Makes one attempt of a leased delivery and records it. Never throws. */
-  async function attempt(delivery: DeliveryRow, controller: AbortController): Promise<void> {
-    try {
-      const outcome = await send(delivery, controller.signal);
-      if (outcome.kind === 'interrupted') {
-        // Shutting down: the attempt does not count; give the delivery back for the next worker.
-        // The receiver may have seen it already; the unchanged webhook-id lets it deduplicate.
-        await deliveries.updateLeased(delivery.id, owner, { lease_owner: null, lease_expires_at: null });
-        return;
-      }
-      const patch = patchFor(delivery, outcome);
-      deps.onAttempt?.(
-        patch.state === 'succeeded' ? 'delivered' : patch.state === 'pending' ? 'retrying' : 'failed',
-      );
-      if (!(await deliveries.updateLeased(delivery.id, owner, patch))) {
-        logger.warn(
-          { deliveryId: delivery.id },
-          'webhook lease lost (redelivered meanwhile?); result dropped',
-        );
-      } else if (patch.state === 'failed') {
-        logger.warn({ deliveryId: delivery.id, error: patch.last_error }, 'webhook delivery gave up');
-      }
-    } catch (error) {
-      logger.error(
-        { err: error, deliveryId: delivery.id },
-        'could not record a webhook attempt; the lease will expire',
-      );
-    }
-  }
 
   return {
     /** Starts leasing and sending due deliveries (the worker role). */
@@ -193,6 +103,109 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       await workLoop.stop(graceMs);
     },
   };
+}
+
+/** Signs and POSTs one attempt of `delivery`; what it came to. */
+async function send(
+  deps: DeliveryWorkerDeps,
+  delivery: DeliveryRow,
+  signal: AbortSignal,
+): Promise<AttemptOutcome> {
+  try {
+    const secrets = await deps.signingSecretsFor(delivery.account_id);
+    // The timestamp is the attempt's, not the event's: receivers reject stale ones as replays.
+    const timestamp = Math.floor(deps.clock.now() / 1000);
+    const { statusCode } = await deps.post(delivery.url, {
+      subject: 'callbackUrl',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        'webhook-id': delivery.id,
+        'webhook-timestamp': String(timestamp),
+        // Standard Webhooks: several space-separated signatures; a receiver accepts any it can verify.
+        'webhook-signature': secrets
+          .map((secret) => signWebhook(secret, delivery.id, timestamp, delivery.payload))
+          .join(' '),
+      },
+      body: delivery.payload,
+      timeoutMs: deps.options.attemptTimeoutMs,
+      signal,
+    });
+    if (statusCode >= 200 && statusCode <= 299) return { kind: 'delivered', statusCode };
+    const error =
+      statusCode >= 300 && statusCode <= 399
+        ? `callbackUrl answered HTTP ${statusCode}, a redirect; redirects are not followed`
+        : `callbackUrl answered HTTP ${statusCode}`;
+    return { kind: 'failed', statusCode, error };
+  } catch (error) {
+    if (signal.aborted) return { kind: 'interrupted' };
+    if (error instanceof DomainError) return { kind: 'failed', statusCode: null, error: error.message };
+    deps.logger.error({ err: error, deliveryId: delivery.id }, 'webhook attempt failed unexpectedly');
+    return { kind: 'failed', statusCode: null, error: 'Internal error while sending the webhook' };
+  }
+}
+
+/** The delivery's row after an attempt: succeeded, pending its next slot, or failed after the last. */
+function patchFor(
+  delivery: DeliveryRow,
+  outcome: Exclude<AttemptOutcome, { kind: 'interrupted' }>,
+  now: number,
+  retryScheduleMs: readonly number[],
+) {
+  const attempts = delivery.attempts + 1;
+  const released = { lease_owner: null, lease_expires_at: null };
+  if (outcome.kind === 'delivered') {
+    return {
+      ...released,
+      state: 'succeeded',
+      attempts,
+      next_attempt_at: null,
+      last_status_code: outcome.statusCode,
+      last_error: null,
+      delivered_at: now,
+    } satisfies DeliveryPatch;
+  }
+  const delay = retryScheduleMs[attempts];
+  return {
+    ...released,
+    state: delay === undefined ? 'failed' : 'pending',
+    attempts,
+    next_attempt_at: delay === undefined ? null : now + delay,
+    last_status_code: outcome.statusCode,
+    last_error: outcome.error,
+  } satisfies DeliveryPatch;
+}
+
+/** Makes one attempt of a leased delivery and records it. Never throws. */
+async function attempt(
+  deps: DeliveryWorkerDeps,
+  delivery: DeliveryRow,
+  controller: AbortController,
+): Promise<void> {
+  const { deliveries, owner, logger } = deps;
+  try {
+    const outcome = await send(deps, delivery, controller.signal);
+    if (outcome.kind === 'interrupted') {
+      // Shutting down: the attempt does not count; give the delivery back for the next worker.
+      // The receiver may have seen it already; the unchanged webhook-id lets it deduplicate.
+      await deliveries.updateLeased(delivery.id, owner, { lease_owner: null, lease_expires_at: null });
+      return;
+    }
+    const patch = patchFor(delivery, outcome, deps.clock.now(), deps.options.retryScheduleMs);
+    deps.onAttempt?.(
+      patch.state === 'succeeded' ? 'delivered' : patch.state === 'pending' ? 'retrying' : 'failed',
+    );
+    if (!(await deliveries.updateLeased(delivery.id, owner, patch))) {
+      logger.warn({ deliveryId: delivery.id }, 'webhook lease lost (redelivered meanwhile?); result dropped');
+    } else if (patch.state === 'failed') {
+      logger.warn({ deliveryId: delivery.id, error: patch.last_error }, 'webhook delivery gave up');
+    }
+  } catch (error) {
+    logger.error(
+      { err: error, deliveryId: delivery.id },
+      'could not record a webhook attempt; the lease will expire',
+    );
+  }
 }
 
 export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;

@@ -13,13 +13,14 @@ import type { Db } from '../../infra/store/database.js';
 import type { Database } from '../../infra/store/schema.js';
 import type { TaskChange } from '../tasks/task-events.js';
 import { type TaskRecord, toTaskRecord } from '../tasks/task-record.js';
+import type { DeliveryRow } from './deliveries-store.js';
 import {
   createDeliveryWorker,
   type DeliveryWorkerDeps,
   type DeliveryWorkerOptions,
 } from './delivery-worker.js';
 import { createSigningSecrets } from './signing-secrets.js';
-import { createWebhooksRepository, type DeliveryRow } from './webhooks-repository.js';
+import { createWebhooksRepository, type WebhooksRepository } from './webhooks-repository.js';
 
 export type { DeliveryItem, WebhookPayload };
 
@@ -50,12 +51,8 @@ function toDeliveryItem(row: DeliveryRow): DeliveryItem {
   };
 }
 
-/**
- * Webhooks: checks a generate request's callbackUrl, enqueues one durable delivery per task when
- * it ends (from the engine's change notifications), keeps each account's signing secret, and runs
- * the delivery worker.
- */
-export function createWebhooksService(deps: {
+/** What the webhooks capability is built over. */
+export interface WebhooksDeps {
   /** Counts delivery attempts by outcome (metrics). */
   onAttempt?: DeliveryWorkerDeps['onAttempt'];
   db: Db;
@@ -66,11 +63,28 @@ export function createWebhooksService(deps: {
   processOwner?: ProcessOwner;
   logger: Logger;
   options: Omit<DeliveryWorkerOptions, 'concurrency'> & { concurrency?: number };
-}) {
+}
+
+/** What enqueueing and the sweep work with. */
+interface Enqueueing {
+  repository: WebhooksRepository;
+  clock: Clock;
+  ids: IdGenerator;
+  logger: Logger;
+  retryScheduleMs: readonly number[];
+  /** Wakes the delivery worker (a delivery was enqueued or made due). */
+  wake(): void;
+}
+
+/**
+ * Webhooks: checks a generate request's callbackUrl, enqueues one durable delivery per task when
+ * it ends (from the engine's change notifications), keeps each account's signing secret, and runs
+ * the delivery worker.
+ */
+export function createWebhooksService(deps: WebhooksDeps) {
   const { clock, logger } = deps;
   const repository = createWebhooksRepository({ db: deps.db, clock });
   const enqueues = new Set<Promise<void>>();
-
   const signingSecrets = createSigningSecrets({
     repository,
     secrets: deps.secrets,
@@ -81,55 +95,19 @@ export function createWebhooksService(deps: {
         'the sealed webhook secret does not open in its row (moved or tampered with); replaced',
       ),
   });
-
-  /** Inserts the delivery of a task's final state; a second call for the same task is a no-op. */
-  async function enqueue(
-    accountId: string,
-    record: TaskRecord,
-    type: WebhookEventType,
-    url: string,
-    at: number,
-  ): Promise<void> {
-    const payload: WebhookPayload = { type, timestamp: new Date(at).toISOString(), data: record };
-    const now = clock.now();
-    const inserted = await repository.enqueue({
-      id: deps.ids.next('msg'),
-      account_id: accountId,
-      task_id: record.task_id,
-      url,
-      type,
-      payload: JSON.stringify(payload),
-      state: 'pending',
-      attempts: 0,
-      next_attempt_at: now + (deps.options.retryScheduleMs[0] ?? 0),
-      last_status_code: null,
-      last_error: null,
-      lease_owner: null,
-      lease_expires_at: null,
-      created_at: now,
-      updated_at: now,
-      delivered_at: null,
-    });
-    if (inserted) worker.wake();
-  }
-
-  async function sweep(): Promise<void> {
-    await repository.pruneOutbox(clock.now() - SWEEP_WINDOW_MS);
-    const missed = await repository.findUnenqueuedFinalTasks(clock.now() - SWEEP_WINDOW_MS, SWEEP_BATCH);
-    for (const task of missed) {
-      const record = toTaskRecord({ ...task, id: task.task_id });
-      const type = eventTypeOf(record);
-      if (type) await enqueue(task.account_id, record, type, task.url, task.finished_at ?? clock.now());
-    }
-    if (missed.length > 0)
-      logger.warn({ count: missed.length }, 'enqueued webhook deliveries missed earlier');
-  }
-
+  const queue: Enqueueing = {
+    repository,
+    clock,
+    ids: deps.ids,
+    logger,
+    retryScheduleMs: deps.options.retryScheduleMs,
+    wake: () => worker.wake(),
+  };
   const worker = createDeliveryWorker({
     deliveries: repository,
     post: deps.fetcher.postPinned,
     signingSecretsFor: signingSecrets.signing,
-    sweep,
+    sweep: () => sweep(queue),
     clock,
     owner: leaseOwnerId(deps.processOwner, deps.ids.next('wrk')),
     ...(deps.processOwner ? { processOwner: deps.processOwner } : {}),
@@ -143,29 +121,13 @@ export function createWebhooksService(deps: {
      * Checks a callbackUrl like an upload's source_url (scheme, no credentials, port, every resolved
      * address) so a bad one is refused before anything is created: 400 invalid_request naming it.
      */
-    async vetCallbackUrl(url: string): Promise<void> {
-      try {
-        await deps.fetcher.vetUrl(url, 'callbackUrl');
-      } catch (error) {
-        // A host name that does not resolve is the caller's mistake here too: 400, not 502.
-        if (error instanceof DomainError) throw new InvalidInput(error.message, 'callbackUrl');
-        throw error;
-      }
-    },
+    vetCallbackUrl: (url: string): Promise<void> => vetCallbackUrl(deps.fetcher, url),
 
     /** The engine's change notification: a task that just ended gets its delivery enqueued. */
     onTaskChanged(change: TaskChange): void {
       const type = eventTypeOf(change.record);
       if (!type) return;
-      const promise = (async () => {
-        const callback = await repository.callbackForTask(change.record.task_id);
-        if (callback) await enqueue(change.accountId, change.record, type, callback.url, clock.now());
-      })()
-        // The sweep re-enqueues it later; a task's state never depends on its webhook.
-        .catch((error) =>
-          logger.error({ err: error, taskId: change.record.task_id }, 'could not enqueue a webhook'),
-        )
-        .finally(() => enqueues.delete(promise));
+      const promise = enqueueOnChange(queue, change, type).finally(() => enqueues.delete(promise));
       enqueues.add(promise);
     },
 
@@ -201,16 +163,7 @@ export function createWebhooksService(deps: {
     },
 
     /** Makes an account's delivery due now, as a new attempt series with the same webhook-id. */
-    async redeliver(accountId: string, id: string): Promise<DeliveryItem> {
-      const existing = await repository.findForAccount(accountId, id);
-      if (!existing) throw new NotFound('Delivery not found');
-      if (!(await repository.restartSeries(accountId, id))) {
-        throw new Conflict('An attempt of this delivery is in progress; try again shortly');
-      }
-      worker.wake();
-      const after = await repository.findForAccount(accountId, id);
-      return toDeliveryItem(after ?? existing);
-    },
+    redeliver: (accountId: string, id: string): Promise<DeliveryItem> => redeliver(queue, accountId, id),
 
     /** Starts the delivery worker (the worker role). */
     start: worker.start,
@@ -221,6 +174,88 @@ export function createWebhooksService(deps: {
       await worker.stop(graceMs);
     },
   };
+}
+
+/** Refuses (400 naming callbackUrl) a callbackUrl the outbound policy does not allow. */
+async function vetCallbackUrl(fetcher: WebhooksDeps['fetcher'], url: string): Promise<void> {
+  try {
+    await fetcher.vetUrl(url, 'callbackUrl');
+  } catch (error) {
+    // A host name that does not resolve is the caller's mistake here too: 400, not 502.
+    if (error instanceof DomainError) throw new InvalidInput(error.message, 'callbackUrl');
+    throw error;
+  }
+}
+
+/** A task that just ended: its delivery is enqueued when its generation has a callback. Never rejects. */
+async function enqueueOnChange(queue: Enqueueing, change: TaskChange, type: WebhookEventType): Promise<void> {
+  try {
+    const callback = await queue.repository.callbackForTask(change.record.task_id);
+    if (callback)
+      await enqueue(queue, change.accountId, change.record, type, callback.url, queue.clock.now());
+  } catch (error) {
+    // The sweep re-enqueues it later; a task's state never depends on its webhook.
+    queue.logger.error({ err: error, taskId: change.record.task_id }, 'could not enqueue a webhook');
+  }
+}
+
+/** Inserts the delivery of a task's final state; a second call for the same task is a no-op. */
+async function enqueue(
+  queue: Enqueueing,
+  accountId: string,
+  record: TaskRecord,
+  type: WebhookEventType,
+  url: string,
+  at: number,
+): Promise<void> {
+  const payload: WebhookPayload = { type, timestamp: new Date(at).toISOString(), data: record };
+  const now = queue.clock.now();
+  const inserted = await queue.repository.enqueue({
+    id: queue.ids.next('msg'),
+    account_id: accountId,
+    task_id: record.task_id,
+    url,
+    type,
+    payload: JSON.stringify(payload),
+    state: 'pending',
+    attempts: 0,
+    next_attempt_at: now + (queue.retryScheduleMs[0] ?? 0),
+    last_status_code: null,
+    last_error: null,
+    lease_owner: null,
+    lease_expires_at: null,
+    created_at: now,
+    updated_at: now,
+    delivered_at: null,
+  });
+  if (inserted) queue.wake();
+}
+
+/** Enqueues what a crash between a task's final write and its enqueue left behind; prunes the outbox. */
+async function sweep(queue: Enqueueing): Promise<void> {
+  const { repository, clock } = queue;
+  await repository.pruneOutbox(clock.now() - SWEEP_WINDOW_MS);
+  const missed = await repository.findUnenqueuedFinalTasks(clock.now() - SWEEP_WINDOW_MS, SWEEP_BATCH);
+  for (const task of missed) {
+    const record = toTaskRecord({ ...task, id: task.task_id });
+    const type = eventTypeOf(record);
+    if (type) await enqueue(queue, task.account_id, record, type, task.url, task.finished_at ?? clock.now());
+  }
+  if (missed.length > 0)
+    queue.logger.warn({ count: missed.length }, 'enqueued webhook deliveries missed earlier');
+}
+
+/** See `redeliver` on the service. */
+async function redeliver(queue: Enqueueing, accountId: string, id: string): Promise<DeliveryItem> {
+  const { repository } = queue;
+  const existing = await repository.findForAccount(accountId, id);
+  if (!existing) throw new NotFound('Delivery not found');
+  if (!(await repository.restartSeries(accountId, id))) {
+    throw new Conflict('An attempt of this delivery is in progress; try again shortly');
+  }
+  queue.wake();
+  const after = await repository.findForAccount(accountId, id);
+  return toDeliveryItem(after ?? existing);
 }
 
 export type WebhooksService = ReturnType<typeof createWebhooksService>;

@@ -4,8 +4,8 @@ import { Conflict, InvalidInput, NotFound } from '../../base/domain/errors.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import { type IdGenerator, randomIds } from '../../base/runtime/ids.js';
 import type { Curation } from '../../capabilities/curation/curation-service.js';
-import type { SmartCollectionsTable } from '../../infra/store/curation-tables.js';
 import type { Db } from '../../infra/store/database.js';
+import type { SmartCollectionsTable } from '../../infra/store/schema.js';
 
 /** What the smart collections are kept with. */
 interface SmartDeps {

@@ -58,7 +58,41 @@ function checkHttpUrl(value: string, field: string): URL {
  */
 export function checkGenerateRequest(body: GenerateBody, catalog: Catalog): GenerateRequest {
   const prompt = body.prompt.trim();
+  const model = checkModel(body, catalog);
+  const mode = body.mode ?? 'text';
+  if (!model.modes.includes(mode)) {
+    throw invalid(
+      `model ${model.id} does not support mode ${mode} (supported: ${model.modes.join(', ')})`,
+      'mode',
+    );
+  }
+  const { aspect, imageSize, quality, count } = checkShape(body, model, catalog);
+  const imageUrls = checkReferences(body, model, mode);
+  const maskUrl = checkMask(body, model, mode, catalog);
+  const callbackUrl = body.callbackUrl ?? undefined;
+  if (callbackUrl !== undefined) {
+    const url = checkHttpUrl(callbackUrl, 'callbackUrl');
+    if (url.username !== '' || url.password !== '')
+      throw invalid('callbackUrl must not contain credentials', 'callbackUrl');
+  }
 
+  return {
+    prompt,
+    model,
+    mode,
+    aspect,
+    keepReferenceAspect: mode !== 'text' && (body.aspect === undefined || body.aspect === null),
+    imageSize,
+    ...(quality !== undefined ? { quality } : {}),
+    count,
+    imageUrls: [...imageUrls],
+    ...(maskUrl !== undefined ? { maskUrl } : {}),
+    ...(callbackUrl !== undefined ? { callbackUrl } : {}),
+  };
+}
+
+/** The catalog's model the body names (the default model when none). */
+function checkModel(body: GenerateBody, catalog: Catalog): CatalogEntry {
   const modelId = body.model ?? DEFAULT_MODEL_ID;
   const model = catalog.get(modelId);
   if (!model) {
@@ -67,15 +101,11 @@ export function checkGenerateRequest(body: GenerateBody, catalog: Catalog): Gene
       'model',
     );
   }
+  return model;
+}
 
-  const mode = body.mode ?? 'text';
-  if (!model.modes.includes(mode)) {
-    throw invalid(
-      `model ${model.id} does not support mode ${mode} (supported: ${model.modes.join(', ')})`,
-      'mode',
-    );
-  }
-
+/** The aspect, size, quality and count, each one the model takes (defaults filled in). */
+function checkShape(body: GenerateBody, model: CatalogEntry, catalog: Catalog) {
   // Defaults are the spec's (1:1, 2K) where the model offers them, else the model's first choice,
   // so a request that names only a prompt works on every model of the catalog.
   const aspect = body.aspect ?? preferred(model.aspects, '1:1');
@@ -113,7 +143,11 @@ export function checkGenerateRequest(body: GenerateBody, catalog: Catalog): Gene
   if (count < 1 || count > model.maxCount) {
     throw invalid(`count must be between 1 and ${model.maxCount} for model ${model.id}`, 'count');
   }
+  return { aspect, imageSize, quality, count };
+}
 
+/** The references the mode needs: absolute http(s) URLs, as many as the mode takes. */
+function checkReferences(body: GenerateBody, model: CatalogEntry, mode: GenerationMode): string[] {
   const imageUrls = body.imageUrls ?? [];
   for (const [i, value] of imageUrls.entries()) checkHttpUrl(value, `imageUrls[${i}]`);
   if (mode === 'text' && imageUrls.length > 0) {
@@ -124,7 +158,16 @@ export function checkGenerateRequest(body: GenerateBody, catalog: Catalog): Gene
   if (mode === 'fusion' && (imageUrls.length < 2 || imageUrls.length > model.maxReferences)) {
     throw invalid(`mode fusion needs between 2 and ${model.maxReferences} URLs in imageUrls`, 'imageUrls');
   }
+  return imageUrls;
+}
 
+/** An edit's mask URL, when the model takes masks; undefined without one. */
+function checkMask(
+  body: GenerateBody,
+  model: CatalogEntry,
+  mode: GenerationMode,
+  catalog: Catalog,
+): string | undefined {
   const maskUrl = body.maskUrl ?? undefined;
   if (maskUrl !== undefined) {
     checkHttpUrl(maskUrl, 'maskUrl');
@@ -138,25 +181,5 @@ export function checkGenerateRequest(body: GenerateBody, catalog: Catalog): Gene
       );
     }
   }
-
-  const callbackUrl = body.callbackUrl ?? undefined;
-  if (callbackUrl !== undefined) {
-    const url = checkHttpUrl(callbackUrl, 'callbackUrl');
-    if (url.username !== '' || url.password !== '')
-      throw invalid('callbackUrl must not contain credentials', 'callbackUrl');
-  }
-
-  return {
-    prompt,
-    model,
-    mode,
-    aspect,
-    keepReferenceAspect: mode !== 'text' && (body.aspect === undefined || body.aspect === null),
-    imageSize,
-    ...(quality !== undefined ? { quality } : {}),
-    count,
-    imageUrls: [...imageUrls],
-    ...(maskUrl !== undefined ? { maskUrl } : {}),
-    ...(callbackUrl !== undefined ? { callbackUrl } : {}),
-  };
+  return maskUrl;
 }

@@ -35,8 +35,8 @@ import { createQuotes } from './quotes.js';
 /** The answer of POST /generate (spec §2.3). */
 export type GenerateAnswer = GenerateResponse;
 
-/** The generate use case and the removal of a saved work (reads are the read models', src/use-cases/read-models). */
-export function createGenerationsService(deps: {
+/** What the generate use case is built over. */
+export interface GenerationsDeps {
   catalog: Catalog;
   providers: ProviderRegistry;
   keys: UpstreamKeyResolver;
@@ -67,105 +67,22 @@ export function createGenerationsService(deps: {
   leaseMs: number;
   /** The key quote ids are authenticated with (POST /api/v1/quotes), and the clock; no quotes without. */
   quotes?: { key: Buffer; clock: Clock };
-}) {
-  const quotes = deps.quotes && createQuotes({ catalog: deps.catalog, ...deps.quotes });
-  /**
-   * The model's ratio nearest the first reference, for an edit or fusion that names no aspect (what
-   * history reports; the providers are told to keep the reference's own shape). The request's
-   * default when the reference's size is not on record.
-   */
-  async function referenceAspect(account: Account, request: GenerateRequest, refKeys: string[]) {
-    const first = refKeys[0];
-    const size = first === undefined ? undefined : await deps.referenceSize?.(account.id, first);
-    return (size && nearestAspect(size.width, size.height, request.model.aspects)) ?? request.aspect;
-  }
+}
 
-  /** Turns the request's imageUrls into stored blob keys: own URLs are looked up, others fetched safely. */
-  async function storeReferences(
-    account: Account,
-    urls: string[],
-    fieldOf = (i: number) => `imageUrls[${i}]`,
-  ): Promise<string[]> {
-    const keys: string[] = [];
-    for (const [i, url] of urls.entries()) {
-      const ownKey = deps.blobKeyOfUrl(url);
-      if (ownKey !== undefined) {
-        if (!(await deps.blobs.stat(ownKey)))
-          throw new InvalidInput(`${fieldOf(i)}: no such file on this server`, fieldOf(i));
-        keys.push(ownKey);
-        continue;
-      }
-      try {
-        const uploaded = await deps.uploads.ingestUrl(account.id, url);
-        keys.push(uploaded.blobKey);
-      } catch (error) {
-        if (error instanceof DomainError) throw aboutReferenceField(error, fieldOf(i));
-        throw error;
-      }
-    }
-    return keys;
-  }
+/** The deps, and the quotes built over them (none without a quote key). */
+interface GenerateContext extends GenerationsDeps {
+  quoteBook: ReturnType<typeof createQuotes> | undefined;
+}
 
-  /**
-   * Stores an edit's mask like a reference (the same fetch and checks) and holds it to OpenAI's
-   * rules against the image it masks: a PNG with alpha, the image's size. Its blob key.
-   */
-  async function storeMask(account: Account, maskUrl: string, imageKey: string | undefined) {
-    const [maskKey] = await storeReferences(account, [maskUrl], () => 'maskUrl');
-    const mask = maskKey === undefined ? undefined : await deps.blobs.get(maskKey);
-    const image = imageKey === undefined ? undefined : await deps.blobs.get(imageKey);
-    if (maskKey === undefined || !mask || !image) throw new InvalidInput('maskUrl: no such file', 'maskUrl');
-    const size =
-      (await deps.referenceSize?.(account.id, imageKey as string)) ?? (await inspectImageBuffer(image));
-    const problem = await maskProblem(mask, size);
-    if (problem) throw new InvalidInput(`maskUrl: the mask ${problem}`, 'maskUrl');
-    return maskKey;
-  }
-
-  /**
-   * The generation, its webhook callback and its Idempotency-Key answer commit together, or none
-   * does: a task can never end before its callback exists, nor a replay answer what was not created.
-   */
-  async function createGeneration(
-    account: Account,
-    input: Omit<Parameters<GenerationsRepository['create']>[0], 'alsoInTransaction'>,
-    claim: IdempotencyClaim | undefined,
-    answer: (taskIds: string[]) => GenerateAnswer,
-  ) {
-    const { callbackUrl } = input.request;
-    try {
-      return await deps.generations.create({
-        ...input,
-        async alsoInTransaction(trx, created) {
-          // First: a refusal over quota rolls everything back before anything else is recorded.
-          await deps.admission?.admitIn(trx, account, created.taskIds.length);
-          const reserved = (input.costReservedMicros ?? 0) * created.taskIds.length;
-          await deps.budgets?.admitIn(trx, account, reserved);
-          if (callbackUrl !== undefined) {
-            const { generationId } = created;
-            await deps.recordCallback(trx, { generationId, accountId: input.accountId, url: callbackUrl });
-          }
-          if (claim)
-            await deps.idempotency.recordIn(trx, claim, 200, JSON.stringify(answer(created.taskIds)));
-        },
-      });
-    } catch (error) {
-      if (!(error instanceof IdempotencyClaimLostError)) throw error;
-      // This request was taken for dead and its key retried: the retry's answer is the one that counts.
-      throw new IdempotencyInProgress(
-        'A request with this Idempotency-Key is still being processed; retry shortly',
-      );
-    }
-  }
-
-  function quotesOrRefuse() {
-    if (!quotes) throw new InvalidInput('quote_id: this deployment gives no quotes', 'quote_id');
-    return quotes;
-  }
-
+/** The generate use case and the removal of a saved work (reads are the read models', src/use-cases/read-models). */
+export function createGenerationsService(deps: GenerationsDeps) {
+  const context: GenerateContext = {
+    ...deps,
+    quoteBook: deps.quotes && createQuotes({ catalog: deps.catalog, ...deps.quotes }),
+  };
   return {
     /** POST /quotes: what a generate body would cost at most, bound by a quote id (src/use-cases/generations/quotes.ts). */
-    quote: (account: Account, body: GenerateBody) => quotesOrRefuse().quote(account.id, body),
+    quote: (account: Account, body: GenerateBody) => quotesOrRefuse(context).quote(account.id, body),
 
     /**
      * POST /generate. With an Idempotency-Key `claim`, the answer is recorded in the transaction
@@ -173,81 +90,14 @@ export function createGenerationsService(deps: {
      * answer of what was committed, and nothing is created twice. `body` is the contract schema's
      * output (the route validated it); only what the schema cannot know is checked here.
      */
-    async generate(
+    generate: (
       account: Account,
       body: GenerateBody,
       source: 'api' | 'web' = 'api',
       claim?: IdempotencyClaim,
       /** What only the OpenAI routes ask: partial frames for a stream (no extra work when absent). */
       options: { partialImages?: number } = {},
-    ): Promise<GenerateAnswer> {
-      const request = checkGenerateRequest(body, deps.catalog);
-      // A quote binds: what it promised is reserved and is the most each image is charged.
-      const quotedCap =
-        body.quote_id == null ? undefined : quotesOrRefuse().maxPerImage(account.id, body.quote_id, body);
-      if (options.partialImages) request.partialImages = options.partialImages;
-      deps.admission?.checkModel(account, request.model.id);
-      const provider = deps.providers.get(request.model.provider);
-      if (!provider) throw new Misconfigured(`provider ${request.model.provider} is not configured`);
-      if (provider.available && !provider.available()) {
-        throw new UpstreamFailed(`Upstream provider ${provider.name} is unavailable; try again shortly`);
-      }
-      if (provider.requiresKey && !(await deps.keys.resolve(account.id, provider.name))) {
-        throw new UpstreamKeyMissing(
-          `No upstream key for provider ${provider.name}: set one on the account page or with "atelier accounts set-upstream-key"`,
-        );
-      }
-      if (request.callbackUrl !== undefined) await deps.vetCallbackUrl(request.callbackUrl);
-      const refKeys = await storeReferences(account, request.imageUrls);
-      const maskKey =
-        request.maskUrl === undefined ? undefined : await storeMask(account, request.maskUrl, refKeys[0]);
-      if (request.keepReferenceAspect) request.aspect = await referenceAspect(account, request, refKeys);
-      const answer = (taskIds: string[]): GenerateAnswer => ({ task_ids: taskIds, email: account.email });
-      const { generationId, taskIds } = await createGeneration(
-        account,
-        {
-          accountId: account.id,
-          source,
-          request,
-          refKeys,
-          ...(maskKey === undefined ? {} : { maskKey }),
-          // The most one image can cost on any of the model's routes: held against budgets.
-          ...(quotedCap === undefined ? {} : { costCapMicros: quotedCap }),
-          costReservedMicros:
-            quotedCap ??
-            maxImageCostOf(
-              request.model,
-              request.imageSize,
-              {
-                promptChars: request.prompt.length,
-                references: refKeys.length + (maskKey === undefined ? 0 : 1),
-              },
-              request.quality,
-            ),
-          apiKeyId: account.apiKey?.id ?? null,
-          deadlineMs: deps.taskDeadlineMs,
-          leaseOwner: provider.submitsInline ? deps.engine.owner : null,
-          leaseMs: deps.leaseMs,
-        },
-        claim,
-        answer,
-      );
-      if (provider.submitsInline) {
-        const results = await deps.engine.submitInline(taskIds);
-        const failures = results.filter((r) => r.kind === 'failed');
-        if (failures.length === taskIds.length && failures[0]?.kind === 'failed') {
-          // Refused upstream, nothing to charge: the key is free for a retry, with the rejection.
-          await deps.generations.markRejected(
-            generationId,
-            claim && ((trx) => deps.idempotency.forgetIn(trx, claim)),
-          );
-          throw new UpstreamFailed(`Upstream provider error: ${failures[0].message}`);
-        }
-      } else {
-        deps.engine.wake();
-      }
-      return answer(taskIds);
-    },
+    ): Promise<GenerateAnswer> => generate(context, { account, body, source, claim, options }),
 
     /** Deletes a generation from saved works: history keeps it, marked `removed`. 404 when not the account's. */
     async remove(account: Account, generationId: string): Promise<void> {
@@ -261,6 +111,208 @@ export function createGenerationsService(deps: {
       return deps.generations.removedSince(accountId, since, limit);
     },
   };
+}
+
+/** One POST /generate as the edge passed it. */
+interface GenerateCall {
+  account: Account;
+  body: GenerateBody;
+  source: 'api' | 'web';
+  claim: IdempotencyClaim | undefined;
+  options: { partialImages?: number };
+}
+
+/** POST /generate (see `generate` on the service): check, store the references, commit, then submit or wake. */
+async function generate(context: GenerateContext, call: GenerateCall): Promise<GenerateAnswer> {
+  const { account, body, claim } = call;
+  const request = checkGenerateRequest(body, context.catalog);
+  // A quote binds: what it promised is reserved and is the most each image is charged.
+  const quotedCap =
+    body.quote_id == null ? undefined : quotesOrRefuse(context).maxPerImage(account.id, body.quote_id, body);
+  if (call.options.partialImages) request.partialImages = call.options.partialImages;
+  context.admission?.checkModel(account, request.model.id);
+  const provider = await readyProvider(context, account, request);
+  if (request.callbackUrl !== undefined) await context.vetCallbackUrl(request.callbackUrl);
+  const refKeys = await storeReferences(context, account, request.imageUrls);
+  const maskKey =
+    request.maskUrl === undefined
+      ? undefined
+      : await storeMask(context, account, request.maskUrl, refKeys[0]);
+  if (request.keepReferenceAspect) request.aspect = await referenceAspect(context, account, request, refKeys);
+  const answer = (taskIds: string[]): GenerateAnswer => ({ task_ids: taskIds, email: account.email });
+  const { generationId, taskIds } = await createGeneration(
+    context,
+    account,
+    {
+      accountId: account.id,
+      source: call.source,
+      request,
+      refKeys,
+      ...(maskKey === undefined ? {} : { maskKey }),
+      // The most one image can cost on any of the model's routes: held against budgets.
+      ...(quotedCap === undefined ? {} : { costCapMicros: quotedCap }),
+      costReservedMicros:
+        quotedCap ??
+        maxImageCostOf(
+          request.model,
+          request.imageSize,
+          {
+            promptChars: request.prompt.length,
+            references: refKeys.length + (maskKey === undefined ? 0 : 1),
+          },
+          request.quality,
+        ),
+      apiKeyId: account.apiKey?.id ?? null,
+      deadlineMs: context.taskDeadlineMs,
+      leaseOwner: provider.submitsInline ? context.engine.owner : null,
+      leaseMs: context.leaseMs,
+    },
+    claim,
+    answer,
+  );
+  if (provider.submitsInline) await submitInline(context, generationId, taskIds, claim);
+  else context.engine.wake();
+  return answer(taskIds);
+}
+
+/** The request's provider, configured, available and with a key for the account; refused otherwise. */
+async function readyProvider(context: GenerateContext, account: Account, request: GenerateRequest) {
+  const provider = context.providers.get(request.model.provider);
+  if (!provider) throw new Misconfigured(`provider ${request.model.provider} is not configured`);
+  if (provider.available && !provider.available()) {
+    throw new UpstreamFailed(`Upstream provider ${provider.name} is unavailable; try again shortly`);
+  }
+  if (provider.requiresKey && !(await context.keys.resolve(account.id, provider.name))) {
+    throw new UpstreamKeyMissing(
+      `No upstream key for provider ${provider.name}: set one on the account page or with "atelier accounts set-upstream-key"`,
+    );
+  }
+  return provider;
+}
+
+/** Submits the tasks of an inline provider now; when the upstream refused them all, the generation is rejected. */
+async function submitInline(
+  context: GenerateContext,
+  generationId: string,
+  taskIds: string[],
+  claim: IdempotencyClaim | undefined,
+): Promise<void> {
+  const results = await context.engine.submitInline(taskIds);
+  const failures = results.filter((r) => r.kind === 'failed');
+  if (failures.length === taskIds.length && failures[0]?.kind === 'failed') {
+    // Refused upstream, nothing to charge: the key is free for a retry, with the rejection.
+    await context.generations.markRejected(
+      generationId,
+      claim && ((trx) => context.idempotency.forgetIn(trx, claim)),
+    );
+    throw new UpstreamFailed(`Upstream provider error: ${failures[0].message}`);
+  }
+}
+
+function quotesOrRefuse(context: GenerateContext) {
+  if (!context.quoteBook) throw new InvalidInput('quote_id: this deployment gives no quotes', 'quote_id');
+  return context.quoteBook;
+}
+
+/**
+ * The model's ratio nearest the first reference, for an edit or fusion that names no aspect (what
+ * history reports; the providers are told to keep the reference's own shape). The request's
+ * default when the reference's size is not on record.
+ */
+async function referenceAspect(
+  context: GenerateContext,
+  account: Account,
+  request: GenerateRequest,
+  refKeys: string[],
+) {
+  const first = refKeys[0];
+  const size = first === undefined ? undefined : await context.referenceSize?.(account.id, first);
+  return (size && nearestAspect(size.width, size.height, request.model.aspects)) ?? request.aspect;
+}
+
+/** Turns the request's imageUrls into stored blob keys: own URLs are looked up, others fetched safely. */
+async function storeReferences(
+  context: GenerateContext,
+  account: Account,
+  urls: string[],
+  fieldOf = (i: number) => `imageUrls[${i}]`,
+): Promise<string[]> {
+  const keys: string[] = [];
+  for (const [i, url] of urls.entries()) {
+    const ownKey = context.blobKeyOfUrl(url);
+    if (ownKey !== undefined) {
+      if (!(await context.blobs.stat(ownKey)))
+        throw new InvalidInput(`${fieldOf(i)}: no such file on this server`, fieldOf(i));
+      keys.push(ownKey);
+      continue;
+    }
+    try {
+      const uploaded = await context.uploads.ingestUrl(account.id, url);
+      keys.push(uploaded.blobKey);
+    } catch (error) {
+      if (error instanceof DomainError) throw aboutReferenceField(error, fieldOf(i));
+      throw error;
+    }
+  }
+  return keys;
+}
+
+/**
+ * Stores an edit's mask like a reference (the same fetch and checks) and holds it to OpenAI's
+ * rules against the image it masks: a PNG with alpha, the image's size. Its blob key.
+ */
+async function storeMask(
+  context: GenerateContext,
+  account: Account,
+  maskUrl: string,
+  imageKey: string | undefined,
+) {
+  const [maskKey] = await storeReferences(context, account, [maskUrl], () => 'maskUrl');
+  const mask = maskKey === undefined ? undefined : await context.blobs.get(maskKey);
+  const image = imageKey === undefined ? undefined : await context.blobs.get(imageKey);
+  if (maskKey === undefined || !mask || !image) throw new InvalidInput('maskUrl: no such file', 'maskUrl');
+  const size =
+    (await context.referenceSize?.(account.id, imageKey as string)) ?? (await inspectImageBuffer(image));
+  const problem = await maskProblem(mask, size);
+  if (problem) throw new InvalidInput(`maskUrl: the mask ${problem}`, 'maskUrl');
+  return maskKey;
+}
+
+/**
+ * The generation, its webhook callback and its Idempotency-Key answer commit together, or none
+ * does: a task can never end before its callback exists, nor a replay answer what was not created.
+ */
+async function createGeneration(
+  context: GenerateContext,
+  account: Account,
+  input: Omit<Parameters<GenerationsRepository['create']>[0], 'alsoInTransaction'>,
+  claim: IdempotencyClaim | undefined,
+  answer: (taskIds: string[]) => GenerateAnswer,
+) {
+  const { callbackUrl } = input.request;
+  try {
+    return await context.generations.create({
+      ...input,
+      async alsoInTransaction(trx, created) {
+        // First: a refusal over quota rolls everything back before anything else is recorded.
+        await context.admission?.admitIn(trx, account, created.taskIds.length);
+        const reserved = (input.costReservedMicros ?? 0) * created.taskIds.length;
+        await context.budgets?.admitIn(trx, account, reserved);
+        if (callbackUrl !== undefined) {
+          const { generationId } = created;
+          await context.recordCallback(trx, { generationId, accountId: input.accountId, url: callbackUrl });
+        }
+        if (claim)
+          await context.idempotency.recordIn(trx, claim, 200, JSON.stringify(answer(created.taskIds)));
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof IdempotencyClaimLostError)) throw error;
+    // This request was taken for dead and its key retried: the retry's answer is the one that counts.
+    throw new IdempotencyInProgress(
+      'A request with this Idempotency-Key is still being processed; retry shortly',
+    );
+  }
 }
 
 export type GenerationsService = ReturnType<typeof createGenerationsService>;

@@ -52,3 +52,5 @@ export function createHistoryVersions(
     },
   };
 }
+
+export type HistoryVersions = ReturnType<typeof createHistoryVersions>;

@@ -85,39 +85,16 @@ async function tasksByGeneration(tasks: TasksOfGenerations, rows: GenerationsTab
   return byGeneration;
 }
 
-/** History pages and saved works: a page of generations (their owner's read), then their tasks. */
-export function createCreationReads(deps: {
+/** What the creation reads are built over. */
+interface CreationDeps {
   generations: GenerationPages;
   tasks: TasksOfGenerations;
   db: Db;
-}) {
+}
+
+/** History pages and saved works: a page of generations (their owner's read), then their tasks. */
+export function createCreationReads(deps: CreationDeps) {
   const kept = createRecentMap<string, { version: number; page: HistoryPage }>(HISTORY_PAGES_KEPT);
-
-  async function readHistory(
-    accountId: string,
-    page: number,
-    limit: number,
-    filters?: SearchFilters,
-  ): Promise<HistoryPage> {
-    const { rows, total } = await deps.generations.page(accountId, page, limit, filters && { filters });
-    const tasks = await tasksByGeneration(deps.tasks, rows);
-    return {
-      items: rows.map((row) => {
-        const own = tasks.get(row.id) ?? [];
-        const images = own.flatMap((task) =>
-          task.status === 'completed' && task.image_url ? [task.image_url] : [],
-        );
-        const item: HistoryItem = { ...generationFields(row), images, cost: generationCost(own) };
-        if (row.deleted_at !== null) item.removed = true;
-        return item;
-      }),
-      total,
-      page,
-      limit,
-      total_pages: Math.ceil(total / limit),
-    };
-  }
-
   return {
     /**
      * One page of the account's history (GET /history), newest first, kept in memory under the
@@ -135,73 +112,125 @@ export function createCreationReads(deps: {
     ): Promise<HistoryPage> {
       // A filtered page (a star, a collection) is read each time, like saved works' searches.
       if (filters !== undefined && Object.values(filters).some((value) => value !== undefined))
-        return readHistory(accountId, page, limit, filters);
+        return readHistory(deps, accountId, page, limit, filters);
       // The version first: a change committed while the page is read leaves it under an older
       // version, which the next request no longer matches.
       const version = await deps.generations.historyVersion(accountId);
       const key = `${accountId} ${page} ${limit}`;
       const known = kept.get(key);
       if (known !== undefined && known.version === version) return known.page;
-      const fresh = await readHistory(accountId, page, limit);
+      const fresh = await readHistory(deps, accountId, page, limit);
       kept.set(key, { version, page: fresh });
       return fresh;
     },
 
-    /**
-     * The account's distinct recent prompts (saved works', newest first), those matching `q` by the
-     * saved works' search: the creation view's prompt history. Reads pages of generations until
-     * `limit` distinct prompts are found or three pages are read.
-     */
-    async recentPrompts(accountId: string, options: { q?: string | undefined; limit: number }) {
-      const prompts: string[] = [];
-      const seen = new Set<string>();
-      const pageSize = 50;
-      for (let page = 1; page <= 3 && prompts.length < options.limit; page++) {
-        const { rows } = await deps.generations.page(accountId, page, pageSize, {
-          includeRemoved: false,
-          filters: options.q === undefined ? {} : { q: options.q },
-        });
-        for (const row of rows) {
-          if (seen.has(row.prompt)) continue;
-          seen.add(row.prompt);
-          prompts.push(row.prompt);
-          if (prompts.length === options.limit) break;
-        }
-        if (rows.length < pageSize) break;
-      }
-      return prompts;
-    },
+    /** The account's distinct recent prompts (see `recentPrompts`). */
+    recentPrompts: (accountId: string, options: { q?: string | undefined; limit: number }) =>
+      recentPrompts(deps.generations, accountId, options),
 
     /** How long recent completed tasks took, by model and size (see `recentDurations`). */
     durations: (accountId: string, sample: number) => recentDurations(deps.db, accountId, sample),
 
     /** One of the account's saved works by id, with its tasks (a work's own link); undefined otherwise. */
-    async savedWork(accountId: string, generationId: string): Promise<SavedWork | undefined> {
-      const row = await deps.generations.savedOne(accountId, generationId);
-      if (!row) return undefined;
-      const tasks = await tasksByGeneration(deps.tasks, [row]);
-      return {
-        ...generationFields(row),
-        source: row.source,
-        tasks: (tasks.get(row.id) ?? []).map(toTaskRecord),
-      };
-    },
+    savedWork: (accountId: string, generationId: string) => savedWork(deps, accountId, generationId),
 
     /** One page of the account's saved works (not deleted, matching `filters`), each with its tasks. */
-    async savedWorks(accountId: string, page: number, limit: number, filters: SearchFilters = {}) {
-      const { rows, total } = await deps.generations.page(accountId, page, limit, {
-        includeRemoved: false,
-        filters,
-      });
-      const tasks = await tasksByGeneration(deps.tasks, rows);
-      const items: SavedWork[] = rows.map((row) => ({
-        ...generationFields(row),
-        source: row.source,
-        tasks: (tasks.get(row.id) ?? []).map(toTaskRecord),
-      }));
-      return { items, total, page, limit, total_pages: Math.ceil(total / limit) };
-    },
+    savedWorks: (accountId: string, page: number, limit: number, filters: SearchFilters = {}) =>
+      savedWorks(deps, accountId, page, limit, filters),
   };
+}
+
+/** A history page read from the store: a page of generations, then their tasks. */
+async function readHistory(
+  deps: CreationDeps,
+  accountId: string,
+  page: number,
+  limit: number,
+  filters?: SearchFilters,
+): Promise<HistoryPage> {
+  const { rows, total } = await deps.generations.page(accountId, page, limit, filters && { filters });
+  const tasks = await tasksByGeneration(deps.tasks, rows);
+  return {
+    items: rows.map((row) => {
+      const own = tasks.get(row.id) ?? [];
+      const images = own.flatMap((task) =>
+        task.status === 'completed' && task.image_url ? [task.image_url] : [],
+      );
+      const item: HistoryItem = { ...generationFields(row), images, cost: generationCost(own) };
+      if (row.deleted_at !== null) item.removed = true;
+      return item;
+    }),
+    total,
+    page,
+    limit,
+    total_pages: Math.ceil(total / limit),
+  };
+}
+
+/**
+ * The account's distinct recent prompts (saved works', newest first), those matching `q` by the
+ * saved works' search: the creation view's prompt history. Reads pages of generations until
+ * `limit` distinct prompts are found or three pages are read.
+ */
+async function recentPrompts(
+  generations: GenerationPages,
+  accountId: string,
+  options: { q?: string | undefined; limit: number },
+): Promise<string[]> {
+  const prompts: string[] = [];
+  const seen = new Set<string>();
+  const pageSize = 50;
+  for (let page = 1; page <= 3 && prompts.length < options.limit; page++) {
+    const { rows } = await generations.page(accountId, page, pageSize, {
+      includeRemoved: false,
+      filters: options.q === undefined ? {} : { q: options.q },
+    });
+    for (const row of rows) {
+      if (seen.has(row.prompt)) continue;
+      seen.add(row.prompt);
+      prompts.push(row.prompt);
+      if (prompts.length === options.limit) break;
+    }
+    if (rows.length < pageSize) break;
+  }
+  return prompts;
+}
+
+/** One of the account's saved works by id, with its tasks; undefined otherwise. */
+async function savedWork(
+  deps: CreationDeps,
+  accountId: string,
+  generationId: string,
+): Promise<SavedWork | undefined> {
+  const row = await deps.generations.savedOne(accountId, generationId);
+  if (!row) return undefined;
+  const tasks = await tasksByGeneration(deps.tasks, [row]);
+  return {
+    ...generationFields(row),
+    source: row.source,
+    tasks: (tasks.get(row.id) ?? []).map(toTaskRecord),
+  };
+}
+
+/** One page of the account's saved works (not deleted, matching `filters`), each with its tasks. */
+async function savedWorks(
+  deps: CreationDeps,
+  accountId: string,
+  page: number,
+  limit: number,
+  filters: SearchFilters,
+) {
+  const { rows, total } = await deps.generations.page(accountId, page, limit, {
+    includeRemoved: false,
+    filters,
+  });
+  const tasks = await tasksByGeneration(deps.tasks, rows);
+  const items: SavedWork[] = rows.map((row) => ({
+    ...generationFields(row),
+    source: row.source,
+    tasks: (tasks.get(row.id) ?? []).map(toTaskRecord),
+  }));
+  return { items, total, page, limit, total_pages: Math.ceil(total / limit) };
 }
 
 export type CreationReads = ReturnType<typeof createCreationReads>;

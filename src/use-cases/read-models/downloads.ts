@@ -37,7 +37,26 @@ export interface DownloadFile {
 }
 
 export function createDownloadReads(db: Db) {
-  const base = (accountId: string) =>
+  return {
+    /**
+     * The files of `generationIds` (each work's results, in task order) then of `assetIds`, in the
+     * order asked, each once. Any id that is not a work or asset the account can see — another
+     * account's included — makes the whole selection NotFound, naming it.
+     */
+    filesOf: (accountId: string, selection: Selection): Promise<DownloadFile[]> =>
+      filesOf(db, accountId, selection),
+  };
+}
+
+/** What a download asks for: works (their results) and assets, by id. */
+interface Selection {
+  generationIds: string[];
+  assetIds: string[];
+}
+
+/** The account's assets with the generation each came from, as the library shows them. */
+function filesQuery(db: Db, accountId: string) {
+  return (
     db
       .selectFrom('assets')
       .leftJoin('generations', 'generations.id', 'assets.generation_id')
@@ -67,87 +86,84 @@ export function createDownloadReads(db: Db) {
       // As the library: results of deleted works are gone from the account's view.
       .where((eb) =>
         eb.or([eb('assets.generation_id', 'is', null), eb('generations.deleted_at', 'is', null)]),
-      );
+      )
+  );
+}
 
+type FileRow = Awaited<ReturnType<ReturnType<typeof filesQuery>['execute']>>[number];
+
+/** See `filesOf` on the download reads. */
+async function filesOf(db: Db, accountId: string, selection: Selection): Promise<DownloadFile[]> {
+  const { generationIds, assetIds } = selection;
+  const [ofWorks, works, ofAssets] = await Promise.all([
+    generationIds.length === 0
+      ? []
+      : filesQuery(db, accountId)
+          .where('assets.generation_id', 'in', generationIds)
+          .where('assets.kind', '=', 'result')
+          .orderBy('assets.created_at')
+          .orderBy('assets.id')
+          .execute(),
+    generationIds.length === 0
+      ? []
+      : db
+          .selectFrom('generations')
+          .select('id')
+          .where('account_id', '=', accountId)
+          .where('rejected', '=', 0)
+          .where('deleted_at', 'is', null)
+          .where('id', 'in', generationIds)
+          .execute(),
+    assetIds.length === 0 ? [] : filesQuery(db, accountId).where('assets.id', 'in', assetIds).execute(),
+  ]);
+  const knownWorks = new Set(works.map((row) => row.id));
+  const missingWork = generationIds.find((id) => !knownWorks.has(id));
+  if (missingWork !== undefined) throw new NotFound(`No such work: ${missingWork}`);
+  const assetsById = new Map(ofAssets.map((row) => [row.id, row]));
+  const missingAsset = assetIds.find((id) => !assetsById.has(id));
+  if (missingAsset !== undefined) throw new NotFound(`No such asset: ${missingAsset}`);
+  const workOrder = new Map(generationIds.map((id, index) => [id, index]));
+  const ordered = [
+    ...[...ofWorks].sort(
+      (a, b) => (workOrder.get(a.generation_id ?? '') ?? 0) - (workOrder.get(b.generation_id ?? '') ?? 0),
+    ),
+    ...assetIds.flatMap((id) => assetsById.get(id) ?? []),
+  ];
+  const seen = new Set<string>();
+  return ordered.flatMap((row) => {
+    if (seen.has(row.id)) return [];
+    seen.add(row.id);
+    return [toDownloadFile(row)];
+  });
+}
+
+/** What metadata.json says of one file. */
+function toDownloadFile(row: FileRow): DownloadFile {
   return {
-    /**
-     * The files of `generationIds` (each work's results, in task order) then of `assetIds`, in the
-     * order asked, each once. Any id that is not a work or asset the account can see — another
-     * account's included — makes the whole selection NotFound, naming it.
-     */
-    async filesOf(
-      accountId: string,
-      selection: { generationIds: string[]; assetIds: string[] },
-    ): Promise<DownloadFile[]> {
-      const { generationIds, assetIds } = selection;
-      const [ofWorks, works, ofAssets] = await Promise.all([
-        generationIds.length === 0
-          ? []
-          : base(accountId)
-              .where('assets.generation_id', 'in', generationIds)
-              .where('assets.kind', '=', 'result')
-              .orderBy('assets.created_at')
-              .orderBy('assets.id')
-              .execute(),
-        generationIds.length === 0
-          ? []
-          : db
-              .selectFrom('generations')
-              .select('id')
-              .where('account_id', '=', accountId)
-              .where('rejected', '=', 0)
-              .where('deleted_at', 'is', null)
-              .where('id', 'in', generationIds)
-              .execute(),
-        assetIds.length === 0 ? [] : base(accountId).where('assets.id', 'in', assetIds).execute(),
-      ]);
-      const knownWorks = new Set(works.map((row) => row.id));
-      const missingWork = generationIds.find((id) => !knownWorks.has(id));
-      if (missingWork !== undefined) throw new NotFound(`No such work: ${missingWork}`);
-      const assetsById = new Map(ofAssets.map((row) => [row.id, row]));
-      const missingAsset = assetIds.find((id) => !assetsById.has(id));
-      if (missingAsset !== undefined) throw new NotFound(`No such asset: ${missingAsset}`);
-      const workOrder = new Map(generationIds.map((id, index) => [id, index]));
-      const ordered = [
-        ...[...ofWorks].sort(
-          (a, b) => (workOrder.get(a.generation_id ?? '') ?? 0) - (workOrder.get(b.generation_id ?? '') ?? 0),
-        ),
-        ...assetIds.flatMap((id) => assetsById.get(id) ?? []),
-      ];
-      const seen = new Set<string>();
-      return ordered.flatMap((row) => {
-        if (seen.has(row.id)) return [];
-        seen.add(row.id);
-        return [
-          {
-            assetId: row.id,
-            blobKey: row.blob_key,
-            url: row.url,
-            contentType: row.content_type,
-            bytes: Number(row.bytes),
-            width: row.width,
-            height: row.height,
-            createdAt: Number(row.created_at),
-            generationId: row.generation_id,
-            prompt: row.prompt ?? null,
-            model: row.model ?? null,
-            source: row.kind === 'upload' ? 'upload' : row.source === 'web' ? 'web' : 'api',
-            request:
-              row.kind === 'upload' || row.mode === null || row.mode === undefined
-                ? null
-                : {
-                    mode: row.mode,
-                    aspect: row.aspect ?? '',
-                    aspectFromReference: Number(row.aspect_from_reference ?? 0) === 1,
-                    imageSize: row.image_size ?? '',
-                    imageCount: Number(row.image_count ?? 1),
-                    references: JSON.parse(row.refs_json ?? '[]') as string[],
-                  },
-            originalName: row.original_name,
-          } satisfies DownloadFile,
-        ];
-      });
-    },
+    assetId: row.id,
+    blobKey: row.blob_key,
+    url: row.url,
+    contentType: row.content_type,
+    bytes: Number(row.bytes),
+    width: row.width,
+    height: row.height,
+    createdAt: Number(row.created_at),
+    generationId: row.generation_id,
+    prompt: row.prompt ?? null,
+    model: row.model ?? null,
+    source: row.kind === 'upload' ? 'upload' : row.source === 'web' ? 'web' : 'api',
+    request:
+      row.kind === 'upload' || row.mode === null || row.mode === undefined
+        ? null
+        : {
+            mode: row.mode,
+            aspect: row.aspect ?? '',
+            aspectFromReference: Number(row.aspect_from_reference ?? 0) === 1,
+            imageSize: row.image_size ?? '',
+            imageCount: Number(row.image_count ?? 1),
+            references: JSON.parse(row.refs_json ?? '[]') as string[],
+          },
+    originalName: row.original_name,
   };
 }
 

@@ -1,0 +1,69 @@
+import type { TaskStatus } from '../../../base/domain/task-status.js';
+import type { TaskKeyColumns } from './provider-keys.js';
+
+/** The table of tasks (src/capabilities/tasks): one image each, and the engine's state of it. */
+
+export interface TasksTable extends TaskKeyColumns {
+  id: string;
+  generation_id: string;
+  account_id: string;
+  idx: number;
+  provider: string;
+  upstream_model: string;
+  status: TaskStatus;
+  progress: number;
+  error: string | null;
+  image_url: string | null;
+  blob_key: string | null;
+  width: number | null;
+  height: number | null;
+  content_type: string | null;
+  bytes: number | null;
+  upstream_id: string | null;
+  attempts: number;
+  /** 1 after a submit that may have reached the upstream: the next submit must reconcile. */
+  needs_reconcile: number;
+  polls: number;
+  next_run_at: number;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  deadline_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  created_at: number;
+  updated_at: number;
+  /**
+   * `upstream_capacity` while the task waits for a slot of its upstream pool; `upstream_queue` while
+   * submitted and waiting in the upstream's own queue (fal); else null.
+   */
+  waiting_for: 'upstream_capacity' | 'upstream_queue' | null;
+  /** With `upstream_queue`: its place in the upstream's queue as last read (1 = next); else null. */
+  upstream_queue_position?: number | null;
+  /** The pool a waiting task waits for (see UpstreamPoolsTable); null when it waits for nothing. */
+  capacity_pool: string | null;
+  /** When the task began waiting for upstream capacity (kept across parks until it gets a slot). */
+  waiting_since: number | null;
+  /** Partial frames the request asked for (0-3, OpenAI's `partial_images`; migration 0025). */
+  partial_images: number;
+  /** Partial frames stored so far (blobs `partials/<task>-<i>.png`, removed when the task ends). */
+  partial_frames: number;
+  /** The token usage the upstream reported with the result (OpenAI's `usage`, JSON); null when none. */
+  usage_json: string | null;
+  /** What the completed task cost, in micro-dollars (migration 0030); null when unfinished, failed or unpriced. */
+  cost_micros: number | null;
+  /** Where `cost_micros` came from: `upstream_usage` (token figures × prices) or `catalog_price`. */
+  cost_source: 'upstream_usage' | 'catalog_price' | null;
+  /** The most the task can cost, reserved against budgets while it is unfinished (micro-dollars). */
+  cost_reserved_micros: number;
+  /** A quote's most per image (issue 41, migration 0059): the task is never charged more; null without one. */
+  cost_cap_micros?: number | null;
+  /** What the upstream billed beyond the quote's cap, absorbed by the operator; null when nothing was. */
+  cost_absorbed_micros?: number | null;
+  /** The API key that created the task (`key_…`, migration 0031); null for the website's session. */
+  api_key_id: string | null;
+}
+
+/** The tables above, as the database's schema (`Database`) lists them. */
+export interface TaskTables {
+  tasks: TasksTable;
+}
