@@ -5,7 +5,7 @@ import { checkpointsOf, fillWorkflow, mappingOf, parseWorkflow, type Workflow } 
 
 const shipped = (name: string): Workflow => {
   const parsed = parseWorkflow(
-    JSON.parse(readFileSync(new URL(`../../catalogs/comfyui/${name}`, import.meta.url), 'utf8')),
+    JSON.parse(readFileSync(new URL(`../../../catalogs/comfyui/${name}`, import.meta.url), 'utf8')),
   );
   assert.notEqual(typeof parsed, 'string', String(parsed));
   return parsed as Workflow;
