@@ -51,7 +51,7 @@ test('the built-in and shipped catalogs alias the same OpenAI and Google ids ont
     'gemini-2.5-flash-image': 'flash2',
   };
   const shipped = ['gemini', 'openai', 'replicate', 'fal', 'openai-compatible'].map((name) =>
-    JSON.parse(readFileSync(new URL(`../../catalogs/${name}.json`, import.meta.url), 'utf8')),
+    JSON.parse(readFileSync(new URL(`../../../catalogs/${name}.json`, import.meta.url), 'utf8')),
   );
   for (const file of [DEFAULT_CATALOG, ...shipped]) {
     const catalog = parseCatalog(file, PROVIDERS);

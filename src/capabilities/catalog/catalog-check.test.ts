@@ -276,7 +276,7 @@ describe('catalog check', () => {
       // The shipped catalogs name models the providers serve: nothing gone, nothing near its end.
       for (const file of ['gemini', 'openai']) {
         lines.length = 0;
-        const shipped = new URL(`../../catalogs/${file}.json`, import.meta.url).pathname;
+        const shipped = new URL(`../../../catalogs/${file}.json`, import.meta.url).pathname;
         assert.equal(await runCli(['catalog', 'check', '--catalog', shipped], io), 0, lines.join('\n'));
         assert.equal(lines.at(-1), 'No problems found.', lines.join('\n'));
         assert.ok(

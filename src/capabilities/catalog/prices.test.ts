@@ -85,7 +85,7 @@ test('the built-in catalog prices the local renderer at nothing; every shipped c
   for (const model of loadCatalog(undefined, ['local']).models)
     assert.deepEqual(model.price?.perImage, { '1K': 0, '2K': 0, '4K': 0 });
   for (const file of ['gemini', 'openai', 'replicate', 'fal']) {
-    const path = new URL(`../../catalogs/${file}.json`, import.meta.url);
+    const path = new URL(`../../../catalogs/${file}.json`, import.meta.url);
     const catalog = parseCatalog(JSON.parse(readFileSync(path, 'utf8')), [file], file);
     for (const model of catalog.models) {
       const price = model.price;

@@ -21,7 +21,7 @@ const model = (extra: Record<string, unknown>) => ({
 
 test('the shipped fal and OpenAI-compatible catalogs load with their blocks', () => {
   for (const name of ['fal', 'openai-compatible']) {
-    const path = new URL(`../../catalogs/${name}.json`, import.meta.url).pathname;
+    const path = new URL(`../../../catalogs/${name}.json`, import.meta.url).pathname;
     const names = ['local', 'fal', ...Object.keys(readCompatibleUpstreams(path))];
     assert.ok(loadCatalog(path, names).get('base-image-2'), name);
   }
