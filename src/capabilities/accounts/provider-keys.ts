@@ -1,9 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Conflict, InvalidInput, NotFound } from '../../base/domain/errors.js';
-import type { Clock } from '../../base/runtime/clock.js';
-import { type SecretBox, sealContext } from '../../base/secrets/secret-box.js';
-import type { Db } from '../../infra/store/database.js';
 import type { KeyOutReason, ProviderKeysTable } from '../../infra/store/schema.js';
+import { keyContext, ProviderKeyRows, type ProviderKeyStoreDeps } from './provider-key-rows.js';
 
 /** The name of the key each node reads from its environment (`ATELIER_<PROVIDER>_API_KEY`). */
 export const ENV_KEY_NAME = 'env';
@@ -48,9 +46,6 @@ const hash16 = (text: string) => createHash('sha256').update(text).digest('hex')
 /** The key part of a pooled key's capacity pool: its project's (shared by its keys) or its own. */
 export const poolKeyOf = (row: Pick<ProviderKeysTable, 'provider' | 'project' | 'key_hash'>): string =>
   row.project === null ? row.key_hash : `p-${hash16(`project\n${row.provider}\n${row.project}`)}`;
-
-/** Security: a seal copied into another key's row does not open there. */
-const keyContext = (id: string, provider: string) => sealContext('provider_keys', id, provider);
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const MAX_WEIGHT = 1000;
@@ -122,225 +117,144 @@ export function viewOf(row: ProviderKeysTable): ProviderKeyView {
   };
 }
 
+/** The operator's word puts a key back in service: enabled, its take-out and re-checks cleared. */
+const backInService = { enabled: 1, out_reason: null, out_since: null, recheck_at: null, rechecks: 0 };
+
 /**
  * The deployment's pools of upstream keys, kept in the store (every node on the database shares
- * them): the operator's management (add, list, update, enable, disable, remove) and the rows the
- * engine's key choice reads. Keys are sealed under the master key, bound to their row.
+ * them): the operator's management (add, list, update, enable, disable, remove) here, and the rows
+ * the engine's key choice reads and marks (ProviderKeyRows, provider-key-rows.ts). Keys are sealed
+ * under the master key, bound to their row.
  */
-export function createProviderKeyStore({ db, secrets, clock }: { db: Db; secrets: SecretBox; clock: Clock }) {
-  // Moves at each write made through this store: what a reader kept from before is stale.
-  let version = 0;
-  const wrote = () => {
-    version++;
-  };
-  const find = (provider: string, name: string) =>
-    db
+export class ProviderKeyStore extends ProviderKeyRows {
+  async add(provider: string, name: string, key: string, input: ProviderKeyInput = {}) {
+    const { db, secrets, clock } = this.deps;
+    if (!NAME.test(name) || name === ENV_KEY_NAME)
+      throw new InvalidInput(
+        `name must be 1-64 letters, digits, dots, dashes or underscores, and not "${ENV_KEY_NAME}"`,
+        'name',
+      );
+    const secret = checkedKey(key);
+    if (await this.find(provider, name)) throw new Conflict(`a ${provider} key named "${name}" exists`);
+    const id = `pk_${randomBytes(12).toString('base64url')}`;
+    const now = clock.now();
+    await db
+      .insertInto('provider_keys')
+      .values({
+        id,
+        provider,
+        name,
+        ciphertext: secrets.seal(secret, keyContext(id, provider)),
+        key_hash: hash16(secret),
+        ...freshKeyRow(now),
+        ...checked(input),
+      })
+      .execute();
+    this.wrote();
+    return viewOf(await this.require(provider, name));
+  }
+
+  /** Every key (of one provider, or all), by provider and name. */
+  async list(provider?: string): Promise<ProviderKeyView[]> {
+    let query = this.deps.db.selectFrom('provider_keys').selectAll();
+    if (provider) query = query.where('provider', '=', provider);
+    const rows = await query.orderBy('provider').orderBy('name').execute();
+    return rows.map(viewOf);
+  }
+
+  /** Changes a key's weight, project or limit, and (stored keys) its secret: then back in service. */
+  async update(provider: string, name: string, input: ProviderKeyInput & { key?: string | undefined }) {
+    const row = await this.require(provider, name);
+    const set = checked(input);
+    if (input.key !== undefined) {
+      if (row.ciphertext === null)
+        throw new InvalidInput('the env key is set in the environment, not here', 'key');
+      const secret = checkedKey(input.key);
+      Object.assign(set, backInService, {
+        enabled: row.enabled,
+        ciphertext: this.deps.secrets.seal(secret, keyContext(row.id, provider)),
+        key_hash: hash16(secret),
+      });
+    }
+    return this.change(provider, name, set);
+  }
+
+  /** Enabling also puts back a key the upstream took out; disabling keeps its reason for the record. */
+  setEnabled(provider: string, name: string, enabled: boolean) {
+    return this.change(provider, name, enabled ? backInService : { enabled: 0 });
+  }
+
+  async remove(provider: string, name: string): Promise<void> {
+    const row = await this.require(provider, name);
+    if (row.ciphertext === null)
+      throw new InvalidInput(
+        `the env key comes back at each start while ATELIER_${provider.toUpperCase()}_API_KEY is set: disable it instead, or unset the variable`,
+        'name',
+      );
+    await this.deps.db.deleteFrom('provider_keys').where('id', '=', row.id).execute();
+    this.wrote();
+  }
+
+  /**
+   * The environment's key of each provider as a key of its pool, named `env` (its secret stays in
+   * the environment): its row is made at start, and put back in service when the key changed.
+   */
+  async syncEnvKeys(keys: Record<string, string | undefined>): Promise<void> {
+    const { db, clock } = this.deps;
+    for (const [provider, key] of Object.entries(keys)) {
+      if (!key) continue;
+      const keyHash = hash16(key);
+      const now = clock.now();
+      await db
+        .insertInto('provider_keys')
+        .values({
+          id: `pk_env_${provider}`,
+          provider,
+          name: ENV_KEY_NAME,
+          ciphertext: null,
+          key_hash: keyHash,
+          ...freshKeyRow(now),
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+      await db
+        .updateTable('provider_keys')
+        .set({ key_hash: keyHash, out_reason: null, out_since: null, recheck_at: null, rechecks: 0 })
+        .where('id', '=', `pk_env_${provider}`)
+        .where('key_hash', '!=', keyHash)
+        .execute();
+    }
+    this.wrote();
+  }
+
+  private find(provider: string, name: string) {
+    return this.deps.db
       .selectFrom('provider_keys')
       .selectAll()
       .where('provider', '=', provider)
       .where('name', '=', name)
       .executeTakeFirst();
+  }
 
-  async function require(provider: string, name: string): Promise<ProviderKeysTable> {
-    const row = await find(provider, name);
+  private async require(provider: string, name: string): Promise<ProviderKeysTable> {
+    const row = await this.find(provider, name);
     if (!row) throw new NotFound(`no ${provider} key named "${name}"`);
     return row;
   }
 
-  async function change(provider: string, name: string, set: Partial<ProviderKeysTable>) {
-    const row = await require(provider, name);
-    await db
+  private async change(provider: string, name: string, set: Partial<ProviderKeysTable>) {
+    const row = await this.require(provider, name);
+    await this.deps.db
       .updateTable('provider_keys')
-      .set({ ...set, updated_at: clock.now() })
+      .set({ ...set, updated_at: this.deps.clock.now() })
       .where('id', '=', row.id)
       .execute();
-    wrote();
-    return viewOf({ ...(await require(provider, name)) });
+    this.wrote();
+    return viewOf({ ...(await this.require(provider, name)) });
   }
-
-  /** The operator's word puts a key back in service: enabled, its take-out and re-checks cleared. */
-  const backInService = { enabled: 1, out_reason: null, out_since: null, recheck_at: null, rechecks: 0 };
-
-  return {
-    async add(provider: string, name: string, key: string, input: ProviderKeyInput = {}) {
-      if (!NAME.test(name) || name === ENV_KEY_NAME)
-        throw new InvalidInput(
-          `name must be 1-64 letters, digits, dots, dashes or underscores, and not "${ENV_KEY_NAME}"`,
-          'name',
-        );
-      const secret = checkedKey(key);
-      if (await find(provider, name)) throw new Conflict(`a ${provider} key named "${name}" exists`);
-      const id = `pk_${randomBytes(12).toString('base64url')}`;
-      const now = clock.now();
-      await db
-        .insertInto('provider_keys')
-        .values({
-          id,
-          provider,
-          name,
-          ciphertext: secrets.seal(secret, keyContext(id, provider)),
-          key_hash: hash16(secret),
-          ...freshKeyRow(now),
-          ...checked(input),
-        })
-        .execute();
-      wrote();
-      return viewOf(await require(provider, name));
-    },
-
-    /** Every key (of one provider, or all), by provider and name. */
-    async list(provider?: string): Promise<ProviderKeyView[]> {
-      let query = db.selectFrom('provider_keys').selectAll();
-      if (provider) query = query.where('provider', '=', provider);
-      const rows = await query.orderBy('provider').orderBy('name').execute();
-      return rows.map(viewOf);
-    },
-
-    /** Changes a key's weight, project or limit, and (stored keys) its secret: then back in service. */
-    async update(provider: string, name: string, input: ProviderKeyInput & { key?: string | undefined }) {
-      const row = await require(provider, name);
-      const set = checked(input);
-      if (input.key !== undefined) {
-        if (row.ciphertext === null)
-          throw new InvalidInput('the env key is set in the environment, not here', 'key');
-        const secret = checkedKey(input.key);
-        Object.assign(set, backInService, {
-          enabled: row.enabled,
-          ciphertext: secrets.seal(secret, keyContext(row.id, provider)),
-          key_hash: hash16(secret),
-        });
-      }
-      return change(provider, name, set);
-    },
-
-    /** Enabling also puts back a key the upstream took out; disabling keeps its reason for the record. */
-    setEnabled: (provider: string, name: string, enabled: boolean) =>
-      change(provider, name, enabled ? backInService : { enabled: 0 }),
-
-    async remove(provider: string, name: string): Promise<void> {
-      const row = await require(provider, name);
-      if (row.ciphertext === null)
-        throw new InvalidInput(
-          `the env key comes back at each start while ATELIER_${provider.toUpperCase()}_API_KEY is set: disable it instead, or unset the variable`,
-          'name',
-        );
-      await db.deleteFrom('provider_keys').where('id', '=', row.id).execute();
-      wrote();
-    },
-
-    /**
-     * The environment's key of each provider as a key of its pool, named `env` (its secret stays in
-     * the environment): its row is made at start, and put back in service when the key changed.
-     */
-    async syncEnvKeys(keys: Record<string, string | undefined>): Promise<void> {
-      for (const [provider, key] of Object.entries(keys)) {
-        if (!key) continue;
-        const keyHash = hash16(key);
-        const now = clock.now();
-        await db
-          .insertInto('provider_keys')
-          .values({
-            id: `pk_env_${provider}`,
-            provider,
-            name: ENV_KEY_NAME,
-            ciphertext: null,
-            key_hash: keyHash,
-            ...freshKeyRow(now),
-          })
-          .onConflict((oc) => oc.column('id').doNothing())
-          .execute();
-        await db
-          .updateTable('provider_keys')
-          .set({ key_hash: keyHash, out_reason: null, out_since: null, recheck_at: null, rechecks: 0 })
-          .where('id', '=', `pk_env_${provider}`)
-          .where('key_hash', '!=', keyHash)
-          .execute();
-      }
-      wrote();
-    },
-
-    /** The count of writes made through this store so far (a reader's cache is stale once it moved). */
-    version: () => version,
-
-    /** The rows of a provider's pool (the key choice reads them before each submit). */
-    rowsOf: (provider: string) =>
-      db.selectFrom('provider_keys').selectAll().where('provider', '=', provider).orderBy('name').execute(),
-
-    /** Takes a key out of service with its reason, until `recheckAt` (or the operator's word). */
-    async takeOut(
-      id: string,
-      out: { reason: KeyOutReason; message: string; rechecks: number; recheckAt: number; now: number },
-      /** Only a key in service (false: a failed re-check of a key already out). */
-      inService: boolean,
-    ): Promise<boolean> {
-      let update = db
-        .updateTable('provider_keys')
-        .set((eb) => ({
-          out_reason: out.reason,
-          out_since: eb.fn.coalesce('out_since', eb.val(out.now)),
-          recheck_at: out.recheckAt,
-          rechecks: out.rechecks,
-          last_error: out.message.slice(0, 1000),
-          last_error_at: out.now,
-          refusals: eb('refusals', '+', 1),
-          updated_at: out.now,
-        }))
-        .where('id', '=', id);
-      if (inService) update = update.where('out_reason', 'is', null);
-      const changed = Number((await update.executeTakeFirst()).numUpdatedRows) === 1;
-      wrote();
-      return changed;
-    },
-
-    /** Claims a due re-check (its time moves to `until`): true for the one caller that won it. */
-    async claimRecheck(id: string, dueAt: number, until: number): Promise<boolean> {
-      const result = await db
-        .updateTable('provider_keys')
-        .set({ recheck_at: until })
-        .where('id', '=', id)
-        .where('recheck_at', '=', dueAt)
-        .where('out_reason', 'is not', null)
-        .executeTakeFirst();
-      wrote();
-      return Number(result.numUpdatedRows) === 1;
-    },
-
-    /** A re-check passed: the key serves again (unless the operator disabled it meanwhile). */
-    async putBack(id: string, now: number): Promise<void> {
-      await db
-        .updateTable('provider_keys')
-        .set({ out_reason: null, out_since: null, recheck_at: null, rechecks: 0, updated_at: now })
-        .where('id', '=', id)
-        .execute();
-      wrote();
-    },
-
-    /** Records an upstream error on a key (and counts it as a refusal when it was a rate limit). */
-    async noteError(id: string, message: string, now: number, refusal: boolean): Promise<void> {
-      await db
-        .updateTable('provider_keys')
-        .set((eb) => ({
-          last_error: message.slice(0, 1000),
-          last_error_at: now,
-          ...(refusal ? { refusals: eb('refusals', '+', 1) } : {}),
-        }))
-        .where('id', '=', id)
-        .execute();
-      wrote();
-    },
-
-    byId: (id: string) => db.selectFrom('provider_keys').selectAll().where('id', '=', id).executeTakeFirst(),
-
-    /** Opens a stored key's seal (undefined when it does not open: copied from another row, tampered). */
-    open(row: ProviderKeysTable): string | undefined {
-      if (row.ciphertext === null) return undefined;
-      try {
-        return secrets.open(row.ciphertext, keyContext(row.id, row.provider));
-      } catch {
-        return undefined;
-      }
-    },
-  };
 }
 
-export type ProviderKeyStore = ReturnType<typeof createProviderKeyStore>;
+/** The deployment's pools of upstream keys in the store (see ProviderKeyStore). */
+export function createProviderKeyStore(deps: ProviderKeyStoreDeps): ProviderKeyStore {
+  return new ProviderKeyStore({ db: deps.db, secrets: deps.secrets, clock: deps.clock });
+}

@@ -56,34 +56,159 @@ export function executionErrorText(data: Record<string, unknown>): string {
   return `${node}${id} failed: ${type}${message}`;
 }
 
-/** The websocket of one server (`http(s)://host` → `ws(s)://host/ws?clientId=`). */
-export function createComfySocket(baseUrl: string, options: { idleMs: number }): ComfySocket {
-  const clientId = randomUUID().replaceAll('-', '');
-  const url = `${baseUrl.replace(/^http/, 'ws')}/ws?clientId=${clientId}`;
-  const prompts = new Map<string, PromptProgress>();
-  let socket: WebSocket | undefined;
-  // A counter orders openings and watches: a prompt watched after the opening was seen whole.
-  let seq = 0;
-  let opened = 0;
-  let idle: NodeJS.Timeout | undefined;
-  let waiters: Array<(open: boolean) => void> = [];
-  const settle = (open: boolean) => {
-    for (const wake of waiters) wake(open);
-    waiters = [];
-  };
+type Execution = Record<string, unknown>;
 
-  const entry = (promptId: unknown): PromptProgress | undefined => {
+/** Moves a prompt's known state by one execution message of the socket. */
+function applyMessage(known: PromptProgress, type: string, data: Execution): void {
+  switch (type) {
+    case 'execution_start':
+      known.state = 'running';
+      break;
+    case 'execution_cached':
+      known.state = 'running';
+      known.nodesDone += Array.isArray(data.nodes) ? data.nodes.length : 0;
+      break;
+    case 'executing':
+      // `node: null` ends the prompt (servers older than `execution_success` send only this).
+      if (data.node === null) known.state = 'success';
+      else {
+        known.state = 'running';
+        known.nodesDone += 1;
+      }
+      break;
+    case 'progress':
+      known.state = 'running';
+      if (typeof data.value === 'number' && typeof data.max === 'number' && data.max > 0) {
+        known.value = data.value;
+        known.max = data.max;
+      }
+      break;
+    case 'execution_success':
+      known.state = 'success';
+      break;
+    case 'execution_error':
+      known.state = 'error';
+      known.error = executionErrorText(data);
+      break;
+    case 'execution_interrupted':
+      known.state = 'interrupted';
+      break;
+    default:
+      break;
+  }
+}
+
+/** The websocket of one server (`http(s)://host` → `ws(s)://host/ws?clientId=`). */
+export class ComfyPromptSocket implements ComfySocket {
+  readonly clientId = randomUUID().replaceAll('-', '');
+  private readonly url: string;
+  private readonly prompts = new Map<string, PromptProgress>();
+  private socket: WebSocket | undefined;
+  // A counter orders openings and watches: a prompt watched after the opening was seen whole.
+  private seq = 0;
+  private opened = 0;
+  private idle: NodeJS.Timeout | undefined;
+  private waiters: Array<(open: boolean) => void> = [];
+
+  constructor(
+    baseUrl: string,
+    private readonly options: { idleMs: number },
+  ) {
+    this.url = `${baseUrl.replace(/^http/, 'ws')}/ws?clientId=${this.clientId}`;
+  }
+
+  touch(): void {
+    if (this.idle) clearTimeout(this.idle);
+    this.idle = setTimeout(() => this.close(), this.options.idleMs);
+    this.idle.unref();
+    if (this.socket) return;
+    const next = new WebSocket(this.url);
+    this.socket = next;
+    next.binaryType = 'arraybuffer';
+    next.addEventListener('open', () => {
+      if (this.socket !== next) return;
+      this.opened = ++this.seq;
+      this.settle(true);
+    });
+    next.addEventListener('message', (event) => {
+      if (typeof event.data === 'string') this.onMessage(event.data);
+    });
+    const dropped = () => {
+      if (this.socket !== next) return;
+      this.socket = undefined;
+      this.opened = 0;
+      this.settle(false);
+    };
+    next.addEventListener('close', dropped);
+    next.addEventListener('error', dropped);
+  }
+
+  ready(timeoutMs: number): Promise<boolean> {
+    this.touch();
+    if (this.isOpen()) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((wake) => wake !== done);
+        resolve(false);
+      }, timeoutMs);
+      timer.unref();
+      const done = (open: boolean) => {
+        clearTimeout(timer);
+        resolve(open);
+      };
+      this.waiters.push(done);
+    });
+  }
+
+  vouchesFor(promptId: string): boolean {
+    const known = this.prompts.get(promptId);
+    return known !== undefined && known.watchedAt > 0 && this.isOpen() && known.watchedAt >= this.opened;
+  }
+
+  watch(promptId: string): void {
+    const known = this.entry(promptId);
+    if (known) known.watchedAt = ++this.seq;
+  }
+
+  progressOf(promptId: string): PromptProgress | undefined {
+    return this.prompts.get(promptId);
+  }
+
+  forget(promptId: string): void {
+    this.prompts.delete(promptId);
+  }
+
+  close(): void {
+    if (this.idle) clearTimeout(this.idle);
+    this.idle = undefined;
+    const open = this.socket;
+    this.socket = undefined;
+    this.opened = 0;
+    this.settle(false);
+    open?.close();
+  }
+
+  private isOpen(): boolean {
+    return this.opened > 0 && this.socket?.readyState === WebSocket.OPEN;
+  }
+
+  private settle(open: boolean): void {
+    for (const wake of this.waiters) wake(open);
+    this.waiters = [];
+  }
+
+  private entry(promptId: unknown): PromptProgress | undefined {
     if (typeof promptId !== 'string') return undefined;
-    let known = prompts.get(promptId);
+    let known = this.prompts.get(promptId);
     if (!known) {
       known = { state: 'queued', value: 0, max: 0, nodesDone: 0, watchedAt: 0 };
-      prompts.set(promptId, known);
-      if (prompts.size > MAX_WATCHED) prompts.delete(prompts.keys().next().value as string);
+      this.prompts.set(promptId, known);
+      if (this.prompts.size > MAX_WATCHED) this.prompts.delete(this.prompts.keys().next().value as string);
     }
     return known;
-  };
+  }
 
-  function onMessage(text: string): void {
+  private onMessage(text: string): void {
     let message: unknown;
     try {
       message = JSON.parse(text);
@@ -92,114 +217,14 @@ export function createComfySocket(baseUrl: string, options: { idleMs: number }):
     }
     if (!isRecord(message) || !isRecord(message.data) || typeof message.type !== 'string') return;
     const { data } = message;
-    const known = entry(data.prompt_id);
+    const known = this.entry(data.prompt_id);
     if (!known || known.state === 'success' || known.state === 'error' || known.state === 'interrupted')
       return;
-    switch (message.type) {
-      case 'execution_start':
-        known.state = 'running';
-        break;
-      case 'execution_cached':
-        known.state = 'running';
-        known.nodesDone += Array.isArray(data.nodes) ? data.nodes.length : 0;
-        break;
-      case 'executing':
-        // `node: null` ends the prompt (servers older than `execution_success` send only this).
-        if (data.node === null) known.state = 'success';
-        else {
-          known.state = 'running';
-          known.nodesDone += 1;
-        }
-        break;
-      case 'progress':
-        known.state = 'running';
-        if (typeof data.value === 'number' && typeof data.max === 'number' && data.max > 0) {
-          known.value = data.value;
-          known.max = data.max;
-        }
-        break;
-      case 'execution_success':
-        known.state = 'success';
-        break;
-      case 'execution_error':
-        known.state = 'error';
-        known.error = executionErrorText(data);
-        break;
-      case 'execution_interrupted':
-        known.state = 'interrupted';
-        break;
-      default:
-        break;
-    }
+    applyMessage(known, message.type, data);
   }
+}
 
-  function close(): void {
-    if (idle) clearTimeout(idle);
-    idle = undefined;
-    const open = socket;
-    socket = undefined;
-    opened = 0;
-    settle(false);
-    open?.close();
-  }
-
-  const isOpen = () => opened > 0 && socket?.readyState === WebSocket.OPEN;
-
-  function touch(): void {
-    if (idle) clearTimeout(idle);
-    idle = setTimeout(close, options.idleMs);
-    idle.unref();
-    if (socket) return;
-    const next = new WebSocket(url);
-    socket = next;
-    next.binaryType = 'arraybuffer';
-    next.addEventListener('open', () => {
-      if (socket !== next) return;
-      opened = ++seq;
-      settle(true);
-    });
-    next.addEventListener('message', (event) => {
-      if (typeof event.data === 'string') onMessage(event.data);
-    });
-    const dropped = () => {
-      if (socket !== next) return;
-      socket = undefined;
-      opened = 0;
-      settle(false);
-    };
-    next.addEventListener('close', dropped);
-    next.addEventListener('error', dropped);
-  }
-
-  return {
-    clientId,
-    touch,
-    ready(timeoutMs) {
-      touch();
-      if (isOpen()) return Promise.resolve(true);
-      return new Promise((resolve) => {
-        const timer = setTimeout(() => {
-          waiters = waiters.filter((wake) => wake !== done);
-          resolve(false);
-        }, timeoutMs);
-        timer.unref();
-        const done = (open: boolean) => {
-          clearTimeout(timer);
-          resolve(open);
-        };
-        waiters.push(done);
-      });
-    },
-    vouchesFor(promptId) {
-      const known = prompts.get(promptId);
-      return known !== undefined && known.watchedAt > 0 && isOpen() && known.watchedAt >= opened;
-    },
-    watch(promptId) {
-      const known = entry(promptId);
-      if (known) known.watchedAt = ++seq;
-    },
-    progressOf: (promptId) => prompts.get(promptId),
-    forget: (promptId) => void prompts.delete(promptId),
-    close,
-  };
+/** The websocket of one server, opened on demand. */
+export function createComfySocket(baseUrl: string, options: { idleMs: number }): ComfySocket {
+  return new ComfyPromptSocket(baseUrl, options);
 }

@@ -105,176 +105,210 @@ function errorSentence(status: number, json: unknown): string {
   return `the upstream refused input ${[...new Set(named)].join(', ')}; check the catalog's falEndpoints entry against the endpoint's inputs`;
 }
 
+/** What one fal adapter was built with: the settled options its calls read. */
+interface FalSettings {
+  baseUrl: string;
+  endpoints: Record<string, FalEndpoint> | undefined;
+  dispatcher: Dispatcher;
+  now: () => number;
+  timeoutMs: number;
+  maxInlineBytes: number;
+}
+
+/** One call to fal's queue, the key in `Authorization: Key …`, a body sent as JSON. */
+function call(
+  settings: FalSettings,
+  apiKey: string,
+  path: string,
+  method: 'GET' | 'POST' | 'PUT',
+  signal: AbortSignal,
+  body?: unknown,
+): Promise<UpstreamAnswer> {
+  return callUpstream({
+    url: `${settings.baseUrl}/${path}`,
+    method,
+    headers: {
+      authorization: `Key ${apiKey}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    timeoutMs: settings.timeoutMs,
+    signal,
+    dispatcher: settings.dispatcher,
+  });
+}
+
+/** An error answer as a failure; `final` for a finished request's result (its 500 is the endpoint's). */
+function errorFailure(
+  settings: FalSettings,
+  answer: Extract<UpstreamAnswer, { kind: 'response' }>,
+  final = false,
+): ProviderFailure {
+  const { status, headers, body } = answer;
+  const json = parseJson(body);
+  const header = headers.get('x-fal-error-type') ?? '';
+  const type = TOKEN.test(header) ? header : undefined;
+  if (status === 404)
+    return fail(
+      httpFailureText(status, [type], 'the endpoint does not exist upstream; check the catalog entry'),
+      {
+        retryable: false,
+        cause: 'model_not_found',
+      },
+    );
+  const { retryable, cause } = statusClass(status);
+  const failure = fail(httpFailureText(status, [type], errorSentence(status, json)), {
+    retryable: final ? retryable && status !== 500 : retryable,
+    cause: status === 402 ? 'quota_exhausted' : cause,
+  });
+  if (status === 402) failure.retryable = false;
+  if (status === 429 || status === 503) {
+    const wait = retryAfterMs(headers, settings.now());
+    if (wait !== undefined) failure.retryAfterMs = wait;
+  }
+  return failure;
+}
+
+const noKey = () =>
+  fail('no API key is configured for this account or deployment', {
+    retryable: false,
+    cause: 'unauthorized',
+  });
+
+/** Enqueues the request on the endpoint (the edit endpoint for edits, where the catalog names one). */
+async function submit(settings: FalSettings, request: ProviderRequest): Promise<SubmitOutcome> {
+  if (!request.apiKey) return noKey();
+  const shape = settings.endpoints?.[request.upstreamModel] ?? DEFAULT_FAL_ENDPOINT;
+  // Edits and fusions go to the app's edit endpoint where the catalog names one.
+  const endpoint = request.mode !== 'text' && shape.editEndpoint ? shape.editEndpoint : request.upstreamModel;
+  const app = appOf(endpoint);
+  if (!app) return invalid(`"${endpoint}" is not a fal endpoint id (owner/app[/path])`);
+  const input = await falInput(request, shape, settings.maxInlineBytes);
+  if (typeof input === 'string') return invalid(input);
+  const answer = await call(settings, request.apiKey, endpoint, 'POST', request.signal, input);
+  if (answer.kind === 'transport_error') return transportFailure('fal', answer);
+  if (answer.status < 200 || answer.status >= 300) {
+    const failure = errorFailure(settings, answer);
+    return answer.status >= 500 ? { ...failure, maybeAccepted: true } : failure;
+  }
+  const json = parseJson(answer.body);
+  if (!isRecord(json) || typeof json.request_id !== 'string' || !REQUEST_ID.test(json.request_id))
+    return fail('the submit answer holds no request id', {
+      retryable: true,
+      maybeAccepted: true,
+      cause: 'bad_response',
+    });
+  return { kind: 'pending', upstreamId: `${app}/${json.request_id}`, progress: 0 };
+}
+
+/** A completed request's result: its first image (a URL, or a data URL's bytes), or why there is none. */
+async function result(
+  settings: FalSettings,
+  apiKey: string,
+  path: string,
+  signal: AbortSignal,
+): Promise<PollOutcome> {
+  const answer = await call(settings, apiKey, path, 'GET', signal);
+  if (answer.kind === 'transport_error') return { ...transportFailure('fal', answer), maybeAccepted: false };
+  // The request is over: its error status is the endpoint's answer, final unless fal's gateway failed.
+  if (answer.status < 200 || answer.status >= 300) return errorFailure(settings, answer, true);
+  const json = parseJson(answer.body);
+  const images = isRecord(json) && Array.isArray(json.images) ? json.images : [];
+  const first = images[0];
+  const nsfw = isRecord(json) && Array.isArray(json.has_nsfw_concepts) && json.has_nsfw_concepts[0] === true;
+  if (nsfw)
+    return fail("the endpoint's safety checker flagged the result; change the prompt or the images", {
+      retryable: false,
+      cause: 'blocked',
+    });
+  if (!isRecord(first) || typeof first.url !== 'string' || !/^(https?:\/\/|data:image\/)/.test(first.url))
+    return fail('the result holds no image URL (images[0].url)', {
+      retryable: false,
+      cause: 'bad_response',
+    });
+  if (first.url.startsWith('data:')) {
+    const bytes = Buffer.from(first.url.slice(first.url.indexOf(',') + 1), 'base64');
+    return { kind: 'done', image: { bytes } };
+  }
+  return { kind: 'done', image: { url: first.url } };
+}
+
+/** Where a status answer leaves the task; `completed` reads the result or the run's failure. */
+function statusOutcome(
+  status: Record<string, unknown>,
+  requestId: string | undefined,
+  completed: () => Promise<PollOutcome>,
+): PollOutcome | Promise<PollOutcome> {
+  switch (status.status) {
+    case 'IN_QUEUE': {
+      // fal's queue position (0 = next) is the task's wait (queue_position, 1 = next), and its
+      // progress while queued: 1 at the back (10th or later) … 10 at the front.
+      const known = typeof status.queue_position === 'number' && status.queue_position >= 0;
+      const position = known ? Math.floor(status.queue_position as number) : 9;
+      return {
+        kind: 'pending',
+        status: 'queued',
+        progress: Math.max(1, 10 - Math.min(9, position)),
+        ...(known && { queuePosition: position + 1 }),
+      };
+    }
+    case 'IN_PROGRESS': {
+      const fraction = loggedFraction(status.logs);
+      return { kind: 'pending', status: 'in_progress', progress: 10 + Math.floor(89 * (fraction ?? 0)) };
+    }
+    case 'COMPLETED': {
+      const type =
+        typeof status.error_type === 'string' && TOKEN.test(status.error_type) ? ` ${status.error_type}` : '';
+      if (status.error !== undefined && status.error !== null)
+        return fail(`request ${requestId} failed while running (fal error${type})`, {
+          retryable: false,
+          cause: 'upstream_error',
+        });
+      return completed();
+    }
+    default:
+      return fail('the status answer has a status Atelier does not know', {
+        retryable: true,
+        cause: 'bad_response',
+      });
+  }
+}
+
+/** Reads the request's status (with its logs, for progress); a completed one's result. */
+async function poll(
+  settings: FalSettings,
+  request: ProviderRequest & { upstreamId: string },
+): Promise<PollOutcome> {
+  const { apiKey } = request;
+  if (!apiKey) return noKey();
+  const id = UPSTREAM_ID.exec(request.upstreamId);
+  if (!id) return invalid(`"${request.upstreamId}" is not a fal request`);
+  const path = `${id[1]}/requests/${id[2]}`;
+  const answer = await call(settings, apiKey, `${path}/status?logs=1`, 'GET', request.signal);
+  // A status read only reads: "maybe accepted" means nothing here.
+  if (answer.kind === 'transport_error') return { ...transportFailure('fal', answer), maybeAccepted: false };
+  if (answer.status === 404) return invalid(`request ${id[2]} not found upstream`);
+  if (answer.status < 200 || answer.status >= 300) return errorFailure(settings, answer);
+  const status = parseJson(answer.body);
+  if (!isRecord(status) || typeof status.status !== 'string')
+    return fail('the status answer is unreadable', { retryable: true, cause: 'bad_response' });
+  return statusOutcome(status, id[2], () => result(settings, apiKey, path, request.signal));
+}
+
 /** Creates the fal adapter. */
 export function createFalProvider(options: FalProviderOptions = {}): ImageProvider {
   const baseUrl = (options.baseUrl ?? 'https://queue.fal.run').replace(/\/+$/, '');
   // The model search is on fal's Platform API; a base URL set for a proxy (or a test) serves both.
   const platformUrl = options.baseUrl ? baseUrl : 'https://api.fal.ai';
-  const dispatcher = options.dispatcher ?? createUpstreamDispatcher();
-  const now = options.now ?? Date.now;
-  const timeoutMs = options.requestTimeoutMs ?? 30_000;
-  const maxInlineBytes = options.maxInlineBytes ?? 10_000_000;
-
-  const call = (
-    apiKey: string,
-    path: string,
-    method: 'GET' | 'POST' | 'PUT',
-    signal: AbortSignal,
-    body?: unknown,
-  ) =>
-    callUpstream({
-      url: `${baseUrl}/${path}`,
-      method,
-      headers: {
-        authorization: `Key ${apiKey}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      timeoutMs,
-      signal,
-      dispatcher,
-    });
-
-  function errorFailure(
-    answer: Extract<UpstreamAnswer, { kind: 'response' }>,
-    final = false,
-  ): ProviderFailure {
-    const { status, headers, body } = answer;
-    const json = parseJson(body);
-    const header = headers.get('x-fal-error-type') ?? '';
-    const type = TOKEN.test(header) ? header : undefined;
-    if (status === 404)
-      return fail(
-        httpFailureText(status, [type], 'the endpoint does not exist upstream; check the catalog entry'),
-        {
-          retryable: false,
-          cause: 'model_not_found',
-        },
-      );
-    const { retryable, cause } = statusClass(status);
-    const failure = fail(httpFailureText(status, [type], errorSentence(status, json)), {
-      retryable: final ? retryable && status !== 500 : retryable,
-      cause: status === 402 ? 'quota_exhausted' : cause,
-    });
-    if (status === 402) failure.retryable = false;
-    if (status === 429 || status === 503) {
-      const wait = retryAfterMs(headers, now());
-      if (wait !== undefined) failure.retryAfterMs = wait;
-    }
-    return failure;
-  }
-
-  const shapeOf = (endpoint: string) => options.endpoints?.[endpoint] ?? DEFAULT_FAL_ENDPOINT;
-  const noKey = () =>
-    fail('no API key is configured for this account or deployment', {
-      retryable: false,
-      cause: 'unauthorized',
-    });
-
-  async function submit(request: ProviderRequest): Promise<SubmitOutcome> {
-    if (!request.apiKey) return noKey();
-    const shape = shapeOf(request.upstreamModel);
-    // Edits and fusions go to the app's edit endpoint where the catalog names one.
-    const endpoint =
-      request.mode !== 'text' && shape.editEndpoint ? shape.editEndpoint : request.upstreamModel;
-    const app = appOf(endpoint);
-    if (!app) return invalid(`"${endpoint}" is not a fal endpoint id (owner/app[/path])`);
-    const input = await falInput(request, shape, maxInlineBytes);
-    if (typeof input === 'string') return invalid(input);
-    const answer = await call(request.apiKey, endpoint, 'POST', request.signal, input);
-    if (answer.kind === 'transport_error') return transportFailure('fal', answer);
-    if (answer.status < 200 || answer.status >= 300) {
-      const failure = errorFailure(answer);
-      return answer.status >= 500 ? { ...failure, maybeAccepted: true } : failure;
-    }
-    const json = parseJson(answer.body);
-    if (!isRecord(json) || typeof json.request_id !== 'string' || !REQUEST_ID.test(json.request_id))
-      return fail('the submit answer holds no request id', {
-        retryable: true,
-        maybeAccepted: true,
-        cause: 'bad_response',
-      });
-    return { kind: 'pending', upstreamId: `${app}/${json.request_id}`, progress: 0 };
-  }
-
-  async function result(apiKey: string, path: string, signal: AbortSignal): Promise<PollOutcome> {
-    const answer = await call(apiKey, path, 'GET', signal);
-    if (answer.kind === 'transport_error')
-      return { ...transportFailure('fal', answer), maybeAccepted: false };
-    // The request is over: its error status is the endpoint's answer, final unless fal's gateway failed.
-    if (answer.status < 200 || answer.status >= 300) return errorFailure(answer, true);
-    const json = parseJson(answer.body);
-    const images = isRecord(json) && Array.isArray(json.images) ? json.images : [];
-    const first = images[0];
-    const nsfw =
-      isRecord(json) && Array.isArray(json.has_nsfw_concepts) && json.has_nsfw_concepts[0] === true;
-    if (nsfw)
-      return fail("the endpoint's safety checker flagged the result; change the prompt or the images", {
-        retryable: false,
-        cause: 'blocked',
-      });
-    if (!isRecord(first) || typeof first.url !== 'string' || !/^(https?:\/\/|data:image\/)/.test(first.url))
-      return fail('the result holds no image URL (images[0].url)', {
-        retryable: false,
-        cause: 'bad_response',
-      });
-    if (first.url.startsWith('data:')) {
-      const bytes = Buffer.from(first.url.slice(first.url.indexOf(',') + 1), 'base64');
-      return { kind: 'done', image: { bytes } };
-    }
-    return { kind: 'done', image: { url: first.url } };
-  }
-
-  async function poll(request: ProviderRequest & { upstreamId: string }): Promise<PollOutcome> {
-    if (!request.apiKey) return noKey();
-    const id = UPSTREAM_ID.exec(request.upstreamId);
-    if (!id) return invalid(`"${request.upstreamId}" is not a fal request`);
-    const path = `${id[1]}/requests/${id[2]}`;
-    const answer = await call(request.apiKey, `${path}/status?logs=1`, 'GET', request.signal);
-    // A status read only reads: "maybe accepted" means nothing here.
-    if (answer.kind === 'transport_error')
-      return { ...transportFailure('fal', answer), maybeAccepted: false };
-    if (answer.status === 404) return invalid(`request ${id[2]} not found upstream`);
-    if (answer.status < 200 || answer.status >= 300) return errorFailure(answer);
-    const status = parseJson(answer.body);
-    if (!isRecord(status) || typeof status.status !== 'string')
-      return fail('the status answer is unreadable', { retryable: true, cause: 'bad_response' });
-    switch (status.status) {
-      case 'IN_QUEUE': {
-        // fal's queue position (0 = next) is the task's wait (queue_position, 1 = next), and its
-        // progress while queued: 1 at the back (10th or later) … 10 at the front.
-        const known = typeof status.queue_position === 'number' && status.queue_position >= 0;
-        const position = known ? Math.floor(status.queue_position as number) : 9;
-        return {
-          kind: 'pending',
-          status: 'queued',
-          progress: Math.max(1, 10 - Math.min(9, position)),
-          ...(known && { queuePosition: position + 1 }),
-        };
-      }
-      case 'IN_PROGRESS': {
-        const fraction = loggedFraction(status.logs);
-        return { kind: 'pending', status: 'in_progress', progress: 10 + Math.floor(89 * (fraction ?? 0)) };
-      }
-      case 'COMPLETED': {
-        const type =
-          typeof status.error_type === 'string' && TOKEN.test(status.error_type)
-            ? ` ${status.error_type}`
-            : '';
-        if (status.error !== undefined && status.error !== null)
-          return fail(`request ${id[2]} failed while running (fal error${type})`, {
-            retryable: false,
-            cause: 'upstream_error',
-          });
-        return result(request.apiKey, path, request.signal);
-      }
-      default:
-        return fail('the status answer has a status Atelier does not know', {
-          retryable: true,
-          cause: 'bad_response',
-        });
-    }
-  }
+  const settings: FalSettings = {
+    baseUrl,
+    endpoints: options.endpoints,
+    dispatcher: options.dispatcher ?? createUpstreamDispatcher(),
+    now: options.now ?? Date.now,
+    timeoutMs: options.requestTimeoutMs ?? 30_000,
+    maxInlineBytes: options.maxInlineBytes ?? 10_000_000,
+  };
+  const { dispatcher } = settings;
 
   return {
     name: 'fal',
@@ -282,14 +316,14 @@ export function createFalProvider(options: FalProviderOptions = {}): ImageProvid
     submitsInline: true,
     ...(options.pollIntervalMs !== undefined && { pollIntervalMs: options.pollIntervalMs }),
     expectedDurationMs: () => 15_000,
-    submit,
-    poll,
+    submit: (request) => submit(settings, request),
+    poll: (request) => poll(settings, request),
     checkModels: (models, apiKey, signal) =>
       falModelPresence(models, { baseUrl: platformUrl, apiKey, signal, dispatcher }),
     async cancel({ upstreamId, apiKey, signal }) {
       const id = UPSTREAM_ID.exec(upstreamId);
       if (!apiKey || !id) return;
-      await call(apiKey, `${id[1]}/requests/${id[2]}/cancel`, 'PUT', signal);
+      await call(settings, apiKey, `${id[1]}/requests/${id[2]}/cancel`, 'PUT', signal);
     },
   };
 }

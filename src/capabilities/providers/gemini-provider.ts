@@ -120,178 +120,231 @@ function errorInfoReason(details: unknown): string | undefined {
   return undefined;
 }
 
+const fail = failureFactory('Gemini');
+
+/** What one Gemini adapter was built with: the settled options its calls read. */
+interface GeminiSettings {
+  baseUrl: string;
+  requestTimeoutMs: number;
+  maxRequestBytes: number;
+  refusesImageSize: (upstreamModel: string) => boolean;
+  dispatcher: Dispatcher;
+  now: () => number;
+}
+
+/** An error answer as a failure: a rejected key, a missing model, or the status's class. */
+function errorFailure(
+  settings: GeminiSettings,
+  model: string,
+  status: number,
+  headers: Headers,
+  body: Buffer,
+): ProviderFailure {
+  const json = parseJson(body);
+  const error = isRecord(json) && isRecord(json.error) ? json.error : undefined;
+  // Only allow-listed fields reach the message (see upstream-error-text.ts); free text never does.
+  const rpcStatus = allowedToken(error?.status, GOOGLE_RPC_CODES);
+  const reason = errorInfoReason(error?.details);
+  const keyRejected =
+    reason === 'API_KEY_INVALID' ||
+    (typeof error?.message === 'string' && /API key not valid/i.test(error.message));
+  if (keyRejected) {
+    const sentence = 'the API key was rejected; check the key set for this account or the deployment';
+    return fail(httpFailureText(status, [rpcStatus, reason ?? 'API_KEY_INVALID'], sentence), {
+      retryable: false,
+      cause: 'unauthorized',
+    });
+  }
+  if (status === 404) {
+    // The only path is models/{model}:generateContent: a 404 says the model is gone (shut down,
+    // renamed, or never offered to this key).
+    return fail(httpFailureText(status, [rpcStatus, reason], `model ${model} not found upstream`), {
+      retryable: false,
+      cause: 'model_not_found',
+    });
+  }
+  const { retryable, cause } = statusClass(status);
+  const failure = fail(httpFailureText(status, [rpcStatus, reason]), { retryable, cause });
+  if (status === 429 || status === 503) {
+    const wait = retryAfterMs(headers, settings.now()) ?? retryInfoMs(error?.details);
+    if (wait !== undefined) failure.retryAfterMs = wait;
+    // A QuotaFailure names a per-minute or per-day quota: a limit on time, not on calls at once.
+    if (status === 429 && geminiTimeLimit(error?.details)) failure.timeLimit = true;
+  }
+  return failure;
+}
+
+/** A refused prompt (`promptFeedback.blockReason`), when the answer says so. */
+function promptBlocked(json: Record<string, unknown>): ProviderFailure | undefined {
+  const feedback = isRecord(json.promptFeedback) ? json.promptFeedback : undefined;
+  if (!feedback || feedback.blockReason === undefined) return undefined;
+  const given = feedback.blockReason;
+  const reason = isOneOf(BLOCK_REASONS, given) ? given : 'OTHER';
+  const name = typeof given === 'string' && REASON_TOKEN.test(given) ? given : reason;
+  return fail(`${explainBlock(reason)} (${name})`, {
+    retryable: false,
+    cause: 'blocked',
+  });
+}
+
+/**
+ * The last real image among a candidate's parts (Gemini 3 models may stream "thought" images
+ * before the final one); the parts' texts are added to `texts`.
+ */
+function candidateImage(
+  candidate: Record<string, unknown>,
+  texts: string[],
+): { data: string; mimeType?: string } | undefined {
+  const parts =
+    isRecord(candidate.content) && Array.isArray(candidate.content.parts) ? candidate.content.parts : [];
+  let image: { data: string; mimeType?: string } | undefined;
+  for (const part of parts) {
+    if (!isRecord(part) || part.thought === true) continue;
+    const inline = isRecord(part.inlineData)
+      ? part.inlineData
+      : isRecord(part.inline_data)
+        ? part.inline_data
+        : undefined;
+    const mimeType = inline?.mimeType ?? inline?.mime_type;
+    if (
+      inline &&
+      typeof inline.data === 'string' &&
+      (typeof mimeType !== 'string' || mimeType.startsWith('image/'))
+    ) {
+      image = { data: inline.data, mimeType: typeof mimeType === 'string' ? mimeType : undefined };
+    } else if (typeof part.text === 'string' && part.text.trim() !== '') {
+      texts.push(part.text);
+    }
+  }
+  return image;
+}
+
+/** No image in any candidate: the first candidate's finish reason, and what the model said. */
+function finishFailure(candidates: Record<string, unknown>[], texts: string[]): ProviderFailure {
+  const given = candidates[0]?.finishReason;
+  const reason = isOneOf(FINISH_REASONS, given) ? given : 'OTHER';
+  const { text, blocked } = explainFinish(reason);
+  const said = texts.length > 0 ? `; the model said: "${safeMessage(texts.join(' '), [], 300)}"` : '';
+  // A reason newer than this list keeps its name (an enum-shaped token only, never free text).
+  const raw = typeof given === 'string' && REASON_TOKEN.test(given) ? ` (${given})` : '';
+  // A miss is final too: retrying an identical prompt mostly misses again, and each try is billed.
+  return fail(`${text}${raw}${said}`, { retryable: false, cause: blocked ? 'blocked' : 'invalid_request' });
+}
+
+/** A successful answer read: the image, or why there is none. */
+function readImage(json: unknown): SubmitOutcome {
+  if (!isRecord(json)) {
+    return fail('the answer is not a JSON object', {
+      retryable: true,
+      maybeAccepted: true,
+      cause: 'bad_response',
+    });
+  }
+  const blocked = promptBlocked(json);
+  if (blocked) return blocked;
+  const candidates = Array.isArray(json.candidates) ? json.candidates.filter(isRecord) : [];
+  const texts: string[] = [];
+  for (const candidate of candidates) {
+    const image = candidateImage(candidate, texts);
+    if (image) {
+      const bytes = Buffer.from(image.data, 'base64');
+      const sniffed = sniffImageType(bytes);
+      if (!sniffed) {
+        return fail('the image in the answer is not a readable PNG, JPEG or WebP', {
+          retryable: true,
+          maybeAccepted: true,
+          cause: 'bad_response',
+        });
+      }
+      const usage = geminiUsageOf(json.usageMetadata);
+      return { kind: 'done', image: { bytes, contentType: sniffed }, ...(usage ? { usage } : {}) };
+    }
+  }
+  return finishFailure(candidates, texts);
+}
+
+/** The generateContent body: the prompt, the fitted references inline, and the image config. */
+async function requestBody(
+  settings: GeminiSettings,
+  request: ProviderRequest,
+  sendsSize: boolean,
+): Promise<string | ProviderFailure> {
+  const prompt = { text: request.prompt };
+  const overhead = Buffer.byteLength(JSON.stringify(prompt)) + 4096;
+  const fitted = await fitReferences(request.references, {
+    acceptedTypes: ACCEPTED_TYPES,
+    budgetBytes: settings.maxRequestBytes - overhead,
+  });
+  if ('error' in fitted) return fail(fitted.error, { retryable: false, cause: 'invalid_request' });
+  return JSON.stringify({
+    contents: [
+      {
+        role: 'user',
+        parts: [
+          prompt,
+          ...fitted.map((image) => ({
+            inlineData: { mimeType: image.contentType, data: image.bytes.toString('base64') },
+          })),
+        ],
+      },
+    ],
+    generationConfig: { responseModalities: ['IMAGE'], ...imageConfigFor(request, sendsSize) },
+  });
+}
+
+/** One whole generateContent call. */
+async function submit(settings: GeminiSettings, request: ProviderRequest): Promise<SubmitOutcome> {
+  if (!request.apiKey) {
+    return fail('no API key is configured for this account or deployment', {
+      retryable: false,
+      cause: 'unauthorized',
+    });
+  }
+  const model = request.upstreamModel.replace(/^models\//, '');
+  const sendsSize = !settings.refusesImageSize(model);
+  if (!sendsSize && request.imageSize !== '1K') {
+    return fail(
+      `${model} has no size control and makes ~1K images; its catalog entry must list sizes ["1K"] only (asked for ${request.imageSize})`,
+      { retryable: false, cause: 'invalid_request' },
+    );
+  }
+  const body = await requestBody(settings, request, sendsSize);
+  if (typeof body !== 'string') return body;
+  const result = await callForJson(
+    'Gemini',
+    {
+      url: `${settings.baseUrl}/v1/models/${encodeURIComponent(model)}:generateContent`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': request.apiKey },
+      body,
+      timeoutMs: settings.requestTimeoutMs,
+      signal: request.signal,
+      dispatcher: settings.dispatcher,
+    },
+    (status, headers, body) => errorFailure(settings, model, status, headers, body),
+  );
+  return 'kind' in result ? result : readImage(result.json);
+}
+
 /** Creates the Gemini adapter. */
 export function createGeminiProvider(options: GeminiProviderOptions = {}): ImageProvider {
-  const baseUrl = (options.baseUrl ?? 'https://generativelanguage.googleapis.com').replace(/\/+$/, '');
-  const requestTimeoutMs = options.requestTimeoutMs ?? 300_000;
-  const maxRequestBytes = options.maxRequestBytes ?? 20_000_000;
-  const refusesImageSize = options.refusesImageSize ?? geminiRefusesImageSize;
-  const dispatcher = options.dispatcher ?? createUpstreamDispatcher();
-  const now = options.now ?? Date.now;
+  const settings: GeminiSettings = {
+    baseUrl: (options.baseUrl ?? 'https://generativelanguage.googleapis.com').replace(/\/+$/, ''),
+    requestTimeoutMs: options.requestTimeoutMs ?? 300_000,
+    maxRequestBytes: options.maxRequestBytes ?? 20_000_000,
+    refusesImageSize: options.refusesImageSize ?? geminiRefusesImageSize,
+    dispatcher: options.dispatcher ?? createUpstreamDispatcher(),
+    now: options.now ?? Date.now,
+  };
   const expected = options.expectedDurationMs ?? defaultExpectedDurationMs;
-
-  const fail = failureFactory('Gemini');
-
-  function errorFailure(model: string, status: number, headers: Headers, body: Buffer): ProviderFailure {
-    const json = parseJson(body);
-    const error = isRecord(json) && isRecord(json.error) ? json.error : undefined;
-    // Only allow-listed fields reach the message (see upstream-error-text.ts); free text never does.
-    const rpcStatus = allowedToken(error?.status, GOOGLE_RPC_CODES);
-    const reason = errorInfoReason(error?.details);
-    const keyRejected =
-      reason === 'API_KEY_INVALID' ||
-      (typeof error?.message === 'string' && /API key not valid/i.test(error.message));
-    if (keyRejected) {
-      const sentence = 'the API key was rejected; check the key set for this account or the deployment';
-      return fail(httpFailureText(status, [rpcStatus, reason ?? 'API_KEY_INVALID'], sentence), {
-        retryable: false,
-        cause: 'unauthorized',
-      });
-    }
-    if (status === 404) {
-      // The only path is models/{model}:generateContent: a 404 says the model is gone (shut down,
-      // renamed, or never offered to this key).
-      return fail(httpFailureText(status, [rpcStatus, reason], `model ${model} not found upstream`), {
-        retryable: false,
-        cause: 'model_not_found',
-      });
-    }
-    const { retryable, cause } = statusClass(status);
-    const failure = fail(httpFailureText(status, [rpcStatus, reason]), { retryable, cause });
-    if (status === 429 || status === 503) {
-      const wait = retryAfterMs(headers, now()) ?? retryInfoMs(error?.details);
-      if (wait !== undefined) failure.retryAfterMs = wait;
-      // A QuotaFailure names a per-minute or per-day quota: a limit on time, not on calls at once.
-      if (status === 429 && geminiTimeLimit(error?.details)) failure.timeLimit = true;
-    }
-    return failure;
-  }
-
-  function readImage(json: unknown): SubmitOutcome {
-    if (!isRecord(json)) {
-      return fail('the answer is not a JSON object', {
-        retryable: true,
-        maybeAccepted: true,
-        cause: 'bad_response',
-      });
-    }
-    const feedback = isRecord(json.promptFeedback) ? json.promptFeedback : undefined;
-    if (feedback && feedback.blockReason !== undefined) {
-      const given = feedback.blockReason;
-      const reason = isOneOf(BLOCK_REASONS, given) ? given : 'OTHER';
-      const name = typeof given === 'string' && REASON_TOKEN.test(given) ? given : reason;
-      return fail(`${explainBlock(reason)} (${name})`, {
-        retryable: false,
-        cause: 'blocked',
-      });
-    }
-    const candidates = Array.isArray(json.candidates) ? json.candidates.filter(isRecord) : [];
-    const texts: string[] = [];
-    for (const candidate of candidates) {
-      const parts =
-        isRecord(candidate.content) && Array.isArray(candidate.content.parts) ? candidate.content.parts : [];
-      // Gemini 3 models may stream "thought" images before the final one: keep the last real one.
-      let image: { data: string; mimeType?: string } | undefined;
-      for (const part of parts) {
-        if (!isRecord(part) || part.thought === true) continue;
-        const inline = isRecord(part.inlineData)
-          ? part.inlineData
-          : isRecord(part.inline_data)
-            ? part.inline_data
-            : undefined;
-        const mimeType = inline?.mimeType ?? inline?.mime_type;
-        if (
-          inline &&
-          typeof inline.data === 'string' &&
-          (typeof mimeType !== 'string' || mimeType.startsWith('image/'))
-        ) {
-          image = { data: inline.data, mimeType: typeof mimeType === 'string' ? mimeType : undefined };
-        } else if (typeof part.text === 'string' && part.text.trim() !== '') {
-          texts.push(part.text);
-        }
-      }
-      if (image) {
-        const bytes = Buffer.from(image.data, 'base64');
-        const sniffed = sniffImageType(bytes);
-        if (!sniffed) {
-          return fail('the image in the answer is not a readable PNG, JPEG or WebP', {
-            retryable: true,
-            maybeAccepted: true,
-            cause: 'bad_response',
-          });
-        }
-        const usage = geminiUsageOf(json.usageMetadata);
-        return { kind: 'done', image: { bytes, contentType: sniffed }, ...(usage ? { usage } : {}) };
-      }
-    }
-    const given = candidates[0]?.finishReason;
-    const reason = isOneOf(FINISH_REASONS, given) ? given : 'OTHER';
-    const { text, blocked } = explainFinish(reason);
-    const said = texts.length > 0 ? `; the model said: "${safeMessage(texts.join(' '), [], 300)}"` : '';
-    // A reason newer than this list keeps its name (an enum-shaped token only, never free text).
-    const raw = typeof given === 'string' && REASON_TOKEN.test(given) ? ` (${given})` : '';
-    // A miss is final too: retrying an identical prompt mostly misses again, and each try is billed.
-    return fail(`${text}${raw}${said}`, { retryable: false, cause: blocked ? 'blocked' : 'invalid_request' });
-  }
+  const { baseUrl, dispatcher } = settings;
 
   return {
     name: 'gemini',
     requiresKey: true,
     submitsInline: false,
     expectedDurationMs: (request) => (typeof expected === 'number' ? expected : expected(request)),
-
-    async submit(request) {
-      if (!request.apiKey) {
-        return fail('no API key is configured for this account or deployment', {
-          retryable: false,
-          cause: 'unauthorized',
-        });
-      }
-      const model = request.upstreamModel.replace(/^models\//, '');
-      const sendsSize = !refusesImageSize(model);
-      if (!sendsSize && request.imageSize !== '1K') {
-        return fail(
-          `${model} has no size control and makes ~1K images; its catalog entry must list sizes ["1K"] only (asked for ${request.imageSize})`,
-          { retryable: false, cause: 'invalid_request' },
-        );
-      }
-      const prompt = { text: request.prompt };
-      const overhead = Buffer.byteLength(JSON.stringify(prompt)) + 4096;
-      const fitted = await fitReferences(request.references, {
-        acceptedTypes: ACCEPTED_TYPES,
-        budgetBytes: maxRequestBytes - overhead,
-      });
-      if ('error' in fitted) return fail(fitted.error, { retryable: false, cause: 'invalid_request' });
-      const body = JSON.stringify({
-        contents: [
-          {
-            role: 'user',
-            parts: [
-              prompt,
-              ...fitted.map((image) => ({
-                inlineData: { mimeType: image.contentType, data: image.bytes.toString('base64') },
-              })),
-            ],
-          },
-        ],
-        generationConfig: { responseModalities: ['IMAGE'], ...imageConfigFor(request, sendsSize) },
-      });
-      const result = await callForJson(
-        'Gemini',
-        {
-          url: `${baseUrl}/v1/models/${encodeURIComponent(model)}:generateContent`,
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-goog-api-key': request.apiKey },
-          body,
-          timeoutMs: requestTimeoutMs,
-          signal: request.signal,
-          dispatcher,
-        },
-        (status, headers, body) => errorFailure(model, status, headers, body),
-      );
-      return 'kind' in result ? result : readImage(result.json);
-    },
-
+    submit: (request) => submit(settings, request),
     checkModels: (models, apiKey, signal) =>
       geminiModelPresence(models, { baseUrl, apiKey, signal, dispatcher }),
 

@@ -87,7 +87,6 @@ function defaultExpectedDurationMs({
 const ACCEPTED_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
 const EXTENSION: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
 
-/** Creates the OpenAI Images adapter. */
 /** The answer's `usage` (GPT image models report tokens), when it is whole; never invented. */
 export function usageOf(value: unknown): ImageUsage | undefined {
   if (!isRecord(value)) return undefined;
@@ -107,189 +106,233 @@ export function usageOf(value: unknown): ImageUsage | undefined {
   return usage;
 }
 
-export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ImageProvider {
-  const baseUrl = (options.baseUrl ?? 'https://api.openai.com').replace(/\/+$/, '');
-  const requestTimeoutMs = options.requestTimeoutMs ?? 300_000;
-  const dispatcher = options.dispatcher ?? createUpstreamDispatcher();
-  const now = options.now ?? Date.now;
-  const expected = options.expectedDurationMs ?? defaultExpectedDurationMs;
+/** What one OpenAI adapter was built with: the settled options its calls read. */
+interface OpenAISettings {
+  baseUrl: string;
+  requestTimeoutMs: number;
+  dispatcher: Dispatcher;
+  now: () => number;
+  quality: OpenAIProviderOptions['quality'];
+  compatible: CompatibleQuirks | undefined;
+  label: string;
+  fail: ReturnType<typeof failureFactory>;
+}
 
+/** An error answer as a failure: a missing model, a refusal, no quota, or the status's class. */
+function errorFailure(
+  settings: OpenAISettings,
+  model: string,
+  status: number,
+  headers: Headers,
+  body: Buffer,
+): ProviderFailure {
+  const { fail, now } = settings;
+  const json = parseJson(body);
+  const error = isRecord(json) && isRecord(json.error) ? json.error : undefined;
+  // Only allow-listed fields reach the message (see upstream-error-text.ts); free text never does.
+  const code = allowedToken(error?.code, OPENAI_ERROR_CODES);
+  const type = allowedToken(error?.type, OPENAI_ERROR_TYPES);
+  const tokens = [code, type];
+  if (code === 'model_not_found') {
+    return fail(httpFailureText(status, tokens, `model ${model} not found upstream`), {
+      retryable: false,
+      cause: 'model_not_found',
+    });
+  }
+  if (code === 'moderation_blocked' || code === 'content_policy_violation') {
+    const sentence = 'the request was refused by the safety system; change the prompt or the images';
+    return fail(httpFailureText(status, tokens, sentence), { retryable: false, cause: 'blocked' });
+  }
+  if (code === 'insufficient_quota' || type === 'insufficient_quota') {
+    // A billing limit: retrying cannot succeed until someone adds credit.
+    const sentence = 'the upstream account has no quota left; add credit or raise its limit';
+    return fail(httpFailureText(status, tokens, sentence), { retryable: false, cause: 'quota_exhausted' });
+  }
+  const { retryable, cause } = statusClass(status);
+  const failure = fail(httpFailureText(status, tokens), { retryable, cause });
+  if (status === 429 || status === 503) {
+    const wait = retryAfterMs(headers, now());
+    if (wait !== undefined) failure.retryAfterMs = wait;
+  }
+  // The request budget on every refusal, and whether the refusal spent a per-minute budget.
+  return status === 429 ? openAIRefusal(headers, failure, now()) : failure;
+}
+
+/** A successful answer read, with the request budget its headers report. */
+function readImage(settings: OpenAISettings, json: unknown, headers: Headers): SubmitOutcome {
+  const outcome = imageOf(settings, json);
+  const quota = openAIQuota(headers, settings.now());
+  // Read on every answer, not only on refusals: the pool paces its calls by the budget left.
+  return quota && outcome.kind === 'done' ? { ...outcome, quota } : outcome;
+}
+
+/** The answer's first image (`b64_json`, or a `url`), or why there is none. */
+function imageOf({ compatible, baseUrl, fail }: OpenAISettings, json: unknown): SubmitOutcome {
+  const first = isRecord(json) && Array.isArray(json.data) ? json.data[0] : undefined;
+  const usage = isRecord(json) ? usageOf(json.usage) : undefined;
+  if (isRecord(first) && typeof first.b64_json === 'string') {
+    const bytes = Buffer.from(first.b64_json, 'base64');
+    const contentType = sniffImageType(bytes);
+    if (contentType) return { kind: 'done', image: { bytes, contentType }, ...(usage ? { usage } : {}) };
+  } else if (isRecord(first) && typeof first.url === 'string') {
+    // A compatible server may answer a path on itself (`/generated-images/…`).
+    const url = compatible && first.url.startsWith('/') ? `${baseUrl}${first.url}` : first.url;
+    const scheme = compatible ? /^https?:\/\// : /^https:\/\//;
+    if (scheme.test(url)) return { kind: 'done', image: { url }, ...(usage ? { usage } : {}) };
+  }
+  return fail('the answer holds no readable image (data[0].b64_json or data[0].url)', {
+    retryable: true,
+    maybeAccepted: true,
+    cause: 'bad_response',
+  });
+}
+
+/** A compatible server's `url` answer, copied at once (its URLs may be short-lived or local). */
+async function fetched(
+  { compatible, fail }: OpenAISettings,
+  outcome: SubmitOutcome,
+  signal: AbortSignal,
+): Promise<SubmitOutcome> {
+  if (!compatible || outcome.kind !== 'done' || !('url' in outcome.image)) return outcome;
+  const bytes = await compatible.fetchUrl(outcome.image.url, signal);
+  if (typeof bytes === 'string')
+    return fail(bytes, { retryable: true, maybeAccepted: true, cause: 'network' });
+  return { ...outcome, image: { bytes, contentType: sniffImageType(bytes) ?? 'application/octet-stream' } };
+}
+
+/** The request's `size`, or why it cannot be made. */
+function sizeOf({ compatible }: OpenAISettings, request: ProviderRequest): string | { error: string } {
+  if (compatible) return compatible.size(request);
+  const first = request.references[0];
+  // An edit without a named aspect keeps the reference's shape: the offered size nearest its ratio.
+  const ratio =
+    request.keepReferenceAspect && request.mode !== 'text' && first
+      ? referenceRatio(first.width, first.height)
+      : ratioOf(request.aspect);
+  return sizeFor(request.upstreamModel, request.imageSize, ratio);
+}
+
+/** A compatible server's refusal of what it does not offer, before any call. */
+function unoffered(
+  { compatible, fail }: OpenAISettings,
+  request: ProviderRequest,
+): ProviderFailure | undefined {
+  if (!compatible) return undefined;
+  const invalid = (message: string) => fail(message, { retryable: false, cause: 'invalid_request' });
+  if (request.mode !== 'text' && !compatible.edits)
+    return invalid(`${compatible.name} offers no edits; remove "edit" and "fusion" from the catalog entry`);
+  if (request.mask && !compatible.masks)
+    return invalid(`${compatible.name} takes no masks; set "masks": false in the catalog entry`);
+  return undefined;
+}
+
+/** The fields every call sends besides the prompt, the model and the size. */
+interface CallFields {
+  size: string;
+  quality: string | undefined;
+  /** A compatible server's declared extras: its answer's form and any fields it needs. */
+  extra: Record<string, unknown>;
+}
+
+/** The edits call's multipart body, or why the references cannot be sent. */
+async function editForm(
+  { fail }: OpenAISettings,
+  request: ProviderRequest,
+  { size, quality, extra }: CallFields,
+): Promise<FormData | ProviderFailure> {
+  const fitted = await fitReferences(request.references, {
+    acceptedTypes: ACCEPTED_TYPES,
+    budgetBytes: Number.MAX_SAFE_INTEGER,
+  });
+  if ('error' in fitted) return fail(fitted.error, { retryable: false, cause: 'invalid_request' });
+  const form = new FormData();
+  // Parts in the order the official client writes them: images first, then the fields.
+  fitted.forEach((image, i) => {
+    const name = `reference-${i + 1}.${EXTENSION[image.contentType] ?? 'png'}`;
+    form.append('image[]', new Blob([new Uint8Array(image.bytes)], { type: image.contentType }), name);
+  });
+  // OpenAI's mask: a PNG the first image's size; its fully transparent pixels are edited.
+  if (request.mask) {
+    const mask = new Blob([new Uint8Array(request.mask.bytes)], { type: 'image/png' });
+    form.append('mask', mask, 'mask.png');
+  }
+  form.append('model', request.upstreamModel);
+  form.append('prompt', request.prompt);
+  form.append('n', '1');
+  form.append('size', size);
+  if (quality) form.append('quality', quality);
+  for (const [name, value] of Object.entries(extra))
+    form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
+  return form;
+}
+
+/** One whole Images call: generations for a text request, edits for the others. */
+async function submit(settings: OpenAISettings, request: ProviderRequest): Promise<SubmitOutcome> {
+  const { compatible, fail, baseUrl } = settings;
+  if (!request.apiKey && (compatible?.keyed ?? true)) {
+    return fail('no API key is configured for this account or deployment', {
+      retryable: false,
+      cause: 'unauthorized',
+    });
+  }
+  const refused = unoffered(settings, request);
+  if (refused) return refused;
+  const model = request.upstreamModel;
+  const size = sizeOf(settings, request);
+  if (typeof size !== 'string') return fail(size.error, { retryable: false, cause: 'invalid_request' });
+  const headers: Record<string, string> = request.apiKey ? { authorization: `Bearer ${request.apiKey}` } : {};
+  const quality = request.quality ?? settings.quality;
+  const extra: Record<string, unknown> = compatible
+    ? { response_format: compatible.responseFormat, ...compatible.extraBody }
+    : {};
+  let url: string;
+  let body: string | FormData;
+  if (request.mode === 'text') {
+    url = `${baseUrl}/v1/images/generations`;
+    headers['content-type'] = 'application/json';
+    const chosen = quality ? { quality } : {};
+    body = JSON.stringify({ model, prompt: request.prompt, n: 1, size, ...chosen, ...extra });
+  } else {
+    const form = await editForm(settings, request, { size, quality, extra });
+    if (!(form instanceof FormData)) return form;
+    url = `${baseUrl}/v1/images/edits`;
+    body = form;
+  }
+  const call = { url, method: 'POST' as const, headers, body, timeoutMs: settings.requestTimeoutMs };
+  const result = await callForJson(
+    settings.label,
+    { ...call, signal: request.signal, dispatcher: settings.dispatcher },
+    (status, responseHeaders, responseBody) =>
+      errorFailure(settings, model, status, responseHeaders, responseBody),
+  );
+  return 'kind' in result
+    ? result
+    : fetched(settings, readImage(settings, result.json, result.headers), request.signal);
+}
+
+/** Creates the OpenAI Images adapter. */
+export function createOpenAIProvider(options: OpenAIProviderOptions = {}): ImageProvider {
   const compatible = options.compatible;
   const label = compatible ? `upstream ${compatible.name}` : 'OpenAI';
-  const fail = failureFactory(label);
-
-  function errorFailure(model: string, status: number, headers: Headers, body: Buffer): ProviderFailure {
-    const json = parseJson(body);
-    const error = isRecord(json) && isRecord(json.error) ? json.error : undefined;
-    // Only allow-listed fields reach the message (see upstream-error-text.ts); free text never does.
-    const code = allowedToken(error?.code, OPENAI_ERROR_CODES);
-    const type = allowedToken(error?.type, OPENAI_ERROR_TYPES);
-    const tokens = [code, type];
-    if (code === 'model_not_found') {
-      return fail(httpFailureText(status, tokens, `model ${model} not found upstream`), {
-        retryable: false,
-        cause: 'model_not_found',
-      });
-    }
-    if (code === 'moderation_blocked' || code === 'content_policy_violation') {
-      const sentence = 'the request was refused by the safety system; change the prompt or the images';
-      return fail(httpFailureText(status, tokens, sentence), { retryable: false, cause: 'blocked' });
-    }
-    if (code === 'insufficient_quota' || type === 'insufficient_quota') {
-      // A billing limit: retrying cannot succeed until someone adds credit.
-      const sentence = 'the upstream account has no quota left; add credit or raise its limit';
-      return fail(httpFailureText(status, tokens, sentence), { retryable: false, cause: 'quota_exhausted' });
-    }
-    const { retryable, cause } = statusClass(status);
-    const failure = fail(httpFailureText(status, tokens), { retryable, cause });
-    if (status === 429 || status === 503) {
-      const wait = retryAfterMs(headers, now());
-      if (wait !== undefined) failure.retryAfterMs = wait;
-    }
-    // The request budget on every refusal, and whether the refusal spent a per-minute budget.
-    return status === 429 ? openAIRefusal(headers, failure, now()) : failure;
-  }
-
-  function readImage(json: unknown, headers: Headers): SubmitOutcome {
-    const outcome = imageOf(json);
-    const quota = openAIQuota(headers, now());
-    // Read on every answer, not only on refusals: the pool paces its calls by the budget left.
-    return quota && outcome.kind === 'done' ? { ...outcome, quota } : outcome;
-  }
-
-  function imageOf(json: unknown): SubmitOutcome {
-    const first = isRecord(json) && Array.isArray(json.data) ? json.data[0] : undefined;
-    const usage = isRecord(json) ? usageOf(json.usage) : undefined;
-    if (isRecord(first) && typeof first.b64_json === 'string') {
-      const bytes = Buffer.from(first.b64_json, 'base64');
-      const contentType = sniffImageType(bytes);
-      if (contentType) return { kind: 'done', image: { bytes, contentType }, ...(usage ? { usage } : {}) };
-    } else if (isRecord(first) && typeof first.url === 'string') {
-      // A compatible server may answer a path on itself (`/generated-images/…`).
-      const url = compatible && first.url.startsWith('/') ? `${baseUrl}${first.url}` : first.url;
-      const scheme = compatible ? /^https?:\/\// : /^https:\/\//;
-      if (scheme.test(url)) return { kind: 'done', image: { url }, ...(usage ? { usage } : {}) };
-    }
-    return unreadable();
-  }
-
-  const unreadable = () =>
-    fail('the answer holds no readable image (data[0].b64_json or data[0].url)', {
-      retryable: true,
-      maybeAccepted: true,
-      cause: 'bad_response',
-    });
-
-  /** A compatible server's `url` answer, copied at once (its URLs may be short-lived or local). */
-  async function fetched(outcome: SubmitOutcome, signal: AbortSignal): Promise<SubmitOutcome> {
-    if (!compatible || outcome.kind !== 'done' || !('url' in outcome.image)) return outcome;
-    const bytes = await compatible.fetchUrl(outcome.image.url, signal);
-    if (typeof bytes === 'string')
-      return fail(bytes, { retryable: true, maybeAccepted: true, cause: 'network' });
-    return { ...outcome, image: { bytes, contentType: sniffImageType(bytes) ?? 'application/octet-stream' } };
-  }
-
-  /** The request's `size`, or why it cannot be made. */
-  function sizeOf(request: ProviderRequest): string | { error: string } {
-    if (compatible) return compatible.size(request);
-    const first = request.references[0];
-    // An edit without a named aspect keeps the reference's shape: the offered size nearest its ratio.
-    const ratio =
-      request.keepReferenceAspect && request.mode !== 'text' && first
-        ? referenceRatio(first.width, first.height)
-        : ratioOf(request.aspect);
-    return sizeFor(request.upstreamModel, request.imageSize, ratio);
-  }
-
-  /** A compatible server's refusal of what it does not offer, before any call. */
-  function unoffered(request: ProviderRequest): ProviderFailure | undefined {
-    if (!compatible) return undefined;
-    const invalid = (message: string) => fail(message, { retryable: false, cause: 'invalid_request' });
-    if (request.mode !== 'text' && !compatible.edits)
-      return invalid(`${compatible.name} offers no edits; remove "edit" and "fusion" from the catalog entry`);
-    if (request.mask && !compatible.masks)
-      return invalid(`${compatible.name} takes no masks; set "masks": false in the catalog entry`);
-    return undefined;
-  }
+  const settings: OpenAISettings = {
+    baseUrl: (options.baseUrl ?? 'https://api.openai.com').replace(/\/+$/, ''),
+    requestTimeoutMs: options.requestTimeoutMs ?? 300_000,
+    dispatcher: options.dispatcher ?? createUpstreamDispatcher(),
+    now: options.now ?? Date.now,
+    quality: options.quality,
+    compatible,
+    label,
+    fail: failureFactory(label),
+  };
+  const { baseUrl, dispatcher, fail } = settings;
+  const expected = options.expectedDurationMs ?? defaultExpectedDurationMs;
 
   return {
     name: compatible?.name ?? 'openai',
     requiresKey: compatible?.keyed ?? true,
     submitsInline: false,
     expectedDurationMs: (request) => (typeof expected === 'number' ? expected : expected(request)),
-
-    async submit(request) {
-      if (!request.apiKey && (compatible?.keyed ?? true)) {
-        return fail('no API key is configured for this account or deployment', {
-          retryable: false,
-          cause: 'unauthorized',
-        });
-      }
-      const refused = unoffered(request);
-      if (refused) return refused;
-      const model = request.upstreamModel;
-      const size = sizeOf(request);
-      if (typeof size !== 'string') return fail(size.error, { retryable: false, cause: 'invalid_request' });
-      const headers: Record<string, string> = request.apiKey
-        ? { authorization: `Bearer ${request.apiKey}` }
-        : {};
-      const chosenQuality = request.quality ?? options.quality;
-      const quality = chosenQuality ? { quality: chosenQuality } : {};
-      // A compatible server's declared extras: its answer's form and any fields it needs.
-      const extra: Record<string, unknown> = compatible
-        ? { response_format: compatible.responseFormat, ...compatible.extraBody }
-        : {};
-      let url: string;
-      let body: string | FormData;
-
-      if (request.mode === 'text') {
-        url = `${baseUrl}/v1/images/generations`;
-        headers['content-type'] = 'application/json';
-        body = JSON.stringify({ model, prompt: request.prompt, n: 1, size, ...quality, ...extra });
-      } else {
-        const fitted = await fitReferences(request.references, {
-          acceptedTypes: ACCEPTED_TYPES,
-          budgetBytes: Number.MAX_SAFE_INTEGER,
-        });
-        if ('error' in fitted) return fail(fitted.error, { retryable: false, cause: 'invalid_request' });
-        const form = new FormData();
-        // Parts in the order the official client writes them: images first, then the fields.
-        fitted.forEach((image, i) => {
-          const name = `reference-${i + 1}.${EXTENSION[image.contentType] ?? 'png'}`;
-          form.append('image[]', new Blob([new Uint8Array(image.bytes)], { type: image.contentType }), name);
-        });
-        // OpenAI's mask: a PNG the first image's size; its fully transparent pixels are edited.
-        if (request.mask) {
-          const mask = new Blob([new Uint8Array(request.mask.bytes)], { type: 'image/png' });
-          form.append('mask', mask, 'mask.png');
-        }
-        form.append('model', model);
-        form.append('prompt', request.prompt);
-        form.append('n', '1');
-        form.append('size', size);
-        if (chosenQuality) form.append('quality', chosenQuality);
-        for (const [name, value] of Object.entries(extra))
-          form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
-        url = `${baseUrl}/v1/images/edits`;
-        body = form;
-      }
-
-      const result = await callForJson(
-        label,
-        {
-          url,
-          method: 'POST',
-          headers,
-          body,
-          timeoutMs: requestTimeoutMs,
-          signal: request.signal,
-          dispatcher,
-        },
-        (status, responseHeaders, responseBody) => errorFailure(model, status, responseHeaders, responseBody),
-      );
-      return 'kind' in result ? result : fetched(readImage(result.json, result.headers), request.signal);
-    },
-
+    submit: (request) => submit(settings, request),
     checkModels: (models, apiKey, signal) =>
       openAIModelPresence(models, { baseUrl, apiKey, signal, dispatcher }),
 

@@ -43,12 +43,14 @@ import type {
 import {
   createReplicateApi,
   replicateFailure as fail,
+  type ModelRef,
   PREDICTION_ID,
   parseModelRef,
+  type ReplicateApi,
 } from './replicate-api.js';
 import { buildInput } from './replicate-inputs.js';
 import { mapPrediction, STATUSES } from './replicate-predictions.js';
-import { createReconciler } from './replicate-reconcile.js';
+import { createReconciler, type Reconciler } from './replicate-reconcile.js';
 import { createUpstreamDispatcher, transportFailure } from './upstream-call.js';
 import { isRecord, parseJson } from './upstream-json.js';
 
@@ -82,6 +84,132 @@ const noToken = () =>
     cause: 'unauthorized',
   });
 
+/** What one Replicate adapter was built with: its API, its reconciler and the settled options. */
+interface ReplicateSettings {
+  api: ReplicateApi;
+  reconciler: Reconciler;
+  maxInlineBytes: number;
+  cancelAfter: string | undefined;
+  now: () => number;
+  expectedDurationMs: ImageProvider['expectedDurationMs'];
+}
+
+function pendingFor({ reconciler }: ReplicateSettings, request: ProviderRequest, id: string): SubmitOutcome {
+  reconciler.claim(request.taskId, id);
+  return { kind: 'pending', upstreamId: id, progress: 0 };
+}
+
+/** Reads the model's inputs, adopts a lost prediction of this task where there may be one, else creates one. */
+async function submit(settings: ReplicateSettings, request: ProviderRequest): Promise<SubmitOutcome> {
+  const { api, reconciler } = settings;
+  if (!request.apiKey) return noToken();
+  const apiKey = request.apiKey;
+  const ref = parseModelRef(request.upstreamModel);
+  if (!ref) {
+    return fail(`"${request.upstreamModel}" is not a model reference (owner/name or owner/name:version)`, {
+      retryable: false,
+      cause: 'invalid_request',
+    });
+  }
+  const model = `${ref.owner}/${ref.name}`;
+  const mayHoldPrediction = () => request.reconcile || reconciler.mayHoldPrediction(request.taskId);
+  const inputs = await api.loadInputs(ref, apiKey, request.signal);
+  if ('kind' in inputs) {
+    // Nothing was created yet; but a task that may already hold a prediction stays flagged.
+    return mayHoldPrediction() ? { ...inputs, maybeAccepted: true } : inputs;
+  }
+  const built = await buildInput(request, model, inputs, settings.maxInlineBytes);
+  if (typeof built === 'string') return fail(built, { retryable: false, cause: 'invalid_request' });
+
+  if (mayHoldPrediction()) {
+    const found = await reconciler.findLostPrediction(request, ref, built, apiKey);
+    if (found !== null && typeof found === 'object') return found;
+    if (typeof found === 'string') return pendingFor(settings, request, found);
+  }
+  return createPrediction(settings, request, apiKey, ref, built.input);
+}
+
+/** Creates the prediction; a create that may have been accepted is remembered for reconciliation. */
+async function createPrediction(
+  settings: ReplicateSettings,
+  request: ProviderRequest,
+  apiKey: string,
+  ref: ModelRef,
+  input: Record<string, unknown>,
+): Promise<SubmitOutcome> {
+  const { api, reconciler } = settings;
+  const path = ref.version ? '/v1/predictions' : `/v1/models/${ref.owner}/${ref.name}/predictions`;
+  const body = ref.version ? { version: ref.version, input } : { input };
+  const extra: Record<string, string> = settings.cancelAfter ? { 'cancel-after': settings.cancelAfter } : {};
+  const answer = await api.call(apiKey, path, 'POST', request.signal, body, extra);
+  const lost = (failure: ProviderFailure): ProviderFailure => {
+    if (!failure.maybeAccepted) return failure;
+    reconciler.markMaybeAccepted(request.taskId);
+    // A create the client gave up on may still be processed upstream a moment later: reconciling
+    // at once could miss its prediction and create a second one.
+    return { ...failure, retryAfterMs: Math.max(failure.retryAfterMs ?? 0, RECONCILE_DELAY_MS) };
+  };
+  if (answer.kind === 'transport_error') return lost(transportFailure('Replicate', answer));
+  if (answer.status < 200 || answer.status >= 300) {
+    const failure = api.errorFailure(answer);
+    // Any 5xx may hide a prediction created before the error (the official client never retries
+    // a create on 5xx for that reason): the next submit reconciles before creating again.
+    return lost(answer.status >= 500 ? { ...failure, maybeAccepted: true } : failure);
+  }
+  const json = parseJson(answer.body);
+  if (!isRecord(json) || typeof json.id !== 'string' || !PREDICTION_ID.test(json.id)) {
+    return lost(
+      fail('the create answer holds no prediction id', {
+        retryable: true,
+        maybeAccepted: true,
+        cause: 'bad_response',
+      }),
+    );
+  }
+  return pendingFor(settings, request, json.id);
+}
+
+/** Reads the prediction and maps its state onto a poll outcome. */
+async function poll(
+  settings: ReplicateSettings,
+  request: ProviderRequest & { upstreamId: string },
+): Promise<PollOutcome> {
+  if (!request.apiKey) return noToken();
+  if (!PREDICTION_ID.test(request.upstreamId)) {
+    return fail(`"${request.upstreamId}" is not a prediction id`, {
+      retryable: false,
+      cause: 'invalid_request',
+    });
+  }
+  const path = `/v1/predictions/${request.upstreamId}`;
+  const answer = await settings.api.call(request.apiKey, path, 'GET', request.signal);
+  // A poll only reads: "maybe accepted" means nothing here, and must not limit its retries.
+  if (answer.kind === 'transport_error')
+    return { ...transportFailure('Replicate', answer), maybeAccepted: false };
+  if (answer.status === 404) {
+    return fail(`prediction ${request.upstreamId} not found`, {
+      retryable: false,
+      cause: 'invalid_request',
+    });
+  }
+  if (answer.status < 200 || answer.status >= 300) return settings.api.errorFailure(answer);
+  const prediction = parseJson(answer.body);
+  if (!isRecord(prediction) || typeof prediction.status !== 'string') {
+    return fail('the prediction is unreadable', { retryable: true, cause: 'bad_response' });
+  }
+  if (!isOneOf(STATUSES, prediction.status)) {
+    return fail('the prediction has a status Atelier does not know', {
+      retryable: true,
+      cause: 'bad_response',
+    });
+  }
+  return mapPrediction(prediction.status, prediction, {
+    id: request.upstreamId,
+    expectedMs: settings.expectedDurationMs(request),
+    now: settings.now(),
+  });
+}
+
 /** Creates the Replicate adapter. */
 export function createReplicateProvider(options: ReplicateProviderOptions = {}): ImageProvider {
   const now = options.now ?? Date.now;
@@ -98,113 +226,17 @@ export function createReplicateProvider(options: ReplicateProviderOptions = {}):
     maxListPages: options.maxListPages ?? 10,
     now,
   });
-  const maxInlineBytes = options.maxInlineBytes ?? 10_000_000;
   const expected = options.expectedDurationMs ?? DEFAULT_EXPECTED_MS;
   const expectedDurationMs: ImageProvider['expectedDurationMs'] = (request) =>
     typeof expected === 'number' ? expected : expected(request);
-
-  function pendingFor(request: ProviderRequest, id: string): SubmitOutcome {
-    reconciler.claim(request.taskId, id);
-    return { kind: 'pending', upstreamId: id, progress: 0 };
-  }
-
-  async function submit(request: ProviderRequest): Promise<SubmitOutcome> {
-    if (!request.apiKey) return noToken();
-    const apiKey = request.apiKey;
-    const ref = parseModelRef(request.upstreamModel);
-    if (!ref) {
-      return fail(`"${request.upstreamModel}" is not a model reference (owner/name or owner/name:version)`, {
-        retryable: false,
-        cause: 'invalid_request',
-      });
-    }
-    const model = `${ref.owner}/${ref.name}`;
-    const mayHoldPrediction = () => request.reconcile || reconciler.mayHoldPrediction(request.taskId);
-    const inputs = await api.loadInputs(ref, apiKey, request.signal);
-    if ('kind' in inputs) {
-      // Nothing was created yet; but a task that may already hold a prediction stays flagged.
-      return mayHoldPrediction() ? { ...inputs, maybeAccepted: true } : inputs;
-    }
-    const built = await buildInput(request, model, inputs, maxInlineBytes);
-    if (typeof built === 'string') return fail(built, { retryable: false, cause: 'invalid_request' });
-
-    if (mayHoldPrediction()) {
-      const found = await reconciler.findLostPrediction(request, ref, built, apiKey);
-      if (found !== null && typeof found === 'object') return found;
-      if (typeof found === 'string') return pendingFor(request, found);
-    }
-
-    const path = ref.version ? '/v1/predictions' : `/v1/models/${ref.owner}/${ref.name}/predictions`;
-    const body = ref.version ? { version: ref.version, input: built.input } : { input: built.input };
-    const extra: Record<string, string> = options.cancelAfter ? { 'cancel-after': options.cancelAfter } : {};
-    const answer = await api.call(apiKey, path, 'POST', request.signal, body, extra);
-    const lost = (failure: ProviderFailure): ProviderFailure => {
-      if (!failure.maybeAccepted) return failure;
-      reconciler.markMaybeAccepted(request.taskId);
-      // A create the client gave up on may still be processed upstream a moment later: reconciling
-      // at once could miss its prediction and create a second one.
-      return { ...failure, retryAfterMs: Math.max(failure.retryAfterMs ?? 0, RECONCILE_DELAY_MS) };
-    };
-    if (answer.kind === 'transport_error') return lost(transportFailure('Replicate', answer));
-    if (answer.status < 200 || answer.status >= 300) {
-      const failure = api.errorFailure(answer);
-      // Any 5xx may hide a prediction created before the error (the official client never retries
-      // a create on 5xx for that reason): the next submit reconciles before creating again.
-      return lost(answer.status >= 500 ? { ...failure, maybeAccepted: true } : failure);
-    }
-    const json = parseJson(answer.body);
-    if (!isRecord(json) || typeof json.id !== 'string' || !PREDICTION_ID.test(json.id)) {
-      return lost(
-        fail('the create answer holds no prediction id', {
-          retryable: true,
-          maybeAccepted: true,
-          cause: 'bad_response',
-        }),
-      );
-    }
-    return pendingFor(request, json.id);
-  }
-
-  async function poll(request: ProviderRequest & { upstreamId: string }): Promise<PollOutcome> {
-    if (!request.apiKey) return noToken();
-    if (!PREDICTION_ID.test(request.upstreamId)) {
-      return fail(`"${request.upstreamId}" is not a prediction id`, {
-        retryable: false,
-        cause: 'invalid_request',
-      });
-    }
-    const answer = await api.call(
-      request.apiKey,
-      `/v1/predictions/${request.upstreamId}`,
-      'GET',
-      request.signal,
-    );
-    // A poll only reads: "maybe accepted" means nothing here, and must not limit its retries.
-    if (answer.kind === 'transport_error')
-      return { ...transportFailure('Replicate', answer), maybeAccepted: false };
-    if (answer.status === 404) {
-      return fail(`prediction ${request.upstreamId} not found`, {
-        retryable: false,
-        cause: 'invalid_request',
-      });
-    }
-    if (answer.status < 200 || answer.status >= 300) return api.errorFailure(answer);
-    const prediction = parseJson(answer.body);
-    if (!isRecord(prediction) || typeof prediction.status !== 'string') {
-      return fail('the prediction is unreadable', { retryable: true, cause: 'bad_response' });
-    }
-    if (!isOneOf(STATUSES, prediction.status)) {
-      return fail('the prediction has a status Atelier does not know', {
-        retryable: true,
-        cause: 'bad_response',
-      });
-    }
-    return mapPrediction(prediction.status, prediction, {
-      id: request.upstreamId,
-      expectedMs: expectedDurationMs(request),
-      now: now(),
-    });
-  }
+  const settings: ReplicateSettings = {
+    api,
+    reconciler,
+    maxInlineBytes: options.maxInlineBytes ?? 10_000_000,
+    cancelAfter: options.cancelAfter,
+    now,
+    expectedDurationMs,
+  };
 
   return {
     name: 'replicate',
@@ -212,8 +244,8 @@ export function createReplicateProvider(options: ReplicateProviderOptions = {}):
     submitsInline: true,
     ...(options.pollIntervalMs !== undefined && { pollIntervalMs: options.pollIntervalMs }),
     expectedDurationMs,
-    submit,
-    poll,
+    submit: (request) => submit(settings, request),
+    poll: (request) => poll(settings, request),
     checkModels: (models, apiKey, signal) =>
       replicateModelPresence(models, { baseUrl: api.baseUrl, apiKey, signal, dispatcher }),
     async cancel({ upstreamId, apiKey, signal }) {
