@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { isPostgresUrl, openDatabase } from '../../src/infra/store/database.js';
-import type { GenerationsTable, TasksTable } from '../../src/infra/store/schema.js';
+import type { GenerationsTable } from '../../src/infra/store/schema/generations.js';
+import type { TasksTable } from '../../src/infra/store/schema/tasks.js';
 
 const BATCH = 500;
 const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('base64url')}`;

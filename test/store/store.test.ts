@@ -19,7 +19,7 @@ import { createWebhooksRepository } from '../../src/capabilities/webhooks/webhoo
 import { type Config, loadConfig } from '../../src/infra/config/config.js';
 import { createProcessOwner } from '../../src/infra/jobs/process-owner.js';
 import { type Db, dialectOf, openDatabase } from '../../src/infra/store/database.js';
-import type { WebhookDeliveriesTable } from '../../src/infra/store/schema.js';
+import type { WebhookDeliveriesTable } from '../../src/infra/store/schema/webhooks.js';
 import { createGenerationsRepository } from '../../src/use-cases/generations/generations-repository.js';
 import { freshTestDataEnv, removeTestData, testStore } from '../support/test-database.js';
 

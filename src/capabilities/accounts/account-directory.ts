@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Tier } from '../../base/domain/tiers.js';
 import type { Db } from '../../infra/store/database.js';
-import type { AccountsTable } from '../../infra/store/schema.js';
+import type { AccountsTable } from '../../infra/store/schema/accounts.js';
 
 /** An account as the operator console lists it. */
 export interface DirectoryEntry {

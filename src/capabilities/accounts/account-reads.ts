@@ -5,7 +5,7 @@
  */
 import type { Tier } from '../../base/domain/tiers.js';
 import { compiledOnce } from '../../infra/store/compiled-once.js';
-import type { AccountsTable, ApiKeyScope } from '../../infra/store/schema.js';
+import type { AccountsTable, ApiKeyScope } from '../../infra/store/schema/accounts.js';
 import { DEFAULT_KEY_NAME, type RepositoryDeps } from './api-keys-repository.js';
 
 /** The API key a request was authenticated with (absent on a website session). */

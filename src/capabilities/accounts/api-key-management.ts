@@ -1,7 +1,7 @@
 import { isOneOf } from '../../base/collections/closed-set.js';
 import { InvalidInput, NotFound } from '../../base/domain/errors.js';
 import type { Clock } from '../../base/runtime/clock.js';
-import type { ApiKeyScope } from '../../infra/store/schema.js';
+import type { ApiKeyScope } from '../../infra/store/schema/accounts.js';
 import { type ApiKey, type ApiKeysRepository, DEFAULT_KEY_NAME } from './api-keys-repository.js';
 import { apiKeyHint, generateApiKey, hashApiKey } from './credentials.js';
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../../base/runtime/clock.js';
 import type { IdGenerator } from '../../base/runtime/ids.js';
 import type { Db } from '../../infra/store/database.js';
-import type { ApiKeyScope, ApiKeysTable } from '../../infra/store/schema.js';
+import type { ApiKeyScope, ApiKeysTable } from '../../infra/store/schema/accounts.js';
 import { type AccountChanges, changeAnnounced } from './account-changes.js';
 
 /** The name of the key an account is created with, and the one `rotate-key` replaces. */

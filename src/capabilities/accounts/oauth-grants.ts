@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { SecretBox } from '../../base/secrets/secret-box.js';
 import type { Db } from '../../infra/store/database.js';
-import type { OAuthGrantsTable } from '../../infra/store/schema.js';
+import type { OAuthGrantsTable } from '../../infra/store/schema/oauth.js';
 import type { Account } from './accounts-repository.js';
 import { hashApiKey } from './credentials.js';
 import {

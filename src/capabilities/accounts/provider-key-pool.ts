@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../base/runtime/clock.js';
-import type { KeyOutReason, ProviderKeysTable } from '../../infra/store/schema.js';
+import type { KeyOutReason, ProviderKeysTable } from '../../infra/store/schema/provider-keys.js';
 import { type ProviderKeyStore, poolKeyOf } from './provider-keys.js';
 
 /** A key of a provider's pool, opened, as the engine uses it for one call. */

@@ -6,7 +6,7 @@
 import type { Clock } from '../../base/runtime/clock.js';
 import { type SecretBox, sealContext } from '../../base/secrets/secret-box.js';
 import type { Db } from '../../infra/store/database.js';
-import type { KeyOutReason, ProviderKeysTable } from '../../infra/store/schema.js';
+import type { KeyOutReason, ProviderKeysTable } from '../../infra/store/schema/provider-keys.js';
 
 /** Security: a seal copied into another key's row does not open there. */
 export const keyContext = (id: string, provider: string) => sealContext('provider_keys', id, provider);

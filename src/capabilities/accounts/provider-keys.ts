@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Conflict, InvalidInput, NotFound } from '../../base/domain/errors.js';
-import type { KeyOutReason, ProviderKeysTable } from '../../infra/store/schema.js';
+import type { KeyOutReason, ProviderKeysTable } from '../../infra/store/schema/provider-keys.js';
 import { keyContext, ProviderKeyRows, type ProviderKeyStoreDeps } from './provider-key-rows.js';
 
 /** The name of the key each node reads from its environment (`ATELIER_<PROVIDER>_API_KEY`). */

@@ -6,7 +6,7 @@ import type { Clock } from '../../base/runtime/clock.js';
 import type { IdGenerator } from '../../base/runtime/ids.js';
 import { compiledOnce } from '../../infra/store/compiled-once.js';
 import type { Db } from '../../infra/store/database.js';
-import type { AssetsTable } from '../../infra/store/schema.js';
+import type { AssetsTable } from '../../infra/store/schema/assets.js';
 import { turnBatches } from '../../infra/store/write-batches.js';
 
 // The wire shape is the contract's; the repository maps its rows onto it.

@@ -1,7 +1,7 @@
 import type { Collection } from '../../base/contract/curation.js';
 import { MAX_COLLECTIONS } from '../../base/contract/curation.js';
 import { Conflict, NotFound } from '../../base/domain/errors.js';
-import type { CollectionsTable } from '../../infra/store/schema.js';
+import type { CollectionsTable } from '../../infra/store/schema/curation.js';
 import { type CurationDeps, setMarkRow } from './curation-store.js';
 
 /** An account's named collections of works: listing, creating, renaming, deleting, membership. */

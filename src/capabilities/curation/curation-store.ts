@@ -2,7 +2,8 @@ import type { Transaction } from 'kysely';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { IdGenerator } from '../../base/runtime/ids.js';
 import type { Db } from '../../infra/store/database.js';
-import type { CollectionItemsTable, Database, StarredWorksTable } from '../../infra/store/schema.js';
+import type { CollectionItemsTable, StarredWorksTable } from '../../infra/store/schema/curation.js';
+import type { Database } from '../../infra/store/schema.js';
 
 /** What curation is built over: the store, and the generations' answers about works. */
 export interface CurationDeps {

@@ -3,7 +3,8 @@ import { RateLimited } from '../../base/domain/errors.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { ProcessOwner } from '../../infra/jobs/process-owner.js';
 import type { Db } from '../../infra/store/database.js';
-import type { Database, IdempotencyKeysTable } from '../../infra/store/schema.js';
+import type { IdempotencyKeysTable } from '../../infra/store/schema/idempotency.js';
+import type { Database } from '../../infra/store/schema.js';
 
 /** Keys are remembered this long (then the same key starts afresh). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

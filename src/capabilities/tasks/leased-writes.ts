@@ -2,7 +2,8 @@ import { type CompiledQuery, type RawBuilder, sql, type Transaction } from 'kyse
 import { isFinalStatus } from '../../base/domain/task-status.js';
 import { compiledOnce } from '../../infra/store/compiled-once.js';
 import type { Db } from '../../infra/store/database.js';
-import type { Database, TasksTable } from '../../infra/store/schema.js';
+import type { TasksTable } from '../../infra/store/schema/tasks.js';
+import type { Database } from '../../infra/store/schema.js';
 import { turnBatches } from '../../infra/store/write-batches.js';
 import {
   FINISHED_COLUMNS,

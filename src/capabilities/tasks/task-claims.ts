@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { Db } from '../../infra/store/database.js';
-import type { TasksTable } from '../../infra/store/schema.js';
+import type { TasksTable } from '../../infra/store/schema/tasks.js';
 import { skipLockedOn } from '../../infra/store/skip-locked.js';
 import { fairDueIds } from './fair-claim.js';
 import { createLeasedWrites } from './leased-writes.js';

@@ -1,7 +1,8 @@
 import type { Transaction } from 'kysely';
 import { type FinalStatus, isFinalStatus } from '../../base/domain/task-status.js';
 import type { Db } from '../../infra/store/database.js';
-import type { Database, TasksTable } from '../../infra/store/schema.js';
+import type { TasksTable } from '../../infra/store/schema/tasks.js';
+import type { Database } from '../../infra/store/schema.js';
 import { RECORD_COLUMNS } from './task-record.js';
 
 /** What a write that may end a task returns (`RETURNING`), so the hook sees the row as written. */

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { IdGenerator } from '../../base/runtime/ids.js';
-import type { Database, TasksTable } from '../../infra/store/schema.js';
+import type { TasksTable } from '../../infra/store/schema/tasks.js';
+import type { Database } from '../../infra/store/schema.js';
 
 /** What a generation's new tasks are made of (one row per image asked for). */
 export interface NewTasks {

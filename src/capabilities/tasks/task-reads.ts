@@ -2,7 +2,7 @@ import { type CompiledQuery, sql } from 'kysely';
 import type { Clock } from '../../base/runtime/clock.js';
 import { compiledOnce } from '../../infra/store/compiled-once.js';
 import { type Db, dialectOf } from '../../infra/store/database.js';
-import type { TasksTable } from '../../infra/store/schema.js';
+import type { TasksTable } from '../../infra/store/schema/tasks.js';
 import type { PendingListingOptions, TaskWithRequest } from './pending-tasks.js';
 import { RECORD_COLUMNS } from './task-record.js';
 import { isUnfinished } from './unfinished-tasks.js';

@@ -1,5 +1,5 @@
 import type { TaskRecord } from '../../base/contract/tasks.js';
-import type { TasksTable } from '../../infra/store/schema.js';
+import type { TasksTable } from '../../infra/store/schema/tasks.js';
 import type { WaitPlace } from './capacity/wait-places.js';
 
 // The wire record is defined once, in the contract; the capability maps its rows onto it.

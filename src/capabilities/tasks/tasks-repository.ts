@@ -1,6 +1,7 @@
 import type { Clock } from '../../base/runtime/clock.js';
 import type { Db } from '../../infra/store/database.js';
-import type { GenerationsTable, TasksTable } from '../../infra/store/schema.js';
+import type { GenerationsTable } from '../../infra/store/schema/generations.js';
+import type { TasksTable } from '../../infra/store/schema/tasks.js';
 import { createTaskClaims } from './task-claims.js';
 import type { OnTaskFinished } from './task-finish.js';
 import { createTaskReads, type PendingCards } from './task-reads.js';

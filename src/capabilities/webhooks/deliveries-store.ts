@@ -2,7 +2,8 @@ import type { ExpressionBuilder } from 'kysely';
 import { sql } from 'kysely';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { Db } from '../../infra/store/database.js';
-import type { Database, WebhookDeliveriesTable } from '../../infra/store/schema.js';
+import type { WebhookDeliveriesTable } from '../../infra/store/schema/webhooks.js';
+import type { Database } from '../../infra/store/schema.js';
 import { skipLockedOn } from '../../infra/store/skip-locked.js';
 
 export type DeliveryRow = WebhookDeliveriesTable;

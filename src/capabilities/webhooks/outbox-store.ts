@@ -1,7 +1,8 @@
 import { sql, type Transaction } from 'kysely';
 import { compiledOnce } from '../../infra/store/compiled-once.js';
 import type { Db } from '../../infra/store/database.js';
-import type { Database, WebhookCallbacksTable, WebhookOutboxTable } from '../../infra/store/schema.js';
+import type { WebhookCallbacksTable, WebhookOutboxTable } from '../../infra/store/schema/webhooks.js';
+import type { Database } from '../../infra/store/schema.js';
 import type { FinishedTask } from '../tasks/task-finish.js';
 
 /** The finished record's columns the outbox keeps (what `toTaskRecord` maps onto the wire). */

@@ -1,7 +1,7 @@
 import type { Clock } from '../../base/runtime/clock.js';
 import { LEGACY_SEAL_PREFIX } from '../../base/secrets/secret-box.js';
 import type { Db } from '../../infra/store/database.js';
-import type { WebhookSecretsTable } from '../../infra/store/schema.js';
+import type { WebhookSecretsTable } from '../../infra/store/schema/webhooks.js';
 
 /** PostgreSQL's driver reads a bigint as a string. */
 const timeOrNull = (value: number | string | null) => (value === null ? null : Number(value));

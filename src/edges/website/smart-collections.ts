@@ -5,7 +5,7 @@ import type { Clock } from '../../base/runtime/clock.js';
 import { type IdGenerator, randomIds } from '../../base/runtime/ids.js';
 import type { Curation } from '../../capabilities/curation/curation-service.js';
 import type { Db } from '../../infra/store/database.js';
-import type { SmartCollectionsTable } from '../../infra/store/schema.js';
+import type { SmartCollectionsTable } from '../../infra/store/schema/curation.js';
 
 /** What the smart collections are kept with. */
 interface SmartDeps {

@@ -12,51 +12,14 @@ import type { UsageTables } from './schema/usage.js';
 import type { WebhookTables } from './schema/webhooks.js';
 import type { WebsiteTables } from './schema/website.js';
 
-export type {
-  AccountsTable,
-  ApiKeyScope,
-  ApiKeysTable,
-  SessionsTable,
-  SignInFailuresTable,
-  UpstreamKeysTable,
-} from './schema/accounts.js';
-export type { AssetsTable, UploadUsageTable } from './schema/assets.js';
-export type { UpstreamCallsTable, UpstreamPoolsTable } from './schema/capacity.js';
-export type {
-  CollectionItemsTable,
-  CollectionsTable,
-  SmartCollectionsTable,
-  StarredWorksTable,
-} from './schema/curation.js';
-export type { GenerationCountsTable, GenerationsTable } from './schema/generations.js';
-export type { IdempotencyKeysTable, IdempotencyUsageTable } from './schema/idempotency.js';
-export type {
-  OAuthAuthorizationsTable,
-  OAuthClientsTable,
-  OAuthGrantsTable,
-  OAuthRateWindowsTable,
-  OAuthRetiredRefreshTokensTable,
-  OAuthSeenRedirectsTable,
-} from './schema/oauth.js';
-export type { KeyOutReason, ProviderKeysTable, TaskKeyColumns } from './schema/provider-keys.js';
-export type { TasksTable } from './schema/tasks.js';
-export type { AccountBudgetsTable, KeyBudgetsTable, UsageDailyTable } from './schema/usage.js';
-export type {
-  WebhookCallbacksTable,
-  WebhookDeliveriesTable,
-  WebhookOutboxTable,
-  WebhookSecretsTable,
-} from './schema/webhooks.js';
-export type { CreationViewsTable, PromptPresetsTable } from './schema/website.js';
-
 /**
  * Table shapes. Timestamps are integer milliseconds since the epoch, booleans are integers (0/1) and
  * JSON is text, so the same queries run on SQLite and PostgreSQL. A text column that only ever holds
  * one of a closed set of values has that union as its type (its writers are checked against it).
  *
- * One file per table group, `schema/<group>.ts`, each saying which part of the code owns its tables; this
- * file gathers them into the one `Database` type Kysely is built over and re-exports every table's shape,
- * so code imports table shapes from here.
+ * One file per table group, `schema/<group>.ts`, each saying which part of the code owns its tables;
+ * code imports a table's shape from its group's file. This file gathers the groups into the one
+ * `Database` type Kysely is built over.
  */
 export interface Database
   extends AccountTables,

@@ -3,7 +3,7 @@ import type { BoundedWorkPool } from '../../base/concurrency/bounded-work-pool.j
 import type { SearchFilters } from '../../base/contract/website.js';
 import { type Db, dialectOf } from '../../infra/store/database.js';
 import { removedCondition, savedCondition } from '../../infra/store/saved-condition.js';
-import type { GenerationsTable } from '../../infra/store/schema.js';
+import type { GenerationsTable } from '../../infra/store/schema/generations.js';
 import type { SqliteReaders } from '../../infra/store/sqlite-readers.js';
 import { filterConditions, hasFilters } from './search-filters.js';
 

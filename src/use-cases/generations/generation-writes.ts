@@ -3,7 +3,8 @@ import type { Clock } from '../../base/runtime/clock.js';
 import type { IdGenerator } from '../../base/runtime/ids.js';
 import { insertTasks, newTaskRows } from '../../capabilities/tasks/task-insert.js';
 import type { Db } from '../../infra/store/database.js';
-import type { Database, GenerationsTable } from '../../infra/store/schema.js';
+import type { GenerationsTable } from '../../infra/store/schema/generations.js';
+import type { Database } from '../../infra/store/schema.js';
 import type { GenerateRequest } from './generate-request.js';
 import type { HistoryVersions } from './history-versions.js';
 

@@ -5,7 +5,8 @@ import { UNFINISHED_STATUSES } from '../../base/domain/task-status.js';
 import type { PendingListingOptions, TaskWithRequest } from '../../capabilities/tasks/pending-tasks.js';
 import { type TaskRecord, toTaskRecord } from '../../capabilities/tasks/task-record.js';
 import type { Db } from '../../infra/store/database.js';
-import type { GenerationsTable, TasksTable } from '../../infra/store/schema.js';
+import type { GenerationsTable } from '../../infra/store/schema/generations.js';
+import type { TasksTable } from '../../infra/store/schema/tasks.js';
 
 /**
  * The creations read model: the one module where generations meet their tasks, for reading only.

@@ -1,6 +1,6 @@
 import type { Clock } from '../../../base/runtime/clock.js';
 import type { Db } from '../../../infra/store/database.js';
-import type { UpstreamPoolsTable } from '../../../infra/store/schema.js';
+import type { UpstreamPoolsTable } from '../../../infra/store/schema/capacity.js';
 import { callBackInTurns } from './call-back-turns.js';
 import { type CapacityPool, siblingPools } from './capacity-pool.js';
 import type { CapacityReads } from './capacity-reads.js';

@@ -1,4 +1,4 @@
-import type { UpstreamPoolsTable } from '../../../infra/store/schema.js';
+import type { UpstreamPoolsTable } from '../../../infra/store/schema/capacity.js';
 import type { RequestQuota } from '../../providers/provider.js';
 
 /**

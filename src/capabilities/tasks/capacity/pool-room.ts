@@ -1,5 +1,5 @@
 import type { Db } from '../../../infra/store/database.js';
-import type { UpstreamPoolsTable } from '../../../infra/store/schema.js';
+import type { UpstreamPoolsTable } from '../../../infra/store/schema/capacity.js';
 import {
   type CapacityLimits,
   type CapacityPool,

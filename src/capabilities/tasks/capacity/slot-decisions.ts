@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../../infra/store/database.js';
-import type { UpstreamPoolsTable } from '../../../infra/store/schema.js';
+import type { UpstreamPoolsTable } from '../../../infra/store/schema/capacity.js';
 import type { CapacityPool } from './capacity-pool.js';
 import { callBackIn, hasWaiters, type PoolWork, postponeRetry } from './pool-call-back.js';
 import {

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Db } from '../../../infra/store/database.js';
-import type { Database, UpstreamPoolsTable } from '../../../infra/store/schema.js';
+import type { UpstreamPoolsTable } from '../../../infra/store/schema/capacity.js';
+import type { Database } from '../../../infra/store/schema.js';
 import type { CapacityPool } from './capacity-pool.js';
 
 /** What the decisions of one transaction on a pool learned and may share (reads made once). */

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Clock } from '../../../base/runtime/clock.js';
 import type { Db } from '../../../infra/store/database.js';
-import type { UpstreamPoolsTable } from '../../../infra/store/schema.js';
+import type { UpstreamPoolsTable } from '../../../infra/store/schema/capacity.js';
 import { callBackInTurns } from './call-back-turns.js';
 import { type CapacityPool, hasConfiguredLimit, pollsOf } from './capacity-pool.js';
 import { createCapacityReads, UNFINISHED } from './capacity-reads.js';
