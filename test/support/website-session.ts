@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
-import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from '../../src/base/contract/website.js';
+import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from '../../src/base/contract/website/shared.js';
 
 /** The session cookie pair (`name=value`, either name) of a website sign-in answer (POST /web/api/session). */
 export function sessionCookieOf(response: { headers: Record<string, unknown> }): string {

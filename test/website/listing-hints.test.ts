@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { MAX_PENDING_CARDS } from '../../src/base/contract/website.js';
+import { MAX_PENDING_CARDS } from '../../src/base/contract/website/create.js';
 import { bearer, makePng } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 import { TEST_ORIGIN as ORIGIN, sessionCookieOf } from '../support/website-session.js';

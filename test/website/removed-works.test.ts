@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { MAX_REMOVED_WORKS } from '../../src/base/contract/website.js';
+import { MAX_REMOVED_WORKS } from '../../src/base/contract/website/create.js';
 import { bearer, pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 import { sessionCookieOf, signInRequest, TEST_ORIGIN } from '../support/website-session.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from '../../src/base/contract/website.js';
+import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from '../../src/base/contract/website/shared.js';
 import { assertError } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 import { isSignedIn, signedInCookie, signInRequest, TEST_ORIGIN } from '../support/website-session.js';

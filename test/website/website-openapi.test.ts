@@ -6,7 +6,7 @@ import {
   WEBSITE_SESSION_SCHEME,
   WEBSITE_TAG,
   websiteSessionSecurityScheme,
-} from '../../src/base/contract/website.js';
+} from '../../src/base/contract/website/shared.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 
 const WEBSITE_ROUTES = [

@@ -14,7 +14,7 @@ import {
   operatorUsageReportSchema,
   usageQuerySchema,
 } from './usage.js';
-import { WEBSITE_SESSION_SCHEME } from './website.js';
+import { WEBSITE_SESSION_SCHEME } from './website/shared.js';
 
 export { operatorUsageReportSchema, usageQuerySchema };
 

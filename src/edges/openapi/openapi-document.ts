@@ -10,7 +10,7 @@ import {
   WEBSITE_SESSION_SCHEME,
   WEBSITE_TAG,
   websiteSessionSecurityScheme,
-} from '../../base/contract/website.js';
+} from '../../base/contract/website/shared.js';
 
 export type OpenApiDocument = OpenAPIV3_1.Document;
 

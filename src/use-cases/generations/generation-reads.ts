@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { BoundedWorkPool } from '../../base/concurrency/bounded-work-pool.js';
-import type { SearchFilters } from '../../base/contract/website.js';
+import type { SearchFilters } from '../../base/contract/website/shared.js';
 import { type Db, dialectOf } from '../../infra/store/database.js';
 import { removedCondition, savedCondition } from '../../infra/store/saved-condition.js';
 import type { GenerationsTable } from '../../infra/store/schema/generations.js';

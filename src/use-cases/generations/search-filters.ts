@@ -1,5 +1,5 @@
 import { type Expression, type SqlBool, sql } from 'kysely';
-import type { SearchFilters } from '../../base/contract/website.js';
+import type { SearchFilters } from '../../base/contract/website/shared.js';
 import { curationConditions } from '../../capabilities/curation/curation-service.js';
 import type { Dialect } from '../../infra/store/dialect.js';
 

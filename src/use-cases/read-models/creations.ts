@@ -1,6 +1,6 @@
 import { createRecentMap } from '../../base/collections/recent-map.js';
 import type { HistoryItem, HistoryPage } from '../../base/contract/generations.js';
-import type { SearchFilters } from '../../base/contract/website.js';
+import type { SearchFilters } from '../../base/contract/website/shared.js';
 import { UNFINISHED_STATUSES } from '../../base/domain/task-status.js';
 import type { PendingListingOptions, TaskWithRequest } from '../../capabilities/tasks/pending-tasks.js';
 import { type TaskRecord, toTaskRecord } from '../../capabilities/tasks/task-record.js';

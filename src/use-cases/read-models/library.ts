@@ -1,5 +1,5 @@
 import type { Asset } from '../../base/contract/assets.js';
-import type { SearchFilters } from '../../base/contract/website.js';
+import type { SearchFilters } from '../../base/contract/website/shared.js';
 import type { AssetKind } from '../../base/domain/asset-kinds.js';
 import { toAssetBase } from '../../capabilities/assets/assets-repository.js';
 import { type Db, dialectOf } from '../../infra/store/database.js';

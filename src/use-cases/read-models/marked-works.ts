@@ -1,5 +1,5 @@
 import type { HistoryPage } from '../../base/contract/generations.js';
-import type { SearchFilters } from '../../base/contract/website.js';
+import type { SearchFilters } from '../../base/contract/website/shared.js';
 import type { CreationReads } from './creations.js';
 
 /**
