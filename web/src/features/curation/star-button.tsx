@@ -1,9 +1,13 @@
 import { useState } from 'react';
 import { messageOf } from '../../lib/api';
 import { setStar } from './curation';
+import { useRegisterStar } from './star-channel';
 import { StarIcon } from './star-icon';
 
-/** A work's star: pressed when starred; the change is sent at once and undone if it fails. */
+/**
+ * A work's star: pressed when starred; the change is sent at once and undone if it fails. In the
+ * lightbox, its S key presses it (the star channel).
+ */
 export function StarButton({
   workId,
   starred,
@@ -27,6 +31,7 @@ export function StarButton({
       setError(messageOf(failure));
     }
   };
+  useRegisterStar(() => void toggle());
   return (
     <button
       type="button"

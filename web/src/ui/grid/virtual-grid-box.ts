@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
-import { REVEAL_EVENT, type RevealRequest } from './virtual-rows';
+import { onRevealRequest, type RevealRequest } from './reveal';
 
 /**
  * The grid's width, its top in the document (the virtualiser's scroll margin) and the viewport's
@@ -45,7 +45,7 @@ export function useGridBox(grid: React.RefObject<HTMLDivElement | null>, count: 
 }
 
 /**
- * The lightbox closed on an item whose card is not rendered (REVEAL_EVENT): scroll its row into
+ * The lightbox closed on an item whose card is not rendered (a reveal request, ./reveal.ts): scroll its row into
  * view, then focus the card once it is rendered.
  */
 export function useReveal<T>(
@@ -57,16 +57,13 @@ export function useReveal<T>(
   const scrollRef = useRef(scrollTo);
   scrollRef.current = scrollTo;
   useEffect(() => {
-    const onReveal = (event: Event) => {
-      const request = (event as CustomEvent<RevealRequest>).detail;
+    return onRevealRequest((request) => {
       const index = items.findIndex((item) => request.ids.includes(keyOf(item)));
       if (index < 0) return;
       scrollRef.current(index);
       setReveal(request);
       setTimeout(() => setReveal((current) => (current === request ? undefined : current)), 3000);
-    };
-    window.addEventListener(REVEAL_EVENT, onReveal);
-    return () => window.removeEventListener(REVEAL_EVENT, onReveal);
+    });
   }, [items, keyOf]);
   useEffect(() => {
     if (!reveal) return;

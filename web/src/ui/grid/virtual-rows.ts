@@ -6,16 +6,6 @@
  * failed batches) never move the window by themselves (issue 37: the mean-of-rows estimate looped).
  */
 
-/**
- * Asked by the lightbox when it closes on an item whose card is not rendered: the grid holding an
- * item with one of `ids` scrolls it into view, then focuses `selector` (the card's open button).
- */
-export const REVEAL_EVENT = 'atelier:reveal';
-export interface RevealRequest {
-  ids: string[];
-  selector: string;
-}
-
 /** How large a gallery's cards are; remembered per browser (web/src/lib/grid-view.ts). */
 export type Density = 'compact' | 'comfortable' | 'large';
 export type GalleryKind = 'works' | 'library';
