@@ -8,7 +8,8 @@ import { isFinalStatus } from '../../lib/vocabulary';
 import { DownloadIcon, ExpandIcon, ImageIcon } from '../../ui/icons';
 import { ProgressBar } from '../../ui/progress';
 import { Thumbnail } from '../../ui/thumbnail';
-import { type Batch, cancelBatch, isCancelled, requestOf, reuseSettings, submitGenerate } from './batches';
+import { cancelBatch, reuseSettings, submitGenerate } from './batch-actions';
+import { type Batch, isCancelled, requestOf } from './batches';
 import { formatDuration, formatEstimate } from './create-text';
 import './batch-card.css';
 

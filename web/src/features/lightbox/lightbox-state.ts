@@ -1,13 +1,8 @@
 import { type RefObject, useEffect, useRef, useState } from 'react';
 import { requestReveal } from '../../ui/grid/reveal';
 import type { LightboxActionHandlers } from './actions';
-import {
-  addAsReference,
-  type LightboxItem,
-  reuseSettings,
-  type WorkSettings,
-  workSettings,
-} from './lightbox-items';
+import { addAsReference, reuseSettings, workSettings } from './item-actions';
+import type { LightboxItem, WorkSettings } from './lightbox-items';
 
 /**
  * Opens the dialog and, on close, gives focus back: to the card of the image shown if it is on the

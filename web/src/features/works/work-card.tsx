@@ -8,7 +8,8 @@ import { Thumbnail } from '../../ui/thumbnail';
 import { SelectCheckbox } from '../curation/select-checkbox';
 import type { Selection } from '../curation/selection';
 import { StarButton } from '../curation/star-button';
-import { reuseSettings, settingsOfWork } from '../lightbox/lightbox-items';
+import { reuseSettings } from '../lightbox/item-actions';
+import { settingsOfWork } from '../lightbox/lightbox-items';
 
 export const images = (work: SavedWork) => work.tasks.filter((t) => t.status === 'completed' && t.imageUrl);
 
