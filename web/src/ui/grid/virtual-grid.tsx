@@ -1,35 +1,25 @@
-import { defaultRangeExtractor, type Range, useWindowVirtualizer } from '@tanstack/react-virtual';
-import {
-  memo,
-  type ReactNode,
-  useCallback,
-  useEffect,
-  useLayoutEffect,
-  useMemo,
-  useRef,
-  useState,
-} from 'react';
+import { useWindowVirtualizer } from '@tanstack/react-virtual';
+import { memo, type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { gridGeometry, overscanRows, renderedRange } from './grid-window';
 import { useGridBox, useReveal } from './virtual-grid-box';
 import {
+  useAnchorTracking,
+  useFlick,
+  useFocusedCard,
+  useFocusKeptRow,
+  useKeepAnchor,
+  useReportRange,
+} from './virtual-grid-hooks';
+import {
   buildRows,
-  columnsFor,
   type Density,
   type GalleryKind,
-  GRID_GAP,
   type GridRow,
   isPlaceholder,
-  PHONE_WIDTH,
   type Placeholder,
   rowHeight,
 } from './virtual-rows';
 
-/**
- * Beyond the viewport on each side, about this many pixels of rows stay rendered (so Tab from the
- * last visible card reaches the next one, and a short list is rendered whole)…
- */
-const MARGIN_PX = 1600;
-/** …but at most this many cards' worth of rows (and at least two rows): a compact grid keeps a small DOM. */
-const CARDS_BEYOND = 16;
 const HEADING_HEIGHT = 52;
 
 /**
@@ -80,10 +70,7 @@ export function VirtualGrid<T>({
 }) {
   const grid = useRef<HTMLDivElement>(null);
   const { width, top, viewport } = useGridBox(grid, items.length);
-  const screen = viewport < PHONE_WIDTH ? 'phone' : 'wide';
-  const gap = GRID_GAP[kind][screen];
-  const columns = columnsFor(kind, density, width, viewport);
-  const columnWidth = (width - gap * (columns - 1)) / columns;
+  const { gap, columns, columnWidth } = gridGeometry(kind, density, width, viewport);
   const { rows, rowOf } = useMemo(
     () => buildRows(items, columns, itemKey, groupOf),
     [items, columns, itemKey, groupOf],
@@ -95,72 +82,19 @@ export function VirtualGrid<T>({
   const indexOfKey = useMemo(() => new Map(items.map((item, index) => [keyOf(item), index])), [items, keyOf]);
   const read = useMemo(() => items.reduce((n, item) => (isPlaceholder(item) ? n : n + 1), 0), [items]);
   const placeholderPx = placeholderHeight?.(columnWidth) ?? columnWidth + 120;
-
-  // The card holding focus keeps its row rendered wherever the window goes (scrolling away and back).
-  const focusedKey = useRef<string>(undefined);
-  const focusedRow = () => {
-    const index = focusedKey.current === undefined ? undefined : indexOfKey.get(focusedKey.current);
-    return index === undefined ? -1 : (rowOf[index] ?? -1);
-  };
-  const focusedRowRef = useRef(focusedRow);
-  focusedRowRef.current = focusedRow;
-  const rangeExtractor = useCallback((range: Range) => {
-    const indexes = defaultRangeExtractor(range);
-    const focus = focusedRowRef.current();
-    if (focus >= 0 && focus < range.count && !indexes.includes(focus)) indexes.push(focus);
-    return indexes.sort((a, b) => a - b);
-  }, []);
-
-  const lastOffset = useRef(0);
-  const movedBefore = useRef(false);
+  const { focusedKey, rangeExtractor } = useFocusKeptRow(indexOfKey, rowOf);
   const rowsRef = useRef(rows);
   rowsRef.current = rows;
   useFocusedCard(grid, rowsRef, itemKey, focusedKey);
-
-  // Stable while the rows are: a new function makes the virtualiser lay out every row again.
-  const getItemKey = useCallback((index: number) => rows[index]?.key ?? index, [rows]);
-  const estimateSize = useCallback(
-    (index: number) => {
-      const row = rows[index];
-      if (row?.kind !== 'cards') return row ? HEADING_HEIGHT : 0;
-      return rowHeight(
-        row.items,
-        (item) => estimateHeight?.(item, columnWidth) ?? columnWidth + 120,
-        placeholderPx,
-      );
-    },
-    [rows, columnWidth, estimateHeight, placeholderPx],
-  );
-  /** The first row of cards in view, its first item and how far below the viewport's top it starts. */
-  const anchor = useRef<{ key: string; index: number; offset: number }>(undefined);
-  const itemsRef = useRef(items);
-  itemsRef.current = items;
-  const onChange = useCallback(
-    (instance: {
-      scrollOffset: number | null;
-      getVirtualItems: () => { index: number; start: number; end: number }[];
-    }) => {
-      const offset = instance.scrollOffset ?? 0;
-      for (const virtual of instance.getVirtualItems()) {
-        const row = rowsRef.current[virtual.index];
-        const item = row?.kind === 'cards' ? itemsRef.current[row.first] : undefined;
-        if (virtual.end <= offset || !row || row.kind !== 'cards' || item === undefined) continue;
-        anchor.current = { key: keyOf(item), index: row.first, offset: virtual.start - offset };
-        return;
-      }
-    },
-    [keyOf],
-  );
+  const { anchor, onChange } = useAnchorTracking(rowsRef, items, keyOf);
   const virtualizer = useWindowVirtualizer({
     count: rows.length,
     scrollMargin: top,
     gap,
-    overscan: Math.max(
-      2,
-      Math.min(Math.ceil(MARGIN_PX / (columnWidth + 150)), Math.floor(CARDS_BEYOND / columns)),
-    ),
-    getItemKey,
-    estimateSize,
+    overscan: overscanRows(columnWidth, columns),
+    // Stable while the rows are: a new function makes the virtualiser lay out every row again.
+    getItemKey: useCallback((index: number) => rows[index]?.key ?? index, [rows]),
+    estimateSize: useRowEstimate(rows, columnWidth, placeholderPx, estimateHeight),
     rangeExtractor,
     onChange,
   });
@@ -169,50 +103,13 @@ export function VirtualGrid<T>({
   // straddles the viewport's top on its first measure, which moved the cards in view as a page arrived.
   virtualizer.shouldAdjustScrollPositionOnItemSizeChange = keepRowsInView;
   const virtualRows = virtualizer.getVirtualItems();
-  // A flick (or a drag of the scrollbar): more than a screen since the last frame. Rows that come
-  // into the window meanwhile are drawn as placeholders of their size, their cards once it slows
-  // (the virtualiser renders again when the scroll stops): a fast flick mounts no cards per frame.
-  // Two such frames in a row: a single jump (focus moving a card into view, End) draws its cards at
-  // once, and so does any move while focus is in the grid (Tab must find the next card).
-  const offset = virtualizer.scrollOffset ?? 0;
-  const moved = Math.abs(offset - lastOffset.current) > window.innerHeight;
-  const fast = moved && movedBefore.current && !grid.current?.contains(document.activeElement);
-  lastOffset.current = offset;
-  movedBefore.current = moved;
-  const rendered = virtualRows.flatMap((row) => {
-    const cards = rows[row.index];
-    return cards?.kind === 'cards' ? [cards] : [];
-  });
-  const start = rendered[0]?.first ?? 0;
-  const lastRow = rendered[rendered.length - 1];
-  const end = lastRow ? lastRow.first + lastRow.items.length : 0;
-  // biome-ignore lint/correctness/useExhaustiveDependencies: a page read (new items) is a reason to report again.
-  useEffect(() => {
-    if (end > start) onRange?.(start, end - 1);
-  }, [onRange, start, end, items]);
-
-  const shownList = useRef(listId);
-  // Rows changed (a page arrived, the day headings it brings): the anchor row stays where it stood.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the rows changing is what this follows.
-  useLayoutEffect(() => {
-    const was = anchor.current;
-    if (shownList.current !== listId) {
-      // The page's first list stays where the page is; a later one starts from the top.
-      const later = Boolean(shownList.current);
-      shownList.current = listId;
-      anchor.current = undefined;
-      if (later && window.scrollY > 0) window.scrollTo({ top: 0, behavior: 'instant' });
-      return;
-    }
-    if (!was || items.length === 0) return;
-    const index = indexOfKey.get(was.key) ?? Math.min(was.index, items.length - 1);
-    const row = rowOf[index];
-    const now = row === undefined ? undefined : virtualizer.measurementsCache[row]?.start;
-    if (now === undefined) return;
-    const delta = now - was.offset - window.scrollY;
-    if (Math.abs(delta) >= 1) window.scrollBy({ top: delta, behavior: 'instant' });
-  }, [rows]);
-
+  const fast = useFlick(grid, virtualizer.scrollOffset ?? 0);
+  const { start, end } = renderedRange(
+    rows,
+    virtualRows.map((row) => row.index),
+  );
+  useReportRange(onRange, start, end, items);
+  useKeepAnchor({ anchor, rows, items, indexOfKey, rowOf, virtualizer, listId });
   useReveal(items, keyOf, (index) => {
     const row = rowOf[index];
     if (row !== undefined) virtualizer.scrollToIndex(row, { align: 'center' });
@@ -253,6 +150,27 @@ export function VirtualGrid<T>({
   );
 }
 
+/** A row's estimated height before it is measured: a heading's, or its tallest card's estimate. */
+function useRowEstimate<T>(
+  rows: GridRow<T>[],
+  columnWidth: number,
+  placeholderPx: number,
+  estimateHeight: ((item: T, columnWidth: number) => number) | undefined,
+) {
+  return useCallback(
+    (index: number) => {
+      const row = rows[index];
+      if (row?.kind !== 'cards') return row ? HEADING_HEIGHT : 0;
+      return rowHeight(
+        row.items,
+        (item) => estimateHeight?.(item, columnWidth) ?? columnWidth + 120,
+        placeholderPx,
+      );
+    },
+    [rows, columnWidth, estimateHeight, placeholderPx],
+  );
+}
+
 /** Rows waiting to draw their cards after a flick, one a frame (not all in one long frame). */
 const turns: Array<() => void> = [];
 const nextTurn = () => {
@@ -272,38 +190,6 @@ function inTurn(draw: () => void): () => void {
 /** Whether a row's new height moves the view: only for a row wholly above the viewport. */
 const keepRowsInView = (row: { end: number }, _delta: number, instance: { scrollOffset: number | null }) =>
   row.end <= (instance.scrollOffset ?? 0);
-
-/** Keeps `focused` on the key of the card holding focus inside the grid (undefined when none does). */
-function useFocusedCard<T>(
-  grid: React.RefObject<HTMLDivElement | null>,
-  rows: React.RefObject<GridRow<T>[]>,
-  itemKey: (item: T) => string,
-  focused: React.RefObject<string | undefined>,
-) {
-  useEffect(() => {
-    const element = grid.current;
-    if (!element) return;
-    const onFocus = (event: FocusEvent) => {
-      const target = event.target instanceof HTMLElement ? event.target : null;
-      const row = target?.closest<HTMLElement>('[data-index]');
-      const at = row ? rows.current[Number(row.dataset.index)] : undefined;
-      if (!row || !target || at?.kind !== 'cards') return;
-      const slot = Array.from(row.children).findIndex((child) => child.contains(target));
-      const card = at.items[Math.max(0, slot)];
-      focused.current = card === undefined || isPlaceholder(card) ? undefined : itemKey(card);
-    };
-    const onBlur = (event: FocusEvent) => {
-      if (!(event.relatedTarget instanceof Node) || !element.contains(event.relatedTarget))
-        focused.current = undefined;
-    };
-    element.addEventListener('focusin', onFocus);
-    element.addEventListener('focusout', onBlur);
-    return () => {
-      element.removeEventListener('focusin', onFocus);
-      element.removeEventListener('focusout', onBlur);
-    };
-  }, [grid, rows, itemKey, focused]);
-}
 
 interface GridRowProps<T> {
   row: GridRow<T>;
