@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { type RefObject, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { messageOf } from '../../lib/api';
 import {
   readShifted,
@@ -42,6 +42,50 @@ export function usePagedList<T>({
   keep?: ((item: T, seq: number) => boolean) | undefined;
   ready?: boolean;
 }) {
+  const state = usePagedState<T>(keep);
+  const { segments, totals } = state;
+  useFirstPages(state, read, sequences, pageSize, ready);
+  const loadPage = usePageLoader(state, read, pageSize);
+  const slots = useMemo(() => segments.flatMap((segment) => segment.slots), [segments]);
+  const items = useMemo(() => slots.filter((slot): slot is T => !isPlaceholder(slot)), [slots]);
+  const { ensure, loadWanted } = useWindowedReads(state.latest, loadPage);
+
+  /** The first page not read yet (the Load more button, the lightbox walking past the last item read). */
+  const loadNext = useCallback(() => {
+    const next = state.latest.current.segments.find((s) => !s.read);
+    if (next) loadPage(next.seq, next.page);
+  }, [loadPage, state.latest]);
+
+  /** Changes items where they stand (`change` returns the item, a new one, or null to take it out). */
+  const { setSegments } = state;
+  const update = useCallback(
+    (change: (item: T) => T | null) => setSegments((list) => changedSegments(list, change)),
+    [setSegments],
+  );
+  const removed = useMemo(() => segments.reduce((sum, s) => sum + (s.removed ?? 0), 0), [segments]);
+
+  const total = totals === undefined ? undefined : Math.max(0, (totals.at(-1) ?? 0) - removed);
+  return {
+    /** The whole list: items read, placeholders where pages are not. */
+    slots: slots as readonly (T | Placeholder)[],
+    /** The items read, in the list's order (the lightbox walks these). */
+    items,
+    listId: state.listId,
+    /** How many items the list has (the last sequence's total, less those taken out). */
+    total,
+    loading: state.pending > 0,
+    error: state.error,
+    hasMore: segments.some((segment) => !segment.read),
+    ensure,
+    loadNext,
+    /** Asks again for the pages the window shows (after an error). */
+    retry: loadWanted,
+    update,
+  };
+}
+
+/** The list's state: its segments, the sequences' totals, the reads under way, the last error. */
+function usePagedState<T>(keep: ((item: T, seq: number) => boolean) | undefined) {
   const [segments, setSegments] = useState<Segment<T>[]>([]);
   const [totals, setTotals] = useState<number[]>();
   const [pending, setPending] = useState(0);
@@ -57,7 +101,36 @@ export function usePagedList<T>({
     (items: T[], seq: number) => items.filter((item) => keepRef.current?.(item, seq) ?? true),
     [],
   );
+  const latest = useRef({ segments, starts: startsOf(segments) });
+  latest.current = useMemo(() => ({ segments, starts: startsOf(segments) }), [segments]);
+  return {
+    segments,
+    setSegments,
+    totals,
+    setTotals,
+    pending,
+    setPending,
+    error,
+    setError,
+    listId,
+    setListId,
+    generation,
+    inFlight,
+    kept,
+    latest,
+  };
+}
+type PagedState<T> = ReturnType<typeof usePagedState<T>>;
 
+/** Reads the first page of each sequence when the list starts (afresh): they bring the totals. */
+function useFirstPages<T>(
+  state: PagedState<T>,
+  read: (seq: number, page: number) => Promise<PageAnswer<T>>,
+  sequences: number,
+  pageSize: number,
+  ready: boolean,
+) {
+  const { generation, inFlight, kept, setPending, setError, setSegments, setTotals, setListId } = state;
   useEffect(() => {
     if (!ready) return;
     const mine = ++generation.current;
@@ -85,9 +158,30 @@ export function usePagedList<T>({
       .finally(() => {
         if (mine === generation.current) setPending(0);
       });
-  }, [read, sequences, pageSize, ready, kept]);
+  }, [
+    read,
+    sequences,
+    pageSize,
+    ready,
+    kept,
+    generation,
+    inFlight,
+    setPending,
+    setError,
+    setSegments,
+    setTotals,
+    setListId,
+  ]);
+}
 
-  const loadPage = useCallback(
+/** Reads one page (once at a time), shifted by the items taken out before it; answers for an older list are dropped. */
+function usePageLoader<T>(
+  state: PagedState<T>,
+  read: (seq: number, page: number) => Promise<PageAnswer<T>>,
+  pageSize: number,
+) {
+  const { generation, inFlight, kept, latest, setPending, setError, setSegments } = state;
+  return useCallback(
     (seq: number, page: number) => {
       const id = `${seq}:${page}`;
       if (inFlight.current.has(id)) return;
@@ -114,15 +208,18 @@ export function usePagedList<T>({
           if (mine === generation.current) setPending((n) => Math.max(0, n - 1));
         });
     },
-    [read, kept, pageSize],
+    [read, kept, pageSize, generation, inFlight, latest, setPending, setError, setSegments],
   );
+}
 
-  const slots = useMemo(() => segments.flatMap((segment) => segment.slots), [segments]);
-  const items = useMemo(() => slots.filter((slot): slot is T => !isPlaceholder(slot)), [slots]);
-  const latest = useRef({ segments, starts: startsOf(segments) });
-  latest.current = useMemo(() => ({ segments, starts: startsOf(segments) }), [segments]);
-
-  /** The positions the window shows (first to last, inclusive), reported as it moves. */
+/**
+ * The pages the window shows, read once it settles: `ensure` is told the positions shown (first to
+ * last, inclusive) as the window moves; `loadWanted` reads the unread pages among them.
+ */
+function useWindowedReads<T>(
+  latest: RefObject<{ segments: Segment<T>[]; starts: Int32Array }>,
+  loadPage: (seq: number, page: number) => void,
+) {
   const wanted = useRef<[number, number]>([0, -1]);
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
   const loadWanted = useCallback(() => {
@@ -132,7 +229,7 @@ export function usePagedList<T>({
       const segment = list[at];
       if (segment) loadPage(segment.seq, segment.page);
     }
-  }, [loadPage]);
+  }, [loadPage, latest]);
   const ensure = useCallback(
     (first: number, last: number) => {
       const [was] = wanted.current;
@@ -147,46 +244,19 @@ export function usePagedList<T>({
     [loadWanted],
   );
   useEffect(() => () => clearTimeout(timer.current), []);
+  return { ensure, loadWanted };
+}
 
-  /** The first page not read yet (the Load more button, the lightbox walking past the last item read). */
-  const loadNext = useCallback(() => {
-    const next = latest.current.segments.find((s) => !s.read);
-    if (next) loadPage(next.seq, next.page);
-  }, [loadPage]);
-
-  /** Changes items where they stand (`change` returns the item, a new one, or null to take it out). */
-  const update = useCallback((change: (item: T) => T | null) => {
-    setSegments((list) =>
-      list.map((segment) => {
-        if (!segment.read) return segment;
-        const next = (segment.slots as T[]).flatMap((item) => {
-          const changed = change(item);
-          return changed === null ? [] : [changed];
-        });
-        const gone = segment.slots.length - next.length;
-        const same = gone === 0 && next.every((item, i) => item === segment.slots[i]);
-        return same ? segment : { ...segment, slots: next, removed: (segment.removed ?? 0) + gone };
-      }),
-    );
-  }, []);
-  const removed = useMemo(() => segments.reduce((sum, s) => sum + (s.removed ?? 0), 0), [segments]);
-
-  const total = totals === undefined ? undefined : Math.max(0, (totals.at(-1) ?? 0) - removed);
-  return {
-    /** The whole list: items read, placeholders where pages are not. */
-    slots: slots as readonly (T | Placeholder)[],
-    /** The items read, in the list's order (the lightbox walks these). */
-    items,
-    listId,
-    /** How many items the list has (the last sequence's total, less those taken out). */
-    total,
-    loading: pending > 0,
-    error,
-    hasMore: segments.some((segment) => !segment.read),
-    ensure,
-    loadNext,
-    /** Asks again for the pages the window shows (after an error). */
-    retry: loadWanted,
-    update,
-  };
+/** The segments with `change` applied to each item read (null takes it out, counted as removed). */
+function changedSegments<T>(list: Segment<T>[], change: (item: T) => T | null): Segment<T>[] {
+  return list.map((segment) => {
+    if (!segment.read) return segment;
+    const next = (segment.slots as T[]).flatMap((item) => {
+      const changed = change(item);
+      return changed === null ? [] : [changed];
+    });
+    const gone = segment.slots.length - next.length;
+    const same = gone === 0 && next.every((item, i) => item === segment.slots[i]);
+    return same ? segment : { ...segment, slots: next, removed: (segment.removed ?? 0) + gone };
+  });
 }
