@@ -66,49 +66,8 @@ function Page({ path }: { path: string }) {
 /** The shell: session check, header and navigation, and the current page. */
 export function App() {
   const { path, search } = useLocation();
-  const [session, setSession] = useState<SessionInfo | null>();
-  const [signingOut, setSigningOut] = useState(false);
-  // The password this tab just signed in with, kept only while it must be replaced (an operator's reset).
-  const [signInPassword, setSignInPassword] = useState<string>();
-
-  useEffect(() => {
-    // Signed out is an answer (`signedIn: false`), not a failing request: no console error.
-    api.get<SessionState>('/web/api/session').then(
-      (state) =>
-        setSession(
-          state.signedIn
-            ? {
-                email: state.email,
-                tier: state.tier,
-                operator: state.operator,
-                passwordChangeRequired: state.passwordChangeRequired,
-              }
-            : null,
-        ),
-      () => setSession(null),
-    );
-    return onSignedOut(() => setSession(null));
-  }, []);
-
-  // Another account may sign in next in this tab: never paint the previous one's cards.
-  useEffect(() => {
-    if (session === null) tasksStore.set({ cards: [], dismissed: [] });
-  }, [session]);
-
-  // Signed out → the sign-in page, remembering where the person was going.
-  useEffect(() => {
-    if (session === null && path !== '/sign-in' && path !== AUTHORIZE_PATH) {
-      // The query too: the consent screen's request id must survive signing in.
-      const query = search.toString();
-      const next = query === '' ? path : `${path}?${query}`;
-      navigate(`/sign-in${next === '/' ? '' : `?next=${encodeURIComponent(next)}`}`, { replace: true });
-    }
-    if (session && path === '/sign-in') {
-      const next = search.get('next');
-      navigate(next?.startsWith('/') && !next.startsWith('//') ? next : '/', { replace: true });
-    }
-  }, [session, path, search]);
-
+  const { session, setSession, signInPassword, setSignInPassword, signingOut, signOut } = useSession();
+  useSignInRedirects(session, path, search);
   const pages = session?.operator ? [...PAGES, ADMIN_PAGE] : PAGES;
   const current = isAdminPath(path)
     ? ADMIN_PAGE
@@ -118,20 +77,6 @@ export function App() {
     if (current) document.title = `${current.title} · Atelier`;
     else document.title = path === CONSENT_PATH ? 'Allow access · Atelier' : 'Atelier';
   }, [session, current, path]);
-
-  const signOut = async () => {
-    setSigningOut(true);
-    try {
-      await api.delete('/web/api/session');
-    } catch {
-      // The cookie may already be gone; signing out locally is what matters to the person.
-    }
-    tasksStore.set({ cards: [], dismissed: [] });
-    draftStore.set((draft) => ({ ...draft, prompt: '', references: [] }));
-    setSigningOut(false);
-    setSignInPassword(undefined);
-    setSession(null);
-  };
 
   if (path === AUTHORIZE_PATH) {
     return (
@@ -171,39 +116,18 @@ export function App() {
       />
     );
   }
-
   return (
     <>
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <header className="site-header">
-        <div className="header-inner">
-          <Link href="/" className="brand" aria-label="Atelier — Create">
-            <Logo />
-            <span>Atelier</span>
-          </Link>
-          <nav aria-label="Main" className="main-nav">
-            <ul>
-              {pages.map((page) => (
-                <li key={page.path}>
-                  <Link href={page.path} aria-current={current?.path === page.path ? 'page' : undefined}>
-                    {page.label}
-                  </Link>
-                </li>
-              ))}
-            </ul>
-          </nav>
-          <div className="account-menu">
-            <span className="muted small account-email" title={session.email}>
-              {session.email}
-            </span>
-            <button type="button" className="button small ghost" onClick={signOut} disabled={signingOut}>
-              Sign out
-            </button>
-          </div>
-        </div>
-      </header>
+      <SiteHeader
+        pages={pages}
+        current={current}
+        email={session.email}
+        signingOut={signingOut}
+        onSignOut={signOut}
+      />
       <main id="main" tabIndex={-1}>
         <PageErrorBoundary key={path}>
           <Suspense fallback={<p className="page muted">Loading…</p>}>
@@ -212,5 +136,113 @@ export function App() {
         </PageErrorBoundary>
       </main>
     </>
+  );
+}
+
+/** The session: read once, dropped on a 401 anywhere; signing out clears this tab's cards and draft. */
+function useSession() {
+  const [session, setSession] = useState<SessionInfo | null>();
+  const [signingOut, setSigningOut] = useState(false);
+  // The password this tab just signed in with, kept only while it must be replaced (an operator's reset).
+  const [signInPassword, setSignInPassword] = useState<string>();
+
+  useEffect(() => {
+    // Signed out is an answer (`signedIn: false`), not a failing request: no console error.
+    api.get<SessionState>('/web/api/session').then(
+      (state) =>
+        setSession(
+          state.signedIn
+            ? {
+                email: state.email,
+                tier: state.tier,
+                operator: state.operator,
+                passwordChangeRequired: state.passwordChangeRequired,
+              }
+            : null,
+        ),
+      () => setSession(null),
+    );
+    return onSignedOut(() => setSession(null));
+  }, []);
+
+  // Another account may sign in next in this tab: never paint the previous one's cards.
+  useEffect(() => {
+    if (session === null) tasksStore.set({ cards: [], dismissed: [] });
+  }, [session]);
+
+  const signOut = async () => {
+    setSigningOut(true);
+    try {
+      await api.delete('/web/api/session');
+    } catch {
+      // The cookie may already be gone; signing out locally is what matters to the person.
+    }
+    tasksStore.set({ cards: [], dismissed: [] });
+    draftStore.set((draft) => ({ ...draft, prompt: '', references: [] }));
+    setSigningOut(false);
+    setSignInPassword(undefined);
+    setSession(null);
+  };
+  return { session, setSession, signInPassword, setSignInPassword, signingOut, signOut };
+}
+
+/** Signed out → the sign-in page, remembering where the person was going; signed in → back there. */
+function useSignInRedirects(session: SessionInfo | null | undefined, path: string, search: URLSearchParams) {
+  useEffect(() => {
+    if (session === null && path !== '/sign-in' && path !== AUTHORIZE_PATH) {
+      // The query too: the consent screen's request id must survive signing in.
+      const query = search.toString();
+      const next = query === '' ? path : `${path}?${query}`;
+      navigate(`/sign-in${next === '/' ? '' : `?next=${encodeURIComponent(next)}`}`, { replace: true });
+    }
+    if (session && path === '/sign-in') {
+      const next = search.get('next');
+      navigate(next?.startsWith('/') && !next.startsWith('//') ? next : '/', { replace: true });
+    }
+  }, [session, path, search]);
+}
+
+/** The header: the brand, the main navigation, the account's email and Sign out. */
+function SiteHeader({
+  pages,
+  current,
+  email,
+  signingOut,
+  onSignOut,
+}: {
+  pages: readonly { path: string; label: string }[];
+  current: { path: string } | undefined;
+  email: string;
+  signingOut: boolean;
+  onSignOut: () => void;
+}) {
+  return (
+    <header className="site-header">
+      <div className="header-inner">
+        <Link href="/" className="brand" aria-label="Atelier — Create">
+          <Logo />
+          <span>Atelier</span>
+        </Link>
+        <nav aria-label="Main" className="main-nav">
+          <ul>
+            {pages.map((page) => (
+              <li key={page.path}>
+                <Link href={page.path} aria-current={current?.path === page.path ? 'page' : undefined}>
+                  {page.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="account-menu">
+          <span className="muted small account-email" title={email}>
+            {email}
+          </span>
+          <button type="button" className="button small ghost" onClick={onSignOut} disabled={signingOut}>
+            Sign out
+          </button>
+        </div>
+      </div>
+    </header>
   );
 }
