@@ -1,28 +1,33 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { type RefObject, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api, messageOf } from '../../lib/api';
 import { navigate, useLocation } from '../../lib/router';
 import type { SavedWork, SavedWorksPage } from '../../lib/types';
 import { useLinkedWork, useListAfterLink } from '../../lib/work-link';
-import { ConfirmDialog } from '../../ui/dialog';
 import { useGalleryView, useStarredFirst } from '../../ui/grid/grid-view';
 import { GridViewControls } from '../../ui/grid/grid-view-controls';
 import { usePagedList } from '../../ui/grid/paged-list';
 import { VirtualGrid } from '../../ui/grid/virtual-grid';
-import { coverHeight, dayHeading, isPlaceholder } from '../../ui/grid/virtual-rows';
+import { coverHeight, dayHeading, isPlaceholder, type Placeholder } from '../../ui/grid/virtual-rows';
 import { LoadMore } from '../../ui/load-more';
 import { CollectionsSidebar } from '../curation/collections-sidebar';
 import { deleteWorks, useCollections } from '../curation/curation';
-import { CurationFilters, curationFromUrl, curationToApi, curationToUrl } from '../curation/curation-filters';
+import {
+  type CurationFilter,
+  CurationFilters,
+  curationFromUrl,
+  curationToApi,
+  curationToUrl,
+} from '../curation/curation-filters';
 import { useDeferredDelete } from '../curation/deferred-delete';
-import { isSearching, searchFromUrl, searchToApi, searchToUrl } from '../curation/search';
+import { isSearching, type SearchState, searchFromUrl, searchToApi, searchToUrl } from '../curation/search';
 import { SearchBar } from '../curation/search-bar';
 import { useSelection } from '../curation/selection';
 import { SelectionBarWithUndo } from '../curation/selection-bar';
-import { StarButton } from '../curation/star-button';
 import { useCompareSelection } from '../lightbox/compare-selection';
 import { Lightbox } from '../lightbox/lightbox';
-import { itemsOfWorks } from '../lightbox/lightbox-items';
+import { itemsOfWorks, type LightboxItem } from '../lightbox/lightbox-items';
 import { WorkCard } from './work-card';
+import { DeleteWorkDialog, LightboxStar, WorksEmpty, WorksHeader } from './works-parts';
 
 const PAGE_SIZE = 24;
 
@@ -40,30 +45,136 @@ export default function WorksPage() {
   const { search } = useLocation();
   const query = searchFromUrl(search);
   const curation = curationFromUrl(search);
-  const apiQuery = searchToApi(query) + curationToApi(curation);
   const filtered = isSearching(query) || curation.starred || curation.collection !== '';
   const view = useGalleryView('works');
   // Starred works pinned first: their pages load first, then the whole list (those shown are skipped).
   const pinning = useStarredFirst()[0] && !curation.starred;
   const [open, setOpen] = useState<SavedWork>();
-  const [deleting, setDeleting] = useState<SavedWork>();
-  const [deleteState, setDeleteState] = useState<{ busy: boolean; error?: string }>({ busy: false });
   const [notice, setNotice] = useState('');
-  /** After a delete, where focus goes: the id of the work that took its place, or '' for the heading. */
-  const [focusAfter, setFocusAfter] = useState<string>();
   const heading = useRef<HTMLHeadingElement>(null);
   const sentinel = useRef<HTMLDivElement>(null);
-  const linked = search.get('work');
   const collections = useCollections();
+  const linked = useOpenLinkedWork(search.get('work'), setOpen, query, curation);
+  const works = useWorksList(
+    searchToApi(query) + curationToApi(curation),
+    pinning,
+    linked.listReady,
+    collections,
+  );
+  const { list, visible, setStarred } = works;
+  const removal = useWorkDelete(list.items, list.update, setNotice, heading);
+  const selection = useSelection(visible.map((w) => w.id));
+  /** The selection bar's Compare: the images the lightbox opens compared. */
+  const compare = useCompareSelection(itemsOfWorks, setNotice);
+  const groupOf = useCallback(
+    (work: SavedWork) => (pinning && work.starred ? 'Starred' : dayHeading(work.createdAt)),
+    [pinning],
+  );
+  // The lightbox walks the list; a linked work not (yet) in it goes first.
+  const walked = open && !visible.some((w) => w.id === open.id) ? [open, ...visible] : visible;
 
-  // A work's own link shows that work first: the list loads once its image has (see useListAfterLink).
+  return (
+    <div className="page">
+      <WorksHeader heading={heading} total={works.shownTotal} notice={notice} />
+      <CollectionsSidebar
+        collections={collections}
+        selection={selection}
+        works={visible}
+        query={query}
+        curation={curation}
+        onStarred={works.starMany}
+      />
+      <WorksFilters query={query} curation={curation} collections={collections} />
+      {list.total === 0 && !list.loading && <WorksEmpty filtered={filtered} />}
+      <WorksGrid
+        slots={works.slots}
+        view={view}
+        groupOf={view.byDay || pinning ? groupOf : undefined}
+        selection={selection}
+        list={list}
+        onOpen={setOpen}
+        onDelete={removal.setDeleting}
+        onStar={setStarred}
+      />
+      <SelectionBarWithUndo
+        selection={selection}
+        zip={{ works: [...selection.selected] }}
+        workIds={[...selection.selected]}
+        collections={collections}
+        onNotice={setNotice}
+        deferred={works.deferred}
+        onCompare={() => {
+          const first = compare.start(visible.filter((w) => selection.selected.has(w.id)));
+          if (first) setOpen(first);
+        }}
+      />
+      {linked.linkError && (
+        <p className="error-text" role="alert">
+          {linked.linkError}
+        </p>
+      )}
+      <LoadMore
+        sentinel={sentinel}
+        more={list.hasMore}
+        loading={list.loading}
+        error={list.error}
+        onLoadMore={list.error ? list.retry : list.loadNext}
+      />
+      {open && (
+        <WorksLightbox
+          works={walked}
+          open={open}
+          compare={compare}
+          onClose={() => {
+            setOpen(undefined);
+            compare.stop();
+          }}
+          list={list}
+          onDelete={(item) => removal.removeWork(item.workId ?? '')}
+          onStar={setStarred}
+        />
+      )}
+      {removal.deleting && <DeleteWorkDialog removal={removal} />}
+    </div>
+  );
+}
+
+/**
+ * A work's own link (`/works?work=<id>`, the lightbox's "Open the work"): the work is read by id and
+ * opened, listed or not; then `work` leaves the URL (closing does not reopen it). The
+ * list loads once its image has (see useListAfterLink).
+ */
+function useOpenLinkedWork(
+  linked: string | null,
+  open: (work: SavedWork) => void,
+  query: SearchState,
+  curation: CurationFilter,
+) {
   const [linkedAtStart] = useState(linked !== null);
   const { work: linkedWork, error: linkedError } = useLinkedWork(linked);
   const listReady = useListAfterLink(linkedAtStart, linkedWork, linkedError);
   /** Why a work's link could not open (kept apart: the list loading after it clears its own error). */
   const [linkError, setLinkError] = useState<string>();
-  // The whole list's height at once, its pages read where the window shows them; stars first: the
-  // starred works' pages (`starred=true`), then all works' without them.
+  useEffect(() => {
+    if (!linkedWork && !linkedError) return;
+    if (linkedWork) open(linkedWork);
+    if (linkedError) setLinkError(linkedError);
+    navigate(`/works${searchToUrl(query, curationToUrl(curation))}`, { replace: true });
+  }, [linkedWork, linkedError, query, curation, open]);
+  return { listReady, linkError };
+}
+
+/**
+ * The whole list's height at once, its pages read where the window shows them; stars first: the
+ * starred works' pages (`starred=true`), then all works' without them. Works deleted with an Undo
+ * still on offer are gone from the grid and the count.
+ */
+function useWorksList(
+  apiQuery: string,
+  pinning: boolean,
+  ready: boolean,
+  collections: ReturnType<typeof useCollections>,
+) {
   const read = useCallback(
     (seq: number, page: number) =>
       api.get<SavedWorksPage>(
@@ -76,9 +187,9 @@ export default function WorksPage() {
     pageSize: PAGE_SIZE,
     read,
     keep: pinning ? keepUnpinned : undefined,
-    ready: listReady,
+    ready,
   });
-  const { items: works, total, loading, error, hasMore, loadNext: loadMore } = list;
+  const { items: works, total } = list;
   const deferred = useDeferredDelete(deleteWorks, (ids) => {
     list.update((w) => (ids.includes(w.id) ? null : w));
     void collections.reload();
@@ -88,11 +199,7 @@ export default function WorksPage() {
     () => list.slots.filter((w) => isPlaceholder(w) || !deferred.hidden.has(w.id)),
     [list.slots, deferred.hidden],
   );
-  // Works deleted with an Undo still on offer are gone from the count as from the grid.
   const shownTotal = total === undefined ? total : Math.max(0, total - (works.length - visible.length));
-  const selection = useSelection(visible.map((w) => w.id));
-  /** The selection bar's Compare: the images the lightbox opens compared. */
-  const compare = useCompareSelection(itemsOfWorks, setNotice);
   /** Works starred or unstarred (a card's star; a drop on the sidebar's Starred, its Undo). */
   const { update } = list;
   const starMany = useCallback(
@@ -100,19 +207,29 @@ export default function WorksPage() {
     [update],
   );
   const setStarred = useCallback((id: string, starred: boolean) => starMany([id], starred), [starMany]);
+  return { list, deferred, visible, slots, shownTotal, starMany, setStarred };
+}
 
-  const groupOf = useCallback(
-    (work: SavedWork) => (pinning && work.starred ? 'Starred' : dayHeading(work.createdAt)),
-    [pinning],
-  );
-
+/**
+ * Deleting one work: the confirmation (a card's bin), the delete, and focus after it — the next
+ * work's cover, or the heading when no work is left, instead of falling to <body>.
+ */
+function useWorkDelete(
+  works: readonly SavedWork[],
+  update: (change: (work: SavedWork) => SavedWork | null) => void,
+  setNotice: (notice: string) => void,
+  heading: RefObject<HTMLHeadingElement | null>,
+) {
+  const [deleting, setDeleting] = useState<SavedWork>();
+  const [deleteState, setDeleteState] = useState<{ busy: boolean; error?: string }>({ busy: false });
+  /** After a delete, where focus goes: the id of the work that took its place, or '' for the heading. */
+  const [focusAfter, setFocusAfter] = useState<string>();
   /** Deletes a work and takes it out of the list (the lightbox's Delete, after its confirmation). */
   const removeWork = async (id: string) => {
     await api.delete(`/web/api/works/${encodeURIComponent(id)}`);
     update((w) => (w.id === id ? null : w));
     setNotice('Work deleted');
   };
-
   const confirmDelete = async () => {
     if (!deleting) return;
     setDeleteState({ busy: true });
@@ -126,20 +243,10 @@ export default function WorksPage() {
       setDeleteState({ busy: false, error: messageOf(failure) });
     }
   };
-
-  // A work's own link (`/works?work=<id>`, the lightbox's "Open the work"): the work is read by id
-  // and opened, listed or not; then `work` leaves the URL (closing does not reopen it).
-  useEffect(() => {
-    if (!linkedWork && !linkedError) return;
-    if (linkedWork) setOpen(linkedWork);
-    if (linkedError) setLinkError(linkedError);
-    navigate(`/works${searchToUrl(query, curationToUrl(curation))}`, { replace: true });
-  }, [linkedWork, linkedError, query, curation]);
-  // The lightbox walks the list; a linked work not (yet) in it goes first.
-  const walked = open && !visible.some((w) => w.id === open.id) ? [open, ...visible] : visible;
-
-  // Once the deleted work's card (and the dialogs) are gone, focus goes to the next work's
-  // cover, or to the heading when no work is left, instead of falling to <body>.
+  const cancel = () => {
+    setDeleting(undefined);
+    setDeleteState({ busy: false });
+  };
   useEffect(() => {
     if (focusAfter === undefined) return;
     const cover = focusAfter
@@ -147,29 +254,22 @@ export default function WorksPage() {
       : null;
     (cover ?? heading.current)?.focus();
     setFocusAfter(undefined);
-  }, [focusAfter]);
+  }, [focusAfter, heading]);
+  return { deleting, setDeleting, deleteState, removeWork, confirmDelete, cancel };
+}
 
+/** The search bar and the star and collection filters, kept in the URL. */
+function WorksFilters({
+  query,
+  curation,
+  collections,
+}: {
+  query: SearchState;
+  curation: CurationFilter;
+  collections: ReturnType<typeof useCollections>;
+}) {
   return (
-    <div className="page">
-      <header className="page-header">
-        <h1 className="page-title" ref={heading} tabIndex={-1}>
-          Saved works
-        </h1>
-        {shownTotal !== undefined && (
-          <p className="muted">{shownTotal === 1 ? '1 work' : `${shownTotal} works`}</p>
-        )}
-      </header>
-      <p className="visually-hidden" aria-live="polite">
-        {notice}
-      </p>
-      <CollectionsSidebar
-        collections={collections}
-        selection={selection}
-        works={visible}
-        query={query}
-        curation={curation}
-        onStarred={starMany}
-      />
+    <>
       <SearchBar
         label="Search saved works"
         value={query}
@@ -182,19 +282,34 @@ export default function WorksPage() {
         collections={collections}
         onChange={(next) => navigate(`/works${searchToUrl(query, curationToUrl(next))}`, { replace: true })}
       />
-      {total === 0 && !loading && filtered && (
-        <div className="empty">
-          <p>No saved work matches this search.</p>
-        </div>
-      )}
-      {total === 0 && !loading && !filtered && (
-        <div className="empty">
-          <p>Nothing saved yet.</p>
-          <p className="muted small">
-            Everything you create — here or through the API — is saved automatically.
-          </p>
-        </div>
-      )}
+    </>
+  );
+}
+
+type WorksList = ReturnType<typeof useWorksList>['list'];
+
+/** The density controls and the virtual grid of work cards. */
+function WorksGrid({
+  slots,
+  view,
+  groupOf,
+  selection,
+  list,
+  onOpen,
+  onDelete,
+  onStar,
+}: {
+  slots: readonly (SavedWork | Placeholder)[];
+  view: ReturnType<typeof useGalleryView>;
+  groupOf: ((work: SavedWork) => string) | undefined;
+  selection: ReturnType<typeof useSelection>;
+  list: WorksList;
+  onOpen: (work: SavedWork) => void;
+  onDelete: (work: SavedWork) => void;
+  onStar: (id: string, starred: boolean) => void;
+}) {
+  return (
+    <>
       <GridViewControls kind="works" />
       <VirtualGrid
         kind="works"
@@ -202,7 +317,7 @@ export default function WorksPage() {
         className={`works-grid density-${view.density}${selection.selected.size > 0 ? ' selecting' : ''}`}
         items={slots}
         itemKey={workKey}
-        groupOf={view.byDay || pinning ? groupOf : undefined}
+        groupOf={groupOf}
         estimateHeight={estimateWork}
         placeholderHeight={placeholderWork}
         onRange={list.ensure}
@@ -212,82 +327,47 @@ export default function WorksPage() {
             work={work}
             selected={selection.selected.has(work.id)}
             toggle={selection.toggle}
-            onOpen={setOpen}
-            onDelete={setDeleting}
-            onStar={setStarred}
+            onOpen={onOpen}
+            onDelete={onDelete}
+            onStar={onStar}
           />
         )}
       />
-      <SelectionBarWithUndo
-        selection={selection}
-        zip={{ works: [...selection.selected] }}
-        workIds={[...selection.selected]}
-        collections={collections}
-        onNotice={setNotice}
-        deferred={deferred}
-        onCompare={() => {
-          const first = compare.start(visible.filter((w) => selection.selected.has(w.id)));
-          if (first) setOpen(first);
-        }}
-      />
-      {linkError && (
-        <p className="error-text" role="alert">
-          {linkError}
-        </p>
+    </>
+  );
+}
+
+/** The lightbox over the works (opened compared from the selection bar's Compare), with each work's star. */
+function WorksLightbox({
+  works,
+  open,
+  compare,
+  onClose,
+  list,
+  onDelete,
+  onStar,
+}: {
+  works: SavedWork[];
+  open: SavedWork;
+  compare: { keys: string[] | undefined };
+  onClose: () => void;
+  list: WorksList;
+  onDelete: (item: LightboxItem) => Promise<void>;
+  onStar: (id: string, starred: boolean) => void;
+}) {
+  return (
+    <Lightbox
+      items={itemsOfWorks(works)}
+      startKey={compare.keys?.[0] ?? itemsOfWorks([open])[0]?.key ?? open.id}
+      compareKeys={compare.keys}
+      onClose={onClose}
+      hasMore={list.hasMore}
+      loading={list.loading}
+      loadMore={list.loadNext}
+      onDelete={onDelete}
+      actions={(item) => (
+        <LightboxStar work={list.items.find((w) => w.id === item.workId)} onChange={onStar} />
       )}
-      <LoadMore
-        sentinel={sentinel}
-        more={hasMore}
-        loading={loading}
-        error={error}
-        onLoadMore={error ? list.retry : loadMore}
-      />
-      {open && (
-        <Lightbox
-          items={itemsOfWorks(walked)}
-          startKey={compare.keys?.[0] ?? itemsOfWorks([open])[0]?.key ?? open.id}
-          compareKeys={compare.keys}
-          onClose={() => {
-            setOpen(undefined);
-            compare.stop();
-          }}
-          hasMore={hasMore}
-          loading={loading}
-          loadMore={loadMore}
-          onDelete={(item) => removeWork(item.workId ?? '')}
-          actions={(item) => {
-            const work = works.find((w) => w.id === item.workId);
-            return work ? (
-              <StarButton
-                workId={work.id}
-                starred={work.starred ?? false}
-                onChange={(starred) => setStarred(work.id, starred)}
-                withText
-              />
-            ) : null;
-          }}
-        />
-      )}
-      {deleting && (
-        <ConfirmDialog
-          title="Delete this work?"
-          message={
-            <p>
-              “{deleting.prompt.length > 120 ? `${deleting.prompt.slice(0, 120)}…` : deleting.prompt}” leaves
-              your saved works and library. The API history keeps a record of it, marked removed.
-            </p>
-          }
-          confirmLabel="Delete"
-          danger
-          busy={deleteState.busy}
-          error={deleteState.error}
-          onConfirm={confirmDelete}
-          onCancel={() => {
-            setDeleting(undefined);
-            setDeleteState({ busy: false });
-          }}
-        />
-      )}
-    </div>
+    />
   );
 }
