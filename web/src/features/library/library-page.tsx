@@ -40,43 +40,16 @@ export default function LibraryPage() {
   const kindParam = search.get('kind');
   const kind: Kind = kindParam === 'upload' || kindParam === 'result' ? kindParam : '';
   const query = searchFromUrl(search);
-  const apiQuery = searchToApi(query);
   const go = (next: { kind?: Kind; search?: SearchState }) =>
     navigate(`/library${searchToUrl(next.search ?? query, { kind: next.kind ?? kind })}`, { replace: true });
-  // The whole list's height at once, its pages read where the window shows them.
-  const read = useCallback(
-    (_seq: number, page: number) =>
-      api.get<LibraryPageAnswer>(
-        `/web/api/assets?page=${page}&limit=${PAGE_SIZE}${kind ? `&kind=${kind}` : ''}${apiQuery}`,
-      ),
-    [kind, apiQuery],
-  );
-  const list = usePagedList({ sequences: 1, pageSize: PAGE_SIZE, read });
-  const { items, total, loading, error, hasMore, update } = list;
+  const [notice, setNotice] = useState('');
+  const assets = useLibraryList(kind, searchToApi(query), setNotice);
+  const { list, visible, deferred } = assets;
   const [viewing, setViewing] = useState<LibraryAsset>();
   const [deletingUpload, setDeletingUpload] = useState<LibraryAsset>();
   const sentinel = useRef<HTMLDivElement>(null);
-  /** An upload deleted (its card or the lightbox): it leaves the list. */
-  const uploadGone = (id: string) => {
-    update((a) => (a.id === id ? null : a));
-    setNotice('Upload deleted');
-  };
-  const [notice, setNotice] = useState('');
   const collections = useCollections();
   const view = useGalleryView('library');
-  // Deleting from the library deletes the works the selected results belong to (uploads have none).
-  const deferred = useDeferredDelete(deleteWorks, (workIds) =>
-    update((a) => (a.generationId !== null && workIds.includes(a.generationId) ? null : a)),
-  );
-  const shown = useCallback(
-    (a: LibraryAsset | Placeholder) =>
-      isPlaceholder(a) || a.generationId === null || !deferred.hidden.has(a.generationId),
-    [deferred.hidden],
-  );
-  const visible = useMemo(() => items.filter(shown), [items, shown]);
-  const slots = useMemo(() => list.slots.filter(shown), [list.slots, shown]);
-  // Results of works deleted with an Undo still on offer are gone from the count as from the grid.
-  const shownTotal = total === undefined ? total : Math.max(0, total - (items.length - visible.length));
   const selection = useSelection(visible.map((a) => a.id));
   /** The selection bar's Compare, as on Saved works: the images the lightbox opens compared. */
   const compare = useCompareSelection(itemsOfAssets, setNotice);
@@ -88,13 +61,121 @@ export default function LibraryPage() {
 
   return (
     <div className="page">
+      <LibraryHeader total={assets.shownTotal} kind={kind} query={query} go={go} />
+      {list.total === 0 && !list.loading && <LibraryEmpty searching={isSearching(query)} kind={kind} />}
+      <p className="visually-hidden" aria-live="polite">
+        {notice}
+      </p>
+      <LibraryGrid
+        slots={assets.slots}
+        view={view}
+        selection={selection}
+        list={list}
+        onView={setViewing}
+        onDeleteUpload={setDeletingUpload}
+      />
+      <SelectionBarWithUndo
+        selection={selection}
+        zip={{ assets: [...selection.selected] }}
+        workIds={selectedWorks}
+        collections={collections}
+        onNotice={setNotice}
+        deferred={deferred}
+        onCompare={() => {
+          const first = compare.start(visible.filter((a) => selection.selected.has(a.id)));
+          if (first) setViewing(first);
+        }}
+      />
+      <LoadMore
+        sentinel={sentinel}
+        more={list.hasMore}
+        loading={list.loading}
+        error={list.error}
+        onLoadMore={list.error ? list.retry : list.loadNext}
+      />
+      {viewing && (
+        <LibraryLightbox
+          assets={assets}
+          startKey={compare.keys?.[0] ?? viewing.id}
+          compareKeys={compare.keys}
+          onClose={() => {
+            setViewing(undefined);
+            compare.stop();
+          }}
+        />
+      )}
+      {deletingUpload && (
+        <UploadDeleteDialog
+          assetId={deletingUpload.id}
+          name={captionOf(deletingUpload)}
+          onDeleted={() => {
+            // Focus goes to the next card (the previous one at the end), not to <body>.
+            const at = visible.findIndex((a) => a.id === deletingUpload.id);
+            const next = visible[at + 1] ?? visible[at - 1];
+            assets.uploadGone(deletingUpload.id);
+            setDeletingUpload(undefined);
+            focusSoon(next ? `[data-asset-id="${CSS.escape(next.id)}"] .asset-thumb` : 'h1');
+          }}
+          onCancel={() => setDeletingUpload(undefined)}
+        />
+      )}
+    </div>
+  );
+}
+
+/**
+ * The library's list: its whole height at once, its pages read where the window shows them. Results
+ * of works deleted with an Undo still on offer are gone from the grid and the count.
+ */
+function useLibraryList(kind: Kind, apiQuery: string, setNotice: (notice: string) => void) {
+  const read = useCallback(
+    (_seq: number, page: number) =>
+      api.get<LibraryPageAnswer>(
+        `/web/api/assets?page=${page}&limit=${PAGE_SIZE}${kind ? `&kind=${kind}` : ''}${apiQuery}`,
+      ),
+    [kind, apiQuery],
+  );
+  const list = usePagedList({ sequences: 1, pageSize: PAGE_SIZE, read });
+  const { items, total, update } = list;
+  /** An upload deleted (its card or the lightbox): it leaves the list. */
+  const uploadGone = (id: string) => {
+    update((a) => (a.id === id ? null : a));
+    setNotice('Upload deleted');
+  };
+  // Deleting from the library deletes the works the selected results belong to (uploads have none).
+  const deferred = useDeferredDelete(deleteWorks, (workIds) =>
+    update((a) => (a.generationId !== null && workIds.includes(a.generationId) ? null : a)),
+  );
+  const shown = useCallback(
+    (a: LibraryAsset | Placeholder) =>
+      isPlaceholder(a) || a.generationId === null || !deferred.hidden.has(a.generationId),
+    [deferred.hidden],
+  );
+  const visible = useMemo(() => items.filter(shown), [items, shown]);
+  const slots = useMemo(() => list.slots.filter(shown), [list.slots, shown]);
+  const shownTotal = total === undefined ? total : Math.max(0, total - (items.length - visible.length));
+  return { list, deferred, visible, slots, shownTotal, uploadGone };
+}
+
+/** The heading and count, the kind filter and the search. */
+function LibraryHeader({
+  total,
+  kind,
+  query,
+  go,
+}: {
+  total: number | undefined;
+  kind: Kind;
+  query: SearchState;
+  go: (next: { kind?: Kind; search?: SearchState }) => void;
+}) {
+  return (
+    <>
       <header className="page-header">
         <h1 className="page-title" tabIndex={-1}>
           Library
         </h1>
-        {shownTotal !== undefined && (
-          <p className="muted">{shownTotal === 1 ? '1 image' : `${shownTotal} images`}</p>
-        )}
+        {total !== undefined && <p className="muted">{total === 1 ? '1 image' : `${total} images`}</p>}
       </header>
       <ChoiceGroup
         legend="Show"
@@ -108,23 +189,81 @@ export default function LibraryPage() {
         ]}
       />
       <SearchBar label="Search the library" value={query} onChange={(next) => go({ search: next })} />
-      {total === 0 && !loading && (
-        <div className="empty">
-          <p>
-            {isSearching(query)
-              ? 'Nothing matches this search.'
-              : kind === 'upload'
-                ? 'No uploads yet.'
-                : kind === 'result'
-                  ? 'No results yet.'
-                  : 'Your library is empty.'}
-          </p>
-          <p className="muted small">Reference images you upload and every image you create land here.</p>
-        </div>
-      )}
-      <p className="visually-hidden" aria-live="polite">
-        {notice}
+    </>
+  );
+}
+
+/** Nothing to show: nothing matches, or nothing of the kind yet. */
+function LibraryEmpty({ searching, kind }: { searching: boolean; kind: Kind }) {
+  return (
+    <div className="empty">
+      <p>
+        {searching
+          ? 'Nothing matches this search.'
+          : kind === 'upload'
+            ? 'No uploads yet.'
+            : kind === 'result'
+              ? 'No results yet.'
+              : 'Your library is empty.'}
       </p>
+      <p className="muted small">Reference images you upload and every image you create land here.</p>
+    </div>
+  );
+}
+
+/** The lightbox over the library; Delete takes an upload out, or a result's whole work. */
+function LibraryLightbox({
+  assets,
+  startKey,
+  compareKeys,
+  onClose,
+}: {
+  assets: ReturnType<typeof useLibraryList>;
+  startKey: string;
+  compareKeys: string[] | undefined;
+  onClose: () => void;
+}) {
+  const { list, visible, uploadGone } = assets;
+  return (
+    <Lightbox
+      items={itemsOfAssets(visible)}
+      startKey={startKey}
+      compareKeys={compareKeys}
+      onClose={onClose}
+      total={list.total}
+      hasMore={list.hasMore}
+      loading={list.loading}
+      loadMore={list.loadNext}
+      onDelete={async (item) => {
+        if (item.kind === 'upload') {
+          await deleteUpload(item.key);
+          return uploadGone(item.key);
+        }
+        await api.delete(`/web/api/works/${encodeURIComponent(item.workId ?? '')}`);
+        list.update((asset) => (asset.generationId === item.workId ? null : asset));
+      }}
+    />
+  );
+}
+
+/** The density controls and the virtual grid of library cards. */
+function LibraryGrid({
+  slots,
+  view,
+  selection,
+  list,
+  onView,
+  onDeleteUpload,
+}: {
+  slots: readonly (LibraryAsset | Placeholder)[];
+  view: ReturnType<typeof useGalleryView>;
+  selection: ReturnType<typeof useSelection>;
+  list: ReturnType<typeof useLibraryList>['list'];
+  onView: (asset: LibraryAsset) => void;
+  onDeleteUpload: (asset: LibraryAsset) => void;
+}) {
+  return (
+    <>
       <GridViewControls kind="library" />
       <VirtualGrid
         as="ul"
@@ -143,68 +282,11 @@ export default function LibraryPage() {
             asset={asset}
             selected={selection.selected.has(asset.id)}
             toggle={selection.toggle}
-            onView={setViewing}
-            onDeleteUpload={setDeletingUpload}
+            onView={onView}
+            onDeleteUpload={onDeleteUpload}
           />
         )}
       />
-      <SelectionBarWithUndo
-        selection={selection}
-        zip={{ assets: [...selection.selected] }}
-        workIds={selectedWorks}
-        collections={collections}
-        onNotice={setNotice}
-        deferred={deferred}
-        onCompare={() => {
-          const first = compare.start(visible.filter((a) => selection.selected.has(a.id)));
-          if (first) setViewing(first);
-        }}
-      />
-      <LoadMore
-        sentinel={sentinel}
-        more={hasMore}
-        loading={loading}
-        error={error}
-        onLoadMore={error ? list.retry : list.loadNext}
-      />
-      {viewing && (
-        <Lightbox
-          items={itemsOfAssets(visible)}
-          startKey={compare.keys?.[0] ?? viewing.id}
-          compareKeys={compare.keys}
-          onClose={() => {
-            setViewing(undefined);
-            compare.stop();
-          }}
-          total={total}
-          hasMore={hasMore}
-          loading={loading}
-          loadMore={list.loadNext}
-          onDelete={async (item) => {
-            if (item.kind === 'upload') {
-              await deleteUpload(item.key);
-              return uploadGone(item.key);
-            }
-            await api.delete(`/web/api/works/${encodeURIComponent(item.workId ?? '')}`);
-            update((asset) => (asset.generationId === item.workId ? null : asset));
-          }}
-        />
-      )}
-      {deletingUpload && (
-        <UploadDeleteDialog
-          assetId={deletingUpload.id}
-          name={captionOf(deletingUpload)}
-          onDeleted={() => {
-            // Focus goes to the next card (the previous one at the end), not to <body>.
-            const at = visible.findIndex((a) => a.id === deletingUpload.id);
-            const next = visible[at + 1] ?? visible[at - 1];
-            uploadGone(deletingUpload.id);
-            setDeletingUpload(undefined);
-            focusSoon(next ? `[data-asset-id="${CSS.escape(next.id)}"] .asset-thumb` : 'h1');
-          }}
-          onCancel={() => setDeletingUpload(undefined)}
-        />
-      )}
-    </div>
+    </>
   );
 }
