@@ -123,7 +123,7 @@ export const BatchCard = memo(function BatchCard({
   onUseAsReference: (card: Card) => void;
   onSubmitted: () => void;
 }) {
-  const { cards, first, running, failed, cancelled, completed } = batch;
+  const { cards, first, running, failed, completed } = batch;
   const action = useAction();
   const name = shortText(first.prompt);
   const status = statusOf(batch, now, running > 0 ? estimate : undefined);
@@ -132,13 +132,7 @@ export const BatchCard = memo(function BatchCard({
       (sum, c) => sum + (c.status === 'queued' ? c.progress : c.status === 'in_progress' ? c.progress : 100),
       0,
     ) / cards.length;
-  const single = cards.length === 1 ? completed[0] : undefined;
   const errors = [...new Set(failed.map((c) => c.error ?? 'The task failed'))];
-  const submit = (count: number) =>
-    action.run(async () => {
-      await submitGenerate(requestOf(batch, count));
-      onSubmitted();
-    });
   const state =
     running > 0
       ? 'running'
@@ -195,93 +189,141 @@ export const BatchCard = memo(function BatchCard({
             {action.error}
           </p>
         )}
-        <div className="card-actions batch-actions">
-          {running > 0 && (
-            <button
-              type="button"
-              className="button small"
-              disabled={action.busy}
-              onClick={() =>
-                action.run(async () => {
-                  await cancelBatch(batch);
-                })
-              }
-            >
-              Cancel
-            </button>
-          )}
-          {running === 0 && failed.length > 0 && (
-            <button
-              type="button"
-              className="button small"
-              disabled={action.busy}
-              onClick={() => submit(failed.length)}
-            >
-              {cards.length > 1 ? `Retry ${failed.length} failed` : 'Retry'}
-            </button>
-          )}
-          {running === 0 && cancelled.length > 0 && cards.length > 1 && completed.length > 0 && (
-            <button
-              type="button"
-              className="button small"
-              disabled={action.busy}
-              onClick={() => submit(cancelled.length)}
-            >
-              Render the {cancelled.length} cancelled
-            </button>
-          )}
-          <button
-            type="button"
-            className="button small"
-            disabled={action.busy}
-            onClick={() => submit(first.count)}
-          >
-            Re-run
-          </button>
-          <button type="button" className="button small ghost" onClick={() => reuseSettings(batch)}>
-            Reuse settings
-          </button>
-          {single?.imageUrl && (
-            <button type="button" className="button small ghost" onClick={() => onUseAsReference(single)}>
-              Use as reference
-            </button>
-          )}
-          <span className="icon-actions">
-            {single?.imageUrl && (
-              <>
-                <button
-                  type="button"
-                  className="icon-button"
-                  onClick={() => onOpen(single)}
-                  aria-label="Open"
-                  title="Open large"
-                >
-                  <ExpandIcon />
-                </button>
-                <a
-                  className="icon-button"
-                  href={single.imageUrl}
-                  download={downloadName(single.prompt, single.task_id, single.imageUrl)}
-                  aria-label="Download"
-                  title="Download"
-                >
-                  <DownloadIcon />
-                </a>
-              </>
-            )}
-            {cards.length > 1 && completed.length > 0 && (
-              <a
-                className="button small ghost"
-                href={`/web/api/downloads/zip?works=${encodeURIComponent(first.generation_id)}`}
-                download
-                aria-disabled={first.generation_id === '' || undefined}
-              >
-                <DownloadIcon /> Download all
-              </a>
-            )}
-          </span>
-        </div>
+        <BatchActions
+          batch={batch}
+          action={action}
+          onOpen={onOpen}
+          onUseAsReference={onUseAsReference}
+          onSubmitted={onSubmitted}
+        />
       </div>
     </article>
   );
 });
+
+/** What a person does next with a batch: cancel, retry, render the cancelled, re-run, reuse, download. */
+function BatchActions({
+  batch,
+  action,
+  onOpen,
+  onUseAsReference,
+  onSubmitted,
+}: {
+  batch: Batch;
+  action: ReturnType<typeof useAction>;
+  onOpen: (card: Card) => void;
+  onUseAsReference: (card: Card) => void;
+  onSubmitted: () => void;
+}) {
+  const { cards, first, running, failed, cancelled, completed } = batch;
+  const single = cards.length === 1 ? completed[0] : undefined;
+  const submit = (count: number) =>
+    action.run(async () => {
+      await submitGenerate(requestOf(batch, count));
+      onSubmitted();
+    });
+  return (
+    <div className="card-actions batch-actions">
+      {running > 0 && (
+        <button
+          type="button"
+          className="button small"
+          disabled={action.busy}
+          onClick={() =>
+            action.run(async () => {
+              await cancelBatch(batch);
+            })
+          }
+        >
+          Cancel
+        </button>
+      )}
+      {running === 0 && failed.length > 0 && (
+        <button
+          type="button"
+          className="button small"
+          disabled={action.busy}
+          onClick={() => submit(failed.length)}
+        >
+          {cards.length > 1 ? `Retry ${failed.length} failed` : 'Retry'}
+        </button>
+      )}
+      {running === 0 && cancelled.length > 0 && cards.length > 1 && completed.length > 0 && (
+        <button
+          type="button"
+          className="button small"
+          disabled={action.busy}
+          onClick={() => submit(cancelled.length)}
+        >
+          Render the {cancelled.length} cancelled
+        </button>
+      )}
+      <button
+        type="button"
+        className="button small"
+        disabled={action.busy}
+        onClick={() => submit(first.count)}
+      >
+        Re-run
+      </button>
+      <button type="button" className="button small ghost" onClick={() => reuseSettings(batch)}>
+        Reuse settings
+      </button>
+      {single?.imageUrl && (
+        <button type="button" className="button small ghost" onClick={() => onUseAsReference(single)}>
+          Use as reference
+        </button>
+      )}
+      <BatchDownloads batch={batch} single={single} onOpen={onOpen} />
+    </div>
+  );
+}
+
+/** Open and download the single image, or download all of a batch as a ZIP. */
+function BatchDownloads({
+  batch,
+  single,
+  onOpen,
+}: {
+  batch: Batch;
+  single: Card | undefined;
+  onOpen: (card: Card) => void;
+}) {
+  const { cards, first, completed } = batch;
+  return (
+    <span className="icon-actions">
+      {single?.imageUrl && (
+        <>
+          <button
+            type="button"
+            className="icon-button"
+            onClick={() => onOpen(single)}
+            aria-label="Open"
+            title="Open large"
+          >
+            <ExpandIcon />
+          </button>
+          <a
+            className="icon-button"
+            href={single.imageUrl}
+            download={downloadName(single.prompt, single.task_id, single.imageUrl)}
+            aria-label="Download"
+            title="Download"
+          >
+            <DownloadIcon />
+          </a>
+        </>
+      )}
+      {cards.length > 1 && completed.length > 0 && (
+        <a
+          className="button small ghost"
+          href={`/web/api/downloads/zip?works=${encodeURIComponent(first.generation_id)}`}
+          download
+          aria-disabled={first.generation_id === '' || undefined}
+        >
+          <DownloadIcon /> Download all
+        </a>
+      )}
+    </span>
+  );
+}
