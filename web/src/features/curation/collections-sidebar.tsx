@@ -1,34 +1,14 @@
-import { type DragEvent, useEffect, useRef, useState } from 'react';
-import { Link, navigate } from '../../lib/router';
+import { useEffect, useRef, useState } from 'react';
 import type { SavedWork } from '../../lib/types';
 import { Dialog } from '../../ui/dialog';
-import { ManageCollectionsDialog } from './collections-dialog';
-import type { Collection, Collections } from './curation';
+import type { Collections } from './curation';
 import type { CurationFilter } from './curation-filters';
-import { NewCollection } from './new-collection';
 import type { SearchState } from './search';
 import type { Selection } from './selection';
 import { UndoToast } from './selection-bar';
-import { SmartCollectionDialog } from './smart-collection-dialog';
-import {
-  describeFilters,
-  filtersOfPage,
-  type SmartCollection,
-  sameFilters,
-  useSmartCollections,
-  useSmartCounts,
-  worksUrlOf,
-} from './smart-collections';
-import { StarIcon } from './star-icon';
-import {
-  carriesWorks,
-  collectionTarget,
-  type DropTarget,
-  droppedWorks,
-  starTarget,
-  useWorkDragSource,
-  useWorksDrop,
-} from './work-drag';
+import { SidebarPanel } from './sidebar-panel';
+import { filtersOfPage, sameFilters, useSmartCollections, useSmartCounts } from './smart-collections';
+import { collectionTarget, starTarget, useWorkDragSource, useWorksDrop } from './work-drag';
 import './collections-sidebar.css';
 
 /** Where the sidebar folds into a drawer (the site's tablet-and-phone breakpoint). */
@@ -45,8 +25,6 @@ function useMediaQuery(query: string): boolean {
   }, [query]);
   return matches;
 }
-
-const worksLabel = (n: number) => (n === 1 ? '1 work' : `${n} works`);
 
 /**
  * Saved works' collections sidebar (issue 37): All works, Starred, the account's collections (with
@@ -139,211 +117,5 @@ export function CollectionsSidebar({
         onDismiss={drop.dismiss}
       />
     </>
-  );
-}
-
-function SidebarPanel({
-  collections,
-  smart,
-  counts,
-  filters,
-  current,
-  dragging,
-  toCollection,
-  toStars,
-  onDrop,
-  onNavigate,
-}: {
-  collections: Collections;
-  smart: ReturnType<typeof useSmartCollections>;
-  counts: ReadonlyMap<string, number>;
-  filters: ReturnType<typeof filtersOfPage>;
-  current: SmartCollection | undefined;
-  dragging: number;
-  toCollection: (collection: Collection) => DropTarget;
-  toStars: DropTarget;
-  onDrop: (target: DropTarget, ids: string[]) => void;
-  onNavigate: () => void;
-}) {
-  const [over, setOver] = useState<string>();
-  const [naming, setNaming] = useState(false);
-  /** Works dropped on "+ New collection": they go into the collection named next. */
-  const [pending, setPending] = useState<string[]>([]);
-  const [managing, setManaging] = useState(false);
-  const [editing, setEditing] = useState<SmartCollection | 'new'>();
-  const known = new Set(collections.collections.map((c) => c.id));
-  const nameOf = (id: string) => collections.collections.find((c) => c.id === id)?.name;
-  const filtered = Object.keys(filters).length > 0;
-  const only = (key: string) => Object.keys(filters).length === 1 && key in filters;
-  const mark = (on: boolean) => (on ? ({ 'aria-current': 'page' } as const) : {});
-  /** A drop target's handlers: `key` marks it while a drag is over it; `dropped` takes the works. */
-  const target = (key: string, dropped: (ids: string[]) => void) => ({
-    onDragOver: (event: DragEvent) => {
-      if (!carriesWorks(event)) return;
-      event.preventDefault();
-      event.dataTransfer.dropEffect = 'copy';
-      setOver(key);
-    },
-    onDragLeave: () => setOver((id) => (id === key ? undefined : id)),
-    onDrop: (event: DragEvent) => {
-      if (!carriesWorks(event)) return;
-      event.preventDefault();
-      setOver(undefined);
-      dropped(droppedWorks(event));
-    },
-  });
-  const overClass = (key: string) => (over === key ? 'drop-over' : undefined);
-  return (
-    <nav className={`sidebar-panel${dragging > 0 ? ' drop-ready' : ''}`} aria-label="Collections">
-      <ul className="sidebar-list">
-        <li>
-          <Link href="/works" onClick={onNavigate} {...mark(!filtered)}>
-            All works
-          </Link>
-        </li>
-        <li>
-          <Link
-            href="/works?starred=1"
-            onClick={onNavigate}
-            className={overClass('starred')}
-            {...mark(only('starred') && !current)}
-            {...target('starred', (ids) => onDrop(toStars, ids))}
-          >
-            <StarIcon filled={false} /> Starred
-          </Link>
-        </li>
-      </ul>
-
-      <h2 className="sidebar-heading">Collections</h2>
-      {collections.collections.length === 0 ? (
-        <p className="muted small">No collections yet. Create one, then drag works onto it.</p>
-      ) : (
-        <ul className="sidebar-list">
-          {collections.collections.map((collection) => (
-            <li key={collection.id}>
-              <Link
-                href={`/works?collection=${encodeURIComponent(collection.id)}`}
-                onClick={onNavigate}
-                className={overClass(collection.id)}
-                data-collection-id={collection.id}
-                {...mark(filters.collection === collection.id && !current)}
-                {...target(collection.id, (ids) => onDrop(toCollection(collection), ids))}
-              >
-                <span className="sidebar-name">{collection.name}</span>
-                <span className="sidebar-count" aria-hidden="true">
-                  {collection.count}
-                </span>
-                <span className="visually-hidden">, {worksLabel(collection.count)}</span>
-              </Link>
-            </li>
-          ))}
-        </ul>
-      )}
-
-      {naming ? (
-        <NewCollection
-          collections={collections}
-          pending={pending.length}
-          onCreated={(collection) => onDrop(toCollection(collection), pending)}
-          onDone={() => {
-            setNaming(false);
-            setPending([]);
-          }}
-        />
-      ) : (
-        <div className="sidebar-actions">
-          <button
-            type="button"
-            className={`button small${over === 'new' ? ' drop-over' : ''}`}
-            onClick={() => setNaming(true)}
-            {...target('new', (ids) => {
-              setPending(ids);
-              setNaming(ids.length > 0);
-            })}
-          >
-            + New collection
-          </button>
-          {collections.collections.length > 0 && (
-            <button type="button" className="button small" onClick={() => setManaging(true)}>
-              Manage
-            </button>
-          )}
-        </div>
-      )}
-      {/* Below the targets, so that nothing under the pointer moves when a drag starts. */}
-      {dragging > 0 && (
-        <p className="sidebar-hint small">
-          Drop on a collection to add {worksLabel(dragging)}, on Starred to star{' '}
-          {dragging === 1 ? 'it' : 'them'}
-        </p>
-      )}
-      <h2 className="sidebar-heading">Smart collections</h2>
-      {smart.items.length === 0 ? (
-        <p className="muted small">Saved searches appear here: search or filter, then save the search.</p>
-      ) : (
-        <ul className="sidebar-list">
-          {smart.items.map((item) => (
-            <li key={item.id} className="sidebar-smart">
-              <Link
-                href={worksUrlOf(item.filters, known)}
-                onClick={onNavigate}
-                title={describeFilters(item.filters, nameOf)}
-                {...mark(item === current)}
-              >
-                <span className="sidebar-name">{item.name}</span>
-                {counts.has(item.id) && (
-                  <>
-                    <span className="sidebar-count" aria-hidden="true">
-                      {counts.get(item.id)}
-                    </span>
-                    <span className="visually-hidden">, {worksLabel(counts.get(item.id) ?? 0)}</span>
-                  </>
-                )}
-              </Link>
-              <button
-                type="button"
-                className="icon-button"
-                aria-label={`Edit smart collection ${item.name}`}
-                onClick={() => setEditing(item)}
-              >
-                ⋯
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
-      <div className="sidebar-actions">
-        <button
-          type="button"
-          className="button small"
-          disabled={!filtered || current !== undefined}
-          title={filtered ? undefined : 'Search or filter first, then save the search'}
-          onClick={() => setEditing('new')}
-        >
-          Save this search
-        </button>
-      </div>
-      {smart.error && <p className="error-text small">{smart.error}</p>}
-      {managing && (
-        <ManageCollectionsDialog
-          collections={collections}
-          onClose={() => setManaging(false)}
-          // The collection on screen deleted: the rest of the search stays.
-          onDeleted={(id) => {
-            if (filters.collection === id)
-              navigate(worksUrlOf({ ...filters, collection: undefined }), { replace: true });
-          }}
-        />
-      )}
-      {editing && (
-        <SmartCollectionDialog
-          smart={smart}
-          editing={editing === 'new' ? undefined : editing}
-          filters={filters}
-          describe={(f) => describeFilters(f, nameOf)}
-          onClose={() => setEditing(undefined)}
-        />
-      )}
-    </nav>
   );
 }
