@@ -103,8 +103,7 @@ function CreateAccount({ onCreated }: { onCreated: () => void }) {
 
 /** The accounts: a searchable, paged table, and the form that creates one. */
 export default function AccountsPage() {
-  const [filters, setFilters] = useState<Filters>({ q: '', tier: '', status: '' });
-  const [applied, setApplied] = useState(filters);
+  const [applied, setApplied] = useState<Filters>({ q: '', tier: '', status: '' });
   const [page, setPage] = useState(1);
   const [listing, setListing] = useState<AdminAccountsPage>();
   const load = useAction();
@@ -121,137 +120,155 @@ export default function AccountsPage() {
     void refresh();
   }, [refresh]);
 
-  const search = (event: FormEvent) => {
-    event.preventDefault();
-    setPage(1);
-    setApplied(filters);
-  };
-
   return (
     <div className="admin-page">
       <section className="panel stack" aria-labelledby="accounts-heading">
         <h2 id="accounts-heading">Accounts</h2>
-        <form className="admin-filters" onSubmit={search} aria-label="Search accounts">
-          <Field
-            label="E-mail contains"
-            className="field grow"
-            control={(id) => (
-              <input
-                id={id}
-                type="search"
-                value={filters.q}
-                onChange={(event) => setFilters({ ...filters, q: event.target.value })}
-              />
-            )}
-          />
-          <Field
-            label="Tier"
-            control={(id) => (
-              <select
-                id={id}
-                value={filters.tier}
-                onChange={(event) => setFilters({ ...filters, tier: event.target.value })}
-              >
-                <option value="">Any</option>
-                {TIERS.map((t) => (
-                  <option key={t}>{t}</option>
-                ))}
-              </select>
-            )}
-          />
-          <Field
-            label="Status"
-            control={(id) => (
-              <select
-                id={id}
-                value={filters.status}
-                onChange={(event) =>
-                  setFilters({ ...filters, status: event.target.value as Filters['status'] })
-                }
-              >
-                <option value="">Any</option>
-                <option value="enabled">Enabled</option>
-                <option value="disabled">Disabled</option>
-              </select>
-            )}
-          />
-          <button type="submit" className="button">
-            Search
-          </button>
-        </form>
+        <AccountFilters
+          initial={applied}
+          onSearch={(filters) => {
+            setPage(1);
+            setApplied(filters);
+          }}
+        />
         <LoadState error={load.error} loading={load.busy && !listing} />
-        {listing && (
-          <>
-            <p className="small muted" aria-live="polite">
-              {listing.total === 1 ? '1 account' : `${listing.total} accounts`}
-              {listing.total_pages > 1 ? ` — page ${listing.page} of ${listing.total_pages}` : ''}
-            </p>
-            <AdminTable
-              caption="Accounts, oldest first"
-              head={
-                <HeadRow
-                  columns={[
-                    'E-mail',
-                    'Tier',
-                    'Status',
-                    'Created',
-                    num('Images today'),
-                    num('Spend today'),
-                    num('Spend this month'),
-                    'Budget',
-                  ]}
-                />
-              }
-            >
-              {listing.items.map((account) => (
-                <tr key={account.id}>
-                  <td>
-                    <Link href={`/admin/accounts/${encodeURIComponent(account.id)}`}>{account.email}</Link>
-                    {account.operator && <span className="badge operator">operator</span>}
-                  </td>
-                  <td>{account.tier}</td>
-                  <td>
-                    {account.disabled ? (
-                      <span className="badge state-bad">disabled</span>
-                    ) : (
-                      <span className="badge state-good">enabled</span>
-                    )}
-                  </td>
-                  <td>{when(account.created_at)}</td>
-                  <td className="num">
-                    {account.today.completed}
-                    {account.today.failed > 0 ? ` (+${account.today.failed} failed)` : ''}
-                  </td>
-                  <td className="num">{usd(account.today.cost_micros)}</td>
-                  <td className="num">{usd(account.month.cost_micros)}</td>
-                  <td>{budgetText(account.budget)}</td>
-                </tr>
-              ))}
-            </AdminTable>
-            {listing.total_pages > 1 && (
-              <div className="row">
-                <button
-                  type="button"
-                  className="button"
-                  disabled={page <= 1}
-                  onClick={() => setPage(page - 1)}
-                >
-                  Previous page
-                </button>
-                <button
-                  type="button"
-                  className="button"
-                  disabled={page >= listing.total_pages}
-                  onClick={() => setPage(page + 1)}
-                >
-                  Next page
-                </button>
-              </div>
-            )}
-          </>
-        )}
+        {listing && <AccountsListing listing={listing} page={page} onPage={setPage} />}
       </section>
       <CreateAccount onCreated={() => void refresh()} />
     </div>
+  );
+}
+
+/** "Search accounts": e-mail, tier and status, applied on Search. */
+function AccountFilters({ initial, onSearch }: { initial: Filters; onSearch: (filters: Filters) => void }) {
+  const [filters, setFilters] = useState<Filters>(initial);
+  const search = (event: FormEvent) => {
+    event.preventDefault();
+    onSearch(filters);
+  };
+  return (
+    <form className="admin-filters" onSubmit={search} aria-label="Search accounts">
+      <Field
+        label="E-mail contains"
+        className="field grow"
+        control={(id) => (
+          <input
+            id={id}
+            type="search"
+            value={filters.q}
+            onChange={(event) => setFilters({ ...filters, q: event.target.value })}
+          />
+        )}
+      />
+      <Field
+        label="Tier"
+        control={(id) => (
+          <select
+            id={id}
+            value={filters.tier}
+            onChange={(event) => setFilters({ ...filters, tier: event.target.value })}
+          >
+            <option value="">Any</option>
+            {TIERS.map((t) => (
+              <option key={t}>{t}</option>
+            ))}
+          </select>
+        )}
+      />
+      <Field
+        label="Status"
+        control={(id) => (
+          <select
+            id={id}
+            value={filters.status}
+            onChange={(event) => setFilters({ ...filters, status: event.target.value as Filters['status'] })}
+          >
+            <option value="">Any</option>
+            <option value="enabled">Enabled</option>
+            <option value="disabled">Disabled</option>
+          </select>
+        )}
+      />
+      <button type="submit" className="button">
+        Search
+      </button>
+    </form>
+  );
+}
+
+/** A page of accounts: the count, the table, and the previous / next pages. */
+function AccountsListing({
+  listing,
+  page,
+  onPage,
+}: {
+  listing: AdminAccountsPage;
+  page: number;
+  onPage: (page: number) => void;
+}) {
+  return (
+    <>
+      <p className="small muted" aria-live="polite">
+        {listing.total === 1 ? '1 account' : `${listing.total} accounts`}
+        {listing.total_pages > 1 ? ` — page ${listing.page} of ${listing.total_pages}` : ''}
+      </p>
+      <AdminTable
+        caption="Accounts, oldest first"
+        head={
+          <HeadRow
+            columns={[
+              'E-mail',
+              'Tier',
+              'Status',
+              'Created',
+              num('Images today'),
+              num('Spend today'),
+              num('Spend this month'),
+              'Budget',
+            ]}
+          />
+        }
+      >
+        {listing.items.map((account) => (
+          <tr key={account.id}>
+            <td>
+              <Link href={`/admin/accounts/${encodeURIComponent(account.id)}`}>{account.email}</Link>
+              {account.operator && <span className="badge operator">operator</span>}
+            </td>
+            <td>{account.tier}</td>
+            <td>
+              {account.disabled ? (
+                <span className="badge state-bad">disabled</span>
+              ) : (
+                <span className="badge state-good">enabled</span>
+              )}
+            </td>
+            <td>{when(account.created_at)}</td>
+            <td className="num">
+              {account.today.completed}
+              {account.today.failed > 0 ? ` (+${account.today.failed} failed)` : ''}
+            </td>
+            <td className="num">{usd(account.today.cost_micros)}</td>
+            <td className="num">{usd(account.month.cost_micros)}</td>
+            <td>{budgetText(account.budget)}</td>
+          </tr>
+        ))}
+      </AdminTable>
+      {listing.total_pages > 1 && (
+        <div className="row">
+          <button type="button" className="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+            Previous page
+          </button>
+          <button
+            type="button"
+            className="button"
+            disabled={page >= listing.total_pages}
+            onClick={() => onPage(page + 1)}
+          >
+            Next page
+          </button>
+        </div>
+      )}
+    </>
   );
 }
