@@ -38,7 +38,7 @@ export const WorkCard = memo(function WorkCard({
   const failed = work.tasks.filter((t) => t.status === 'failed').length;
   const pending = work.tasks.length - done.length - failed;
   return (
-    // Draggable onto a collection of the sidebar (components/collections-sidebar.tsx).
+    // Draggable onto a collection of the sidebar (features/curation/collections-sidebar.tsx).
     <article className="work-card" aria-label={shortText(work.prompt)} data-work-id={work.id} draggable>
       <SelectCheckbox id={work.id} label={shortText(work.prompt)} selected={selected} toggle={toggle} />
       <button

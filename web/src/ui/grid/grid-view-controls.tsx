@@ -9,7 +9,7 @@ const DENSITIES: Array<{ value: Density; label: string }> = [
 ];
 
 /**
- * How a gallery is shown, remembered in this browser (web/src/lib/grid-view.ts): card size, day
+ * How a gallery is shown, remembered in this browser (web/src/ui/grid/grid-view.ts): card size, day
  * headings, and on Saved works starred works pinned first.
  */
 export function GridViewControls({ kind }: { kind: GalleryKind }) {

@@ -1,7 +1,7 @@
 import type { Placeholder } from './virtual-rows';
 
 /**
- * The arithmetic of a list read page by page in any order (web/src/lib/paged-list.ts): the list is
+ * The arithmetic of a list read page by page in any order (web/src/ui/grid/paged-list.ts): the list is
  * one or more sequences (Saved works' starred works pinned first, then all of them), each cut into
  * pages of `pageSize`; a page not read yet holds placeholders, one per item it will bring.
  */

@@ -1,12 +1,12 @@
 /**
- * The rows of a virtualised gallery (Saved works, the Library; web/src/components/virtual-grid.tsx):
+ * The rows of a virtualised gallery (Saved works, the Library; web/src/ui/grid/virtual-grid.tsx):
  * the list cut into rows of `columns` items, with a heading row wherever the group changes (the day
  * a work was made, "Starred" for pinned works). The rows are what the virtualiser windows over; each
  * row is measured once rendered, so cards of different heights (seven aspect ratios, long prompts,
  * failed batches) never move the window by themselves (issue 37: the mean-of-rows estimate looped).
  */
 
-/** How large a gallery's cards are; remembered per browser (web/src/lib/grid-view.ts). */
+/** How large a gallery's cards are; remembered per browser (web/src/ui/grid/grid-view.ts). */
 export type Density = 'compact' | 'comfortable' | 'large';
 export type GalleryKind = 'works' | 'library';
 
@@ -41,7 +41,7 @@ export function columnsFor(kind: GalleryKind, density: Density, width: number, v
 }
 
 /**
- * A slot of a list whose page has not been read yet (web/src/lib/paged-list.ts): the grid keeps
+ * A slot of a list whose page has not been read yet (web/src/ui/grid/paged-list.ts): the grid keeps
  * its place at an estimated size, so the list is as tall as its total and any position can be
  * reached at once; `key` names the slot (sequence, page, place), stable until the page arrives.
  */
