@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { median } from '../../src/use-cases/read-models/creations.js';
-import { formatDuration, formatEstimate, withSuffix } from '../../web/src/lib/create-text.js';
+import { formatDuration, formatEstimate, withSuffix } from '../../web/src/features/create/create-text.js';
 
 test('elapsed time and the estimate read as a person would say them', () => {
   assert.equal(formatDuration(12_400), '12 s');

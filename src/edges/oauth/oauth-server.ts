@@ -13,7 +13,7 @@ import { type ClientMetadataDocuments, isUrlClientId } from './client-metadata-d
 import { createOAuthProvider } from './oauth-provider.js';
 import { authorizeAdmission, OAUTH_LIMITS, sharedWindowStore } from './rate-limits.js';
 
-/** Where the website's consent page is (web/src/pages/consent.tsx). */
+/** Where the website's consent page is (web/src/features/account/consent-page.tsx). */
 export const CONSENT_PAGE = '/oauth/consent';
 const PROTECTED_RESOURCE_ROOT = '/.well-known/oauth-protected-resource';
 

@@ -10,7 +10,7 @@ import { ApiError } from '../http/errors.js';
 /** Path prefixes that belong to the service, never to the website: unknown ones stay JSON 404s. */
 const SERVICE_PREFIXES = ['/api/', '/v1/', '/files/', '/web/api/'];
 const SERVICE_ROOTS = ['/api', '/v1', '/files', '/web/api', '/healthz'];
-/** The website's page routes (web/src/app.tsx): the app is served with 200 at these. */
+/** The website's page routes (web/src/features/shell/app.tsx): the app is served with 200 at these. */
 export const PAGE_ROUTES = new Set([
   '/',
   '/create',

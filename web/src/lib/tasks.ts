@@ -233,135 +233,148 @@ export function createPollingTaskFeed({ intervalMs = 2000, hiddenIntervalMs = 15
  * (network, proxy, restart), the feed falls back to the polling feed and tries the stream again
  * after `retryStreamMs`.
  */
-export function createStreamingTaskFeed({
-  listingIntervalMs = 5000,
-  retryStreamMs = 10_000,
-  fallback = createPollingTaskFeed(),
-}: {
+export function createStreamingTaskFeed(options: StreamingFeedOptions = {}): TaskFeed {
+  return new StreamingTaskFeed(options);
+}
+
+interface StreamingFeedOptions {
   listingIntervalMs?: number;
   retryStreamMs?: number;
   fallback?: TaskFeed;
-} = {}): TaskFeed {
-  let running = false;
-  let degraded = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let retryTimer: ReturnType<typeof setTimeout> | undefined;
-  let streams: EventSource[] = [];
-  let streamedKey = '';
-  let serverNow: number | undefined;
-  let listing: Promise<void> | undefined;
+}
+
+/** The event-stream feed (createStreamingTaskFeed): its methods are bound, to be passed around. */
+class StreamingTaskFeed implements TaskFeed {
+  private readonly listingIntervalMs: number;
+  private readonly retryStreamMs: number;
+  private readonly fallback: TaskFeed;
+  private running = false;
+  private degraded = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private streams: EventSource[] = [];
+  private streamedKey = '';
+  private serverNow: number | undefined;
+  private listing: Promise<void> | undefined;
+
+  constructor({ listingIntervalMs = 5000, retryStreamMs = 10_000, fallback }: StreamingFeedOptions) {
+    this.listingIntervalMs = listingIntervalMs;
+    this.retryStreamMs = retryStreamMs;
+    this.fallback = fallback ?? createPollingTaskFeed();
+  }
 
   /** Which channel is live, on <html data-task-feed>: for people debugging, and for the tests. */
-  function showMode(mode: 'stream' | 'polling' | 'off') {
+  private showMode(mode: 'stream' | 'polling' | 'off') {
     document.documentElement.dataset.taskFeed = mode;
   }
 
-  function closeStreams() {
-    for (const stream of streams) stream.close();
-    streams = [];
-    streamedKey = '';
+  private closeStreams() {
+    for (const stream of this.streams) stream.close();
+    this.streams = [];
+    this.streamedKey = '';
   }
 
-  function degrade() {
-    if (degraded || !running) return;
-    degraded = true;
-    closeStreams();
-    showMode('polling');
-    fallback.start();
-    retryTimer = setTimeout(() => {
-      degraded = false;
-      fallback.stop();
-      showMode('stream');
-      refresh();
-    }, retryStreamMs);
+  private degrade() {
+    if (this.degraded || !this.running) return;
+    this.degraded = true;
+    this.closeStreams();
+    this.showMode('polling');
+    this.fallback.start();
+    this.retryTimer = setTimeout(() => {
+      this.degraded = false;
+      this.fallback.stop();
+      this.showMode('stream');
+      this.refresh();
+    }, this.retryStreamMs);
   }
 
   /** Opens streams for exactly the unfinished cards (reopening only when that set changed). */
-  function syncStreams() {
-    if (!running || degraded || typeof EventSource === 'undefined') return;
+  private syncStreams() {
+    if (!this.running || this.degraded || typeof EventSource === 'undefined') return;
     const ids = tasksStore
       .get()
       .cards.filter((c) => !isFinalStatus(c.status))
       .map((c) => c.task_id)
       .sort();
     const key = ids.join(',');
-    if (key === streamedKey) return;
-    closeStreams();
-    streamedKey = key;
-    for (let i = 0; i < ids.length; i += BATCH_MAX) {
-      const chunk = ids.slice(i, i + BATCH_MAX);
-      const stream = new EventSource(
-        `/api/v1/tasks/events?ids=${encodeURIComponent(chunk.join(','))}&previews=true`,
-      );
-      stream.addEventListener('task', (event) => {
-        applyRecords([JSON.parse((event as MessageEvent<string>).data) as TaskRecord]);
-      });
-      stream.addEventListener('preview', (event) => {
-        const { task_id, frames } = JSON.parse((event as MessageEvent<string>).data) as {
-          task_id: string;
-          frames: number;
-        };
-        notePreview(task_id, frames);
-      });
-      // Every task of this stream is final: the server closes it; do not let EventSource reconnect.
-      stream.addEventListener('end', () => {
-        stream.close();
-        streams = streams.filter((s) => s !== stream);
-      });
-      stream.addEventListener('error', () => {
-        if (stream.readyState === EventSource.CLOSED || stream.readyState === EventSource.CONNECTING)
-          degrade();
-      });
-      streams.push(stream);
-    }
+    if (key === this.streamedKey) return;
+    this.closeStreams();
+    this.streamedKey = key;
+    for (let i = 0; i < ids.length; i += BATCH_MAX)
+      this.streams.push(this.openStream(ids.slice(i, i + BATCH_MAX)));
   }
 
-  async function list(): Promise<void> {
-    serverNow = (await readListing(serverNow)).next;
-    syncStreams();
+  /** One stream of up to BATCH_MAX tasks: their records and preview frames as they come. */
+  private openStream(chunk: string[]): EventSource {
+    const stream = new EventSource(
+      `/api/v1/tasks/events?ids=${encodeURIComponent(chunk.join(','))}&previews=true`,
+    );
+    stream.addEventListener('task', (event) => {
+      applyRecords([JSON.parse((event as MessageEvent<string>).data) as TaskRecord]);
+    });
+    stream.addEventListener('preview', (event) => {
+      const { task_id, frames } = JSON.parse((event as MessageEvent<string>).data) as {
+        task_id: string;
+        frames: number;
+      };
+      notePreview(task_id, frames);
+    });
+    // Every task of this stream is final: the server closes it; do not let EventSource reconnect.
+    stream.addEventListener('end', () => {
+      stream.close();
+      this.streams = this.streams.filter((s) => s !== stream);
+    });
+    stream.addEventListener('error', () => {
+      if (stream.readyState === EventSource.CLOSED || stream.readyState === EventSource.CONNECTING)
+        this.degrade();
+    });
+    return stream;
   }
 
-  function refresh() {
-    clearTimeout(timer);
-    if (!running) return;
-    if (degraded) {
-      fallback.refresh();
+  private async list(): Promise<void> {
+    this.serverNow = (await readListing(this.serverNow)).next;
+    this.syncStreams();
+  }
+
+  readonly refresh = () => {
+    clearTimeout(this.timer);
+    if (!this.running) return;
+    if (this.degraded) {
+      this.fallback.refresh();
       return;
     }
-    if (!listing) {
-      listing = list()
+    if (!this.listing) {
+      this.listing = this.list()
         .catch(() => {
           // A failed listing is retried at the next tick; a 401 signs out globally.
         })
         .finally(() => {
-          listing = undefined;
+          this.listing = undefined;
         });
     }
-    timer = setTimeout(refresh, listingIntervalMs);
-  }
+    this.timer = setTimeout(this.refresh, this.listingIntervalMs);
+  };
 
-  return {
-    start() {
-      if (running) return;
-      running = true;
-      if (typeof EventSource === 'undefined') {
-        degraded = true;
-        showMode('polling');
-        fallback.start();
-        return;
-      }
-      showMode('stream');
-      refresh();
-    },
-    stop() {
-      running = false;
-      clearTimeout(timer);
-      clearTimeout(retryTimer);
-      closeStreams();
-      fallback.stop();
-      degraded = false;
-      showMode('off');
-    },
-    refresh,
+  readonly start = () => {
+    if (this.running) return;
+    this.running = true;
+    if (typeof EventSource === 'undefined') {
+      this.degraded = true;
+      this.showMode('polling');
+      this.fallback.start();
+      return;
+    }
+    this.showMode('stream');
+    this.refresh();
+  };
+
+  readonly stop = () => {
+    this.running = false;
+    clearTimeout(this.timer);
+    clearTimeout(this.retryTimer);
+    this.closeStreams();
+    this.fallback.stop();
+    this.degraded = false;
+    this.showMode('off');
   };
 }

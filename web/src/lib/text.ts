@@ -1,3 +1,5 @@
+import type { LibraryAsset } from './types';
+
 /**
  * `text` cut to at most `max` characters at a word boundary, with an ellipsis when cut (a
  * single word longer than `max` is cut inside). For accessible names and captions that must
@@ -39,4 +41,24 @@ export function pasteWithin(
     caret: start + inserted.length,
     cut: inserted.length < pasted.length,
   };
+}
+
+/** Alt text of a library image: the prompt for results, a description for uploads. */
+export function assetAlt(asset: LibraryAsset): string {
+  return asset.kind === 'result' && asset.prompt
+    ? asset.prompt
+    : `Uploaded image, ${asset.width} × ${asset.height}`;
+}
+
+const uploadedAt = new Intl.DateTimeFormat('en', {
+  month: 'short',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: '2-digit',
+});
+
+/** What a library image is called: a result's prompt, an upload's file name ("Upload of Nov 25, 2:02 PM" when it has none). */
+export function captionOf(asset: LibraryAsset): string {
+  if (asset.kind === 'result' && asset.prompt) return asset.prompt;
+  return asset.name ?? `Upload of ${uploadedAt.format(asset.createdAt)}`;
 }
