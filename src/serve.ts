@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const app = config.roles.api
     ? await buildApp(core)
     : await buildHealthApp({
-        db: core.db,
+        db: core.resources.db,
         roles: roleNames(config.roles),
         logger: core.logger,
         timeouts: config.requestTimeouts,

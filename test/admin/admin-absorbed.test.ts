@@ -75,7 +75,7 @@ describe('absorbed amounts: the usage rollup, the console API and the CLI', () =
       absorbed_micros: absorbed,
     };
     const counts = { completed: 1, failed: 0, cost_micros: cap, absorbed_micros: absorbed };
-    const rollup = await t.core.db.selectFrom('usage_daily').selectAll().execute();
+    const rollup = await t.core.resources.db.selectFrom('usage_daily').selectAll().execute();
     assert.deepEqual(
       rollup.map((row) => [
         row.account_id,
@@ -133,7 +133,7 @@ describe('absorbed amounts: the usage rollup, the console API and the CLI', () =
 
   test('migration 0061 counts what tasks absorbed before it under their day and model', async () => {
     const rollup = () =>
-      t.core.db
+      t.core.resources.db
         .selectFrom('usage_daily')
         .select(['account_id', 'day', 'model', 'absorbed_micros'])
         .orderBy('account_id')
@@ -142,9 +142,9 @@ describe('absorbed amounts: the usage rollup, the console API and the CLI', () =
     const before = await rollup();
     assert.ok(before.some((row) => row.absorbed_micros > 0));
     // The store as 0060 left it: no column, 0061 not run; then migrated again.
-    await sql`alter table usage_daily drop column absorbed_micros`.execute(t.core.db);
-    await sql`delete from kysely_migration where name = '0061_usage_absorbed'`.execute(t.core.db);
-    await migrateToLatest(t.core.db as unknown as Kysely<unknown>);
+    await sql`alter table usage_daily drop column absorbed_micros`.execute(t.core.resources.db);
+    await sql`delete from kysely_migration where name = '0061_usage_absorbed'`.execute(t.core.resources.db);
+    await migrateToLatest(t.core.resources.db as unknown as Kysely<unknown>);
     assert.deepEqual(await rollup(), before);
   });
 });

@@ -70,7 +70,7 @@ describe('ComfyUI provider: two servers, the shipped SDXL catalog', () => {
   /** The fake whose queue holds the task's prompt, and the prompt. */
   const holder = (taskId: string) =>
     until(async () => {
-      const id = await t.core.db
+      const id = await t.core.resources.db
         .selectFrom('tasks')
         .select('upstream_id')
         .where('id', '=', taskId)
@@ -251,7 +251,7 @@ describe('ComfyUI provider: two servers, the shipped SDXL catalog', () => {
     assert.deepEqual([a.pending().length, b.pending().length], [1, 1], 'one running and one waiting on each');
     const [late] = await generate({ prompt: 'one too many' });
     const waiting = await until(async () => {
-      const row = await t.core.db
+      const row = await t.core.resources.db
         .selectFrom('tasks')
         .select(['waiting_for', 'upstream_id', 'capacity_pool'])
         .where('id', '=', String(late))

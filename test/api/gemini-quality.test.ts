@@ -79,7 +79,7 @@ describe('quality on the Gemini route', () => {
     });
   /** The task of a response (responseId), as stored: its generation's quality, reservation and cost. */
   const taskOf = (responseId: string | undefined) =>
-    t.core.db
+    t.core.resources.db
       .selectFrom('tasks')
       .innerJoin('generations', 'generations.id', 'tasks.generation_id')
       .select(['generations.quality', 'tasks.cost_reserved_micros', 'tasks.cost_micros'])

@@ -193,7 +193,7 @@ describe("HTTP edge: a worker-only node's /healthz app answers in the same shape
   test('bad request line, oversized headers, unknown route', async () => {
     const t = await createTestApp({ startEngine: false });
     const health = await buildHealthApp({
-      db: t.core.db,
+      db: t.core.resources.db,
       roles: ['worker'],
       logger: t.core.logger as FastifyBaseLogger,
       metrics: t.core.metrics,

@@ -23,7 +23,7 @@ describe('Idempotency-Key records are capped per account; refusals are not kept 
     });
   const recordsOf = async (accountId: string) =>
     (
-      await t.core.db
+      await t.core.resources.db
         .selectFrom('idempotency_keys')
         .select('key')
         .where('account_id', '=', accountId)
@@ -52,12 +52,12 @@ describe('Idempotency-Key records are capped per account; refusals are not kept 
     assert.equal((await generate(b.apiKey, 'k4')).statusCode, 200, 'another account has its own cap');
 
     // Records past their day free their places.
-    await t.core.db
+    await t.core.resources.db
       .updateTable('idempotency_keys')
       .set({ created_at: Date.now() - 26 * 60 * 60 * 1000 })
       .where('account_id', '=', a.id)
       .execute();
-    await t.core.db
+    await t.core.resources.db
       .updateTable('idempotency_usage')
       .set({ hour: Math.floor((Date.now() - 26 * 60 * 60 * 1000) / 3_600_000) * 3_600_000 })
       .where('account_id', '=', a.id)

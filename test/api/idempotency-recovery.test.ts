@@ -42,7 +42,7 @@ describe('Idempotency-Key after a crash', () => {
   const generationCount = async () =>
     Number(
       (
-        await t.core.db
+        await t.core.resources.db
           .selectFrom('generations')
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .where('account_id', '=', accountId)
@@ -53,7 +53,7 @@ describe('Idempotency-Key after a crash', () => {
   async function hashOf(payload: object): Promise<string> {
     const probe = `probe-${Math.random()}`;
     assert.equal((await generate(probe, payload)).statusCode, 200);
-    const row = await t.core.db
+    const row = await t.core.resources.db
       .selectFrom('idempotency_keys')
       .select('request_hash')
       .where('key', '=', probe)
@@ -63,7 +63,7 @@ describe('Idempotency-Key after a crash', () => {
   /** A repository as another process would hold it. */
   const heldBy = (patch: Partial<ReturnType<typeof currentProcessIdentity>>) =>
     createIdempotencyRepository({
-      db: t.core.db,
+      db: t.core.resources.db,
       clock,
       owner: createProcessOwner({ ...currentProcessIdentity(), ...patch }),
     });
@@ -160,7 +160,7 @@ describe('Idempotency-Key after a crash', () => {
   test('an upstream refusal undoes the generation and frees the key in one transaction', async () => {
     const payload = { prompt: 'x [[upstream_error]]', imageSize: '1K' };
     assertError(await generate('refused', payload), 500, 'upstream_error');
-    const row = await t.core.db
+    const row = await t.core.resources.db
       .selectFrom('idempotency_keys')
       .selectAll()
       .where('key', '=', 'refused')

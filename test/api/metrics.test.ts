@@ -131,7 +131,7 @@ describe('GET /metrics', () => {
   test('is off without ATELIER_METRICS_TOKEN (404 in the error shape), on the api app and a worker-only node', async () => {
     const open = await createTestApp({ startEngine: false });
     const health = await buildHealthApp({
-      db: open.core.db,
+      db: open.core.resources.db,
       roles: ['worker'],
       logger: open.core.logger as FastifyBaseLogger,
       metrics: open.core.metrics,
@@ -152,7 +152,7 @@ describe('GET /metrics', () => {
 
   test("a worker-only node's app serves it too", async () => {
     const health = await buildHealthApp({
-      db: t.core.db,
+      db: t.core.resources.db,
       roles: ['worker'],
       logger: t.core.logger as FastifyBaseLogger,
       metrics: t.core.metrics,

@@ -54,6 +54,6 @@ test('partial frames rendered on another node reach the stream', { skip: !onPost
     'image_generation.partial_image',
     'image_generation.completed',
   ]);
-  const [task] = await api.core.db.selectFrom('tasks').select(['partial_frames']).execute();
+  const [task] = await api.core.resources.db.selectFrom('tasks').select(['partial_frames']).execute();
   assert.equal(task?.partial_frames, 2);
 });

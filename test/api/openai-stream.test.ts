@@ -116,7 +116,10 @@ describe('OpenAI image streaming on the local renderer', () => {
       events.map((event) => event.type),
       ['image_generation.completed'],
     );
-    const rows = await t.core.db.selectFrom('tasks').select(['partial_images', 'partial_frames']).execute();
+    const rows = await t.core.resources.db
+      .selectFrom('tasks')
+      .select(['partial_images', 'partial_frames'])
+      .execute();
     assert.ok(rows.some((row) => row.partial_images === 0 && row.partial_frames === 0));
   });
 

@@ -41,7 +41,7 @@ async function insertWorks(t: TestApp, accountId: string, prompts: string[]) {
     deleted_at: null,
   }));
   for (let i = 0; i < rows.length; i += 200)
-    await t.core.db
+    await t.core.resources.db
       .insertInto('generations')
       .values(rows.slice(i, i + 200))
       .execute();

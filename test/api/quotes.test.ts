@@ -118,7 +118,7 @@ describe('quotes that bind', () => {
     assert.equal(generated.statusCode, 200, generated.body);
     const ids = [...unquoted.json().task_ids, ...generated.json().task_ids] as string[];
     for (const id of ids) assert.equal((await pollUntilFinal(b, apiKey, id)).final.status, 'completed');
-    const rows = await bCore.db
+    const rows = await bCore.resources.db
       .selectFrom('tasks')
       .select(['id', 'cost_micros', 'cost_reserved_micros', 'cost_cap_micros', 'cost_absorbed_micros'])
       .where('id', 'in', ids)

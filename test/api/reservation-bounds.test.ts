@@ -232,7 +232,7 @@ test('through the app: every task reserves at least what the upstream then bills
     const { final } = await pollUntilFinal(t.app, apiKey, id);
     assert.equal(final.status, 'completed', final.error);
   }
-  const rows = await t.core.db
+  const rows = await t.core.resources.db
     .selectFrom('tasks')
     .select(['id', 'cost_micros', 'cost_source', 'cost_reserved_micros'])
     .where('id', 'in', taskIds)

@@ -27,12 +27,12 @@ describe('a restart on the same host takes back the leases of its dead predecess
     // As a node killed with SIGKILL leaves them: leased by a process of this host that is gone.
     const dead = createProcessOwner({ ...currentProcessIdentity(), pid: await deadPid(), token: 'previous' });
     const stillAlive = createProcessOwner({ ...currentProcessIdentity(), pid: 1, token: 'init' });
-    await before.core.db
+    await before.core.resources.db
       .updateTable('tasks')
       .set({ lease_owner: leaseOwnerId(dead, 'wrk_dead'), lease_expires_at: Date.now() + 600_000 })
       .where('id', '=', ids[0] as string)
       .execute();
-    await before.core.db
+    await before.core.resources.db
       .updateTable('tasks')
       .set({ lease_owner: leaseOwnerId(stillAlive, 'wrk_alive'), lease_expires_at: Date.now() + 600_000 })
       .where('id', '=', ids[1] as string)
@@ -45,7 +45,7 @@ describe('a restart on the same host takes back the leases of its dead predecess
       // Bounded far below the ten-minute lease: only a takeover at start can finish it in time.
       const { final } = await pollUntilFinal(after.app, apiKey, ids[0] as string, 60_000);
       assert.equal(final.status, 'completed');
-      const alive = await after.core.db
+      const alive = await after.core.resources.db
         .selectFrom('tasks')
         .select(['status', 'lease_owner'])
         .where('id', '=', ids[1] as string)

@@ -29,7 +29,7 @@ describe('sealed secrets are bound to their rows', () => {
 
   const sealedKey = async (accountId: string, provider: string) =>
     (
-      await t.core.db
+      await t.core.resources.db
         .selectFrom('upstream_keys')
         .select('ciphertext')
         .where('account_id', '=', accountId)
@@ -44,7 +44,7 @@ describe('sealed secrets are bound to their rows', () => {
     const sealed = await sealedKey(owner.id, 'gemini');
     assert.ok(!sealed.includes('AIza'));
     // A database writer moves the seal: into another account, and into another provider.
-    await t.core.db
+    await t.core.resources.db
       .insertInto('upstream_keys')
       .values([
         { account_id: other.id, provider: 'gemini', ciphertext: sealed, created_at: 1 },
@@ -71,12 +71,12 @@ describe('sealed secrets are bound to their rows', () => {
     };
     const ownerSecret = await secretOf(owner.apiKey);
     await secretOf(other.apiKey);
-    const { ciphertext } = await t.core.db
+    const { ciphertext } = await t.core.resources.db
       .selectFrom('webhook_secrets')
       .select('ciphertext')
       .where('account_id', '=', owner.id)
       .executeTakeFirstOrThrow();
-    await t.core.db
+    await t.core.resources.db
       .updateTable('webhook_secrets')
       .set({ ciphertext })
       .where('account_id', '=', other.id)
@@ -90,11 +90,11 @@ describe('sealed secrets are bound to their rows', () => {
   test('seals made before binding (v1) are bound to their row at the next start, and still work', async () => {
     const { id, apiKey } = await t.createAccount();
     const webhookSecret = `whsec_${randomBytes(32).toString('base64')}`;
-    await t.core.db
+    await t.core.resources.db
       .insertInto('upstream_keys')
       .values({ account_id: id, provider: 'replicate', ciphertext: legacySeal('r8_legacy'), created_at: 1 })
       .execute();
-    await t.core.db
+    await t.core.resources.db
       .insertInto('webhook_secrets')
       .values({
         account_id: id,

@@ -149,7 +149,7 @@ describe('security: isolation between accounts, upstream keys, secrets out of lo
   test("with the account's own key (sealed at rest) the task reaches the provider with that key", async () => {
     const upstreamKey = 'sk-bob-upstream-secret-123';
     await t.core.accounts.setUpstreamKey(bob.id, 'gemini', upstreamKey);
-    const row = await t.core.db
+    const row = await t.core.resources.db
       .selectFrom('upstream_keys')
       .selectAll()
       .where('account_id', '=', bob.id)

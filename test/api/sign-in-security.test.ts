@@ -89,7 +89,7 @@ describe('password hashing on its own pool', () => {
       assertError(answers[1 - refused] as LightMyRequestResponse, 401, 'unauthorized');
       const counted = async (email: string) =>
         (
-          await t.core.db
+          await t.core.resources.db
             .selectFrom('sign_in_failures')
             .select('key')
             .where('key', 'like', `%${email}%`)
@@ -163,10 +163,14 @@ describe('password storage', () => {
   test('a hash stored with N=16384 signs in and is replaced by an N=131072 one', async () => {
     const { email, id } = await t.createAccount(undefined, { password: PASSWORD });
     const old = await legacyPasswordHash(PASSWORD, { N: 16384, r: 8, p: 1 });
-    await t.core.db.updateTable('accounts').set({ password_hash: old }).where('id', '=', id).execute();
+    await t.core.resources.db
+      .updateTable('accounts')
+      .set({ password_hash: old })
+      .where('id', '=', id)
+      .execute();
     const storedHash = async () =>
       (
-        await t.core.db
+        await t.core.resources.db
           .selectFrom('accounts')
           .select('password_hash')
           .where('id', '=', id)

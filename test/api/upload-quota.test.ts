@@ -55,7 +55,7 @@ describe('uploads are capped per account and UTC day, by count and bytes (issue 
     });
     assertError(byUrl, 429, 'too_many_requests');
     assert.equal((await upload(b.apiKey, await distinctPng())).statusCode, 200);
-    const [row] = await t.core.db
+    const [row] = await t.core.resources.db
       .selectFrom('upload_usage')
       .selectAll()
       .where('account_id', '=', a.id)

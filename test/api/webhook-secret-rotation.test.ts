@@ -180,7 +180,7 @@ describe('webhook signing secret rotation', () => {
     let now = 1_000_000;
     const clock = { now: () => now };
     const secrets = createSigningSecrets({
-      repository: createWebhooksRepository({ db: t.core.db, clock }),
+      repository: createWebhooksRepository({ db: t.core.resources.db, clock }),
       secrets: createSecretBox(randomBytes(32)),
       clock,
     });

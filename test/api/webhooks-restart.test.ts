@@ -93,7 +93,7 @@ test('a finished task whose delivery was never enqueued (a crash in between) is 
     await first.close(500);
     // The process "crashed" after the task's final write and before its delivery row was written.
     const raw = await createCore(config);
-    await raw.db.deleteFrom('webhook_deliveries').execute();
+    await raw.resources.db.deleteFrom('webhook_deliveries').execute();
     await raw.close(0);
     assert.equal(receiver.at('/hooks/swept').length, 0);
 

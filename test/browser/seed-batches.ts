@@ -20,7 +20,7 @@ export async function seedBatch(
   images: SeededImage[],
   over: { imageSize?: '1K' | '2K' | '4K'; accountId?: string } = {},
 ): Promise<string> {
-  const db = core.db;
+  const db = core.resources.db;
   const generation = await db
     .selectFrom('generations')
     .selectAll()

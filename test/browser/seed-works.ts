@@ -76,7 +76,7 @@ export async function seedWorks(
     spacingMs = 15 * 60_000,
   }: { promptOf?: (n: number) => string; spacingMs?: number } = {},
 ): Promise<void> {
-  const db = core.db;
+  const db = core.resources.db;
   const sources = await Promise.all(
     templates.map(async (id) => {
       const generation = await db

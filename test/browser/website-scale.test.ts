@@ -226,7 +226,7 @@ describe('website at 5,000 mixed works (Chromium): virtualised Saved works and L
     const count = async (table: 'generations' | 'assets') =>
       Number(
         (
-          await site.server.testApp.core.db
+          await site.server.testApp.core.resources.db
             .selectFrom(table)
             .select((eb) => eb.fn.countAll<number>().as('n'))
             .executeTakeFirstOrThrow()
@@ -234,7 +234,7 @@ describe('website at 5,000 mixed works (Chromium): virtualised Saved works and L
       );
     assert.equal(await count('generations'), WORKS);
     libraryTotal = await count('assets');
-    const oldest = await site.server.testApp.core.db
+    const oldest = await site.server.testApp.core.resources.db
       .selectFrom('assets')
       .select('id')
       .orderBy('created_at')

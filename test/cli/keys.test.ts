@@ -40,7 +40,7 @@ describe('bin/atelier keys', () => {
   const changing = async (...argv: string[]) => {
     const notified = core.accountChanges.heard();
     const result = await run(...argv);
-    await (dialectOf(core.db) === 'postgres' ? notified : core.accountChanges.heard());
+    await (dialectOf(core.resources.db) === 'postgres' ? notified : core.accountChanges.heard());
     return result;
   };
 

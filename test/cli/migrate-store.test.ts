@@ -85,7 +85,7 @@ describe('bin/atelier migrate-store: a single-node install into PostgreSQL + S3'
 
   test('every table is handed over (only the transient ones are left out)', async () => {
     const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(
-      source.core.db,
+      source.core.resources.db,
     );
     const tables = rows
       .map((r) => r.name)

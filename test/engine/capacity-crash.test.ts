@@ -97,7 +97,7 @@ test(`kill -9 of a worker with ${TASKS} tasks waiting for capacity: none lost, n
   });
   cleanups.push(async () => child.kill('SIGKILL'));
   await relay.held;
-  const waiting = await api.db
+  const waiting = await api.resources.db
     .selectFrom('tasks')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('waiting_for', '=', 'upstream_capacity')

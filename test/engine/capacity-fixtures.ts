@@ -59,7 +59,7 @@ export function registryOf(provider: ImageProvider): ProviderRegistry {
 /** The overrides of a core whose only provider is `provider`, with a shortened capacity window. */
 export function capacityOverrides(
   provider: ImageProvider,
-  options: { windowMs?: number; leaseMs?: number; db?: Core['db'] } = {},
+  options: { windowMs?: number; leaseMs?: number; db?: Core['resources']['db'] } = {},
 ): CoreOverrides {
   return {
     idlePollMs: 200,

@@ -59,7 +59,10 @@ test("a Retry-After on an async job's poll holds the whole pool, on every worker
     const refusedAt = gets()[scriptedAt]?.at ?? 0;
     // The hold as every worker reads it from the store (0 if none is written before it would end).
     const holdUntil = await until(async () => {
-      const row = await first.db.selectFrom('upstream_pools').select('hold_until').executeTakeFirst();
+      const row = await first.resources.db
+        .selectFrom('upstream_pools')
+        .select('hold_until')
+        .executeTakeFirst();
       if (Number(row?.hold_until ?? 0) > refusedAt) return Number(row?.hold_until);
       return Date.now() >= refusedAt + 3000 ? 0 : undefined;
     });

@@ -81,7 +81,10 @@ async function throughTimeLimit(
 
     const episode = await run('per-minute', 40);
     assert.deepEqual(notCompleted(episode), []);
-    const pools = await core.db.selectFrom('upstream_pools').select(['pool', 'learned_limit']).execute();
+    const pools = await core.resources.db
+      .selectFrom('upstream_pools')
+      .select(['pool', 'learned_limit'])
+      .execute();
     t.diagnostic(
       `per minute: ${limit.stats.refused} refused (${limit.stats.refusedOnTime} on time) for 40 tasks`,
     );

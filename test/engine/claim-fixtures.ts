@@ -81,7 +81,7 @@ export async function seedBacklog(core: Core, images: number): Promise<Account> 
   const local = core.providers.get('local');
   const submitted = await local?.submit({ prompt: 'backlog', mode: 'text', references: [] } as never);
   if (submitted?.kind !== 'pending' || !('upstreamId' in submitted)) throw new Error('no local job id');
-  await core.db
+  await core.resources.db
     .updateTable('tasks')
     .set({ upstream_id: submitted.upstreamId, polls: 1, lease_owner: null, lease_expires_at: null })
     .where('account_id', '=', account.id)

@@ -7,7 +7,8 @@ import type { KyselyPlugin } from 'kysely';
 import { systemClock } from '../../src/base/runtime/clock.js';
 import { createLocalProvider } from '../../src/capabilities/providers/local-provider.js';
 import type { ImageProvider, PollOutcome } from '../../src/capabilities/providers/provider.js';
-import { type Core, createCore, LEASE_MS } from '../../src/core.js';
+import { type Core, createCore } from '../../src/core.js';
+import { LEASE_MS } from '../../src/core-resources.js';
 import { loadConfig } from '../../src/infra/config/config.js';
 import { openDatabase } from '../../src/infra/store/database.js';
 
@@ -145,7 +146,7 @@ test('a lease outlives a slow asynchronous step (heartbeat), and a second engine
   second.engine.start();
   // Three leases' worth of time in the slow poll.
   await advance(3 * LEASE_MS);
-  const row = await first.db
+  const row = await first.resources.db
     .selectFrom('tasks')
     .selectAll()
     .where('id', '=', taskId)

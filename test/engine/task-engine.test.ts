@@ -65,12 +65,12 @@ test('a restart picks up every unfinished task: none lost, none stuck', async ()
     imageSize: '1K',
   });
   // Simulate a worker that crashed mid-poll holding a lease that has not expired yet.
-  await first.db
+  await first.resources.db
     .updateTable('tasks')
     .set({ lease_owner: 'wrk_dead', lease_expires_at: Date.now() + 400 })
     .where('id', '=', task_ids[0] ?? '')
     .execute();
-  await first.db.destroy();
+  await first.resources.db.destroy();
 
   const second = await createCore(config, { idlePollMs: 20 });
   second.engine.start();

@@ -88,7 +88,7 @@ async function assertUsageCountedOnce(core: Core, accountId: string) {
   // Every image of this route has one per-image price: spend counted once is TASKS times one price.
   const perTask = spend / TASKS;
   assert.ok(Number.isInteger(perTask) && perTask > 0, `spend ${spend} is ${TASKS} equal task costs`);
-  const costs = await core.db
+  const costs = await core.resources.db
     .selectFrom('tasks')
     .select('cost_micros')
     .where('account_id', '=', accountId)

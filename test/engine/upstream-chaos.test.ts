@@ -81,7 +81,7 @@ function startTimePump(t: TestApp, clock: ReturnType<typeof steppingClock>) {
       const now = clock.now();
       const unfinished = (eb: ExpressionBuilder<Database, 'tasks'>) =>
         eb('tasks.status', 'in', ['queued', 'in_progress']);
-      const row = await t.core.db
+      const row = await t.core.resources.db
         .selectNoFrom((eb) => [
           eb
             .selectFrom('tasks')
@@ -131,7 +131,7 @@ async function taskOfCall(
   fake: FakeReplicate,
   rows: TaskRow[],
 ): Promise<(call: RelayedCall) => string | undefined> {
-  const generations = await t.core.db
+  const generations = await t.core.resources.db
     .selectFrom('generations')
     .select(['id', 'prompt'])
     .where(

@@ -55,19 +55,19 @@ test("parked tasks show their place in their account's queue and a start estimat
     assert.deepEqual(await places(a), [undefined, undefined, undefined, undefined]);
 
     // The upstream refuses a call with a Retry-After: the pool is held; every task parks on it.
-    const capacity = createUpstreamCapacity({ db: core.db, clock });
+    const capacity = createUpstreamCapacity({ db: core.resources.db, clock });
     const pool = capacityPool('openai', 'gpt-image-1.5', UPSTREAM_KEY, { maxInFlight: 2 });
     const slot = await capacity.acquire(pool, 'tsk_elsewhere', 'someone', false);
     assert.equal(slot.kind, 'granted');
     if (slot.kind === 'granted') await capacity.release(pool, slot.callId, 'refused', HOLD_MS);
     const holdEnd = now + HOLD_MS;
     for (const id of [...a.ids, ...b.ids]) {
-      const row = await core.db
+      const row = await core.resources.db
         .selectFrom('tasks')
         .selectAll()
         .where('id', '=', id)
         .executeTakeFirstOrThrow();
-      await core.db
+      await core.resources.db
         .updateTable('tasks')
         .set(parkPatch(row, pool, now))
         .where('id', '=', id)
@@ -104,7 +104,7 @@ test("parked tasks show their place in their account's queue and a start estimat
     // With a pace (calls started in the window, written here as the pool records them), the later
     // tasks get later estimates too.
     for (let i = 0; i < 2; i++) {
-      await core.db
+      await core.resources.db
         .insertInto('upstream_calls')
         .values({
           id: `call_paced_${i}`,
@@ -134,7 +134,7 @@ test("parked tasks show their place in their account's queue and a start estimat
     assert.deepEqual(await places(a), [1, 2, 3, 4], 'a called-back task keeps its place until it starts');
     // The called-back tasks take their slots (their waits end, as the submit writes): the rest move up.
     for (const id of [a.ids[0], b.ids[0]])
-      await core.db
+      await core.resources.db
         .updateTable('tasks')
         .set({ waiting_for: null, capacity_pool: null, waiting_since: null })
         .where('id', '=', id as string)

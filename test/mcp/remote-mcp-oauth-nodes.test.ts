@@ -177,9 +177,9 @@ describe('remote MCP sign-in on two nodes', () => {
     assert.equal(typeof started, 'string');
     // A day and a minute pass (written into the rows: the store's clock is the machine's).
     const dayAgo = Date.now() - 24 * 60 * 60_000 - 60_000;
-    await one.core.db.updateTable('oauth_clients').set({ created_at: dayAgo }).execute();
+    await one.core.resources.db.updateTable('oauth_clients').set({ created_at: dayAgo }).execute();
     await register('just-registered');
-    const left = await two.core.db.selectFrom('oauth_clients').select('client_id').execute();
+    const left = await two.core.resources.db.selectFrom('oauth_clients').select('client_id').execute();
     const ids = left.map((row) => row.client_id);
     assert.ok(!ids.includes('never-used'), ids.join());
     assert.ok(ids.includes('contract-agent') && ids.includes('just-registered'), ids.join());

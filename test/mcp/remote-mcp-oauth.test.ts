@@ -222,7 +222,7 @@ describe('remote MCP: sign-in with OAuth', () => {
     assert.equal(registered.status, 201);
     const client = (await registered.json()) as { client_id: string; client_secret: string };
     assert.ok(client.client_secret.length >= 32);
-    const row = await t.core.db
+    const row = await t.core.resources.db
       .selectFrom('oauth_clients')
       .select('client_json')
       .where('client_id', '=', client.client_id)

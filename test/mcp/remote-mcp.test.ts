@@ -318,7 +318,7 @@ describe('remote MCP tasks: cancel', () => {
     const cancelled = await mcp.experimental.tasks.cancelTask(taskId);
     assert.equal(cancelled.status, 'cancelled');
     assert.equal((await mcp.experimental.tasks.getTask(taskId)).status, 'cancelled');
-    const rows = await t.core.db.selectFrom('tasks').select(['status', 'error']).execute();
+    const rows = await t.core.resources.db.selectFrom('tasks').select(['status', 'error']).execute();
     assert.equal(rows.length, 2);
     for (const row of rows) assert.deepEqual([row.status, row.error], ['failed', 'Canceled']);
     // The result still answers, with the two canceled tasks as data.

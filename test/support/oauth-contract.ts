@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createOAuthGrants } from '../../src/capabilities/accounts/oauth-grants.js';
 import type { Core } from '../../src/core.js';
 import type { contractChecker } from './openapi-contract.js';
 import type { TestApp } from './test-server.js';
@@ -9,13 +8,7 @@ const CLIENT = 'contract-agent';
 
 /** The app's OAuth grants service, made again over the same store (what the app builds for /mcp). */
 export async function grantsOver(core: Core, publicBaseUrl: string) {
-  const grants = createOAuthGrants({
-    db: core.db,
-    clock: core.clock,
-    secrets: core.secrets,
-    resource: new URL(`${publicBaseUrl}/mcp`).href,
-    standing: async (id) => (await core.accounts.sessionStanding(id))?.account,
-  });
+  const grants = core.oauthGrants(new URL(`${publicBaseUrl}/mcp`).href);
   if (!(await grants.getClient(CLIENT))) {
     await grants.registerClient({ client_id: CLIENT, client_name: 'Contract', redirect_uris: [REDIRECT] });
   }

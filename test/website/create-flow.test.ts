@@ -54,7 +54,7 @@ describe('web create flow: estimates, recent prompts, presets, cancel', () => {
       ...(await generate('a tram in the fog')),
       ...(await generate('a tram in the fog', '2K')),
     ];
-    const rows = await t.core.db
+    const rows = await t.core.resources.db
       .selectFrom('tasks')
       .innerJoin('generations', 'generations.id', 'tasks.generation_id')
       .select(['tasks.id', 'tasks.created_at', 'tasks.finished_at', 'generations.image_size'])

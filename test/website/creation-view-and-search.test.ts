@@ -84,7 +84,7 @@ describe('creation view across reloads, and search of saved works and the librar
 
     // A day later it has left the creation view (it stays in saved works).
     const dayAgo = Date.now() - 24 * 60 * 60 * 1000 - 60_000;
-    await t.core.db
+    await t.core.resources.db
       .updateTable('tasks')
       .set({ created_at: dayAgo })
       .where('id', '=', taskIds.river ?? '')

@@ -46,7 +46,7 @@ describe('pending listing: works deleted since the previous look', () => {
     assert.equal(answer.statusCode, 200, answer.body);
     const taskId = (answer.json() as { task_ids: string[] }).task_ids[0] ?? '';
     await pollUntilFinal(t.app, key, taskId);
-    const task = await t.core.db
+    const task = await t.core.resources.db
       .selectFrom('tasks')
       .select('generation_id')
       .where('id', '=', taskId)
@@ -112,7 +112,7 @@ describe('pending listing: works deleted since the previous look', () => {
   test("another account's deletions are never named", async () => {
     const other = await t.createAccount();
     const theirs = await generate(other.apiKey, 'a lantern of someone else');
-    await t.core.db
+    await t.core.resources.db
       .updateTable('generations')
       .set({ deleted_at: Date.now() })
       .where('id', '=', theirs)
@@ -122,7 +122,7 @@ describe('pending listing: works deleted since the previous look', () => {
   });
 
   test(`past ${MAX_REMOVED_WORKS} deletions the listing says removed_more, latest first`, async () => {
-    const row = await t.core.db
+    const row = await t.core.resources.db
       .selectFrom('generations')
       .selectAll()
       .where('id', '=', deleted)
@@ -133,7 +133,7 @@ describe('pending listing: works deleted since the previous look', () => {
       id: `gen_removed_copy_${String(i).padStart(4, '0')}`,
       deleted_at: base + 1 + i,
     }));
-    await t.core.db.insertInto('generations').values(copies).execute();
+    await t.core.resources.db.insertInto('generations').values(copies).execute();
     const look = await listing(`?since=${before0}`);
     assert.equal(look.removed?.length, MAX_REMOVED_WORKS);
     assert.equal(look.removed_more, true);

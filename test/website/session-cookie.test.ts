@@ -72,7 +72,7 @@ describe('the session cookie over https', () => {
       const response = await t.app.inject({ ...request, headers });
       assert.match(assertError(response, 401, 'unauthorized'), /exactly one/, request.url);
     }
-    const stored = await t.core.db.selectFrom('upstream_keys').select('account_id').execute();
+    const stored = await t.core.resources.db.selectFrom('upstream_keys').select('account_id').execute();
     assert.deepEqual(stored, [], 'the key went into no account');
   });
 });

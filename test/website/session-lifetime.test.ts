@@ -23,7 +23,7 @@ describe('session lifetime', () => {
   after(() => t.close());
 
   const lastSeenOf = async (cookie: string) => {
-    const row = await t.core.db
+    const row = await t.core.resources.db
       .selectFrom('sessions')
       .select('last_seen_at')
       .where('id_hash', '=', hashSessionToken(cookie.split('=')[1] as string))

@@ -83,7 +83,7 @@ describe('website sessions', () => {
   test('sessions are stored as hashes, never as the cookie value', async () => {
     const cookie = sessionCookieOf(await signIn(t, email));
     const token = cookie.split('=')[1] as string;
-    const rows = await t.core.db.selectFrom('sessions').selectAll().execute();
+    const rows = await t.core.resources.db.selectFrom('sessions').selectAll().execute();
     assert.ok(rows.length > 0);
     assert.ok(rows.every((row) => row.id_hash !== token && /^[0-9a-f]{64}$/.test(row.id_hash)));
   });
@@ -112,7 +112,7 @@ describe('website sessions', () => {
     });
     assertError(forged, 401, 'unauthorized');
     const cookie = sessionCookieOf(await signIn(t, email));
-    await t.core.db.updateTable('sessions').set({ expires_at: 1 }).execute();
+    await t.core.resources.db.updateTable('sessions').set({ expires_at: 1 }).execute();
     const expired = await t.app.inject({ method: 'GET', url: '/web/api/session', headers: { cookie } });
     assert.deepEqual(expired.json(), { signedIn: false }, 'an expired session reads as signed out');
     const none = await t.app.inject({ method: 'GET', url: '/web/api/session' });

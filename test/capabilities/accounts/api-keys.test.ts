@@ -72,7 +72,10 @@ describe('migration 0028: the one key of each account moves into api_keys', () =
       assert.equal(key?.createdAt, 1000);
       assert.equal(await core.accounts.apiKeyHint('acc_old'), oldHint);
       // The account's old column can match no key any more.
-      const row = await core.db.selectFrom('accounts').select('api_key_hash').executeTakeFirstOrThrow();
+      const row = await core.resources.db
+        .selectFrom('accounts')
+        .select('api_key_hash')
+        .executeTakeFirstOrThrow();
       assert.equal(row.api_key_hash, 'moved:acc_old');
       const app = await buildApp(core);
       const status = await app.inject({ method: 'GET', url: '/api/v1/user/status', headers: bearer(oldKey) });

@@ -36,7 +36,7 @@ describe('generation commit with its webhook callback', () => {
   after(() => t.close());
 
   const callbacksOf = (generationIds: string[]) =>
-    t.core.db
+    t.core.resources.db
       .selectFrom('webhook_callbacks')
       .selectAll()
       .where('generation_id', 'in', generationIds)
@@ -44,7 +44,7 @@ describe('generation commit with its webhook callback', () => {
   const count = async (table: 'generations' | 'webhook_callbacks') =>
     Number(
       (
-        await t.core.db
+        await t.core.resources.db
           .selectFrom(table)
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .where('account_id', '=', account.id)
@@ -69,7 +69,7 @@ describe('generation commit with its webhook callback', () => {
 
   test('when the Idempotency-Key answer cannot commit, neither the generation nor its callback does', async () => {
     const stalled = createIdempotencyRepository({
-      db: t.core.db,
+      db: t.core.resources.db,
       clock,
       owner: createProcessOwner({ ...currentProcessIdentity(), host: 'another-node', token: 'stalled' }),
     });

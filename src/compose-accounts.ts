@@ -1,0 +1,66 @@
+import { createAccountChanges } from './capabilities/accounts/account-changes.js';
+import { createAccountDirectory } from './capabilities/accounts/account-directory.js';
+import { createAccountsRepository } from './capabilities/accounts/accounts-repository.js';
+import { createAccountsService } from './capabilities/accounts/accounts-service.js';
+import { createOAuthGrants } from './capabilities/accounts/oauth-grants.js';
+import { createPasswordHashing } from './capabilities/accounts/password-hashing.js';
+import { createUpstreamAccess } from './capabilities/accounts/upstream-access.js';
+import { bindLegacyUpstreamKeys } from './capabilities/accounts/upstream-key-seals.js';
+import type { CatalogParts } from './compose-catalog.js';
+import type { CoreResources } from './core-resources.js';
+import type { KeyPools } from './key-pools.js';
+
+/** Accounts, their keys and sign-ins, and what the API and the console read of them. */
+export function buildAccounts(
+  resources: CoreResources,
+  { catalog, providers, keyPools }: CatalogParts & { keyPools: KeyPools },
+) {
+  const { db, clock, ids, secrets, config } = resources;
+  const accountChanges = createAccountChanges(db, resources.listener);
+  const accountsRepository = createAccountsRepository({ db, clock, ids, changes: accountChanges });
+  const accounts = createAccountsService({
+    keyCache: { changes: accountChanges, clock },
+    accounts: accountsRepository,
+    secrets,
+    deploymentKeys: providers.deploymentKeys,
+    pooledKey: keyPools.pool.anyKey,
+    passwords: createPasswordHashing({ options: config.resourceCaps.passwordHashes }),
+  });
+  return {
+    accounts,
+    accountsRepository,
+    /** How this process hears that accounts changed elsewhere (what its API-key cache trusts). */
+    accountChanges,
+    /** has_key and which providers take a key (the API's account status, the website's account page). */
+    upstreamAccess: createUpstreamAccess({
+      catalog,
+      providers,
+      keys: accounts.keyResolver,
+      pooledKey: keyPools.pool.anyKey,
+      ownKeyProviders: accounts.upstreamKeyProviders,
+    }),
+    /** The operator console's list, search and one-time passwords of accounts. */
+    accountDirectory: createAccountDirectory({ db }),
+    /**
+     * OAuth clients, consents and grants for sign-in of hosted MCP clients, issuing tokens for one
+     * resource (the app's /mcp URL; the app decides whether its base URL may issue at all).
+     */
+    oauthGrants: (resource: string) =>
+      createOAuthGrants({
+        db,
+        clock,
+        secrets,
+        resource,
+        standing: async (accountId) => (await accounts.sessionStanding(accountId))?.account,
+      }),
+  };
+}
+
+/** Secrets sealed before seals were bound to their row (issue 25) are bound once, at start. */
+export async function bindSealsToRows(
+  { db, secrets, logger }: CoreResources,
+  webhooks: { bindLegacySecrets(): Promise<number> },
+): Promise<void> {
+  const boundSeals = (await bindLegacyUpstreamKeys(db, secrets)) + (await webhooks.bindLegacySecrets());
+  if (boundSeals > 0) logger.info({ count: boundSeals }, 'bound sealed secrets to their rows');
+}

@@ -1,0 +1,13 @@
+import { loadCatalog } from './capabilities/catalog/catalog.js';
+import { createProviderRegistry, type ProviderRegistry } from './capabilities/providers/provider-registry.js';
+import type { CoreResources } from './core-resources.js';
+
+/** The providers (or a test's) and the model catalog over them (ATELIER_CATALOG_FILE). */
+export function buildCatalog({ config, clock }: CoreResources, testProviders: ProviderRegistry | undefined) {
+  const providers = testProviders ?? createProviderRegistry({ config, clock });
+  const catalog = loadCatalog(config.catalogPath, providers.names());
+  providers.configure?.(catalog.models);
+  return { providers, catalog };
+}
+
+export type CatalogParts = ReturnType<typeof buildCatalog>;

@@ -1,0 +1,28 @@
+import { createCuration } from './capabilities/curation/curation-service.js';
+import type { TasksRepository } from './capabilities/tasks/tasks-repository.js';
+import type { CoreResources } from './core-resources.js';
+import { createZipDownloads } from './use-cases/downloads/zip-download.js';
+import type { GenerationsRepository } from './use-cases/generations/generations-repository.js';
+import { createCreationReads } from './use-cases/read-models/creations.js';
+import { createLibraryReads } from './use-cases/read-models/library.js';
+import { createMarkedWorks } from './use-cases/read-models/marked-works.js';
+
+/** The read models: generations with their tasks (history, saved works), assets with their generations (library). */
+export function buildReadModels(
+  { db, clock, ids, blobs }: CoreResources,
+  parts: { generationsRepository: GenerationsRepository; tasks: TasksRepository },
+) {
+  const { generationsRepository: works, tasks } = parts;
+  const curation = createCuration({ db, clock, ids, works });
+  const plainCreations = createCreationReads({ generations: works, tasks, db });
+  return {
+    /** History pages and saved works: generations with their tasks (read model). */
+    creations: createMarkedWorks(plainCreations, curation),
+    /** The website's asset library: assets with their generations' prompts (read model). */
+    library: createLibraryReads(db),
+    /** Stars and collections of works (a mark moves the account's history version). */
+    curation,
+    /** Works and collections as one streamed ZIP (the API and the website). */
+    zipDownloads: createZipDownloads({ blobs, db }),
+  };
+}

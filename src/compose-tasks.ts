@@ -1,0 +1,172 @@
+import { readFile } from 'node:fs/promises';
+import type { AccountsService } from './capabilities/accounts/accounts-service.js';
+import type { AssetsRepository } from './capabilities/assets/assets-repository.js';
+import { type Catalog, routesOf } from './capabilities/catalog/catalog.js';
+import { replacementOf } from './capabilities/catalog/catalog-check.js';
+import { measuredProviders } from './capabilities/providers/call-metrics.js';
+import type { ProviderRegistry } from './capabilities/providers/provider-registry.js';
+import { createCapacityMetrics } from './capabilities/tasks/capacity/capacity-metrics.js';
+import { routeLimits } from './capabilities/tasks/capacity/capacity-pool.js';
+import {
+  createUpstreamCapacity,
+  type UpstreamCapacity,
+} from './capabilities/tasks/capacity/upstream-capacity.js';
+import { createWaitPlaces } from './capabilities/tasks/capacity/wait-places.js';
+import { createPartialFrameReads } from './capabilities/tasks/partial-frames.js';
+import { createPostgresTaskFeed } from './capabilities/tasks/postgres-task-feed.js';
+import { unfinishedByProvider } from './capabilities/tasks/task-counts.js';
+import { createTaskEngine, type TaskEngine } from './capabilities/tasks/task-engine.js';
+import { createInProcessTaskFeed, type TaskChangeFeed } from './capabilities/tasks/task-events.js';
+import type { OnTaskFinished } from './capabilities/tasks/task-finish.js';
+import { createTaskMetrics, type TaskMetrics } from './capabilities/tasks/task-metrics.js';
+import { toTaskRecord } from './capabilities/tasks/task-record.js';
+import { createTasksRepository, type TasksRepository } from './capabilities/tasks/tasks-repository.js';
+import { createTasksService } from './capabilities/tasks/tasks-service.js';
+import type { UsageRepository } from './capabilities/usage/usage-repository.js';
+import type { CoreResources } from './core-resources.js';
+import type { KeyPools } from './key-pools.js';
+import type { GenerationsRepository } from './use-cases/generations/generations-repository.js';
+import { listPendingCards } from './use-cases/read-models/creations.js';
+
+/** Upstream capacity per (provider, upstream model, key), shared by every worker on the database. */
+export function buildCapacity({ db, clock, timing }: CoreResources): UpstreamCapacity {
+  return createUpstreamCapacity({
+    db,
+    clock,
+    ...(timing.capacityWindowMs ? { windowMs: timing.capacityWindowMs } : {}),
+  });
+}
+
+/**
+ * The tasks' store and its metrics. A task's final write also counts its usage, moves the
+ * account's history version and writes the webhooks' outbox, in its transaction (once per task).
+ */
+export function buildTaskStore(
+  { db, clock, metricsRegistry }: CoreResources,
+  parts: {
+    generationsRepository: GenerationsRepository;
+    usageRepository: UsageRepository;
+    /** The webhooks' outbox: their deliveries are built from it, not by reading tasks. */
+    outbox: { recordFinished: OnTaskFinished };
+  },
+) {
+  const { generationsRepository, usageRepository, outbox } = parts;
+  const tasks = createTasksRepository({
+    db,
+    clock,
+    // The engine's leased tasks carry their generations' requests, read by the generations capability.
+    requestsOf: generationsRepository.requestsOf,
+    // The creations read model joins tasks with their generations for the creation view's cards.
+    pendingCards: (accountId, options) => listPendingCards(db, accountId, options),
+    onFinished: async (trx, task) => {
+      await usageRepository.recordFinished(trx, task);
+      if (task.status === 'completed') await generationsRepository.taskCompleted(trx, task.account_id);
+      await outbox.recordFinished(trx, task);
+    },
+  });
+  return { tasks, taskMetrics: createTaskMetrics(metricsRegistry, tasks.queueSnapshot) };
+}
+
+/** Task changes reach the event stream and long-polls of every node: LISTEN/NOTIFY on PostgreSQL. */
+export function buildTaskFeed(
+  { db, listener, logger }: CoreResources,
+  tasks: TasksRepository,
+): TaskChangeFeed {
+  if (!listener) return createInProcessTaskFeed();
+  return createPostgresTaskFeed({
+    db,
+    listener,
+    logger: logger.child({ component: 'task-feed' }),
+    load: async (accountId, taskId) => {
+      const row = await tasks.findForAccount(accountId, taskId);
+      return row && toTaskRecord(row);
+    },
+  });
+}
+
+/** What the engine works with, beside the resources. */
+export interface EngineParts {
+  catalog: Catalog;
+  providers: ProviderRegistry;
+  tasks: TasksRepository;
+  taskEvents: TaskChangeFeed;
+  taskMetrics: TaskMetrics;
+  capacity: UpstreamCapacity;
+  assets: AssetsRepository;
+  keys: AccountsService['keyResolver'];
+  keyPools: KeyPools;
+  webhooks: { onTaskChanged: (change: Parameters<TaskChangeFeed['publish']>[0]) => void };
+}
+
+/** The task engine: leases tasks, calls the upstreams within their capacity, stores the results. */
+export function buildEngine(resources: CoreResources, parts: EngineParts): TaskEngine {
+  const { config, metricsRegistry, fetcher, timing } = resources;
+  const { catalog, capacity, taskEvents, webhooks } = parts;
+  return createTaskEngine({
+    work: taskEvents,
+    onTaskChanged: (change) => {
+      taskEvents.publish(change);
+      webhooks.onTaskChanged(change);
+    },
+    tasks: parts.tasks,
+    assets: parts.assets,
+    capacity,
+    limitsOf: routeLimits(catalog.models),
+    capacityMetrics: createCapacityMetrics(metricsRegistry, capacity.snapshot),
+    providers: measuredProviders(parts.providers, metricsRegistry, (provider, upstreamModel) =>
+      replacementOf(catalog, provider, upstreamModel),
+    ),
+    metrics: parts.taskMetrics,
+    routesOf: (modelId) => {
+      const model = catalog.get(modelId);
+      return model ? routesOf(model) : [];
+    },
+    keys: parts.keys,
+    keyPool: parts.keyPools.pool,
+    blobs: resources.blobs,
+    clock: resources.clock,
+    ids: resources.ids,
+    processOwner: resources.processOwner,
+    logger: resources.logger.child({ component: 'task-engine' }),
+    blobUrl: resources.publicUrls.urlOf,
+    async downloadImage(url, signal) {
+      const file = await fetcher.fetchToFile(url, { subject: 'the result URL', signal });
+      try {
+        return await readFile(file.path);
+      } finally {
+        await file.cleanup();
+      }
+    },
+    options: {
+      concurrency: config.workerConcurrency,
+      leaseMs: timing.leaseMs,
+      idlePollMs: timing.idlePollMs,
+      maxAttempts: config.submitMaxAttempts,
+      upstreamTimeoutMs: config.upstreamTimeoutMs,
+      taskDeadlineMs: config.taskDeadlineMs,
+    },
+  });
+}
+
+/** What accounts read of their tasks, and what the operator console counts. */
+export function buildTaskReads(
+  { db, clock, blobs }: CoreResources,
+  parts: { catalog: Catalog; tasks: TasksRepository; engine: TaskEngine; capacity: UpstreamCapacity },
+) {
+  // Where parked tasks stand (place, start estimate), computed for an account's reads.
+  const places = createWaitPlaces({
+    db,
+    clock,
+    windowMs: parts.capacity.windowMs,
+    limitsOf: routeLimits(parts.catalog.models),
+  });
+  const taskService = createTasksService({ tasks: parts.tasks, engine: parts.engine, places });
+  return {
+    /** Reads and cancel of an account's tasks (routes, OpenAI wait, website); owns the final-record cache. */
+    taskService,
+    /** The partial frames of a task still rendering (the website's previews). */
+    previews: createPartialFrameReads({ blobs, partialFrames: taskService.partialFrames }),
+    /** Unfinished tasks per provider (the operator console). */
+    unfinishedTasks: () => unfinishedByProvider(db),
+  };
+}

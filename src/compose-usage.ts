@@ -1,0 +1,37 @@
+import type { Catalog } from './capabilities/catalog/catalog.js';
+import { listAccountBudgets, listKeyBudgets } from './capabilities/usage/budget-list.js';
+import { createBudgets } from './capabilities/usage/budgets.js';
+import { createTierAdmission } from './capabilities/usage/tier-admission.js';
+import { loadTierPolicies } from './capabilities/usage/tier-policies.js';
+import { createUsageRepository } from './capabilities/usage/usage-repository.js';
+import { createUsageService } from './capabilities/usage/usage-service.js';
+import type { CoreResources } from './core-resources.js';
+import { generationModel } from './use-cases/generations/generations-repository.js';
+
+/** Images per account, day and model; the tier policies' admission; spend budgets. */
+export function buildUsage({ db, clock, config }: CoreResources, catalog: Catalog) {
+  // Usage is counted in the transaction of each task's final write (exactly once per task).
+  const usageRepository = createUsageRepository({ db, modelOf: generationModel });
+  const tierPolicies = loadTierPolicies(
+    config.policyPath,
+    catalog.models.map((model) => model.id),
+  );
+  const admission = createTierAdmission({ policies: tierPolicies, clock });
+  const budgets = {
+    ...createBudgets({ db, clock }),
+    /** Every account's budget (the operator console). */
+    list: () => listAccountBudgets(db),
+    /** The budgets of API keys, of one account or all (the operator console). */
+    listKeys: (accountId?: string) => listKeyBudgets(db, accountId),
+  };
+  return {
+    usageRepository,
+    admission,
+    /** Images per account, day and model, and the tier policies' allowance. */
+    usage: createUsageService({ db, usage: usageRepository, admission, budgets, clock }),
+    /** Spend budgets per account and key (CLI `accounts set-budget`, the operator console). */
+    budgets,
+    /** The tier policies in force (ATELIER_POLICY_FILE), as the operator console shows them. */
+    tierPolicies,
+  };
+}

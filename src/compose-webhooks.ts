@@ -1,0 +1,23 @@
+import { createWebhookMetrics } from './capabilities/webhooks/webhook-metrics.js';
+import { createWebhooksService } from './capabilities/webhooks/webhooks-service.js';
+import type { CoreResources } from './core-resources.js';
+
+/** Webhooks: their outbox (written in each task's final write) and the delivery worker. */
+export function buildWebhooks(resources: CoreResources) {
+  const { db, clock, ids, secrets, fetcher, processOwner, logger, config, timing } = resources;
+  return createWebhooksService({
+    onAttempt: createWebhookMetrics(resources.metricsRegistry).onAttempt,
+    db,
+    clock,
+    ids,
+    secrets,
+    fetcher,
+    processOwner,
+    logger: logger.child({ component: 'webhooks' }),
+    options: {
+      retryScheduleMs: config.webhookRetryScheduleMs,
+      attemptTimeoutMs: timing.webhookAttemptTimeoutMs,
+      idlePollMs: timing.idlePollMs,
+    },
+  });
+}
