@@ -7,7 +7,7 @@ import Fastify, {
 } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import { mountApi } from './app-api.js';
-import { OAUTH_SCOPE, type OAuthGrants } from './capabilities/accounts/oauth-grants.js';
+import { OAUTH_SCOPE, type OAuthGrants } from './capabilities/accounts/index.js';
 import type { Core } from './core.js';
 import { ADMIN_PREFIX, adminApi } from './edges/admin/admin-api.js';
 import { blobRoutes } from './edges/api/files-routes.js';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, normalize, sep } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -26,9 +27,14 @@ const EDGE_WING = 'edges';
  * website mount. Every other folder of the wing is an edge, found on disk, so a new one is guarded.
  */
 const EDGE_KITS = ['http', 'client', 'curation-routes'];
+/** The wings whose folders show one face: other folders import only their `index.ts`. */
+const FACED_WINGS = ['capabilities', 'use-cases'];
 /** The composition root: the files directly in src/ (core, app, server, serve). */
 const ROOT_FILES = 'src/*.ts';
 const MAX_LINES = 400;
+/** The longest function body (lines), outside the tests: Biome's `noExcessiveLinesPerFunction` in biome.json. */
+const MAX_FUNCTION_LINES = 80;
+const BIOME = join(ROOT, 'node_modules', '.bin', 'biome');
 
 function walk(dir: string, keep: (path: string) => boolean, out: string[] = []): string[] {
   for (const name of readdirSync(join(ROOT, dir))) {
@@ -137,6 +143,8 @@ function allowed(from: string, to: string): boolean {
 }
 
 const graph = new Map(shipped.map((path) => [path, importsOf(path)]));
+/** Every file of src/ and web/src with its imports, the unit tests beside the code included. */
+const graphWithTests = new Map(sources.map((path) => [path, importsOf(path)]));
 
 describe('architecture (docs/architecture.md holds the enforced tables)', () => {
   test('the wings are ordered: each imports only wings listed before it', () => {
@@ -180,6 +188,25 @@ describe('architecture (docs/architecture.md holds the enforced tables)', () => 
       }
     }
     assert.deepEqual(breaches, []);
+  });
+
+  test('a capability or use case is entered through its index.ts only (no deeper import from outside)', () => {
+    const faced = (folder: string) => FACED_WINGS.includes(wingOf(folder));
+    const deep: string[] = [];
+    for (const [path, targets] of graphWithTests) {
+      for (const target of targets) {
+        const to = folderOf(target);
+        if (faced(to) && folderOf(path) !== to && posix(target) !== `${to}/index.ts`)
+          deep.push(`${path} → ${target}`);
+      }
+    }
+    assert.deepEqual(deep, []);
+    const inside = [...graph].flatMap(([path, targets]) =>
+      targets
+        .filter((t) => faced(folderOf(path)) && posix(t) === `${folderOf(path)}/index.ts`)
+        .map((t) => `${path} → ${t}`),
+    );
+    assert.deepEqual(inside, [], 'inside a capability, files import each other, never their own face');
   });
 
   test('no edge may import another edge (every edge folder on disk is checked)', () => {
@@ -278,6 +305,46 @@ describe('architecture (docs/architecture.md holds the enforced tables)', () => 
       return wholeCore.test(text) || /from ['"][./]+test\/support\//.test(text);
     });
     assert.deepEqual(offenders, []);
+  });
+
+  test(`no function body over ${MAX_FUNCTION_LINES} lines outside the tests (Biome's rule, run here)`, () => {
+    const config = JSON.parse(readFileSync(join(ROOT, 'biome.json'), 'utf8'));
+    const rule = config.linter.rules.complexity.noExcessiveLinesPerFunction;
+    assert.equal(rule.level, 'error');
+    assert.equal(rule.options.maxLines, MAX_FUNCTION_LINES);
+    const lint = (...paths: string[]) =>
+      spawnSync(
+        BIOME,
+        ['lint', '--only=complexity/noExcessiveLinesPerFunction', '--max-diagnostics=none', ...paths],
+        {
+          cwd: ROOT,
+          encoding: 'utf8',
+        },
+      );
+    const whole = lint('src', join('web', 'src'));
+    assert.equal(whole.status, 0, whole.stdout + whole.stderr);
+    // The guard can fail: a body of 80 lines passes, one of 81 does not.
+    const probeDir = join(ROOT, `function-length-probe-${process.pid}`);
+    const body = (lines: number) =>
+      [
+        'export function probe(): number {',
+        '  let n = 0;',
+        ...Array(lines - 2).fill('  n += 1;'),
+        '  return n;',
+        '}',
+        '',
+      ].join('\n');
+    mkdirSync(probeDir, { recursive: true });
+    try {
+      writeFileSync(join(probeDir, 'probe.ts'), body(MAX_FUNCTION_LINES));
+      assert.equal(lint(probeDir).status, 0, `${MAX_FUNCTION_LINES} lines pass`);
+      writeFileSync(join(probeDir, 'probe.ts'), body(MAX_FUNCTION_LINES + 1));
+      const over = lint(probeDir);
+      assert.equal(over.status, 1);
+      assert.match(over.stdout + over.stderr, new RegExp(`too many lines \\(${MAX_FUNCTION_LINES + 1}\\)`));
+    } finally {
+      rmSync(probeDir, { recursive: true, force: true });
+    }
   });
 
   test(`no file of the project is over ${MAX_LINES} lines`, () => {

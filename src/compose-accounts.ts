@@ -1,11 +1,13 @@
-import { createAccountChanges } from './capabilities/accounts/account-changes.js';
-import { createAccountDirectory } from './capabilities/accounts/account-directory.js';
-import { createAccountsRepository } from './capabilities/accounts/accounts-repository.js';
-import { createAccountsService } from './capabilities/accounts/accounts-service.js';
-import { createOAuthGrants } from './capabilities/accounts/oauth-grants.js';
-import { createPasswordHashing } from './capabilities/accounts/password-hashing.js';
-import { createUpstreamAccess } from './capabilities/accounts/upstream-access.js';
-import { bindLegacyUpstreamKeys } from './capabilities/accounts/upstream-key-seals.js';
+import {
+  bindLegacyUpstreamKeys,
+  createAccountChanges,
+  createAccountDirectory,
+  createAccountsRepository,
+  createAccountsService,
+  createOAuthGrants,
+  createPasswordHashing,
+  createUpstreamAccess,
+} from './capabilities/accounts/index.js';
 import type { CatalogParts } from './compose-catalog.js';
 import type { CoreResources } from './core-resources.js';
 import type { KeyPools } from './key-pools.js';

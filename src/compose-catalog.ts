@@ -1,5 +1,5 @@
-import { loadCatalog } from './capabilities/catalog/catalog.js';
-import { createProviderRegistry, type ProviderRegistry } from './capabilities/providers/provider-registry.js';
+import { loadCatalog } from './capabilities/catalog/index.js';
+import { createProviderRegistry, type ProviderRegistry } from './capabilities/providers/index.js';
 import type { CoreResources } from './core-resources.js';
 
 /** The providers (or a test's) and the model catalog over them (ATELIER_CATALOG_FILE). */

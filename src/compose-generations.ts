@@ -1,26 +1,25 @@
 import { createBoundedWorkPool } from './base/concurrency/bounded-work-pool.js';
-import type { UpstreamKeyResolver } from './capabilities/accounts/accounts-service.js';
-import type { AssetsRepository } from './capabilities/assets/assets-repository.js';
-import type { Catalog } from './capabilities/catalog/catalog.js';
+import type { UpstreamKeyResolver } from './capabilities/accounts/index.js';
+import type { AssetsRepository } from './capabilities/assets/index.js';
+import type { Catalog } from './capabilities/catalog/index.js';
+import { createIdempotencyRepository, type IdempotencyRepository } from './capabilities/idempotency/index.js';
+import type { ProviderRegistry } from './capabilities/providers/index.js';
+import type { TaskEngine } from './capabilities/tasks/index.js';
 import {
-  createIdempotencyRepository,
-  type IdempotencyRepository,
-} from './capabilities/idempotency/idempotency-repository.js';
-import type { ProviderRegistry } from './capabilities/providers/provider-registry.js';
-import type { TaskEngine } from './capabilities/tasks/task-engine.js';
-import { UPLOAD_NAMING_KEY_LABEL } from './capabilities/uploads/content-names.js';
-import { createUploadQuota } from './capabilities/uploads/upload-quota.js';
-import { createUploadsService, type UploadsService } from './capabilities/uploads/uploads-service.js';
-import type { Budgets } from './capabilities/usage/budgets.js';
-import type { TierAdmission } from './capabilities/usage/tier-admission.js';
-import type { WebhooksService } from './capabilities/webhooks/webhooks-service.js';
+  createUploadQuota,
+  createUploadsService,
+  UPLOAD_NAMING_KEY_LABEL,
+  type UploadsService,
+} from './capabilities/uploads/index.js';
+import type { Budgets, TierAdmission } from './capabilities/usage/index.js';
+import type { WebhooksService } from './capabilities/webhooks/index.js';
 import type { CoreResources } from './core-resources.js';
 import { createHousekeeping } from './infra/jobs/housekeeping.js';
 import {
   createGenerationsRepository,
+  createGenerationsService,
   type GenerationsRepository,
-} from './use-cases/generations/generations-repository.js';
-import { createGenerationsService } from './use-cases/generations/generations-service.js';
+} from './use-cases/generations/index.js';
 
 /** Generations and their searches (on SQLite's reader threads when the store is a file). */
 export function buildGenerationsStore({ db, clock, ids, config, searchReaders }: CoreResources) {

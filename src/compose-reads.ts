@@ -1,11 +1,9 @@
-import { createCuration } from './capabilities/curation/curation-service.js';
-import type { TasksRepository } from './capabilities/tasks/tasks-repository.js';
+import { createCuration } from './capabilities/curation/index.js';
+import type { TasksRepository } from './capabilities/tasks/index.js';
 import type { CoreResources } from './core-resources.js';
-import { createZipDownloads } from './use-cases/downloads/zip-download.js';
-import type { GenerationsRepository } from './use-cases/generations/generations-repository.js';
-import { createCreationReads } from './use-cases/read-models/creations.js';
-import { createLibraryReads } from './use-cases/read-models/library.js';
-import { createMarkedWorks } from './use-cases/read-models/marked-works.js';
+import { createZipDownloads } from './use-cases/downloads/index.js';
+import type { GenerationsRepository } from './use-cases/generations/index.js';
+import { createCreationReads, createLibraryReads, createMarkedWorks } from './use-cases/read-models/index.js';
 
 /** The read models: generations with their tasks (history, saved works), assets with their generations (library). */
 export function buildReadModels(

@@ -1,32 +1,35 @@
 import { readFile } from 'node:fs/promises';
-import type { AccountsService } from './capabilities/accounts/accounts-service.js';
-import type { AssetsRepository } from './capabilities/assets/assets-repository.js';
-import { type Catalog, routesOf } from './capabilities/catalog/catalog.js';
-import { replacementOf } from './capabilities/catalog/catalog-check.js';
-import { measuredProviders } from './capabilities/providers/call-metrics.js';
-import type { ProviderRegistry } from './capabilities/providers/provider-registry.js';
-import { createCapacityMetrics } from './capabilities/tasks/capacity/capacity-metrics.js';
-import { routeLimits } from './capabilities/tasks/capacity/capacity-pool.js';
+import type { AccountsService } from './capabilities/accounts/index.js';
+import type { AssetsRepository } from './capabilities/assets/index.js';
+import { type Catalog, replacementOf, routesOf } from './capabilities/catalog/index.js';
+import type { ProviderRegistry } from './capabilities/providers/index.js';
+import { measuredProviders } from './capabilities/providers/index.js';
+import type { OnTaskFinished } from './capabilities/tasks/index.js';
 import {
+  createCapacityMetrics,
+  createInProcessTaskFeed,
+  createPartialFrameReads,
+  createPostgresTaskFeed,
+  createTaskEngine,
+  createTaskMetrics,
+  createTasksRepository,
+  createTasksService,
   createUpstreamCapacity,
+  createWaitPlaces,
+  routeLimits,
+  type TaskChangeFeed,
+  type TaskEngine,
+  type TaskMetrics,
+  type TasksRepository,
+  toTaskRecord,
   type UpstreamCapacity,
-} from './capabilities/tasks/capacity/upstream-capacity.js';
-import { createWaitPlaces } from './capabilities/tasks/capacity/wait-places.js';
-import { createPartialFrameReads } from './capabilities/tasks/partial-frames.js';
-import { createPostgresTaskFeed } from './capabilities/tasks/postgres-task-feed.js';
-import { unfinishedByProvider } from './capabilities/tasks/task-counts.js';
-import { createTaskEngine, type TaskEngine } from './capabilities/tasks/task-engine.js';
-import { createInProcessTaskFeed, type TaskChangeFeed } from './capabilities/tasks/task-events.js';
-import type { OnTaskFinished } from './capabilities/tasks/task-finish.js';
-import { createTaskMetrics, type TaskMetrics } from './capabilities/tasks/task-metrics.js';
-import { toTaskRecord } from './capabilities/tasks/task-record.js';
-import { createTasksRepository, type TasksRepository } from './capabilities/tasks/tasks-repository.js';
-import { createTasksService } from './capabilities/tasks/tasks-service.js';
-import type { UsageRepository } from './capabilities/usage/usage-repository.js';
+  unfinishedByProvider,
+} from './capabilities/tasks/index.js';
+import type { UsageRepository } from './capabilities/usage/index.js';
 import type { CoreResources } from './core-resources.js';
 import type { KeyPools } from './key-pools.js';
-import type { GenerationsRepository } from './use-cases/generations/generations-repository.js';
-import { listPendingCards } from './use-cases/read-models/creations.js';
+import type { GenerationsRepository } from './use-cases/generations/index.js';
+import { listPendingCards } from './use-cases/read-models/index.js';
 
 /** Upstream capacity per (provider, upstream model, key), shared by every worker on the database. */
 export function buildCapacity({ db, clock, timing }: CoreResources): UpstreamCapacity {

@@ -1,12 +1,15 @@
-import type { Catalog } from './capabilities/catalog/catalog.js';
-import { listAccountBudgets, listKeyBudgets } from './capabilities/usage/budget-list.js';
-import { createBudgets } from './capabilities/usage/budgets.js';
-import { createTierAdmission } from './capabilities/usage/tier-admission.js';
-import { loadTierPolicies } from './capabilities/usage/tier-policies.js';
-import { createUsageRepository } from './capabilities/usage/usage-repository.js';
-import { createUsageService } from './capabilities/usage/usage-service.js';
+import type { Catalog } from './capabilities/catalog/index.js';
+import {
+  createBudgets,
+  createTierAdmission,
+  createUsageRepository,
+  createUsageService,
+  listAccountBudgets,
+  listKeyBudgets,
+  loadTierPolicies,
+} from './capabilities/usage/index.js';
 import type { CoreResources } from './core-resources.js';
-import { generationModel } from './use-cases/generations/generations-repository.js';
+import { generationModel } from './use-cases/generations/index.js';
 
 /** Images per account, day and model; the tier policies' admission; spend budgets. */
 export function buildUsage({ db, clock, config }: CoreResources, catalog: Catalog) {

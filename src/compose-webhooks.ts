@@ -1,5 +1,4 @@
-import { createWebhookMetrics } from './capabilities/webhooks/webhook-metrics.js';
-import { createWebhooksService } from './capabilities/webhooks/webhooks-service.js';
+import { createWebhookMetrics, createWebhooksService } from './capabilities/webhooks/index.js';
 import type { CoreResources } from './core-resources.js';
 
 /** Webhooks: their outbox (written in each task's final write) and the delivery worker. */

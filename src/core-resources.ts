@@ -12,9 +12,9 @@ import {
   type SecretBox,
 } from './base/secrets/secret-box.js';
 import { createBlobStore } from './blob-storage.js';
-import { ACCOUNT_CHANGES_CHANNEL } from './capabilities/accounts/account-changes.js';
-import type { ProviderRegistry } from './capabilities/providers/provider-registry.js';
-import { TASK_FEED_CHANNELS } from './capabilities/tasks/postgres-task-feed.js';
+import { ACCOUNT_CHANGES_CHANNEL } from './capabilities/accounts/index.js';
+import type { ProviderRegistry } from './capabilities/providers/index.js';
+import { TASK_FEED_CHANNELS } from './capabilities/tasks/index.js';
 import { createRequestMetrics, type RequestMetrics } from './edges/api/metrics-routes.js';
 import type { BlobStore } from './infra/blobs/blob-store.js';
 import { countedBlobStore } from './infra/blobs/counted-blob-store.js';

@@ -1,4 +1,4 @@
-import { createAssetsRepository } from './capabilities/assets/assets-repository.js';
+import { createAssetsRepository } from './capabilities/assets/index.js';
 import { bindSealsToRows, buildAccounts } from './compose-accounts.js';
 import { buildCatalog } from './compose-catalog.js';
 import {

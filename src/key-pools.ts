@@ -4,14 +4,15 @@ import type { ProviderKeyWire } from './base/contract/admin-provider-keys.js';
 import { scrapeRead } from './base/observability/metrics.js';
 import type { Clock } from './base/runtime/clock.js';
 import type { SecretBox } from './base/secrets/secret-box.js';
-import { createProviderKeyPool, type RecheckPolicy } from './capabilities/accounts/provider-key-pool.js';
 import {
+  createProviderKeyPool,
   createProviderKeyStore,
   type ProviderKeyStore,
   type ProviderKeyView,
-} from './capabilities/accounts/provider-keys.js';
-import type { PoolState } from './capabilities/tasks/capacity/pool-states.js';
-import { spendByUpstreamKey } from './capabilities/tasks/task-spend.js';
+  type RecheckPolicy,
+} from './capabilities/accounts/index.js';
+import type { PoolState } from './capabilities/tasks/index.js';
+import { spendByUpstreamKey } from './capabilities/tasks/index.js';
 import type { CoreResources } from './core-resources.js';
 import type { Db } from './infra/store/database.js';
 

@@ -2,8 +2,8 @@
 
 import { buildApp } from './app.js';
 import { lowerPoolThreadPriority } from './base/runtime/pool-priority.js';
-import { demoBanner, ensureDemoAccount, writeDemoCredentials } from './capabilities/accounts/demo-account.js';
-import { reportCatalogAtStart } from './capabilities/catalog/startup-check.js';
+import { demoBanner, ensureDemoAccount, writeDemoCredentials } from './capabilities/accounts/index.js';
+import { reportCatalogAtStart } from './capabilities/catalog/index.js';
 import { createCore } from './core.js';
 import { buildHealthApp, roleNames } from './edges/api/health-routes.js';
 import { loadConfig, loadDotEnv } from './infra/config/config.js';

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { InvalidInput } from '../../base/domain/errors.js';
-import { DEFAULT_CATALOG, DEFAULT_MODEL_ID, parseCatalog } from '../catalog/catalog.js';
-import type { ImageProvider } from '../providers/provider.js';
-import type { ProviderRegistry } from '../providers/provider-registry.js';
+import { DEFAULT_CATALOG, DEFAULT_MODEL_ID, parseCatalog } from '../catalog/index.js';
+import type { ImageProvider, ProviderRegistry } from '../providers/index.js';
 import { createUpstreamAccess } from './upstream-access.js';
 
 /** A registry of named providers that need a key or not (only `name` and `requiresKey` are read here). */

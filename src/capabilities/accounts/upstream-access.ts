@@ -1,7 +1,7 @@
 import { InvalidInput } from '../../base/domain/errors.js';
-import type { Catalog } from '../catalog/catalog.js';
-import { DEFAULT_MODEL_ID } from '../catalog/catalog.js';
-import type { ProviderRegistry } from '../providers/provider-registry.js';
+import type { Catalog } from '../catalog/index.js';
+import { DEFAULT_MODEL_ID } from '../catalog/index.js';
+import type { ProviderRegistry } from '../providers/index.js';
 import type { UpstreamKeyResolver } from './accounts-service.js';
 
 /** Upstreams a person may hold their own key for, whether or not this deployment has them configured yet. */

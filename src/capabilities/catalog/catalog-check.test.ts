@@ -9,10 +9,8 @@ import { startFakeHttpServer } from '../../../test/fakes/providers/fake-http.js'
 import { type FakeOpenAI, startFakeOpenAI } from '../../../test/fakes/providers/fake-openai.js';
 import { type FakeReplicate, startFakeReplicate } from '../../../test/fakes/providers/fake-replicate.js';
 import { runCli } from '../../edges/cli/main.js';
-import { createGeminiProvider } from '../providers/gemini-provider.js';
-import { createOpenAIProvider } from '../providers/openai-provider.js';
-import type { ImageProvider } from '../providers/provider.js';
-import { createReplicateProvider } from '../providers/replicate-provider.js';
+import type { ImageProvider } from '../providers/index.js';
+import { createGeminiProvider, createOpenAIProvider, createReplicateProvider } from '../providers/index.js';
 import { type CatalogFile, parseCatalog } from './catalog.js';
 import { checkCatalog, dateStatus, formatCatalogReport, priceProblems } from './catalog-check.js';
 import { routePriceSchema } from './prices.js';

@@ -5,7 +5,7 @@
  * background, at every start (src/capabilities/catalog/startup-check.ts). Nothing here throws for an upstream's
  * behaviour: a network failure is a line of the report, never a failed start.
  */
-import type { ImageProvider } from '../providers/provider.js';
+import type { ImageProvider } from '../providers/index.js';
 import { type Catalog, type Lifecycle, routesOf } from './catalog.js';
 import type { RoutePrice } from './prices.js';
 

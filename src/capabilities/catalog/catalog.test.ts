@@ -107,30 +107,6 @@ test('ATELIER_CATALOG: a JSON file overrides the built-in catalog; unreadable or
   assert.throws(() => loadCatalog(path, ['local']), /not valid JSON/);
 });
 
-test('omitted aspect and imageSize default to 1:1 and 2K where the model offers them, else its first choice', async () => {
-  const { checkGenerateRequest } = await import('../../use-cases/generations/generate-request.js');
-  const catalog = parseCatalog(
-    {
-      models: [
-        { id: 'base-image-2', provider: 'local', upstreamModel: 'm', modes: ['text'] },
-        {
-          id: 'small',
-          provider: 'local',
-          upstreamModel: 'm',
-          modes: ['text'],
-          sizes: ['1K'],
-          aspects: ['3:2', '2:3'],
-        },
-      ],
-    },
-    ['local'],
-  );
-  const standard = checkGenerateRequest({ prompt: 'p' }, catalog);
-  assert.deepEqual([standard.aspect, standard.imageSize], ['1:1', '2K']);
-  const small = checkGenerateRequest({ prompt: 'p', model: 'small' }, catalog);
-  assert.deepEqual([small.aspect, small.imageSize], ['3:2', '1K']);
-});
-
 test('a ComfyUI route without a price costs 0; one with a price keeps it; its workflow settings are read', () => {
   const route = { provider: 'comfyui', upstreamModel: 'comfyui/sdxl-t2i.json', modes: ['text'] };
   const catalog = parseCatalog(

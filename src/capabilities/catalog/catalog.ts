@@ -7,9 +7,7 @@ import {
   IMAGE_SIZES,
   type ImageSize,
 } from '../../base/domain/image-sizes.js';
-import { routeProblems } from '../providers/catalog-blocks.js';
-import { falEndpointsSchema } from '../providers/fal-inputs.js';
-import { compatibleUpstreamsSchema } from '../providers/openai-compatible-provider.js';
+import { compatibleUpstreamsSchema, falEndpointsSchema, routeProblems } from '../providers/index.js';
 import { maxImageCost, type RequestInput, type RoutePrice, routePriceSchema } from './prices.js';
 import { routeIdOf } from './route-id.js';
 

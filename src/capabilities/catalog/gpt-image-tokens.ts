@@ -14,7 +14,7 @@
  */
 import type { ImageQuality } from '../../base/domain/image-qualities.js';
 import type { ImageSize } from '../../base/domain/image-sizes.js';
-import { openAISizing, sizeFor } from '../providers/openai-sizes.js';
+import { openAISizing, sizeFor } from '../providers/index.js';
 
 export const QUALITY_AXIS_FACTORS: Record<ImageQuality, number> = {
   low: 16,

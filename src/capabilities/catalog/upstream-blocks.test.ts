@@ -3,10 +3,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { readCompatibleUpstreams, readFalEndpoints } from '../providers/catalog-blocks.js';
-import { falInput } from '../providers/fal-inputs.js';
-import { nearestListedSize } from '../providers/openai-compatible-provider.js';
-import type { ProviderRequest } from '../providers/provider.js';
+import type { ProviderRequest } from '../providers/index.js';
+import {
+  falInput,
+  nearestListedSize,
+  readCompatibleUpstreams,
+  readFalEndpoints,
+} from '../providers/index.js';
 import { loadCatalog, parseCatalog } from './catalog.js';
 
 const KNOWN = ['local', 'fal', 'localai'];

@@ -10,7 +10,7 @@ import {
 } from '../../../test/fakes/providers/fake-gemini.js';
 import { noisePng, solidGif } from '../../../test/fakes/providers/fake-http.js';
 import { providerRequest, referenceImage } from '../../../test/fakes/providers/provider-request.js';
-import { parseCatalog } from '../catalog/catalog.js';
+import { parseCatalog } from '../catalog/index.js';
 import { createGeminiProvider, geminiRefusesImageSize } from './gemini-provider.js';
 import type { ProviderFailure, SubmitOutcome } from './provider.js';
 

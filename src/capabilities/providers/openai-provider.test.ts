@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { solidGif } from '../../../test/fakes/providers/fake-http.js';
 import { type FakeOpenAI, startFakeOpenAI } from '../../../test/fakes/providers/fake-openai.js';
 import { providerRequest, referenceImage } from '../../../test/fakes/providers/provider-request.js';
-import { parseCatalog } from '../catalog/catalog.js';
+import { parseCatalog } from '../catalog/index.js';
 import { createOpenAIProvider } from './openai-provider.js';
 import { CUSTOM_SIZE_LIMITS, nearestSize, openAISizing, ratioOf, sizeFor } from './openai-sizes.js';
 import type { ProviderFailure, SubmitOutcome } from './provider.js';

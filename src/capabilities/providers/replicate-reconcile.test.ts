@@ -5,7 +5,7 @@ import { type FakeReplicate, startFakeReplicate } from '../../../test/fakes/prov
 import { assertFailed, assertPending } from '../../../test/fakes/providers/provider-outcomes.js';
 import { providerRequest, referenceImage } from '../../../test/fakes/providers/provider-request.js';
 import { MODELS, PINNED, TOKEN } from '../../../test/fakes/providers/replicate-test-models.js';
-import { parseCatalog } from '../catalog/catalog.js';
+import { parseCatalog } from '../catalog/index.js';
 import type { ImageProvider, ProviderRequest } from './provider.js';
 import { seedForTask } from './replicate-inputs.js';
 import { createReplicateProvider } from './replicate-provider.js';

@@ -1,5 +1,5 @@
-import type { KeyAnswer, PooledKey } from '../accounts/provider-key-pool.js';
-import type { ImageProvider, PollOutcome, ProviderRequest, SubmitOutcome } from '../providers/provider.js';
+import type { KeyAnswer, PooledKey } from '../accounts/index.js';
+import type { ImageProvider, PollOutcome, ProviderRequest, SubmitOutcome } from '../providers/index.js';
 import { type CapacityGate, isRateLimit } from './capacity/capacity-gate.js';
 import type { CapacityPool } from './capacity/capacity-pool.js';
 import type { TaskEngineDeps } from './task-engine-deps.js';

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { NotFound } from '../../base/domain/errors.js';
 import type { BlobStore } from '../../infra/blobs/blob-store.js';
-import type { PartialFrame } from '../providers/provider.js';
+import type { PartialFrame } from '../providers/index.js';
 
 /**
  * Partial frames of a task still rendering (OpenAI's `partial_images`, issue 29). The engine may

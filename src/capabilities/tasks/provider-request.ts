@@ -1,6 +1,6 @@
 import { IMAGE_QUALITIES } from '../../base/domain/image-qualities.js';
 import { pixelSize } from '../../base/domain/image-sizes.js';
-import type { ProviderRequest, ReferenceImage } from '../providers/provider.js';
+import type { ProviderRequest, ReferenceImage } from '../providers/index.js';
 import type { LeasedTask } from './tasks-repository.js';
 
 /** The request of a leased task's upstream call, made with `apiKey` (the account's, or a pooled key). */

@@ -1,7 +1,7 @@
 import { createFairConcurrencyLimit } from '../../base/concurrency/concurrency-limit.js';
 import type { BlobStore } from '../../infra/blobs/blob-store.js';
 import { toDecodableImage } from '../../infra/images/decodable-image.js';
-import type { ReferenceImage } from '../providers/provider.js';
+import type { ReferenceImage } from '../providers/index.js';
 
 /** Reference images decoded at once on a node (each holds a thread of libuv's pool while it runs). */
 export const DECODING_SLOTS = 2;

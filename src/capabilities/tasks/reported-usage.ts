@@ -1,4 +1,4 @@
-import type { ImageUsage } from '../providers/provider.js';
+import type { ImageUsage } from '../providers/index.js';
 
 /** The token usage upstreams reported, in Atelier's neutral shape (see ImageUsage). */
 export type ReportedUsage = ImageUsage;

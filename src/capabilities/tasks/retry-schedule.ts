@@ -1,4 +1,4 @@
-import type { ImageProvider } from '../providers/provider.js';
+import type { ImageProvider } from '../providers/index.js';
 
 const RETRY_BASE_MS = 1000;
 const RETRY_CAP_MS = 60_000;

@@ -1,7 +1,7 @@
 import { IMAGE_QUALITIES } from '../../base/domain/image-qualities.js';
-import type { UpstreamRoute } from '../catalog/catalog.js';
-import { costOfImage, type ImageCost } from '../catalog/prices.js';
-import type { ImageUsage } from '../providers/provider.js';
+import type { UpstreamRoute } from '../catalog/index.js';
+import { costOfImage, type ImageCost } from '../catalog/index.js';
+import type { ImageUsage } from '../providers/index.js';
 import { routeIdOfRow } from './task-route.js';
 import type { LeasedTask, TaskPatch } from './tasks-repository.js';
 

@@ -1,4 +1,4 @@
-import type { ProviderFailure } from '../providers/provider.js';
+import type { ProviderFailure } from '../providers/index.js';
 import type { StepContext } from './task-engine-deps.js';
 import { routeIdOfRow } from './task-route.js';
 import type { LeasedTask } from './tasks-repository.js';

@@ -1,4 +1,4 @@
-import type { ImageProvider, PollOutcome, ProviderFailure, SubmitOutcome } from '../providers/provider.js';
+import type { ImageProvider, PollOutcome, ProviderFailure, SubmitOutcome } from '../providers/index.js';
 import { isRateLimit } from './capacity/capacity-gate.js';
 import { MAX_PARTIAL_FRAMES, storePartialFrame } from './partial-frames.js';
 import { pollDelayMs, retryDelayMs } from './retry-schedule.js';

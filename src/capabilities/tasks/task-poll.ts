@@ -1,4 +1,4 @@
-import type { ImageProvider, PollOutcome, ProviderRequest } from '../providers/provider.js';
+import type { ImageProvider, PollOutcome, ProviderRequest } from '../providers/index.js';
 import { isRateLimit } from './capacity/capacity-gate.js';
 import type { StepContext } from './task-engine-deps.js';
 import type { LeasedTask } from './tasks-repository.js';

@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import { DomainError } from '../../base/domain/errors.js';
 import { extensionOf } from '../../infra/blobs/blob-store.js';
 import { pngDimensions } from '../../infra/images/png-header.js';
-import type { ImageProvider, ImageUsage, ProviderImage } from '../providers/provider.js';
+import type { ImageProvider, ImageUsage, ProviderImage } from '../providers/index.js';
 import { completedCost } from './task-cost.js';
 import type { StepContext } from './task-engine-deps.js';
 import type { LeasedTask } from './tasks-repository.js';

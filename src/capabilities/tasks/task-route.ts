@@ -1,4 +1,4 @@
-import { routeIdOf } from '../catalog/route-id.js';
+import { routeIdOf } from '../catalog/index.js';
 
 /**
  * The catalog route a task runs on, as one id (route-id.ts), from its row's provider

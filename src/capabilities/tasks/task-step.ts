@@ -1,4 +1,4 @@
-import type { ImageProvider, ProviderRequest } from '../providers/provider.js';
+import type { ImageProvider, ProviderRequest } from '../providers/index.js';
 import { keyAnswerOf, MAX_KEY_ROUNDS, pollKeyOf, submitChoices } from './key-choice.js';
 import { buildRequest } from './provider-request.js';
 import { createReferenceDecoding } from './reference-decoding.js';

@@ -1,4 +1,4 @@
-import type { ImageProvider, ProviderRequest, SubmitOutcome } from '../providers/provider.js';
+import type { ImageProvider, ProviderRequest, SubmitOutcome } from '../providers/index.js';
 import type { CapacityGate } from './capacity/capacity-gate.js';
 import type { CapacityPool } from './capacity/capacity-pool.js';
 import type { SubmitChoice } from './key-choice.js';

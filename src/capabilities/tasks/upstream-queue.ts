@@ -1,4 +1,4 @@
-import type { PollOutcome } from '../providers/provider.js';
+import type { PollOutcome } from '../providers/index.js';
 import type { TaskPatch, TaskRow } from './tasks-repository.js';
 
 /**

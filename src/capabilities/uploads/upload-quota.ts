@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { RateLimited } from '../../base/domain/errors.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { Db } from '../../infra/store/database.js';
-import { dayOf, periodsOf } from '../usage/usage-days.js';
+import { dayOf, periodsOf } from '../usage/index.js';
 
 /** Uploads and bytes an account may store per UTC day. */
 export interface UploadQuotaLimits {

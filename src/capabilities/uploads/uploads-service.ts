@@ -4,7 +4,7 @@ import type { BlobStore } from '../../infra/blobs/blob-store.js';
 import { assertImageDecodes } from '../../infra/images/decode-check.js';
 import { inspectImageFile } from '../../infra/images/inspect-image.js';
 import type { SafeFetcher } from '../../infra/outbound/safe-fetcher.js';
-import type { AssetsRepository } from '../assets/assets-repository.js';
+import type { AssetsRepository } from '../assets/index.js';
 import { uploadDigests } from './content-names.js';
 import type { UploadQuota } from './upload-quota.js';
 

@@ -4,7 +4,7 @@ import { BudgetExceeded, InvalidInput, NotFound } from '../../base/domain/errors
 import { formatUsd } from '../../base/domain/money.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import { type Db, dialectOf } from '../../infra/store/database.js';
-import { sumTaskSpend } from '../tasks/task-spend.js';
+import { sumTaskSpend } from '../tasks/index.js';
 import { ADMISSION_LOCK_KEY } from './tier-admission.js';
 import { periodsOf } from './usage-days.js';
 

@@ -4,7 +4,7 @@ import { ForbiddenModel, QuotaExceeded } from '../../base/domain/errors.js';
 import type { Tier } from '../../base/domain/tiers.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import { type Db, dialectOf } from '../../infra/store/database.js';
-import { countTasksForPolicy } from '../tasks/task-counts.js';
+import { countTasksForPolicy } from '../tasks/index.js';
 import type { TierPolicies, TierPolicy } from './tier-policies.js';
 import { periodsOf } from './usage-days.js';
 

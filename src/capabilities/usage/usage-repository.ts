@@ -1,7 +1,7 @@
 import { type Expression, sql } from 'kysely';
 import { compiledOnce } from '../../infra/store/compiled-once.js';
 import type { Db } from '../../infra/store/database.js';
-import type { FinishedTask } from '../tasks/task-finish.js';
+import type { FinishedTask } from '../tasks/index.js';
 import { dayOf } from './usage-days.js';
 
 /** One row of usage: an account's images of one model that ended on one UTC day. */

@@ -3,7 +3,7 @@ import { compiledOnce } from '../../infra/store/compiled-once.js';
 import type { Db } from '../../infra/store/database.js';
 import type { WebhookCallbacksTable, WebhookOutboxTable } from '../../infra/store/schema/webhooks.js';
 import type { Database } from '../../infra/store/schema.js';
-import type { FinishedTask } from '../tasks/task-finish.js';
+import type { FinishedTask } from '../tasks/index.js';
 
 /** The finished record's columns the outbox keeps (what `toTaskRecord` maps onto the wire). */
 const OUTBOX_RECORD_COLUMNS = [

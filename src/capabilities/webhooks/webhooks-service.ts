@@ -11,8 +11,8 @@ import type { ProcessOwner } from '../../infra/jobs/process-owner.js';
 import type { SafeFetcher } from '../../infra/outbound/safe-fetcher.js';
 import type { Db } from '../../infra/store/database.js';
 import type { Database } from '../../infra/store/schema.js';
-import type { TaskChange } from '../tasks/task-events.js';
-import { type TaskRecord, toTaskRecord } from '../tasks/task-record.js';
+import type { TaskChange } from '../tasks/index.js';
+import { type TaskRecord, toTaskRecord } from '../tasks/index.js';
 import type { DeliveryRow } from './deliveries-store.js';
 import {
   createDeliveryWorker,

@@ -1,6 +1,6 @@
 import type { AdminAccount } from '../../base/contract/admin.js';
 import { NotFound } from '../../base/domain/errors.js';
-import type { DirectoryEntry } from '../../capabilities/accounts/account-directory.js';
+import type { DirectoryEntry } from '../../capabilities/accounts/index.js';
 import type { AdminDeps } from './admin-deps.js';
 
 /** Today's UTC day (YYYY-MM-DD). */

@@ -7,7 +7,7 @@ import {
   adminPasswordResetSchema,
   adminSecurity,
 } from '../../base/contract/admin.js';
-import { generateOneTimePassword } from '../../capabilities/accounts/account-directory.js';
+import { generateOneTimePassword } from '../../capabilities/accounts/index.js';
 import { errorResponses, jsonResponse } from '../http/route-responses.js';
 import { requireEntry } from './account-answers.js';
 import { ADMIN_WRITE_ERRORS, type AdminDeps } from './admin-deps.js';

@@ -1,14 +1,19 @@
 import type { ProviderKeyWire } from '../../base/contract/admin-provider-keys.js';
 import type { Clock } from '../../base/runtime/clock.js';
-import type { AccountDirectory } from '../../capabilities/accounts/account-directory.js';
-import type { AccountsService } from '../../capabilities/accounts/accounts-service.js';
-import type { ProviderKeyStore } from '../../capabilities/accounts/provider-keys.js';
-import type { ProviderRegistry } from '../../capabilities/providers/provider-registry.js';
-import type { PoolState } from '../../capabilities/tasks/capacity/pool-states.js';
-import type { AccountBudget, KeyBudget } from '../../capabilities/usage/budget-list.js';
-import type { Budgets } from '../../capabilities/usage/budgets.js';
-import type { TierPolicies } from '../../capabilities/usage/tier-policies.js';
-import type { UsageService } from '../../capabilities/usage/usage-service.js';
+import type {
+  AccountDirectory,
+  AccountsService,
+  ProviderKeyStore,
+} from '../../capabilities/accounts/index.js';
+import type { ProviderRegistry } from '../../capabilities/providers/index.js';
+import type { PoolState } from '../../capabilities/tasks/index.js';
+import type {
+  AccountBudget,
+  Budgets,
+  KeyBudget,
+  TierPolicies,
+  UsageService,
+} from '../../capabilities/usage/index.js';
 import type { AccountResolver } from '../http/authentication.js';
 import type { ErrorType } from '../http/errors.js';
 import { AUTH_ERRORS } from '../http/route-responses.js';

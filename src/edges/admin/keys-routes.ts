@@ -15,7 +15,7 @@ import {
   adminSecurity,
 } from '../../base/contract/admin.js';
 import { NotFound } from '../../base/domain/errors.js';
-import { type ApiKey, apiKeyFields } from '../../capabilities/accounts/api-keys-repository.js';
+import { type ApiKey, apiKeyFields } from '../../capabilities/accounts/index.js';
 import { errorResponses, jsonResponse } from '../http/route-responses.js';
 import type { ZodApp } from '../http/zod-app.js';
 import { ADMIN_AUTH_ERRORS, ADMIN_WRITE_ERRORS, type AdminDeps } from './admin-deps.js';

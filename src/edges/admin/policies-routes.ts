@@ -2,8 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ADMIN_TAG, adminPoliciesSchema, adminSecurity } from '../../base/contract/admin.js';
 import { TIERS } from '../../base/domain/tiers.js';
-import type { AccountBudget, KeyBudget } from '../../capabilities/usage/budget-list.js';
-import type { TierPolicies } from '../../capabilities/usage/tier-policies.js';
+import type { AccountBudget, KeyBudget, TierPolicies } from '../../capabilities/usage/index.js';
 import { errorResponses, jsonResponse } from '../http/route-responses.js';
 import { ADMIN_AUTH_ERRORS, type AdminDeps } from './admin-deps.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ADMIN_TAG, adminSecurity, adminUpstreamsSchema } from '../../base/contract/admin.js';
-import type { PoolState } from '../../capabilities/tasks/capacity/pool-states.js';
+import type { PoolState } from '../../capabilities/tasks/index.js';
 import { errorResponses, jsonResponse } from '../http/route-responses.js';
 import { ADMIN_AUTH_ERRORS, type AdminDeps } from './admin-deps.js';
 

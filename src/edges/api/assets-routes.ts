@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { assetParamsSchema, assetsPageSchema, assetsQuerySchema } from '../../base/contract/assets.js';
 import { storePageOf } from '../../base/contract/paging.js';
-import type { AssetsRepository } from '../../capabilities/assets/assets-repository.js';
+import type { AssetsRepository } from '../../capabilities/assets/index.js';
 import { accountOf } from '../http/authentication.js';
 import {
   AUTH_ERRORS,

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { MAX_ZIP_ITEMS } from '../../base/contract/curation.js';
-import type { Curation } from '../../capabilities/curation/curation-service.js';
-import type { ZipDownloads } from '../../use-cases/downloads/zip-download.js';
+import type { Curation } from '../../capabilities/curation/index.js';
+import type { ZipDownloads } from '../../use-cases/downloads/index.js';
 import { registerCurationRoutes } from '../curation-routes/curation-routes.js';
 import { AUTH_ERRORS, WRITE_AUTH_ERRORS } from '../http/route-responses.js';
 

@@ -1,6 +1,6 @@
 import { type HistoryPage, historyPageSchema, historyQuerySchema } from '../../base/contract/generations.js';
 import { storePageOf } from '../../base/contract/paging.js';
-import type { CreationReads } from '../../use-cases/read-models/creations.js';
+import type { CreationReads } from '../../use-cases/read-models/index.js';
 import { accountOf } from '../http/authentication.js';
 import { compileJsonSerializer, sendJsonText } from '../http/response-serializer.js';
 import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';

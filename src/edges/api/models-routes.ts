@@ -3,8 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { catalogModelSchema, modelsSchema } from '../../base/contract/catalog.js';
 import { NotFound } from '../../base/domain/errors.js';
-import type { Catalog } from '../../capabilities/catalog/catalog.js';
-import { catalogModel, modelList } from '../../capabilities/catalog/model-list.js';
+import type { Catalog } from '../../capabilities/catalog/index.js';
+import { catalogModel, modelList } from '../../capabilities/catalog/index.js';
 import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';
 
 const FACTS =

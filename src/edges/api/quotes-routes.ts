@@ -1,6 +1,6 @@
 import { generateBodySchema } from '../../base/contract/generations.js';
 import { QUOTE_TTL_SECONDS, quoteSchema } from '../../base/contract/quotes.js';
-import type { GenerationsService } from '../../use-cases/generations/generations-service.js';
+import type { GenerationsService } from '../../use-cases/generations/index.js';
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse, WRITE_AUTH_ERRORS } from '../http/route-responses.js';
 import type { ZodApp } from '../http/zod-app.js';

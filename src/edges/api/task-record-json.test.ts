@@ -3,8 +3,8 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { taskBatchSchema, taskRecordSchema } from '../../base/contract/tasks.js';
 import { TASK_STATUSES } from '../../base/domain/task-status.js';
-import { notFoundRecord, toTaskRecord } from '../../capabilities/tasks/task-record.js';
-import type { TaskRecordRow } from '../../capabilities/tasks/tasks-repository.js';
+import type { TaskRecordRow } from '../../capabilities/tasks/index.js';
+import { notFoundRecord, toTaskRecord } from '../../capabilities/tasks/index.js';
 import { compileJsonSerializer } from '../http/response-serializer.js';
 import { createTaskRecordJson } from './task-record-json.js';
 

@@ -1,8 +1,8 @@
 import { createRecentMap } from '../../base/collections/recent-map.js';
 import { taskRecordSchema } from '../../base/contract/tasks.js';
 import { isFinalStatus } from '../../base/domain/task-status.js';
-import { notFoundRecord, toTaskRecord } from '../../capabilities/tasks/task-record.js';
-import type { TaskRecordRow } from '../../capabilities/tasks/tasks-repository.js';
+import type { TaskRecordRow } from '../../capabilities/tasks/index.js';
+import { notFoundRecord, toTaskRecord } from '../../capabilities/tasks/index.js';
 import { compiledAtFirstUse, compileJsonSerializer } from '../http/response-serializer.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TaskRecord } from '../../base/contract/tasks.js';
-import { watchTasks } from '../../capabilities/tasks/task-watch.js';
+import { watchTasks } from '../../capabilities/tasks/index.js';
 import { accountOf } from '../http/authentication.js';
 import { isFinal, isNewer, type TaskRouteContext } from './task-waits.js';
 

@@ -1,9 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { TaskRecord } from '../../base/contract/tasks.js';
 import { isFinalStatus } from '../../base/domain/task-status.js';
-import type { TaskChangeFeed } from '../../capabilities/tasks/task-events.js';
-import { watchTasks } from '../../capabilities/tasks/task-watch.js';
-import type { TasksService } from '../../capabilities/tasks/tasks-service.js';
+import type { TaskChangeFeed, TasksService } from '../../capabilities/tasks/index.js';
+import { watchTasks } from '../../capabilities/tasks/index.js';
 import type { ConnectionCaps } from '../http/connection-caps.js';
 
 export const isFinal = (record: TaskRecord) => isFinalStatus(record.status);

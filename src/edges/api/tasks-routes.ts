@@ -10,8 +10,8 @@ import {
   taskStreamQuerySchema,
   taskWaitQuerySchema,
 } from '../../base/contract/tasks.js';
-import { notFoundRecord, toTaskRecord } from '../../capabilities/tasks/task-record.js';
-import type { TaskRecordRow } from '../../capabilities/tasks/tasks-repository.js';
+import type { TaskRecordRow } from '../../capabilities/tasks/index.js';
+import { notFoundRecord, toTaskRecord } from '../../capabilities/tasks/index.js';
 import { accountOf } from '../http/authentication.js';
 import { sendJsonText } from '../http/response-serializer.js';
 import { AUTH_ERRORS, errorResponses, jsonResponse, WRITE_AUTH_ERRORS } from '../http/route-responses.js';

@@ -11,9 +11,13 @@ import {
   uploadResultSchema,
 } from '../../base/contract/uploads.js';
 import { InvalidInput } from '../../base/domain/errors.js';
-import { refuseOverLimitForm, UPLOAD_FORM_LIMITS } from '../../capabilities/uploads/multipart-limits.js';
-import { MAX_UPLOAD_BYTES, writeStreamToTempFile } from '../../capabilities/uploads/temp-file.js';
-import type { UploadsService } from '../../capabilities/uploads/uploads-service.js';
+import type { UploadsService } from '../../capabilities/uploads/index.js';
+import {
+  MAX_UPLOAD_BYTES,
+  refuseOverLimitForm,
+  UPLOAD_FORM_LIMITS,
+  writeStreamToTempFile,
+} from '../../capabilities/uploads/index.js';
 import { accountOf } from '../http/authentication.js';
 import { ApiError } from '../http/errors.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';

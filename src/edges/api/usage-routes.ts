@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { usageQuerySchema, usageReportSchema } from '../../base/contract/usage.js';
-import type { UsageService } from '../../capabilities/usage/usage-service.js';
+import type { UsageService } from '../../capabilities/usage/index.js';
 import { accountOf } from '../http/authentication.js';
 import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';
 

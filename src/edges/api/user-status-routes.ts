@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { accountStatusSchema } from '../../base/contract/accounts.js';
-import type { UpstreamAccess } from '../../capabilities/accounts/upstream-access.js';
+import type { UpstreamAccess } from '../../capabilities/accounts/index.js';
 import { accountOf } from '../http/authentication.js';
 import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';
 

@@ -5,7 +5,7 @@ import {
   webhookDeliveriesPageSchema,
   webhookDeliverySchema,
 } from '../../base/contract/webhooks.js';
-import type { WebhooksService } from '../../capabilities/webhooks/webhooks-service.js';
+import type { WebhooksService } from '../../capabilities/webhooks/index.js';
 import { accountOf } from '../http/authentication.js';
 import { AUTH_ERRORS, errorResponses, jsonResponse, WRITE_AUTH_ERRORS } from '../http/route-responses.js';
 import type { ZodApp } from '../http/zod-app.js';

@@ -4,7 +4,7 @@ import {
   webhookSecretRotatedSchema,
   webhookSecretSchema,
 } from '../../base/contract/webhooks.js';
-import type { WebhooksService } from '../../capabilities/webhooks/webhooks-service.js';
+import type { WebhooksService } from '../../capabilities/webhooks/index.js';
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse, WRITE_AUTH_ERRORS } from '../http/route-responses.js';
 import type { ZodApp } from '../http/zod-app.js';

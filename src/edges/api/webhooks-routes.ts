@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { WebhooksService } from '../../capabilities/webhooks/webhooks-service.js';
+import type { WebhooksService } from '../../capabilities/webhooks/index.js';
 import { registerWebhookDeliveryRoutes } from './webhook-deliveries-routes.js';
 import { registerWebhookSecretRoutes } from './webhook-secret-routes.js';
 

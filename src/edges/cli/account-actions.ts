@@ -1,4 +1,4 @@
-import { DEFAULT_MODEL_ID } from '../../capabilities/catalog/catalog.js';
+import { DEFAULT_MODEL_ID } from '../../capabilities/catalog/index.js';
 import type { Core } from '../../core.js';
 import type { Config } from '../../infra/config/config.js';
 import { keyNamed, setBudgetCommand } from './budget-command.js';

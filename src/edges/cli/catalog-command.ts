@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
 import { systemClock } from '../../base/runtime/clock.js';
-import { loadCatalog } from '../../capabilities/catalog/catalog.js';
-import { checkCatalog, formatCatalogReport } from '../../capabilities/catalog/catalog-check.js';
-import { createProviderRegistry } from '../../capabilities/providers/provider-registry.js';
+import { checkCatalog, formatCatalogReport, loadCatalog } from '../../capabilities/catalog/index.js';
+import { createProviderRegistry } from '../../capabilities/providers/index.js';
 import type { Config } from '../../infra/config/config.js';
 
 /**

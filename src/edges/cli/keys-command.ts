@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { apiKeyFields } from '../../capabilities/accounts/api-keys-repository.js';
+import { apiKeyFields } from '../../capabilities/accounts/index.js';
 import type { Core } from '../../core.js';
 import {
   openExistingCore,

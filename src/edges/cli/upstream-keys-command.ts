@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { ProviderKeyView } from '../../capabilities/accounts/provider-keys.js';
+import type { ProviderKeyView } from '../../capabilities/accounts/index.js';
 import { openExistingCore, requiredOption, subcommandOf, UsageError, usageExit } from './cli-usage.js';
 
 /** The usage lines of `upstream-keys …` (part of the CLI's usage). */

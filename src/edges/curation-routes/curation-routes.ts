@@ -10,8 +10,8 @@ import {
   zipQuerySchema,
   zipResponse,
 } from '../../base/contract/curation.js';
-import type { Curation } from '../../capabilities/curation/curation-service.js';
-import { type ZipDownloads, zipHeaders } from '../../use-cases/downloads/zip-download.js';
+import type { Curation } from '../../capabilities/curation/index.js';
+import { type ZipDownloads, zipHeaders } from '../../use-cases/downloads/index.js';
 import { accountOf } from '../http/authentication.js';
 import type { ErrorType } from '../http/errors.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';

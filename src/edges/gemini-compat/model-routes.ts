@@ -7,7 +7,7 @@ import {
   geminiModelsSchema,
   geminiSecurity,
 } from '../../base/contract/gemini.js';
-import type { Catalog } from '../../capabilities/catalog/catalog.js';
+import type { Catalog } from '../../capabilities/catalog/index.js';
 import { jsonResponse } from '../http/route-responses.js';
 import { geminiErrorResponses } from './error-responses.js';
 import { GeminiCompatError } from './gemini-errors.js';

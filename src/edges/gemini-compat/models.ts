@@ -1,6 +1,6 @@
 import type { GeminiModel, GeminiModels } from '../../base/contract/gemini.js';
-import type { Catalog, CatalogEntry } from '../../capabilities/catalog/catalog.js';
-import { modelFacts } from '../../capabilities/catalog/model-list.js';
+import type { Catalog, CatalogEntry } from '../../capabilities/catalog/index.js';
+import { modelFacts } from '../../capabilities/catalog/index.js';
 import { geminiModelNotFound } from './generate-content.js';
 
 const METHODS = ['generateContent', 'streamGenerateContent'];

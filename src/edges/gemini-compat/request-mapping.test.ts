@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type GeminiGenerateBody, geminiGenerateBodySchema } from '../../base/contract/gemini.js';
 import { InvalidInput } from '../../base/domain/errors.js';
-import { parseCatalog } from '../../capabilities/catalog/catalog.js';
+import { parseCatalog } from '../../capabilities/catalog/index.js';
 import { camelizeGeminiBody, planGeminiRequest } from './request-mapping.js';
 
 const catalog = parseCatalog(

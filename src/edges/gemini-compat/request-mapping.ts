@@ -2,7 +2,7 @@ import type { GeminiGenerateBody } from '../../base/contract/gemini.js';
 import { InvalidInput } from '../../base/domain/errors.js';
 import type { GenerationMode } from '../../base/domain/generation-modes.js';
 import type { ImageQuality } from '../../base/domain/image-qualities.js';
-import type { CatalogEntry } from '../../capabilities/catalog/catalog.js';
+import type { CatalogEntry } from '../../capabilities/catalog/index.js';
 
 /** A reference image of the request, in the order its parts gave them. */
 export type Reference =

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Catalog } from '../../capabilities/catalog/catalog.js';
-import type { IdempotencyRepository } from '../../capabilities/idempotency/idempotency-repository.js';
+import type { Catalog } from '../../capabilities/catalog/index.js';
+import type { IdempotencyRepository } from '../../capabilities/idempotency/index.js';
 import { type AccountResolver, requireAccount } from '../http/authentication.js';
 import { installErrorBodies } from '../http/error-handler.js';
 import { installIdempotency } from '../http/idempotency-hooks.js';

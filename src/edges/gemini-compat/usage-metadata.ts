@@ -1,5 +1,5 @@
 import type { GeminiGenerateResponse } from '../../base/contract/gemini.js';
-import type { ReportedUsage } from '../../capabilities/tasks/reported-usage.js';
+import type { ReportedUsage } from '../../capabilities/tasks/index.js';
 
 type UsageMetadata = GeminiGenerateResponse['usageMetadata'];
 

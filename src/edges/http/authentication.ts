@@ -1,5 +1,5 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
-import type { Account } from '../../capabilities/accounts/accounts-repository.js';
+import type { Account } from '../../capabilities/accounts/index.js';
 import { ApiError } from './errors.js';
 import { headerLineCount } from './header-lines.js';
 import { scopeRefusal } from './key-scopes.js';

@@ -10,7 +10,7 @@ import {
   CLAIM_LEASE_MS,
   type IdempotencyClaim,
   type IdempotencyRepository,
-} from '../../capabilities/idempotency/idempotency-repository.js';
+} from '../../capabilities/idempotency/index.js';
 import { accountOf } from './authentication.js';
 import { ApiError } from './errors.js';
 import { headerLineCount } from './header-lines.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Account } from '../../capabilities/accounts/accounts-repository.js';
+import type { Account } from '../../capabilities/accounts/index.js';
 import { type AccountResolver, bearerKeyOf } from './authentication.js';
 import { ApiError } from './errors.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FastifyRequest } from 'fastify';
-import type { Account } from '../../capabilities/accounts/accounts-repository.js';
+import type { Account } from '../../capabilities/accounts/index.js';
 import { readScopeAllows, scopeRefusal } from './key-scopes.js';
 
 const request = (method: string, url: string) =>

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Account } from '../../capabilities/accounts/accounts-repository.js';
+import type { Account } from '../../capabilities/accounts/index.js';
 import { ApiError } from './errors.js';
 
 /**

@@ -1,6 +1,6 @@
 import { redirectUriMatches } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { OAuthGrants } from '../../capabilities/accounts/oauth-grants.js';
+import type { OAuthGrants } from '../../capabilities/accounts/index.js';
 
 /** What the problem page shows: the problem, and where Atelier did not send the browser. */
 export interface AuthorizeProblem {

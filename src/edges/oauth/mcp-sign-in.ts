@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { OAUTH_ACCESS_PREFIX, type OAuthGrants } from '../../capabilities/accounts/oauth-grants.js';
+import { OAUTH_ACCESS_PREFIX, type OAuthGrants } from '../../capabilities/accounts/index.js';
 import { type AccountResolver, bearerKeyOf } from '../http/authentication.js';
 import { ApiError } from '../http/errors.js';
 import type { InAppGrants } from '../http/in-app-grants.js';

@@ -13,7 +13,7 @@ import {
   OAUTH_SCOPE,
   type OAuthGrants,
   type OAuthRefusal,
-} from '../../capabilities/accounts/oauth-grants.js';
+} from '../../capabilities/accounts/index.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** Schemes a redirect may never use: they run or read in the browser instead of reaching an app. */

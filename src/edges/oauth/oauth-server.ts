@@ -7,7 +7,7 @@ import {
 } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import express from 'express';
 import type { FastifyBaseLogger, FastifyInstance, HTTPMethods, onRequestHookHandler } from 'fastify';
-import { OAUTH_SCOPE, type OAuthGrants } from '../../capabilities/accounts/oauth-grants.js';
+import { OAUTH_SCOPE, type OAuthGrants } from '../../capabilities/accounts/index.js';
 import { type AuthorizeClient, authorizeEndpoint, type ProblemPage } from './authorize-endpoint.js';
 import { type ClientMetadataDocuments, isUrlClientId } from './client-metadata-documents.js';
 import { createOAuthProvider } from './oauth-provider.js';

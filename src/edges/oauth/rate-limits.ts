@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { OAuthRateWindows } from '../../capabilities/accounts/oauth-rate-windows.js';
+import type { OAuthRateWindows } from '../../capabilities/accounts/index.js';
 
 const MINUTE_MS = 60_000;
 

@@ -1,6 +1,5 @@
 import type { OpenAiUsage } from '../../base/contract/openai.js';
-import type { TaskRecord } from '../../capabilities/tasks/task-record.js';
-import type { TasksService } from '../../capabilities/tasks/tasks-service.js';
+import type { TaskRecord, TasksService } from '../../capabilities/tasks/index.js';
 
 /** Usage of no tokens: what a streamed completed event carries when no upstream reported any. */
 export const NO_USAGE: OpenAiUsage = {

@@ -2,8 +2,11 @@ import type { FastifyRequest } from 'fastify';
 import { openAiEditFieldsSchema } from '../../base/contract/openai.js';
 import { parseInput } from '../../base/contract/parse-input.js';
 import { DomainError, InvalidInput, TooLarge } from '../../base/domain/errors.js';
-import { type MultipartLimits, refuseOverLimitForm } from '../../capabilities/uploads/multipart-limits.js';
-import { writeStreamToTempFile } from '../../capabilities/uploads/temp-file.js';
+import {
+  type MultipartLimits,
+  refuseOverLimitForm,
+  writeStreamToTempFile,
+} from '../../capabilities/uploads/index.js';
 
 /** Most image parts an edit may carry (OpenAI's own limit is 16). */
 export const MAX_EDIT_IMAGES = 16;

@@ -9,8 +9,8 @@ import {
 import { openAiImageEditEventSchema } from '../../base/contract/openai-stream.js';
 import { parseInput } from '../../base/contract/parse-input.js';
 import { aboutReferenceField, DomainError } from '../../base/domain/errors.js';
-import type { Account } from '../../capabilities/accounts/accounts-repository.js';
-import { MAX_UPLOAD_BYTES } from '../../capabilities/uploads/temp-file.js';
+import type { Account } from '../../capabilities/accounts/index.js';
+import { MAX_UPLOAD_BYTES } from '../../capabilities/uploads/index.js';
 import { accountOf } from '../http/authentication.js';
 import { EDIT_FORM_LIMITS, type EditForm, MAX_EDIT_IMAGES, readEditForm } from './edit-form.js';
 import type { ImageAnswers, OpenAiCompatDeps } from './image-answers.js';

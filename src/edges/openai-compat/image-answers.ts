@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Account } from '../../capabilities/accounts/accounts-repository.js';
-import type { Catalog } from '../../capabilities/catalog/catalog.js';
-import type { IdempotencyRepository } from '../../capabilities/idempotency/idempotency-repository.js';
-import type { UploadsService } from '../../capabilities/uploads/uploads-service.js';
+import type { Account } from '../../capabilities/accounts/index.js';
+import type { Catalog } from '../../capabilities/catalog/index.js';
+import type { IdempotencyRepository } from '../../capabilities/idempotency/index.js';
+import type { UploadsService } from '../../capabilities/uploads/index.js';
 import { type AccountResolver, accountOf } from '../http/authentication.js';
 import type { ImagePlan, ImageRequests } from './image-requests.js';
 import type { ImageStreams, StreamKind } from './image-stream.js';

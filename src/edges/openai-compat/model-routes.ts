@@ -6,7 +6,7 @@ import {
   openAiModelSchema,
   openAiModelsSchema,
 } from '../../base/contract/openai.js';
-import type { Catalog } from '../../capabilities/catalog/catalog.js';
+import type { Catalog } from '../../capabilities/catalog/index.js';
 import { jsonResponse } from '../http/route-responses.js';
 import { openAiModel, openAiModelList } from './models.js';
 import { openAiErrorResponses } from './route-docs.js';

@@ -1,6 +1,6 @@
 import type { OpenAiModel, OpenAiModels } from '../../base/contract/openai.js';
-import type { Catalog } from '../../capabilities/catalog/catalog.js';
-import { modelList } from '../../capabilities/catalog/model-list.js';
+import type { Catalog } from '../../capabilities/catalog/index.js';
+import { modelList } from '../../capabilities/catalog/index.js';
 import { OpenAiCompatError } from './openai-errors.js';
 
 /**

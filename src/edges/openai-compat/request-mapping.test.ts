@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { InvalidInput } from '../../base/domain/errors.js';
-import { type CatalogEntry, DEFAULT_ASPECTS } from '../../capabilities/catalog/catalog.js';
+import { type CatalogEntry, DEFAULT_ASPECTS } from '../../capabilities/catalog/index.js';
 import { mapCount, mapSize, openAiParamOf } from './request-mapping.js';
 
 const model = (overrides: Partial<CatalogEntry> = {}): CatalogEntry => ({

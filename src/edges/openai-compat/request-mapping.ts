@@ -1,7 +1,7 @@
 import { InvalidInput } from '../../base/domain/errors.js';
 import type { ImageQuality } from '../../base/domain/image-qualities.js';
 import { IMAGE_SIZES, type ImageSize, pixelSize } from '../../base/domain/image-sizes.js';
-import type { CatalogEntry } from '../../capabilities/catalog/catalog.js';
+import type { CatalogEntry } from '../../capabilities/catalog/index.js';
 
 /** Largest side accepted in `size` (OpenAI's own largest is 3840; 4K at 21:9 is about 6,300). */
 const MAX_SIDE = 16_384;

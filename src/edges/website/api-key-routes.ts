@@ -10,7 +10,7 @@ import { rotatedApiKeySchema } from '../../base/contract/website/account.js';
 import { confirmPasswordBodySchema } from '../../base/contract/website/session.js';
 import { WEBSITE_TAG, websiteSession } from '../../base/contract/website/shared.js';
 import { NotFound } from '../../base/domain/errors.js';
-import { type ApiKey, apiKeyFields } from '../../capabilities/accounts/api-keys-repository.js';
+import { type ApiKey, apiKeyFields } from '../../capabilities/accounts/index.js';
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
 import { type CredentialDeps, confirmPassword, PASSWORD_CHECK_ERRORS } from './credential-routes.js';

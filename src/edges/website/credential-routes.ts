@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { changePasswordBodySchema } from '../../base/contract/website/session.js';
 import { WEBSITE_TAG, websiteSession } from '../../base/contract/website/shared.js';
 import { Forbidden, InvalidInput, RateLimited } from '../../base/domain/errors.js';
-import type { Account } from '../../capabilities/accounts/accounts-repository.js';
+import type { Account } from '../../capabilities/accounts/index.js';
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, noContent } from '../http/route-responses.js';
 import type { LoginThrottle } from './login-throttle.js';

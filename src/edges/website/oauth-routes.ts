@@ -10,7 +10,7 @@ import {
 } from '../../base/contract/oauth.js';
 import { WEBSITE_TAG, websiteSession } from '../../base/contract/website/shared.js';
 import { NotFound } from '../../base/domain/errors.js';
-import type { OAuthGrant } from '../../capabilities/accounts/oauth-grants.js';
+import type { OAuthGrant } from '../../capabilities/accounts/index.js';
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
 import type { WebsiteServices } from './website-services.js';

@@ -7,7 +7,7 @@ import {
 } from '../../base/contract/website/session.js';
 import { WEBSITE_TAG } from '../../base/contract/website/shared.js';
 import { NotAuthenticated, RateLimited } from '../../base/domain/errors.js';
-import type { Account } from '../../capabilities/accounts/accounts-repository.js';
+import type { Account } from '../../capabilities/accounts/index.js';
 import { type AccountResolver, requireAccount } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
 import { accountRoutes } from './account-routes.js';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Forbidden } from '../../base/domain/errors.js';
 import type { Clock } from '../../base/runtime/clock.js';
-import type { Account } from '../../capabilities/accounts/accounts-repository.js';
+import type { Account } from '../../capabilities/accounts/index.js';
 import type { Db } from '../../infra/store/database.js';
 import { ACCOUNT_DISABLED } from '../http/authentication.js';
 

@@ -3,7 +3,7 @@ import { MAX_SMART_COLLECTIONS } from '../../base/contract/smart-collections.js'
 import { Conflict, InvalidInput, NotFound } from '../../base/domain/errors.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import { type IdGenerator, randomIds } from '../../base/runtime/ids.js';
-import type { Curation } from '../../capabilities/curation/curation-service.js';
+import type { Curation } from '../../capabilities/curation/index.js';
 import type { Db } from '../../infra/store/database.js';
 import type { SmartCollectionsTable } from '../../infra/store/schema/curation.js';
 

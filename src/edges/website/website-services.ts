@@ -1,16 +1,12 @@
 import type { Clock } from '../../base/runtime/clock.js';
-import type { AccountsService } from '../../capabilities/accounts/accounts-service.js';
-import type { OAuthGrants } from '../../capabilities/accounts/oauth-grants.js';
-import type { UpstreamAccess } from '../../capabilities/accounts/upstream-access.js';
-import type { Curation } from '../../capabilities/curation/curation-service.js';
-import type { PartialFrameReads } from '../../capabilities/tasks/partial-frames.js';
-import type { TasksService } from '../../capabilities/tasks/tasks-service.js';
-import type { UsageService } from '../../capabilities/usage/usage-service.js';
+import type { AccountsService, OAuthGrants, UpstreamAccess } from '../../capabilities/accounts/index.js';
+import type { Curation } from '../../capabilities/curation/index.js';
+import type { PartialFrameReads, TasksService } from '../../capabilities/tasks/index.js';
+import type { UsageService } from '../../capabilities/usage/index.js';
 import type { Db } from '../../infra/store/database.js';
-import type { ZipDownloads } from '../../use-cases/downloads/zip-download.js';
-import type { GenerationsService } from '../../use-cases/generations/generations-service.js';
-import type { LibraryReads } from '../../use-cases/read-models/library.js';
-import type { MarkedWorks } from '../../use-cases/read-models/marked-works.js';
+import type { ZipDownloads } from '../../use-cases/downloads/index.js';
+import type { GenerationsService } from '../../use-cases/generations/index.js';
+import type { LibraryReads, MarkedWorks } from '../../use-cases/read-models/index.js';
 
 /**
  * What the website uses of the core: capability services, and the database only for its own

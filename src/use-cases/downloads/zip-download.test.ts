@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { DownloadFile } from '../read-models/downloads.js';
+import type { DownloadFile } from '../read-models/index.js';
 import { entryNames, slugOf, zipName } from './zip-download.js';
 
 const file = (over: Partial<DownloadFile>): DownloadFile => ({

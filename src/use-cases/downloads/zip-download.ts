@@ -4,7 +4,7 @@ import type { ZipMetadata } from '../../base/contract/curation.js';
 import type { BlobStore } from '../../infra/blobs/blob-store.js';
 import { extensionOf } from '../../infra/blobs/blob-store.js';
 import type { Db } from '../../infra/store/database.js';
-import { createDownloadReads, type DownloadFile } from '../read-models/downloads.js';
+import { createDownloadReads, type DownloadFile } from '../read-models/index.js';
 
 /**
  * Select-many's "Download as ZIP" (issue 30): a selection's original files and a metadata.json,

@@ -3,8 +3,8 @@ import { InvalidInput } from '../../base/domain/errors.js';
 import type { GenerationMode } from '../../base/domain/generation-modes.js';
 import type { ImageQuality } from '../../base/domain/image-qualities.js';
 import type { ImageSize } from '../../base/domain/image-sizes.js';
-import type { Catalog, CatalogEntry } from '../../capabilities/catalog/catalog.js';
-import { DEFAULT_MODEL_ID } from '../../capabilities/catalog/catalog.js';
+import type { Catalog, CatalogEntry } from '../../capabilities/catalog/index.js';
+import { DEFAULT_MODEL_ID } from '../../capabilities/catalog/index.js';
 
 /** A generate request after validation against the catalog. */
 export interface GenerateRequest {

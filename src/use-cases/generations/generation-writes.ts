@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { IdGenerator } from '../../base/runtime/ids.js';
-import { insertTasks, newTaskRows } from '../../capabilities/tasks/task-insert.js';
+import { insertTasks, newTaskRows } from '../../capabilities/tasks/index.js';
 import type { Db } from '../../infra/store/database.js';
 import type { GenerationsTable } from '../../infra/store/schema/generations.js';
 import type { Database } from '../../infra/store/schema.js';

@@ -11,19 +11,17 @@ import {
   UpstreamKeyMissing,
 } from '../../base/domain/errors.js';
 import type { Clock } from '../../base/runtime/clock.js';
-import type { Account } from '../../capabilities/accounts/accounts-repository.js';
-import type { UpstreamKeyResolver } from '../../capabilities/accounts/accounts-service.js';
-import { type Catalog, maxImageCostOf, nearestAspect } from '../../capabilities/catalog/catalog.js';
+import type { Account, UpstreamKeyResolver } from '../../capabilities/accounts/index.js';
+import { type Catalog, maxImageCostOf, nearestAspect } from '../../capabilities/catalog/index.js';
 import {
   type IdempotencyClaim,
   IdempotencyClaimLostError,
   type IdempotencyRepository,
-} from '../../capabilities/idempotency/idempotency-repository.js';
-import type { ProviderRegistry } from '../../capabilities/providers/provider-registry.js';
-import type { TaskEngine } from '../../capabilities/tasks/task-engine.js';
-import type { UploadsService } from '../../capabilities/uploads/uploads-service.js';
-import type { Budgets } from '../../capabilities/usage/budgets.js';
-import type { TierAdmission } from '../../capabilities/usage/tier-admission.js';
+} from '../../capabilities/idempotency/index.js';
+import type { ProviderRegistry } from '../../capabilities/providers/index.js';
+import type { TaskEngine } from '../../capabilities/tasks/index.js';
+import type { UploadsService } from '../../capabilities/uploads/index.js';
+import type { Budgets, TierAdmission } from '../../capabilities/usage/index.js';
 import type { BlobStore } from '../../infra/blobs/blob-store.js';
 import { inspectImageBuffer } from '../../infra/images/inspect-image.js';
 import { maskProblem } from '../../infra/images/mask-check.js';

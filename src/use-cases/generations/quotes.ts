@@ -3,9 +3,8 @@ import type { GenerateBody } from '../../base/contract/generate-body.js';
 import { QUOTE_TTL_SECONDS, type Quote } from '../../base/contract/quotes.js';
 import { InvalidInput } from '../../base/domain/errors.js';
 import type { Clock } from '../../base/runtime/clock.js';
-import type { Catalog } from '../../capabilities/catalog/catalog.js';
-import { maxImageCostOf } from '../../capabilities/catalog/catalog.js';
-import { costOfImage } from '../../capabilities/catalog/prices.js';
+import type { Catalog } from '../../capabilities/catalog/index.js';
+import { costOfImage, maxImageCostOf } from '../../capabilities/catalog/index.js';
 import { checkGenerateRequest } from './generate-request.js';
 
 const PREFIX = 'qt_';

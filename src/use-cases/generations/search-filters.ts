@@ -1,6 +1,6 @@
 import { type Expression, type SqlBool, sql } from 'kysely';
 import type { SearchFilters } from '../../base/contract/website/shared.js';
-import { curationConditions } from '../../capabilities/curation/curation-service.js';
+import { curationConditions } from '../../capabilities/curation/index.js';
 import type { Dialect } from '../../infra/store/dialect.js';
 
 /** True when any filter is set (a plain listing keeps its cheaper path and kept totals). */

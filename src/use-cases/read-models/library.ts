@@ -1,9 +1,9 @@
 import type { Asset } from '../../base/contract/assets.js';
 import type { SearchFilters } from '../../base/contract/website/shared.js';
 import type { AssetKind } from '../../base/domain/asset-kinds.js';
-import { toAssetBase } from '../../capabilities/assets/assets-repository.js';
+import { toAssetBase } from '../../capabilities/assets/index.js';
 import { type Db, dialectOf } from '../../infra/store/database.js';
-import { filterConditions, hasFilters, queryWords } from '../generations/search-filters.js';
+import { filterConditions, hasFilters, queryWords } from '../generations/index.js';
 
 /**
  * The library read model: the website's asset library, where assets meet the generations their

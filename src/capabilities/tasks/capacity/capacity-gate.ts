@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../../base/runtime/clock.js';
-import { routeIdOf } from '../../catalog/route-id.js';
-import type { ImageProvider, ProviderFailure, SubmitOutcome } from '../../providers/provider.js';
+import { routeIdOf } from '../../catalog/index.js';
+import type { ImageProvider, ProviderFailure, SubmitOutcome } from '../../providers/index.js';
 import { routeIdOfRow } from '../task-route.js';
 import type { TaskRow } from '../tasks-repository.js';
 import {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { routeIdOf } from '../../catalog/route-id.js';
+import { routeIdOf } from '../../catalog/index.js';
 import { routeIdOfRow } from '../task-route.js';
 import { capacityPool, routeLimits, siblingPools } from './capacity-pool.js';
 

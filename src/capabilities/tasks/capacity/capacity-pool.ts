@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { routeIdOf } from '../../catalog/route-id.js';
+import { routeIdOf } from '../../catalog/index.js';
 
 /** What the catalog may set on an upstream route (all optional; absent means "learn it"). */
 export interface CapacityLimits {

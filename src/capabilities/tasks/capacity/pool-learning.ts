@@ -1,5 +1,5 @@
 import type { UpstreamPoolsTable } from '../../../infra/store/schema/capacity.js';
-import type { RequestQuota } from '../../providers/provider.js';
+import type { RequestQuota } from '../../providers/index.js';
 
 /**
  * How a pool learns the upstream's limits, holds and paces its calls, and recovers — pure rules

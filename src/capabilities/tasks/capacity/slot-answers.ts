@@ -1,4 +1,4 @@
-import type { RequestQuota } from '../../providers/provider.js';
+import type { RequestQuota } from '../../providers/index.js';
 
 /** The answer to a request for a slot. */
 export type SlotAnswer =

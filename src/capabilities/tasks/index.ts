@@ -1,0 +1,31 @@
+// The tasks capability's face: everything other folders may use from it, and nothing else.
+// Files outside src/capabilities/tasks/ import from this file only (src/architecture.test.ts holds it).
+export { createCapacityMetrics } from './capacity/capacity-metrics.js';
+export { routeLimits } from './capacity/capacity-pool.js';
+export type { PoolState } from './capacity/pool-states.js';
+export type { UpstreamCapacity } from './capacity/upstream-capacity.js';
+export { createUpstreamCapacity } from './capacity/upstream-capacity.js';
+export { createWaitPlaces } from './capacity/wait-places.js';
+export type { PartialFrameReads } from './partial-frames.js';
+export { createPartialFrameReads, MAX_PARTIAL_FRAMES, partialFrameKey } from './partial-frames.js';
+export type { PendingListingOptions, TaskWithRequest } from './pending-tasks.js';
+export { createPostgresTaskFeed, TASK_FEED_CHANNELS } from './postgres-task-feed.js';
+export type { ReportedUsage } from './reported-usage.js';
+export { countTasksForPolicy, unfinishedByProvider } from './task-counts.js';
+export type { TaskEngine } from './task-engine.js';
+export { createTaskEngine } from './task-engine.js';
+export type { TaskChange, TaskChangeFeed } from './task-events.js';
+export { createInProcessTaskFeed } from './task-events.js';
+export type { FinishedTask, OnTaskFinished } from './task-finish.js';
+export { insertTasks, newTaskRows } from './task-insert.js';
+export type { TaskMetrics } from './task-metrics.js';
+export { createTaskMetrics } from './task-metrics.js';
+export type { TaskRecord } from './task-record.js';
+export { notFoundRecord, toTaskRecord } from './task-record.js';
+export { spendByUpstreamKey, sumTaskSpend } from './task-spend.js';
+export { watchTasks } from './task-watch.js';
+export type { TaskRecordRow, TasksRepository } from './tasks-repository.js';
+export { createTasksRepository } from './tasks-repository.js';
+export type { TasksService } from './tasks-service.js';
+export { createTasksService } from './tasks-service.js';
+export { waitForTasks } from './wait-for-tasks.js';

@@ -1,0 +1,5 @@
+// The webhooks capability's face: everything other folders may use from it, and nothing else.
+// Files outside src/capabilities/webhooks/ import from this file only (src/architecture.test.ts holds it).
+export { createWebhookMetrics } from './webhook-metrics.js';
+export type { WebhooksService } from './webhooks-service.js';
+export { createWebhooksService } from './webhooks-service.js';

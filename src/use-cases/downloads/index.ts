@@ -1,0 +1,5 @@
+// The downloads use case's face: everything other folders may use from it, and nothing else.
+// Files outside src/use-cases/downloads/ import from this file only (src/architecture.test.ts holds it).
+
+export type { ZipDownloads } from './zip-download.js';
+export { createZipDownloads, zipHeaders } from './zip-download.js';
