@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { type CatalogFile, DEFAULT_CATALOG, parseCatalog } from './catalog.js';
+import { DEFAULT_CATALOG, parseCatalog } from './catalog.js';
+import type { CatalogFile } from './catalog-file.js';
 
 const PROVIDERS = ['local', 'gemini', 'openai', 'replicate', 'fal', 'localai', 'sdcpp'];
 

@@ -11,8 +11,9 @@ import { type FakeReplicate, startFakeReplicate } from '../../../test/fakes/prov
 import { runCli } from '../../edges/cli/main.js';
 import type { ImageProvider } from '../providers/index.js';
 import { createGeminiProvider, createOpenAIProvider, createReplicateProvider } from '../providers/index.js';
-import { type CatalogFile, parseCatalog } from './catalog.js';
+import { parseCatalog } from './catalog.js';
 import { checkCatalog, dateStatus, formatCatalogReport, priceProblems } from './catalog-check.js';
+import type { CatalogFile } from './catalog-file.js';
 import { routePriceSchema } from './prices.js';
 import { reportCatalogAtStart } from './startup-check.js';
 

@@ -6,7 +6,8 @@
  * behaviour: a network failure is a line of the report, never a failed start.
  */
 import type { ImageProvider } from '../providers/index.js';
-import { type Catalog, type Lifecycle, routesOf } from './catalog.js';
+import { type Catalog, routesOf } from './catalog.js';
+import type { Lifecycle } from './catalog-file.js';
 import type { RoutePrice } from './prices.js';
 
 const DAY_MS = 86_400_000;

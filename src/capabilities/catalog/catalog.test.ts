@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pixelSize } from '../../base/domain/image-sizes.js';
-import { DEFAULT_ASPECTS, loadCatalog, parseCatalog } from './catalog.js';
+import { loadCatalog, parseCatalog } from './catalog.js';
+import { DEFAULT_ASPECTS } from './catalog-file.js';
 
 test('the default catalog has the spec four models, text and edit, no fusion, cap 4', () => {
   const catalog = loadCatalog(undefined, ['local']);

@@ -1,11 +1,9 @@
 // The catalog capability's face: everything other folders may use from it, and nothing else.
 // Files outside src/capabilities/catalog/ import from this file only (src/architecture.test.ts holds it).
 
-export type { Catalog, CatalogEntry, UpstreamRoute } from './catalog.js';
+export type { Catalog, UpstreamRoute } from './catalog.js';
 export {
-  DEFAULT_ASPECTS,
   DEFAULT_CATALOG,
-  DEFAULT_MODEL_ID,
   loadCatalog,
   maxImageCostOf,
   nearestAspect,
@@ -13,6 +11,8 @@ export {
   routesOf,
 } from './catalog.js';
 export { checkCatalog, formatCatalogReport, replacementOf } from './catalog-check.js';
+export type { CatalogEntry } from './catalog-file.js';
+export { DEFAULT_ASPECTS, DEFAULT_MODEL_ID } from './catalog-file.js';
 export { catalogModel, modelFacts, modelList } from './model-list.js';
 export type { ImageCost } from './prices.js';
 export { costOfImage } from './prices.js';

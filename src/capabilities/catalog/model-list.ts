@@ -1,7 +1,8 @@
 import type { CatalogModel, Models } from '../../base/contract/catalog.js';
 import type { ImageQuality } from '../../base/domain/image-qualities.js';
 import type { ImageSize } from '../../base/domain/image-sizes.js';
-import { type Catalog, type CatalogEntry, DEFAULT_MODEL_ID, maxImageCostOf } from './catalog.js';
+import { type Catalog, maxImageCostOf } from './catalog.js';
+import { type CatalogEntry, DEFAULT_MODEL_ID } from './catalog-file.js';
 
 type Facts = Omit<CatalogModel, 'id' | 'object' | 'created' | 'owned_by' | 'name'>;
 
