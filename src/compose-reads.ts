@@ -3,7 +3,12 @@ import type { TasksRepository } from './capabilities/tasks/index.js';
 import type { CoreResources } from './core-resources.js';
 import { createZipDownloads } from './use-cases/downloads/index.js';
 import type { GenerationsRepository } from './use-cases/generations/index.js';
-import { createCreationReads, createLibraryReads, createMarkedWorks } from './use-cases/read-models/index.js';
+import {
+  createCreationReads,
+  createLibraryReads,
+  createMarkedWorks,
+  createTaskLog,
+} from './use-cases/read-models/index.js';
 
 /** The read models: generations with their tasks (history, saved works), assets with their generations (library). */
 export function buildReadModels(
@@ -22,5 +27,7 @@ export function buildReadModels(
     curation,
     /** Works and collections as one streamed ZIP (the API and the website). */
     zipDownloads: createZipDownloads({ blobs, db }),
+    /** The operator's task log: every task of every account, and one task's life (read model). */
+    taskLog: createTaskLog({ db, clock }),
   };
 }

@@ -1,3 +1,4 @@
+import type { TaskFallback } from '../../infra/store/schema/tasks.js';
 import type { ProviderFailure } from '../providers/index.js';
 import type { StepContext } from './task-engine-deps.js';
 import { routeIdOfRow } from './task-route.js';
@@ -21,7 +22,11 @@ export async function fallBack(
   const next =
     here < 0 ? undefined : routes.slice(here + 1).find((route) => deps.providers.get(route.provider));
   if (!next) return false;
+  // Kept on the task for the operator's log (issue 43): where it moved from, to, when and why.
+  const earlier: TaskFallback[] = task.fallbacks_json ? JSON.parse(task.fallbacks_json) : [];
+  const move = { from: routeIdOfRow(task), to: next.id, at: deps.clock.now(), error: outcome.message };
   const moved = await write(task, {
+    fallbacks_json: JSON.stringify([...earlier, move]),
     provider: next.provider,
     upstream_model: next.upstreamModel,
     attempts: 0,

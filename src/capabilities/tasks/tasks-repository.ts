@@ -43,6 +43,7 @@ export type TaskPatch = Partial<
     | 'cost_micros'
     | 'cost_source'
     | 'cost_absorbed_micros'
+    | 'fallbacks_json'
     | 'upstream_key_id'
   >
 >;

@@ -12,6 +12,7 @@ import { type AdminDeps, NOT_AN_OPERATOR } from './admin-deps.js';
 import { adminKeyRoutes } from './keys-routes.js';
 import { adminPolicyRoutes } from './policies-routes.js';
 import { adminProviderKeyRoutes } from './provider-keys-routes.js';
+import { adminTaskRoutes } from './tasks-routes.js';
 import { adminUpstreamRoutes } from './upstreams-routes.js';
 import { adminUsageRoutes } from './usage-routes.js';
 
@@ -39,6 +40,7 @@ export async function adminApi(app: FastifyInstance, { deps }: { deps: AdminDeps
     adminUsageRoutes,
     adminPolicyRoutes,
     adminUpstreamRoutes,
+    adminTaskRoutes,
   ])
     await app.register(routes, { deps });
   await app.register(adminProviderKeyRoutes, { deps });

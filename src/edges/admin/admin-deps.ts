@@ -14,6 +14,7 @@ import type {
   TierPolicies,
   UsageService,
 } from '../../capabilities/usage/index.js';
+import type { TaskLog } from '../../use-cases/read-models/index.js';
 import type { AccountResolver } from '../http/authentication.js';
 import type { ErrorType } from '../http/errors.js';
 import { AUTH_ERRORS } from '../http/route-responses.js';
@@ -45,6 +46,8 @@ export interface AdminDeps {
     /** The provider when a key can be set for it; otherwise InvalidInput naming those that can. */
     requireKeyedProvider(provider: string): string;
   };
+  /** The task log of every account, and one task's life (src/use-cases/read-models/task-log.ts). */
+  taskLog: Pick<TaskLog, 'page' | 'life'>;
   clock: Clock;
 }
 

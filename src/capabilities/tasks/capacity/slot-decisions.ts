@@ -83,11 +83,21 @@ export function releaseDecision(
     const now = work.clock.now();
     turn.rampFull = undefined;
     await trx.executeQuery(work.statements.endCall(callId, now, end.result === 'refused' ? 1 : 0));
+    if (end.result === 'refused') await countRefusal(trx, callId);
     const learned = await lessonOf(work, trx, row, pool, end, now);
     if (learned) await trx.updateTable('upstream_pools').set(learned).where('pool', '=', pool.id).execute();
     const next = { ...row, ...learned };
     return { answer: await callBackIn(work, trx, next, pool, turn), row: next };
   };
+}
+
+/** A refusal counted on its task (the operator's task log; upstream_calls rows are pruned after the window). */
+async function countRefusal(trx: Db, callId: string): Promise<void> {
+  await trx
+    .updateTable('tasks')
+    .set((eb) => ({ upstream_refusals: eb('upstream_refusals', '+', 1) }))
+    .where('id', '=', (eb) => eb.selectFrom('upstream_calls').select('task_id').where('id', '=', callId))
+    .execute();
 }
 
 /**

@@ -61,6 +61,21 @@ export interface TasksTable extends TaskKeyColumns {
   cost_absorbed_micros?: number | null;
   /** The API key that created the task (`key_…`, migration 0031); null for the website's session. */
   api_key_id: string | null;
+  /** Calls the upstream refused (429) for this task (migration 0062; upstream_calls rows are pruned). */
+  upstream_refusals?: number;
+  /** The task's moves to a next route, JSON array of TaskFallback (migration 0062); null: none. */
+  fallbacks_json?: string | null;
+}
+
+/** One move of a task to its model's next route (task-fallback.ts), as `fallbacks_json` keeps it. */
+export interface TaskFallback {
+  /** Route ids (`provider/upstreamModel`). */
+  from: string;
+  to: string;
+  /** When it moved (epoch ms). */
+  at: number;
+  /** The failure of the submit that made it move. */
+  error: string;
 }
 
 /** The tables above, as the database's schema (`Database`) lists them. */

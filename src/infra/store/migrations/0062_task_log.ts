@@ -1,0 +1,36 @@
+import type { Kysely, Migration } from 'kysely';
+
+export const migration: Migration = {
+  async up(db: Kysely<unknown>) {
+    // The operator's task log (issue 43): what the engine did not keep until now, kept on the task.
+    // Calls the upstream refused (429) for this task; upstream_calls rows are pruned after the pool's
+    // window, so the count lives here (raised in the same transaction that ends the refused call).
+    await db.schema
+      .alterTable('tasks')
+      .addColumn('upstream_refusals', 'integer', (col) => col.notNull().defaultTo(0))
+      .execute();
+    // The task's moves to a next route (JSON array of { from, to, at, error }); null: it never moved.
+    await db.schema.alterTable('tasks').addColumn('fallbacks_json', 'text').execute();
+    // The log's pages, newest first, each filter walked by an index in (created_at, id) order: every
+    // task; by status; by route or provider. By account and by key the indexes of 0009 and 0031 walk.
+    await db.schema.createIndex('tasks_log_created').on('tasks').columns(['created_at', 'id']).execute();
+    await db.schema
+      .createIndex('tasks_log_status')
+      .on('tasks')
+      .columns(['status', 'created_at', 'id'])
+      .execute();
+    await db.schema
+      .createIndex('tasks_log_route')
+      .on('tasks')
+      .columns(['provider', 'upstream_model', 'created_at', 'id'])
+      .execute();
+    // By model (a generation's): the generations of the model, then their tasks (tasks_generation).
+    await db.schema
+      .createIndex('generations_model_created')
+      .on('generations')
+      .columns(['model', 'created_at'])
+      .execute();
+    // A task's detail: its upstream calls still kept.
+    await db.schema.createIndex('upstream_calls_task').on('upstream_calls').column('task_id').execute();
+  },
+};
