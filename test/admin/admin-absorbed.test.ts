@@ -141,9 +141,22 @@ describe('absorbed amounts: the usage rollup, the console API and the CLI', () =
         .then((rows) => rows.map((row) => ({ ...row, absorbed_micros: Number(row.absorbed_micros) })));
     const before = await rollup();
     assert.ok(before.some((row) => row.absorbed_micros > 0));
-    // The store as 0060 left it: no column, 0061 not run; then migrated again.
-    await sql`alter table usage_daily drop column absorbed_micros`.execute(t.core.resources.db);
-    await sql`delete from kysely_migration where name = '0061_usage_absorbed'`.execute(t.core.resources.db);
+    // The store as 0060 left it: no column, 0061 not run (nor 0062 after it); then migrated again.
+    const db = t.core.resources.db;
+    await sql`alter table usage_daily drop column absorbed_micros`.execute(db);
+    for (const index of [
+      'tasks_log_created',
+      'tasks_log_status',
+      'tasks_log_route',
+      'generations_model_created',
+      'upstream_calls_task',
+    ])
+      await sql`drop index ${sql.ref(index)}`.execute(db);
+    await sql`alter table tasks drop column upstream_refusals`.execute(db);
+    await sql`alter table tasks drop column fallbacks_json`.execute(db);
+    await sql`delete from kysely_migration where name in ('0061_usage_absorbed', '0062_task_log')`.execute(
+      db,
+    );
     await migrateToLatest(t.core.resources.db as unknown as Kysely<unknown>);
     assert.deepEqual(await rollup(), before);
   });

@@ -1,5 +1,6 @@
 import { describeContract } from '../support/openapi-contract.js';
 import { ADMIN, operatorAndUser } from './admin-support.js';
+import { BASE, insertTask } from './task-log-seed.js';
 
 /**
  * The operator console's API (/api/admin/v1) against the served document: every operation's real
@@ -107,6 +108,30 @@ describeContract('the OpenAPI document is the contract of the admin API', ADMIN,
   await exercise('GET', `${ADMIN}/policies`, { url: `${ADMIN}/policies`, headers: plain }, 403);
   await exercise('GET', `${ADMIN}/upstreams`, { url: `${ADMIN}/upstreams`, headers: op }, 200);
   await exercise('GET', `${ADMIN}/upstreams`, { url: `${ADMIN}/upstreams`, headers: plain }, 403);
+
+  const tasks = `${ADMIN}/tasks`;
+  const task = {
+    id: 'tsk_contract',
+    accountId: id,
+    email: 'contract@example.test',
+    keyId: null,
+    model: 'base-image-2',
+    provider: 'openai',
+    upstreamModel: 'gpt-image-1',
+    status: 'failed' as const,
+    error: 'upstream timeout',
+    createdAt: BASE,
+  };
+  await insertTask(t.core.resources.db, task, {
+    fallbacks_json: JSON.stringify([{ from: 'a/b', to: 'openai/gpt-image-1', at: BASE, error: 'HTTP 503' }]),
+  });
+  await exercise('GET', tasks, { url: `${tasks}?status=failed&limit=1`, headers: op }, 200);
+  await exercise('GET', tasks, { url: `${tasks}?limit=500`, headers: op }, 400);
+  await exercise('GET', tasks, { url: tasks, headers: plain }, 403);
+  const oneTask = `${ADMIN}/tasks/{id}`;
+  await exercise('GET', oneTask, { url: `${tasks}/${task.id}`, headers: op }, 200);
+  await exercise('GET', oneTask, { url: `${tasks}/tsk_none`, headers: op }, 404);
+  await exercise('GET', oneTask, { url: `${tasks}/${task.id}`, headers: plain }, 403);
 
   const pool = `${ADMIN}/provider-keys`;
   const added = { provider: 'openai', name: 'contract', key: 'sk-contract-key', weight: 2, project: 'p1' };

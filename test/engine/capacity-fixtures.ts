@@ -109,7 +109,8 @@ export async function assertLimitLearned(
 ): Promise<void> {
   core.engine.start();
   const first = await submitBurst(core, 'first', bursts.first);
-  assert.deepEqual(notCompleted(await allEnded([core], first.accountId, first.taskIds)), []);
+  const firstRows = await allEnded([core], first.accountId, first.taskIds);
+  assert.deepEqual(notCompleted(firstRows), []);
   const learnedFrom = limit.stats.refused;
   const { accountId, taskIds } = await submitBurst(core, 'burst', bursts.second);
   const rows = await allEnded([core], accountId, taskIds);
@@ -120,4 +121,7 @@ export async function assertLimitLearned(
   assert.ok(learnedFrom > 0, 'the first burst met the limit');
   assert.ok(refused < 0.15 * rows.length, `${refused} refused calls once the limit was learned`);
   assert.ok(limit.stats.maxInFlight <= bursts.maxInFlight);
+  // Each refusal is counted on its task, for the operator's task log (issue 43).
+  const counted = [...firstRows, ...rows].reduce((sum, row) => sum + Number(row.upstream_refusals ?? 0), 0);
+  assert.equal(counted, limit.stats.refused);
 }

@@ -77,4 +77,14 @@ test('with the first upstream down, every task completes on the next route, subm
     })
   ).body;
   assert.match(metrics, /^atelier_upstream_fallbacks_total\{from="openai",to="gemini"\} 8$/m);
+  // The operator's task log keeps each task's move, from where to where (issue 43).
+  for (const id of taskIds) {
+    const life = await t.core.taskLog.life(id);
+    assert.equal(life?.task.fallbacks, 1);
+    assert.equal(life?.task.route, 'gemini/gemini-3.1-flash-image');
+    assert.deepEqual(
+      life?.fallbacks.map((move) => [move.from, move.to]),
+      [['openai/gpt-image-2.5-flare', 'gemini/gemini-3.1-flash-image']],
+    );
+  }
 });

@@ -129,13 +129,14 @@ export function createTaskLog({ db, clock }: { db: Db; clock: Clock }) {
   /** The statement of one page (also what the query-plan test explains). */
   function pageQuery(query: TaskLogQuery, after?: { createdAt: number; id: string }) {
     let q = filtered(db, query);
+    // After the cursor's row, as one row comparison (the index's bound on both stores, so a later
+    // page starts where the last one ended instead of walking the rows before it again).
     if (after)
-      q = q.where((eb) =>
-        eb.or([
-          eb('t.created_at', '<', after.createdAt),
-          eb.and([eb('t.created_at', '=', after.createdAt), eb('t.id', '<', after.id)]),
-        ]),
-      );
+      q = q
+        .where('t.created_at', '<=', after.createdAt)
+        .where(
+          sql<boolean>`(${sql.ref('t.created_at')}, ${sql.ref('t.id')}) < (${after.createdAt}, ${after.id})`,
+        );
     return q
       .orderBy('t.created_at', 'desc')
       .orderBy('t.id', 'desc')
