@@ -305,7 +305,7 @@ describe('the task log (admin API)', () => {
       [
         'account',
         { ...base, account: who.user.id },
-        /tasks_account_created|tasks_account_status|tasks_due_by_account/,
+        /tasks_account_created|tasks_account_status|tasks_due_by_account|tasks_log_created/,
       ],
       ['key', { ...base, key: 'key_x' }, /tasks_key_created/],
       ['model', { ...base, model: 'flash-image' }, /generations_model_created|tasks_log_created/],
