@@ -146,7 +146,7 @@ describe('absorbed amounts: the usage rollup, the console API and the CLI', () =
     await sql`alter table usage_daily drop column absorbed_micros`.execute(db);
     for (const index of [
       'tasks_log_created',
-      'tasks_log_status',
+      'tasks_log_failed',
       'tasks_log_route',
       'generations_model_created',
       'upstream_calls_task',

@@ -311,7 +311,9 @@ describe('the task log (admin API)', () => {
       ['model', { ...base, model: 'flash-image' }, /generations_model_created|tasks_log_created/],
       ['route', { ...base, route: 'openai/gpt-image-1' }, /tasks_log_route/],
       ['provider', { ...base, provider: 'openai' }, /tasks_log_route/],
-      ['status', { ...base, status: 'failed' }, /tasks_log_status/],
+      ['failed', { ...base, status: 'failed' }, /tasks_log_failed/],
+      ['completed', { ...base, status: 'completed' }, /tasks_log_created|tasks_account_status/],
+      ['queued', { ...base, status: 'queued' }, /tasks_log_created|tasks_account_status|tasks_due/],
       ['time', { ...base, since: BASE, until: BASE + 60_000 }, /tasks_log_created/],
       ['error', { ...base, error: 'policy' }, /tasks_log_created/],
     ];

@@ -10,7 +10,7 @@ import { taskLifeOf } from './task-life.js';
  * their generations (the model) and accounts (the e-mail). Tasks belong to src/capabilities/tasks,
  * generations to src/use-cases/generations, accounts to src/capabilities/accounts: this module only
  * reads them together. Each filter's page is walked by an index in (created_at, id) order (migration
- * 0062): every task, by status, by route or provider; by account and by key the older indexes.
+ * 0062): every task, failed tasks, by route or provider; by account and by key the older indexes.
  */
 
 /** The keyset of a page's last row: its created_at and id, as `created_at.id` in base64url. */
@@ -118,7 +118,10 @@ function filtered(db: Db, query: TaskLogQuery) {
     q = q.where('t.provider', '=', provider).where('t.upstream_model', '=', upstreamModel);
   }
   if (query.provider !== undefined) q = q.where('t.provider', '=', query.provider);
-  if (query.status !== undefined) q = q.where('t.status', '=', query.status);
+  // The status as a literal (one of four): a partial index (tasks_log_failed) answers only a term
+  // that names its value.
+  if (query.status !== undefined)
+    q = q.where(sql<boolean>`${sql.ref('t.status')} = ${sql.lit(query.status)}`);
   if (query.since !== undefined) q = q.where('t.created_at', '>=', query.since);
   if (query.until !== undefined) q = q.where('t.created_at', '<', query.until);
   if (query.error !== undefined) q = q.where(contains('t.error', query.error));
