@@ -12,7 +12,9 @@ export const migration: Migration = {
     // The task's moves to a next route (JSON array of { from, to, at, error }); null: it never moved.
     await db.schema.alterTable('tasks').addColumn('fallbacks_json', 'text').execute();
     // The log's pages, newest first, each filter walked by an index in (created_at, id) order: every
-    // task; failed tasks; by route or provider. By account and by key the indexes of 0009 and 0031 walk.
+    // task (and by provider); failed tasks; by route (the upstream model first: led by the provider,
+    // SQLite took it for the engine's count of unfinished tasks per provider, a walk of every task).
+    // By account and by key the indexes of 0009 and 0031 walk.
     await db.schema.createIndex('tasks_log_created').on('tasks').columns(['created_at', 'id']).execute();
     // Failed tasks alone (partial): an index led by status would also answer the engine's due-queue
     // reads on SQLite, in place of its partial indexes (test/engine/query-plans.test.ts). Completed
@@ -26,7 +28,7 @@ export const migration: Migration = {
     await db.schema
       .createIndex('tasks_log_route')
       .on('tasks')
-      .columns(['provider', 'upstream_model', 'created_at', 'id'])
+      .columns(['upstream_model', 'provider', 'created_at', 'id'])
       .execute();
     // By model (a generation's): the generations of the model, then their tasks (tasks_generation).
     await db.schema
