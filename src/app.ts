@@ -200,6 +200,7 @@ async function mountAdmin(app: FastifyInstance, core: Core, resolvers: AccountRe
       capacity: core.capacity,
       unfinishedTasks: core.unfinishedTasks,
       providerKeys: { ...core.keyPools, requireKeyedProvider: core.upstreamAccess.requireKeyedProvider },
+      audit: core.audit,
       clock: core.clock,
     },
   });
