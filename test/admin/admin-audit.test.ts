@@ -16,6 +16,7 @@ const ACCOUNT_PASSWORD = 'first password of carol';
 const POOL_KEY = 'sk-audit-pool-key-never-logged-01';
 const POOL_KEY_2 = 'sk-audit-pool-key-never-logged-02';
 const CLI_POOL_KEY = 'sk-audit-cli-pool-key-never-03';
+const CLI_PASSWORD = 'a password the cli set';
 
 type Page = { items: AuditEventWire[]; next_cursor: string | null };
 
@@ -24,7 +25,7 @@ describe('operator console API: the audit log', () => {
   let who: Awaited<ReturnType<typeof operatorAndUser>>;
   let r: ReturnType<typeof requests>;
   /** Every secret the run handled: none may appear in the log. */
-  const secrets: string[] = [ACCOUNT_PASSWORD, POOL_KEY, POOL_KEY_2, CLI_POOL_KEY];
+  const secrets: string[] = [ACCOUNT_PASSWORD, POOL_KEY, POOL_KEY_2, CLI_POOL_KEY, CLI_PASSWORD];
   let accountId = '';
   let keyId = '';
   const sent = async (
@@ -104,6 +105,12 @@ describe('operator console API: the audit log', () => {
       CLI_POOL_KEY,
     );
     assert.equal(pooled.code, 0, pooled.stderr);
+    const carol = ['--email', 'carol@example.test'];
+    const password = await cli(cliEnv(), 'accounts', 'set-password', ...carol, '--password', CLI_PASSWORD);
+    assert.equal(password.code, 0, password.stderr);
+    const webhook = await cli(cliEnv(), 'accounts', 'rotate-webhook-secret', ...carol, '--json');
+    assert.equal(webhook.code, 0, webhook.stderr);
+    secrets.push(JSON.parse(webhook.stdout).secret);
 
     const res = await r.get(`${ADMIN}/audit?limit=200`, who.op);
     assert.equal(res.statusCode, 200, res.body);
@@ -114,6 +121,8 @@ describe('operator console API: the audit log', () => {
     assert.deepEqual(
       items.map((event) => `${event.source} ${event.action} ${event.target_type}`),
       [
+        'cli webhook-secret.rotate account',
+        'cli password.reset account',
         'cli provider-key.add provider-key',
         'cli key.rotate account',
         'cli account.update account',
@@ -180,6 +189,11 @@ describe('operator console API: the audit log', () => {
     assert.equal(cliTier.actor_account_id, null);
     assert.equal(cliTier.request_id, null);
     assert.deepEqual([cliTier.before?.tier, cliTier.after?.tier], ['pro', 'standard']);
+    assert.deepEqual(byAction('password.reset', 'cli').after, {
+      password: '[redacted]',
+      password_change_required: true,
+    });
+    assert.equal(byAction('webhook-secret.rotate', 'cli').after?.secret, '[redacted]');
     const rotation = byAction('key.rotate', 'cli');
     assert.notDeepEqual(rotation.before, rotation.after, 'the working key changed');
   });
