@@ -1,5 +1,6 @@
 import { createAssetsRepository } from './capabilities/assets/index.js';
 import { bindSealsToRows, buildAccounts } from './compose-accounts.js';
+import { buildAudit } from './compose-audit.js';
 import { buildCatalog } from './compose-catalog.js';
 import {
   buildGenerations,
@@ -70,6 +71,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     ...{ keys: accounts.accounts.keyResolver, admission: usage.admission, budgets: usage.budgets },
   });
   const reads = buildReadModels(resources, { generationsRepository, tasks });
+  const audit = buildAudit(resources);
 
   return {
     ...sharedOf(resources),
@@ -98,6 +100,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     usage: usage.usage,
     budgets: usage.budgets,
     tierPolicies: usage.tierPolicies,
+    /** The audit log: every change made through the admin API, the console or the CLI (append-only). */
+    audit,
     housekeeping,
     /** Stops the engine and the webhook worker (if running) and closes the database. */
     async close(graceMs?: number) {

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { describeContract } from '../support/openapi-contract.js';
 import { ADMIN, operatorAndUser } from './admin-support.js';
 import { BASE, insertTask } from './task-log-seed.js';
@@ -150,4 +151,17 @@ describeContract('the OpenAPI document is the contract of the admin API', ADMIN,
   await exercise('DELETE', poolKey, { url: contract, headers: op }, 200);
   await exercise('DELETE', poolKey, { url: contract, headers: op }, 404);
   await exercise('DELETE', poolKey, { url: contract, headers: plain }, 403);
+
+  const audit = `${ADMIN}/audit`;
+  const firstPage = await exercise('GET', audit, { url: `${audit}?limit=2`, headers: op }, 200);
+  const { next_cursor } = firstPage.json<{ next_cursor: string | null }>();
+  assert.ok(next_cursor, 'the run made more than two changes');
+  await exercise('GET', audit, { url: `${audit}?limit=2&cursor=${next_cursor}`, headers: op }, 200);
+  await exercise('GET', audit, { url: `${audit}?action=account.remove`, headers: op }, 400);
+  await exercise('GET', audit, { url: audit, headers: plain }, 403);
+  await exercise('GET', audit, { url: audit }, 401);
+  const exported = `${audit}/export`;
+  await exercise('GET', exported, { url: exported, headers: op }, 200);
+  await exercise('GET', exported, { url: `${exported}?from=x`, headers: op }, 400);
+  await exercise('GET', exported, { url: exported, headers: plain }, 403);
 });

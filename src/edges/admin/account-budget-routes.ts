@@ -7,9 +7,11 @@ import {
   adminBudgetSchema,
   adminSecurity,
 } from '../../base/contract/admin.js';
+import { budgetState } from '../../capabilities/audit/index.js';
 import { errorResponses, jsonResponse } from '../http/route-responses.js';
 import { requireEntry } from './account-answers.js';
 import { ADMIN_WRITE_ERRORS, type AdminDeps } from './admin-deps.js';
+import { audited } from './audit-trail.js';
 
 /** PUT /accounts/:id/budget: an account's daily and monthly spend budgets. */
 export async function adminAccountBudgetRoutes(app: FastifyInstance, { deps }: { deps: AdminDeps }) {
@@ -34,10 +36,13 @@ export async function adminAccountBudgetRoutes(app: FastifyInstance, { deps }: {
       const { id } = request.params;
       await requireEntry(deps, id);
       const { daily_micros, monthly_micros } = request.body;
+      const before = budgetState(await deps.budgets.get(id));
       const set = await deps.budgets.set(id, {
         ...(daily_micros === undefined ? {} : { dailyMicros: daily_micros }),
         ...(monthly_micros === undefined ? {} : { monthlyMicros: monthly_micros }),
       });
+      const target = { type: 'account' as const, id };
+      await audited(deps, request, { action: 'budget.set', target, before, after: budgetState(set) });
       return {
         daily_micros: set.dailyMicros,
         monthly_micros: set.monthlyMicros,

@@ -8,9 +8,11 @@ import {
   adminSecurity,
 } from '../../base/contract/admin.js';
 import { generateOneTimePassword } from '../../capabilities/accounts/index.js';
+import { REDACTED } from '../../capabilities/audit/index.js';
 import { errorResponses, jsonResponse } from '../http/route-responses.js';
 import { requireEntry } from './account-answers.js';
 import { ADMIN_WRITE_ERRORS, type AdminDeps } from './admin-deps.js';
+import { audited } from './audit-trail.js';
 
 /** POST /accounts/:id/password: an operator's reset of an account's password. */
 export async function adminAccountPasswordRoutes(app: FastifyInstance, { deps }: { deps: AdminDeps }) {
@@ -33,10 +35,16 @@ export async function adminAccountPasswordRoutes(app: FastifyInstance, { deps }:
     },
     async (request) => {
       const { id } = request.params;
-      await requireEntry(deps, id);
+      const before = await requireEntry(deps, id);
       const given = request.body?.password;
       const password = given ?? generateOneTimePassword();
       await deps.accounts.resetPassword(id, password);
+      await audited(deps, request, {
+        action: 'password.reset',
+        target: { type: 'account', id },
+        before: { password_change_required: before.passwordChangeRequired },
+        after: { password: REDACTED, generated: given === undefined, password_change_required: true },
+      });
       return { password: given === undefined ? password : null };
     },
   );

@@ -13,11 +13,13 @@ import {
 } from '../../base/contract/admin.js';
 import { storePageOf } from '../../base/contract/paging.js';
 import { Conflict } from '../../base/domain/errors.js';
+import { accountState } from '../../capabilities/audit/index.js';
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse } from '../http/route-responses.js';
 import type { ZodApp } from '../http/zod-app.js';
 import { oneAccount, requireEntry, withUsage } from './account-answers.js';
 import { ADMIN_AUTH_ERRORS, ADMIN_WRITE_ERRORS, type AdminDeps } from './admin-deps.js';
+import { audited } from './audit-trail.js';
 
 /**
  * The console's accounts: list and search, create, one, tier, disable and enable. (An account's
@@ -88,8 +90,16 @@ function createAccount(api: ZodApp, deps: AdminDeps) {
         ...(tier === undefined ? {} : { tier }),
         ...(password === undefined ? {} : { password }),
       });
+      const id = created.account.id;
+      const after = accountState(await requireEntry(deps, id));
+      await audited(deps, request, {
+        action: 'account.create',
+        target: { type: 'account', id },
+        before: null,
+        after,
+      });
       reply.code(201);
-      return { account: await oneAccount(deps, created.account.id), api_key: created.apiKey };
+      return { account: await oneAccount(deps, id), api_key: created.apiKey };
     },
   );
 }
@@ -137,11 +147,18 @@ function changeAccount(api: ZodApp, deps: AdminDeps) {
       const { id } = request.params;
       const { tier, disabled } = request.body;
       const { accounts } = deps;
-      await requireEntry(deps, id);
+      const before = accountState(await requireEntry(deps, id));
       if (disabled === true && id === accountOf(request).id)
         throw new Conflict('You cannot disable your own account; ask another operator');
       if (tier !== undefined) await accounts.setTier(id, tier);
       if (disabled !== undefined) await (disabled ? accounts.disable(id) : accounts.enable(id));
+      const after = accountState(await requireEntry(deps, id));
+      await audited(deps, request, {
+        action: 'account.update',
+        target: { type: 'account', id },
+        before,
+        after,
+      });
       return oneAccount(deps, id);
     },
   );

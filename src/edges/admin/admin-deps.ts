@@ -5,6 +5,7 @@ import type {
   AccountsService,
   ProviderKeyStore,
 } from '../../capabilities/accounts/index.js';
+import type { AuditLog } from '../../capabilities/audit/index.js';
 import type { ProviderRegistry } from '../../capabilities/providers/index.js';
 import type { PoolState } from '../../capabilities/tasks/index.js';
 import type {
@@ -30,7 +31,7 @@ export interface AdminDeps {
   usage: UsageService;
   policies: TierPolicies;
   /** Spend budgets: set and read an account's or a key's; `list` and `listKeys` every one set. */
-  budgets: Pick<Budgets, 'set' | 'setKey' | 'status'> & {
+  budgets: Pick<Budgets, 'get' | 'getKey' | 'set' | 'setKey' | 'status'> & {
     list(): Promise<AccountBudget[]>;
     /** Keys with a budget, of one account or of all. */
     listKeys(accountId?: string): Promise<KeyBudget[]>;
@@ -48,6 +49,8 @@ export interface AdminDeps {
   };
   /** The task log of every account, and one task's life (src/use-cases/read-models/task-log.ts). */
   taskLog: Pick<TaskLog, 'page' | 'life'>;
+  /** The audit log: each change a route makes is recorded in it; GET /audit reads it. */
+  audit: Pick<AuditLog, 'record' | 'list' | 'all'>;
   clock: Clock;
 }
 

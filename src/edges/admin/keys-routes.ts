@@ -16,9 +16,11 @@ import {
 } from '../../base/contract/admin.js';
 import { NotFound } from '../../base/domain/errors.js';
 import { type ApiKey, apiKeyFields } from '../../capabilities/accounts/index.js';
+import { apiKeyState, budgetState } from '../../capabilities/audit/index.js';
 import { errorResponses, jsonResponse } from '../http/route-responses.js';
 import type { ZodApp } from '../http/zod-app.js';
 import { ADMIN_AUTH_ERRORS, ADMIN_WRITE_ERRORS, type AdminDeps } from './admin-deps.js';
+import { audited } from './audit-trail.js';
 
 type Limits = { dailyMicros: number | null; monthlyMicros: number | null };
 
@@ -102,6 +104,8 @@ function issueKey(api: ZodApp, deps: AdminDeps) {
         scope,
         expiresAt: expires_at ?? null,
       });
+      const target = { type: 'api-key' as const, id: key.id };
+      await audited(deps, request, { action: 'key.create', target, before: null, after: apiKeyState(key) });
       reply.code(201);
       return { key: keyAnswer(key), api_key: apiKey };
     },
@@ -128,7 +132,16 @@ function revokeKey(api: ZodApp, deps: AdminDeps) {
     },
     async (request) => {
       const id = await requireAccountId(deps, request.params.id);
-      return keyAnswer(await deps.accounts.revokeKey(id, request.params.key_id));
+      const { key_id } = request.params;
+      const before = (await deps.accounts.listKeys(id)).find((key) => key.id === key_id);
+      const revoked = await deps.accounts.revokeKey(id, key_id);
+      await audited(deps, request, {
+        action: 'key.revoke',
+        target: { type: 'api-key', id: revoked.id },
+        before: before ? apiKeyState(before) : null,
+        after: apiKeyState(revoked),
+      });
+      return keyAnswer(revoked);
     },
   );
 }
@@ -159,10 +172,13 @@ function setKeyBudget(api: ZodApp, deps: AdminDeps) {
       if (!(await deps.accounts.listKeys(id)).some((key) => key.id === key_id))
         throw new NotFound(`no working key ${key_id} on this account`);
       const { daily_micros, monthly_micros } = request.body;
+      const before = budgetState(await deps.budgets.getKey(key_id));
       const set = await deps.budgets.setKey(id, key_id, {
         ...(daily_micros === undefined ? {} : { dailyMicros: daily_micros }),
         ...(monthly_micros === undefined ? {} : { monthlyMicros: monthly_micros }),
       });
+      const target = { type: 'api-key' as const, id: key_id };
+      await audited(deps, request, { action: 'key.budget.set', target, before, after: budgetState(set) });
       return { key_id, daily_micros: set.dailyMicros, monthly_micros: set.monthlyMicros };
     },
   );

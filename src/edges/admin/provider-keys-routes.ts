@@ -9,23 +9,40 @@ import {
   updateProviderKeySchema,
 } from '../../base/contract/admin-provider-keys.js';
 import { NotFound } from '../../base/domain/errors.js';
+import { REDACTED } from '../../capabilities/audit/index.js';
 import { errorResponses, jsonResponse } from '../http/route-responses.js';
+import type { ZodApp } from '../http/zod-app.js';
 import { ADMIN_AUTH_ERRORS, ADMIN_WRITE_ERRORS, type AdminDeps } from './admin-deps.js';
+import { audited, providerKeyNow } from './audit-trail.js';
 
 const DESCRIPTION =
   'Keys are sent once (added or replaced) and never answered back: each key is named by its provider and name.';
 
+/** The key's state as the list answers it; 404 when there is none. */
+async function stateOf(deps: AdminDeps, provider: string, name: string) {
+  const found = (await deps.providerKeys.states()).find(
+    (key) => key.provider === provider && key.name === name,
+  );
+  if (!found) throw new NotFound(`no ${provider} key named "${name}"`);
+  return found;
+}
+
+const listed = async (deps: AdminDeps) => ({
+  currency: 'USD' as const,
+  keys: await deps.providerKeys.states(),
+});
+
 /** The deployment's pools of upstream keys: list every key with its pool's figures, add, change, remove. */
 export async function adminProviderKeyRoutes(app: FastifyInstance, { deps }: { deps: AdminDeps }) {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const { providerKeys } = deps;
-  const stateOf = async (provider: string, name: string) => {
-    const found = (await providerKeys.states()).find((key) => key.provider === provider && key.name === name);
-    if (!found) throw new NotFound(`no ${provider} key named "${name}"`);
-    return found;
-  };
-  const listed = async () => ({ currency: 'USD' as const, keys: await providerKeys.states() });
+  listKeys(api, deps);
+  addKey(api, deps);
+  changeKey(api, deps);
+  removeKey(api, deps);
+}
 
+/** GET /provider-keys: every key of every pool, with its figures. */
+function listKeys(api: ZodApp, deps: AdminDeps) {
   api.get(
     '/provider-keys',
     {
@@ -40,9 +57,13 @@ export async function adminProviderKeyRoutes(app: FastifyInstance, { deps }: { d
         },
       },
     },
-    listed,
+    () => listed(deps),
   );
+}
 
+/** POST /provider-keys: a key added to its pool. */
+function addKey(api: ZodApp, deps: AdminDeps) {
+  const { providerKeys } = deps;
   api.post(
     '/provider-keys',
     {
@@ -62,11 +83,21 @@ export async function adminProviderKeyRoutes(app: FastifyInstance, { deps }: { d
       const { provider, name, key, weight, project, max_in_flight } = request.body;
       const known = providerKeys.requireKeyedProvider(provider);
       await providerKeys.store.add(known, name, key, { weight, project, maxInFlight: max_in_flight });
+      await audited(deps, request, {
+        action: 'provider-key.add',
+        target: { type: 'provider-key', id: `${known}/${name}` },
+        before: null,
+        after: { ...(await providerKeyNow(deps, known, name)), key: REDACTED },
+      });
       reply.code(201);
-      return stateOf(known, name);
+      return stateOf(deps, known, name);
     },
   );
+}
 
+/** PATCH /provider-keys/:provider/:name: a key changed. */
+function changeKey(api: ZodApp, deps: AdminDeps) {
+  const { providerKeys } = deps;
   api.patch(
     '/provider-keys/:provider/:name',
     {
@@ -86,12 +117,24 @@ export async function adminProviderKeyRoutes(app: FastifyInstance, { deps }: { d
     async (request) => {
       const { provider, name } = request.params;
       const { key, weight, project, max_in_flight, enabled } = request.body;
+      const before = await providerKeyNow(deps, provider, name);
       await providerKeys.store.update(provider, name, { key, weight, project, maxInFlight: max_in_flight });
       if (enabled !== undefined) await providerKeys.store.setEnabled(provider, name, enabled);
-      return stateOf(provider, name);
+      const after = await providerKeyNow(deps, provider, name);
+      await audited(deps, request, {
+        action: 'provider-key.update',
+        target: { type: 'provider-key', id: `${provider}/${name}` },
+        before,
+        after: after && key !== undefined ? { ...after, key: REDACTED } : after,
+      });
+      return stateOf(deps, provider, name);
     },
   );
+}
 
+/** DELETE /provider-keys/:provider/:name: a key forgotten. */
+function removeKey(api: ZodApp, deps: AdminDeps) {
+  const { providerKeys } = deps;
   api.delete(
     '/provider-keys/:provider/:name',
     {
@@ -109,8 +152,12 @@ export async function adminProviderKeyRoutes(app: FastifyInstance, { deps }: { d
       },
     },
     async (request) => {
-      await providerKeys.store.remove(request.params.provider, request.params.name);
-      return listed();
+      const { provider, name } = request.params;
+      const before = await providerKeyNow(deps, provider, name);
+      await providerKeys.store.remove(provider, name);
+      const target = { type: 'provider-key' as const, id: `${provider}/${name}` };
+      await audited(deps, request, { action: 'provider-key.remove', target, before, after: null });
+      return listed(deps);
     },
   );
 }

@@ -1,7 +1,9 @@
+import { budgetState, REDACTED } from '../../capabilities/audit/index.js';
 import { DEFAULT_MODEL_ID } from '../../capabilities/catalog/index.js';
 import type { Core } from '../../core.js';
 import type { Config } from '../../infra/config/config.js';
 import { keyNamed, setBudgetCommand } from './budget-command.js';
+import { accountNow, cliAudited, workingKeysNow } from './cli-audit.js';
 import { requiredOption as required, UsageError } from './cli-usage.js';
 import { readStdin } from './upstream-keys-command.js';
 
@@ -33,6 +35,9 @@ export interface AccountCommand {
 
 type Needed = Array<'email' | 'tier' | 'password'>;
 
+/** An account as the audit log's target. */
+const accountTarget = (account: { id: string }) => ({ type: 'account' as const, id: account.id });
+
 const namedAccount = ({ core, opts }: AccountCommand) =>
   core.accounts.requireByEmail(required(opts.email, 'email'));
 
@@ -42,6 +47,8 @@ async function create({ core, opts, tier, out }: AccountCommand): Promise<void> 
     ...(tier ? { tier } : {}),
     ...(opts.password !== undefined ? { password: opts.password } : {}),
   });
+  const after = await accountNow(core, account.id);
+  await cliAudited(core, { action: 'account.create', target: accountTarget(account), before: null, after });
   if (opts.json) out(JSON.stringify({ email: account.email, tier: account.tier, api_key: apiKey }));
   else out(`Created ${account.email} (tier ${account.tier}).\nAPI key (shown once): ${apiKey}`);
 }
@@ -49,7 +56,10 @@ async function create({ core, opts, tier, out }: AccountCommand): Promise<void> 
 async function rotateKey(command: AccountCommand): Promise<void> {
   const { core, opts, out } = command;
   const account = await namedAccount(command);
+  const before = await workingKeysNow(core, account.id);
   const apiKey = await core.accounts.rotateApiKey(account.id);
+  const after = await workingKeysNow(core, account.id);
+  await cliAudited(core, { action: 'key.rotate', target: accountTarget(account), before, after });
   if (opts.json) out(JSON.stringify({ email: account.email, tier: account.tier, api_key: apiKey }));
   else out(`New API key for ${account.email} (shown once; the old one no longer works): ${apiKey}`);
 }
@@ -61,6 +71,12 @@ async function rotateWebhookSecret(command: AccountCommand): Promise<void> {
     account.id,
     ...(graceSeconds === undefined ? [] : [graceSeconds]),
   );
+  await cliAudited(core, {
+    action: 'webhook-secret.rotate',
+    target: accountTarget(account),
+    before: null,
+    after: { secret: REDACTED, previous_secret_expires_at: rotated.previousExpiresAt },
+  });
   const until = rotated.previousExpiresAt;
   if (opts.json)
     out(
@@ -83,7 +99,10 @@ async function setTier(command: AccountCommand): Promise<void> {
   const { core, opts, tier, out } = command;
   const account = await namedAccount(command);
   const newTier = required(tier, 'tier');
+  const before = await accountNow(core, account.id);
   await core.accounts.setTier(account.id, newTier);
+  const after = await accountNow(core, account.id);
+  await cliAudited(core, { action: 'account.update', target: accountTarget(account), before, after });
   out(
     opts.json
       ? JSON.stringify({ email: account.email, tier: newTier })
@@ -96,18 +115,36 @@ async function setBudget(command: AccountCommand): Promise<void> {
   const account = await namedAccount(command);
   const key =
     opts.key === undefined ? undefined : keyNamed(await core.accounts.listKeys(account.id), opts.key);
+  const budgetNow = async () =>
+    budgetState(await (key ? core.budgets.getKey(key.id) : core.budgets.get(account.id)));
+  const before = await budgetNow();
   await setBudgetCommand(core, account, budget, opts.json === true, out, key);
+  await cliAudited(core, {
+    action: key ? 'key.budget.set' : 'budget.set',
+    target: key ? { type: 'api-key', id: key.id } : accountTarget(account),
+    before,
+    after: await budgetNow(),
+  });
 }
 
 async function setPassword(command: AccountCommand): Promise<void> {
   const { core, opts, out } = command;
   const account = await namedAccount(command);
   const password = required(opts.password, 'password');
+  const before = await accountNow(core, account.id);
+  await (opts.permanent
+    ? core.accounts.setPassword(account.id, password)
+    : core.accounts.resetPassword(account.id, password));
+  const after = await accountNow(core, account.id);
+  await cliAudited(core, {
+    action: opts.permanent ? 'password.set' : 'password.reset',
+    target: accountTarget(account),
+    before: { password_change_required: before?.password_change_required ?? false },
+    after: { password: REDACTED, password_change_required: after?.password_change_required ?? false },
+  });
   if (opts.permanent) {
-    await core.accounts.setPassword(account.id, password);
     out(`Password of ${account.email} updated.`);
   } else {
-    await core.accounts.resetPassword(account.id, password);
     out(`Password of ${account.email} updated; they choose their own at their next website sign-in.`);
   }
 }
@@ -124,7 +161,19 @@ async function setUpstreamKey(command: AccountCommand): Promise<void> {
   }
   if (opts.key === undefined) throw new UsageError('--key is required (use --key - to read it from stdin)');
   const key = opts.key === '-' ? await readStdin() : opts.key;
+  const has = async () => ({
+    provider,
+    has_key: (await core.accounts.upstreamKeyProviders(account.id)).includes(provider),
+  });
+  const before = await has();
   await core.accounts.setUpstreamKey(account.id, provider, key);
+  const after = await has();
+  await cliAudited(core, {
+    action: 'upstream-key.set',
+    target: accountTarget(account),
+    before,
+    after: after.has_key ? { ...after, key: REDACTED } : after,
+  });
   out(
     key.trim() === ''
       ? `Removed the ${provider} key of ${account.email}.`
@@ -135,7 +184,10 @@ async function setUpstreamKey(command: AccountCommand): Promise<void> {
 async function disableOrEnable(command: AccountCommand): Promise<void> {
   const { core, opts, sub, out } = command;
   const account = await namedAccount(command);
+  const before = await accountNow(core, account.id);
   await (sub === 'disable' ? core.accounts.disable(account.id) : core.accounts.enable(account.id));
+  const after = await accountNow(core, account.id);
+  await cliAudited(core, { action: 'account.update', target: accountTarget(account), before, after });
   const disabled = sub === 'disable';
   out(
     opts.json

@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { apiKeyFields } from '../../capabilities/accounts/index.js';
+import { apiKeyState } from '../../capabilities/audit/index.js';
 import type { Core } from '../../core.js';
+import { accountNow, cliAudited } from './cli-audit.js';
 import {
   openExistingCore,
   requiredOption as required,
@@ -108,6 +110,20 @@ function check(command: string, sub: string | undefined, opts: Options, now: num
   return { expiresAt: sub === 'create' ? expiryOption(opts['expires-in'], opts['expires-at'], now) : null };
 }
 
+/** Revokes the key (its id or hint) and records the change. */
+async function revokeAudited(core: Core, accountId: string, ref: string): Promise<ApiKey> {
+  const working = await core.accounts.listKeys(accountId);
+  const key = await core.accounts.revokeKey(accountId, ref);
+  const before = working.find((one) => one.id === key.id);
+  await cliAudited(core, {
+    action: 'key.revoke',
+    target: { type: 'api-key', id: key.id },
+    before: before ? apiKeyState(before) : null,
+    after: apiKeyState(key),
+  });
+  return key;
+}
+
 /**
  * `keys create|list|revoke` and `accounts set-operator`; returns the exit code (a usage error: 2,
  * with the usage; a failure such as an unknown account is thrown, for the CLI's exit 1).
@@ -135,7 +151,11 @@ export async function keysCommand(
     const account = await core.accounts.requireByEmail(required(opts.email, 'email'));
     if (command === 'accounts') {
       const operator = !opts.off;
+      const before = await accountNow(core, account.id);
       await core.accounts.setOperator(account.id, operator);
+      const target = { type: 'account' as const, id: account.id };
+      const after = await accountNow(core, account.id);
+      await cliAudited(core, { action: 'account.set-operator', target, before, after });
       out(
         opts.json
           ? JSON.stringify({ email: account.email, operator })
@@ -147,6 +167,8 @@ export async function keysCommand(
         scope: opts.scope,
         expiresAt,
       });
+      const target = { type: 'api-key' as const, id: key.id };
+      await cliAudited(core, { action: 'key.create', target, before: null, after: apiKeyState(key) });
       if (opts.json) out(JSON.stringify({ ...keyJson(account.email, key), api_key: apiKey }));
       else
         out(
@@ -159,7 +181,7 @@ export async function keysCommand(
       else if (keys.length === 0) out(`${account.email} has no working keys.`);
       else for (const key of keys) out(keyLine(key));
     } else {
-      const key = await core.accounts.revokeKey(account.id, required(opts.key, 'key'));
+      const key = await revokeAudited(core, account.id, required(opts.key, 'key'));
       out(
         opts.json
           ? JSON.stringify(keyJson(account.email, key))

@@ -50,6 +50,7 @@ export const MIGRATED_TABLES = [
   'oauth_grants',
   'oauth_retired_refresh_tokens',
   'oauth_seen_redirects',
+  'audit_events',
 ] as const;
 
 const BATCH_ROWS = 200;

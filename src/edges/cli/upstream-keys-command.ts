@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { ProviderKeyView } from '../../capabilities/accounts/index.js';
+import { providerKeyState, REDACTED } from '../../capabilities/audit/index.js';
+import { cliAudited } from './cli-audit.js';
 import { openExistingCore, requiredOption, subcommandOf, UsageError, usageExit } from './cli-usage.js';
 
 /** The usage lines of `upstream-keys …` (part of the CLI's usage). */
@@ -79,6 +81,42 @@ function keyLine(key: ProviderKeyView): string {
   return `${key.provider}\t${key.name}\t${key.status}\tweight ${key.weight}\tproject ${key.project ?? '-'}\tlimit ${limit}\trefusals ${key.refusals}\t${key.source}${out}${error}`;
 }
 
+type Core = Awaited<ReturnType<typeof openExistingCore>>;
+
+/** One change of a pool's key (add, update, enable, disable, remove), recorded in the audit log. */
+async function changeAudited(
+  core: Core,
+  change: {
+    sub: string | undefined;
+    provider: string;
+    name: string;
+    secret: string | undefined;
+    settings: ReturnType<typeof settingsOf>;
+  },
+  show: (key: ProviderKeyView) => void,
+): Promise<void> {
+  const { sub, provider, name, secret, settings } = change;
+  const keys = core.keyPools.store;
+  const now = async () => {
+    const found = (await keys.list(provider)).find((key) => key.name === name);
+    return found ? providerKeyState(found) : null;
+  };
+  const before = await now();
+  if (sub === 'add') show(await keys.add(provider, name, secret ?? '', settings));
+  else if (sub === 'update') show(await keys.update(provider, name, { ...settings, key: secret }));
+  else if (sub === 'enable' || sub === 'disable')
+    show(await keys.setEnabled(provider, name, sub === 'enable'));
+  else await keys.remove(provider, name);
+  const after = await now();
+  await cliAudited(core, {
+    action:
+      sub === 'add' ? 'provider-key.add' : sub === 'remove' ? 'provider-key.remove' : 'provider-key.update',
+    target: { type: 'provider-key', id: `${provider}/${name}` },
+    before,
+    after: after && secret !== undefined ? { ...after, key: REDACTED } : after,
+  });
+}
+
 /** `upstream-keys add|list|update|enable|disable|remove`; returns the exit code (usage error: 2). */
 export async function upstreamKeysCommand(
   sub: string | undefined,
@@ -116,12 +154,8 @@ export async function upstreamKeysCommand(
     const provider = core.upstreamAccess.requireKeyedProvider(required(opts.provider, 'provider'));
     const name = required(opts.name, 'name');
     const secret = opts.key === '-' ? await readStdin() : opts.key;
-    if (sub === 'add') show(await keys.add(provider, name, secret ?? '', settings));
-    else if (sub === 'update') show(await keys.update(provider, name, { ...settings, key: secret }));
-    else if (sub === 'enable' || sub === 'disable')
-      show(await keys.setEnabled(provider, name, sub === 'enable'));
-    else {
-      await keys.remove(provider, name);
+    await changeAudited(core, { sub, provider, name, secret, settings }, show);
+    if (sub === 'remove') {
       io.out(
         opts.json
           ? JSON.stringify({ provider, name, removed: true })

@@ -1,6 +1,7 @@
 import type { Generated } from 'kysely';
 import type { AccountTables } from './schema/accounts.js';
 import type { AssetTables } from './schema/assets.js';
+import type { AuditTables } from './schema/audit.js';
 import type { CapacityTables } from './schema/capacity.js';
 import type { CurationTables } from './schema/curation.js';
 import type { GenerationTables } from './schema/generations.js';
@@ -33,7 +34,8 @@ export interface Database
     CapacityTables,
     CurationTables,
     OAuthTables,
-    ProviderKeyTables {
+    ProviderKeyTables,
+    AuditTables {
   /** Kysely's own bookkeeping tables are created by the migrator. */
   _placeholder?: { id: Generated<number> };
 }

@@ -42,6 +42,7 @@ import { migration as m0059 } from './0059_quote_caps.js';
 import { migration as m0060 } from './0060_upstream_queue_position.js';
 import { migration as m0061 } from './0061_usage_absorbed.js';
 import { migration as m0062 } from './0062_task_log.js';
+import { migration as m0063 } from './0063_audit_events.js';
 
 /**
  * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
@@ -91,4 +92,5 @@ export const migrations: Record<string, Migration> = {
   '0060_upstream_queue_position': m0060,
   '0061_usage_absorbed': m0061,
   '0062_task_log': m0062,
+  '0063_audit_events': m0063,
 };
