@@ -14,6 +14,7 @@ import { type BenchReport, markdownTable, type RowResult, writeReport } from './
 import { capacityRows } from './rows/capacity.js';
 import { claimCost } from './rows/claim.js';
 import { coldStart } from './rows/startup.js';
+import { taskLogRow } from './rows/task-log.js';
 import { uploadMemory } from './rows/upload.js';
 import { upstreamCallsPerTask } from './rows/upstream.js';
 import { attempt, largeTableSuite, postgresSuite, sqliteSuite } from './suites.js';
@@ -91,6 +92,15 @@ const steps: Array<[boolean, () => Promise<RowResult[]>]> = [
   [postgres && ['P1', 'P2', 'P6'].some(wanted), () => postgresSuite(ctx, wanted)],
   // Upstream capacity (issue 27): each row in its own process, ~2 minutes in all.
   [['Q1', 'Q2', 'Q3', 'Q4', 'Q5', 'Q6', 'Q7'].some(wanted), () => capacityRows(ctx, wanted)],
+  // The operator's task log at a million tasks (issue 43), on each store.
+  [
+    wanted('A1'),
+    async () => {
+      const rows = [await taskLogRow(ctx, 'sqlite')];
+      if (postgres) rows.push(await taskLogRow(ctx, 'postgres'));
+      return rows.filter((row) => row !== undefined);
+    },
+  ],
   // Fair claims (issue 39): the pick's cost beside the earliest-due pick it replaced.
   [
     wanted('F1'),

@@ -75,11 +75,10 @@ export async function atelierEnv(extra: Record<string, string> = {}): Promise<At
 }
 
 /**
- * Creates an account with the CLI (`accounts create --json`); returns its API key. With a current
+ * Runs one CLI command with the target's environment and returns its standard output. With a current
  * build it is the built CLI, the same code as the server under test; else `bin/atelier`.
  */
-export function createAccount(target: AtelierEnv, email: string, entry: ServerEntry): string {
-  const command = ['accounts', 'create', '--email', email, '--json'];
+export function runCli(target: AtelierEnv, command: string[], entry: ServerEntry): string {
   const args =
     entry.kind === 'built'
       ? [
@@ -90,8 +89,14 @@ export function createAccount(target: AtelierEnv, email: string, entry: ServerEn
         ]
       : [join(ROOT, 'bin/atelier.mjs'), ...command];
   const cli = spawnSync(process.execPath, args, { env: target.env, encoding: 'utf8' });
-  if (cli.status !== 0) throw new Error(`atelier accounts create failed (${cli.status}): ${cli.stderr}`);
-  return String(JSON.parse(cli.stdout).api_key);
+  if (cli.status !== 0) throw new Error(`atelier ${command.join(' ')} failed (${cli.status}): ${cli.stderr}`);
+  return cli.stdout;
+}
+
+/** Creates an account with the CLI (`accounts create --json`); returns its API key. */
+export function createAccount(target: AtelierEnv, email: string, entry: ServerEntry): string {
+  const out = runCli(target, ['accounts', 'create', '--email', email, '--json'], entry);
+  return String(JSON.parse(out).api_key);
 }
 
 export interface AtelierProcess {

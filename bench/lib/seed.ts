@@ -56,6 +56,7 @@ function rowsOf(accountId: string, from: number, to: number, total: number, perG
         idx,
         provider: 'local',
         upstream_model: 'local-v1',
+        model: 'flash',
         status: 'completed',
         progress: 100,
         error: null,

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { type Kysely, sql } from 'kysely';
 import { formatUsd } from '../../src/base/domain/money.js';
 import { gptImageOutputTokens } from '../../src/capabilities/catalog/gpt-image-tokens.js';
+import { dialectOf } from '../../src/infra/store/database.js';
 import { migrateToLatest } from '../../src/infra/store/migrate.js';
 import {
   type FakeOpenAI,
@@ -143,6 +144,13 @@ describe('absorbed amounts: the usage rollup, the console API and the CLI', () =
     assert.ok(before.some((row) => row.absorbed_micros > 0));
     // The store as 0060 left it: no column, 0061 not run (nor 0062 and 0063 after it); then migrated again.
     const db = t.core.resources.db;
+    // 0068 undone first: its indexes and column, and 0062's index it replaced.
+    await sql`drop index if exists tasks_log_error_trgm`.execute(db);
+    if (dialectOf(db) === 'postgres') await sql`drop statistics tasks_route_pair`.execute(db);
+    for (const index of ['tasks_log_model', 'tasks_log_errored'])
+      await sql`drop index ${sql.ref(index)}`.execute(db);
+    await sql`alter table tasks drop column model`.execute(db);
+    await sql`create index generations_model_created on generations (model, created_at)`.execute(db);
     await sql`alter table usage_daily drop column absorbed_micros`.execute(db);
     for (const index of [
       'tasks_log_created',
@@ -155,7 +163,7 @@ describe('absorbed amounts: the usage rollup, the console API and the CLI', () =
     await sql`alter table tasks drop column upstream_refusals`.execute(db);
     await sql`alter table tasks drop column fallbacks_json`.execute(db);
     await sql`drop table audit_events`.execute(db);
-    await sql`delete from kysely_migration where name in ('0061_usage_absorbed', '0062_task_log', '0063_audit_events')`.execute(
+    await sql`delete from kysely_migration where name in ('0061_usage_absorbed', '0062_task_log', '0063_audit_events', '0068_task_log_model')`.execute(
       db,
     );
     await migrateToLatest(t.core.resources.db as unknown as Kysely<unknown>);

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { TaskLogQuery } from '../../src/base/contract/admin-tasks.js';
 import { dialectOf } from '../../src/infra/store/database.js';
+import type { PagePlan } from '../../src/use-cases/read-models/index.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 import { ADMIN, operatorAndUser, requests } from './admin-support.js';
 import { BASE, insertTask, newestFirst, type SeededTask, seedTasks } from './task-log-seed.js';
@@ -90,6 +91,21 @@ describe('the task log (admin API)', () => {
     }
     const none = await r.get(`${ADMIN}/tasks?error=nothing-like-this`, who.op);
     assert.deepEqual(none.json().tasks, []);
+    // The error text's three terms (task-log-error-text.ts) pick the same rows, `%` and `_` taken
+    // literally by each, alone and with another filter, after a cursor too.
+    const after = { createdAt: BASE + 20 * 60_000, id: 'tsk_m' };
+    for (const error of ['POLICY', '100%', '_', 'timeout', 'nothing-like-this'])
+      for (const query of [
+        { limit: 100, error },
+        { limit: 100, error, provider: 'openai' },
+      ])
+        for (const cursor of [undefined, after]) {
+          const ids = async (term: 'pattern' | 'rare' | 'common') =>
+            (await t.core.taskLog.pageQuery(query, cursor, { errors: term }).execute()).map((row) => row.id);
+          const pattern = await ids('pattern');
+          assert.deepEqual(await ids('rare'), pattern, error);
+          assert.deepEqual(await ids('common'), pattern, error);
+        }
   });
 
   test('keyset pages: whole, in order, stable under inserts; a foreign cursor is refused', async () => {
@@ -300,7 +316,7 @@ describe('the task log (admin API)', () => {
     const db = t.core.resources.db;
     const postgres = dialectOf(db) === 'postgres';
     const base: TaskLogQuery = { limit: 50 };
-    const queries: Array<[string, TaskLogQuery, RegExp]> = [
+    const queries: Array<[string, TaskLogQuery, RegExp, PagePlan?]> = [
       ['all', base, /tasks_log_created/],
       [
         'account',
@@ -308,18 +324,25 @@ describe('the task log (admin API)', () => {
         /tasks_account_created|tasks_account_status|tasks_due_by_account|tasks_log_created/,
       ],
       ['key', { ...base, key: 'key_x' }, /tasks_key_created/],
-      ['model', { ...base, model: 'flash-image' }, /generations_model_created|tasks_log_created/],
+      ['model', { ...base, model: 'flash-image' }, /tasks_log_model/],
       ['route', { ...base, route: 'openai/gpt-image-1' }, /tasks_log_route/],
       ['provider', { ...base, provider: 'openai' }, /tasks_log_created|tasks_log_route/],
       ['failed', { ...base, status: 'failed' }, /tasks_log_failed/],
       ['completed', { ...base, status: 'completed' }, /tasks_log_created|tasks_account_status/],
       ['queued', { ...base, status: 'queued' }, /tasks_log_created|tasks_account_status|tasks_due/],
       ['time', { ...base, since: BASE, until: BASE + 60_000 }, /tasks_log_created/],
-      ['error', { ...base, error: 'policy' }, /tasks_log_created/],
+      ['error', { ...base, error: 'policy' }, /tasks_log_errored|tasks_log_error_trgm/],
+      ['common error text', { ...base, error: 'policy' }, /tasks_log_errored/, { errors: 'common' }],
+      [
+        'account, named',
+        { ...base, account: who.user.id },
+        /tasks_account_created|tasks_account_status|tasks_due_by_account/,
+        { accountIds: [who.user.id] },
+      ],
     ];
-    for (const [name, query, index] of queries) {
+    for (const [name, query, index, pagePlan] of queries) {
       for (const after of [undefined, { createdAt: BASE, id: 'tsk_m' }]) {
-        const compiled = t.core.taskLog.pageQuery(query, after).compile();
+        const compiled = t.core.taskLog.pageQuery(query, after, pagePlan).compile();
         const plan = await db.connection().execute(async (conn) => {
           if (postgres) await sql`set enable_seqscan = off`.execute(conn);
           const explain = postgres ? 'EXPLAIN' : 'EXPLAIN QUERY PLAN';

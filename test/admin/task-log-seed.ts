@@ -71,6 +71,7 @@ export async function insertTask(db: Db, spec: SeededTask, extra: Partial<TasksT
       idx: 0,
       provider: spec.provider,
       upstream_model: spec.upstreamModel,
+      model: spec.model,
       status: spec.status,
       progress: spec.status === 'completed' ? 100 : 0,
       error: spec.error,

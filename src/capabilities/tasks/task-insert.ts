@@ -7,6 +7,8 @@ import type { Database } from '../../infra/store/schema.js';
 export interface NewTasks {
   generationId: string;
   accountId: string;
+  /** The catalog's model asked for (the generation's). */
+  model: string;
   count: number;
   provider: string;
   upstreamModel: string;
@@ -35,6 +37,7 @@ export function newTaskRows(ids: IdGenerator, input: NewTasks): TasksTable[] {
     idx,
     provider: input.provider,
     upstream_model: input.upstreamModel,
+    model: input.model,
     status: 'queued',
     progress: 0,
     error: null,

@@ -69,6 +69,7 @@ export class GenerationWrites {
     const tasks = newTaskRows(this.ids, {
       generationId: generation.id,
       accountId: input.accountId,
+      model: generation.model,
       count: request.count,
       provider: request.model.provider,
       upstreamModel: request.model.upstreamModel,

@@ -9,5 +9,5 @@ export type { LibraryReads } from './library.js';
 export { createLibraryReads } from './library.js';
 export type { MarkedWorks } from './marked-works.js';
 export { createMarkedWorks } from './marked-works.js';
-export type { TaskLog } from './task-log.js';
+export type { PagePlan, TaskLog } from './task-log.js';
 export { createTaskLog } from './task-log.js';

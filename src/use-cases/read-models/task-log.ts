@@ -4,13 +4,14 @@ import type { Clock } from '../../base/runtime/clock.js';
 import type { Db } from '../../infra/store/database.js';
 import type { TaskFallback } from '../../infra/store/schema/tasks.js';
 import { taskLifeOf } from './task-life.js';
+import { contains, type ErrorTerm, errorTerm, errorTermChooser } from './task-log-error-text.js';
 
 /**
  * The operator's task log (issue 43): every task of every account, newest first, where tasks meet
- * their generations (the model) and accounts (the e-mail). Tasks belong to src/capabilities/tasks,
+ * their generations (the prompt's model, also on the task since 0068) and accounts (the e-mail). Tasks belong to src/capabilities/tasks,
  * generations to src/use-cases/generations, accounts to src/capabilities/accounts: this module only
  * reads them together. Each filter's page is walked by an index in (created_at, id) order (migration
- * 0062): every task, failed tasks, by route or provider; by account and by key the older indexes.
+ * 0062, 0068): every task, failed tasks, tasks with an error, by model, route or provider; by account and by key the older indexes.
  */
 
 /** The keyset of a page's last row: its created_at and id, as `created_at.id` in base64url. */
@@ -24,12 +25,6 @@ export function parseCursor(cursor: string): { createdAt: number; id: string } |
   const id = text.slice(dot + 1);
   if (dot <= 0 || !Number.isSafeInteger(createdAt) || id.length === 0) return undefined;
   return { createdAt, id };
-}
-
-/** `lower(column) like '%text%'`, the text's own `%`, `_` and `\` taken literally. */
-function contains(column: string, text: string) {
-  const escaped = text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
-  return sql<boolean>`lower(${sql.ref(column)}) like ${`%${escaped}%`} escape '\\'`;
 }
 
 /** The row's columns the log answers with. */
@@ -97,20 +92,37 @@ export function logRowOf(row: LogRow, now: number): TaskLogRow {
   };
 }
 
+/**
+ * How a page's filters are put (page() chooses): the error text's term, and the accounts the
+ * `account` filter names, when page() has read them (as values, a term the planner can walk an
+ * account's index by; as a subquery, it walks another index and tests each row).
+ */
+export interface PagePlan {
+  errors?: ErrorTerm;
+  accountIds?: string[];
+}
+
+/** Accounts an `account` filter may name before it is kept as a subquery. */
+const NAMED_ACCOUNTS = 100;
+
+/** The accounts whose id is `text` or whose e-mail contains it (case-insensitive). */
+function accountsNamed(db: Db, text: string) {
+  return db
+    .selectFrom('accounts')
+    .select('id')
+    .where((w) => w.or([w('id', '=', text), contains('email', text)]));
+}
+
 /** The query's filters, each a condition on the walk; the route splits at its first `/`. */
-function filtered(db: Db, query: TaskLogQuery) {
+function filtered(db: Db, query: TaskLogQuery, plan: PagePlan) {
   let q = baseQuery(db);
-  if (query.account !== undefined) {
+  if (plan.accountIds) q = q.where('t.account_id', 'in', plan.accountIds);
+  else if (query.account !== undefined) {
     const account = query.account;
-    q = q.where('t.account_id', 'in', (eb) =>
-      eb
-        .selectFrom('accounts')
-        .select('id')
-        .where((w) => w.or([w('id', '=', account), contains('email', account)])),
-    );
+    q = q.where('t.account_id', 'in', () => accountsNamed(db, account));
   }
   if (query.key !== undefined) q = q.where('t.api_key_id', '=', query.key);
-  if (query.model !== undefined) q = q.where('g.model', '=', query.model);
+  if (query.model !== undefined) q = q.where('t.model', '=', query.model);
   if (query.route !== undefined) {
     const slash = query.route.indexOf('/');
     const [provider, upstreamModel] =
@@ -124,26 +136,48 @@ function filtered(db: Db, query: TaskLogQuery) {
     q = q.where(sql<boolean>`${sql.ref('t.status')} = ${sql.lit(query.status)}`);
   if (query.since !== undefined) q = q.where('t.created_at', '>=', query.since);
   if (query.until !== undefined) q = q.where('t.created_at', '<', query.until);
-  if (query.error !== undefined) q = q.where(contains('t.error', query.error));
+  // Only tasks with an error can contain the text: the term names the partial indexes' condition
+  // (tasks_log_errored, tasks_log_error_trgm), so a text no task has never walks every task.
+  if (query.error !== undefined)
+    q = q.where('t.error', 'is not', null).where(errorTerm(db, query.error, plan.errors ?? 'pattern'));
   return q;
 }
 
+type After = { createdAt: number; id: string };
+
 export function createTaskLog({ db, clock }: { db: Db; clock: Clock }) {
-  /** The statement of one page (also what the query-plan test explains). */
-  function pageQuery(query: TaskLogQuery, after?: { createdAt: number; id: string }) {
-    let q = filtered(db, query);
-    // After the cursor's row, as one row comparison (the index's bound on both stores, so a later
-    // page starts where the last one ended instead of walking the rows before it again).
-    if (after)
-      q = q
-        .where('t.created_at', '<=', after.createdAt)
-        .where(
-          sql<boolean>`(${sql.ref('t.created_at')}, ${sql.ref('t.id')}) < (${after.createdAt}, ${after.id})`,
-        );
+  const errorTermOf = errorTermChooser(db);
+
+  /** The filtered rows after the cursor's row, as one row comparison (the index's bound on both stores). */
+  function rowsAfter(query: TaskLogQuery, after: After | undefined, plan: PagePlan) {
+    const q = filtered(db, query, plan);
+    if (!after) return q;
     return q
+      .where('t.created_at', '<=', after.createdAt)
+      .where(
+        sql<boolean>`(${sql.ref('t.created_at')}, ${sql.ref('t.id')}) < (${after.createdAt}, ${after.id})`,
+      );
+  }
+
+  /** The statement of one page (also what the query-plan test explains). */
+  function pageQuery(query: TaskLogQuery, after?: After, plan: PagePlan = {}) {
+    return rowsAfter(query, after, plan)
       .orderBy('t.created_at', 'desc')
       .orderBy('t.id', 'desc')
       .limit(query.limit + 1);
+  }
+
+  /** The page's plan: the accounts named (when few), then the error text's term. */
+  async function planOf(query: TaskLogQuery, after: After | undefined): Promise<PagePlan> {
+    let accountIds: string[] | undefined;
+    if (query.account !== undefined) {
+      const named = await accountsNamed(db, query.account)
+        .limit(NAMED_ACCOUNTS + 1)
+        .execute();
+      if (named.length <= NAMED_ACCOUNTS) accountIds = named.map((row) => row.id);
+    }
+    const errors = await errorTermOf(query.error, after);
+    return accountIds ? { errors, accountIds } : { errors };
   }
 
   return {
@@ -158,7 +192,9 @@ export function createTaskLog({ db, clock }: { db: Db; clock: Clock }) {
     ): Promise<{ tasks: TaskLogRow[]; next_cursor: string | null } | undefined> {
       const after = query.cursor === undefined ? undefined : parseCursor(query.cursor);
       if (query.cursor !== undefined && !after) return undefined;
-      const rows = await pageQuery(query, after).execute();
+      const plan = await planOf(query, after);
+      if (plan.accountIds?.length === 0) return { tasks: [], next_cursor: null };
+      const rows = await pageQuery(query, after, plan).execute();
       const now = clock.now();
       const tasks = rows.slice(0, query.limit).map((row) => logRowOf(row, now));
       const last = tasks.at(-1);

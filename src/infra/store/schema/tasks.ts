@@ -65,6 +65,8 @@ export interface TasksTable extends TaskKeyColumns {
   upstream_refusals?: number;
   /** The task's moves to a next route, JSON array of TaskFallback (migration 0062); null: none. */
   fallbacks_json?: string | null;
+  /** The model the task was asked for, its generation's (migration 0068: the task log's walk by model). */
+  model: string | null;
 }
 
 /** One move of a task to its model's next route (task-fallback.ts), as `fallbacks_json` keeps it. */
