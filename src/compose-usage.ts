@@ -62,7 +62,8 @@ export async function startTierPolicies(
     : undefined;
   const label = `file:${path ?? '(no ATELIER_POLICY_FILE)'}`;
   const change = await tierPolicies.seed(file, label);
-  if (change) {
+  // Version 1 of "no policies" (a first start without the file) changes nothing: not recorded.
+  if (change && file) {
     const { before, after } = change;
     logger.info(
       { version: after.version, file: path ?? null, sha256: after.fileSha256 },
