@@ -94,7 +94,7 @@ const envSchema = z.object({
   ATELIER_CATALOG: optionalText,
   ATELIER_POLICY_FILE: optionalText,
   // How often each node re-reads what operators change at run time (tier policies): docs/operations.md.
-  ATELIER_CONFIG_REFRESH_MS: milliseconds(2000, 100, 60_000),
+  ATELIER_CONFIG_REFRESH_MS: milliseconds(2000, 50, 60_000),
   ATELIER_MASTER_KEY: optionalText,
   ATELIER_ROLES: z
     .string()
