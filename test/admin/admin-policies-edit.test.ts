@@ -293,12 +293,30 @@ describe('operator console API: tier policies edited at run time', () => {
         assertError(await onB({ prompt: 'third' }), 429, 'quota_exceeded'),
         /the pro tier allows 2 images per day/,
       );
+
+      // Two edits at once on the two nodes, without expected_version: neither is lost.
+      const both = await Promise.all([
+        patch('standard', { tasks_in_flight: 4 }),
+        appB.inject({
+          method: 'PATCH',
+          url: `${ADMIN}/policies/tiers/starter`,
+          headers: who.op,
+          payload: { images_per_day: 11 },
+        }),
+      ]);
+      for (const res of both) assert.equal(res.statusCode, 200, res.body);
+      const versionsOf = both.map((res) => res.json<AdminPolicyVersion>().version).sort((a, b) => a - b);
+      assert.equal(versionsOf[1], (versionsOf[0] as number) + 1, 'one after the other');
+      const [newest] = (await versions()).items;
+      assert.equal(newest?.tiers.standard?.tasks_in_flight, 4);
+      assert.equal(newest?.tiers.starter?.images_per_day, 11);
     } finally {
       await appB.close();
     }
   });
 
   test('which wins: an unchanged file never overrides edits; a changed file is imported as a new version', async () => {
+    await t.core.tierPolicies.refresh(); // node B's last edit, without waiting for the next tick
     const edited = (await policies()).in_force;
     assert.notEqual(edited.source, 'file');
     await node(file); // a restart with the same file
