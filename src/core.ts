@@ -16,7 +16,7 @@ import {
   buildTaskReads,
   buildTaskStore,
 } from './compose-tasks.js';
-import { buildUsage } from './compose-usage.js';
+import { buildUsage, startTierPolicies } from './compose-usage.js';
 import { buildWebhooks } from './compose-webhooks.js';
 import {
   type CoreOverrides,
@@ -49,6 +49,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   const accounts = buildAccounts(resources, { catalog, providers, keyPools });
   const assets = createAssetsRepository(resources);
   const usage = buildUsage(resources, catalog);
+  const audit = buildAudit(resources);
+  await startTierPolicies({ ...resources, catalog }, usage.tierPolicies, audit);
   const generationsRepository = buildGenerationsStore(resources);
   // The webhooks' outbox is written in each task's final write (webhooks are built below).
   const { tasks, taskMetrics } = buildTaskStore(resources, {
@@ -71,7 +73,6 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     ...{ keys: accounts.accounts.keyResolver, admission: usage.admission, budgets: usage.budgets },
   });
   const reads = buildReadModels(resources, { generationsRepository, tasks });
-  const audit = buildAudit(resources);
 
   return {
     ...sharedOf(resources),
@@ -99,12 +100,14 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     },
     usage: usage.usage,
     budgets: usage.budgets,
+    /** The tier policies in force on this node, re-read from the store; edited through the admin API. */
     tierPolicies: usage.tierPolicies,
     /** The audit log: every change made through the admin API, the console or the CLI (append-only). */
     audit,
     housekeeping,
     /** Stops the engine and the webhook worker (if running) and closes the database. */
     async close(graceMs?: number) {
+      usage.tierPolicies.stop();
       await housekeeping.stop();
       await engine.stop(graceMs);
       // After the engine: its last task writes may still enqueue deliveries.

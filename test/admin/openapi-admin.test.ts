@@ -105,8 +105,32 @@ describeContract('the OpenAPI document is the contract of the admin API', ADMIN,
 
   await exercise('GET', `${ADMIN}/usage`, { url: `${ADMIN}/usage`, headers: op }, 200);
   await exercise('GET', `${ADMIN}/usage`, { url: `${ADMIN}/usage?from=x`, headers: op }, 400);
-  await exercise('GET', `${ADMIN}/policies`, { url: `${ADMIN}/policies`, headers: op }, 200);
-  await exercise('GET', `${ADMIN}/policies`, { url: `${ADMIN}/policies`, headers: plain }, 403);
+  const policies = `${ADMIN}/policies`;
+  const inForce = (await exercise('GET', policies, { url: policies, headers: op }, 200)).json().in_force;
+  await exercise('GET', policies, { url: policies, headers: plain }, 403);
+  const document = (version: number, images_per_day = 5) => ({
+    tiers: { trial: { models: ['flash'], images_per_day } },
+    expected_version: version,
+  });
+  await exercise('PUT', policies, { url: policies, headers: op, payload: document(inForce.version) }, 200);
+  await exercise(
+    'PUT',
+    policies,
+    { url: policies, headers: op, payload: document(inForce.version + 1, 0) },
+    400,
+  );
+  await exercise('PUT', policies, { url: policies, headers: op, payload: document(inForce.version) }, 409);
+  await exercise('PUT', policies, { url: policies, headers: plain, payload: document(inForce.version) }, 403);
+  const tier = `${ADMIN}/policies/tiers/{tier}`;
+  const trial = `${policies}/tiers/trial`;
+  await exercise('PATCH', tier, { url: trial, headers: web, payload: { tasks_in_flight: 2 } }, 200);
+  await exercise('PATCH', tier, { url: trial, headers: op, payload: { images_per_day: -1 } }, 400);
+  await exercise('PATCH', tier, { url: trial, headers: op, payload: { expected_version: 0 } }, 409);
+  await exercise('PATCH', tier, { url: trial, headers: plain, payload: {} }, 403);
+  const versions = `${ADMIN}/policies/versions`;
+  await exercise('GET', versions, { url: `${versions}?limit=2`, headers: op }, 200);
+  await exercise('GET', versions, { url: `${versions}?limit=0`, headers: op }, 400);
+  await exercise('GET', versions, { url: versions, headers: plain }, 403);
   await exercise('GET', `${ADMIN}/upstreams`, { url: `${ADMIN}/upstreams`, headers: op }, 200);
   await exercise('GET', `${ADMIN}/upstreams`, { url: `${ADMIN}/upstreams`, headers: plain }, 403);
 

@@ -6,8 +6,11 @@
 import { z } from 'zod';
 import { integerQuery } from './paging.js';
 
-/** Where a change came from: the admin API (an API key), the console (a website session), the CLI. */
-export const AUDIT_SOURCES = ['admin-api', 'website', 'cli'] as const;
+/**
+ * Where a change came from: the admin API (an API key), the console (a website session), the CLI,
+ * or a file read at a start (ATELIER_POLICY_FILE seeding or replacing the tier policies in the store).
+ */
+export const AUDIT_SOURCES = ['admin-api', 'website', 'cli', 'file'] as const;
 export type AuditSource = (typeof AUDIT_SOURCES)[number];
 
 /**
@@ -30,11 +33,14 @@ export const AUDIT_ACTIONS = [
   'provider-key.add', // POST /provider-keys; upstream-keys add
   'provider-key.update', // PATCH /provider-keys/:provider/:name; upstream-keys update, enable, disable
   'provider-key.remove', // DELETE /provider-keys/:provider/:name; upstream-keys remove
+  'policy.replace', // PUT /policies (the whole tier policy document)
+  'policy.tier.update', // PATCH /policies/tiers/:tier (one tier's limits)
+  'policy.import', // a start that seeds the store from ATELIER_POLICY_FILE, or imports a changed file
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** What a change was made to. */
-export const AUDIT_TARGET_TYPES = ['account', 'api-key', 'provider-key'] as const;
+export const AUDIT_TARGET_TYPES = ['account', 'api-key', 'provider-key', 'tier-policy'] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 const jsonState = z
@@ -48,12 +54,20 @@ export const auditEventSchema = z
   .object({
     id: z.string().describe('aud_…'),
     at: z.number().int().describe('When, epoch milliseconds'),
-    actor: z.string().describe('Who: the operator account (its e-mail), "cli:<OS user>" for the CLI'),
+    actor: z
+      .string()
+      .describe(
+        'Who: the operator account (its e-mail), "cli:<OS user>" for the CLI, "file:<path>" for a start that read ATELIER_POLICY_FILE',
+      ),
     actor_account_id: z.string().nullable().describe("The operator's account id; null for the CLI"),
     source: z.enum(AUDIT_SOURCES),
     action: z.enum(AUDIT_ACTIONS),
     target_type: z.enum(AUDIT_TARGET_TYPES),
-    target_id: z.string().describe('acc_…, key_…, or <provider>/<name> for an upstream pool key'),
+    target_id: z
+      .string()
+      .describe(
+        'acc_…, key_…, <provider>/<name> for an upstream pool key; for the tier policies, the tier, or "tiers" for the whole document',
+      ),
     before: jsonState,
     after: jsonState,
     request_id: z.string().nullable().describe('The HTTP request id (null for the CLI)'),

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { TIERS } from '../domain/tiers.js';
+import { policyVersionHeadSchema } from './admin-policies.js';
 import { fieldError } from './field-error.js';
 import { pageFields, pageQuery } from './paging.js';
 import {
@@ -267,6 +268,9 @@ export const adminPoliciesSchema = z
         }),
       )
       .describe('Every tier, in the order of the tier list'),
+    in_force: policyVersionHeadSchema.describe(
+      'The version of the tier policies in force (seeded from ATELIER_POLICY_FILE, edited with PUT or PATCH)',
+    ),
     budgets: z
       .array(z.object({ id: z.string(), email: z.string(), ...budgetLimitsSchema.shape }))
       .describe('Every account with a spend budget set (micro-dollars, USD), by e-mail'),
@@ -284,7 +288,8 @@ export const adminPoliciesSchema = z
   })
   .meta({
     id: 'AdminPolicies',
-    description: 'The tier policies (ATELIER_POLICY_FILE) and spend budgets in force',
+    description:
+      'The tier policies (in the store; seeded from ATELIER_POLICY_FILE) and spend budgets in force',
   });
 
 export const adminUpstreamsSchema = z

@@ -68,3 +68,13 @@ export function providerKeyState(key: {
     status: key.status,
   };
 }
+
+/** A version of the tier policy document, whole (`tier` omitted) or one tier's policy (null: none). */
+export function tierPolicyState(
+  version: { version: number; source: string; tiers: Record<string, object | undefined> },
+  tier?: string,
+) {
+  const head = { version: version.version, source: version.source };
+  if (tier === undefined) return { ...head, tiers: version.tiers };
+  return { ...head, tier, policy: version.tiers[tier] ?? null };
+}

@@ -28,8 +28,10 @@ const hasQuota = (policy: TierPolicy | undefined): policy is TierPolicy =>
  * Tier policies at the door of generation: the models a tier may use, and its quotas, counted from
  * the tasks themselves (no counter to drift; a policy added or changed mid-month applies to what
  * was already used). Images count when requested; an image that ends failed gives its place back.
+ * `policies` answers the policies in force now (they change at run time, src/capabilities/usage/
+ * live-policies.ts); each check reads them once.
  */
-export function createTierAdmission(deps: { policies: TierPolicies; clock: Clock }) {
+export function createTierAdmission(deps: { policies: () => TierPolicies; clock: Clock }) {
   const { policies, clock } = deps;
 
   async function counts(executor: Db, accountId: string) {
@@ -40,7 +42,7 @@ export function createTierAdmission(deps: { policies: TierPolicies; clock: Clock
   return {
     /** Refuses (forbidden_model) a model the caller's tier may not use. */
     checkModel(caller: Caller, modelId: string): void {
-      const allowed = policies[caller.tier]?.models;
+      const allowed = policies()[caller.tier]?.models;
       if (allowed && !allowed.includes(modelId))
         throw new ForbiddenModel(
           `Model ${modelId} is not available on the ${caller.tier} tier (available: ${allowed.join(', ')})`,
@@ -54,7 +56,7 @@ export function createTierAdmission(deps: { policies: TierPolicies; clock: Clock
      * and each counts the tasks committed before it, so concurrent requests cannot overshoot.
      */
     async admitIn(executor: Db, caller: Caller, images: number): Promise<void> {
-      const policy = policies[caller.tier];
+      const policy = policies()[caller.tier];
       if (!hasQuota(policy)) return;
       if (dialectOf(executor) === 'postgres')
         await sql`select pg_advisory_xact_lock(${sql.lit(ADMISSION_LOCK_KEY)}, hashtext(${caller.id}))`.execute(
@@ -82,7 +84,7 @@ export function createTierAdmission(deps: { policies: TierPolicies; clock: Clock
 
     /** What the caller's tier policy allows and what is left now; null when no policy applies. */
     async allowance(db: Db, caller: Caller): Promise<Allowance | null> {
-      const policy = policies[caller.tier];
+      const policy = policies()[caller.tier];
       if (!policy) return null;
       const { periods, inFlight, today, thisMonth } = await counts(db, caller.id);
       const quota = (limit: number | undefined, used: number, resetsAt: number) =>

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { TIERS, type Tier } from '../../base/domain/tiers.js';
@@ -65,15 +66,38 @@ export function parseTierPolicies(input: unknown, modelIds: readonly string[], s
   return parsed.data.tiers;
 }
 
-/** Loads `ATELIER_POLICY_FILE`; no path means no policies (the spec's default: no server-side limits). */
-export function loadTierPolicies(path: string | undefined, modelIds: readonly string[]): TierPolicies {
-  if (!path) return {};
+/** ATELIER_POLICY_FILE as read at a start: its policies (validated) and the SHA-256 of its bytes. */
+export interface PolicyFile {
+  path: string;
+  policies: TierPolicies;
+  sha256: string;
+}
+
+/** Reads and validates `ATELIER_POLICY_FILE`; throws an Error naming the file and every problem. */
+export function readPolicyFile(path: string, modelIds: readonly string[]): PolicyFile {
+  let bytes: Buffer;
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(path, 'utf8'));
+    bytes = readFileSync(path);
+    json = JSON.parse(bytes.toString('utf8'));
   } catch (error) {
     const reason = error instanceof SyntaxError ? 'is not valid JSON' : 'cannot be read';
     throw new Error(`ATELIER_POLICY_FILE: ${path} ${reason}: ${(error as Error).message}`);
   }
-  return parseTierPolicies(json, modelIds, `ATELIER_POLICY_FILE (${path})`);
+  const policies = parseTierPolicies(json, modelIds, `ATELIER_POLICY_FILE (${path})`);
+  return { path, policies, sha256: createHash('sha256').update(bytes).digest('hex') };
+}
+
+/** Loads `ATELIER_POLICY_FILE`; no path means no policies (the spec's default: no server-side limits). */
+export function loadTierPolicies(path: string | undefined, modelIds: readonly string[]): TierPolicies {
+  return path ? readPolicyFile(path, modelIds).policies : {};
+}
+
+/**
+ * A policy document read back from the store: it was validated in full when it was written, so
+ * only its shape is checked here (a model since removed from the catalog does not stop a node; the
+ * tier just cannot use it).
+ */
+export function storedTierPolicies(json: string): TierPolicies {
+  return policyFileSchema.parse(JSON.parse(json)).tiers;
 }

@@ -12,6 +12,7 @@ import { type AdminDeps, NOT_AN_OPERATOR } from './admin-deps.js';
 import { adminAuditRoutes } from './audit-routes.js';
 import { adminKeyRoutes } from './keys-routes.js';
 import { adminPolicyRoutes } from './policies-routes.js';
+import { adminPolicyEditRoutes } from './policy-edit-routes.js';
 import { adminProviderKeyRoutes } from './provider-keys-routes.js';
 import { adminTaskRoutes } from './tasks-routes.js';
 import { adminUpstreamRoutes } from './upstreams-routes.js';
@@ -40,6 +41,7 @@ export async function adminApi(app: FastifyInstance, { deps }: { deps: AdminDeps
     adminKeyRoutes,
     adminUsageRoutes,
     adminPolicyRoutes,
+    adminPolicyEditRoutes,
     adminUpstreamRoutes,
     adminTaskRoutes,
   ])

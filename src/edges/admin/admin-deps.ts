@@ -12,7 +12,7 @@ import type {
   AccountBudget,
   Budgets,
   KeyBudget,
-  TierPolicies,
+  LivePolicies,
   UsageService,
 } from '../../capabilities/usage/index.js';
 import type { TaskLog } from '../../use-cases/read-models/index.js';
@@ -29,7 +29,8 @@ export interface AdminDeps {
   accounts: AccountsService;
   directory: AccountDirectory;
   usage: UsageService;
-  policies: TierPolicies;
+  /** The tier policies in force on this node, their history, and their edits (new versions in the store). */
+  policies: Pick<LivePolicies, 'current' | 'replace' | 'setTier' | 'history'>;
   /** Spend budgets: set and read an account's or a key's; `list` and `listKeys` every one set. */
   budgets: Pick<Budgets, 'get' | 'getKey' | 'set' | 'setKey' | 'status'> & {
     list(): Promise<AccountBudget[]>;

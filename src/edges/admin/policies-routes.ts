@@ -5,6 +5,7 @@ import { TIERS } from '../../base/domain/tiers.js';
 import type { AccountBudget, KeyBudget, TierPolicies } from '../../capabilities/usage/index.js';
 import { errorResponses, jsonResponse } from '../http/route-responses.js';
 import { ADMIN_AUTH_ERRORS, type AdminDeps } from './admin-deps.js';
+import { versionHead } from './policy-edit-routes.js';
 
 /** GET /policies: each tier's policy and how many accounts are on it, and every budget set. */
 export async function adminPolicyRoutes(app: FastifyInstance, { deps }: { deps: AdminDeps }) {
@@ -16,7 +17,7 @@ export async function adminPolicyRoutes(app: FastifyInstance, { deps }: { deps: 
         security: adminSecurity,
         summary: 'Tier policies and budgets in force',
         description:
-          'Each tier with the limits its policy sets (ATELIER_POLICY_FILE; null does not restrict) and how many accounts are on it; every account with a spend budget.',
+          'Each tier with the limits its policy sets (the version in force, `in_force`: seeded from ATELIER_POLICY_FILE, edited with PUT /policies or PATCH /policies/tiers/{tier}; null does not restrict) and how many accounts are on it; every account with a spend budget.',
         response: {
           200: jsonResponse('The policies', adminPoliciesSchema),
           ...errorResponses(ADMIN_AUTH_ERRORS),
@@ -25,6 +26,7 @@ export async function adminPolicyRoutes(app: FastifyInstance, { deps }: { deps: 
     },
     async () => {
       const { directory } = deps;
+      const inForce = deps.policies.current();
       const [counts, budgets, keyBudgets] = await Promise.all([
         directory.countsByTier(),
         deps.budgets.list(),
@@ -36,7 +38,8 @@ export async function adminPolicyRoutes(app: FastifyInstance, { deps }: { deps: 
       return {
         ...budgetsAnswer(budgets, keyBudgets, emails),
         currency: 'USD' as const,
-        tiers: tiersAnswer(deps.policies, counts),
+        tiers: tiersAnswer(inForce.tiers, counts),
+        in_force: versionHead(inForce),
       };
     },
   );

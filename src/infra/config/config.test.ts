@@ -185,6 +185,13 @@ test('ATELIER_OPENAI_WAIT_MS: 300 s by default, 1 ms to 10 min, anything else na
   }
 });
 
+test('ATELIER_CONFIG_REFRESH_MS: 2 s by default, 50 ms to 60 s, anything else named', () => {
+  assert.equal(loadConfig({}).configRefreshMs, 2000);
+  assert.equal(loadConfig({ ATELIER_CONFIG_REFRESH_MS: '250' }).configRefreshMs, 250);
+  for (const bad of ['0', '49', '60001', '1.5', 'soon'])
+    assert.throws(() => loadConfig({ ATELIER_CONFIG_REFRESH_MS: bad }), /ATELIER_CONFIG_REFRESH_MS: must be/);
+});
+
 test('resource caps (issue 25): defaults no honest caller meets; each variable read and checked', () => {
   const caps = loadConfig({}).resourceCaps;
   assert.deepEqual(caps.renditions, { concurrency: 2, queue: 32 });

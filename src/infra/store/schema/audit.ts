@@ -7,10 +7,10 @@ export interface AuditEventsTable {
   /** The operator's e-mail, or `cli:<OS user>`. */
   actor: string;
   actor_account_id: string | null;
-  source: 'admin-api' | 'website' | 'cli';
+  source: 'admin-api' | 'website' | 'cli' | 'file';
   /** One of AUDIT_ACTIONS (src/base/contract/admin-audit.ts). */
   action: string;
-  target_type: 'account' | 'api-key' | 'provider-key';
+  target_type: 'account' | 'api-key' | 'provider-key' | 'tier-policy';
   target_id: string;
   /** JSON, secrets redacted; null when there was no state before (or none after). */
   before_json: string | null;

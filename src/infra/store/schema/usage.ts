@@ -29,4 +29,20 @@ export interface UsageTables {
   usage_daily: UsageDailyTable;
   account_budgets: AccountBudgetsTable;
   key_budgets: KeyBudgetsTable;
+  policy_versions: PolicyVersionsTable;
+}
+
+/** One version of the tier policy document (migration 0065; owned by src/capabilities/usage). */
+export interface PolicyVersionsTable {
+  /** 1, 2, …: the highest is in force. */
+  version: number;
+  /** The document as ATELIER_POLICY_FILE holds it: `{ "tiers": { … } }`. */
+  document_json: string;
+  /** Who wrote it: a start (seeded or imported from ATELIER_POLICY_FILE), the admin API, the console. */
+  source: 'file' | 'api' | 'console';
+  /** The SHA-256 (hex) of the file's bytes, for a version from the file; null otherwise. */
+  file_sha256: string | null;
+  created_at: number;
+  /** The operator's e-mail, or `file:<path>` for a start. */
+  created_by: string;
 }
