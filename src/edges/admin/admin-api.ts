@@ -13,6 +13,7 @@ import { adminAuditRoutes } from './audit-routes.js';
 import { adminKeyRoutes } from './keys-routes.js';
 import { adminPolicyRoutes } from './policies-routes.js';
 import { adminProviderKeyRoutes } from './provider-keys-routes.js';
+import { adminQueueRoutes } from './queue-routes.js';
 import { adminTaskRoutes } from './tasks-routes.js';
 import { adminUpstreamRoutes } from './upstreams-routes.js';
 import { adminUsageRoutes } from './usage-routes.js';
@@ -46,4 +47,5 @@ export async function adminApi(app: FastifyInstance, { deps }: { deps: AdminDeps
     await app.register(routes, { deps });
   await app.register(adminProviderKeyRoutes, { deps });
   await app.register(adminAuditRoutes, { deps });
+  await app.register(adminQueueRoutes, { deps });
 }
