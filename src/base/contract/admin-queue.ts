@@ -93,7 +93,9 @@ const routeSchema = z.object({
     .describe("Its provider's circuit breaker on the node that answered; null: none (the local renderer)"),
   hold: holdSchema.describe('An open circuit on the node that answered; null otherwise'),
   pools: z.array(poolSchema).describe('Its capacity pools, one per key'),
-  turns_counted: count.describe('How many next turns `next_turns` counts: the waiting tasks, at most 100'),
+  turns_counted: count.describe(
+    'How many next turns `next_turns` counts: ten, or the waiting tasks when fewer',
+  ),
   accounts: z.array(accountShareSchema).describe('Its accounts, most waiting first (at most 50)'),
   accounts_omitted: count.describe('Accounts with tasks on the route beyond those listed'),
 });

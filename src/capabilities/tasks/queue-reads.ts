@@ -30,8 +30,22 @@ export interface QueueGroup {
  * a pool; else due later (a retry, or an open circuit's probe).
  */
 export async function readQueueGroups(db: Db, now: number): Promise<QueueGroup[]> {
-  const { rows } = await sql<QueueGroup>`
-    select t.provider, t.upstream_model, t.account_id, t.capacity_pool as pool, t.status,
+  const { rows } = await queueGroupsQuery(now).execute(db);
+  return rows.map((row) => ({
+    ...row,
+    n: Number(row.n),
+    oldest: Number(row.oldest),
+    next_run: Number(row.next_run),
+  }));
+}
+
+/** The query of `readQueueGroups` (its plan is checked in test/admin/admin-queue.test.ts). */
+export function queueGroupsQuery(now: number) {
+  // Grouped by the route id as a whole: grouped by its two columns, SQLite walked the task log's
+  // index of every task by route (for its order) instead of the partial index of unfinished tasks.
+  return sql<QueueGroup>`
+    select min(t.provider) as provider, min(t.upstream_model) as upstream_model, t.account_id,
+      t.capacity_pool as pool, t.status,
       case
         when t.upstream_id is not null or t.status = 'in_progress' then 'upstream'
         when t.lease_expires_at > ${now} then 'working'
@@ -42,13 +56,7 @@ export async function readQueueGroups(db: Db, now: number): Promise<QueueGroup[]
       count(*) as n, min(t.created_at) as oldest, min(t.next_run_at) as next_run
     from tasks t
     where ${isUnfinished}
-    group by 1, 2, 3, 4, 5, 6`.execute(db);
-  return rows.map((row) => ({
-    ...row,
-    n: Number(row.n),
-    oldest: Number(row.oldest),
-    next_run: Number(row.next_run),
-  }));
+    group by t.provider || '/' || t.upstream_model, 3, 4, 5, 6`;
 }
 
 /** A pool's row with what its calls count now. */
@@ -114,22 +122,20 @@ export async function selectCancelIds(
   scope: CancelScope,
   statuses: readonly TaskStatus[],
 ): Promise<string[]> {
+  const rows = await cancelIdsQuery(db, scope, statuses).execute();
+  return rows.map((row) => row.id);
+}
+
+/** The query of `selectCancelIds` (its plan is checked in test/admin/admin-queue.test.ts). */
+export function cancelIdsQuery(db: Db, scope: CancelScope, statuses: readonly TaskStatus[]) {
   const query = db
     .selectFrom('tasks')
     .select('id')
     .where(isUnfinished)
     .where('status', 'in', [...statuses]);
-  const rows =
-    scope.kind === 'account'
-      ? await query.where('account_id', '=', scope.accountId).execute()
-      : await query
-          .where(
-            sql<string>`${sql.ref('provider')} || '/' || ${sql.ref('upstream_model')}`,
-            '=',
-            scope.routeId,
-          )
-          .execute();
-  return rows.map((row) => row.id);
+  if (scope.kind === 'account') return query.where('account_id', '=', scope.accountId);
+  const routeId = sql<string>`${sql.ref('provider')} || '/' || ${sql.ref('upstream_model')}`;
+  return query.where(routeId, '=', scope.routeId);
 }
 
 /** A task's account and status, of any account; undefined when there is no such task. */

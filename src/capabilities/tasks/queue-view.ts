@@ -7,7 +7,7 @@ import type { LearningRules } from './capacity/pool-learning.js';
 import type { QueueGroup, QueuePoolRow } from './queue-reads.js';
 
 /** The next turns a route's account shares are counted over (or its waiting tasks, when fewer). */
-export const TURNS_COUNTED = 100;
+export const TURNS_COUNTED = 10;
 const ACCOUNTS_LISTED = 50;
 const POOL_ACCOUNTS_LISTED = 20;
 
