@@ -81,10 +81,7 @@ describe('the queue (admin API)', () => {
     });
     who = await operatorAndUser(t);
     r = requests(t);
-    const account = async (name: string): Promise<Account> => {
-      const made = await t.createAccount(`${name}-${Date.now()}@queue.test`, { tier: 'pro' });
-      return { ...made };
-    };
+    const account = (name: string) => t.createAccount(`${name}-${Date.now()}@queue.test`, { tier: 'pro' });
     alice = await account('alice');
     bob = await account('bob');
     carol = await account('carol');
