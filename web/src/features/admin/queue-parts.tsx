@@ -119,7 +119,7 @@ function AccountsTable({
             num('Waiting'),
             num('In flight'),
             num('Share of waiting'),
-            num(`Next ${route.turns_counted} turns`),
+            num(`Next turns (of ${route.turns_counted})`),
             { name: 'Actions', hidden: true },
           ]}
         />
@@ -140,12 +140,12 @@ function AccountsTable({
                 type="button"
                 className="button small"
                 disabled={busy || queued === 0}
-                aria-label={`Cancel the queued tasks of ${email}`}
+                aria-label={`Cancel queued tasks of ${email}`}
                 onClick={() =>
                   onCancel({ scope: 'account', accountId: account.account_id, email, count: queued })
                 }
               >
-                Cancel its queued
+                Cancel queued
               </button>
             </td>
           </tr>
@@ -195,7 +195,7 @@ export function RouteCard({
         </span>
       </div>
       <p className="small muted">
-        Oldest waiting since {when(route.oldest_created_at)}.
+        {route.oldest_created_at !== null && <>Oldest waiting since {when(route.oldest_created_at)}.</>}
         {route.next_retry_at !== null && <> Next retry {when(route.next_retry_at)}.</>}
         {route.hold && (
           <>
