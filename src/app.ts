@@ -199,6 +199,7 @@ async function mountAdmin(app: FastifyInstance, core: Core, resolvers: AccountRe
       providers: core.providers,
       capacity: core.capacity,
       unfinishedTasks: core.unfinishedTasks,
+      queue: core.queue,
       providerKeys: { ...core.keyPools, requireKeyedProvider: core.upstreamAccess.requireKeyedProvider },
       taskLog: core.taskLog,
       audit: core.audit,

@@ -12,6 +12,7 @@ import {
   createPostgresTaskFeed,
   createTaskEngine,
   createTaskMetrics,
+  createTaskQueue,
   createTasksRepository,
   createTasksService,
   createUpstreamCapacity,
@@ -171,5 +172,13 @@ export function buildTaskReads(
     previews: createPartialFrameReads({ blobs, partialFrames: taskService.partialFrames }),
     /** Unfinished tasks per provider (the operator console). */
     unfinishedTasks: () => unfinishedByProvider(db),
+    /** The operator's queue: what waits per route and pool, and why; cancels through the engine. */
+    queue: createTaskQueue({
+      db,
+      clock,
+      capacity: parts.capacity,
+      engine: parts.engine,
+      limitsOf: routeLimits(parts.catalog.models),
+    }),
   };
 }

@@ -79,6 +79,8 @@ describe('operator console API: the audit log', () => {
     await sent('POST', '/provider-keys', { provider: 'openai', name: 'audit', key: POOL_KEY, weight: 2 });
     await sent('PATCH', '/provider-keys/openai/audit', { key: POOL_KEY_2, weight: 5 });
     await sent('DELETE', '/provider-keys/openai/audit');
+    // The queue's cancel of an account with nothing queued: recorded too, with its count (0).
+    await sent('POST', '/queue/cancel', { account_id: accountId });
 
     const setTier = await cli(
       cliEnv(),
@@ -126,6 +128,7 @@ describe('operator console API: the audit log', () => {
         'cli provider-key.add provider-key',
         'cli key.rotate account',
         'cli account.update account',
+        'admin-api queue.cancel account',
         'admin-api provider-key.remove provider-key',
         'admin-api provider-key.update provider-key',
         'admin-api provider-key.add provider-key',
@@ -183,6 +186,13 @@ describe('operator console API: the audit log', () => {
     );
     assert.equal(byAction('provider-key.remove').after, null);
     assert.equal(byAction('provider-key.remove').before?.name, 'audit');
+    assert.equal(byAction('queue.cancel').target_id, accountId);
+    assert.deepEqual(byAction('queue.cancel').after, {
+      scope: 'account',
+      status: 'queued',
+      canceled: 0,
+      error: 'Canceled by an operator',
+    });
 
     const cliTier = byAction('account.update', 'cli');
     assert.match(cliTier.actor, /^cli:.+/);

@@ -158,6 +158,19 @@ describeContract('the OpenAPI document is the contract of the admin API', ADMIN,
   await exercise('GET', oneTask, { url: `${tasks}/tsk_none`, headers: op }, 404);
   await exercise('GET', oneTask, { url: `${tasks}/${task.id}`, headers: plain }, 403);
 
+  const queue = `${ADMIN}/queue`;
+  const waiting = { ...task, id: 'tsk_contract_queued', status: 'queued' as const, error: null };
+  await insertTask(t.core.resources.db, waiting);
+  await exercise('GET', queue, { url: queue, headers: op }, 200);
+  await exercise('GET', queue, { url: queue, headers: plain }, 403);
+  const cancel = `${ADMIN}/queue/cancel`;
+  const single = { task_id: waiting.id };
+  await exercise('POST', cancel, { url: cancel, headers: op, payload: single }, 200);
+  await exercise('POST', cancel, { url: cancel, headers: op, payload: single }, 409);
+  await exercise('POST', cancel, { url: cancel, headers: op, payload: { task_id: 'tsk_none' } }, 404);
+  await exercise('POST', cancel, { url: cancel, headers: op, payload: {} }, 400);
+  await exercise('POST', cancel, { url: cancel, headers: plain, payload: single }, 403);
+
   const pool = `${ADMIN}/provider-keys`;
   const added = { provider: 'openai', name: 'contract', key: 'sk-contract-key', weight: 2, project: 'p1' };
   await exercise('POST', pool, { url: pool, headers: op, payload: added }, 201);

@@ -124,6 +124,8 @@ export const OTHER_ROUTES = [
   'GET /api/admin/v1/tasks/:id',
   'GET /api/admin/v1/audit',
   'GET /api/admin/v1/audit/export',
+  'GET /api/admin/v1/queue',
+  'POST /api/admin/v1/queue/cancel',
   'GET /api/v1/openapi.json',
   'GET /docs',
   'GET /files/:id',

@@ -36,11 +36,19 @@ export const AUDIT_ACTIONS = [
   'policy.replace', // PUT /policies (the whole tier policy document)
   'policy.tier.update', // PATCH /policies/tiers/:tier (one tier's limits)
   'policy.import', // a start that seeds the store from ATELIER_POLICY_FILE, or imports a changed file
+  'queue.cancel', // POST /queue/cancel (one task, an account's tasks, or a route's)
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** What a change was made to. */
-export const AUDIT_TARGET_TYPES = ['account', 'api-key', 'provider-key', 'tier-policy'] as const;
+export const AUDIT_TARGET_TYPES = [
+  'account',
+  'api-key',
+  'provider-key',
+  'tier-policy',
+  'task',
+  'route',
+] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 const jsonState = z
@@ -66,7 +74,7 @@ export const auditEventSchema = z
     target_id: z
       .string()
       .describe(
-        'acc_…, key_…, <provider>/<name> for an upstream pool key; for the tier policies, the tier, or "tiers" for the whole document',
+        'acc_…, key_…, <provider>/<name> for an upstream pool key; for the tier policies, the tier, or "tiers" for the whole document; tsk_…, or <provider>/<upstreamModel> for a route',
       ),
     before: jsonState,
     after: jsonState,

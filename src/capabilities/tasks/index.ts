@@ -20,6 +20,8 @@ export type { FinishedTask, OnTaskFinished } from './task-finish.js';
 export { insertTasks, newTaskRows } from './task-insert.js';
 export type { TaskMetrics } from './task-metrics.js';
 export { createTaskMetrics } from './task-metrics.js';
+export type { QueueCancelScope, QueueCancelStatus, TaskQueue } from './task-queue.js';
+export { createTaskQueue } from './task-queue.js';
 export type { TaskRecord } from './task-record.js';
 export { notFoundRecord, toTaskRecord } from './task-record.js';
 export { spendByUpstreamKey, sumTaskSpend } from './task-spend.js';

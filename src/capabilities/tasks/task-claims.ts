@@ -1,10 +1,12 @@
 import { sql } from 'kysely';
+import type { TaskStatus } from '../../base/domain/task-status.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { Db } from '../../infra/store/database.js';
 import type { TasksTable } from '../../infra/store/schema/tasks.js';
 import { skipLockedOn } from '../../infra/store/skip-locked.js';
 import { fairDueIds } from './fair-claim.js';
 import { createLeasedWrites } from './leased-writes.js';
+import { cancelUnfinishedMany } from './task-cancels.js';
 import { FINISHED_COLUMNS, finishingWrites, type OnTaskFinished } from './task-finish.js';
 import { isUnfinished } from './unfinished-tasks.js';
 
@@ -69,6 +71,13 @@ export function createTaskClaims({
           .executeTakeFirst(),
       );
     },
+
+    /**
+     * Ends many unfinished tasks (those of `statuses`) as failed with `error`, whoever holds their
+     * leases (an operator's cancel); answers each with its row before and after.
+     */
+    cancelUnfinishedMany: (taskIds: readonly string[], error: string, statuses: readonly TaskStatus[]) =>
+      cancelUnfinishedMany(db, onFinished, clock.now(), { taskIds, error, statuses }),
 
     leaseHolders: () => leaseHolders(db),
     releaseAll: (owner: string) => releaseAll(db, owner),

@@ -21,8 +21,18 @@ export type InlineSubmitResult =
 const earliest = (a: number | undefined, b: number | undefined) =>
   a === undefined ? b : b === undefined ? a : Math.min(a, b);
 
-/** The error of a canceled task. */
+/** The error of a task its caller canceled (POST /api/v1/tasks/{id}/cancel). */
 export const CANCELED = 'Canceled';
+
+/** The error of a task an operator canceled (the console's queue, POST /api/admin/v1/queue/cancel). */
+export const OPERATOR_CANCELED = 'Canceled by an operator';
+
+/** Whether a failed task's error says it was canceled (by its caller or by an operator). */
+export const isCanceledError = (error: string | null | undefined): boolean =>
+  error === CANCELED || error === OPERATOR_CANCELED;
+
+/** Tasks one transaction of a cancel of many ends (their hooks run in it). */
+const CANCEL_BATCH = 200;
 
 type WorkLoop = ReturnType<typeof createLeaseLoop<LeasedTask>>;
 
@@ -87,6 +97,16 @@ export function createTaskEngine(deps: TaskEngineDeps) {
     /** Cancels an unfinished task of the account (see `cancelTask`). */
     cancel: (accountId: string, taskId: string): Promise<TaskRow | undefined> =>
       cancelTask(parts, accountId, taskId),
+
+    /**
+     * Cancels the unfinished tasks among `taskIds` whose status is one of `statuses`, of any
+     * account (an operator's cancel): each ends failed with `error`, as a single cancel ends it.
+     * Answers the ids it ended (those that ended otherwise meanwhile are left as they ended).
+     */
+    cancelMany: (
+      taskIds: readonly string[],
+      options: { error: string; statuses: readonly TaskRow['status'][] },
+    ): Promise<string[]> => cancelTasks(parts, taskIds, options),
 
     /**
      * Stops leasing, lets in-flight steps finish within `graceMs`, aborts the rest, and gives
@@ -213,12 +233,38 @@ async function cancelTask(
   const canceled = await tasks.cancelUnfinished(taskId, CANCELED);
   workLoop.abort(taskId, new Error('canceled'));
   const after = (await tasks.findForAccount(accountId, taskId)) ?? row;
-  if (canceled) {
-    observeTransition(deps, after, row.status);
-    logTransition(deps.logger, after, row.status);
-    deps.onTaskChanged?.({ accountId, record: toTaskRecord(after) });
-    if (row.partial_frames > 0) void removePartialFrames(deps.blobs, taskId, row.partial_frames);
-    cancelUpstream(deps, row);
-  }
+  if (canceled) afterCancel(deps, row, after);
   return after;
+}
+
+/** Cancels many tasks, a batch per transaction (see `cancelMany`); answers the ids it ended. */
+async function cancelTasks(
+  { deps, workLoop }: EngineParts,
+  taskIds: readonly string[],
+  { error, statuses }: { error: string; statuses: readonly TaskRow['status'][] },
+): Promise<string[]> {
+  const ended: string[] = [];
+  for (let at = 0; at < taskIds.length; at += CANCEL_BATCH) {
+    const batch = taskIds.slice(at, at + CANCEL_BATCH);
+    for (const { before, after } of await deps.tasks.cancelUnfinishedMany(batch, error, statuses)) {
+      workLoop.abort(after.id, new Error('canceled'));
+      afterCancel(deps, before, after);
+      ended.push(after.id);
+    }
+  }
+  return ended;
+}
+
+/**
+ * What follows a cancel's write: metrics and the log line of the change, the listeners told (event
+ * streams, long-polls, webhooks, other nodes), the partial frames removed, and the upstream job
+ * canceled where the provider supports it. A step in flight on another node finds its lease gone at
+ * its next heartbeat or write and stops; its result is never stored or charged.
+ */
+function afterCancel(deps: TaskEngineDeps, before: TaskRow, after: TaskRow): void {
+  observeTransition(deps, after, before.status);
+  logTransition(deps.logger, after, before.status);
+  deps.onTaskChanged?.({ accountId: after.account_id, record: toTaskRecord(after) });
+  if (before.partial_frames > 0) void removePartialFrames(deps.blobs, after.id, before.partial_frames);
+  cancelUpstream(deps, before);
 }

@@ -4,7 +4,7 @@ import type { WaitPlaces } from './capacity/wait-places.js';
 import { createFinalRecordCache, type FinalRecordCache } from './final-records.js';
 import type { TaskWithRequest } from './pending-tasks.js';
 import { type ReportedUsage, sumUsage } from './reported-usage.js';
-import { CANCELED, type TaskEngine } from './task-engine.js';
+import { isCanceledError, type TaskEngine } from './task-engine.js';
 import { TASK_NOT_FOUND, type TaskRecord, toTaskRecord } from './task-record.js';
 import type { TaskRecordRow, TasksRepository } from './tasks-repository.js';
 
@@ -175,7 +175,8 @@ async function reportedUsage(
 }
 
 /**
- * Cancels an unfinished task (it ends failed "Canceled"; repeating answers the same). NotFound
+ * Cancels an unfinished task (it ends failed "Canceled"; repeating answers the same, as does a cancel
+ * of a task an operator canceled). NotFound
  * when the account has no such task, Conflict when it had already ended otherwise.
  */
 async function cancelTask(
@@ -187,7 +188,8 @@ async function cancelTask(
   if (!row) throw new NotFound(TASK_NOT_FOUND);
   const record = toTaskRecord(row);
   if (record.status === 'completed') throw new Conflict('Task already completed; it cannot be canceled');
-  if (record.status === 'failed' && record.error !== CANCELED)
+  // Canceled already (by its caller, or by an operator): answered as it is.
+  if (record.status === 'failed' && !isCanceledError(record.error))
     throw new Conflict(`Task already failed (${record.error}); it cannot be canceled`);
   return record;
 }

@@ -14,6 +14,7 @@ import { adminKeyRoutes } from './keys-routes.js';
 import { adminPolicyRoutes } from './policies-routes.js';
 import { adminPolicyEditRoutes } from './policy-edit-routes.js';
 import { adminProviderKeyRoutes } from './provider-keys-routes.js';
+import { adminQueueRoutes } from './queue-routes.js';
 import { adminTaskRoutes } from './tasks-routes.js';
 import { adminUpstreamRoutes } from './upstreams-routes.js';
 import { adminUsageRoutes } from './usage-routes.js';
@@ -48,4 +49,5 @@ export async function adminApi(app: FastifyInstance, { deps }: { deps: AdminDeps
     await app.register(routes, { deps });
   await app.register(adminProviderKeyRoutes, { deps });
   await app.register(adminAuditRoutes, { deps });
+  await app.register(adminQueueRoutes, { deps });
 }

@@ -7,7 +7,7 @@ import type {
 } from '../../capabilities/accounts/index.js';
 import type { AuditLog } from '../../capabilities/audit/index.js';
 import type { ProviderRegistry } from '../../capabilities/providers/index.js';
-import type { PoolState } from '../../capabilities/tasks/index.js';
+import type { PoolState, TaskQueue } from '../../capabilities/tasks/index.js';
 import type {
   AccountBudget,
   Budgets,
@@ -41,6 +41,8 @@ export interface AdminDeps {
   capacity: { states(): Promise<PoolState[]> };
   /** The deployment's unfinished tasks per provider (src/capabilities/tasks/task-counts.ts). */
   unfinishedTasks(): Promise<Array<{ provider: string; queued: number; inProgress: number }>>;
+  /** The queue per route and pool, and the operator's cancel (src/capabilities/tasks/task-queue.ts). */
+  queue: Pick<TaskQueue, 'view' | 'cancel' | 'error'>;
   /** The deployment's pools of upstream keys: each key's state (never the key), and their store. */
   providerKeys: {
     states(): Promise<ProviderKeyWire[]>;

@@ -103,8 +103,11 @@ export function decodeGenerationTaskId(taskId: string, seal: TaskIdSeal): Genera
   }
 }
 
-/** The "Canceled" error a task gets from POST /api/v1/tasks/{id}/cancel. */
-const CANCELED = 'Canceled';
+/**
+ * The errors of a canceled task: "Canceled" from POST /api/v1/tasks/{id}/cancel, and the one an
+ * operator's cancel from the console's queue gives (docs/admin-api.md).
+ */
+const CANCELED = ['Canceled', 'Canceled by an operator'];
 const NOT_FOUND = 'Task not found';
 
 /** The MCP task of a generation whose records were just read. */
@@ -127,7 +130,7 @@ export function taskOfRecords(taskId: string, ref: GenerationTaskRef, records: r
       statusMessage: `${describeProgress([...records])} (${overallProgress(records)}%)`,
     };
   }
-  if (records.some((task) => task.error === CANCELED)) {
+  if (records.some((task) => task.error !== undefined && CANCELED.includes(task.error))) {
     return { ...base, status: 'cancelled', statusMessage: summarize(records) };
   }
   // Images that failed are data in the result (as without tasks); the call itself completed.

@@ -45,7 +45,10 @@ export class UpstreamCapacity {
   private readonly db: Db;
   private readonly clock: Clock;
   private readonly defaultHoldMs: number;
-  private readonly windowSpan: number;
+  /** The window the pools count calls over: a little longer than the upstream's (see the constructor). */
+  readonly windowSpan: number;
+  /** How the pools learn (the rules every decision reads; the queue view explains holds with them). */
+  readonly rules: ReturnType<typeof learningRules>;
   private readonly work: PoolWork;
   /**
    * A slot's acquire and release: on a pool with no limit set in the catalog, the decisions asked in
@@ -62,6 +65,7 @@ export class UpstreamCapacity {
     // little longer than the upstream's so that it has surely freed when the next call arrives.
     this.windowSpan = windowMs + Math.max(250, Math.round(windowMs / 40));
     const rules = learningRules(windowMs, defaultHoldMs);
+    this.rules = rules;
     const reads = createCapacityReads(db, this.windowSpan);
     const poolRoom = createPoolRoom({ rules, reads, windowSpan: this.windowSpan });
     this.work = { clock, rules, reads, poolRoom, statements: slotStatements(db) };

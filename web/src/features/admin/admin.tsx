@@ -2,6 +2,7 @@ import { Link } from '../../lib/router';
 import AccountDetailPage from './account-detail';
 import AccountsPage from './accounts';
 import PoliciesPage from './policies';
+import QueuePage from './queue';
 import UpstreamsPage from './upstreams';
 import UsagePage from './usage';
 import './admin.css';
@@ -11,6 +12,7 @@ const SECTIONS = [
   { path: '/admin/usage', label: 'Usage and spend' },
   { path: '/admin/policies', label: 'Policies and budgets' },
   { path: '/admin/upstreams', label: 'Upstreams' },
+  { path: '/admin/queue', label: 'Queue' },
 ];
 
 const ACCOUNT_PATH = /^\/admin\/accounts\/([^/]+)$/;
@@ -34,6 +36,8 @@ function sectionPage(path: string) {
       return <PoliciesPage />;
     case '/admin/upstreams':
       return <UpstreamsPage />;
+    case '/admin/queue':
+      return <QueuePage />;
     default:
       return undefined;
   }

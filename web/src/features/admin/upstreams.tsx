@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import type { AdminUpstreams } from '../../../../src/base/contract/admin';
 import type { ProviderKeysWire } from '../../../../src/base/contract/admin-provider-keys';
 import { api } from '../../lib/api';
+import { Link } from '../../lib/router';
 import { useAction } from '../../lib/use-action';
 import { AdminTable, HeadRow, LoadState, num, when } from './admin-kit';
 import { KeyPools } from './key-pools';
@@ -37,6 +38,23 @@ function CircuitCell({ provider }: { provider: ProviderState }) {
     <span className={good ? 'badge state-good' : 'badge state-bad'}>
       {CIRCUIT_WORDS[provider.circuit.state]}
     </span>
+  );
+}
+
+/**
+ * The unfinished tasks of every provider, with a way to the Queue: an empty list of pools must never
+ * read as "nothing is happening" while tasks wait (the local renderer has no pool at all).
+ */
+function Backlog({ providers }: { providers: ProviderState[] }) {
+  const queued = providers.reduce((sum, p) => sum + p.queued, 0);
+  const rendering = providers.reduce((sum, p) => sum + p.in_progress, 0);
+  if (queued + rendering === 0) return <p>No task is waiting or rendering.</p>;
+  return (
+    <p>
+      <strong>{queued.toLocaleString('en')}</strong> {queued === 1 ? 'task is' : 'tasks are'} queued and{' '}
+      <strong>{rendering.toLocaleString('en')}</strong> rendering, on every node:{' '}
+      <Link href="/admin/queue">see where they wait and why in the Queue</Link>.
+    </p>
   );
 }
 
@@ -81,6 +99,7 @@ export default function UpstreamsPage() {
           seconds.
         </p>
         <LoadState error={load.error} loading={load.busy && !state} />
+        {state && <Backlog providers={state.providers} />}
         {state && (
           <AdminTable
             caption="Circuit breakers"
@@ -128,7 +147,8 @@ export default function UpstreamsPage() {
         {state && state.pools.length === 0 && (
           <p>
             No pool yet: one is made at the first call to an upstream with a key. The local renderer takes
-            none; its tasks are counted under Providers.
+            none; its tasks are counted under Providers and shown in the{' '}
+            <Link href="/admin/queue">Queue</Link>.
           </p>
         )}
         {state && state.pools.length > 0 && (
