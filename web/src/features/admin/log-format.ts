@@ -16,6 +16,19 @@ export function instant(ms: number | null | undefined): string {
   return new Date(ms).toLocaleString('en', { dateStyle: 'medium', timeStyle: 'medium' });
 }
 
+/** A compact instant for a table's row: "Nov 28, 10:22:30 PM" (the year too when it is not this one). */
+export function stamp(ms: number): string {
+  const thisYear = new Date(ms).getFullYear() === new Date().getFullYear();
+  return new Date(ms).toLocaleString('en', {
+    month: 'short',
+    day: 'numeric',
+    ...(thisYear ? {} : { year: 'numeric' }),
+    hour: 'numeric',
+    minute: '2-digit',
+    second: '2-digit',
+  });
+}
+
 /** The first `max` characters of a text, with an ellipsis when it was longer. */
 export function shorten(text: string, max = 80): string {
   return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;

@@ -1,7 +1,7 @@
 import type { TaskLogRow } from '../../../../src/base/contract/admin-tasks';
 import { Link } from '../../lib/router';
 import { AdminTable, HeadRow, num, usd } from './admin-kit';
-import { duration, instant, shorten } from './log-format';
+import { duration, shorten, stamp } from './log-format';
 
 /** The console's page of one task. */
 export const taskPath = (id: string) => `/admin/tasks/${encodeURIComponent(id)}`;
@@ -21,6 +21,16 @@ export function costText(task: Pick<TaskLogRow, 'cost_micros' | 'absorbed_micros
 
 /** The account a task belongs to: its e-mail (its id when the account is gone). */
 export const accountText = (task: TaskLogRow) => task.account_email ?? task.account_id;
+
+/** A row's link to the task's life: its time, and its id for screen readers. */
+function TaskLink({ task }: { task: TaskLogRow }) {
+  const time = stamp(task.created_at);
+  return (
+    <Link href={taskPath(task.id)} aria-label={`${time}, task ${task.id}`}>
+      {time}
+    </Link>
+  );
+}
 
 /** The log as a table, for wide screens. */
 function TaskTable({ tasks }: { tasks: TaskLogRow[] }) {
@@ -48,14 +58,9 @@ function TaskTable({ tasks }: { tasks: TaskLogRow[] }) {
       {tasks.map((task) => (
         <tr key={task.id}>
           <td>
-            <Link
-              href={taskPath(task.id)}
-              aria-label={`Task ${task.id}, created ${instant(task.created_at)}`}
-            >
-              {instant(task.created_at)}
-            </Link>
+            <TaskLink task={task} />
           </td>
-          <td>{accountText(task)}</td>
+          <td className="task-account">{accountText(task)}</td>
           <td>
             <code>{task.model}</code>
             <div className="small muted">{task.route}</div>
@@ -83,12 +88,7 @@ function TaskList({ tasks }: { tasks: TaskLogRow[] }) {
       {tasks.map((task) => (
         <li key={task.id}>
           <div className="row between">
-            <Link
-              href={taskPath(task.id)}
-              aria-label={`Task ${task.id}, created ${instant(task.created_at)}`}
-            >
-              {instant(task.created_at)}
-            </Link>
+            <TaskLink task={task} />
             <StatusBadge status={task.status} />
           </div>
           <div className="task-log-account">{accountText(task)}</div>

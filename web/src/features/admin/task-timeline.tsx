@@ -113,7 +113,11 @@ function end(life: TaskLife): Moment[] {
       key: 'end',
       at: task.finished_at,
       title: failed ? 'Failed' : 'Completed',
-      detail: failed ? (task.error ?? 'no error recorded') : `after ${duration(task.upstream_ms)} upstream`,
+      detail: failed
+        ? (task.error ?? 'no error recorded')
+        : task.upstream_ms === null
+          ? undefined
+          : `after ${duration(task.upstream_ms)} upstream`,
       bad: failed,
     },
   ];
