@@ -173,12 +173,15 @@ describe('operator console: the task log and the audit log (Chromium)', () => {
     const row = page
       .getByRole('row')
       .filter({ has: page.locator(`a[href="/admin/tasks/${made.refusedThenCompleted}"]`) });
-    const cells = await row.getByRole('cell').allInnerTexts();
-    assert.equal(cells[1], ann.email);
-    assert.match(cells[2] ?? '', /openai-image[\s\S]*openai\/gpt-image-1\.5/);
-    assert.equal(cells[4]?.toLowerCase(), 'completed');
-    assert.equal(cells[5], '$0.04');
-    assert.equal(cells[9], '1', 'one refusal');
+    const heads = await page.locator('.wide-only').getByRole('columnheader').allInnerTexts();
+    const values = await row.getByRole('cell').allInnerTexts();
+    const cell = Object.fromEntries(heads.map((head, i) => [head.trim(), values[i]?.trim() ?? '']));
+    assert.equal(cell.Account, ann.email);
+    assert.match(cell['Model / route'] ?? '', /openai-image[\s\S]*openai\/gpt-image-1\.5/);
+    assert.equal(cell.Status?.toLowerCase(), 'completed');
+    assert.equal(cell.Cost, '$0.04');
+    assert.equal(cell.Refusals, '1', 'one refusal');
+    assert.equal(cell.Error, '');
     await screenshot(page, 'admin-tasks');
   });
 

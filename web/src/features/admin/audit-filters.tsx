@@ -90,7 +90,7 @@ export function AuditFilterForm({ initial }: { initial: AuditFilters }) {
     navigate(auditUrl(trimmed));
   };
   return (
-    <form className="admin-filters" onSubmit={apply} aria-label="Filter the audit log">
+    <form className="admin-filters log-filters" onSubmit={apply} aria-label="Filter the audit log">
       <TextFilter label="Who (e-mail or cli:user)" value={filters.actor} onChange={set('actor')} />
       <SelectFilter label="Action" value={filters.action} labels={ACTION_LABELS} onChange={set('action')} />
       <SelectFilter

@@ -106,7 +106,7 @@ export function TaskFilterForm({ initial }: { initial: TaskFilters }) {
     navigate(taskLogUrl(trimmed));
   };
   return (
-    <form className="admin-filters" onSubmit={apply} aria-label="Filter tasks">
+    <form className="admin-filters log-filters" onSubmit={apply} aria-label="Filter tasks">
       {TEXT_FILTERS.map(([name, label]) => (
         <TextFilter key={name} label={label} value={filters[name]} onChange={set(name)} />
       ))}

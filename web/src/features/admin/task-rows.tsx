@@ -32,7 +32,7 @@ function TaskLink({ task }: { task: TaskLogRow }) {
   );
 }
 
-/** The log as a table, for wide screens. */
+/** The log as a table, for wide screens (the provider is the first part of the route). */
 function TaskTable({ tasks }: { tasks: TaskLogRow[] }) {
   return (
     <AdminTable
@@ -43,7 +43,6 @@ function TaskTable({ tasks }: { tasks: TaskLogRow[] }) {
             'Created',
             'Account',
             'Model / route',
-            'Provider',
             'Status',
             num('Cost'),
             num('Queue wait'),
@@ -65,7 +64,6 @@ function TaskTable({ tasks }: { tasks: TaskLogRow[] }) {
             <code>{task.model}</code>
             <div className="small muted">{task.route}</div>
           </td>
-          <td>{task.provider}</td>
           <td>
             <StatusBadge status={task.status} />
           </td>
