@@ -11,7 +11,7 @@ import { Field, FormOutcome, PasswordField } from '../../ui/form-fields';
 import { BudgetForm } from './account-budget';
 import { AccountKeys } from './account-keys';
 import { images, LoadState, usd, when } from './admin-kit';
-import { taskLogUrl } from './task-filters';
+import { taskLogUrl } from './task-query';
 import { ABSORBED_NOTE, activeDay, anyAbsorbed, ModelTable, NoUsage, SpendBars } from './usage-parts';
 
 /** Tier, disabling and enabling. */

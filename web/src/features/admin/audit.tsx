@@ -6,17 +6,17 @@ import { Link, useLocation } from '../../lib/router';
 import { LoadMore } from '../../ui/load-more';
 import { LoadState } from './admin-kit';
 import { AuditDiff } from './audit-diff';
+import { AuditFilterForm } from './audit-filters';
 import {
   ACTION_LABELS,
   AUDIT_PATH,
-  AuditFilterForm,
   type AuditFilters,
   auditApiFilter,
   auditExportHref,
   auditFiltersOf,
   auditUrl,
   describeAuditFilters,
-} from './audit-filters';
+} from './audit-query';
 import { useKeysetPages } from './keyset-pages';
 import { instant, queryOf } from './log-format';
 

@@ -59,6 +59,9 @@ export function msOfIso(iso: string | undefined): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
+/** A filter's instant in words, in the reader's zone. */
+export const timeWords = (iso: string) => new Date(iso).toLocaleString('en');
+
 /** A query string of the non-empty values, in the order given (no leading `?`). */
 export function queryOf(values: Record<string, string | number | undefined>): string {
   const query = new URLSearchParams();

@@ -5,7 +5,7 @@ import { Link } from '../../lib/router';
 import { useAction } from '../../lib/use-action';
 import { LoadState } from './admin-kit';
 import { duration, instant } from './log-format';
-import { taskLogUrl } from './task-filters';
+import { taskLogUrl } from './task-query';
 import { accountText, costText, StatusBadge } from './task-rows';
 import { Timeline } from './task-timeline';
 

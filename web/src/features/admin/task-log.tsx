@@ -6,17 +6,16 @@ import { Link, useLocation } from '../../lib/router';
 import { LoadMore } from '../../ui/load-more';
 import { LoadState } from './admin-kit';
 import { useKeysetPages } from './keyset-pages';
+import { FailedLastHourLink, TaskFilterForm } from './task-filters';
 import {
   anyTaskFilter,
   describeTaskFilters,
-  FailedLastHourLink,
   TASK_LOG_PATH,
-  TaskFilterForm,
   type TaskFilters,
   taskApiQuery,
   taskFiltersOf,
   taskLogUrl,
-} from './task-filters';
+} from './task-query';
 import { TaskRows } from './task-rows';
 
 type TaskLogPage = z.output<typeof taskLogPageSchema>;
