@@ -52,10 +52,48 @@ export async function seedOlderTasks(
     await insertTask(db, spec, { upstream_refusals: i % 5 === 0 ? 2 : 0, attempts: 1 + (i % 3) });
     seeded.push(spec);
   }
+  await dressFirst(t, seeded[0] as SeededTask);
+  return seeded;
+}
+
+/** The first task's long prompt, the fallback that moved it and its webhook's delivery (retried once). */
+async function dressFirst(t: TestApp, task: SeededTask): Promise<void> {
+  const db = t.core.resources.db;
   await db
     .updateTable('generations')
     .set({ prompt: LONG_PROMPT })
-    .where('id', '=', `gen_${seeded[0]?.id}`)
+    .where('id', '=', `gen_${task.id}`)
     .execute();
-  return seeded;
+  const move = {
+    from: 'fal/flux/dev',
+    to: `${task.provider}/${task.upstreamModel}`,
+    at: task.createdAt + 300,
+    error: 'HTTP 503 from fal',
+  };
+  await db
+    .updateTable('tasks')
+    .set({ fallbacks_json: JSON.stringify([move]) })
+    .where('id', '=', task.id)
+    .execute();
+  await db
+    .insertInto('webhook_deliveries')
+    .values({
+      id: 'msg_seed000',
+      account_id: task.accountId,
+      task_id: task.id,
+      url: 'https://hooks.example.test/atelier',
+      type: 'task.completed',
+      payload: '{}',
+      state: 'succeeded',
+      attempts: 2,
+      next_attempt_at: null,
+      last_status_code: 200,
+      last_error: null,
+      lease_owner: null,
+      lease_expires_at: null,
+      created_at: task.createdAt + 3_600,
+      updated_at: task.createdAt + 9_000,
+      delivered_at: task.createdAt + 9_000,
+    })
+    .execute();
 }

@@ -369,6 +369,17 @@ describe('operator console: the task log and the audit log (Chromium)', () => {
     await page.goto(`/admin/tasks/${long.id}`);
     await page.getByText(LONG_PROMPT.slice(0, 60)).waitFor();
     assert.equal(await scrollsSideways(page), false, 'a long prompt wraps');
+    const moments = await page.locator('ol.task-timeline > li').allInnerTexts();
+    const titles = moments.map((moment) => moment.split('\n')[1]);
+    assert.deepEqual(titles, [
+      'Admitted from the API',
+      `Fell back from fal/flux/dev to ${long.provider}/${long.upstreamModel}`,
+      'Submitted upstream',
+      'Completed',
+      'Webhook task.completed to https://hooks.example.test/atelier',
+    ]);
+    assert.match(moments[1] ?? '', /HTTP 503 from fal/);
+    assert.match(moments[4] ?? '', /succeeded after 2 attempts, last answer HTTP 200/);
     await expectNoAxeViolations(page, 'a task’s life, 390 px');
 
     await page.goto('/admin/audit');
