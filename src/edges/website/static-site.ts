@@ -24,9 +24,11 @@ export const PAGE_ROUTES = new Set([
   '/admin/policies',
   '/admin/upstreams',
   '/admin/queue',
+  '/admin/tasks',
+  '/admin/audit',
 ]);
-/** Page routes with a part of their own (an account's page in the console: /admin/accounts/<id>). */
-const PAGE_PATTERNS = [/^\/admin\/accounts\/[^/]+$/];
+/** Page routes with a part of their own (in the console: an account's page, a task's life). */
+const PAGE_PATTERNS = [/^\/admin\/accounts\/[^/]+$/, /^\/admin\/tasks\/[^/]+$/];
 
 /** Whether `path` is one of the website's pages (a trailing slash is the same page). */
 export function isPageRoute(path: string): boolean {

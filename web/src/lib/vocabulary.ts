@@ -6,5 +6,5 @@
  */
 export type { AssetKind } from '../../../src/base/domain/asset-kinds.js';
 export { formatUsd, MICROS_PER_UNIT, parseUsd } from '../../../src/base/domain/money.js';
-export { isFinalStatus } from '../../../src/base/domain/task-status.js';
+export { isFinalStatus, TASK_STATUSES } from '../../../src/base/domain/task-status.js';
 export { TIERS } from '../../../src/base/domain/tiers.js';

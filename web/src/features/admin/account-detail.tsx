@@ -11,6 +11,7 @@ import { Field, FormOutcome, PasswordField } from '../../ui/form-fields';
 import { BudgetForm } from './account-budget';
 import { AccountKeys } from './account-keys';
 import { images, LoadState, usd, when } from './admin-kit';
+import { taskLogUrl } from './task-query';
 import { ABSORBED_NOTE, activeDay, anyAbsorbed, ModelTable, NoUsage, SpendBars } from './usage-parts';
 
 /** Tier, disabling and enabling. */
@@ -231,6 +232,9 @@ export default function AccountDetailPage({ id }: { id: string }) {
         <p className="small muted">
           Created {when(account.created_at)} · {account.tier} tier · today {images(account.today.completed)},{' '}
           {usd(account.today.cost_micros)} · this month {usd(account.month.cost_micros)}
+        </p>
+        <p>
+          <Link href={taskLogUrl({ account: account.id })}>Tasks of this account</Link>
         </p>
         <Standing account={account} onChanged={setAccount} />
       </section>

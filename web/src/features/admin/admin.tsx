@@ -1,8 +1,11 @@
 import { Link } from '../../lib/router';
 import AccountDetailPage from './account-detail';
 import AccountsPage from './accounts';
+import AuditPage from './audit';
 import PoliciesPage from './policies';
 import QueuePage from './queue';
+import TaskLifePage from './task-life';
+import TaskLogPage from './task-log';
 import UpstreamsPage from './upstreams';
 import UsagePage from './usage';
 import './admin.css';
@@ -13,13 +16,17 @@ const SECTIONS = [
   { path: '/admin/policies', label: 'Policies and budgets' },
   { path: '/admin/upstreams', label: 'Upstreams' },
   { path: '/admin/queue', label: 'Queue' },
+  { path: '/admin/tasks', label: 'Tasks' },
+  { path: '/admin/audit', label: 'Audit' },
 ];
 
 const ACCOUNT_PATH = /^\/admin\/accounts\/([^/]+)$/;
+const TASK_PATH = /^\/admin\/tasks\/([^/]+)$/;
 
 /** Which section a path of the admin area belongs to (an account's page is under Accounts). */
 function sectionOf(path: string): string {
   if (path === '/admin' || path === '/admin/' || path.startsWith('/admin/accounts')) return '/admin';
+  if (TASK_PATH.test(path)) return '/admin/tasks';
   return SECTIONS.find((section) => section.path === path)?.path ?? '';
 }
 
@@ -27,6 +34,8 @@ function sectionOf(path: string): string {
 function sectionPage(path: string) {
   const account = ACCOUNT_PATH.exec(path);
   if (account?.[1]) return <AccountDetailPage id={decodeURIComponent(account[1])} />;
+  const task = TASK_PATH.exec(path);
+  if (task?.[1]) return <TaskLifePage id={decodeURIComponent(task[1])} />;
   switch (sectionOf(path)) {
     case '/admin':
       return <AccountsPage />;
@@ -38,15 +47,19 @@ function sectionPage(path: string) {
       return <UpstreamsPage />;
     case '/admin/queue':
       return <QueuePage />;
+    case '/admin/tasks':
+      return <TaskLogPage />;
+    case '/admin/audit':
+      return <AuditPage />;
     default:
       return undefined;
   }
 }
 
 /**
- * The operator console: accounts, usage and spend, policies and budgets, upstreams. Shown in the
- * navigation to operators only; everything it shows comes from /api/admin/v1, which refuses
- * anyone else (403), whatever this page does.
+ * The operator console: accounts, usage and spend, policies and budgets, upstreams, the task log and
+ * the audit log. Shown in the navigation to operators only; everything it shows comes from
+ * /api/admin/v1, which refuses anyone else (403), whatever this page does.
  */
 export default function AdminArea({ path }: { path: string }) {
   const current = sectionOf(path);
