@@ -3,3 +3,9 @@
 export { createWebhookMetrics } from './webhook-metrics.js';
 export type { WebhooksService } from './webhooks-service.js';
 export { createWebhooksService } from './webhooks-service.js';
+// The delivery machinery other outboxes (alerts) reuse: leasing, signed attempts and retries.
+export type { LeasedDelivery, OutboxTable } from './deliveries-store.js';
+export { createDeliveryLeases } from './deliveries-store.js';
+export type { DeliveryWorker, DeliveryWorkerOptions } from './delivery-worker.js';
+export { createDeliveryWorker } from './delivery-worker.js';
+export { generateWebhookSecret } from './signature.js';
