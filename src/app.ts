@@ -201,6 +201,7 @@ async function mountAdmin(app: FastifyInstance, core: Core, resolvers: AccountRe
       unfinishedTasks: core.unfinishedTasks,
       providerKeys: { ...core.keyPools, requireKeyedProvider: core.upstreamAccess.requireKeyedProvider },
       taskLog: core.taskLog,
+      alerts: core.alerts,
       audit: core.audit,
       clock: core.clock,
     },

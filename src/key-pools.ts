@@ -140,7 +140,13 @@ export interface KeyPoolsDeps {
   /** A key was taken out: call back the tasks parked on its pools (by pattern) and wake the workers. */
   wakeParked(poolPattern: string): Promise<void>;
   /** A key was taken out of its pool by this node (alerts); never the key itself. */
-  onTakenOut?(out: { provider: string; keyId: string; keyName: string; reason: string; message: string }): void;
+  onTakenOut?(out: {
+    provider: string;
+    keyId: string;
+    keyName: string;
+    reason: string;
+    message: string;
+  }): void;
   recheck?: RecheckPolicy | undefined;
 }
 

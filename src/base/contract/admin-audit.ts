@@ -30,11 +30,15 @@ export const AUDIT_ACTIONS = [
   'provider-key.add', // POST /provider-keys; upstream-keys add
   'provider-key.update', // PATCH /provider-keys/:provider/:name; upstream-keys update, enable, disable
   'provider-key.remove', // DELETE /provider-keys/:provider/:name; upstream-keys remove
+  'alert.create', // POST /alerts
+  'alert.update', // PATCH /alerts/:id
+  'alert.delete', // DELETE /alerts/:id
+  'alert.test', // POST /alerts/:id/test
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** What a change was made to. */
-export const AUDIT_TARGET_TYPES = ['account', 'api-key', 'provider-key'] as const;
+export const AUDIT_TARGET_TYPES = ['account', 'api-key', 'provider-key', 'alert-rule'] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 const jsonState = z
@@ -53,7 +57,9 @@ export const auditEventSchema = z
     source: z.enum(AUDIT_SOURCES),
     action: z.enum(AUDIT_ACTIONS),
     target_type: z.enum(AUDIT_TARGET_TYPES),
-    target_id: z.string().describe('acc_…, key_…, or <provider>/<name> for an upstream pool key'),
+    target_id: z
+      .string()
+      .describe('acc_…, key_…, alr_… (an alert rule), or <provider>/<name> for an upstream pool key'),
     before: jsonState,
     after: jsonState,
     request_id: z.string().nullable().describe('The HTTP request id (null for the CLI)'),

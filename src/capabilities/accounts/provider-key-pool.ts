@@ -60,7 +60,9 @@ export interface ProviderKeyPoolDeps {
   recheck?: RecheckPolicy;
   metrics?: KeyPoolMetrics | undefined;
   /** A key was taken out (by this node's write), and why: the tasks parked on its pool choose again. */
-  onTakenOut?: ((key: PooledKey, answer: { reason: KeyOutReason; message: string }) => Promise<void>) | undefined;
+  onTakenOut?:
+    | ((key: PooledKey, answer: { reason: KeyOutReason; message: string }) => Promise<void>)
+    | undefined;
 }
 
 /** Orders keys by weighted round robin: the most owed first (then taken down by the total). */

@@ -60,140 +60,143 @@ export interface DetectionDeps {
 const percentOf = (level: BudgetLevel) =>
   level.limit_micros === 0 ? Number.POSITIVE_INFINITY : (level.spent_micros * 100) / level.limit_micros;
 
+/** What each detection works with: its deps, and the claim-then-send step. */
+interface Detecting extends DetectionDeps {
+  /** Sends `what` for `rule` when this caller wins the claim of `subject`. */
+  fire(rule: AlertRule, subject: string, what: AlertEvent): Promise<void>;
+  event(kind: AlertKind, summary: string, data: Record<string, unknown>): AlertEvent;
+}
+
+/** An account's budgets after one of its tasks completed: each threshold crossed, once per period. */
+async function budgetAlerts(ctx: Detecting, ended: TaskEnded): Promise<void> {
+  const rulesOfKind = await ctx.rules.enabledOf('budget.threshold');
+  if (rulesOfKind.length === 0) return;
+  const status = await ctx.reads.budgetStatus(ended.accountId);
+  if (!status) return;
+  for (const period of ['daily', 'monthly'] as const) {
+    const level = status[period];
+    if (!level) continue;
+    const spent = percentOf(level);
+    const subjectOf = (threshold: number) => `${ended.accountId}:${period}:${level.resets_at}:${threshold}`;
+    for (const rule of rulesOfKind) {
+      // Every threshold crossed is claimed; the highest one newly claimed is the one sent.
+      let newest: number | undefined;
+      for (const threshold of rule.limits.thresholds.filter((t) => spent >= t))
+        if (await ctx.store.claim(rule.id, subjectOf(threshold))) newest = threshold;
+      if (newest === undefined) continue;
+      const summary = `account ${ended.accountId} spent ${newest}% of its ${period} budget`;
+      await ctx.send(
+        rule,
+        subjectOf(newest),
+        ctx.event('budget.threshold', summary, {
+          account_id: ended.accountId,
+          period,
+          threshold_percent: newest,
+          spent_percent: Math.round(spent * 10) / 10,
+          limit_micros: level.limit_micros,
+          spent_micros: level.spent_micros,
+          resets_at: new Date(level.resets_at).toISOString(),
+        }),
+      );
+    }
+  }
+}
+
+/** A route's failure rate after one of its tasks ended: fires above the rule, recovers below it. */
+async function failureRateAlerts(ctx: Detecting, ended: TaskEnded): Promise<void> {
+  const rulesOfKind = await ctx.rules.enabledOf('tasks.failure_rate');
+  if (rulesOfKind.length === 0) return;
+  const route = await ctx.reads.routeOf(ended.taskId);
+  if (!route) return;
+  const routeId = `${route.provider}/${route.upstreamModel}`;
+  const subject = `route:${routeId}`;
+  for (const rule of rulesOfKind) {
+    // A success can only end an episode: it is not read further unless one is firing.
+    if (ended.status === 'completed' && !(await ctx.store.firing(rule.id, subject))) continue;
+    const { window_seconds, rate, min_count } = rule.limits;
+    const since = ctx.clock.now() - window_seconds * 1000;
+    const { finished, failed } = await ctx.reads.routeOutcomes(route, since);
+    if (!(failed >= min_count && finished > 0 && failed / finished >= rate)) {
+      await ctx.store.recover(rule.id, subject);
+      continue;
+    }
+    const share = Math.round((failed / finished) * 1000) / 10;
+    await ctx.fire(
+      rule,
+      subject,
+      ctx.event('tasks.failure_rate', `${share}% of tasks on ${routeId} failed`, {
+        route: routeId,
+        provider: route.provider,
+        upstream_model: route.upstreamModel,
+        window_seconds,
+        finished,
+        failed,
+        failure_percent: share,
+        threshold_rate: rate,
+        min_count,
+      }),
+    );
+  }
+}
+
+/** An upstream's breaker opened (alerts once until a breaker of it closes again) or closed. */
+async function breakerAlerts(ctx: Detecting, change: BreakerChange): Promise<void> {
+  const subject = `provider:${change.provider}`;
+  for (const rule of await ctx.rules.enabledOf('upstream.breaker_open')) {
+    if (change.state === 'closed') {
+      await ctx.store.recover(rule.id, subject);
+      continue;
+    }
+    const summary = `upstream ${change.provider} is failing: its circuit breaker opened`;
+    await ctx.fire(
+      rule,
+      subject,
+      ctx.event('upstream.breaker_open', summary, {
+        provider: change.provider,
+        consecutive_failures: change.consecutiveFailures,
+        last_errors: change.lastErrors,
+      }),
+    );
+  }
+}
+
+/** A pooled key was taken out of service: one alert per taking-out (the key itself never). */
+async function keyAlerts(ctx: Detecting, out: KeyTakenOut): Promise<void> {
+  const at = ctx.clock.now();
+  for (const rule of await ctx.rules.enabledOf('key_pool.key_removed')) {
+    const summary = `upstream key ${out.provider}/${out.keyName} taken out of its pool (${out.reason})`;
+    await ctx.fire(
+      rule,
+      `key:${out.keyId}:${at}`,
+      ctx.event('key_pool.key_removed', summary, {
+        provider: out.provider,
+        key_name: out.keyName,
+        reason: out.reason,
+        message: out.message,
+      }),
+    );
+  }
+}
+
 /**
  * Turns what happened into alerts, once per event across every node: each event is claimed in the
  * store (`alert_episodes`, one row per rule and subject) and only the claim's winner sends it.
  */
 export function createDetection(deps: DetectionDeps) {
-  const { rules, store, clock } = deps;
-  const event = (kind: AlertKind, summary: string, data: Record<string, unknown>): AlertEvent => ({
-    kind,
-    at: clock.now(),
-    summary,
-    data,
-  });
-  const fire = async (rule: AlertRule, subject: string, what: AlertEvent) => {
-    if (await store.claim(rule.id, subject)) await deps.send(rule, subject, what);
+  const ctx: Detecting = {
+    ...deps,
+    async fire(rule, subject, what) {
+      if (await deps.store.claim(rule.id, subject)) await deps.send(rule, subject, what);
+    },
+    event: (kind, summary, data) => ({ kind, at: deps.clock.now(), summary, data }),
   };
-
-  /** An account's budgets after one of its tasks completed: each threshold crossed, once per period. */
-  async function budgets(ended: TaskEnded): Promise<void> {
-    const rulesOfKind = await rules.enabledOf('budget.threshold');
-    if (rulesOfKind.length === 0) return;
-    const status = await deps.reads.budgetStatus(ended.accountId);
-    if (!status) return;
-    for (const period of ['daily', 'monthly'] as const) {
-      const level = status[period];
-      if (!level) continue;
-      const spent = percentOf(level);
-      for (const rule of rulesOfKind) {
-        // Every threshold crossed is claimed; the highest one newly claimed is the one sent.
-        let newest: number | undefined;
-        for (const threshold of rule.limits.thresholds.filter((t) => spent >= t)) {
-          const subject = `${ended.accountId}:${period}:${level.resets_at}:${threshold}`;
-          if (await store.claim(rule.id, subject)) newest = threshold;
-        }
-        if (newest === undefined) continue;
-        const summary = `account ${ended.accountId} spent ${newest}% of its ${period} budget`;
-        await deps.send(
-          rule,
-          `${ended.accountId}:${period}:${level.resets_at}:${newest}`,
-          event('budget.threshold', summary, {
-            account_id: ended.accountId,
-            period,
-            threshold_percent: newest,
-            spent_percent: Math.round(spent * 10) / 10,
-            limit_micros: level.limit_micros,
-            spent_micros: level.spent_micros,
-            resets_at: new Date(level.resets_at).toISOString(),
-          }),
-        );
-      }
-    }
-  }
-
-  /** A route's failure rate after one of its tasks ended: fires above the rule, recovers below it. */
-  async function failureRate(ended: TaskEnded): Promise<void> {
-    const rulesOfKind = await rules.enabledOf('tasks.failure_rate');
-    if (rulesOfKind.length === 0) return;
-    const route = await deps.reads.routeOf(ended.taskId);
-    if (!route) return;
-    const routeId = `${route.provider}/${route.upstreamModel}`;
-    for (const rule of rulesOfKind) {
-      const subject = `route:${routeId}`;
-      // A success can only end an episode: it is not read further unless one is firing.
-      if (ended.status === 'completed' && !(await store.firing(rule.id, subject))) continue;
-      const { window_seconds, rate, min_count } = rule.limits;
-      const since = clock.now() - window_seconds * 1000;
-      const { finished, failed } = await deps.reads.routeOutcomes(route, since);
-      const above = failed >= min_count && finished > 0 && failed / finished >= rate;
-      if (!above) {
-        await store.recover(rule.id, subject);
-        continue;
-      }
-      const share = Math.round((failed / finished) * 1000) / 10;
-      await fire(
-        rule,
-        subject,
-        event('tasks.failure_rate', `${share}% of tasks on ${routeId} failed`, {
-          route: routeId,
-          provider: route.provider,
-          upstream_model: route.upstreamModel,
-          window_seconds,
-          finished,
-          failed,
-          failure_percent: share,
-          threshold_rate: rate,
-          min_count,
-        }),
-      );
-    }
-  }
-
   return {
-    /** An upstream's breaker opened (alerts once until a breaker of it closes again) or closed. */
-    async breakerChanged(change: BreakerChange): Promise<void> {
-      const subject = `provider:${change.provider}`;
-      for (const rule of await rules.enabledOf('upstream.breaker_open')) {
-        if (change.state === 'closed') {
-          await store.recover(rule.id, subject);
-          continue;
-        }
-        const summary = `upstream ${change.provider} is failing: its circuit breaker opened`;
-        await fire(
-          rule,
-          subject,
-          event('upstream.breaker_open', summary, {
-            provider: change.provider,
-            consecutive_failures: change.consecutiveFailures,
-            last_errors: change.lastErrors,
-          }),
-        );
-      }
-    },
-
-    /** A pooled key was taken out of service: one alert per taking-out (the key itself never). */
-    async keyTakenOut(out: KeyTakenOut): Promise<void> {
-      const at = clock.now();
-      for (const rule of await rules.enabledOf('key_pool.key_removed')) {
-        const summary = `upstream key ${out.provider}/${out.keyName} taken out of its pool (${out.reason})`;
-        await fire(
-          rule,
-          `key:${out.keyId}:${at}`,
-          event('key_pool.key_removed', summary, {
-            provider: out.provider,
-            key_name: out.keyName,
-            reason: out.reason,
-            message: out.message,
-          }),
-        );
-      }
-    },
-
+    breakerChanged: (change: BreakerChange) => breakerAlerts(ctx, change),
+    keyTakenOut: (out: KeyTakenOut) => keyAlerts(ctx, out),
     /** A task ended: the account's budgets (when it completed) and its route's failure rate. */
     async taskEnded(ended: TaskEnded): Promise<void> {
-      if (ended.status === 'completed') await budgets(ended);
-      await failureRate(ended);
+      if (ended.status === 'completed') await budgetAlerts(ctx, ended);
+      await failureRateAlerts(ctx, ended);
     },
   };
 }

@@ -67,7 +67,13 @@ export interface AlertRulesDeps {
   fetcher: Pick<SafeFetcher, 'vetUrl'>;
 }
 
-type RuleInput = { kind: AlertKind; url: string; format?: AlertFormat; params?: AlertParams; enabled?: boolean };
+type RuleInput = {
+  kind: AlertKind;
+  url: string;
+  format?: AlertFormat;
+  params?: AlertParams;
+  enabled?: boolean;
+};
 type RulePatch = { url?: string; format?: AlertFormat; params?: AlertParams; enabled?: boolean };
 
 /** Refuses (400 naming url) a URL the outbound policy does not allow, as a callbackUrl is. */

@@ -7,11 +7,7 @@ import { leaseOwnerId } from '../../infra/jobs/dead-lease-reclaim.js';
 import type { ProcessOwner } from '../../infra/jobs/process-owner.js';
 import type { SafeFetcher } from '../../infra/outbound/safe-fetcher.js';
 import type { Db } from '../../infra/store/database.js';
-import {
-  createDeliveryLeases,
-  createDeliveryWorker,
-  type DeliveryWorkerOptions,
-} from '../webhooks/index.js';
+import { createDeliveryLeases, createDeliveryWorker, type DeliveryWorkerOptions } from '../webhooks/index.js';
 import {
   type BreakerChange,
   createDetection,
@@ -21,7 +17,7 @@ import {
 } from './alert-detection.js';
 import { type AlertEvent, alertBody } from './alert-messages.js';
 import { type AlertRule, createAlertRules } from './alert-rules.js';
-import { type AlertDeliveryRow, createAlertsStore } from './alerts-store.js';
+import { type AlertDeliveryRow, type AlertsStore, createAlertsStore } from './alerts-store.js';
 
 /** What the alerts capability is built over. */
 export interface AlertsDeps {
@@ -39,6 +35,34 @@ export interface AlertsDeps {
 
 /** Recent deliveries the console lists. */
 const RECENT_DELIVERIES = 50;
+
+/** Enqueues one message of a rule and wakes the worker; answers the delivery's id. */
+function alertSender(deps: AlertsDeps, store: AlertsStore, wake: () => void) {
+  return async (rule: AlertRule, subject: string, event: AlertEvent): Promise<string> => {
+    const now = deps.clock.now();
+    const id = deps.ids.next('alm');
+    await store.insertDelivery({
+      id,
+      rule_id: rule.id,
+      kind: event.kind,
+      subject,
+      url: rule.url,
+      payload: alertBody(event, rule.format),
+      state: 'pending',
+      attempts: 0,
+      next_attempt_at: now + (deps.options.retryScheduleMs[0] ?? 0),
+      last_status_code: null,
+      last_error: null,
+      lease_owner: null,
+      lease_expires_at: null,
+      created_at: now,
+      updated_at: now,
+      delivered_at: null,
+    });
+    wake();
+    return id;
+  };
+}
 
 /**
  * Alerts: the operator's rules, detection of the four kinds of event (an upstream's breaker
@@ -64,31 +88,7 @@ export function createAlertsService(deps: AlertsDeps) {
     options: { ...deps.options, concurrency: 4 },
   });
 
-  /** Enqueues one message of `rule` and wakes the worker; answers the delivery's id. */
-  async function send(rule: AlertRule, subject: string, event: AlertEvent): Promise<string> {
-    const now = clock.now();
-    const id = deps.ids.next('alm');
-    await store.insertDelivery({
-      id,
-      rule_id: rule.id,
-      kind: event.kind,
-      subject,
-      url: rule.url,
-      payload: alertBody(event, rule.format),
-      state: 'pending',
-      attempts: 0,
-      next_attempt_at: now + (deps.options.retryScheduleMs[0] ?? 0),
-      last_status_code: null,
-      last_error: null,
-      lease_owner: null,
-      lease_expires_at: null,
-      created_at: now,
-      updated_at: now,
-      delivered_at: null,
-    });
-    worker.wake();
-    return id;
-  }
+  const send = alertSender(deps, store, () => worker.wake());
 
   const detection = createDetection({
     rules,

@@ -148,7 +148,12 @@ function recorder(provider: string, breaker: CircuitBreaker, onChange?: (change:
     const after = breaker.state();
     if (!onChange || (before === 'closed') === (after === 'closed')) return;
     const state = after === 'closed' ? 'closed' : 'open';
-    onChange({ provider, state, consecutiveFailures: breaker.consecutiveFailures(), lastErrors: [...lastErrors] });
+    onChange({
+      provider,
+      state,
+      consecutiveFailures: breaker.consecutiveFailures(),
+      lastErrors: [...lastErrors],
+    });
   };
 }
 

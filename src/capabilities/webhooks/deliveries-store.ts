@@ -67,12 +67,7 @@ export function createDeliveryLeases<Row extends LeasedDelivery = DeliveryRow>({
         ]);
       const due = skipLockedOn(
         db,
-        db
-          .selectFrom(outbox)
-          .select('id')
-          .where(leasable)
-          .orderBy('next_attempt_at')
-          .limit(limit),
+        db.selectFrom(outbox).select('id').where(leasable).orderBy('next_attempt_at').limit(limit),
       );
       // The UPDATE re-checks state, due time and lease (as the task lease does): two workers that
       // picked the same row never both get it, so one delivery is never sent by two nodes at once.
