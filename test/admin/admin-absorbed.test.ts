@@ -141,7 +141,7 @@ describe('absorbed amounts: the usage rollup, the console API and the CLI', () =
         .then((rows) => rows.map((row) => ({ ...row, absorbed_micros: Number(row.absorbed_micros) })));
     const before = await rollup();
     assert.ok(before.some((row) => row.absorbed_micros > 0));
-    // The store as 0060 left it: no column, 0061 not run (nor 0062 and 0063 after it); then migrated again.
+    // The store as 0060 left it: no column, 0061 not run (nor 0062, 0063 and 0066 after it); then migrated again.
     const db = t.core.resources.db;
     await sql`alter table usage_daily drop column absorbed_micros`.execute(db);
     for (const index of [
@@ -155,7 +155,9 @@ describe('absorbed amounts: the usage rollup, the console API and the CLI', () =
     await sql`alter table tasks drop column upstream_refusals`.execute(db);
     await sql`alter table tasks drop column fallbacks_json`.execute(db);
     await sql`drop table audit_events`.execute(db);
-    await sql`delete from kysely_migration where name in ('0061_usage_absorbed', '0062_task_log', '0063_audit_events')`.execute(
+    for (const table of ['alert_deliveries', 'alert_episodes', 'alert_rules'])
+      await sql`drop table ${sql.table(table)}`.execute(db);
+    await sql`delete from kysely_migration where name in ('0061_usage_absorbed', '0062_task_log', '0063_audit_events', '0066_alerts')`.execute(
       db,
     );
     await migrateToLatest(t.core.resources.db as unknown as Kysely<unknown>);

@@ -51,6 +51,9 @@ export const MIGRATED_TABLES = [
   'oauth_retired_refresh_tokens',
   'oauth_seen_redirects',
   'audit_events',
+  'alert_rules',
+  'alert_episodes',
+  'alert_deliveries',
 ] as const;
 
 const BATCH_ROWS = 200;
