@@ -98,12 +98,13 @@ export function createAlertsService(deps: AlertsDeps) {
     send: async (rule, subject, event) => void (await send(rule, subject, event)),
   });
 
-  /** Runs a detection in the background: a signal never waits for it, and it never throws. */
-  const detect = (what: string, run: () => Promise<void>) => {
+  /** Runs a detection in the background (callers need not wait for it); its promise never rejects. */
+  const detect = (what: string, run: () => Promise<void>): Promise<void> => {
     const promise = run()
       .catch((error) => logger.error({ err: error }, `could not check ${what} for alerts`))
       .finally(() => pending.delete(promise));
     pending.add(promise);
+    return promise;
   };
 
   return {
