@@ -145,11 +145,7 @@ function RulesTable({
   return (
     <AdminTable
       caption="Alert rules"
-      head={
-        <HeadRow
-          columns={['When', 'Webhook', 'Format', 'Thresholds', 'State', { name: 'Actions', hidden: true }]}
-        />
-      }
+      head={<HeadRow columns={['When', 'Webhook', 'Format', 'Thresholds', 'State', 'Actions']} />}
     >
       {rules.map((rule) => (
         <tr key={rule.id} data-rule={rule.kind}>
@@ -164,16 +160,36 @@ function RulesTable({
               {rule.enabled ? 'enabled' : 'disabled'}
             </span>
           </td>
-          <td className="row-actions">
-            <button type="button" className="button small" disabled={busy} onClick={() => onTest(rule)}>
-              Test<span className="visually-hidden"> {KIND_WORDS[rule.kind]}</span>
-            </button>
-            <button type="button" className="button small" onClick={() => onEdit(rule)}>
-              Edit<span className="visually-hidden"> {KIND_WORDS[rule.kind]}</span>
-            </button>
-            <button type="button" className="button small danger" onClick={() => onDelete(rule)}>
-              Delete<span className="visually-hidden"> {KIND_WORDS[rule.kind]}</span>
-            </button>
+          <td>
+            {/* Named by aria-label, not by visually hidden text: hidden text is positioned against the
+                page, not the scrolling table, and would widen a narrow page. */}
+            <div className="row-actions">
+              <button
+                type="button"
+                className="button small"
+                disabled={busy}
+                aria-label={`Test: ${KIND_WORDS[rule.kind]}`}
+                onClick={() => onTest(rule)}
+              >
+                Test
+              </button>
+              <button
+                type="button"
+                className="button small"
+                aria-label={`Edit: ${KIND_WORDS[rule.kind]}`}
+                onClick={() => onEdit(rule)}
+              >
+                Edit
+              </button>
+              <button
+                type="button"
+                className="button small danger"
+                aria-label={`Delete: ${KIND_WORDS[rule.kind]}`}
+                onClick={() => onDelete(rule)}
+              >
+                Delete
+              </button>
+            </div>
           </td>
         </tr>
       ))}
