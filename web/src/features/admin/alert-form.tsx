@@ -75,7 +75,13 @@ export function AlertForm({
   );
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    onSubmit({ kind, url, format, enabled, params: paramsOf(kind, { thresholds, rate, min, window: minutes }) });
+    onSubmit({
+      kind,
+      url,
+      format,
+      enabled,
+      params: paramsOf(kind, { thresholds, rate, min, window: minutes }),
+    });
   };
   const text = (label: string, value: string, set: (v: string) => void, type = 'text') => (
     <Field
