@@ -23,6 +23,8 @@ export default function AlertsPage() {
   const [created, setCreated] = useState<CreatedAlertWire>();
   const [editing, setEditing] = useState<AlertRuleWire>();
   const [deleting, setDeleting] = useState<AlertRuleWire>();
+  // A new key for the New rule form empties it once a rule is created.
+  const [formKey, setFormKey] = useState(0);
   const load = useAction();
   const change = useAction();
   const loadRun = load.run;
@@ -52,6 +54,7 @@ export default function AlertsPage() {
     act(async () => {
       const rule = await api.post<CreatedAlertWire>(PATH, fields);
       setCreated(rule);
+      setFormKey((key) => key + 1);
       return 'Alert rule created.';
     });
   const save = (rule: AlertRuleWire, fields: RuleFields) =>
@@ -101,7 +104,7 @@ export default function AlertsPage() {
           </KeyReveal>
         )}
         <h3>New rule</h3>
-        <AlertForm busy={change.busy} onSubmit={create} />
+        <AlertForm key={formKey} busy={change.busy} onSubmit={create} />
       </section>
       <Deliveries deliveries={deliveries} onRefresh={() => void refresh()} />
       {editing && (
