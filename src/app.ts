@@ -202,6 +202,7 @@ async function mountAdmin(app: FastifyInstance, core: Core, resolvers: AccountRe
       queue: core.queue,
       providerKeys: { ...core.keyPools, requireKeyedProvider: core.upstreamAccess.requireKeyedProvider },
       taskLog: core.taskLog,
+      alerts: core.alerts,
       audit: core.audit,
       clock: core.clock,
     },

@@ -100,6 +100,8 @@ export interface EngineParts {
   keys: AccountsService['keyResolver'];
   keyPools: KeyPools;
   webhooks: { onTaskChanged: (change: Parameters<TaskChangeFeed['publish']>[0]) => void };
+  /** Alerts hear every task that ends (budgets crossed, a route's failure rate). */
+  alerts: { taskEnded(ended: { taskId: string; accountId: string; status: 'completed' | 'failed' }): void };
 }
 
 /** The task engine: leases tasks, calls the upstreams within their capacity, stores the results. */
@@ -111,6 +113,9 @@ export function buildEngine(resources: CoreResources, parts: EngineParts): TaskE
     onTaskChanged: (change) => {
       taskEvents.publish(change);
       webhooks.onTaskChanged(change);
+      const { status, task_id: taskId } = change.record;
+      if (status === 'completed' || status === 'failed')
+        parts.alerts.taskEnded({ taskId, accountId: change.accountId, status });
     },
     tasks: parts.tasks,
     assets: parts.assets,

@@ -1,5 +1,6 @@
 import { createAssetsRepository } from './capabilities/assets/index.js';
 import { bindSealsToRows, buildAccounts } from './compose-accounts.js';
+import { buildAlerts } from './compose-alerts.js';
 import { buildAudit } from './compose-audit.js';
 import { buildCatalog } from './compose-catalog.js';
 import {
@@ -37,7 +38,10 @@ export type { CoreOverrides };
  */
 export async function createCore(config: Config, overrides: CoreOverrides = {}) {
   const resources = await openCoreResources(config, overrides);
-  const { catalog, providers } = buildCatalog(resources, overrides.providers);
+  // Alerts hear each upstream's breaker and each key taken out (alerts are built below).
+  const { catalog, providers } = buildCatalog(resources, overrides.providers, (change) =>
+    alerts.breakerChanged(change),
+  );
   const capacity = buildCapacity(resources);
   // Pools of upstream keys per provider (the environment's key among them, named `env`), in the store.
   // A key taken out calls back the tasks parked on its pools and wakes the engine (built below).
@@ -45,6 +49,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     deploymentKeys: providers.deploymentKeys,
     poolStates: () => capacity.states(),
     wakeParked: async (pattern) => void ((await tasks.wakeParked(pattern)) > 0 && engine.wake()),
+    onTakenOut: (out) => alerts.keyTakenOut(out),
   });
   const accounts = buildAccounts(resources, { catalog, providers, keyPools });
   const assets = createAssetsRepository(resources);
@@ -61,10 +66,11 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   const { idempotency, housekeeping } = buildIdempotency(resources);
   const uploads = buildUploads(resources, assets);
   const webhooks = buildWebhooks(resources);
+  const alerts = buildAlerts(resources, { budgets: usage.budgets });
   await bindSealsToRows(resources, webhooks);
   const taskEvents = buildTaskFeed(resources, tasks);
   const engine = buildEngine(resources, {
-    ...{ catalog, providers, tasks, taskEvents, taskMetrics, capacity, assets, keyPools, webhooks },
+    ...{ catalog, providers, tasks, taskEvents, taskMetrics, capacity, assets, keyPools, webhooks, alerts },
     keys: accounts.accounts.keyResolver,
   });
   const taskReads = buildTaskReads(resources, { catalog, tasks, engine, capacity });
@@ -92,12 +98,9 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     capacity,
     keyPools, // the pools of upstream keys: their store (CLI, console), each key's state, the engine's choice
     webhooks,
-    /** This node's Prometheus registry (GET /metrics), and what the HTTP edges record in it. */
-    metrics: {
-      registry: resources.metricsRegistry,
-      ...resources.requestMetrics,
-      eventStreams: taskMetrics.eventStreams,
-    },
+    /** Alert rules, their detection and delivery (the operator console, the worker role). */
+    alerts,
+    metrics: metricsOf(resources, taskMetrics),
     usage: usage.usage,
     budgets: usage.budgets,
     /** The tier policies in force on this node, re-read from the store; edited through the admin API. */
@@ -112,9 +115,19 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
       await engine.stop(graceMs);
       // After the engine: its last task writes may still enqueue deliveries.
       await webhooks.stop(graceMs);
+      await alerts.stop(graceMs);
       await taskEvents.close();
       await closeCoreResources(resources);
     },
+  };
+}
+
+/** This node's Prometheus registry (GET /metrics), and what the HTTP edges record in it. */
+function metricsOf<Streams>(resources: CoreResources, taskMetrics: { eventStreams: Streams }) {
+  return {
+    registry: resources.metricsRegistry,
+    ...resources.requestMetrics,
+    eventStreams: taskMetrics.eventStreams,
   };
 }
 

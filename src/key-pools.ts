@@ -139,6 +139,14 @@ export interface KeyPoolsDeps {
   poolStates(): Promise<PoolState[]>;
   /** A key was taken out: call back the tasks parked on its pools (by pattern) and wake the workers. */
   wakeParked(poolPattern: string): Promise<void>;
+  /** A key was taken out of its pool by this node (alerts); never the key itself. */
+  onTakenOut?(out: {
+    provider: string;
+    keyId: string;
+    keyName: string;
+    reason: string;
+    message: string;
+  }): void;
   recheck?: RecheckPolicy | undefined;
 }
 
@@ -157,7 +165,10 @@ export function createKeyPools(deps: KeyPoolsDeps) {
     logger: deps.logger.child({ component: 'key-pools' }),
     ...(deps.recheck ? { recheck: deps.recheck } : {}),
     metrics: { takenOut: takenOutCounter(deps.registry) },
-    onTakenOut: (key) => deps.wakeParked(`${key.provider}/%/${key.poolKey}`),
+    onTakenOut: async (key, answer) => {
+      deps.onTakenOut?.({ provider: key.provider, keyId: key.id, keyName: key.name, ...answer });
+      await deps.wakeParked(`${key.provider}/%/${key.poolKey}`);
+    },
   });
   /** Every key of every pool with its pool's figures and its spend (never the key). */
   const states = keyStatesReader({ ...deps, store });
@@ -181,7 +192,7 @@ export type KeyPools = ReturnType<typeof createKeyPools>;
  */
 export async function buildKeyPools(
   { db, secrets, clock, logger, metricsRegistry }: CoreResources,
-  links: Pick<KeyPoolsDeps, 'deploymentKeys' | 'poolStates' | 'wakeParked'>,
+  links: Pick<KeyPoolsDeps, 'deploymentKeys' | 'poolStates' | 'wakeParked' | 'onTakenOut'>,
 ): Promise<KeyPools> {
   const keyPools = createKeyPools({ db, secrets, clock, logger, registry: metricsRegistry, ...links });
   await keyPools.syncEnvKeys();

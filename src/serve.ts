@@ -45,6 +45,7 @@ async function main(): Promise<void> {
   if (config.roles.worker) {
     core.engine.start();
     core.webhooks.start();
+    core.alerts.start();
     void core.housekeeping.start();
   }
   await app.listen({ port: config.port, host: config.host });

@@ -201,4 +201,44 @@ describeContract('the OpenAPI document is the contract of the admin API', ADMIN,
   await exercise('GET', exported, { url: exported, headers: op }, 200);
   await exercise('GET', exported, { url: `${exported}?from=x`, headers: op }, 400);
   await exercise('GET', exported, { url: exported, headers: plain }, 403);
+
+  // A public address written as such: vetting it needs no DNS (nothing here waits for a delivery).
+  const alerts = `${ADMIN}/alerts`;
+  const rule = {
+    kind: 'budget.threshold',
+    url: 'http://93.184.216.34/hooks/atelier',
+    params: { thresholds: [75] },
+  };
+  const made = await exercise('POST', alerts, { url: alerts, headers: op, payload: rule }, 201);
+  await exercise('POST', alerts, { url: alerts, headers: op, payload: { ...rule, kind: 'disk.full' } }, 400);
+  await exercise('POST', alerts, { url: alerts, headers: plain, payload: rule }, 403);
+  await exercise('GET', alerts, { url: alerts, headers: op }, 200);
+  await exercise('GET', alerts, { url: alerts, headers: plain }, 403);
+  const alertId = made.json<{ id: string }>().id;
+  const oneAlert = `${ADMIN}/alerts/{id}`;
+  await exercise(
+    'PATCH',
+    oneAlert,
+    { url: `${alerts}/${alertId}`, headers: op, payload: { format: 'slack' } },
+    200,
+  );
+  await exercise(
+    'PATCH',
+    oneAlert,
+    { url: `${alerts}/${alertId}`, headers: op, payload: { format: 'xml' } },
+    400,
+  );
+  await exercise('PATCH', oneAlert, { url: `${alerts}/alr_none`, headers: op, payload: {} }, 404);
+  await exercise('PATCH', oneAlert, { url: `${alerts}/${alertId}`, headers: plain, payload: {} }, 403);
+  const testAlert = `${ADMIN}/alerts/{id}/test`;
+  await exercise('POST', testAlert, { url: `${alerts}/${alertId}/test`, headers: op }, 202);
+  await exercise('POST', testAlert, { url: `${alerts}/alr_none/test`, headers: op }, 404);
+  await exercise('POST', testAlert, { url: `${alerts}/${alertId}/test`, headers: plain }, 403);
+  const sent = `${ADMIN}/alerts/deliveries`;
+  await exercise('GET', sent, { url: `${sent}?rule_id=${alertId}`, headers: op }, 200);
+  await exercise('GET', sent, { url: `${sent}?rule_id=${'x'.repeat(100)}`, headers: op }, 400);
+  await exercise('GET', sent, { url: sent, headers: plain }, 403);
+  await exercise('DELETE', oneAlert, { url: `${alerts}/${alertId}`, headers: op }, 200);
+  await exercise('DELETE', oneAlert, { url: `${alerts}/${alertId}`, headers: op }, 404);
+  await exercise('DELETE', oneAlert, { url: `${alerts}/${alertId}`, headers: plain }, 403);
 });

@@ -74,6 +74,7 @@ export async function createTestApp(
   if (options.startEngine !== false) {
     core.engine.start();
     core.webhooks.start();
+    core.alerts.start();
   }
   return {
     app,

@@ -37,6 +37,10 @@ export const AUDIT_ACTIONS = [
   'policy.tier.update', // PATCH /policies/tiers/:tier (one tier's limits)
   'policy.import', // a start that seeds the store from ATELIER_POLICY_FILE, or imports a changed file
   'queue.cancel', // POST /queue/cancel (one task, an account's tasks, or a route's)
+  'alert.create', // POST /alerts
+  'alert.update', // PATCH /alerts/:id
+  'alert.delete', // DELETE /alerts/:id
+  'alert.test', // POST /alerts/:id/test
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -48,6 +52,7 @@ export const AUDIT_TARGET_TYPES = [
   'tier-policy',
   'task',
   'route',
+  'alert-rule',
 ] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
@@ -74,7 +79,7 @@ export const auditEventSchema = z
     target_id: z
       .string()
       .describe(
-        'acc_…, key_…, <provider>/<name> for an upstream pool key; for the tier policies, the tier, or "tiers" for the whole document; tsk_…, or <provider>/<upstreamModel> for a route',
+        'acc_…, key_…, <provider>/<name> for an upstream pool key; for the tier policies, the tier, or "tiers" for the whole document; tsk_…, or <provider>/<upstreamModel> for a route; alr_… (an alert rule)',
       ),
     before: jsonState,
     after: jsonState,

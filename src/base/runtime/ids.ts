@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 
 /** Makes opaque, URL-safe, unguessable ids (128 random bits) with a type prefix. */
 export interface IdGenerator {
-  next(prefix: 'acc' | 'key' | 'gen' | 'tsk' | 'ast' | 'req' | 'wrk' | 'msg' | 'col' | 'scl'): string;
+  next(
+    prefix: 'acc' | 'key' | 'gen' | 'tsk' | 'ast' | 'req' | 'wrk' | 'msg' | 'col' | 'scl' | 'alr' | 'alm',
+  ): string;
 }
 
 export const randomIds: IdGenerator = {

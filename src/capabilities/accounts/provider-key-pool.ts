@@ -59,8 +59,10 @@ export interface ProviderKeyPoolDeps {
   logger: Logger;
   recheck?: RecheckPolicy;
   metrics?: KeyPoolMetrics | undefined;
-  /** A key was taken out: the tasks parked on its pool choose again. */
-  onTakenOut?: ((key: PooledKey) => Promise<void>) | undefined;
+  /** A key was taken out (by this node's write), and why: the tasks parked on its pool choose again. */
+  onTakenOut?:
+    | ((key: PooledKey, answer: { reason: KeyOutReason; message: string }) => Promise<void>)
+    | undefined;
 }
 
 /** Orders keys by weighted round robin: the most owed first (then taken down by the total). */
@@ -221,7 +223,7 @@ class KeyPool {
     }
     metrics?.takenOut.inc({ provider: key.provider, key_name: key.name, reason: answer.reason });
     logger.warn({ ...log, recheckAt: outcome.recheckAt }, 'upstream key taken out of service');
-    await onTakenOut?.(key);
+    await onTakenOut?.(key, answer);
     return true;
   }
 

@@ -221,3 +221,36 @@ test('calls admitted before the circuit opened and failing late do not keep it o
   breaker.recordFailure();
   assert.equal(breaker.msUntilProbe(), 30_000);
 });
+
+test('the change listener hears the circuit open once, with the last errors, and close after a probe', async () => {
+  const clock = fakeClock();
+  const failing = (n: number): SubmitOutcome => ({ ...serverError, message: `HTTP 500 #${n}` });
+  const { provider } = scriptedProvider([failing(1), failing(2), failing(3), failing(4), failing(5), ok]);
+  const changes: unknown[] = [];
+  const wrapped = withCircuitBreaker(
+    provider,
+    createCircuitBreaker({ now: clock.now, failureThreshold: 4, openMs: 1000 }),
+    (change) => changes.push(change),
+  );
+  for (let i = 0; i < 4; i++) await wrapped.submit(providerRequest());
+  assert.deepEqual(changes, [
+    {
+      provider: 'gemini',
+      state: 'open',
+      consecutiveFailures: 4,
+      lastErrors: ['HTTP 500 #2', 'HTTP 500 #3', 'HTTP 500 #4'],
+    },
+  ]);
+  clock.advance(1000);
+  await wrapped.submit(providerRequest()); // the probe fails: still the same outage, nothing new
+  assert.equal(changes.length, 1);
+  clock.advance(1000);
+  await wrapped.submit(providerRequest()); // the probe succeeds
+  assert.deepEqual(changes.at(-1), {
+    provider: 'gemini',
+    state: 'closed',
+    consecutiveFailures: 0,
+    lastErrors: ['HTTP 500 #3', 'HTTP 500 #4', 'HTTP 500 #5'],
+  });
+  assert.equal(changes.length, 2);
+});

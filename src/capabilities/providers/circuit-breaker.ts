@@ -121,14 +121,53 @@ function verdict(outcome: SubmitOutcome): 'success' | 'failure' | 'neutral' {
   return 'success';
 }
 
+/** A breaker that opened or closed again, with the upstream's last errors (alerts). */
+export interface BreakerChange {
+  provider: string;
+  state: 'open' | 'closed';
+  consecutiveFailures: number;
+  /** The last few error messages of failed submits, newest last. */
+  lastErrors: string[];
+}
+
+/** How many of the upstream's last error messages a breaker change carries. */
+const LAST_ERRORS = 3;
+
+/** Records a submit's verdict in `breaker`, telling `onChange` when the circuit opened or closed. */
+function recorder(provider: string, breaker: CircuitBreaker, onChange?: (change: BreakerChange) => void) {
+  const lastErrors: string[] = [];
+  return (result: 'success' | 'failure' | 'neutral', message?: string) => {
+    const before = breaker.state();
+    if (result === 'success') breaker.recordSuccess();
+    else if (result === 'failure') breaker.recordFailure();
+    else breaker.recordNeutral();
+    if (message !== undefined && result === 'failure') {
+      lastErrors.push(message.slice(0, 500));
+      if (lastErrors.length > LAST_ERRORS) lastErrors.shift();
+    }
+    const after = breaker.state();
+    if (!onChange || (before === 'closed') === (after === 'closed')) return;
+    const state = after === 'closed' ? 'closed' : 'open';
+    onChange({
+      provider,
+      state,
+      consecutiveFailures: breaker.consecutiveFailures(),
+      lastErrors: [...lastErrors],
+    });
+  };
+}
+
 /**
  * Wraps a provider so that its submits go through `breaker`. Polls of jobs already running pass
- * untouched: stopping them would lose work the upstream has accepted.
+ * untouched: stopping them would lose work the upstream has accepted. `onChange` hears the circuit
+ * open (from closed) and close again.
  */
 export function withCircuitBreaker(
   provider: ImageProvider,
   breaker: CircuitBreaker,
+  onChange?: (change: BreakerChange) => void,
 ): ImageProvider & { available(): boolean; circuit(): CircuitReport } {
+  const record = recorder(provider.name, breaker, onChange);
   const wrapped: ImageProvider & { available(): boolean; circuit(): CircuitReport } = {
     name: provider.name,
     requiresKey: provider.requiresKey,
@@ -160,13 +199,10 @@ export function withCircuitBreaker(
       try {
         outcome = await provider.submit(request);
       } catch (error) {
-        breaker.recordFailure();
+        record('failure', error instanceof Error ? error.message : String(error));
         throw error;
       }
-      const result = verdict(outcome);
-      if (result === 'success') breaker.recordSuccess();
-      else if (result === 'failure') breaker.recordFailure();
-      else breaker.recordNeutral();
+      record(verdict(outcome), outcome.kind === 'failed' ? outcome.message : undefined);
       return outcome;
     },
   };

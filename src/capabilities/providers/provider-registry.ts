@@ -2,7 +2,7 @@ import { dirname, resolve } from 'node:path';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { Config } from '../../infra/config/config.js';
 import { readCompatibleUpstreams, readFalEndpoints } from './catalog-blocks.js';
-import { createCircuitBreaker, withCircuitBreaker } from './circuit-breaker.js';
+import { type BreakerChange, createCircuitBreaker, withCircuitBreaker } from './circuit-breaker.js';
 import { createComfyUIProvider } from './comfyui-provider.js';
 import type { ComfyRouteSettings } from './comfyui-workflow.js';
 import { createFalProvider } from './fal-provider.js';
@@ -32,9 +32,12 @@ export interface ProviderRegistry {
 export function createProviderRegistry({
   config,
   clock,
+  onBreakerChange,
 }: {
   config: Config;
   clock: Clock;
+  /** Hears each upstream's circuit open and close again (alerts). */
+  onBreakerChange?: ((change: BreakerChange) => void) | undefined;
 }): ProviderRegistry {
   const providers = new Map<string, ImageProvider>();
   const add = (provider: ImageProvider) => providers.set(provider.name, provider);
@@ -42,7 +45,8 @@ export function createProviderRegistry({
   add(createLocalProvider({ clock, latencyMs: config.localLatencyMs }));
   // Real upstreams: each behind its own circuit breaker (5 faults in a row → 30 s fail-fast, then a probe).
   const now = () => clock.now();
-  const guarded = (provider: ImageProvider) => withCircuitBreaker(provider, createCircuitBreaker({ now }));
+  const guarded = (provider: ImageProvider) =>
+    withCircuitBreaker(provider, createCircuitBreaker({ now }), onBreakerChange);
   const { gemini, openai, replicate } = config.providers;
   const requestTimeoutMs = config.upstreamTimeoutMs;
   add(guarded(createGeminiProvider({ baseUrl: gemini.baseUrl, requestTimeoutMs, now })));

@@ -11,6 +11,7 @@ export { createPartialFrameReads, MAX_PARTIAL_FRAMES, partialFrameKey } from './
 export type { PendingListingOptions, TaskWithRequest } from './pending-tasks.js';
 export { createPostgresTaskFeed, TASK_FEED_CHANNELS } from './postgres-task-feed.js';
 export type { ReportedUsage } from './reported-usage.js';
+export { routeOfTask, routeOutcomes } from './route-outcomes.js';
 export { countTasksForPolicy, unfinishedByProvider } from './task-counts.js';
 export type { TaskEngine } from './task-engine.js';
 export { createTaskEngine } from './task-engine.js';

@@ -21,23 +21,45 @@ export type DeliveryPatch = Partial<
   >
 >;
 
-/** The delivery worker's queries: enqueueing, leasing, writing a leased delivery, giving leases back. */
-export function createDeliveryLeases({ db, clock }: { db: Db; clock: Clock }) {
-  return {
-    /** Inserts a delivery; false when this task already has one for this event type. */
-    async enqueue(delivery: DeliveryRow): Promise<boolean> {
-      const result = await db
-        .insertInto('webhook_deliveries')
-        .values(delivery)
-        .onConflict((oc) => oc.columns(['task_id', 'type']).doNothing())
-        .executeTakeFirst();
-      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
-    },
+/** The outboxes the delivery worker sends from: task webhooks, and alerts (src/capabilities/alerts). */
+export type OutboxTable = 'webhook_deliveries' | 'alert_deliveries';
 
+/** The columns every outbox shares: what leasing, an attempt and its record touch. */
+export type LeasedDelivery = Pick<DeliveryRow, 'id' | 'url' | 'payload' | 'attempts'>;
+
+/** Inserts a task's delivery; false when this task already has one for this event type. */
+export function createDeliveryEnqueue(db: Db) {
+  return async (delivery: DeliveryRow): Promise<boolean> => {
+    const result = await db
+      .insertInto('webhook_deliveries')
+      .values(delivery)
+      .onConflict((oc) => oc.columns(['task_id', 'type']).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  };
+}
+
+/**
+ * The delivery worker's queries over one outbox: leasing, writing a leased delivery, giving leases
+ * back. Both outboxes have the delivery columns these touch (state, attempts, due time, lease,
+ * outcome) with the same types, so one set of queries serves them; `Row` is the outbox's row.
+ */
+export function createDeliveryLeases<Row extends LeasedDelivery = DeliveryRow>({
+  db,
+  clock,
+  table = 'webhook_deliveries',
+}: {
+  db: Db;
+  clock: Clock;
+  table?: OutboxTable;
+}) {
+  // Typed as the task outbox: the queries below name only the columns both outboxes share.
+  const outbox = table as 'webhook_deliveries';
+  return {
     /** Leases up to `limit` due pending deliveries not under someone else's live lease. */
-    async leaseDue(owner: string, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
+    async leaseDue(owner: string, leaseMs: number, limit: number): Promise<Row[]> {
       const now = clock.now();
-      const leasable = (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) =>
+      const leasable = (eb: ExpressionBuilder<Database, typeof outbox>) =>
         eb.and([
           eb('state', '=', 'pending'),
           eb('next_attempt_at', '<=', now),
@@ -45,28 +67,23 @@ export function createDeliveryLeases({ db, clock }: { db: Db; clock: Clock }) {
         ]);
       const due = skipLockedOn(
         db,
-        db
-          .selectFrom('webhook_deliveries')
-          .select('id')
-          .where(leasable)
-          .orderBy('next_attempt_at')
-          .limit(limit),
+        db.selectFrom(outbox).select('id').where(leasable).orderBy('next_attempt_at').limit(limit),
       );
       // The UPDATE re-checks state, due time and lease (as the task lease does): two workers that
       // picked the same row never both get it, so one delivery is never sent by two nodes at once.
       return db
-        .updateTable('webhook_deliveries')
+        .updateTable(outbox)
         .set({ lease_owner: owner, lease_expires_at: now + leaseMs })
         .where('id', 'in', due)
         .where(leasable)
         .returningAll()
-        .execute();
+        .execute() as Promise<unknown[]> as Promise<Row[]>;
     },
 
     /** Writes a leased delivery; only the lease holder may (a redeliver or a takeover wins otherwise). */
     async updateLeased(id: string, owner: string, patch: DeliveryPatch): Promise<boolean> {
       const result = await db
-        .updateTable('webhook_deliveries')
+        .updateTable(outbox)
         .set({ ...patch, updated_at: clock.now() })
         .where('id', '=', id)
         .where('lease_owner', '=', owner)
@@ -77,7 +94,7 @@ export function createDeliveryLeases({ db, clock }: { db: Db; clock: Clock }) {
     /** The distinct owners of the leases held on deliveries. */
     async leaseHolders(): Promise<string[]> {
       const rows = await db
-        .selectFrom('webhook_deliveries')
+        .selectFrom(outbox)
         .select('lease_owner')
         .distinct()
         .where('lease_owner', 'is not', null)
@@ -88,7 +105,7 @@ export function createDeliveryLeases({ db, clock }: { db: Db; clock: Clock }) {
     /** Gives back every lease `owner` holds, so another worker can take the deliveries at once. */
     async releaseAll(owner: string): Promise<void> {
       await db
-        .updateTable('webhook_deliveries')
+        .updateTable(outbox)
         .set({ lease_owner: null, lease_expires_at: null })
         .where('lease_owner', '=', owner)
         .execute();
@@ -100,7 +117,7 @@ export function createDeliveryLeases({ db, clock }: { db: Db; clock: Clock }) {
      */
     async nextDueAt(): Promise<number | undefined> {
       const row = await db
-        .selectFrom('webhook_deliveries')
+        .selectFrom(outbox)
         .select(
           sql<
             number | string | null

@@ -5,9 +5,8 @@ import { reclaimDeadLeases } from '../../infra/jobs/dead-lease-reclaim.js';
 import { createLeaseLoop } from '../../infra/jobs/lease-loop.js';
 import type { ProcessOwner } from '../../infra/jobs/process-owner.js';
 import type { SafeFetcher } from '../../infra/outbound/safe-fetcher.js';
-import type { DeliveryPatch, DeliveryRow } from './deliveries-store.js';
+import type { DeliveryPatch, LeasedDelivery } from './deliveries-store.js';
 import { signWebhook } from './signature.js';
-import type { WebhooksRepository } from './webhooks-repository.js';
 
 export interface DeliveryWorkerOptions {
   /** Delay before each attempt, counted from the previous one (the first from enqueue); its length is the attempt count. */
@@ -20,14 +19,27 @@ export interface DeliveryWorkerOptions {
   idlePollMs: number;
 }
 
-export interface DeliveryWorkerDeps {
-  deliveries: WebhooksRepository;
+/** An outbox's lease queries (createDeliveryLeases over its table). */
+export interface DeliveryLeases<Row extends LeasedDelivery> {
+  leaseDue(owner: string, leaseMs: number, limit: number): Promise<Row[]>;
+  updateLeased(id: string, owner: string, patch: DeliveryPatch): Promise<boolean>;
+  leaseHolders(): Promise<string[]>;
+  releaseAll(owner: string): Promise<void>;
+  nextDueAt(): Promise<number | undefined>;
+}
+
+export interface DeliveryWorkerDeps<Row extends LeasedDelivery> {
+  deliveries: DeliveryLeases<Row>;
+  /** What the worker is named in logs (`webhook delivery`, `alert delivery`). */
+  what?: string;
+  /** What outbound errors name the URL as (`callbackUrl`, `url`). */
+  subject?: string;
   /** Sends one attempt: vetted again and pinned at call time (DNS may have changed since submit). */
   post: SafeFetcher['postPinned'];
-  /** The account's plaintext `whsec_…` secrets to sign with: the current one, then a replaced one in its grace. */
-  signingSecretsFor(accountId: string): Promise<string[]>;
+  /** The plaintext `whsec_…` secrets to sign a delivery with (a task's: its account's current one, then a replaced one in its grace). */
+  signingSecretsFor(delivery: Row): Promise<string[]>;
   /** Re-enqueues what a crash between a task's final write and its enqueue left behind. */
-  sweep(): Promise<void>;
+  sweep?(): Promise<void>;
   clock: Clock;
   owner: string;
   /** This process (the owner id's prefix): a restart on the same host takes back its dead leases. */
@@ -53,13 +65,14 @@ type AttemptOutcome =
  * it along the retry schedule — any 2xx succeeds; a 3xx (redirects are not followed), 4xx, 5xx,
  * timeout or network error waits for the next slot; after the last slot the delivery is `failed`.
  */
-export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
+export function createDeliveryWorker<Row extends LeasedDelivery>(deps: DeliveryWorkerDeps<Row>) {
   const { deliveries, clock, owner, logger, options } = deps;
   // The lease outlives any attempt, so a live one means the attempt may still be running.
   const leaseMs = options.attemptTimeoutMs * 2 + 30_000;
   let lastSweepAt = Number.NEGATIVE_INFINITY;
-  const workLoop = createLeaseLoop<DeliveryRow>({
-    name: 'webhook delivery',
+  const what = deps.what ?? 'webhook delivery';
+  const workLoop = createLeaseLoop<Row>({
+    name: what,
     clock,
     logger,
     concurrency: options.concurrency,
@@ -73,12 +86,12 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
         holders: deliveries.leaseHolders,
         release: deliveries.releaseAll,
         logger,
-        what: 'webhook delivery',
+        what,
       }),
     idOf: (delivery) => delivery.id,
     work: (delivery, controller) => attempt(deps, delivery, controller),
     async beforeRound() {
-      if (clock.now() - lastSweepAt >= SWEEP_INTERVAL_MS) {
+      if (deps.sweep && clock.now() - lastSweepAt >= SWEEP_INTERVAL_MS) {
         lastSweepAt = clock.now();
         await deps.sweep();
       }
@@ -106,17 +119,18 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
 }
 
 /** Signs and POSTs one attempt of `delivery`; what it came to. */
-async function send(
-  deps: DeliveryWorkerDeps,
-  delivery: DeliveryRow,
+async function send<Row extends LeasedDelivery>(
+  deps: DeliveryWorkerDeps<Row>,
+  delivery: Row,
   signal: AbortSignal,
 ): Promise<AttemptOutcome> {
   try {
-    const secrets = await deps.signingSecretsFor(delivery.account_id);
+    const secrets = await deps.signingSecretsFor(delivery);
+    const subject = deps.subject ?? 'callbackUrl';
     // The timestamp is the attempt's, not the event's: receivers reject stale ones as replays.
     const timestamp = Math.floor(deps.clock.now() / 1000);
     const { statusCode } = await deps.post(delivery.url, {
-      subject: 'callbackUrl',
+      subject,
       headers: {
         'content-type': 'application/json',
         'user-agent': USER_AGENT,
@@ -134,8 +148,8 @@ async function send(
     if (statusCode >= 200 && statusCode <= 299) return { kind: 'delivered', statusCode };
     const error =
       statusCode >= 300 && statusCode <= 399
-        ? `callbackUrl answered HTTP ${statusCode}, a redirect; redirects are not followed`
-        : `callbackUrl answered HTTP ${statusCode}`;
+        ? `${subject} answered HTTP ${statusCode}, a redirect; redirects are not followed`
+        : `${subject} answered HTTP ${statusCode}`;
     return { kind: 'failed', statusCode, error };
   } catch (error) {
     if (signal.aborted) return { kind: 'interrupted' };
@@ -147,7 +161,7 @@ async function send(
 
 /** The delivery's row after an attempt: succeeded, pending its next slot, or failed after the last. */
 function patchFor(
-  delivery: DeliveryRow,
+  delivery: LeasedDelivery,
   outcome: Exclude<AttemptOutcome, { kind: 'interrupted' }>,
   now: number,
   retryScheduleMs: readonly number[],
@@ -177,9 +191,9 @@ function patchFor(
 }
 
 /** Makes one attempt of a leased delivery and records it. Never throws. */
-async function attempt(
-  deps: DeliveryWorkerDeps,
-  delivery: DeliveryRow,
+async function attempt<Row extends LeasedDelivery>(
+  deps: DeliveryWorkerDeps<Row>,
+  delivery: Row,
   controller: AbortController,
 ): Promise<void> {
   const { deliveries, owner, logger } = deps;

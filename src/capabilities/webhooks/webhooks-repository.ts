@@ -1,6 +1,6 @@
 import type { Clock } from '../../base/runtime/clock.js';
 import type { Db } from '../../infra/store/database.js';
-import { createAccountDeliveries, createDeliveryLeases } from './deliveries-store.js';
+import { createAccountDeliveries, createDeliveryEnqueue, createDeliveryLeases } from './deliveries-store.js';
 import { createOutboxStore } from './outbox-store.js';
 import { createSecretsStore } from './secrets-store.js';
 
@@ -13,6 +13,7 @@ export function createWebhooksRepository({ db, clock }: { db: Db; clock: Clock }
   return {
     ...createOutboxStore(db),
     ...createSecretsStore({ db, clock }),
+    enqueue: createDeliveryEnqueue(db),
     ...createDeliveryLeases({ db, clock }),
     ...createAccountDeliveries({ db, clock }),
   };

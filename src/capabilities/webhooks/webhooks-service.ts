@@ -54,7 +54,7 @@ function toDeliveryItem(row: DeliveryRow): DeliveryItem {
 /** What the webhooks capability is built over. */
 export interface WebhooksDeps {
   /** Counts delivery attempts by outcome (metrics). */
-  onAttempt?: DeliveryWorkerDeps['onAttempt'];
+  onAttempt?: DeliveryWorkerDeps<DeliveryRow>['onAttempt'];
   db: Db;
   clock: Clock;
   ids: IdGenerator;
@@ -106,7 +106,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
   const worker = createDeliveryWorker({
     deliveries: repository,
     post: deps.fetcher.postPinned,
-    signingSecretsFor: signingSecrets.signing,
+    signingSecretsFor: (delivery) => signingSecrets.signing(delivery.account_id),
     sweep: () => sweep(queue),
     clock,
     owner: leaseOwnerId(deps.processOwner, deps.ids.next('wrk')),

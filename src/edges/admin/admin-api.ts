@@ -9,6 +9,7 @@ import { adminAccountPasswordRoutes } from './account-password-routes.js';
 import { adminAccountUsageRoutes } from './account-usage-routes.js';
 import { adminAccountRoutes } from './accounts-routes.js';
 import { type AdminDeps, NOT_AN_OPERATOR } from './admin-deps.js';
+import { adminAlertRoutes } from './alerts-routes.js';
 import { adminAuditRoutes } from './audit-routes.js';
 import { adminKeyRoutes } from './keys-routes.js';
 import { adminPolicyRoutes } from './policies-routes.js';
@@ -50,4 +51,5 @@ export async function adminApi(app: FastifyInstance, { deps }: { deps: AdminDeps
   await app.register(adminProviderKeyRoutes, { deps });
   await app.register(adminAuditRoutes, { deps });
   await app.register(adminQueueRoutes, { deps });
+  await app.register(adminAlertRoutes, { deps });
 }

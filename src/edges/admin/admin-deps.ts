@@ -5,6 +5,7 @@ import type {
   AccountsService,
   ProviderKeyStore,
 } from '../../capabilities/accounts/index.js';
+import type { AlertsService } from '../../capabilities/alerts/index.js';
 import type { AuditLog } from '../../capabilities/audit/index.js';
 import type { ProviderRegistry } from '../../capabilities/providers/index.js';
 import type { PoolState, TaskQueue } from '../../capabilities/tasks/index.js';
@@ -54,6 +55,8 @@ export interface AdminDeps {
   taskLog: Pick<TaskLog, 'page' | 'life'>;
   /** The audit log: each change a route makes is recorded in it; GET /audit reads it. */
   audit: Pick<AuditLog, 'record' | 'list' | 'all'>;
+  /** Alert rules, their test message and recent deliveries. */
+  alerts: Pick<AlertsService, 'create' | 'list' | 'get' | 'update' | 'remove' | 'test' | 'deliveries'>;
   clock: Clock;
 }
 

@@ -52,6 +52,9 @@ export const MIGRATED_TABLES = [
   'oauth_seen_redirects',
   'audit_events',
   'policy_versions',
+  'alert_rules',
+  'alert_episodes',
+  'alert_deliveries',
 ] as const;
 
 const BATCH_ROWS = 200;

@@ -1,5 +1,6 @@
 import type { Generated } from 'kysely';
 import type { AccountTables } from './schema/accounts.js';
+import type { AlertTables } from './schema/alerts.js';
 import type { AssetTables } from './schema/assets.js';
 import type { AuditTables } from './schema/audit.js';
 import type { CapacityTables } from './schema/capacity.js';
@@ -35,7 +36,8 @@ export interface Database
     CurationTables,
     OAuthTables,
     ProviderKeyTables,
-    AuditTables {
+    AuditTables,
+    AlertTables {
   /** Kysely's own bookkeeping tables are created by the migrator. */
   _placeholder?: { id: Generated<number> };
 }

@@ -1,6 +1,7 @@
 import { Link } from '../../lib/router';
 import AccountDetailPage from './account-detail';
 import AccountsPage from './accounts';
+import AlertsPage from './alerts';
 import AuditPage from './audit';
 import PoliciesPage from './policies';
 import QueuePage from './queue';
@@ -18,6 +19,7 @@ const SECTIONS = [
   { path: '/admin/queue', label: 'Queue' },
   { path: '/admin/tasks', label: 'Tasks' },
   { path: '/admin/audit', label: 'Audit' },
+  { path: '/admin/alerts', label: 'Alerts' },
 ];
 
 const ACCOUNT_PATH = /^\/admin\/accounts\/([^/]+)$/;
@@ -51,6 +53,8 @@ function sectionPage(path: string) {
       return <TaskLogPage />;
     case '/admin/audit':
       return <AuditPage />;
+    case '/admin/alerts':
+      return <AlertsPage />;
     default:
       return undefined;
   }

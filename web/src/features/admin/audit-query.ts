@@ -37,6 +37,10 @@ export const ACTION_LABELS: Record<AuditAction, string> = {
   'policy.tier.update': "A tier's limits changed",
   'policy.import': 'Tier policies imported from the file',
   'queue.cancel': 'Queued tasks canceled',
+  'alert.create': 'Alert rule created',
+  'alert.update': 'Alert rule changed',
+  'alert.delete': 'Alert rule deleted',
+  'alert.test': 'Test alert sent',
 };
 
 export const TARGET_LABELS: Record<AuditTargetType, string> = {
@@ -46,6 +50,7 @@ export const TARGET_LABELS: Record<AuditTargetType, string> = {
   'tier-policy': 'tier policy',
   task: 'task',
   route: 'route',
+  'alert-rule': 'alert rule',
 };
 
 /** The filters a URL's query holds (absent ones empty). */
