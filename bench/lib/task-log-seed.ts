@@ -59,7 +59,7 @@ function statements(accounts: LogAccount[], count: number, base: number, postgre
       needs_reconcile, polls, next_run_at, lease_owner, lease_expires_at, deadline_at, started_at, finished_at,
       created_at, waiting_for, capacity_pool, waiting_since, cost_micros, cost_source, cost_reserved_micros,
       api_key_id, upstream_key_id, partial_images, partial_frames, usage_json, updated_at, upstream_refusals,
-      fallbacks_json, model)
+      fallbacks_json, model, submits)
     SELECT 'tsk_log_' || n, 'gen_log_' || n, ${account}, 0, ${PROVIDER}, ${UPSTREAM_MODEL},
       CASE WHEN ${FAILED} THEN 'failed' ELSE 'completed' END, CASE WHEN ${FAILED} THEN 0 ELSE 100 END, ${ERROR},
       CASE WHEN ${FAILED} THEN NULL ELSE '/files/seed/tsk_log_' || n || '.png' END,
@@ -68,7 +68,7 @@ function statements(accounts: LogAccount[], count: number, base: number, postgre
       ${started}, ${finished}, ${created}, NULL, NULL, NULL,
       CASE WHEN ${FAILED} THEN NULL ELSE 20000 + (n % 3) * 20000 END, 'catalog_price', 0, ${key}, NULL, 0, 0,
       NULL, ${finished}, CASE WHEN n % 17 = 0 THEN 1 + n % 3 ELSE 0 END,
-      CASE WHEN n % 29 = 0 THEN ${FALLBACK} ELSE NULL END, ${MODEL} FROM ${from}`;
+      CASE WHEN n % 29 = 0 THEN ${FALLBACK} ELSE NULL END, ${MODEL}, CASE WHEN n % 11 = 0 THEN 2 ELSE 1 END FROM ${from}`;
   return [generations, tasks, 'ANALYZE'];
 }
 

@@ -170,7 +170,7 @@ describe('the task log (admin API)', () => {
       .execute();
     await db
       .updateTable('tasks')
-      .set({ upstream_refusals: 1, attempts: 2 })
+      .set({ upstream_refusals: 1, submits: 2 })
       .where('id', '=', task.id)
       .execute();
     await db

@@ -83,6 +83,7 @@ export async function insertTask(db: Db, spec: SeededTask, extra: Partial<TasksT
       bytes: null,
       upstream_id: null,
       attempts: 1,
+      submits: final ? 1 : 0,
       needs_reconcile: 0,
       polls: 0,
       // Never due in the test: the engine is not started, and would not find it due anyway.

@@ -64,7 +64,9 @@ export const taskLogRowSchema = z
       .describe(
         'First submit to its end (or to now): upstream work, polls and retries; null: never submitted',
       ),
-    attempts: ms.describe('Submit attempts on its current route (a fallback starts again at 0)'),
+    attempts: ms.describe(
+      'Calls that submitted it upstream, over every route (refusals for capacity are `refusals`, apart)',
+    ),
     refusals: ms.describe('Calls the upstream refused (429) for it'),
     fallbacks: ms.describe('Moves to a next route'),
   })

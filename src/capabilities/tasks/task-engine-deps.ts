@@ -83,7 +83,8 @@ export interface StepContext {
   deps: Omit<TaskEngineDeps, 'tasks' | 'ids' | 'onTaskChanged'>;
   /** Writes the task if this worker still holds its lease; false otherwise. */
   write(task: TaskRow, patch: TaskPatch): Promise<boolean>;
-  fail(task: TaskRow, message: string): Promise<boolean>;
+  /** Ends the task failed with `message` (and `also`, what the same write records besides). */
+  fail(task: TaskRow, message: string, also?: TaskPatch): Promise<boolean>;
   cancelUpstream(task: TaskRow): void;
   /** Upstream capacity: slots before calls, parked tasks called back when room returns. */
   gate: CapacityGate;

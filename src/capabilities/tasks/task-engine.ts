@@ -73,7 +73,7 @@ export function createTaskEngine(deps: TaskEngineDeps) {
   const step = createTaskStep({
     deps,
     write: (task, patch) => writeLeased(writer, task, patch),
-    fail: (task, message) => failTask(writer, task, message),
+    fail: (task, message, also) => failTask(writer, task, message, also),
     cancelUpstream: (task) => cancelUpstream(deps, task),
     gate,
   });

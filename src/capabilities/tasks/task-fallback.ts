@@ -2,7 +2,7 @@ import type { TaskFallback } from '../../infra/store/schema/tasks.js';
 import type { ProviderFailure } from '../providers/index.js';
 import type { StepContext } from './task-engine-deps.js';
 import { routeIdOfRow } from './task-route.js';
-import type { LeasedTask } from './tasks-repository.js';
+import type { LeasedTask, TaskPatch } from './tasks-repository.js';
 
 /**
  * Moves the task to its model's next upstream route when this submit failed with a retryable
@@ -14,6 +14,7 @@ export async function fallBack(
   { deps, write }: Pick<StepContext, 'deps' | 'write'>,
   leased: LeasedTask,
   outcome: ProviderFailure,
+  also: TaskPatch = {},
 ): Promise<boolean> {
   if (!outcome.retryable || outcome.maybeAccepted) return false;
   const { task } = leased;
@@ -26,6 +27,7 @@ export async function fallBack(
   const earlier: TaskFallback[] = task.fallbacks_json ? JSON.parse(task.fallbacks_json) : [];
   const move = { from: routeIdOfRow(task), to: next.id, at: deps.clock.now(), error: outcome.message };
   const moved = await write(task, {
+    ...also,
     fallbacks_json: JSON.stringify([...earlier, move]),
     provider: next.provider,
     upstream_model: next.upstreamModel,

@@ -18,6 +18,20 @@ export interface OutcomeSource {
   poolId?: string | undefined;
   /** The pooled key the submit used (its spend and the job's polls are the key's). */
   keyId?: string | undefined;
+  /** When the submit's call began. */
+  startedAt?: number | undefined;
+}
+
+/**
+ * What a submit that reached the upstream adds to the task's next write (a refusal for capacity is
+ * counted apart, an open circuit's fail-fast never left): one more submit, and its first start.
+ */
+function submitted(task: TaskRow, source: OutcomeSource): TaskPatch {
+  if (source.phase !== 'submit' || source.startedAt === undefined) return {};
+  return {
+    submits: (task.submits ?? 0) + 1,
+    ...(task.started_at === null ? { started_at: source.startedAt } : {}),
+  };
 }
 
 /** Records what the upstream answered a submit or a poll: a result, progress, or a failure. */
@@ -31,7 +45,15 @@ export async function applyOutcome(
   switch (outcome.kind) {
     case 'done': {
       const bytes = await fetchResult(context.deps, provider, outcome.image, source.signal);
-      if (typeof bytes !== 'string') return rehostResult(context, leased, bytes, outcome.usage, source.keyId);
+      if (typeof bytes !== 'string')
+        return rehostResult(
+          context,
+          leased,
+          bytes,
+          outcome.usage,
+          source.keyId,
+          submitted(leased.task, source),
+        );
       // The image exists upstream but its URL did not answer: a retry asks again and fetches anew
       // (a synchronous provider would make the image again, so it is retried at most once).
       const failure = { kind: 'failed', message: bytes, retryable: true, cause: 'network' } as const;
@@ -40,7 +62,7 @@ export async function applyOutcome(
         leased,
         provider,
         { ...failure, maybeAccepted: source.phase === 'submit' },
-        { phase: source.phase, signal: source.signal },
+        { phase: source.phase, signal: source.signal, startedAt: source.startedAt },
       );
     }
     case 'pending':
@@ -60,8 +82,9 @@ async function applyPending(
   task: TaskRow,
   provider: ImageProvider,
   outcome: Pending,
-  { phase, keyId }: OutcomeSource,
+  source: OutcomeSource,
 ): Promise<void> {
+  const { phase, keyId } = source;
   const now = deps.clock.now();
   const progress = Math.max(task.progress, Math.min(99, Math.floor(outcome.progress ?? task.progress)));
   const upstreamStatus = 'status' in outcome ? outcome.status : progress > 0 ? 'in_progress' : 'queued';
@@ -83,7 +106,7 @@ async function applyPending(
   if ('partial' in outcome && outcome.partial && task.partial_frames < MAX_PARTIAL_FRAMES)
     patch.partial_frames = await storePartialFrame(deps.blobs, task.id, task.partial_frames, outcome.partial);
   if (status === 'in_progress' && task.started_at === null) patch.started_at = now;
-  await write(task, patch);
+  await write(task, { ...patch, ...submitted(task, source) });
 }
 
 /**
@@ -95,18 +118,20 @@ async function applyFailure(
   leased: LeasedTask,
   provider: ImageProvider,
   outcome: ProviderFailure,
-  { phase, poolId }: OutcomeSource,
+  source: OutcomeSource,
 ): Promise<void> {
+  const { phase, poolId } = source;
   const { deps, write, fail } = context;
   const { task } = leased;
   const now = deps.clock.now();
   // A rate limit is not a failure: the task waits for capacity (its deadline bounds the wait),
   // spending none of its attempts, on the same route.
   if (isRateLimit(outcome)) return waitForCapacity(context, task, outcome, phase, poolId);
-  if (phase === 'submit' && (await fallBack(context, leased, outcome))) return;
   // A fail-fast of an open circuit never reached the upstream: it waits for the probe without
   // spending the task's attempts (the task deadline still bounds the wait) or changing its mark.
   const sent = outcome.cause !== 'circuit_open';
+  const also = sent ? submitted(task, source) : {};
+  if (phase === 'submit' && (await fallBack(context, leased, outcome, also))) return;
   const attempts = task.attempts + (sent ? 1 : 0);
   // A sync call that may have been accepted upstream is retried at most once (never a blind
   // loop). An async provider's resubmit reconciles (finds the job it may have created) instead
@@ -116,11 +141,12 @@ async function applyFailure(
     attempts < deps.options.maxAttempts &&
     !(outcome.maybeAccepted && !provider.submitsInline && task.attempts >= 1);
   if (!mayRetry) {
-    await fail(task, outcome.message);
+    await fail(task, outcome.message, also);
     return;
   }
   deps.logger.info({ taskId: task.id, attempts, phase }, 'retryable upstream failure; retrying later');
   await write(task, {
+    ...also,
     attempts,
     // Remembered durably, so whichever worker retries asks the provider to reconcile; a
     // submit that surely created nothing clears the mark set before it was sent.

@@ -5,7 +5,7 @@ import { pngDimensions } from '../../infra/images/png-header.js';
 import type { ImageProvider, ImageUsage, ProviderImage } from '../providers/index.js';
 import { completedCost } from './task-cost.js';
 import type { StepContext } from './task-engine-deps.js';
-import type { LeasedTask } from './tasks-repository.js';
+import type { LeasedTask, TaskPatch } from './tasks-repository.js';
 
 const contentTypeOfFormat: Record<string, string> = {
   png: 'image/png',
@@ -38,6 +38,7 @@ export async function rehostResult(
   bytes: Buffer,
   usage: ImageUsage | undefined,
   keyId: string | undefined,
+  also: TaskPatch = {},
 ): Promise<void> {
   const { task } = leased;
   // A PNG's header chunk is read here; other formats (and a PNG whose header is not whole) by
@@ -70,6 +71,7 @@ export async function rehostResult(
     height,
   });
   await write(task, {
+    ...also,
     status: 'completed',
     progress: 100,
     image_url: url,

@@ -99,7 +99,7 @@ async function submitStep(
     const result = await parts.submit(leased, provider, choices);
     // Parked for capacity, or the lease was lost before the call (which was then never made).
     if (result.kind !== 'outcome') return;
-    const { outcome, choice } = result;
+    const { outcome, choice, startedAt } = result;
     if (choice.key && deps.keyPool) {
       const keyOut = await deps.keyPool.learn(choice.key, keyAnswerOf(outcome));
       if (keyOut && round < MAX_KEY_ROUNDS) continue;
@@ -109,6 +109,7 @@ async function submitStep(
       signal,
       poolId: choice.pool?.id,
       keyId: choice.key?.id,
+      startedAt,
     });
     return;
   }

@@ -7,7 +7,7 @@ import type { LeasedTask, TaskPatch, TaskRow } from './tasks-repository.js';
 
 /** What a submit came to: an upstream outcome (and the choice that got it), parked for capacity, or nothing (lease lost). */
 export type SubmitResult =
-  | { kind: 'outcome'; outcome: SubmitOutcome; choice: SubmitChoice }
+  | { kind: 'outcome'; outcome: SubmitOutcome; choice: SubmitChoice; startedAt: number }
   | { kind: 'parked' }
   | { kind: 'lost' };
 
@@ -55,8 +55,9 @@ async function submit(
   const [first] = choices;
   if (!first) throw new Error(`no submit choice for task ${task.id}`);
   if (!first.pool) {
+    const startedAt = context.deps.clock.now();
     const outcome = await call(context, task, provider, first.request);
-    return outcome ? { kind: 'outcome', outcome, choice: first } : { kind: 'lost' };
+    return outcome ? { kind: 'outcome', outcome, choice: first, startedAt } : { kind: 'lost' };
   }
   const slot = await slotOrWait(context, task, choices);
   if (!slot) {
@@ -74,8 +75,9 @@ async function submit(
       const cleared = await write(task, { waiting_for: null, capacity_pool: null, waiting_since: null });
       if (!cleared) return { kind: 'lost' };
     }
+    const startedAt = context.deps.clock.now();
     outcome = await call(context, task, provider, choice.request, waited);
-    return outcome ? { kind: 'outcome', outcome, choice } : { kind: 'lost' };
+    return outcome ? { kind: 'outcome', outcome, choice, startedAt } : { kind: 'lost' };
   } finally {
     // Before the task's write lets go of its lease: the slot is counted live until then.
     await gate.release(pool, slot.callId, outcome);

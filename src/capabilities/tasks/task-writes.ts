@@ -37,8 +37,14 @@ export async function writeLeased(writer: TaskWriter, task: TaskRow, patch: Task
 }
 
 /** Ends a leased task `failed` with `message` (a guarded write like any other). */
-export function failTask(writer: TaskWriter, task: TaskRow, message: string): Promise<boolean> {
+export function failTask(
+  writer: TaskWriter,
+  task: TaskRow,
+  message: string,
+  also: TaskPatch = {},
+): Promise<boolean> {
   return writeLeased(writer, task, {
+    ...also,
     status: 'failed',
     error: message,
     finished_at: writer.deps.clock.now(),

@@ -27,6 +27,7 @@ export type TaskPatch = Partial<
     | 'bytes'
     | 'upstream_id'
     | 'attempts'
+    | 'submits'
     | 'needs_reconcile'
     | 'polls'
     | 'next_run_at'

@@ -42,7 +42,7 @@ const ROW_COLUMNS = [
   't.finished_at',
   't.cost_micros',
   't.cost_absorbed_micros',
-  't.attempts',
+  't.submits',
   't.upstream_refusals',
   't.fallbacks_json',
   'g.model',
@@ -86,7 +86,7 @@ export function logRowOf(row: LogRow, now: number): TaskLogRow {
     absorbed_micros: numberOrNull(row.cost_absorbed_micros),
     queue_wait_ms: Math.max(0, (started ?? finished ?? now) - created),
     upstream_ms: started === null ? null : Math.max(0, (finished ?? now) - started),
-    attempts: Number(row.attempts),
+    attempts: Number(row.submits ?? 0),
     refusals: Number(row.upstream_refusals ?? 0),
     fallbacks: fallbacksOf(row.fallbacks_json).length,
   };

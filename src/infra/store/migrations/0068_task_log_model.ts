@@ -8,7 +8,15 @@ export const migration: Migration = {
     // (0062's generations_model_created) and sorting their tasks took 0.7 s at a million tasks for a
     // model a third of them use (bench row A1).
     await db.schema.alterTable('tasks').addColumn('model', 'text').execute();
-    await sql`update tasks set model = (select g.model from generations g where g.id = tasks.generation_id)`.execute(
+    // Calls that submitted the task (the log's `attempts`): `attempts` is the engine's count of
+    // failures in a row, reset by an accepted submit. Tasks made before are counted from it, and
+    // one more for a task an upstream accepted (completed, or with a job).
+    await db.schema
+      .alterTable('tasks')
+      .addColumn('submits', 'integer', (col) => col.notNull().defaultTo(0))
+      .execute();
+    await sql`update tasks set model = (select g.model from generations g where g.id = tasks.generation_id),
+      submits = attempts + (case when status = 'completed' or upstream_id is not null then 1 else 0 end)`.execute(
       db,
     );
     await db.schema

@@ -67,6 +67,11 @@ export interface TasksTable extends TaskKeyColumns {
   fallbacks_json?: string | null;
   /** The model the task was asked for, its generation's (migration 0068: the task log's walk by model). */
   model: string | null;
+  /**
+   * Calls that submitted the task upstream and were answered (or failed) other than by a refusal
+   * for capacity (those are `upstream_refusals`), over every route (migration 0068).
+   */
+  submits?: number;
 }
 
 /** One move of a task to its model's next route (task-fallback.ts), as `fallbacks_json` keeps it. */
