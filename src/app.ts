@@ -202,6 +202,7 @@ async function mountAdmin(app: FastifyInstance, core: Core, resolvers: AccountRe
       providerKeys: { ...core.keyPools, requireKeyedProvider: core.upstreamAccess.requireKeyedProvider },
       taskLog: core.taskLog,
       audit: core.audit,
+      catalog: core.catalogVersions,
       clock: core.clock,
     },
   });

@@ -1,13 +1,46 @@
-import { loadCatalog } from './capabilities/catalog/index.js';
+import type { AuditLog } from './capabilities/audit/index.js';
+import { readCatalogSource, startCatalogVersions } from './capabilities/catalog/index.js';
 import { createProviderRegistry, type ProviderRegistry } from './capabilities/providers/index.js';
 import type { CoreResources } from './core-resources.js';
 
-/** The providers (or a test's) and the model catalog over them (ATELIER_CATALOG_FILE). */
-export function buildCatalog({ config, clock }: CoreResources, testProviders: ProviderRegistry | undefined) {
+/**
+ * The providers (or a test's) and the model catalog over them: the version in force in the store,
+ * seeded from (or brought up to) the catalog file (ATELIER_CATALOG, else the built-in default), and
+ * swapped on every node within ATELIER_CONFIG_REFRESH_MS of a change (docs/operations.md, "The
+ * catalog at run time"). A start that stored the file records it in the audit log as a CLI change.
+ */
+export async function buildCatalog(
+  { config, clock, db, logger }: CoreResources,
+  testProviders: ProviderRegistry | undefined,
+  audit: Pick<AuditLog, 'record'>,
+) {
   const providers = testProviders ?? createProviderRegistry({ config, clock });
-  const catalog = loadCatalog(config.catalogPath, providers.names());
-  providers.configure?.(catalog.models);
-  return { providers, catalog };
+  const file = readCatalogSource(config.catalogPath);
+  const catalogVersions = await startCatalogVersions(
+    {
+      db,
+      clock,
+      logger: logger.child({ component: 'catalog' }),
+      knownProviders: providers.names(),
+      refreshMs: config.configRefreshMs,
+      onSwap: (catalog) => providers.configure?.(catalog.models),
+    },
+    file,
+  );
+  const { imported } = catalogVersions;
+  if (imported) {
+    const before = imported.version > 1 ? await catalogVersions.get(imported.version - 1) : undefined;
+    await audit.record(
+      { label: 'cli:catalog-file', accountId: null, source: 'cli', requestId: null },
+      {
+        action: 'catalog.import',
+        target: { type: 'catalog', id: 'catalog' },
+        before: before ? { version: before.version, document: before.document } : null,
+        after: { version: imported.version, file: file.label, document: imported.document },
+      },
+    );
+  }
+  return { providers, catalog: catalogVersions.catalog, catalogVersions };
 }
 
-export type CatalogParts = ReturnType<typeof buildCatalog>;
+export type CatalogParts = Awaited<ReturnType<typeof buildCatalog>>;

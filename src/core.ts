@@ -37,7 +37,8 @@ export type { CoreOverrides };
  */
 export async function createCore(config: Config, overrides: CoreOverrides = {}) {
   const resources = await openCoreResources(config, overrides);
-  const { catalog, providers } = buildCatalog(resources, overrides.providers);
+  const audit = buildAudit(resources);
+  const { catalog, providers, catalogVersions } = await buildCatalog(resources, overrides.providers, audit);
   const capacity = buildCapacity(resources);
   // Pools of upstream keys per provider (the environment's key among them, named `env`), in the store.
   // A key taken out calls back the tasks parked on its pools and wakes the engine (built below).
@@ -71,11 +72,14 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     ...{ keys: accounts.accounts.keyResolver, admission: usage.admission, budgets: usage.budgets },
   });
   const reads = buildReadModels(resources, { generationsRepository, tasks });
-  const audit = buildAudit(resources);
+  // A new catalog version may raise a limit: the parked tasks ask their pools again at once.
+  catalog.onChange(() => void tasks.wakeParked('%').then((woken) => woken > 0 && engine.wake()));
 
   return {
     ...sharedOf(resources),
     catalog,
+    /** The catalog's versions in the store: history, edits (admin API, console), the refresh. */
+    catalogVersions,
     providers,
     ...accounts,
     assets,
@@ -105,6 +109,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     housekeeping,
     /** Stops the engine and the webhook worker (if running) and closes the database. */
     async close(graceMs?: number) {
+      await catalogVersions.stop();
       await housekeeping.stop();
       await engine.stop(graceMs);
       // After the engine: its last task writes may still enqueue deliveries.

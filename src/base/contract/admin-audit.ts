@@ -30,11 +30,14 @@ export const AUDIT_ACTIONS = [
   'provider-key.add', // POST /provider-keys; upstream-keys add
   'provider-key.update', // PATCH /provider-keys/:provider/:name; upstream-keys update, enable, disable
   'provider-key.remove', // DELETE /provider-keys/:provider/:name; upstream-keys remove
+  'catalog.update', // PUT /catalog, PATCH /catalog/models/:id (a new version of the catalog)
+  'catalog.import', // a start that found the catalog file changed (or seeded the store from it)
+  'catalog.route.test', // POST /catalog/routes/:route_id/test (one real upstream request)
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** What a change was made to. */
-export const AUDIT_TARGET_TYPES = ['account', 'api-key', 'provider-key'] as const;
+export const AUDIT_TARGET_TYPES = ['account', 'api-key', 'provider-key', 'catalog', 'catalog-route'] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 const jsonState = z
@@ -53,7 +56,11 @@ export const auditEventSchema = z
     source: z.enum(AUDIT_SOURCES),
     action: z.enum(AUDIT_ACTIONS),
     target_type: z.enum(AUDIT_TARGET_TYPES),
-    target_id: z.string().describe('acc_…, key_…, or <provider>/<name> for an upstream pool key'),
+    target_id: z
+      .string()
+      .describe(
+        'acc_…, key_…, <provider>/<name> for an upstream pool key, "catalog", or a route id (<provider>/<upstream model>)',
+      ),
     before: jsonState,
     after: jsonState,
     request_id: z.string().nullable().describe('The HTTP request id (null for the CLI)'),

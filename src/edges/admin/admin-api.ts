@@ -10,6 +10,7 @@ import { adminAccountUsageRoutes } from './account-usage-routes.js';
 import { adminAccountRoutes } from './accounts-routes.js';
 import { type AdminDeps, NOT_AN_OPERATOR } from './admin-deps.js';
 import { adminAuditRoutes } from './audit-routes.js';
+import { adminCatalogRoutes } from './catalog-routes.js';
 import { adminKeyRoutes } from './keys-routes.js';
 import { adminPolicyRoutes } from './policies-routes.js';
 import { adminProviderKeyRoutes } from './provider-keys-routes.js';
@@ -46,4 +47,5 @@ export async function adminApi(app: FastifyInstance, { deps }: { deps: AdminDeps
     await app.register(routes, { deps });
   await app.register(adminProviderKeyRoutes, { deps });
   await app.register(adminAuditRoutes, { deps });
+  await app.register(adminCatalogRoutes, { deps });
 }

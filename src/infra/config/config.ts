@@ -93,6 +93,8 @@ const envSchema = z.object({
     }),
   ATELIER_CATALOG: optionalText,
   ATELIER_POLICY_FILE: optionalText,
+  // How often each node re-reads the catalog version in force from the store (docs/operations.md).
+  ATELIER_CONFIG_REFRESH_MS: milliseconds(2000, 50, 60_000),
   ATELIER_MASTER_KEY: optionalText,
   ATELIER_ROLES: z
     .string()
@@ -260,6 +262,8 @@ export interface Config {
   catalogPath: string | undefined;
   /** Tier policies (allowed models, image quotas, tasks in flight): a JSON file; none by default. */
   policyPath: string | undefined;
+  /** How often each node re-reads the catalog in force from the store (ATELIER_CONFIG_REFRESH_MS). */
+  configRefreshMs: number;
   masterKey: string | undefined;
   roles: { api: boolean; worker: boolean };
   localLatencyMs: number;
@@ -339,6 +343,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadAllowedHosts: e.ATELIER_UPLOAD_ALLOWED_HOSTS,
     catalogPath: e.ATELIER_CATALOG,
     policyPath: e.ATELIER_POLICY_FILE,
+    configRefreshMs: e.ATELIER_CONFIG_REFRESH_MS,
     masterKey: e.ATELIER_MASTER_KEY,
     roles: { api: e.ATELIER_ROLES.includes('api'), worker: e.ATELIER_ROLES.includes('worker') },
     localLatencyMs: e.ATELIER_LOCAL_LATENCY_MS,

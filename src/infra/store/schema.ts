@@ -3,6 +3,7 @@ import type { AccountTables } from './schema/accounts.js';
 import type { AssetTables } from './schema/assets.js';
 import type { AuditTables } from './schema/audit.js';
 import type { CapacityTables } from './schema/capacity.js';
+import type { CatalogTables } from './schema/catalog.js';
 import type { CurationTables } from './schema/curation.js';
 import type { GenerationTables } from './schema/generations.js';
 import type { IdempotencyTables } from './schema/idempotency.js';
@@ -35,7 +36,8 @@ export interface Database
     CurationTables,
     OAuthTables,
     ProviderKeyTables,
-    AuditTables {
+    AuditTables,
+    CatalogTables {
   /** Kysely's own bookkeeping tables are created by the migrator. */
   _placeholder?: { id: Generated<number> };
 }

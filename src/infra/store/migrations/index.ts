@@ -43,6 +43,7 @@ import { migration as m0060 } from './0060_upstream_queue_position.js';
 import { migration as m0061 } from './0061_usage_absorbed.js';
 import { migration as m0062 } from './0062_task_log.js';
 import { migration as m0063 } from './0063_audit_events.js';
+import { migration as m0064 } from './0064_catalog_versions.js';
 
 /**
  * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
@@ -93,4 +94,5 @@ export const migrations: Record<string, Migration> = {
   '0061_usage_absorbed': m0061,
   '0062_task_log': m0062,
   '0063_audit_events': m0063,
+  '0064_catalog_versions': m0064,
 };

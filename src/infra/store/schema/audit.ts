@@ -10,7 +10,7 @@ export interface AuditEventsTable {
   source: 'admin-api' | 'website' | 'cli';
   /** One of AUDIT_ACTIONS (src/base/contract/admin-audit.ts). */
   action: string;
-  target_type: 'account' | 'api-key' | 'provider-key';
+  target_type: 'account' | 'api-key' | 'provider-key' | 'catalog' | 'catalog-route';
   target_id: string;
   /** JSON, secrets redacted; null when there was no state before (or none after). */
   before_json: string | null;
