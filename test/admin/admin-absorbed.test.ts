@@ -155,7 +155,8 @@ describe('absorbed amounts: the usage rollup, the console API and the CLI', () =
     await sql`alter table tasks drop column upstream_refusals`.execute(db);
     await sql`alter table tasks drop column fallbacks_json`.execute(db);
     await sql`drop table audit_events`.execute(db);
-    await sql`delete from kysely_migration where name in ('0061_usage_absorbed', '0062_task_log', '0063_audit_events')`.execute(
+    await sql`drop table catalog_versions`.execute(db);
+    await sql`delete from kysely_migration where name in ('0061_usage_absorbed', '0062_task_log', '0063_audit_events', '0064_catalog_versions')`.execute(
       db,
     );
     await migrateToLatest(t.core.resources.db as unknown as Kysely<unknown>);

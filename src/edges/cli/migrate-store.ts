@@ -51,6 +51,7 @@ export const MIGRATED_TABLES = [
   'oauth_retired_refresh_tokens',
   'oauth_seen_redirects',
   'audit_events',
+  'catalog_versions',
 ] as const;
 
 const BATCH_ROWS = 200;
