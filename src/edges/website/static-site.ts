@@ -23,6 +23,7 @@ export const PAGE_ROUTES = new Set([
   '/admin/usage',
   '/admin/policies',
   '/admin/upstreams',
+  '/admin/catalog',
 ]);
 /** Page routes with a part of their own (an account's page in the console: /admin/accounts/<id>). */
 const PAGE_PATTERNS = [/^\/admin\/accounts\/[^/]+$/];

@@ -1,6 +1,7 @@
 import { Link } from '../../lib/router';
 import AccountDetailPage from './account-detail';
 import AccountsPage from './accounts';
+import CatalogPage from './catalog';
 import PoliciesPage from './policies';
 import UpstreamsPage from './upstreams';
 import UsagePage from './usage';
@@ -11,6 +12,7 @@ const SECTIONS = [
   { path: '/admin/usage', label: 'Usage and spend' },
   { path: '/admin/policies', label: 'Policies and budgets' },
   { path: '/admin/upstreams', label: 'Upstreams' },
+  { path: '/admin/catalog', label: 'Catalog' },
 ];
 
 const ACCOUNT_PATH = /^\/admin\/accounts\/([^/]+)$/;
@@ -34,6 +36,8 @@ function sectionPage(path: string) {
       return <PoliciesPage />;
     case '/admin/upstreams':
       return <UpstreamsPage />;
+    case '/admin/catalog':
+      return <CatalogPage />;
     default:
       return undefined;
   }
