@@ -73,14 +73,14 @@ export default function CatalogPage() {
       {catalog && (
         <section className="panel stack" aria-labelledby="catalog-edit-heading">
           <h2 id="catalog-edit-heading">Change a route</h2>
-          <RouteEditor key={catalog.version} catalog={catalog} models={models} onChanged={changed} />
+          <RouteEditor catalog={catalog} models={models} onChanged={changed} />
           <AddFallback catalog={catalog} models={models} onChanged={changed} />
         </section>
       )}
       {catalog && (
         <details className="panel stack">
           <summary>Edit the whole catalog as JSON</summary>
-          <JsonEditor key={catalog.version} catalog={catalog} onChanged={changed} />
+          <JsonEditor catalog={catalog} onChanged={changed} />
         </details>
       )}
       {versions.length > 0 && (
