@@ -7,7 +7,8 @@ import type { CoreResources } from './core-resources.js';
  * The providers (or a test's) and the model catalog over them: the version in force in the store,
  * seeded from (or brought up to) the catalog file (ATELIER_CATALOG, else the built-in default), and
  * swapped on every node within ATELIER_CONFIG_REFRESH_MS of a change (docs/operations.md, "The
- * catalog at run time"). A start that stored the file records it in the audit log as a CLI change.
+ * catalog at run time"). A start that stored a changed file records it in the audit log as a CLI
+ * change (the first start's seeding is only logged).
  */
 export async function buildCatalog(
   { config, clock, db, logger }: CoreResources,
@@ -28,14 +29,16 @@ export async function buildCatalog(
     file,
   );
   const { imported } = catalogVersions;
-  if (imported) {
-    const before = imported.version > 1 ? await catalogVersions.get(imported.version - 1) : undefined;
+  // The first start's seeding changes nothing an operator made: only a changed file is audited.
+  const before =
+    imported && imported.version > 1 ? await catalogVersions.get(imported.version - 1) : undefined;
+  if (imported && before) {
     await audit.record(
       { label: 'cli:catalog-file', accountId: null, source: 'cli', requestId: null },
       {
         action: 'catalog.import',
         target: { type: 'catalog', id: 'catalog' },
-        before: before ? { version: before.version, document: before.document } : null,
+        before: { version: before.version, document: before.document },
         after: { version: imported.version, file: file.label, document: imported.document },
       },
     );
