@@ -10,7 +10,7 @@ import {
   adminPatchModelSchema,
   adminPutCatalogSchema,
 } from '../../base/contract/admin-catalog.js';
-import { NotFound } from '../../base/domain/errors.js';
+import { Conflict, NotFound } from '../../base/domain/errors.js';
 import type { DocumentVersion } from '../../infra/store/versioned-documents.js';
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse } from '../http/route-responses.js';
@@ -70,13 +70,23 @@ function readCatalog(api: ZodApp, deps: AdminDeps) {
   );
 }
 
+/**
+ * The version an edit was made on, as stored (not this node's copy, which may be a refresh behind
+ * the node the operator read from); 409 when there is none.
+ */
+async function baseOf(deps: AdminDeps, expected: number): Promise<DocumentVersion> {
+  const base = await deps.catalog.get(expected);
+  if (!base) throw new Conflict(`there is no catalog version ${expected}: read the catalog again`);
+  return base;
+}
+
 /** Stores `document` as the next version after `expected` and records it in the audit log. */
 async function stored(
   deps: AdminDeps,
   request: FastifyRequest,
   change: { expected: number; document: unknown; before: unknown; after: (v: DocumentVersion) => unknown },
 ) {
-  const previous = deps.catalog.catalog.inForce;
+  const previous = await baseOf(deps, change.expected);
   const version = await deps.catalog.edit({
     expectedVersion: change.expected,
     document: change.document,
@@ -109,11 +119,11 @@ function replaceCatalog(api: ZodApp, deps: AdminDeps) {
         },
       },
     },
-    (request) =>
+    async (request) =>
       stored(deps, request, {
         expected: request.body.expected_version,
         document: request.body.document,
-        before: { document: deps.catalog.catalog.inForce.document },
+        before: { document: (await baseOf(deps, request.body.expected_version)).document },
         after: (version) => ({ document: version.document }),
       }),
   );
@@ -137,9 +147,10 @@ function editModel(api: ZodApp, deps: AdminDeps) {
         },
       },
     },
-    (request) => {
+    async (request) => {
       const { expected_version, ...fields } = request.body;
-      const edit = modelEdited(deps.catalog.catalog.inForce.document, request.params.id, fields);
+      const base = await baseOf(deps, expected_version);
+      const edit = modelEdited(base.document, request.params.id, fields);
       if (!edit)
         throw new NotFound(`no model "${request.params.id}" in the catalog (aliases are not edited)`);
       return stored(deps, request, {
