@@ -19,6 +19,15 @@ const withName = (name: string): Doc => ({
   models: DEFAULT_CATALOG.models.map((m) => (m.id === 'flash' ? { ...m, displayName: name } : { ...m })),
 });
 
+/** The environment a config was loaded from, for a node that differs in one variable. */
+const envOf = (config: Config): Record<string, string> => ({
+  ATELIER_DATA_DIR: config.dataDir,
+  ATELIER_DATABASE_URL: config.databaseUrl,
+  ATELIER_CATALOG: config.catalogPath ?? '',
+  ATELIER_DEMO_ACCOUNT: 'false',
+  LOG_LEVEL: 'silent',
+});
+
 describe('the catalog in the store: seeding, which wins, several nodes', () => {
   let config: Config;
   let file: string;
@@ -99,6 +108,39 @@ describe('the catalog in the store: seeding, which wins, several nodes', () => {
     assert.equal((await a.catalogVersions.history(10)).length, 4);
     await stop(a);
     await stop(b);
+  });
+
+  test('an edit sent to a node a refresh behind is made on the version it names: no lost update', async () => {
+    const a = await start();
+    const slow = await createCore(loadConfig({ ...envOf(config), ATELIER_CONFIG_REFRESH_MS: '60000' }));
+    open.push(slow);
+    const appSlow = await buildApp(slow);
+    try {
+      const { account, apiKey } = await a.accounts.create({ email: 'op-slow@example.test', tier: 'pro' });
+      await a.accounts.setOperator(account.id, true);
+      const base = a.catalog.inForce;
+      const named = withName('Flash renamed on node A');
+      await a.catalogVersions.edit({
+        expectedVersion: base.version,
+        document: named,
+        source: 'api',
+        createdBy: 'a',
+      });
+      assert.equal(slow.catalog.inForce.version, base.version, 'the slow node has not read it yet');
+      const res = await appSlow.inject({
+        method: 'PATCH',
+        url: `${ADMIN}/catalog/models/flash`,
+        headers: { authorization: `Bearer ${apiKey}` },
+        payload: { expected_version: base.version + 1, capacity: { maxInFlight: 7 } },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(flashName(slow), 'Flash renamed on node A');
+      assert.deepEqual(slow.catalog.get('flash')?.capacity, { maxInFlight: 7 });
+    } finally {
+      await appSlow.close();
+      await stop(slow);
+      await stop(a);
+    }
   });
 
   test('a change made on node A is used by node B within the refresh interval', async () => {
