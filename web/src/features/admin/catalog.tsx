@@ -3,6 +3,7 @@ import type { AdminCatalogVersionWire, AdminCatalogWire } from '../../../../src/
 import type { ProviderKeysWire } from '../../../../src/base/contract/admin-provider-keys';
 import { api } from '../../lib/api';
 import { useAction } from '../../lib/use-action';
+import { FormOutcome } from '../../ui/form-fields';
 import { AdminTable, HeadRow, LoadState, when } from './admin-kit';
 import { AddFallback, JsonEditor, RouteEditor } from './catalog-forms';
 import { CatalogRoutes, type ModelDoc } from './catalog-routes';
@@ -46,6 +47,24 @@ export default function CatalogPage() {
     setCatalog(next);
     void refresh();
   };
+  const rollback = useAction();
+  /** Stores an older version's document as the next version, after a confirmation. */
+  const putBack = (version: number) => {
+    if (
+      !catalog ||
+      !window.confirm(`Put back version ${version} as a new version? Every node uses it within seconds.`)
+    )
+      return;
+    void rollback.run(async () => {
+      const old = await api.get<AdminCatalogWire>(`/api/admin/v1/catalog/versions/${version}`);
+      const next = await api.put<AdminCatalogWire>('/api/admin/v1/catalog', {
+        expected_version: catalog.version,
+        document: old.document,
+      });
+      changed(next);
+      return `Version ${version} put back as version ${next.version}.`;
+    });
+  };
   const models = ((catalog?.document.models as ModelDoc[] | undefined) ?? []).filter(
     (m) => typeof m?.id === 'string',
   );
@@ -88,7 +107,7 @@ export default function CatalogPage() {
           <h2 id="versions-heading">Versions</h2>
           <AdminTable
             caption="The last versions"
-            head={<HeadRow columns={['Version', 'From', 'By', 'When']} />}
+            head={<HeadRow columns={['Version', 'From', 'By', 'When', 'Actions']} />}
           >
             {versions.map((version) => (
               <tr key={version.version}>
@@ -96,9 +115,24 @@ export default function CatalogPage() {
                 <td>{SOURCE_WORDS[version.source]}</td>
                 <td>{version.created_by}</td>
                 <td>{when(version.created_at)}</td>
+                <td>
+                  {catalog && version.version !== catalog.version ? (
+                    <button
+                      type="button"
+                      className="button small"
+                      disabled={rollback.busy}
+                      onClick={() => putBack(version.version)}
+                    >
+                      Put back version {version.version}
+                    </button>
+                  ) : (
+                    'in force'
+                  )}
+                </td>
               </tr>
             ))}
           </AdminTable>
+          <FormOutcome error={rollback.error} done={rollback.done} />
         </section>
       )}
       <KeyPools state={keys} onChanged={() => void refresh()} />
