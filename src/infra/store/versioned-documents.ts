@@ -7,7 +7,7 @@
  * (`watchVersions`), one small query while nothing changed.
  */
 import type { Kysely } from 'kysely';
-import type { DocumentVersionSource, DocumentVersionsTable } from './schema/catalog.js';
+import type { DocumentVersionSource, DocumentVersionsTable } from './schema/document-versions.js';
 import type { Database } from './schema.js';
 
 export type { DocumentVersionSource };
