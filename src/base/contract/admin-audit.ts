@@ -30,7 +30,7 @@ export const AUDIT_ACTIONS = [
   'provider-key.add', // POST /provider-keys; upstream-keys add
   'provider-key.update', // PATCH /provider-keys/:provider/:name; upstream-keys update, enable, disable
   'provider-key.remove', // DELETE /provider-keys/:provider/:name; upstream-keys remove
-  'catalog.update', // PUT /catalog, PATCH /catalog/models/:id (a new version of the catalog)
+  'catalog.update', // PUT /catalog, PATCH /catalog/models/:id; catalog import (a new version of the catalog)
   'catalog.import', // a start that found the catalog file changed (or seeded the store from it)
   'catalog.route.test', // POST /catalog/routes/:route_id/test (one real upstream request)
 ] as const;
