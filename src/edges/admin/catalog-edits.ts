@@ -31,5 +31,6 @@ export function modelEdited(document: unknown, id: string, edit: ModelEdit) {
   }
   const next = [...models];
   next[at] = after;
-  return { document: { ...(document as Json), models: next }, before, after };
+  const edited: Json = { ...(document as Json), models: next };
+  return { document: edited, before, after };
 }
