@@ -204,6 +204,7 @@ async function mountAdmin(app: FastifyInstance, core: Core, resolvers: AccountRe
       taskLog: core.taskLog,
       alerts: core.alerts,
       audit: core.audit,
+      catalog: core.catalogVersions,
       clock: core.clock,
     },
   });

@@ -15,7 +15,7 @@ import type { KeyPools } from './key-pools.js';
 /** Accounts, their keys and sign-ins, and what the API and the console read of them. */
 export function buildAccounts(
   resources: CoreResources,
-  { catalog, providers, keyPools }: CatalogParts & { keyPools: KeyPools },
+  { catalog, providers, keyPools }: Pick<CatalogParts, 'catalog' | 'providers'> & { keyPools: KeyPools },
 ) {
   const { db, clock, ids, secrets, config } = resources;
   const accountChanges = createAccountChanges(db, resources.listener);

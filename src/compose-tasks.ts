@@ -32,6 +32,19 @@ import type { KeyPools } from './key-pools.js';
 import type { GenerationsRepository } from './use-cases/generations/index.js';
 import { listPendingCards } from './use-cases/read-models/index.js';
 
+/** The routes' capacity limits of the catalog in force (worked out again when a new version comes in). */
+function liveLimits(catalog: Catalog) {
+  let seen = catalog.models;
+  let limitsOf = routeLimits(seen);
+  return (routeId: string) => {
+    if (catalog.models !== seen) {
+      seen = catalog.models;
+      limitsOf = routeLimits(seen);
+    }
+    return limitsOf(routeId);
+  };
+}
+
 /** Upstream capacity per (provider, upstream model, key), shared by every worker on the database. */
 export function buildCapacity({ db, clock, timing }: CoreResources): UpstreamCapacity {
   return createUpstreamCapacity({
@@ -120,7 +133,7 @@ export function buildEngine(resources: CoreResources, parts: EngineParts): TaskE
     tasks: parts.tasks,
     assets: parts.assets,
     capacity,
-    limitsOf: routeLimits(catalog.models),
+    limitsOf: liveLimits(catalog),
     capacityMetrics: createCapacityMetrics(metricsRegistry, capacity.snapshot),
     providers: measuredProviders(parts.providers, metricsRegistry, (provider, upstreamModel) =>
       replacementOf(catalog, provider, upstreamModel),
@@ -167,7 +180,7 @@ export function buildTaskReads(
     db,
     clock,
     windowMs: parts.capacity.windowMs,
-    limitsOf: routeLimits(parts.catalog.models),
+    limitsOf: liveLimits(parts.catalog),
   });
   const taskService = createTasksService({ tasks: parts.tasks, engine: parts.engine, places });
   return {

@@ -38,10 +38,12 @@ export type { CoreOverrides };
  */
 export async function createCore(config: Config, overrides: CoreOverrides = {}) {
   const resources = await openCoreResources(config, overrides);
+  const audit = buildAudit(resources);
   // Alerts hear each upstream's breaker and each key taken out (alerts are built below).
-  const { catalog, providers } = buildCatalog(resources, overrides.providers, (change) =>
-    alerts.breakerChanged(change),
-  );
+  const { catalog, providers, catalogVersions } = await buildCatalog(resources, overrides.providers, {
+    audit,
+    onBreakerChange: (change) => alerts.breakerChanged(change),
+  });
   const capacity = buildCapacity(resources);
   // Pools of upstream keys per provider (the environment's key among them, named `env`), in the store.
   // A key taken out calls back the tasks parked on its pools and wakes the engine (built below).
@@ -54,7 +56,6 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   const accounts = buildAccounts(resources, { catalog, providers, keyPools });
   const assets = createAssetsRepository(resources);
   const usage = buildUsage(resources, catalog);
-  const audit = buildAudit(resources);
   await startTierPolicies({ ...resources, catalog }, usage.tierPolicies, audit);
   const generationsRepository = buildGenerationsStore(resources);
   // The webhooks' outbox is written in each task's final write (webhooks are built below).
@@ -79,10 +80,14 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     ...{ keys: accounts.accounts.keyResolver, admission: usage.admission, budgets: usage.budgets },
   });
   const reads = buildReadModels(resources, { generationsRepository, tasks });
+  // A new catalog version may raise a limit: the parked tasks ask their pools again at once.
+  catalog.onChange(() => void tasks.wakeParked('%').then((woken) => woken > 0 && engine.wake()));
 
   return {
     ...sharedOf(resources),
     catalog,
+    /** The catalog's versions in the store: history, edits (admin API, console), the refresh. */
+    catalogVersions,
     providers,
     ...accounts,
     assets,
@@ -109,17 +114,37 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     audit,
     housekeeping,
     /** Stops the engine and the webhook worker (if running) and closes the database. */
-    async close(graceMs?: number) {
-      usage.tierPolicies.stop();
-      await housekeeping.stop();
-      await engine.stop(graceMs);
-      // After the engine: its last task writes may still enqueue deliveries.
-      await webhooks.stop(graceMs);
-      await alerts.stop(graceMs);
-      await taskEvents.close();
-      await closeCoreResources(resources);
-    },
+    close: (graceMs?: number) =>
+      closeInOrder(resources, graceMs, {
+        ...{ tierPolicies: usage.tierPolicies, catalogVersions, housekeeping, engine },
+        ...{ webhooks, alerts, taskEvents },
+      }),
   };
+}
+
+interface Stoppable {
+  stop(graceMs?: number): unknown;
+}
+
+/** Stops what runs, the engine before the outboxes its last task writes may still fill, then closes the store. */
+async function closeInOrder(
+  resources: CoreResources,
+  graceMs: number | undefined,
+  parts: Record<
+    'tierPolicies' | 'catalogVersions' | 'housekeeping' | 'engine' | 'webhooks' | 'alerts',
+    Stoppable
+  > & {
+    taskEvents: { close(): Promise<void> };
+  },
+) {
+  await parts.tierPolicies.stop();
+  await parts.catalogVersions.stop();
+  await parts.housekeeping.stop();
+  await parts.engine.stop(graceMs);
+  await parts.webhooks.stop(graceMs);
+  await parts.alerts.stop(graceMs);
+  await parts.taskEvents.close();
+  await closeCoreResources(resources);
 }
 
 /** This node's Prometheus registry (GET /metrics), and what the HTTP edges record in it. */

@@ -189,6 +189,8 @@ describeContract('the OpenAPI document is the contract of the admin API', ADMIN,
   await exercise('DELETE', poolKey, { url: contract, headers: op }, 404);
   await exercise('DELETE', poolKey, { url: contract, headers: plain }, 403);
 
+  await exerciseCatalog(exercise, { op, plain });
+
   const audit = `${ADMIN}/audit`;
   const firstPage = await exercise('GET', audit, { url: `${audit}?limit=2`, headers: op }, 200);
   const { next_cursor } = firstPage.json<{ next_cursor: string | null }>();
@@ -242,3 +244,57 @@ describeContract('the OpenAPI document is the contract of the admin API', ADMIN,
   await exercise('DELETE', oneAlert, { url: `${alerts}/${alertId}`, headers: op }, 404);
   await exercise('DELETE', oneAlert, { url: `${alerts}/${alertId}`, headers: plain }, 403);
 });
+
+type Exercise = Parameters<Parameters<typeof describeContract>[2]>[1];
+
+/** The catalog's routes: read, replace, edit a model, the history, a route's test. */
+async function exerciseCatalog(
+  exercise: Exercise,
+  { op, plain }: Record<'op' | 'plain', Record<string, string>>,
+) {
+  const catalog = `${ADMIN}/catalog`;
+  const read = await exercise('GET', catalog, { url: catalog, headers: op }, 200);
+  await exercise('GET', catalog, { url: catalog, headers: plain }, 403);
+  const { version, document } = read.json<{ version: number; document: Record<string, unknown> }>();
+  await exercise(
+    'PUT',
+    catalog,
+    { url: catalog, headers: op, payload: { expected_version: version, document } },
+    200,
+  );
+  await exercise(
+    'PUT',
+    catalog,
+    { url: catalog, headers: op, payload: { expected_version: version, document } },
+    409,
+  );
+  await exercise(
+    'PUT',
+    catalog,
+    { url: catalog, headers: op, payload: { expected_version: 2, document: {} } },
+    400,
+  );
+  await exercise('PUT', catalog, { url: catalog, headers: plain, payload: {} }, 403);
+  const model = `${catalog}/models/{id}`;
+  const limit = { expected_version: version + 1, capacity: { maxInFlight: 8 } };
+  await exercise('PATCH', model, { url: `${catalog}/models/flash`, headers: op, payload: limit }, 200);
+  await exercise('PATCH', model, { url: `${catalog}/models/flash`, headers: op, payload: limit }, 409);
+  const bad = { expected_version: version + 2, capacity: { maxInFlight: -1 } };
+  await exercise('PATCH', model, { url: `${catalog}/models/flash`, headers: op, payload: bad }, 400);
+  await exercise('PATCH', model, { url: `${catalog}/models/none`, headers: op, payload: bad }, 404);
+  await exercise('PATCH', model, { url: `${catalog}/models/flash`, headers: plain, payload: bad }, 403);
+  const versions = `${catalog}/versions`;
+  await exercise('GET', versions, { url: versions, headers: op }, 200);
+  await exercise('GET', versions, { url: `${versions}?limit=0`, headers: op }, 400);
+  await exercise('GET', versions, { url: versions, headers: plain }, 403);
+  const one = `${versions}/{version}`;
+  await exercise('GET', one, { url: `${versions}/1`, headers: op }, 200);
+  await exercise('GET', one, { url: `${versions}/99`, headers: op }, 404);
+  await exercise('GET', one, { url: `${versions}/x`, headers: op }, 400);
+  await exercise('GET', one, { url: `${versions}/1`, headers: plain }, 403);
+  const test = `${catalog}/test`;
+  await exercise('POST', test, { url: test, headers: op, payload: { route_id: 'local/local-v1' } }, 200);
+  await exercise('POST', test, { url: test, headers: op, payload: { route_id: 'local/none' } }, 404);
+  await exercise('POST', test, { url: test, headers: op, payload: {} }, 400);
+  await exercise('POST', test, { url: test, headers: plain, payload: { route_id: 'local/local-v1' } }, 403);
+}

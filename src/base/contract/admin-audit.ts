@@ -41,6 +41,9 @@ export const AUDIT_ACTIONS = [
   'alert.update', // PATCH /alerts/:id
   'alert.delete', // DELETE /alerts/:id
   'alert.test', // POST /alerts/:id/test
+  'catalog.update', // PUT /catalog, PATCH /catalog/models/:id; catalog import (a new version of the catalog)
+  'catalog.import', // a start that found the catalog file changed (or seeded the store from it)
+  'catalog.route.test', // POST /catalog/routes/:route_id/test (one real upstream request)
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -53,6 +56,8 @@ export const AUDIT_TARGET_TYPES = [
   'task',
   'route',
   'alert-rule',
+  'catalog',
+  'catalog-route',
 ] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
@@ -79,7 +84,7 @@ export const auditEventSchema = z
     target_id: z
       .string()
       .describe(
-        'acc_…, key_…, <provider>/<name> for an upstream pool key; for the tier policies, the tier, or "tiers" for the whole document; tsk_…, or <provider>/<upstreamModel> for a route; alr_… (an alert rule)',
+        'acc_…, key_…, <provider>/<name> for an upstream pool key; for the tier policies, the tier, or "tiers" for the whole document; tsk_…, or <provider>/<upstreamModel> for a route (a queue cancel, a catalog route test); alr_… (an alert rule); "catalog"',
       ),
     before: jsonState,
     after: jsonState,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import type { ImageQuality } from '../../base/domain/image-qualities.js';
@@ -145,22 +146,40 @@ export function parseCatalog(input: unknown, knownProviders: readonly string[], 
   };
 }
 
-/** Loads the catalog from `ATELIER_CATALOG` (a JSON file path) or the built-in default. */
-export function loadCatalog(path: string | undefined, knownProviders: readonly string[]): Catalog {
-  if (!path) return parseCatalog(DEFAULT_CATALOG, knownProviders, 'built-in catalog');
+/** The catalog document a start reads: the file's JSON (or the built-in default) and its fingerprint. */
+export interface CatalogSource {
+  document: unknown;
+  /** sha256 (hex) of the file's bytes, or of the built-in default's JSON. */
+  sha256: string;
+  /** How messages name it: `ATELIER_CATALOG (<path>)` or `built-in catalog`. */
+  label: string;
+}
+
+/** Reads `ATELIER_CATALOG` (a JSON file path), or the built-in default; throws naming the problem. */
+export function readCatalogSource(path: string | undefined): CatalogSource {
+  if (!path) {
+    const text = JSON.stringify(DEFAULT_CATALOG);
+    return { document: DEFAULT_CATALOG, sha256: sha256Of(text), label: 'built-in catalog' };
+  }
   let raw: string;
   try {
     raw = readFileSync(path, 'utf8');
   } catch (error) {
     throw new Error(`ATELIER_CATALOG: cannot read ${path}: ${(error as Error).message}`);
   }
-  let json: unknown;
   try {
-    json = JSON.parse(raw);
+    return { document: JSON.parse(raw), sha256: sha256Of(raw), label: `ATELIER_CATALOG (${path})` };
   } catch (error) {
     throw new Error(`ATELIER_CATALOG: ${path} is not valid JSON: ${(error as Error).message}`);
   }
-  return parseCatalog(json, knownProviders, `ATELIER_CATALOG (${path})`);
+}
+
+const sha256Of = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** Loads the catalog from `ATELIER_CATALOG` (a JSON file path) or the built-in default. */
+export function loadCatalog(path: string | undefined, knownProviders: readonly string[]): Catalog {
+  const source = readCatalogSource(path);
+  return parseCatalog(source.document, knownProviders, source.label);
 }
 
 /** The ratio of `aspects` nearest `width`:`height` (log distance; ties go to the first listed). */

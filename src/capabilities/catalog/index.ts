@@ -8,11 +8,15 @@ export {
   maxImageCostOf,
   nearestAspect,
   parseCatalog,
+  readCatalogSource,
   routesOf,
 } from './catalog.js';
 export { checkCatalog, formatCatalogReport, replacementOf } from './catalog-check.js';
 export type { CatalogEntry } from './catalog-file.js';
 export { DEFAULT_ASPECTS, DEFAULT_MODEL_ID } from './catalog-file.js';
+export type { CatalogEdit, CatalogVersions } from './catalog-versions.js';
+export { startCatalogVersions } from './catalog-versions.js';
+export type { LiveCatalog } from './live-catalog.js';
 export { catalogModel, modelFacts, modelList } from './model-list.js';
 export type { ImageCost } from './prices.js';
 export { costOfImage } from './prices.js';

@@ -11,6 +11,7 @@ import { adminAccountRoutes } from './accounts-routes.js';
 import { type AdminDeps, NOT_AN_OPERATOR } from './admin-deps.js';
 import { adminAlertRoutes } from './alerts-routes.js';
 import { adminAuditRoutes } from './audit-routes.js';
+import { adminCatalogRoutes } from './catalog-routes.js';
 import { adminKeyRoutes } from './keys-routes.js';
 import { adminPolicyRoutes } from './policies-routes.js';
 import { adminPolicyEditRoutes } from './policy-edit-routes.js';
@@ -52,4 +53,5 @@ export async function adminApi(app: FastifyInstance, { deps }: { deps: AdminDeps
   await app.register(adminAuditRoutes, { deps });
   await app.register(adminQueueRoutes, { deps });
   await app.register(adminAlertRoutes, { deps });
+  await app.register(adminCatalogRoutes, { deps });
 }

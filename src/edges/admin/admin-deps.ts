@@ -7,6 +7,7 @@ import type {
 } from '../../capabilities/accounts/index.js';
 import type { AlertsService } from '../../capabilities/alerts/index.js';
 import type { AuditLog } from '../../capabilities/audit/index.js';
+import type { CatalogVersions } from '../../capabilities/catalog/index.js';
 import type { ProviderRegistry } from '../../capabilities/providers/index.js';
 import type { PoolState, TaskQueue } from '../../capabilities/tasks/index.js';
 import type {
@@ -53,6 +54,8 @@ export interface AdminDeps {
   };
   /** The task log of every account, and one task's life (src/use-cases/read-models/task-log.ts). */
   taskLog: Pick<TaskLog, 'page' | 'life'>;
+  /** The catalog at run time: the version in force (`catalog`), its history, edits. */
+  catalog: Pick<CatalogVersions, 'catalog' | 'edit' | 'history' | 'get'>;
   /** The audit log: each change a route makes is recorded in it; GET /audit reads it. */
   audit: Pick<AuditLog, 'record' | 'list' | 'all'>;
   /** Alert rules, their test message and recent deliveries. */

@@ -1,6 +1,6 @@
 import { loadConfig, loadDotEnv } from '../../infra/config/config.js';
 import { accountsCommand } from './accounts-command.js';
-import { catalogCheckCommand } from './catalog-command.js';
+import { catalogCheckCommand, catalogStoreCommand } from './catalog-command.js';
 import { type CliIo, processIo } from './cli-io.js';
 import { openExistingCore, UsageError, usageExit } from './cli-usage.js';
 import { keysCommand } from './keys-command.js';
@@ -36,6 +36,10 @@ async function usage({ args, io }: Invocation): Promise<number> {
 }
 
 async function catalog({ sub, rest, io }: Invocation): Promise<number> {
+  if (sub === 'show' || sub === 'import') {
+    const core = await openExistingCore(io.env);
+    return catalogStoreCommand(core, sub, rest, io.out).finally(() => core.close(0));
+  }
   if (sub !== 'check') throw new UsageError(`unknown catalog command ${sub ?? '(none)'}`);
   if (io.env === process.env) loadDotEnv();
   return catalogCheckCommand(loadConfig(io.env), rest, io.out);

@@ -55,6 +55,7 @@ export const MIGRATED_TABLES = [
   'alert_rules',
   'alert_episodes',
   'alert_deliveries',
+  'catalog_versions',
 ] as const;
 
 const BATCH_ROWS = 200;

@@ -39,6 +39,9 @@ ${UPSTREAM_KEYS_USAGE}
                                         upstream models of the catalog near (N days, default 30) or past
                                         their shutdown, and missing from the providers' model lists (asked
                                         with the deployment keys unless --offline); exit 1 when one is gone
+  catalog show [--json]                 the catalog version in force in the store, and its document
+  catalog import FILE                   store FILE as the next catalog version (checked as at a start;
+                                        every node uses it within seconds; in the audit log)
   mcp                                   MCP stdio server (env ATELIER_API_KEY, ATELIER_BASE_URL)
 
 Tiers: ${TIERS.join(', ')}. The CLI works on ATELIER_DATA_DIR / ATELIER_DATABASE_URL, with or without the server running;

@@ -27,6 +27,7 @@ export const PAGE_ROUTES = new Set([
   '/admin/tasks',
   '/admin/audit',
   '/admin/alerts',
+  '/admin/catalog',
 ]);
 /** Page routes with a part of their own (in the console: an account's page, a task's life). */
 const PAGE_PATTERNS = [/^\/admin\/accounts\/[^/]+$/, /^\/admin\/tasks\/[^/]+$/];

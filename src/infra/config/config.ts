@@ -93,7 +93,7 @@ const envSchema = z.object({
     }),
   ATELIER_CATALOG: optionalText,
   ATELIER_POLICY_FILE: optionalText,
-  // How often each node re-reads what operators change at run time (tier policies): docs/operations.md.
+  // How often each node re-reads what operators change at run time (the catalog, tier policies): docs/operations.md.
   ATELIER_CONFIG_REFRESH_MS: milliseconds(2000, 50, 60_000),
   ATELIER_MASTER_KEY: optionalText,
   ATELIER_ROLES: z
@@ -262,7 +262,7 @@ export interface Config {
   catalogPath: string | undefined;
   /** Tier policies (allowed models, image quotas, tasks in flight): a JSON file; none by default. */
   policyPath: string | undefined;
-  /** How often each node re-reads the settings operators change at run time (the tier policies' version in force). */
+  /** How often each node re-reads what operators change at run time: the catalog's and the tier policies' versions in force. */
   configRefreshMs: number;
   masterKey: string | undefined;
   roles: { api: boolean; worker: boolean };

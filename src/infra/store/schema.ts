@@ -4,6 +4,7 @@ import type { AlertTables } from './schema/alerts.js';
 import type { AssetTables } from './schema/assets.js';
 import type { AuditTables } from './schema/audit.js';
 import type { CapacityTables } from './schema/capacity.js';
+import type { CatalogTables } from './schema/catalog.js';
 import type { CurationTables } from './schema/curation.js';
 import type { GenerationTables } from './schema/generations.js';
 import type { IdempotencyTables } from './schema/idempotency.js';
@@ -37,7 +38,8 @@ export interface Database
     OAuthTables,
     ProviderKeyTables,
     AuditTables,
-    AlertTables {
+    AlertTables,
+    CatalogTables {
   /** Kysely's own bookkeeping tables are created by the migrator. */
   _placeholder?: { id: Generated<number> };
 }

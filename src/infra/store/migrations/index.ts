@@ -43,6 +43,7 @@ import { migration as m0060 } from './0060_upstream_queue_position.js';
 import { migration as m0061 } from './0061_usage_absorbed.js';
 import { migration as m0062 } from './0062_task_log.js';
 import { migration as m0063 } from './0063_audit_events.js';
+import { migration as m0064 } from './0064_catalog_versions.js';
 import { migration as m0065 } from './0065_policy_versions.js';
 import { migration as m0066 } from './0066_alerts.js';
 import { migration as m0068 } from './0068_task_log_model.js';
@@ -96,6 +97,7 @@ export const migrations: Record<string, Migration> = {
   '0061_usage_absorbed': m0061,
   '0062_task_log': m0062,
   '0063_audit_events': m0063,
+  '0064_catalog_versions': m0064,
   '0065_policy_versions': m0065,
   '0066_alerts': m0066,
   '0068_task_log_model': m0068,

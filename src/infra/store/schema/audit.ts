@@ -10,7 +10,16 @@ export interface AuditEventsTable {
   source: 'admin-api' | 'website' | 'cli' | 'file';
   /** One of AUDIT_ACTIONS (src/base/contract/admin-audit.ts). */
   action: string;
-  target_type: 'account' | 'api-key' | 'provider-key' | 'tier-policy' | 'task' | 'route' | 'alert-rule';
+  target_type:
+    | 'account'
+    | 'api-key'
+    | 'provider-key'
+    | 'tier-policy'
+    | 'task'
+    | 'route'
+    | 'alert-rule'
+    | 'catalog'
+    | 'catalog-route';
   target_id: string;
   /** JSON, secrets redacted; null when there was no state before (or none after). */
   before_json: string | null;

@@ -3,6 +3,7 @@ import AccountDetailPage from './account-detail';
 import AccountsPage from './accounts';
 import AlertsPage from './alerts';
 import AuditPage from './audit';
+import CatalogPage from './catalog';
 import PoliciesPage from './policies';
 import QueuePage from './queue';
 import TaskLifePage from './task-life';
@@ -20,6 +21,7 @@ const SECTIONS = [
   { path: '/admin/tasks', label: 'Tasks' },
   { path: '/admin/audit', label: 'Audit' },
   { path: '/admin/alerts', label: 'Alerts' },
+  { path: '/admin/catalog', label: 'Catalog' },
 ];
 
 const ACCOUNT_PATH = /^\/admin\/accounts\/([^/]+)$/;
@@ -55,6 +57,8 @@ function sectionPage(path: string) {
       return <AuditPage />;
     case '/admin/alerts':
       return <AlertsPage />;
+    case '/admin/catalog':
+      return <CatalogPage />;
     default:
       return undefined;
   }

@@ -36,6 +36,9 @@ export const ACTION_LABELS: Record<AuditAction, string> = {
   'policy.replace': 'Tier policies replaced',
   'policy.tier.update': "A tier's limits changed",
   'policy.import': 'Tier policies imported from the file',
+  'catalog.update': 'Catalog changed',
+  'catalog.import': 'Catalog imported from the file',
+  'catalog.route.test': 'Route tested',
   'queue.cancel': 'Queued tasks canceled',
   'alert.create': 'Alert rule created',
   'alert.update': 'Alert rule changed',
@@ -51,6 +54,8 @@ export const TARGET_LABELS: Record<AuditTargetType, string> = {
   task: 'task',
   route: 'route',
   'alert-rule': 'alert rule',
+  catalog: 'catalog',
+  'catalog-route': 'catalog route',
 };
 
 /** The filters a URL's query holds (absent ones empty). */
