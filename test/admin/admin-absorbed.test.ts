@@ -150,6 +150,7 @@ describe('absorbed amounts: the usage rollup, the console API and the CLI', () =
     for (const index of ['tasks_log_model', 'tasks_log_errored'])
       await sql`drop index ${sql.ref(index)}`.execute(db);
     await sql`alter table tasks drop column model`.execute(db);
+    await sql`alter table tasks drop column submits`.execute(db);
     await sql`create index generations_model_created on generations (model, created_at)`.execute(db);
     await sql`alter table usage_daily drop column absorbed_micros`.execute(db);
     for (const index of [
