@@ -92,8 +92,12 @@ export interface CoreResources {
   };
 }
 
-/** The process's logger: the configured level, credentials redacted, one write per event-loop turn. */
-function createLogger(config: Config): Logger {
+/**
+ * The process's logger: the configured level, credentials redacted, one write per event-loop turn;
+ * on standard output (file descriptor 1), or for the CLI on standard error (2): a command's output
+ * (`--json` read by scripts) is its own.
+ */
+export function createLogger(config: Config, fd: 1 | 2 = 1): Logger {
   return pino(
     {
       level: config.logLevel,
@@ -102,7 +106,7 @@ function createLogger(config: Config): Logger {
         censor: '[redacted]',
       },
     }, // One write per event-loop turn, never one per line; flushed on exit and crash.
-    createLogDestination(1),
+    createLogDestination(fd),
   );
 }
 

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { TIERS } from '../../base/domain/tiers.js';
 import { createCore } from '../../core.js';
+import { createLogger } from '../../core-resources.js';
 import { loadConfig, loadDotEnv } from '../../infra/config/config.js';
 import { ACCOUNT_ACTIONS } from './account-actions.js';
 import { budgetOption } from './budget-command.js';
@@ -75,7 +76,7 @@ export async function accountsCommand(sub: string | undefined, args: string[], i
   const config = loadConfig(io.env);
   // Only create starts a new install; every other command reads one that must exist.
   if (sub !== 'create') requireExistingDatabase(config, io.env);
-  const core = await createCore(config, {});
+  const core = await createCore(config, { logger: createLogger(config, 2) });
   try {
     await action.run({ sub, core, config, opts, tier, graceSeconds, budget, out: io.out });
   } finally {

@@ -1,4 +1,5 @@
 import { createCore } from '../../core.js';
+import { createLogger } from '../../core-resources.js';
 import { loadConfig, loadDotEnv } from '../../infra/config/config.js';
 import { requireExistingDatabase } from './existing-store.js';
 
@@ -34,5 +35,5 @@ export async function openExistingCore(env: NodeJS.ProcessEnv) {
   if (env === process.env) loadDotEnv();
   const config = loadConfig(env);
   requireExistingDatabase(config, env);
-  return createCore(config, {});
+  return createCore(config, { logger: createLogger(config, 2) });
 }
