@@ -1,6 +1,7 @@
 import type { Db } from '../../infra/store/database.js';
 import type { PolicyVersionsTable } from '../../infra/store/schema/usage.js';
-import { storedTierPolicies, type TierPolicies } from './tier-policies.js';
+import { createVersionedDocuments, type DocumentVersion } from '../../infra/store/versioned-documents.js';
+import { type TierPolicies, tierPoliciesOf } from './tier-policies.js';
 
 /** Who wrote a version: a start (ATELIER_POLICY_FILE), the admin API, the console. */
 export type PolicySource = PolicyVersionsTable['source'];
@@ -17,58 +18,44 @@ export interface PolicyVersion {
   createdBy: string;
 }
 
-function versionOf(row: PolicyVersionsTable): PolicyVersion {
+function versionOf(stored: DocumentVersion): PolicyVersion {
   return {
-    version: Number(row.version),
-    tiers: storedTierPolicies(row.document_json),
-    source: row.source,
-    fileSha256: row.file_sha256,
-    createdAt: Number(row.created_at),
-    createdBy: row.created_by,
+    version: stored.version,
+    tiers: tierPoliciesOf(stored.document),
+    source: stored.source as PolicySource,
+    fileSha256: stored.fileSha256,
+    createdAt: stored.createdAt,
+    createdBy: stored.createdBy,
   };
 }
 
 /**
- * The versions of the tier policy document (`policy_versions`): the highest is in force, the others
- * are its history. Versions are numbered without gaps and a version is written only if no other
- * writer took its number first (the primary key), so "write version n + 1" is a compare-and-swap
- * on version n, race-free on both stores without a lock.
+ * The versions of the tier policy document (`policy_versions`), kept as every versioned operator
+ * document is (src/infra/store/versioned-documents.ts): the highest is in force, the others are its
+ * history; "write version n + 1" is a compare-and-swap on version n (the primary key), race-free on
+ * both stores without a lock.
  */
 export function createPolicyVersions(db: Db) {
-  const newestFirst = () => db.selectFrom('policy_versions').selectAll().orderBy('version', 'desc');
+  const documents = createVersionedDocuments(db, 'policy_versions');
+  const maybe = (stored: DocumentVersion | undefined) => stored && versionOf(stored);
   return {
     /** The version in force; undefined before the first start seeded one. */
-    async latest(): Promise<PolicyVersion | undefined> {
-      const row = await newestFirst().limit(1).executeTakeFirst();
-      return row && versionOf(row);
-    },
-
+    latest: async (): Promise<PolicyVersion | undefined> => maybe(await documents.current()),
     /** The newest version a start wrote from ATELIER_POLICY_FILE. */
-    async latestFromFile(): Promise<PolicyVersion | undefined> {
-      const row = await newestFirst().where('source', '=', 'file').limit(1).executeTakeFirst();
-      return row && versionOf(row);
-    },
-
+    latestFromFile: async (): Promise<PolicyVersion | undefined> => maybe(await documents.lastFromFile()),
     /** The newest `limit` versions, newest first. */
-    async list(limit: number): Promise<PolicyVersion[]> {
-      return (await newestFirst().limit(limit).execute()).map(versionOf);
-    },
-
+    list: async (limit: number): Promise<PolicyVersion[]> => (await documents.list(limit)).map(versionOf),
     /** Writes `version`; false when another writer took its number first (nothing written). */
     async insert(version: PolicyVersion): Promise<boolean> {
-      const result = await db
-        .insertInto('policy_versions')
-        .values({
-          version: version.version,
-          document_json: JSON.stringify({ tiers: version.tiers }),
-          source: version.source,
-          file_sha256: version.fileSha256,
-          created_at: version.createdAt,
-          created_by: version.createdBy,
-        })
-        .onConflict((conflict) => conflict.column('version').doNothing())
-        .executeTakeFirst();
-      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+      const written = await documents.append({
+        after: version.version - 1,
+        document: { tiers: version.tiers },
+        source: version.source,
+        fileSha256: version.fileSha256,
+        createdBy: version.createdBy,
+        at: version.createdAt,
+      });
+      return written !== undefined;
     },
   };
 }

@@ -98,6 +98,6 @@ export function loadTierPolicies(path: string | undefined, modelIds: readonly st
  * only its shape is checked here (a model since removed from the catalog does not stop a node; the
  * tier just cannot use it).
  */
-export function storedTierPolicies(json: string): TierPolicies {
-  return policyFileSchema.parse(JSON.parse(json)).tiers;
+export function tierPoliciesOf(document: unknown): TierPolicies {
+  return policyFileSchema.parse(document).tiers;
 }

@@ -1,6 +1,6 @@
 /**
  * The shape of a table that keeps versions of one operator document (src/infra/store/versioned-documents.ts):
- * the model catalog's `catalog_versions` (migration 0064), and any later document kept the same way.
+ * the model catalog's `catalog_versions` (migration 0064), the tier policies' `policy_versions` (0065).
  */
 
 /** Where a version came from: the document's file at a start, the console, the admin API, the CLI. */
