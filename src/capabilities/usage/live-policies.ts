@@ -2,11 +2,13 @@ import { Conflict, InvalidInput } from '../../base/domain/errors.js';
 import { TIERS, type Tier } from '../../base/domain/tiers.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { Db } from '../../infra/store/database.js';
+import { watchVersions } from '../../infra/store/versioned-documents.js';
 import {
   createPolicyVersions,
   type PolicySource,
   type PolicyVersion,
   type PolicyVersions,
+  versionOf,
 } from './policy-versions.js';
 import { type PolicyFile, parseTierPolicies, type TierPolicies } from './tier-policies.js';
 
@@ -126,22 +128,6 @@ async function setTier(
   throw new Conflict('The tier policies kept changing under this edit; try again');
 }
 
-/** Re-reads the store every `intervalMs`, one read at a time; returns the stop. */
-function every(intervalMs: number, refresh: () => Promise<unknown>, onError: (error: unknown) => void) {
-  let reading = false;
-  const timer = setInterval(() => {
-    if (reading) return;
-    reading = true;
-    refresh()
-      .catch(onError)
-      .finally(() => {
-        reading = false;
-      });
-  }, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
-}
-
 /**
  * The tier policies in force on this node, from the store's versions (`policy_versions`): the
  * highest version is in force on every node. Each node re-reads it every few seconds and swaps its
@@ -153,7 +139,7 @@ export function createLivePolicies(deps: { db: Db; clock: Clock; modelIds: () =>
   const versions = createPolicyVersions(deps.db);
   let inForce = NONE;
   const listeners = new Set<(version: PolicyVersion) => void>();
-  let stop: (() => void) | undefined;
+  let watch: ReturnType<typeof watchVersions> | undefined;
   const writer: Writer = {
     versions,
     adopt(version) {
@@ -195,13 +181,22 @@ export function createLivePolicies(deps: { db: Db; clock: Clock; modelIds: () =>
       listeners.add(listener);
       return () => void listeners.delete(listener);
     },
-    /** Re-reads the store every `intervalMs` (a failed read is reported and retried next time). */
+    /**
+     * Reads the number of the version in force every `intervalMs` and adopts a newer version (a
+     * failed read is reported and tried again next time), as the catalog's versions are watched.
+     */
     start(intervalMs: number, onError: (error: unknown) => void): void {
-      stop ??= every(intervalMs, refresh, onError);
+      watch ??= watchVersions({
+        documents: versions.documents,
+        intervalMs,
+        initial: inForce.version,
+        apply: (stored) => writer.adopt(versionOf(stored)),
+        onError,
+      });
     },
-    stop(): void {
-      stop?.();
-      stop = undefined;
+    async stop(): Promise<void> {
+      await watch?.stop();
+      watch = undefined;
     },
     /** At a start: seeds or imports ATELIER_POLICY_FILE (see `seed`). */
     seed: (file: PolicyFile | undefined, by: string) => seed(writer, file, by),

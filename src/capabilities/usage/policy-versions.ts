@@ -18,7 +18,7 @@ export interface PolicyVersion {
   createdBy: string;
 }
 
-function versionOf(stored: DocumentVersion): PolicyVersion {
+export function versionOf(stored: DocumentVersion): PolicyVersion {
   return {
     version: stored.version,
     tiers: tierPoliciesOf(stored.document),
@@ -39,6 +39,8 @@ export function createPolicyVersions(db: Db) {
   const documents = createVersionedDocuments(db, 'policy_versions');
   const maybe = (stored: DocumentVersion | undefined) => stored && versionOf(stored);
   return {
+    /** The stored versions as documents (what every node's refresh reads: `watchVersions`). */
+    documents,
     /** The version in force; undefined before the first start seeded one. */
     latest: async (): Promise<PolicyVersion | undefined> => maybe(await documents.current()),
     /** The newest version a start wrote from ATELIER_POLICY_FILE. */
