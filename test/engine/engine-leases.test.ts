@@ -92,6 +92,9 @@ async function startCore(provider: ImageProvider, plugin?: KyselyPlugin): Promis
     ATELIER_DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
     ATELIER_DEMO_ACCOUNT: 'false',
+    // The catalog's and the tier policies' readings of their version in force (every 2 s by default)
+    // are not the engine's loop this file counts: once a minute here.
+    ATELIER_CONFIG_REFRESH_MS: '60000',
   });
   const db = await openDatabase(config.databaseUrl);
   const core = await createCore(config, {
