@@ -8,6 +8,7 @@ import { DEFAULT_CATALOG } from '../../src/capabilities/catalog/index.js';
 import { type Core, createCore } from '../../src/core.js';
 import { type Config, loadConfig } from '../../src/infra/config/config.js';
 import { freshTestDataEnv, removeTestData } from '../support/test-database.js';
+import { within } from '../support/within.js';
 import { ADMIN } from './admin-support.js';
 
 // The catalog in the store across starts and nodes: the file seeds version 1; a start with the same
@@ -166,7 +167,7 @@ describe('the catalog in the store: seeding, which wins, several nodes', () => {
         },
       });
       assert.equal(res.statusCode, 200, res.body);
-      assert.equal(await changed, current.version + 1);
+      assert.equal(await within(10_000, "node B's change event", changed), current.version + 1);
       const quote = await appB.inject({
         method: 'POST',
         url: '/api/v1/quotes',

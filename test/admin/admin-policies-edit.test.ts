@@ -12,6 +12,7 @@ import { loadConfig } from '../../src/infra/config/config.js';
 import { isPostgresUrl } from '../../src/infra/store/database.js';
 import { assertError, bearer } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
+import { within } from '../support/within.js';
 import { ADMIN, operatorAndUser, requests } from './admin-support.js';
 
 // Issue 43, tier policies at run time: kept in the store in versions, seeded from
@@ -26,15 +27,6 @@ const FILE_POLICIES = {
 };
 
 type Headers = Record<string, string>;
-
-/** `promise`, or a failure naming `what` once `ms` have passed (a deadline, not a wait). */
-function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
 
 describe('operator console API: tier policies edited at run time', () => {
   let t: TestApp;
