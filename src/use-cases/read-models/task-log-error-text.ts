@@ -17,7 +17,7 @@ import { type Db, dialectOf } from '../../infra/store/database.js';
 export type ErrorTerm = 'pattern' | 'rare' | 'common';
 
 /** Matches up to which a text is rare: its tasks are found by the trigram index and sorted. */
-export const RARE = 200;
+const RARE = 200;
 
 /** `lower(column) like '%text%'`, the text's own `%`, `_` and `\` taken literally. */
 export function contains(column: string, text: string) {
@@ -26,7 +26,7 @@ export function contains(column: string, text: string) {
 }
 
 /** The tasks (as `e`) whose error contains `text`, after the cursor's row when there is one. */
-export function withErrorText(db: Db, text: string, after: { createdAt: number; id: string } | undefined) {
+function withErrorText(db: Db, text: string, after: { createdAt: number; id: string } | undefined) {
   const q = db.selectFrom('tasks as e').where('e.error', 'is not', null).where(contains('e.error', text));
   if (!after) return q;
   return q
