@@ -4,7 +4,7 @@ import type { AssetsRepository } from './capabilities/assets/index.js';
 import type { Catalog } from './capabilities/catalog/index.js';
 import { createIdempotencyRepository, type IdempotencyRepository } from './capabilities/idempotency/index.js';
 import type { ProviderRegistry } from './capabilities/providers/index.js';
-import type { TaskEngine } from './capabilities/tasks/index.js';
+import type { TaskEngine, TasksRepository } from './capabilities/tasks/index.js';
 import {
   createUploadQuota,
   createUploadsService,
@@ -81,6 +81,8 @@ export interface GenerationParts {
   admission: Pick<TierAdmission, 'checkModel' | 'admitIn'>;
   budgets: Pick<Budgets, 'admitIn'>;
   assets: AssetsRepository;
+  /** The tasks a refinement's parent is found among. */
+  tasks: Pick<TasksRepository, 'findManyForAccount' | 'findByGenerations'>;
 }
 
 /** Generate requests: checked, priced, admitted, written with their tasks and handed to the engine. */
@@ -101,6 +103,11 @@ export function buildGenerations(resources: CoreResources, parts: GenerationPart
     recordCallback: webhooks.recordCallback,
     admission: parts.admission,
     budgets: parts.budgets,
+    parents: {
+      findManyForAccount: parts.tasks.findManyForAccount,
+      findByGenerations: parts.tasks.findByGenerations,
+      ownedBy: parts.generationsRepository.ownedBy,
+    },
     async referenceSize(accountId, blobKey) {
       const asset = await assets.findByBlobKey(accountId, blobKey);
       return asset && { width: asset.width, height: asset.height };

@@ -76,7 +76,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
   });
   const taskReads = buildTaskReads(resources, { catalog, tasks, engine, capacity });
   const generations = buildGenerations(resources, {
-    ...{ catalog, providers, generationsRepository, idempotency, uploads, engine, webhooks, assets },
+    ...{ catalog, providers, generationsRepository, idempotency, uploads, engine, webhooks, assets, tasks },
     ...{ keys: accounts.accounts.keyResolver, admission: usage.admission, budgets: usage.budgets },
   });
   const reads = buildReadModels(resources, { generationsRepository, tasks });

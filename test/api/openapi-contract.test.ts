@@ -262,6 +262,9 @@ describe('the OpenAPI document is the contract of every route', () => {
     await exercise('GET', '/api/v1/history', { url: '/api/v1/history?limit=0', headers: h }, 400);
     const latest = await app.inject({ method: 'GET', url: '/api/v1/history?limit=1', headers: h });
     const workId = latest.json().items[0].id as string;
+    const versionsPath = '/api/v1/history/{id}/versions';
+    await exercise('GET', versionsPath, { url: `/api/v1/history/${workId}/versions`, headers: h }, 200);
+    await exercise('GET', versionsPath, { url: '/api/v1/history/gen_unknown/versions', headers: h }, 404);
     await exerciseCurationRoutes(exercise, { prefix: '/api/v1', headers: h, workId });
     await exercise('GET', '/api/v1/user/status', { url: '/api/v1/user/status', headers: h }, 200);
     await exercise('GET', '/api/v1/user/status', { url: '/api/v1/user/status' }, 401);

@@ -9,6 +9,7 @@ export const V1_ROUTES = [
   'POST /tasks/:id/cancel',
   'POST /upload',
   'GET /history',
+  'GET /history/:id/versions',
   'GET /user/status',
   'GET /user/usage',
   'GET /assets',

@@ -71,6 +71,21 @@ export const generateBodySchema = z
       .string({ error: 'must be a string' })
       .nullish()
       .describe('Optional webhook URL: receives the signed task record when each task ends'),
+    parentId: z
+      .string({ error: 'must be a string' })
+      .min(1, { error: 'must not be empty' })
+      .max(200, { error: 'must be at most 200 characters' })
+      .nullish()
+      .describe(
+        "Extra field (not in the spec): refine an earlier work of this account — a generation id (gen_…, its first image) or one image's task id (tsk_…). The parent's image becomes the first reference (mode defaults to edit, fusion with more imageUrls); the new work names its parent in history (`parentId`, `parentTaskId`, `instruction`) and in its task records (`parentTaskId`)",
+      ),
+    instruction: z
+      .string({ error: 'must be a string' })
+      .max(MAX_PROMPT_LENGTH, { error: `must be at most ${MAX_PROMPT_LENGTH} characters` })
+      .nullish()
+      .describe(
+        'Extra field (not in the spec): with parentId, the turn\'s instruction as the person phrased it ("make the sky darker"), kept in the lineage; default: the prompt',
+      ),
   })
   // Once every field has its type (a refinement of the whole body runs only then, so a wrong type
   // is named first): the prompt's length after trimming.

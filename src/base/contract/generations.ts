@@ -22,6 +22,22 @@ export const generateResponseSchema = z
 
 export type GenerateResponse = z.output<typeof generateResponseSchema>;
 
+/** A refinement's lineage (extra fields, present only on a work that refines another). */
+export const lineageFields = {
+  parentId: z
+    .string()
+    .optional()
+    .describe('Extra field (not in the spec): the work (generation id) this one refines'),
+  parentTaskId: z
+    .string()
+    .optional()
+    .describe('Extra field (not in the spec): the image (task id) of the parent refined'),
+  instruction: z
+    .string()
+    .optional()
+    .describe("Extra field (not in the spec): the refinement's instruction, as the person phrased it"),
+};
+
 /** A history item (spec §2.6). */
 export const historyItemSchema = z
   .object({
@@ -46,6 +62,7 @@ export const historyItemSchema = z
         "What the generation's completed images cost so far (the sum of their tasks' `cost`; failed images cost nothing); null when a completed image's route has no price. An extra field, not the spec's",
       ),
     removed: z.literal(true).optional().describe('Present (true) when the owner deleted it from saved works'),
+    ...lineageFields,
     ...curationFields,
   })
   .meta({ id: 'HistoryItem', description: 'History item' });

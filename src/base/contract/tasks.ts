@@ -54,6 +54,12 @@ export const taskRecordSchema = z
       .describe(
         'The upstream that made the result (a fallback route when the first was down); only when completed',
       ),
+    parentTaskId: z
+      .string()
+      .optional()
+      .describe(
+        'Extra field (not in the spec): the image (task id) this task refines, when its generation names a parent (lineage)',
+      ),
     cost: costSchema
       .nullable()
       .optional()

@@ -25,6 +25,8 @@ export interface NewTasks {
   costCapMicros?: number;
   /** The API key that asked for them (`key_…`); null or absent for the website's session. */
   apiKeyId?: string | null;
+  /** The image the generation refines (lineage); absent: none. */
+  parentTaskId?: string;
 }
 
 /** The queued rows of a generation's tasks, ids taken in order (not yet written). */
@@ -71,6 +73,7 @@ export function newTaskRows(ids: IdGenerator, input: NewTasks): TasksTable[] {
     api_key_id: input.apiKeyId ?? null,
     upstream_key_id: null,
     updated_at: now,
+    ...(input.parentTaskId === undefined ? {} : { parent_task_id: input.parentTaskId }),
   }));
 }
 

@@ -23,6 +23,7 @@ export const RECORD_COLUMNS = [
   'upstream_queue_position',
   'cost_micros',
   'cost_source',
+  'parent_task_id',
 ] as const satisfies ReadonlyArray<keyof TasksTable>;
 
 /**
@@ -43,11 +44,17 @@ export function toTaskRecord(
     | 'bytes'
     | 'provider'
   > &
-    Partial<Pick<TasksTable, 'waiting_for' | 'upstream_queue_position' | 'cost_micros' | 'cost_source'>> &
+    Partial<
+      Pick<
+        TasksTable,
+        'waiting_for' | 'upstream_queue_position' | 'cost_micros' | 'cost_source' | 'parent_task_id'
+      >
+    > &
     Partial<WaitPlace>,
 ): TaskRecord {
   const status = row.status;
   const record: TaskRecord = { task_id: row.id, status, progress: row.progress };
+  if (row.parent_task_id) record.parentTaskId = row.parent_task_id;
   // Why an unfinished task waits (an extra field, not the spec's): parked for upstream capacity, or
   // in the upstream's own queue.
   if (row.waiting_for && (status === 'queued' || status === 'in_progress')) {

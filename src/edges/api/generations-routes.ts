@@ -22,7 +22,7 @@ export async function generationRoutes(
     historyTexts = createHistoryTexts(),
   }: {
     generations: Pick<GenerationsService, 'generate' | 'quote'>;
-    creations: Pick<CreationReads, 'historyPage'>;
+    creations: Pick<CreationReads, 'historyPage' | 'versions'>;
     historyTexts?: HistoryTexts;
   },
 ) {

@@ -1,4 +1,11 @@
-import { type HistoryPage, historyPageSchema, historyQuerySchema } from '../../base/contract/generations.js';
+import { z } from 'zod';
+import {
+  type HistoryPage,
+  historyItemSchema,
+  historyPageSchema,
+  historyQuerySchema,
+} from '../../base/contract/generations.js';
+import { NotFound } from '../../base/domain/errors.js';
 import { storePageOf } from '../../base/contract/paging.js';
 import type { CreationReads } from '../../use-cases/read-models/index.js';
 import { accountOf } from '../http/authentication.js';
@@ -17,9 +24,10 @@ export const createHistoryTexts = (): HistoryTexts => new WeakMap();
 /** GET /history: the account's generations, newest first, each page's text kept beside it. */
 export function registerHistoryRoute(
   app: ZodApp,
-  creations: Pick<CreationReads, 'historyPage'>,
+  creations: Pick<CreationReads, 'historyPage' | 'versions'>,
   historyTexts: HistoryTexts,
 ) {
+  registerVersionsRoute(app, creations);
   const historySchema = {
     tags: ['History'],
     operationId: 'history',
@@ -41,5 +49,34 @@ export function registerHistoryRoute(
       historyTexts.set(found, kept);
     }
     return sendJsonText(reply, kept.text);
+  });
+}
+
+export const versionsSchema = z
+  .object({
+    versions: z
+      .array(historyItemSchema)
+      .describe('The work, its ancestors and every refinement of them, oldest first (at most 100)'),
+  })
+  .meta({ id: 'WorkVersions', description: "A work's versions (lineage)" });
+
+/** GET /history/{id}/versions: a work's lineage as history items (extra route, not the spec's). */
+function registerVersionsRoute(app: ZodApp, creations: Pick<CreationReads, 'versions'>) {
+  const schema = {
+    tags: ['History'],
+    operationId: 'workVersions',
+    summary: "A work's versions: what it refines and what refines it",
+    description:
+      'Extra route (not in the spec). A generation made with `parentId` refines another; this lists the whole chain the work belongs to — its ancestors up to the first work and every refinement of them — oldest first, each as a history item with `parentId`, `parentTaskId` and `instruction` where it has a parent. Deleted versions stay listed (marked `removed`): deleting a version never deletes its parent. 404 when the id is not a generation of this account.',
+    params: z.object({ id: z.string().min(1).max(200).describe('A generation id (gen_…)') }),
+    response: {
+      200: jsonResponse("The work's versions", versionsSchema),
+      ...errorResponses(['invalid_request', ...AUTH_ERRORS, 'not_found']),
+    },
+  };
+  app.get('/history/:id/versions', { schema }, async (request) => {
+    const versions = await creations.versions(accountOf(request).id, request.params.id);
+    if (!versions) throw new NotFound('Generation not found');
+    return { versions };
   });
 }

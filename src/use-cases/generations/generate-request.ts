@@ -28,6 +28,13 @@ export interface GenerateRequest {
   callbackUrl?: string;
   /** Partial frames each task should store while it renders (the OpenAI routes' `partial_images`). */
   partialImages?: number;
+  /**
+   * The work this one refines (lineage): the parent generation and the image of it refined, which
+   * is also the request's first reference. Absent: a new work.
+   */
+  parent?: { id: string; taskId: string };
+  /** The turn's instruction as the caller phrased it (a refinement's; the prompt is what is sent). */
+  instruction?: string;
 }
 
 /** `wanted` when the list has it, else the list's first entry. */

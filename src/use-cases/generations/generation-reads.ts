@@ -7,6 +7,9 @@ import type { GenerationsTable } from '../../infra/store/schema/generations.js';
 import type { SqliteReaders } from '../../infra/store/sqlite-readers.js';
 import { filterConditions, hasFilters } from './search-filters.js';
 
+/** The most versions a work's lineage lists. */
+export const MAX_VERSIONS = 100;
+
 /** Where a search of saved works reads: its node's pool, and on SQLite the reader threads. */
 export interface SearchPlaces {
   /** The pool searches of saved works run in on this node (bounded: past it, 429). */
@@ -158,6 +161,53 @@ export class GenerationReads {
         .executeTakeFirst(),
     ]);
     return { rows, total: Number((saved ? counts?.saved_total : counts?.history_total) ?? 0) };
+  }
+
+  /**
+   * A work's versions (lineage): its ancestors up to the first work, then every work refined from
+   * those, each a generation of the account that was not rejected, oldest first, at most
+   * `MAX_VERSIONS`. Empty when `generationId` is not the account's. Deleted versions stay in the
+   * chain (their rows are kept; history marks them removed).
+   */
+  async lineage(accountId: string, generationId: string): Promise<GenerationsTable[]> {
+    const owned = (ids: string[]): Promise<GenerationsTable[]> =>
+      this.db
+        .selectFrom('generations')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('rejected', '=', 0)
+        .where('id', 'in', ids)
+        .execute();
+    const [start] = await owned([generationId]);
+    if (!start) return [];
+    let root: GenerationsTable = start;
+    const family = new Map<string, GenerationsTable>([[root.id, root]]);
+    while (root.parent_id && family.size < MAX_VERSIONS) {
+      const [up] = await owned([root.parent_id]);
+      if (!up || family.has(up.id)) break;
+      family.set(up.id, up);
+      root = up;
+    }
+    let frontier = [root.id];
+    while (frontier.length > 0 && family.size < MAX_VERSIONS) {
+      const children: GenerationsTable[] = await this.db
+        .selectFrom('generations')
+        .selectAll()
+        .where('parent_id', 'in', frontier)
+        .where('account_id', '=', accountId)
+        .where('rejected', '=', 0)
+        .limit(MAX_VERSIONS)
+        .execute();
+      frontier = [];
+      for (const child of children) {
+        if (family.has(child.id) || family.size >= MAX_VERSIONS) continue;
+        family.set(child.id, child);
+        frontier.push(child.id);
+      }
+    }
+    return [...family.values()].sort(
+      (a, b) => Number(a.created_at) - Number(b.created_at) || a.id.localeCompare(b.id),
+    );
   }
 
   /** The generations of `ids`, in their order. */

@@ -81,6 +81,7 @@ export class GenerationWrites {
       costReservedMicros: input.costReservedMicros ?? 0,
       ...(input.costCapMicros === undefined ? {} : { costCapMicros: input.costCapMicros }),
       apiKeyId: input.apiKeyId ?? null,
+      ...(request.parent === undefined ? {} : { parentTaskId: request.parent.taskId }),
     });
     const created = { generationId: generation.id, taskIds: tasks.map((t) => t.id) };
     await this.db.transaction().execute(async (trx) => {
@@ -173,6 +174,13 @@ function generationRow(id: string, input: NewGeneration, now: number): Generatio
     rejected: 0,
     created_at: now,
     deleted_at: null,
+    ...(request.parent === undefined
+      ? {}
+      : {
+          parent_id: request.parent.id,
+          parent_task_id: request.parent.taskId,
+          instruction: request.instruction ?? null,
+        }),
   };
 }
 

@@ -28,6 +28,7 @@ import { maskProblem } from '../../infra/images/mask-check.js';
 import type { Database } from '../../infra/store/schema.js';
 import { checkGenerateRequest, type GenerateRequest } from './generate-request.js';
 import type { GenerationsRepository } from './generations-repository.js';
+import { findParent, type ParentReads, refinementBody } from './lineage.js';
 import { createQuotes } from './quotes.js';
 
 /** The answer of POST /generate (spec §2.3). */
@@ -56,6 +57,8 @@ export interface GenerationsDeps {
   admission?: Pick<TierAdmission, 'checkModel' | 'admitIn'>;
   /** Budgets: the request's reservation (count × its most per image) checked in the creating transaction. */
   budgets?: Pick<Budgets, 'admitIn'>;
+  /** The account's tasks and generations a refinement's `parentId` is looked up in (lineage.ts). */
+  parents: ParentReads;
   /** Width and height of a stored image of the account (its upload or result record), if known. */
   referenceSize?: (
     accountId: string,
@@ -123,7 +126,13 @@ interface GenerateCall {
 /** POST /generate (see `generate` on the service): check, store the references, commit, then submit or wake. */
 async function generate(context: GenerateContext, call: GenerateCall): Promise<GenerateAnswer> {
   const { account, body, claim } = call;
-  const request = checkGenerateRequest(body, context.catalog);
+  const parent =
+    body.parentId == null ? undefined : await findParent(context.parents, account.id, body.parentId);
+  const request = checkGenerateRequest(parent ? refinementBody(body, parent) : body, context.catalog);
+  if (parent) {
+    request.parent = { id: parent.id, taskId: parent.taskId };
+    request.instruction = (body.instruction ?? body.prompt).trim();
+  }
   // A quote binds: what it promised is reserved and is the most each image is charged.
   const quotedCap =
     body.quote_id == null ? undefined : quotesOrRefuse(context).maxPerImage(account.id, body.quote_id, body);

@@ -26,6 +26,8 @@ export interface GenerationPages {
     limit: number,
     options?: { includeRemoved?: boolean; filters?: SearchFilters },
   ): Promise<{ rows: GenerationsTable[]; total: number }>;
+  /** A work's versions, oldest first (see generation-reads.ts); empty when not the account's. */
+  lineage(accountId: string, generationId: string): Promise<GenerationsTable[]>;
   /** One saved work (not rejected, not deleted) of the account, by id. */
   savedOne(accountId: string, generationId: string): Promise<GenerationsTable | undefined>;
   /** Moves with every change a history page can show (see generations-repository.ts). */
@@ -58,6 +60,19 @@ export function generationFields(row: GenerationsTable) {
     imageCount: row.image_count,
     refs: JSON.parse(row.refs_json) as string[],
     createdAt: Number(row.created_at),
+    ...lineageFields(row),
+  };
+}
+
+/** A refinement's lineage, as extra fields of history items and saved works (absent on a first work). */
+function lineageFields(
+  row: GenerationsTable,
+): Pick<HistoryItem, 'parentId' | 'parentTaskId' | 'instruction'> {
+  if (!row.parent_id) return {};
+  return {
+    parentId: row.parent_id,
+    ...(row.parent_task_id ? { parentTaskId: row.parent_task_id } : {}),
+    ...(row.instruction ? { instruction: row.instruction } : {}),
   };
 }
 
@@ -132,6 +147,16 @@ export function createCreationReads(deps: CreationDeps) {
     /** How long recent completed tasks took, by model and size (see `recentDurations`). */
     durations: (accountId: string, sample: number) => recentDurations(deps.db, accountId, sample),
 
+    /**
+     * A work's versions as history items, oldest first: its ancestors and every refinement of them
+     * (lineage). Undefined when the work is not the account's.
+     */
+    async versions(accountId: string, generationId: string): Promise<HistoryItem[] | undefined> {
+      const rows = await deps.generations.lineage(accountId, generationId);
+      if (rows.length === 0) return undefined;
+      return historyItems(rows, await tasksByGeneration(deps.tasks, rows));
+    },
+
     /** One of the account's saved works by id, with its tasks (a work's own link); undefined otherwise. */
     savedWork: (accountId: string, generationId: string) => savedWork(deps, accountId, generationId),
 
@@ -151,21 +176,20 @@ async function readHistory(
 ): Promise<HistoryPage> {
   const { rows, total } = await deps.generations.page(accountId, page, limit, filters && { filters });
   const tasks = await tasksByGeneration(deps.tasks, rows);
-  return {
-    items: rows.map((row) => {
-      const own = tasks.get(row.id) ?? [];
-      const images = own.flatMap((task) =>
-        task.status === 'completed' && task.image_url ? [task.image_url] : [],
-      );
-      const item: HistoryItem = { ...generationFields(row), images, cost: generationCost(own) };
-      if (row.deleted_at !== null) item.removed = true;
-      return item;
-    }),
-    total,
-    page,
-    limit,
-    total_pages: Math.ceil(total / limit),
-  };
+  return { items: historyItems(rows, tasks), total, page, limit, total_pages: Math.ceil(total / limit) };
+}
+
+/** Generations as history items, with their tasks' images and cost. */
+function historyItems(rows: GenerationsTable[], tasks: Map<string, TaskOfGeneration[]>): HistoryItem[] {
+  return rows.map((row) => {
+    const own = tasks.get(row.id) ?? [];
+    const images = own.flatMap((task) =>
+      task.status === 'completed' && task.image_url ? [task.image_url] : [],
+    );
+    const item: HistoryItem = { ...generationFields(row), images, cost: generationCost(own) };
+    if (row.deleted_at !== null) item.removed = true;
+    return item;
+  });
 }
 
 /**

@@ -47,6 +47,7 @@ import { migration as m0064 } from './0064_catalog_versions.js';
 import { migration as m0065 } from './0065_policy_versions.js';
 import { migration as m0066 } from './0066_alerts.js';
 import { migration as m0068 } from './0068_task_log_model.js';
+import { migration as m0069 } from './0069_lineage.js';
 
 /**
  * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
@@ -101,4 +102,5 @@ export const migrations: Record<string, Migration> = {
   '0065_policy_versions': m0065,
   '0066_alerts': m0066,
   '0068_task_log_model': m0068,
+  '0069_lineage': m0069,
 };

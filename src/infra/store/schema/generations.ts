@@ -31,6 +31,12 @@ export interface GenerationsTable {
   /** 1 when generate answered upstream_error: kept for the record, left out of history. */
   rejected: number;
   created_at: number;
+  /** The account's work this one refines (lineage, migration 0069); null or absent: none. */
+  parent_id?: string | null;
+  /** The image of the parent refined (one of its tasks). */
+  parent_task_id?: string | null;
+  /** The turn's instruction ("make the sky darker"), as the caller phrased it; null: the prompt is all. */
+  instruction?: string | null;
   /** Set when the owner deleted it from saved works: hidden from the gallery, marked removed in history. */
   deleted_at: number | null;
 }

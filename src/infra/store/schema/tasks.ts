@@ -72,6 +72,8 @@ export interface TasksTable extends TaskKeyColumns {
    * for capacity (those are `upstream_refusals`), over every route (migration 0068).
    */
   submits?: number;
+  /** The image this task's generation refines (migration 0069, lineage); null or absent: none. */
+  parent_task_id?: string | null;
 }
 
 /** One move of a task to its model's next route (task-fallback.ts), as `fallbacks_json` keeps it. */
