@@ -30,7 +30,12 @@ describe('lineage: a work refines an earlier one', () => {
     const items = await historyItems();
     const item = items.find((i) => (i.images as string[]).includes(final.imageUrl ?? ''));
     assert.ok(item, 'the turn is in history');
-    return { generationId: String(item.id), taskId, record: final as unknown as Record<string, unknown>, item };
+    return {
+      generationId: String(item.id),
+      taskId,
+      record: final as unknown as Record<string, unknown>,
+      item,
+    };
   }
 
   before(async () => {

@@ -5,8 +5,8 @@ import {
   historyPageSchema,
   historyQuerySchema,
 } from '../../base/contract/generations.js';
-import { NotFound } from '../../base/domain/errors.js';
 import { storePageOf } from '../../base/contract/paging.js';
+import { NotFound } from '../../base/domain/errors.js';
 import type { CreationReads } from '../../use-cases/read-models/index.js';
 import { accountOf } from '../http/authentication.js';
 import { compileJsonSerializer, sendJsonText } from '../http/response-serializer.js';
