@@ -85,17 +85,34 @@ export function overlapWatch() {
  * A relay to the fake for one worker: forwards every call, except that the first create it sees
  * is forwarded (the upstream makes the prediction) and its answer is then never relayed — the
  * worker is left waiting on a submission the upstream did accept. `held` resolves at that moment.
+ * The next create is kept on the wire: `late` resolves once it has arrived, and it reaches the
+ * upstream only when `deliverLate()` is called (a request the worker sent just before it died,
+ * which the upstream processes a moment later).
  */
 export async function startHoldingRelay(target: string) {
   let onHeld: () => void = () => {};
   const held = new Promise<void>((resolve) => {
     onHeld = resolve;
   });
+  let onLate: () => void = () => {};
+  const late = new Promise<void>((resolve) => {
+    onLate = resolve;
+  });
+  let deliverLate: () => void = () => {};
+  const delivery = new Promise<void>((resolve) => {
+    deliverLate = resolve;
+  });
   let holding = false;
+  let keptLate = false;
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const isCreate = req.method === 'POST' && /\/predictions$/.test(req.url ?? '');
+    if (isCreate && holding && !keptLate) {
+      keptLate = true;
+      onLate();
+      await delivery;
+    }
     const answer = await fetch(`${target}${req.url}`, {
       method: req.method ?? 'GET',
       headers: {
@@ -120,6 +137,8 @@ export async function startHoldingRelay(target: string) {
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     held,
+    late,
+    deliverLate,
     close: () =>
       new Promise<void>((done) => {
         server.closeAllConnections();

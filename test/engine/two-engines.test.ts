@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
+import { isFinalStatus } from '../../src/base/domain/task-status.js';
 import { systemClock } from '../../src/base/runtime/clock.js';
 import { createLocalProvider } from '../../src/capabilities/providers/local-provider.js';
 import type { ImageProvider } from '../../src/capabilities/providers/provider.js';
@@ -178,7 +179,9 @@ describe('a worker killed with SIGKILL mid-run', { timeout: 180_000 }, () => {
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
+    // Killed once one create waits for an answer that never comes and another is still on the wire.
     await relay.held;
+    await relay.late;
     const exited = once(child, 'exit');
     child.kill('SIGKILL');
     const [, signal] = await exited;
@@ -190,7 +193,21 @@ describe('a worker killed with SIGKILL mid-run', { timeout: 180_000 }, () => {
       idlePollMs: IDLE_POLL_MS,
     });
     cores.push(survivor);
+    // The create left on the wire reaches the upstream once the survivor has finished a task: it
+    // must not have submitted that task again in the meantime (the dead worker's maybe-sent
+    // submits settle before anyone reconciles them).
+    const firstDone = new Promise<void>((resolve) => {
+      const stop = survivor.taskEvents.subscribe(accountId, {
+        onChange: ({ record }) => {
+          if (!isFinalStatus(record.status)) return;
+          stop();
+          resolve();
+        },
+      });
+    });
     survivor.engine.start();
+    await firstDone;
+    relay.deliverLate();
     const rows = await allFinal([survivor], accountId, taskIds);
     assertEveryTaskCompletedOnce(fake, rows);
     await assertUsageCountedOnce(survivor, accountId);

@@ -80,7 +80,7 @@ export function createTaskClaims({
       cancelUnfinishedMany(db, onFinished, clock.now(), { taskIds, error, statuses }),
 
     leaseHolders: () => leaseHolders(db),
-    releaseAll: (owner: string) => releaseAll(db, owner),
+    releaseAll: (owner: string) => releaseAll(db, owner, clock.now()),
     wakeParked: (poolPattern: string) => wakeParked(db, clock.now(), poolPattern),
     nextDueAt: () => nextDueAt(db),
   };
@@ -156,13 +156,26 @@ async function leaseHolders(db: Db): Promise<string[]> {
   return rows.flatMap((row) => (row.lease_owner ? [row.lease_owner] : []));
 }
 
-/** Gives back every lease `owner` holds, so another worker can take the tasks at once. */
-async function releaseAll(db: Db, owner: string): Promise<void> {
-  await db
-    .updateTable('tasks')
-    .set({ lease_owner: null, lease_expires_at: null })
-    .where('lease_owner', '=', owner)
-    .where(isUnfinished)
+/**
+ * How long a task whose submit may have been on the wire stays with its gone holder before another
+ * worker takes it (see `releaseAll`): as long as an adapter waits before reconciling a create whose
+ * answer was lost (replicate-provider.ts).
+ */
+export const RECONCILE_SETTLE_MS = 10_000;
+
+/**
+ * Gives back every lease `owner` holds (a worker stopping, or a dead process's), so another worker
+ * can take the tasks at once — except a task whose submit may be in flight (`needs_reconcile`): a
+ * create the holder sent just before it stopped or died can still reach the upstream a moment
+ * later, and a reconcile at once would miss it and create a second job. Such a task stays leased
+ * for `RECONCILE_SETTLE_MS` more; then any worker takes it over and reconciles.
+ */
+async function releaseAll(db: Db, owner: string, now: number): Promise<void> {
+  const held = db.updateTable('tasks').where('lease_owner', '=', owner).where(isUnfinished);
+  await held.set({ lease_owner: null, lease_expires_at: null }).where('needs_reconcile', '=', 0).execute();
+  await held
+    .set({ lease_expires_at: now + RECONCILE_SETTLE_MS })
+    .where('needs_reconcile', '=', 1)
     .execute();
 }
 
