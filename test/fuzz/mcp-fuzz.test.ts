@@ -38,6 +38,8 @@ const TOOL_FIELDS: Record<string, string[]> = {
   upload_reference_image: ['source_url', 'path'],
   list_my_generations: ['page', 'limit'],
   get_account_status: [],
+  refine_image: ['work_id', 'instruction', 'model', 'aspect', 'quality', 'imageSize', 'wait'],
+  list_versions: ['work_id'],
 };
 
 /** Waits cost nothing: the tools' polling runs on this clock. */

@@ -71,18 +71,13 @@ describe('Atelier MCP server over stdio', () => {
     await rm(workDir, { recursive: true, force: true });
   });
 
-  it('lists exactly the seven tools with described input schemas, output schemas and annotations', async () => {
+  it('lists exactly the nine tools with described input schemas, output schemas and annotations', async () => {
     const { tools } = await mcp.client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    assert.deepEqual([...byName.keys()].sort(), [
-      'batch_get_tasks',
-      'generate_image',
-      'get_account_status',
-      'get_task',
-      'list_my_generations',
-      'quote_image',
-      'upload_reference_image',
-    ]);
+    const names =
+      'batch_get_tasks generate_image get_account_status get_task list_my_generations list_versions';
+    const more = 'quote_image refine_image upload_reference_image';
+    assert.deepEqual([...byName.keys()].sort(), `${names} ${more}`.split(' '));
     const expectedInputs: Record<string, string[]> = {
       generate_image: 'prompt model mode aspect quality imageSize count imageUrls quote_id wait'.split(' '),
       get_task: ['task_id'],
@@ -91,6 +86,8 @@ describe('Atelier MCP server over stdio', () => {
       list_my_generations: ['page', 'limit'],
       get_account_status: [],
       quote_image: 'prompt model mode aspect quality imageSize count imageUrls'.split(' '),
+      refine_image: 'work_id instruction model aspect quality imageSize wait'.split(' '),
+      list_versions: ['work_id'],
     };
     for (const [name, fields] of Object.entries(expectedInputs)) {
       const tool = byName.get(name);
@@ -109,7 +106,7 @@ describe('Atelier MCP server over stdio', () => {
     assert.deepEqual(generate?.inputSchema.required, ['prompt']);
     const batch = byName.get('batch_get_tasks')?.inputSchema.properties?.task_ids as { maxItems?: number };
     assert.equal(batch.maxItems, 20);
-    const creating = ['generate_image', 'upload_reference_image']; // the rest only read
+    const creating = ['generate_image', 'refine_image', 'upload_reference_image']; // the rest only read
     for (const [name, tool] of byName)
       assert.equal(tool.annotations?.readOnlyHint, !creating.includes(name), name);
     assert.match(mcp.stderr(), /serving http:\/\/127\.0\.0\.1:\d+ over stdio/);
@@ -335,7 +332,7 @@ describe('Atelier MCP server over stdio', () => {
     );
     try {
       const { tools } = await viaBin.client.listTools();
-      assert.equal(tools.length, 7);
+      assert.equal(tools.length, 9);
       const result = await call(viaBin, 'get_account_status');
       assert.equal(result.isError, undefined, textOf(result));
       assert.equal(result.structuredContent?.email, atelier.email);

@@ -41,7 +41,7 @@ describe('remote MCP at /mcp', () => {
     await t?.close();
   });
 
-  it('lists the seven tools; generate_image accepts task-augmented calls', async () => {
+  it('lists the nine tools; generate_image and refine_image accept task-augmented calls', async () => {
     const { tools } = await mcp.listTools();
     assert.deepEqual(tools.map((tool) => tool.name).sort(), [
       'batch_get_tasks',
@@ -49,11 +49,15 @@ describe('remote MCP at /mcp', () => {
       'get_account_status',
       'get_task',
       'list_my_generations',
+      'list_versions',
       'quote_image',
+      'refine_image',
       'upload_reference_image',
     ]);
-    const generate = tools.find((tool) => tool.name === 'generate_image');
-    assert.equal(generate?.execution?.taskSupport, 'optional');
+    for (const name of ['generate_image', 'refine_image']) {
+      const tool = tools.find((t) => t.name === name);
+      assert.equal(tool?.execution?.taskSupport, 'optional', name);
+    }
     assert.ok(mcp.getServerCapabilities()?.tasks?.requests?.tools?.call);
   });
 

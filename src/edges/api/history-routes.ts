@@ -67,8 +67,14 @@ function registerVersionsRoute(app: ZodApp, creations: Pick<CreationReads, 'vers
     operationId: 'workVersions',
     summary: "A work's versions: what it refines and what refines it",
     description:
-      'Extra route (not in the spec). A generation made with `parentId` refines another; this lists the whole chain the work belongs to — its ancestors up to the first work and every refinement of them — oldest first, each as a history item with `parentId`, `parentTaskId` and `instruction` where it has a parent. Deleted versions stay listed (marked `removed`): deleting a version never deletes its parent. 404 when the id is not a generation of this account.',
-    params: z.object({ id: z.string().min(1).max(200).describe('A generation id (gen_…)') }),
+      'Extra route (not in the spec). A generation made with `parentId` refines another; this lists the whole chain the work belongs to — its ancestors up to the first work and every refinement of them — oldest first, each as a history item with `parentId`, `parentTaskId` and `instruction` where it has a parent. Deleted versions stay listed (marked `removed`): deleting a version never deletes its parent. The id is a generation id, or the task id of one of its images (what POST /generate answers). 404 when the id is neither of this account.',
+    params: z.object({
+      id: z
+        .string()
+        .min(1)
+        .max(200)
+        .describe("A generation id (gen_…) or one of its images' task id (tsk_…)"),
+    }),
     response: {
       200: jsonResponse("The work's versions", versionsSchema),
       ...errorResponses(['invalid_request', ...AUTH_ERRORS, 'not_found']),

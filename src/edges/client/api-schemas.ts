@@ -39,6 +39,12 @@ export const historyPageSchema = z.looseObject({
   ...generations.historyPageSchema.shape,
   items: listOf(generations.historyPageSchema.shape.items, historyItemSchema),
 });
+/** GET /api/v1/history/{id}/versions: a work's lineage, oldest first (an extra route). */
+export const workVersionsSchema = z.looseObject({
+  versions: z
+    .array(historyItemSchema)
+    .describe('The work, its ancestors and every refinement of them, oldest first (at most 100)'),
+});
 export const accountStatusSchema = loose(accounts.accountStatusSchema);
 export const usageReportSchema = loose(usage.usageReportSchema);
 export const modelListSchema = z.looseObject({
@@ -55,6 +61,7 @@ export type TasksResponse = z.infer<typeof tasksResponseSchema>;
 export type UploadResult = z.infer<typeof uploadResultSchema>;
 export type HistoryItem = z.infer<typeof historyItemSchema>;
 export type HistoryPage = z.infer<typeof historyPageSchema>;
+export type WorkVersions = z.infer<typeof workVersionsSchema>;
 export type AccountStatus = z.infer<typeof accountStatusSchema>;
 export type UsageReport = z.infer<typeof usageReportSchema>;
 export type ModelList = z.infer<typeof modelListSchema>;

@@ -19,6 +19,8 @@ import {
   type UsageReport,
   uploadResultSchema,
   usageReportSchema,
+  type WorkVersions,
+  workVersionsSchema,
 } from './api-schemas.js';
 import type { Call } from './client-transport.js';
 
@@ -129,6 +131,19 @@ export function libraryMethods(call: CallApi) {
         path: '/history',
         query: params.toString(),
         schema: historyPageSchema,
+        signal: opts.signal,
+      });
+    },
+
+    /**
+     * GET /api/v1/history/{id}/versions: a work's lineage (its ancestors and every refinement of
+     * them), oldest first; `id` is a generation id or one of its images' task ids. Unknown: 404.
+     */
+    versions(id: string, opts: RequestOptions = {}): Promise<WorkVersions> {
+      return call({
+        method: 'GET',
+        path: `/history/${encodeURIComponent(id)}/versions`,
+        schema: workVersionsSchema,
         signal: opts.signal,
       });
     },

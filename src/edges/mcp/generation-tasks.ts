@@ -15,7 +15,7 @@ import type { Thumbnailer } from './thumbnails.js';
 import { describeProgress, generationResult, summarize } from './tools/generate-image.js';
 
 /**
- * MCP tasks (spec 2025-11-25) for `generate_image`, kept nowhere but in Atelier itself: an MCP task id
+ * MCP tasks (spec 2025-11-25) for `generate_image` and `refine_image`, kept nowhere but in Atelier itself: an MCP task id
  * names the generation's Atelier task ids (and when it was made), so any process holding the caller's
  * API key — any api node behind a load balancer, a restarted stdio server — answers `tasks/get`,
  * `tasks/result` and `tasks/cancel` by reading those tasks through the API. The key, not the task id,
@@ -143,8 +143,8 @@ export interface GenerationTaskStoreOptions {
 }
 
 /**
- * The SDK's task store over Atelier's API. Only `generate_image` creates tasks, by submitting a
- * generation (see registerGenerateImage); the SDK's tasks/get, tasks/result and tasks/cancel land
+ * The SDK's task store over Atelier's API. Only the generation tools (`generate_image`,
+ * `refine_image`) create tasks, by submitting a generation (see registerGenerationTool); the SDK's tasks/get, tasks/result and tasks/cancel land
  * here. Listing is not offered (the capability does not name it): there is no list without state.
  */
 export function createGenerationTaskStore(

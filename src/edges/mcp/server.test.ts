@@ -8,7 +8,7 @@ import { connect, scriptedClient, task, textOf } from '../../../test/fakes/mcp/i
 import { AtelierApiError, AtelierConnectionError, type TaskRecord } from '../client/atelier-client.js';
 
 describe('MCP tools (in-memory)', () => {
-  it('lists exactly the seven tools, each with an input and an output schema', async () => {
+  it('lists exactly the nine tools, each with an input and an output schema', async () => {
     const { mcp, close } = await connect(scriptedClient({}));
     const { tools } = await mcp.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [
@@ -17,7 +17,9 @@ describe('MCP tools (in-memory)', () => {
       'get_account_status',
       'get_task',
       'list_my_generations',
+      'list_versions',
       'quote_image',
+      'refine_image',
       'upload_reference_image',
     ]);
     for (const tool of tools) {
@@ -27,6 +29,7 @@ describe('MCP tools (in-memory)', () => {
         'get_task',
         'batch_get_tasks',
         'list_my_generations',
+        'list_versions',
         'get_account_status',
         'quote_image',
       ].includes(tool.name);

@@ -7,11 +7,13 @@ import type { PollingClock } from './task-polling.js';
 import { refuseUnissuedCursors, refuseUnofferedTaskRequests } from './task-requests.js';
 import { createThumbnailer, type Thumbnailer } from './thumbnails.js';
 import { registerBatchGetTasks } from './tools/batch-get-tasks.js';
-import { registerGenerateImage } from './tools/generate-image-tool.js';
+import { GENERATE_IMAGE, registerGenerationTool } from './tools/generate-image-tool.js';
 import { registerGetAccountStatus } from './tools/get-account-status.js';
 import { registerGetTask } from './tools/get-task.js';
 import { registerListMyGenerations } from './tools/list-my-generations.js';
+import { registerListVersions } from './tools/list-versions.js';
 import { registerQuoteImage } from './tools/quote-image.js';
+import { REFINE_IMAGE } from './tools/refine-image.js';
 import { registerUploadReferenceImage } from './tools/upload-reference-image.js';
 
 export const SERVER_NAME = 'atelier';
@@ -23,8 +25,9 @@ Typical flow:
 2. For an edit, upload_reference_image (source_url or local path) and pass the returned url in imageUrls with mode "edit".
 3. generate_image with wait (e.g. 45) to get the finished images in one call, or without wait to get task ids at once.
 4. For tasks still running, batch_get_tasks (up to 20 ids) or get_task every 2-5 seconds until completed or failed.
+5. To change an image already made ("now make the sky darker"), refine_image with its task id and the instruction: it makes the next version, which names its parent; list_versions shows every version of a work.
 Completed tasks carry a stable imageUrl (give it to the user), a resource link to it and a small thumbnail. Errors name their type and what to fix.
-Clients that speak MCP tasks may call generate_image task-augmented and poll tasks/get instead of waiting.`;
+Clients that speak MCP tasks may call generate_image and refine_image task-augmented and poll tasks/get instead of waiting.`;
 
 export interface CreateServerOptions {
   /** Authenticates the MCP task ids this server issues, under a key bound to the caller's account. */
@@ -44,7 +47,7 @@ export interface CreateServerOptions {
   pollIntervalMs?: number;
 }
 
-/** An MCP server exposing Atelier's seven tools over the given API client; connect it to any transport. */
+/** An MCP server exposing Atelier's nine tools over the given API client; connect it to any transport. */
 export function createServer(client: AtelierClient, options: CreateServerOptions): McpServer {
   const fetchFile = options.fetchFile ?? globalThis.fetch;
   const thumbnailer = options.thumbnailer ?? createThumbnailer({ fetch: fetchFile });
@@ -52,7 +55,7 @@ export function createServer(client: AtelierClient, options: CreateServerOptions
     { name: SERVER_NAME, title: 'Atelier image generation', version: SERVER_VERSION },
     {
       instructions: INSTRUCTIONS,
-      // MCP tasks (spec 2025-11-25) for generate_image, kept in Atelier's own tasks (no list).
+      // MCP tasks (spec 2025-11-25) for generate_image and refine_image, kept in Atelier's own tasks (no list).
       capabilities: { tasks: { requests: { tools: { call: {} } }, cancel: {} } },
       taskStore: createGenerationTaskStore(client, { thumbnailer, taskIdSeal: options.taskIdSeal }),
     },
@@ -63,16 +66,18 @@ export function createServer(client: AtelierClient, options: CreateServerOptions
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
   };
-  registerGenerateImage(server, client, generateOptions);
+  registerGenerationTool(server, client, GENERATE_IMAGE, generateOptions);
+  registerGenerationTool(server, client, REFINE_IMAGE, generateOptions);
   registerGetTask(server, client, thumbnailer);
   registerBatchGetTasks(server, client, thumbnailer);
   registerUploadReferenceImage(server, client, options.localFiles ?? true);
   registerListMyGenerations(server, client);
+  registerListVersions(server, client);
   registerGetAccountStatus(server, client);
   registerQuoteImage(server, client);
   registerCatalogResource(server, client);
   registerImageResources(server, { filesBaseUrl: options.filesBaseUrl ?? client.baseUrl, fetch: fetchFile });
-  refuseUnofferedTaskRequests(server, new Set(['generate_image']));
+  refuseUnofferedTaskRequests(server, new Set(['generate_image', 'refine_image']));
   refuseUnissuedCursors(server);
   return server;
 }

@@ -149,9 +149,12 @@ export function createCreationReads(deps: CreationDeps) {
 
     /**
      * A work's versions as history items, oldest first: its ancestors and every refinement of them
-     * (lineage). Undefined when the work is not the account's.
+     * (lineage). `id` is a generation id, or one of its images' task id (what an API caller holds).
+     * Undefined when the work is not the account's.
      */
-    async versions(accountId: string, generationId: string): Promise<HistoryItem[] | undefined> {
+    async versions(accountId: string, id: string): Promise<HistoryItem[] | undefined> {
+      const generationId = id.startsWith('tsk_') ? await generationOfTask(deps.db, accountId, id) : id;
+      if (generationId === undefined) return undefined;
       const rows = await deps.generations.lineage(accountId, generationId);
       if (rows.length === 0) return undefined;
       return historyItems(rows, await tasksByGeneration(deps.tasks, rows));
@@ -164,6 +167,17 @@ export function createCreationReads(deps: CreationDeps) {
     savedWorks: (accountId: string, page: number, limit: number, filters: SearchFilters = {}) =>
       savedWorks(deps, accountId, page, limit, filters),
   };
+}
+
+/** The generation of one of the account's tasks, or undefined. */
+async function generationOfTask(db: Db, accountId: string, taskId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('tasks')
+    .select('generation_id')
+    .where('id', '=', taskId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return row?.generation_id ?? undefined;
 }
 
 /** A history page read from the store: a page of generations, then their tasks. */

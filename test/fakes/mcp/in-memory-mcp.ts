@@ -56,6 +56,7 @@ export function scriptedClient(script: Script): AtelierClient {
     getTasks: refuse,
     upload: refuse,
     history: refuse,
+    versions: refuse,
     userStatus: refuse,
     ...script,
   } as AtelierClient;

@@ -1,11 +1,13 @@
 import type { CreateTaskResult } from '@modelcontextprotocol/sdk/experimental/tasks/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type {
   CallToolRequest,
   CallToolResult,
   ServerNotification,
   ServerRequest,
+  ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AtelierClient } from '../../client/atelier-client.js';
 import { encodeGenerationTaskId, TASK_POLL_INTERVAL_MS, type TaskIdSeal } from '../generation-tasks.js';
@@ -15,12 +17,12 @@ import {
   type GenerateArgs,
   type GenerateImageOptions,
   generateAndWait,
-  type generateInputSchema,
   type generateOutputSchema,
   generateRequestOf,
+  type Submission,
 } from './generate-image.js';
 
-/** The SDK's McpServer internals this file relies on (see registerGenerateImage). */
+/** The SDK's McpServer internals this file relies on (see registerGenerationTool). */
 interface TaskPollingHook {
   handleAutomaticTaskPolling(
     tool: unknown,
@@ -30,20 +32,48 @@ interface TaskPollingHook {
   validateToolInput(tool: unknown, args: unknown, toolName: string): Promise<unknown>;
 }
 
+/** A tool that submits a generation: `generate_image`, and `refine_image` (a generate with a parent). */
+export interface GenerationTool {
+  name: string;
+  config: {
+    title: string;
+    description: string;
+    inputSchema: ZodRawShapeCompat;
+    outputSchema: typeof generateOutputSchema;
+    annotations: ToolAnnotations;
+  };
+  /** The API request of a call (its arguments already checked against the input schema). */
+  submission(args: Record<string, unknown>): Submission;
+  /** The API's refusal in the tool's own terms (e.g. a field named as the tool names it). */
+  explainError?(error: unknown): unknown;
+}
+
+/** `generate_image` as a generation tool: the call's arguments are the API's body, but `wait`. */
+export const GENERATE_IMAGE: GenerationTool = {
+  name: 'generate_image',
+  config: GENERATE_IMAGE_TOOL,
+  submission: (args) => {
+    const generateArgs = args as GenerateArgs;
+    return { request: generateRequestOf(generateArgs), wait: generateArgs.wait ?? 0 };
+  },
+};
+
 /**
- * Registers `generate_image`. Task-augmented calls (MCP tasks, spec 2025-11-25) submit the generation
+ * Registers a generation tool. Task-augmented calls (MCP tasks, spec 2025-11-25) submit the generation
  * and answer a task at once, whose id names the Atelier tasks (src/edges/mcp/generation-tasks.ts). Plain
  * calls keep `wait` and progress notifications.
  */
-export function registerGenerateImage(
+export function registerGenerationTool(
   server: McpServer,
   client: AtelierClient,
+  tool: GenerationTool,
   options: GenerateImageOptions & { taskIdSeal: TaskIdSeal },
 ): void {
   const { taskIdSeal, ...generateOptions } = options;
-  server.experimental.tasks.registerToolTask<typeof generateInputSchema, typeof generateOutputSchema>(
-    'generate_image',
-    { ...GENERATE_IMAGE_TOOL, execution: { taskSupport: 'optional' } },
+  const explainError = (error: unknown) => (tool.explainError ? tool.explainError(error) : error);
+  server.experimental.tasks.registerToolTask<ZodRawShapeCompat, typeof generateOutputSchema>(
+    tool.name,
+    { ...tool.config, execution: { taskSupport: 'optional' } },
     {
       createTask: async (args, extra): Promise<CreateTaskResult> => {
         const createdAt = Date.now();
@@ -51,12 +81,13 @@ export function registerGenerateImage(
         const base = { ttl: null, createdAt: at, lastUpdatedAt: at, pollInterval: TASK_POLL_INTERVAL_MS };
         let taskIds: string[];
         try {
-          ({ task_ids: taskIds } = await client.generate(generateRequestOf(args), { signal: extra.signal }));
+          const { request } = tool.submission(args as Record<string, unknown>);
+          ({ task_ids: taskIds } = await client.generate(request, { signal: extra.signal }));
         } catch (error) {
           // Nothing was created. A task-augmented call must still answer a task (the SDK refuses any
           // other answer with an unreadable validation error), so the refusal is a task that failed:
           // tasks/get says why, tasks/result is the tool error with the API's type and advice.
-          const failure = (errorResult(error).content[0] as { text: string }).text;
+          const failure = (errorResult(explainError(error)).content[0] as { text: string }).text;
           const taskId = encodeGenerationTaskId({ taskIds: [], createdAt, failure }, taskIdSeal);
           return { task: { taskId, status: 'failed' as const, statusMessage: failure, ...base } };
         }
@@ -78,16 +109,16 @@ export function registerGenerateImage(
   // A tool with taskSupport "optional" called without a task: the SDK would create the task itself
   // and poll it to the end (no `wait`, no progress notifications, no answer before the images are
   // done). Its hook for that case runs the tool's own behaviour instead. The hook is the SDK's
-  // (McpServer.handleAutomaticTaskPolling, 1.32); test/mcp covers both kinds of call.
+  // (McpServer.handleAutomaticTaskPolling, 1.32); test/mcp covers both kinds of call. Each generation
+  // tool wraps the hook once and hands other tools' calls on.
   const sdk = server as unknown as TaskPollingHook;
-  const automatic = sdk.handleAutomaticTaskPolling.bind(server);
-  sdk.handleAutomaticTaskPolling = async (tool, request, extra) => {
-    if (request.params.name !== 'generate_image') return automatic(tool, request, extra);
-    const args = (await sdk.validateToolInput(
-      tool,
-      request.params.arguments,
-      request.params.name,
-    )) as GenerateArgs;
-    return generateAndWait(client, args, extra, generateOptions);
+  const previous = sdk.handleAutomaticTaskPolling.bind(server);
+  sdk.handleAutomaticTaskPolling = async (registered, request, extra) => {
+    if (request.params.name !== tool.name) return previous(registered, request, extra);
+    const args = await sdk.validateToolInput(registered, request.params.arguments, request.params.name);
+    return generateAndWait(client, tool.submission(args as Record<string, unknown>), extra, {
+      ...generateOptions,
+      explainError,
+    });
   };
 }

@@ -149,32 +149,40 @@ export function generateRequestOf(args: GenerateArgs): GenerateRequest {
   return withoutUndefined(fields);
 }
 
+/** What a generation tool submits: the API request, and the seconds to wait for its images. */
+export interface Submission {
+  request: GenerateRequest;
+  wait: number;
+  /** Said after the result's hint (e.g. what a refinement's lineage is). */
+  note?: string;
+}
+
 /**
- * `generate_image` called without task augmentation: submit, and optionally wait (polling, with
- * progress notifications) for the tasks.
+ * A generation tool (`generate_image`, `refine_image`) called without task augmentation: submit, and
+ * optionally wait (polling, with progress notifications) for the tasks.
  */
 export async function generateAndWait(
   client: AtelierClient,
-  args: GenerateArgs,
+  { request, wait, note }: Submission,
   extra: ToolExtra,
-  options: GenerateImageOptions,
+  options: GenerateImageOptions & { explainError?: (error: unknown) => unknown },
 ): Promise<CallToolResult> {
   const clock = options.clock ?? systemClock();
   const pollIntervalMs = options.pollIntervalMs ?? MIN_POLL_INTERVAL_MS;
-  const wait = args.wait ?? 0;
   let submitted: GenerateResponse;
   try {
-    submitted = await client.generate(generateRequestOf(args), { signal: extra.signal });
+    submitted = await client.generate(request, { signal: extra.signal });
   } catch (error) {
-    return errorResult(error);
+    return errorResult(options.explainError ? options.explainError(error) : error);
   }
   const ids = submitted.task_ids;
   const batchHint = batchHintOf(ids);
+  const noted = (hint: string) => (note ? `${hint} ${note}` : hint);
   if (wait === 0 || ids.length === 0) {
     return structuredResult({
       ...submitted,
       finished: false,
-      hint: `Submitted ${ids.length} task(s); ${batchHint}`,
+      hint: noted(`Submitted ${ids.length} task(s); ${batchHint}`),
     });
   }
 
@@ -211,13 +219,13 @@ export async function generateAndWait(
     return structuredResult({
       ...submitted,
       finished: false,
-      hint: `Submitted ${ids.length} task(s), but polling failed (${reason}); ${batchHint}`,
+      hint: noted(`Submitted ${ids.length} task(s), but polling failed (${reason}); ${batchHint}`),
     });
   }
   const hint = outcome.finished
     ? summarize(tasks)
     : `${summarize(tasks)} Still running after ${wait} s: ${pollingHint(tasks) ?? batchHint}`;
-  return generationResult(submitted, tasks, outcome.finished, hint, options.thumbnailer, extra.signal);
+  return generationResult(submitted, tasks, outcome.finished, noted(hint), options.thumbnailer, extra.signal);
 }
 
 /** The result of a generation whose records were read: structured records, links and thumbnails. */
