@@ -85,6 +85,12 @@ describe('lineage: a work refines an earlier one', () => {
       ids,
     );
     assert.equal(fromRoot[0]?.parentId, undefined);
+    // An image's task id names its work too (agents hold task ids).
+    const byTask = (await versions(third.taskId)).json().versions as Array<{ id: string }>;
+    assert.deepEqual(
+      byTask.map((v) => v.id),
+      ids,
+    );
 
     // Deleting a version (from saved works, as the website does) keeps its parent and its child;
     // the chain marks it removed, and the parent's image still serves.
