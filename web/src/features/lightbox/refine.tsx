@@ -34,12 +34,19 @@ export function useRefine(listItem: LightboxItem | undefined, say: (message: str
   const versions = useVersions(anchor, reload);
   const listKey = listItem?.key;
 
+  /** The field closed (sent or Esc): focus goes back to the Refine button once it is rendered again. */
+  const refocus = useRef(false);
   useEffect(
     () => () => {
       live.current = false;
     },
     [],
   );
+  useEffect(() => {
+    if (open || !refocus.current) return;
+    refocus.current = false;
+    toggle.current?.focus();
+  }, [open]);
   // biome-ignore lint/correctness/useExhaustiveDependencies: moving in the list shows the list's item.
   useEffect(() => {
     setShown(undefined);
@@ -64,8 +71,8 @@ export function useRefine(listItem: LightboxItem | undefined, say: (message: str
   const refine = async (item: LightboxItem, basis: RefineBasis, instruction: string) => {
     const parentId = (item.key.startsWith('version:') ? undefined : item.taskId) ?? item.workId ?? '';
     const taskId = await submitRefinement(parentId, basis, instruction);
+    refocus.current = true;
     setOpen(false);
-    toggle.current?.focus();
     setPending({ taskId });
     say('Making the next version…');
     void finalRecord(taskId, () => live.current).then(
@@ -86,8 +93,8 @@ export function useRefine(listItem: LightboxItem | undefined, say: (message: str
   };
 
   const close = () => {
+    refocus.current = true;
     setOpen(false);
-    toggle.current?.focus();
   };
   /** `V`: focus the strip's current version (the arrows then walk it). */
   const focusStrip = () => {
