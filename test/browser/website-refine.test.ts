@@ -57,6 +57,10 @@ describe('website refine and the versions strip (Chromium, end to end)', () => {
         .evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0),
     );
     assert.match(await focused(), /^BUTTON Refine/, 'focus back on Refine');
+    // Its details read with its work: the image's size in pixels.
+    await until('the version’s size', async () =>
+      /\d+ × \d+ px/.test((await lightbox().locator('.lightbox-details').textContent()) ?? ''),
+    );
   }
 
   test('sign in and make a work', async () => {

@@ -1,5 +1,6 @@
 import { type KeyboardEvent, type RefObject, useEffect, useId, useRef, useState } from 'react';
 import { messageOf } from '../../lib/api';
+import { fetchWork } from '../../lib/work-link';
 import { SparkIcon } from '../../ui/icons';
 import type { LightboxItem, WorkSettings } from './lightbox-items';
 import { VersionsStrip } from './versions-strip';
@@ -11,6 +12,7 @@ import {
   submitRefinement,
   useVersions,
   type WorkVersion,
+  withImageOf,
 } from './versions';
 
 /** The longest instruction the field takes (a turn, not a whole prompt). */
@@ -55,8 +57,14 @@ export function useRefine(listItem: LightboxItem | undefined, say: (message: str
 
   const show = (version: WorkVersion) => {
     if (!listItem || !versions) return;
-    const index = versions.indexOf(version);
-    setShown(version.id === listItem.workId ? undefined : itemOfVersion(version, index, listItem));
+    if (version.id === listItem.workId) return setShown(undefined);
+    const item = itemOfVersion(version, versions.indexOf(version), listItem);
+    setShown(item);
+    // Its image's size and task, read with the work (a deleted version keeps what the strip knows).
+    void fetchWork(version.id).then(
+      (work) => setShown((now) => (now?.key === item.key ? withImageOf(now, work) : now)),
+      () => undefined,
+    );
   };
 
   // The finished refinement shows once the strip has it: the next refinement starts from it.
@@ -69,7 +77,7 @@ export function useRefine(listItem: LightboxItem | undefined, say: (message: str
   });
 
   const refine = async (item: LightboxItem, basis: RefineBasis, instruction: string) => {
-    const parentId = (item.key.startsWith('version:') ? undefined : item.taskId) ?? item.workId ?? '';
+    const parentId = item.taskId ?? item.workId ?? '';
     const taskId = await submitRefinement(parentId, basis, instruction);
     refocus.current = true;
     setOpen(false);

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { api } from '../../lib/api';
 import { submitGenerate } from '../../lib/generate';
 import { applyRecords } from '../../lib/tasks';
-import type { HistoryItem, TaskRecord } from '../../lib/types';
+import type { HistoryItem, SavedWork, TaskRecord } from '../../lib/types';
 import { isFinalStatus } from '../../lib/vocabulary';
 import type { LightboxItem } from './lightbox-items';
 
@@ -55,6 +55,13 @@ export function itemOfVersion(version: WorkVersion, index: number, listItem: Lig
     note: url ? undefined : 'No image: this version did not finish.',
     focusSelector: listItem.focusSelector,
   };
+}
+
+/** A version's item completed from its saved work: its image's task, size in pixels and bytes. */
+export function withImageOf(item: LightboxItem, work: SavedWork): LightboxItem {
+  const task = work.tasks.find((t) => t.imageUrl === item.url);
+  if (!task) return item;
+  return { ...item, taskId: task.task_id, width: task.width, height: task.height, bytes: task.bytes };
 }
 
 /** What a refinement keeps of the work it refines. */
