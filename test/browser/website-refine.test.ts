@@ -180,5 +180,22 @@ describe('website refine and the versions strip (Chromium, end to end)', () => {
     await page.emulateMedia({ colorScheme: 'light' });
   });
 
+  test('Create: a card’s Refine opens the lightbox on its image with the field focused', async () => {
+    await page.setViewportSize(WIDE);
+    await page
+      .locator('article.task-card', { hasText: 'in winter' })
+      .getByRole('button', { name: 'Refine' })
+      .click();
+    await lightbox().waitFor();
+    await until('the field has focus', async () => (await focused()).startsWith('input What should change'));
+    assert.equal(await shown(), 'in winter');
+    assert.equal((await versions()).at(-1), '*Version 4: in winter');
+    await page.keyboard.press('Escape');
+    await until('the field closed', async () => (await lightbox().locator('.refine-form').count()) === 0);
+    assert.match(await focused(), /^BUTTON Refine/);
+    await page.keyboard.press('Escape');
+    await until('the lightbox closed', async () => (await lightbox().count()) === 0);
+  });
+
   testNoConsoleErrors(site);
 });

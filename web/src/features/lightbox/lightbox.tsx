@@ -56,6 +56,8 @@ export interface LightboxProps {
   actions?: ((item: LightboxItem) => ReactNode) | undefined;
   /** Opens in compare mode with these items side by side (two to four keys of `items`). */
   compareKeys?: readonly string[] | undefined;
+  /** Opens with the Refine field of the start item open (Create's card "Refine"). */
+  refineOnOpen?: boolean | undefined;
 }
 
 /**
@@ -152,7 +154,7 @@ function useLightboxState(props: LightboxProps) {
   const compare = useCompare(items, props.compareKeys);
   const view = useViewState();
   const status = useStatus();
-  const refine = useRefine(position.item, status.say);
+  const refine = useRefine(position.item, status.say, props.refineOnOpen === true);
   const item = refine.shown ?? position.item;
   const deletion = useDeleteConfirm(onDelete, status.say);
   const star = useStarChannel();

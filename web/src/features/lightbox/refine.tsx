@@ -23,9 +23,13 @@ const MAX_INSTRUCTION = 1000;
  * Enter sends, Esc closes), and the versions strip of the work's chain. A version picked in the
  * strip is shown in place of the list's item until the person moves in the list.
  */
-export function useRefine(listItem: LightboxItem | undefined, say: (message: string) => void) {
+export function useRefine(
+  listItem: LightboxItem | undefined,
+  say: (message: string) => void,
+  openAtFirst: boolean,
+) {
   const [shown, setShown] = useState<LightboxItem>();
-  const [open, setOpen] = useState(false);
+  const [open, setOpen] = useState(openAtFirst);
   const [reload, setReload] = useState(0);
   /** The refinement under way: its task, then (completed) its image, until the strip shows it. */
   const [pending, setPending] = useState<{ taskId: string; imageUrl?: string | undefined }>();
@@ -49,8 +53,11 @@ export function useRefine(listItem: LightboxItem | undefined, say: (message: str
     refocus.current = false;
     toggle.current?.focus();
   }, [open]);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: moving in the list shows the list's item.
+  // Moving in the list shows the list's item, the field closed.
+  const lastKey = useRef(listKey);
   useEffect(() => {
+    if (lastKey.current === listKey) return;
+    lastKey.current = listKey;
     setShown(undefined);
     setOpen(false);
   }, [listKey]);
@@ -206,6 +213,7 @@ function RefineForm({
           maxLength={MAX_INSTRUCTION}
           placeholder="e.g. make the sky darker"
           autoComplete="off"
+          data-autofocus-first
           aria-describedby={state.error ? `${id}-error` : undefined}
           aria-invalid={state.error ? true : undefined}
           onKeyDown={onKeyDown}
