@@ -37,8 +37,7 @@ export default function CreatePage() {
     [fullCatalog, allowance],
   );
   const { draft, fitted } = useFittedDraft(catalog);
-  /** The card open in the lightbox, and whether its Refine field opens with it. */
-  const [viewing, setViewing] = useState<{ card: Card; refine: boolean }>();
+  const [viewing, setViewing] = useState<{ card: Card; refine: boolean }>(); // refine: its field open
   const open = useCallback((card: Card, refine = false) => setViewing({ card, refine }), []);
   const promptRef = useRef<HTMLTextAreaElement>(null);
   const ids = { prompt: useId(), model: useId(), count: useId(), error: useId(), allowance: useId() };
