@@ -111,6 +111,9 @@ describeContract(
     const oneWork = '/web/api/works/{id}';
     await exercise('GET', oneWork, { url: `/web/api/works/${work.id}`, headers: { cookie } }, 200);
     await exercise('GET', oneWork, { url: '/web/api/works/gen_none', headers: { cookie } }, 404);
+    const versions = '/web/api/works/{id}/versions';
+    await exercise('GET', versions, { url: `/web/api/works/${work.id}/versions`, headers: { cookie } }, 200);
+    await exercise('GET', versions, { url: '/web/api/works/gen_none/versions', headers: { cookie } }, 404);
     const uploaded = await t.app.inject({
       method: 'POST',
       url: '/api/v1/upload',

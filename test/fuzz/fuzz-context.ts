@@ -85,6 +85,7 @@ export const OTHER_ROUTES = [
   'GET /web/api/oauth/authorizations/:id',
   'POST /web/api/oauth/authorizations/:id',
   'GET /web/api/works/:id',
+  'GET /web/api/works/:id/versions',
   'PUT /web/api/works/:id/star',
   'DELETE /web/api/works/:id/star',
   'GET /web/api/collections',

@@ -25,6 +25,7 @@ const WEBSITE_ROUTES = [
   'get /web/api/works',
   'delete /web/api/works/{id}',
   'get /web/api/works/{id}',
+  'get /web/api/works/{id}/versions',
   'put /web/api/works/{id}/star',
   'delete /web/api/works/{id}/star',
   'get /web/api/collections',

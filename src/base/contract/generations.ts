@@ -69,6 +69,15 @@ export const historyItemSchema = z
 
 export type HistoryItem = z.output<typeof historyItemSchema>;
 
+/** A work's versions (GET /api/v1/history/{id}/versions, GET /web/api/works/{id}/versions). */
+export const versionsSchema = z
+  .object({
+    versions: z
+      .array(historyItemSchema)
+      .describe('The work, its ancestors and every refinement of them, oldest first (at most 100)'),
+  })
+  .meta({ id: 'WorkVersions', description: "A work's versions (lineage)" });
+
 export const historyPageSchema = pageOf(historyItemSchema).meta({
   id: 'HistoryPage',
   description: 'History page',

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import {
   type HistoryPage,
-  historyItemSchema,
   historyPageSchema,
   historyQuerySchema,
+  versionsSchema,
 } from '../../base/contract/generations.js';
 import { storePageOf } from '../../base/contract/paging.js';
 import { NotFound } from '../../base/domain/errors.js';
@@ -51,14 +51,6 @@ export function registerHistoryRoute(
     return sendJsonText(reply, kept.text);
   });
 }
-
-export const versionsSchema = z
-  .object({
-    versions: z
-      .array(historyItemSchema)
-      .describe('The work, its ancestors and every refinement of them, oldest first (at most 100)'),
-  })
-  .meta({ id: 'WorkVersions', description: "A work's versions (lineage)" });
 
 /** GET /history/{id}/versions: a work's lineage as history items (extra route, not the spec's). */
 function registerVersionsRoute(app: ZodApp, creations: Pick<CreationReads, 'versions'>) {

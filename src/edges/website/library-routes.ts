@@ -7,18 +7,19 @@ import { WEBSITE_TAG, websiteSession } from '../../base/contract/website/shared.
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
 import type { WebsiteServices } from './website-services.js';
-import { workRoute } from './works-routes.js';
+import { workRoute, workVersionsRoute } from './works-routes.js';
 
 /** The errors of a signed-in listing: a malformed query, no session. */
 export const listingErrors = errorResponses(['invalid_request', 'unauthorized']);
 
 /**
- * A saved work by id (the lightbox's "Open the work" link, `/works?work=<id>`) and deleting an
+ * A saved work by id (the lightbox's "Open the work" link, `/works?work=<id>`), its versions and deleting an
  * upload from the library (issue 30): signed-in routes over the same services as /api/v1. (The
  * library's page is registered with the creation view's routes, where the document lists it.)
  */
 export async function libraryRoutes(app: FastifyInstance, { services }: { services: WebsiteServices }) {
   workRoute(app, services);
+  workVersionsRoute(app, services);
   deleteUploadRoute(app, services);
 }
 

@@ -33,7 +33,7 @@ export interface WebsiteServices {
   >;
   upstreamAccess: Pick<UpstreamAccess, 'hasKey' | 'overview' | 'requireKeyedProvider'>;
   generations: Pick<GenerationsService, 'generate' | 'remove' | 'removedSince'>;
-  creations: Pick<MarkedWorks, 'savedWorks' | 'savedWork' | 'recentPrompts' | 'durations'>;
+  creations: Pick<MarkedWorks, 'savedWorks' | 'savedWork' | 'recentPrompts' | 'durations' | 'versions'>;
   library: Pick<LibraryReads, 'libraryPage'>;
   /** Deleting an upload (src/capabilities/assets' repository; NotFound, or Conflict for a result). */
   assets: { deleteUpload(accountId: string, assetId: string): Promise<void> };

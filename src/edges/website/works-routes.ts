@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { versionsSchema } from '../../base/contract/generations.js';
 import { storePageOf } from '../../base/contract/paging.js';
 import { WEBSITE_TAG, websiteSession } from '../../base/contract/website/shared.js';
 import {
@@ -92,6 +93,33 @@ export function workRoute(app: FastifyInstance, services: WebsiteServices) {
       const work = await creations.savedWork(accountOf(request).id, request.params.id);
       if (!work) throw new NotFound('Work not found');
       return work;
+    },
+  );
+}
+
+/** GET /works/:id/versions: the work's lineage (the lightbox's versions strip). */
+export function workVersionsRoute(app: FastifyInstance, services: WebsiteServices) {
+  const { creations } = services;
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/works/:id/versions',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: "A work's versions",
+        description:
+          "GET /api/v1/history/{id}/versions for the signed-in account: the chain the work belongs to (what it refines and every refinement of them), oldest first, as history items with `parentId`, `parentTaskId` and `instruction` where a version has a parent. Deleted versions stay listed, marked `removed` (deleting a version never deletes its parent). Another account's id or an unknown one is 404.",
+        security: websiteSession,
+        params: workParamsSchema,
+        response: {
+          200: jsonResponse("The work's versions", versionsSchema),
+          ...errorResponses(['invalid_request', 'unauthorized', 'not_found']),
+        },
+      },
+    },
+    async (request) => {
+      const versions = await creations.versions(accountOf(request).id, request.params.id);
+      if (!versions) throw new NotFound('Work not found');
+      return { versions };
     },
   );
 }

@@ -188,8 +188,12 @@ export class GenerationReads {
       family.set(up.id, up);
       root = up;
     }
+    // The ancestors already known (met on the way up) are still walked down from: their other
+    // refinements, and the start's own, belong to the family too.
+    const walked = new Set<string>();
     let frontier = [root.id];
     while (frontier.length > 0 && family.size < MAX_VERSIONS) {
+      for (const id of frontier) walked.add(id);
       const children: GenerationsTable[] = await this.db
         .selectFrom('generations')
         .selectAll()
@@ -200,7 +204,7 @@ export class GenerationReads {
         .execute();
       frontier = [];
       for (const child of children) {
-        if (family.has(child.id) || family.size >= MAX_VERSIONS) continue;
+        if (walked.has(child.id) || (!family.has(child.id) && family.size >= MAX_VERSIONS)) continue;
         family.set(child.id, child);
         frontier.push(child.id);
       }

@@ -26,6 +26,7 @@ export interface Catalog {
   models: CatalogModel[];
 }
 
+export type { HistoryItem } from '../../../src/base/contract/generations';
 export type {
   DeliveryItem as WebhookDelivery,
   WebhookSecretRotated,

@@ -1,34 +1,11 @@
 import { api } from '../../lib/api';
 import { type DraftReference, draftStore } from '../../lib/draft';
-import { applyRecords, upsertCards } from '../../lib/tasks';
+import { applyRecords } from '../../lib/tasks';
 import type { Mode, TaskRecord } from '../../lib/types';
 import { isFinalStatus } from '../../lib/vocabulary';
-import type { Batch, GenerateRequest } from './batches';
+import type { Batch } from './batches';
 
-/** Sends a generate request and shows its cards at once (queued) until the feed has them. */
-export async function submitGenerate(body: GenerateRequest): Promise<string[]> {
-  const { task_ids } = await api.post<{ task_ids: string[] }>('/web/api/generate', body);
-  const createdAt = Date.now();
-  upsertCards(
-    task_ids.map((taskId, index) => ({
-      task_id: taskId,
-      status: 'queued',
-      progress: 0,
-      generation_id: '',
-      source: 'web',
-      prompt: body.prompt,
-      model: body.model,
-      mode: body.mode,
-      aspect: body.aspect,
-      imageSize: body.imageSize,
-      index,
-      count: task_ids.length,
-      refs: body.imageUrls,
-      createdAt,
-    })),
-  );
-  return task_ids;
-}
+export { submitGenerate } from '../../lib/generate';
 
 /** Cancels the batch's unfinished tasks (POST /api/v1/tasks/{id}/cancel, the session authenticates). */
 export async function cancelBatch(batch: Batch): Promise<void> {

@@ -119,7 +119,7 @@ export const BatchCard = memo(function BatchCard({
   batch: Batch;
   now: number;
   estimate: number | undefined;
-  onOpen: (card: Card) => void;
+  onOpen: (card: Card, refine?: boolean) => void;
   onUseAsReference: (card: Card) => void;
   onSubmitted: () => void;
 }) {
@@ -211,7 +211,7 @@ function BatchActions({
 }: {
   batch: Batch;
   action: ReturnType<typeof useAction>;
-  onOpen: (card: Card) => void;
+  onOpen: (card: Card, refine?: boolean) => void;
   onUseAsReference: (card: Card) => void;
   onSubmitted: () => void;
 }) {
@@ -272,6 +272,11 @@ function BatchActions({
       {single?.imageUrl && (
         <button type="button" className="button small ghost" onClick={() => onUseAsReference(single)}>
           Use as reference
+        </button>
+      )}
+      {single?.imageUrl && single.generation_id && (
+        <button type="button" className="button small ghost" onClick={() => onOpen(single, true)}>
+          Refine
         </button>
       )}
       <BatchDownloads batch={batch} single={single} onOpen={onOpen} />

@@ -22,7 +22,8 @@ export function BatchList({
   cards: Card[];
   hasMore: boolean;
   announcement: string;
-  onOpen: (card: Card) => void;
+  /** Opens the card's image in the lightbox (`refine`: with its Refine field open). */
+  onOpen: (card: Card, refine?: boolean) => void;
   onUseAsReference: (card: Card) => void;
   onSubmitted: () => void;
   onClear: () => void;

@@ -1,4 +1,8 @@
+import type { GenerateRequest } from '../../lib/generate';
 import type { TaskCard as Card, Mode } from '../../lib/types';
+
+export type { GenerateRequest };
+
 // Value imports name their `.js` file: the unit test beside this file loads it under Node's type stripping.
 import { isFinalStatus } from '../../lib/vocabulary.js';
 
@@ -48,17 +52,6 @@ export function groupBatches(cards: Card[]): Batch[] {
       completed: sorted.filter((c) => c.status === 'completed' && c.imageUrl),
     };
   });
-}
-
-/** What POST /web/api/generate takes. */
-export interface GenerateRequest {
-  prompt: string;
-  model: string;
-  mode: Mode;
-  aspect: string;
-  imageSize: string;
-  count: number;
-  imageUrls: string[];
 }
 
 /** The batch's request again: same prompt, model, mode, aspect, size and references; `count` images. */

@@ -37,7 +37,8 @@ export default function CreatePage() {
     [fullCatalog, allowance],
   );
   const { draft, fitted } = useFittedDraft(catalog);
-  const [viewing, setViewing] = useState<Card>();
+  const [viewing, setViewing] = useState<{ card: Card; refine: boolean }>(); // refine: its field open
+  const open = useCallback((card: Card, refine = false) => setViewing({ card, refine }), []);
   const promptRef = useRef<HTMLTextAreaElement>(null);
   const ids = { prompt: useId(), model: useId(), count: useId(), error: useId(), allowance: useId() };
   const announcement = useCompletionAnnouncements(cards);
@@ -103,7 +104,7 @@ export default function CreatePage() {
         cards={cards}
         hasMore={hasMore === true}
         announcement={announcement}
-        onOpen={setViewing}
+        onOpen={open}
         onUseAsReference={takeAsReference}
         onSubmitted={() => feed.refresh()}
         onClear={() => clearFinished().catch(() => feed.refresh())}
@@ -112,7 +113,8 @@ export default function CreatePage() {
       {viewing && (
         <Lightbox
           items={itemsOfCards(cards)}
-          startKey={viewing.task_id}
+          startKey={viewing.card.task_id}
+          refineOnOpen={viewing.refine}
           onClose={() => setViewing(undefined)}
           onDelete={(item) => deleteWorkOfCards(item.workId ?? '')}
         />

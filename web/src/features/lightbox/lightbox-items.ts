@@ -31,6 +31,8 @@ export interface LightboxItem {
   caption: string | null;
   /** The generation (saved work) it belongs to; null for uploads. */
   workId: string | null;
+  /** The image's task (a refinement names it as its parent); absent where the list does not say. */
+  taskId?: string | undefined;
   createdAt: number;
   settings?: WorkSettings | undefined;
   /** Why there is no image (a failure), shown in its place. */
@@ -59,6 +61,7 @@ export function itemsOfCards(cards: readonly TaskCard[]): LightboxItem[] {
       kind: 'result',
       caption: null,
       workId: card.generation_id || null,
+      taskId: card.task_id,
       createdAt: card.createdAt,
       settings: {
         prompt: card.prompt,
@@ -114,6 +117,7 @@ export function itemsOfWorks(works: readonly SavedWork[]): LightboxItem[] {
     return done.map((task) => ({
       ...base,
       key: `${work.id}:${task.task_id}`,
+      taskId: task.task_id,
       url: task.imageUrl,
       width: task.width,
       height: task.height,

@@ -21,8 +21,10 @@ export function useFocusReturn(dialog: RefObject<HTMLDialogElement | null>, item
     const element = dialog.current;
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     if (element && !element.open) element.showModal();
-    // showModal() focuses the first button (zoom); the keyboard's way through starts on Next.
-    element?.querySelector<HTMLElement>('[data-autofocus]')?.focus();
+    // showModal() focuses the first button (zoom); the keyboard's way through starts on Next (or
+    // in a field opened with the lightbox: Create's card "Refine").
+    const first = element?.querySelector<HTMLElement>('[data-autofocus-first]');
+    (first ?? element?.querySelector<HTMLElement>('[data-autofocus]'))?.focus();
     return () => {
       const card = returnTo.current ? document.querySelector<HTMLElement>(returnTo.current) : null;
       const target = card ?? (opener?.isConnected ? opener : document.querySelector<HTMLElement>('h1'));

@@ -22,6 +22,7 @@ import {
   usePreloadNeighbours,
   useStatus,
 } from './lightbox-state';
+import { canRefine, RefinePanel, useRefine } from './refine';
 import { type CommandHandler, handlerFor, type LightboxCommand } from './shortcuts';
 import { ShortcutsDialog } from './shortcuts-dialog';
 import { LightboxStage } from './stage';
@@ -55,6 +56,8 @@ export interface LightboxProps {
   actions?: ((item: LightboxItem) => ReactNode) | undefined;
   /** Opens in compare mode with these items side by side (two to four keys of `items`). */
   compareKeys?: readonly string[] | undefined;
+  /** Opens with the Refine field of the start item open (Create's card "Refine"). */
+  refineOnOpen?: boolean | undefined;
 }
 
 /**
@@ -74,7 +77,8 @@ export function Lightbox(props: LightboxProps) {
     say: state.status.say,
     onClose,
     ask: deletion.ask,
-    canDelete: onDelete !== undefined,
+    // A version picked in the strip is not the list's: deleting is done from its own list.
+    canDelete: onDelete !== undefined && !state.refine.shown,
   });
   const moves = lightboxMoves(state, item);
   const commands = lightboxCommands(state, moves, handlers, item);
@@ -146,10 +150,12 @@ function useLightboxState(props: LightboxProps) {
   const download = useRef<HTMLAnchorElement>(null);
   const ids = { title: useId(), counter: useId(), details: useId() };
   const position = useLightboxPosition(props);
-  const { item, index } = position;
+  const { index } = position;
   const compare = useCompare(items, props.compareKeys);
   const view = useViewState();
   const status = useStatus();
+  const refine = useRefine(position.item, status.say, props.refineOnOpen === true);
+  const item = refine.shown ?? position.item;
   const deletion = useDeleteConfirm(onDelete, status.say);
   const star = useStarChannel();
   useFocusReturn(dialog, item);
@@ -177,6 +183,7 @@ function useLightboxState(props: LightboxProps) {
     star,
     settings,
     known,
+    refine,
   };
 }
 type LightboxState = ReturnType<typeof useLightboxState>;
@@ -202,7 +209,7 @@ type LightboxMoves = ReturnType<typeof lightboxMoves>;
 
 /** What each shortcut does for the item shown (the table of keys is ./shortcuts.ts). */
 function lightboxCommands(
-  { view, compare, stage, download, star }: LightboxState,
+  { view, compare, stage, download, star, refine }: LightboxState,
   { move, step, toggleCompare }: LightboxMoves,
   handlers: LightboxActionHandlers,
   item: LightboxItem,
@@ -223,6 +230,8 @@ function lightboxCommands(
     copyLink: handlers.copyLink,
     reuse: handlers.reuse,
     reference: handlers.useAsReference,
+    refine: canRefine(item) ? () => refine.setOpen(true) : undefined,
+    versions: refine.focusStrip,
     delete: handlers.remove,
     shortcuts: () => view.setShortcuts(true),
     // Esc (close) is the dialog's own cancel (onCancel).
@@ -269,6 +278,7 @@ function LightboxMain({
           ) : null
         }
         status={state.status.status}
+        refine={<RefinePanel refine={state.refine} item={item} settings={state.settings} />}
         details={
           view.showDetails
             ? { id: state.ids.details, settings: state.settings, pending: !state.known }
@@ -346,6 +356,7 @@ function LightboxSide({
   download,
   extra,
   status,
+  refine,
   details,
 }: {
   item: LightboxItem;
@@ -353,11 +364,13 @@ function LightboxSide({
   download: RefObject<HTMLAnchorElement | null>;
   extra: ReactNode;
   status: string;
+  refine: ReactNode;
   details: { id: string; settings: WorkSettings | undefined; pending: boolean } | undefined;
 }) {
   return (
     <div className="lightbox-side">
       <LightboxActions item={item} handlers={handlers} download={download} extra={extra} />
+      {item.kind === 'result' && refine}
       <p className="lightbox-status" aria-live="polite">
         {status}
       </p>

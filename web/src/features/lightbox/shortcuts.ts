@@ -17,6 +17,8 @@ export type LightboxCommand =
   | 'copyLink'
   | 'reuse'
   | 'reference'
+  | 'refine'
+  | 'versions'
   | 'delete'
   | 'shortcuts'
   | 'close';
@@ -50,6 +52,12 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: ['L'], action: "Copy the image's link", command: 'copyLink' },
   { keys: ['R'], action: 'Reuse settings (fills Create)', command: 'reuse' },
   { keys: ['E', 'U'], action: 'Use as reference (in Create)', command: 'reference' },
+  {
+    keys: ['N'],
+    action: 'Refine: the next version from an instruction (Enter makes it, Esc closes the field)',
+    command: 'refine',
+  },
+  { keys: ['V'], action: "The work's versions (← → walk them, Enter shows one)", command: 'versions' },
   { keys: ['Delete', 'Backspace'], action: 'Delete the work, or an upload (asks first)', command: 'delete' },
   { keys: ['?'], action: 'This list', command: 'shortcuts' },
   { keys: ['Esc'], action: 'Close', command: 'close' },
