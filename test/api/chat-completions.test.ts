@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText } from 'ai';
 import OpenAI from 'openai';
+import { DEFAULT_CATALOG } from '../../src/capabilities/catalog/catalog.js';
 import { bearer, makePng } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 
@@ -167,7 +171,7 @@ describe('chat completions with image output', () => {
     );
   });
 
-  test('image inputs: a data URL edits, an Atelier upload URL edits, two images blend', async () => {
+  test('image inputs: a data URL edits, an Atelier upload URL edits; without fusion two images are refused and the user's image wins', async () => {
     const data = await dataUrl();
     await chat({
       messages: [
@@ -211,19 +215,31 @@ describe('chat completions with image output', () => {
     assert.deepEqual(fromUpload.refs, [uploadUrl]);
     assert.equal(fromUpload.parentId ?? null, null, 'an upload is a reference, not a parent');
 
-    await chat({
-      messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'blend them' },
-            { type: 'image_url', image_url: { url: uploadUrl } },
-            { type: 'image_url', image_url: { url: await dataUrl({ r: 10, g: 200, b: 10 }) } },
-          ],
-        },
-      ],
-    });
-    assert.equal((await newest()).mode, 'fusion');
+    // Two images on a model without fusion: refused, naming messages.
+    const two = [
+      { type: 'text', text: 'blend them' },
+      { type: 'image_url', image_url: { url: uploadUrl } },
+      { type: 'image_url', image_url: { url: await dataUrl({ r: 10, g: 200, b: 10 }) } },
+    ];
+    await refused({ messages: [{ role: 'user', content: two }] }, 400, 'messages');
+
+    // After an assistant image, the user's own image on a model without fusion: theirs is edited.
+    const made = await chat({ messages: [{ role: 'user', content: 'a green pear' }] });
+    const followUp = [
+      { role: 'user', content: 'a green pear' },
+      made.choices[0]?.message,
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'like this one' },
+          { type: 'image_url', image_url: { url: uploadUrl } },
+        ],
+      },
+    ];
+    await chat({ messages: followUp });
+    const own = await newest();
+    assert.deepEqual(own.refs, [uploadUrl]);
+    assert.equal(own.parentId ?? null, null);
   });
 
   test('refusals in OpenAI’s shape: text-only modalities, unknown model, malformed messages', async () => {
@@ -295,5 +311,59 @@ describe('chat completions with image output', () => {
     const raw = result.response.body as ChatAnswer;
     assert.match(raw.choices[0]?.message.images[0]?.image_url.url ?? '', /^data:image\/png;base64,/);
     assert.equal((await newest()).prompt, 'a teapot on a windowsill');
+  });
+});
+
+describe('chat completions on a catalog with fusion', () => {
+  let t: TestApp;
+  let apiKey: string;
+  let catalogDir: string;
+
+  before(async () => {
+    catalogDir = await mkdtemp(join(tmpdir(), 'atelier-chat-fusion-'));
+    const path = join(catalogDir, 'catalog.json');
+    const [base, ...rest] = DEFAULT_CATALOG.models;
+    const models = [{ ...base, modes: ['text', 'edit', 'fusion'] }, ...rest];
+    await writeFile(path, JSON.stringify({ models }));
+    t = await createTestApp({ listen: true, env: { ATELIER_CATALOG: path } });
+    ({ apiKey } = await t.createAccount());
+  });
+  after(async () => {
+    await t?.close();
+    await rm(catalogDir, { recursive: true, force: true });
+  });
+
+  test('the parent and the user’s own image blend: a fusion, the parent first, named as parent', async () => {
+    const client = new OpenAI({ baseURL: `${t.baseUrl}/v1`, apiKey, maxRetries: 0 });
+    const model = DEFAULT_CATALOG.models[0]?.id;
+    const ask = (messages: unknown[]) =>
+      client.chat.completions.create({
+        model,
+        messages,
+        modalities: ['image', 'text'],
+      } as never) as unknown as Promise<ChatAnswer>;
+    const items = async () =>
+      (await t.app.inject({ method: 'GET', url: '/api/v1/history?limit=10', headers: bearer(apiKey) })).json()
+        .items as Array<Record<string, unknown>>;
+    const first = await ask([{ role: 'user', content: 'a blue vase' }]);
+    const [parent] = await items();
+    const png = `data:image/png;base64,${(await makePng(64, 64, { r: 250, g: 200, b: 0 })).toString('base64')}`;
+    await ask([
+      { role: 'user', content: 'a blue vase' },
+      first.choices[0]?.message,
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'with these flowers' },
+          { type: 'image_url', image_url: { url: png } },
+        ],
+      },
+    ]);
+    const [blend] = await items();
+    assert.equal(blend?.mode, 'fusion');
+    assert.equal(blend?.parentId, parent?.id);
+    const refs = blend?.refs as string[];
+    assert.equal(refs.length, 2);
+    assert.equal(refs[0], (parent?.images as string[] | undefined)?.[0], "the parent's image is the first reference");
   });
 });

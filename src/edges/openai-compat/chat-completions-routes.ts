@@ -48,7 +48,7 @@ export function chatCompletionRoutes(app: FastifyInstance, deps: OpenAiCompatDep
     async (request, reply) => {
       const { body } = request;
       const account = accountOf(request);
-      const planDeps = { ...deps.chat, images: deps.images, uploads: deps.uploads };
+      const planDeps = { ...deps.chat, catalog: deps.catalog, images: deps.images, uploads: deps.uploads };
       const { plan, urls } = await planChatTurn(planDeps, account, body);
       const format = body.image_url_format ?? 'data';
       if (body.stream === true) {

@@ -2,15 +2,16 @@ import type { OpenAiChatBody } from '../../base/contract/openai-chat.js';
 import { aboutReferenceField, DomainError, InvalidInput } from '../../base/domain/errors.js';
 import type { ImageSize } from '../../base/domain/image-sizes.js';
 import type { Account } from '../../capabilities/accounts/index.js';
-import type { CatalogEntry } from '../../capabilities/catalog/index.js';
+import { type Catalog, type CatalogEntry, DEFAULT_MODEL_ID } from '../../capabilities/catalog/index.js';
 import type { UploadsService } from '../../capabilities/uploads/index.js';
 import { readChatTurn } from './chat-messages.js';
 import { isDataUrl, storeDataUrl } from './data-url-images.js';
-import type { ImagePlan, ImageRequests } from './image-requests.js';
+import type { ImagePlan, ImageRequestInput, ImageRequests } from './image-requests.js';
 import { type OwnWorksDeps, ownWorkOfImage } from './own-works.js';
 
 /** What planning a chat turn reads: the image requests' planner, uploads, and the account's works. */
 export interface ChatPlanDeps extends OwnWorksDeps {
+  catalog: Pick<Catalog, 'get'>;
   images: Pick<ImageRequests, 'plan'>;
   uploads: Pick<UploadsService, 'ingestFile'>;
 }
@@ -66,6 +67,16 @@ function imageConfigOf(
   return { ...(aspect ? { aspect } : {}), ...(imageSize ? { imageSize } : {}) };
 }
 
+/** The image requests' plan; a refusal of the images (their count, the mode) names `messages`, where they came from. */
+function planOrRefuse(deps: ChatPlanDeps, input: ImageRequestInput): ImagePlan {
+  try {
+    return deps.images.plan(input);
+  } catch (error) {
+    if (!(error instanceof InvalidInput) || error.field !== 'image') throw error;
+    throw new InvalidInput(error.message.replace(/^image:/, 'messages:'), 'messages');
+  }
+}
+
 /** A reference as a URL the generate request takes: a data URL is stored first (errors name its part). */
 async function referenceUrl(deps: ChatPlanDeps, account: Account, image: { url: string; field: string }) {
   if (!isDataUrl(image.url)) return image.url;
@@ -79,8 +90,9 @@ async function referenceUrl(deps: ChatPlanDeps, account: Account, image: { url: 
 /**
  * Plans a chat turn: the prompt and references of the conversation (chat-messages.ts). The latest
  * assistant image, when it is one of the account's works, is the parent (the new work is its next
- * version: an edit, a fusion with the user's own images after it); a foreign one is a plain first
- * reference. The user message's images are references (one = edit, several = fusion).
+ * version: an edit, a fusion with the user's own images after it when the model lists fusion); a
+ * foreign one is a plain first reference. The user message's images are references (one = edit,
+ * several = fusion); on a model without fusion they replace the assistant's image.
  */
 export async function planChatTurn(
   deps: ChatPlanDeps,
@@ -88,10 +100,13 @@ export async function planChatTurn(
   body: OpenAiChatBody,
 ): Promise<ChatPlan> {
   const turn = readChatTurn(body.messages);
-  const prior = turn.assistantImage;
+  const model = deps.catalog.get(body.model?.trim() || DEFAULT_MODEL_ID);
+  // The user's own images with a model that cannot blend: theirs is the image to edit.
+  const blends = turn.userImages.length === 0 || !!model?.modes.includes('fusion');
+  const prior = blends ? turn.assistantImage : undefined;
   const parentId = prior && (await ownWorkOfImage(deps, account.id, prior.url, prior.field));
   const references = [...(prior && !parentId ? [prior] : []), ...turn.userImages];
-  const plan = deps.images.plan({
+  const plan = planOrRefuse(deps, {
     prompt: turn.prompt,
     model: body.model,
     n: body.n,
