@@ -171,7 +171,7 @@ describe('chat completions with image output', () => {
     );
   });
 
-  test('image inputs: a data URL edits, an Atelier upload URL edits; without fusion two images are refused and the user's image wins', async () => {
+  test('image inputs: a data URL edits, an Atelier upload URL edits; without fusion two images are refused and the user’s image wins', async () => {
     const data = await dataUrl();
     await chat({
       messages: [
@@ -364,6 +364,10 @@ describe('chat completions on a catalog with fusion', () => {
     assert.equal(blend?.parentId, parent?.id);
     const refs = blend?.refs as string[];
     assert.equal(refs.length, 2);
-    assert.equal(refs[0], (parent?.images as string[] | undefined)?.[0], "the parent's image is the first reference");
+    assert.equal(
+      refs[0],
+      (parent?.images as string[] | undefined)?.[0],
+      "the parent's image is the first reference",
+    );
   });
 });
