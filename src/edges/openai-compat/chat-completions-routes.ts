@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { OPENAI_TAG } from '../../base/contract/openai.js';
+import { z } from 'zod';
+import { OPENAI_TAG, openAiErrorBodySchema } from '../../base/contract/openai.js';
 import {
   openAiChatBodySchema,
   openAiChatChunkSchema,
@@ -37,7 +38,7 @@ export function chatCompletionRoutes(app: FastifyInstance, deps: OpenAiCompatDep
               'The assistant message with its images (application/json); with stream: true, chat.completion.chunk data lines (text/event-stream)',
             content: {
               'application/json': { schema: openAiChatCompletionSchema },
-              'text/event-stream': { schema: openAiChatChunkSchema },
+              'text/event-stream': { schema: z.union([openAiChatChunkSchema, openAiErrorBodySchema]) },
             },
           },
           202: ACCEPTED,
