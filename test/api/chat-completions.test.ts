@@ -299,6 +299,19 @@ describe('chat completions with image output', () => {
     assert.ok(body.data[0].b64_json, 'the default data format polls as b64_json');
   });
 
+  test('Idempotency-Key: the same turn sent twice makes one work and answers the same', async () => {
+    const before = (await historyItems()).length;
+    const send = () =>
+      client.chat.completions.create(
+        { model: 'flash2', messages: [{ role: 'user', content: 'a kite' }], modalities: ['image'] } as never,
+        { headers: { 'Idempotency-Key': 'chat-kite-1' } },
+      ) as unknown as Promise<ChatAnswer>;
+    const first = await send();
+    const again = await send();
+    assert.equal(again.id, first.id);
+    assert.equal((await historyItems()).length, before + 1);
+  });
+
   test('AI SDK openai-compatible: generateText answers the text; the images are in the raw response body', async () => {
     const provider = createOpenAICompatible({ name: 'atelier', baseURL: `${t.baseUrl}/v1`, apiKey });
     const result = await generateText({
