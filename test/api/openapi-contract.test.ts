@@ -7,6 +7,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { assertError, bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
 import { exerciseCatalogAndQuoteRoutes } from '../support/catalog-contract.js';
+import { exerciseChatCompletions } from '../support/chat-contract.js';
 import { exerciseCurationRoutes } from '../support/curation-contract.js';
 import { exerciseGeminiRoutes } from '../support/gemini-contract.js';
 import {
@@ -92,31 +93,7 @@ async function exerciseOpenAiRoutes(
   const streamed = await editForm({ prompt: 'contract edit', stream: 'true', partial_images: '1' });
   await exercise('POST', edits, { url: edits, ...streamed }, 200);
 
-  // Chat completions with image output: the message's images, its chunk stream (an error line on
-  // failure), refusals, and the asynchronous envelope.
-  const chatPath = '/v1/chat/completions';
-  const chat = (payload: Record<string, unknown>, status: number, headers: Record<string, string> = {}) =>
-    exercise(
-      'POST',
-      chatPath,
-      {
-        url: chatPath,
-        headers: { ...json, ...headers },
-        payload: {
-          messages: [{ role: 'user', content: 'contract' }],
-          modalities: ['image', 'text'],
-          ...payload,
-        },
-      },
-      status,
-    );
-  await chat({}, 200);
-  await chat({ stream: true }, 200);
-  await chat({ stream: true, messages: [{ role: 'user', content: '[[fail]]' }] }, 200);
-  await chat({ modalities: ['text'] }, 400);
-  await chat({ model: 'no-such-model' }, 404);
-  await chat({ messages: [{ role: 'user', content: '[[fail]]' }] }, 502);
-  await chat({}, 202, { prefer: 'respond-async' });
+  await exerciseChatCompletions(exercise, h);
 
   // Asynchronous (Prefer: respond-async): 202 with the envelope, and its GET.
   const prefer = { prefer: 'respond-async' };

@@ -102,11 +102,12 @@ export async function streamChat(
     'x-request-id': reply.request.id,
   });
   const base = { id: chatCompletionId(), object: 'chat.completion.chunk', created, model: plan.model.id };
-  const send = (data: object) => !raw.writableEnded && raw.write(`data: ${JSON.stringify(data)}\n\n`);
+  const open = () => !raw.writableEnded && !raw.destroyed;
+  const send = (data: object) => open() && raw.write(`data: ${JSON.stringify(data)}\n\n`);
   const chunk = (delta: object, finish: 'stop' | null, extra: object = {}) =>
     send({ ...base, choices: [{ index: 0, delta, finish_reason: finish }], ...extra });
   chunk({ role: 'assistant', content: '' }, null);
-  const heartbeat = setInterval(() => !raw.writableEnded && raw.write(': keep-alive\n\n'), HEARTBEAT_MS);
+  const heartbeat = setInterval(() => open() && raw.write(': keep-alive\n\n'), HEARTBEAT_MS);
   try {
     const answer = await deps.answers.untilGone(reply, (onWait) =>
       waitForAnswer(deps, account, ids, created, onWait),
@@ -114,7 +115,7 @@ export async function streamChat(
     const images = chatImagesOf(answer, input.format);
     chunk({ content: textOf(images.length), images }, null);
     chunk({}, 'stop', { usage: chatUsageOf(answer) });
-    raw.write('data: [DONE]\n\n');
+    if (open()) raw.write('data: [DONE]\n\n');
   } catch (error) {
     const known = error instanceof OpenAiCompatError;
     if (!known) reply.request.log.error({ err: error, ids }, 'chat stream could not send its images');
@@ -123,7 +124,7 @@ export async function streamChat(
     send(openAiErrorBody(status, known ? error.code : 'internal_error', message));
   } finally {
     clearInterval(heartbeat);
-    if (!raw.writableEnded) raw.end();
+    if (open()) raw.end();
   }
 }
 
