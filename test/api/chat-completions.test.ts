@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText } from 'ai';
 import OpenAI from 'openai';
-import { DEFAULT_CATALOG } from '../../src/capabilities/catalog/catalog.js';
 import { bearer, makePng } from '../support/api-helpers.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 
@@ -297,6 +293,36 @@ describe('chat completions with image output', () => {
     const body = await done.json();
     assert.equal(body.status, 'completed', JSON.stringify(body));
     assert.ok(body.data[0].b64_json, 'the default data format polls as b64_json');
+
+    // The next turn, asynchronous too, refines that image: an edit task, named as its parent.
+    const parent = await newest();
+    const followUp = await fetch(`${t.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...bearer(apiKey), 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'flash2',
+        async: true,
+        messages: [
+          { role: 'user', content: 'a fox' },
+          {
+            role: 'assistant',
+            images: [
+              { type: 'image_url', image_url: { url: `data:image/png;base64,${body.data[0].b64_json}` } },
+            ],
+          },
+          { role: 'user', content: 'in the snow' },
+        ],
+      }),
+    });
+    assert.equal(followUp.status, 202);
+    assert.equal((await followUp.json()).object, 'image.edit.task');
+    const edited = await fetch(`${t.baseUrl}${followUp.headers.get('location')}?wait=60`, {
+      headers: bearer(apiKey),
+    });
+    assert.equal((await edited.json()).status, 'completed');
+    const child = await newest();
+    assert.equal(child.parentId, parent.id);
+    assert.equal(child.instruction, 'in the snow');
   });
 
   test('Idempotency-Key: the same turn sent twice makes one work and answers the same', async () => {
@@ -324,63 +350,5 @@ describe('chat completions with image output', () => {
     const raw = result.response.body as ChatAnswer;
     assert.match(raw.choices[0]?.message.images[0]?.image_url.url ?? '', /^data:image\/png;base64,/);
     assert.equal((await newest()).prompt, 'a teapot on a windowsill');
-  });
-});
-
-describe('chat completions on a catalog with fusion', () => {
-  let t: TestApp;
-  let apiKey: string;
-  let catalogDir: string;
-
-  before(async () => {
-    catalogDir = await mkdtemp(join(tmpdir(), 'atelier-chat-fusion-'));
-    const path = join(catalogDir, 'catalog.json');
-    const [base, ...rest] = DEFAULT_CATALOG.models;
-    const models = [{ ...base, modes: ['text', 'edit', 'fusion'] }, ...rest];
-    await writeFile(path, JSON.stringify({ models }));
-    t = await createTestApp({ listen: true, env: { ATELIER_CATALOG: path } });
-    ({ apiKey } = await t.createAccount());
-  });
-  after(async () => {
-    await t?.close();
-    await rm(catalogDir, { recursive: true, force: true });
-  });
-
-  test('the parent and the user’s own image blend: a fusion, the parent first, named as parent', async () => {
-    const client = new OpenAI({ baseURL: `${t.baseUrl}/v1`, apiKey, maxRetries: 0 });
-    const model = DEFAULT_CATALOG.models[0]?.id;
-    const ask = (messages: unknown[]) =>
-      client.chat.completions.create({
-        model,
-        messages,
-        modalities: ['image', 'text'],
-      } as never) as unknown as Promise<ChatAnswer>;
-    const items = async () =>
-      (await t.app.inject({ method: 'GET', url: '/api/v1/history?limit=10', headers: bearer(apiKey) })).json()
-        .items as Array<Record<string, unknown>>;
-    const first = await ask([{ role: 'user', content: 'a blue vase' }]);
-    const [parent] = await items();
-    const png = `data:image/png;base64,${(await makePng(64, 64, { r: 250, g: 200, b: 0 })).toString('base64')}`;
-    await ask([
-      { role: 'user', content: 'a blue vase' },
-      first.choices[0]?.message,
-      {
-        role: 'user',
-        content: [
-          { type: 'text', text: 'with these flowers' },
-          { type: 'image_url', image_url: { url: png } },
-        ],
-      },
-    ]);
-    const [blend] = await items();
-    assert.equal(blend?.mode, 'fusion');
-    assert.equal(blend?.parentId, parent?.id);
-    const refs = blend?.refs as string[];
-    assert.equal(refs.length, 2);
-    assert.equal(
-      refs[0],
-      (parent?.images as string[] | undefined)?.[0],
-      "the parent's image is the first reference",
-    );
   });
 });
