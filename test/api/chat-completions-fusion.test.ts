@@ -23,8 +23,9 @@ describe('chat completions on a catalog with fusion', () => {
   before(async () => {
     catalogDir = await mkdtemp(join(tmpdir(), 'atelier-chat-fusion-'));
     const path = join(catalogDir, 'catalog.json');
-    const [base, ...rest] = DEFAULT_CATALOG.models;
-    const models = [{ ...base, modes: ['text', 'edit', 'fusion'] }, ...rest];
+    const [base, second, ...rest] = DEFAULT_CATALOG.models;
+    // The second model draws from text only (it cannot edit).
+    const models = [{ ...base, modes: ['text', 'edit', 'fusion'] }, { ...second, modes: ['text'] }, ...rest];
     await writeFile(path, JSON.stringify({ models }));
     t = await createTestApp({ listen: true, env: { ATELIER_CATALOG: path } });
     ({ apiKey } = await t.createAccount());
@@ -34,10 +35,9 @@ describe('chat completions on a catalog with fusion', () => {
     await rm(catalogDir, { recursive: true, force: true });
   });
 
-  test('the parent and the user’s own image blend: a fusion, the parent first, named as parent', async () => {
+  test('the parent and the user’s own image blend: a fusion, the parent first, named as parent; a model without edit starts afresh', async () => {
     const client = new OpenAI({ baseURL: `${t.baseUrl}/v1`, apiKey, maxRetries: 0 });
-    const model = DEFAULT_CATALOG.models[0]?.id;
-    const ask = (messages: unknown[]) =>
+    const ask = (messages: unknown[], model = DEFAULT_CATALOG.models[0]?.id) =>
       client.chat.completions.create({
         model,
         messages,
@@ -70,5 +70,18 @@ describe('chat completions on a catalog with fusion', () => {
       (parent?.images as string[] | undefined)?.[0],
       "the parent's image is the first reference",
     );
+
+    // A model that cannot edit ignores the earlier assistant image: a new image from the text.
+    await ask(
+      [
+        { role: 'user', content: 'a blue vase' },
+        first.choices[0]?.message,
+        { role: 'user', content: 'a red one' },
+      ],
+      DEFAULT_CATALOG.models[1]?.id,
+    );
+    const [fresh] = await items();
+    assert.equal(fresh?.mode, 'text');
+    assert.equal(fresh?.parentId ?? null, null);
   });
 });

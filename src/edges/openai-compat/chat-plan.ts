@@ -92,7 +92,8 @@ async function referenceUrl(deps: ChatPlanDeps, account: Account, image: { url: 
  * assistant image, when it is one of the account's works, is the parent (the new work is its next
  * version: an edit, a fusion with the user's own images after it when the model lists fusion); a
  * foreign one is a plain first reference. The user message's images are references (one = edit,
- * several = fusion); on a model without fusion they replace the assistant's image.
+ * several = fusion); on a model without fusion they replace the assistant's image, and a model
+ * without edit ignores it (a new image from the text).
  */
 export async function planChatTurn(
   deps: ChatPlanDeps,
@@ -100,10 +101,13 @@ export async function planChatTurn(
   body: OpenAiChatBody,
 ): Promise<ChatPlan> {
   const turn = readChatTurn(body.messages);
+  // An unknown model is refused by the plan (404), before anything is read or stored.
   const model = deps.catalog.get(body.model?.trim() || DEFAULT_MODEL_ID);
-  // The user's own images with a model that cannot blend: theirs is the image to edit.
+  if (model) checkModalities(body.modalities, model.id);
+  // The user's own images with a model that cannot blend: theirs is the image to edit. A model
+  // that cannot edit makes a new image from the text alone.
   const blends = turn.userImages.length === 0 || !!model?.modes.includes('fusion');
-  const prior = blends ? turn.assistantImage : undefined;
+  const prior = blends && model?.modes.includes('edit') ? turn.assistantImage : undefined;
   const parentId = prior && (await ownWorkOfImage(deps, account.id, prior.url, prior.field));
   const references = [...(prior && !parentId ? [prior] : []), ...turn.userImages];
   const plan = planOrRefuse(deps, {
@@ -114,7 +118,6 @@ export async function planChatTurn(
     response_format: body.image_url_format === 'url' ? 'url' : 'b64_json',
     callback_url: body.callback_url,
   });
-  checkModalities(body.modalities, plan.model.id);
   const config = imageConfigOf(plan.model, body.image_config);
   if (config.aspect) Object.assign(plan, { aspect: config.aspect, keepReferenceAspect: false });
   if (config.imageSize) plan.imageSize = config.imageSize;
