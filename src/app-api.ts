@@ -46,6 +46,7 @@ function openAiCompatDeps(core: Core, resolvers: AccountResolver[]) {
     idempotency: core.idempotency,
     resolvers,
     stateIdKey: core.stateIdKey,
+    chat: { assets: core.assets, blobKeyOfUrl: core.publicUrls.keyOf, waitMs: core.config.openAiWaitMs },
   };
 }
 

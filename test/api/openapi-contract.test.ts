@@ -7,6 +7,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { assertError, bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
 import { exerciseCatalogAndQuoteRoutes } from '../support/catalog-contract.js';
+import { exerciseChatCompletions } from '../support/chat-contract.js';
 import { exerciseCurationRoutes } from '../support/curation-contract.js';
 import { exerciseGeminiRoutes } from '../support/gemini-contract.js';
 import {
@@ -91,6 +92,8 @@ async function exerciseOpenAiRoutes(
   await exercise('POST', generations, { url: generations, headers: json, payload: failing }, 200);
   const streamed = await editForm({ prompt: 'contract edit', stream: 'true', partial_images: '1' });
   await exercise('POST', edits, { url: edits, ...streamed }, 200);
+
+  await exerciseChatCompletions(exercise, h);
 
   // Asynchronous (Prefer: respond-async): 202 with the envelope, and its GET.
   const prefer = { prefer: 'respond-async' };

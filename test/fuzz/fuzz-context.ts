@@ -33,6 +33,7 @@ export const OPENAI_ROUTES = [
   'GET /v1/models/:id',
   'POST /v1/images/generations',
   'POST /v1/images/edits',
+  'POST /v1/chat/completions',
   'GET /v1/images/generations/:id',
   'GET /v1/images/edits/:id',
 ];

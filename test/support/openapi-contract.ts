@@ -61,7 +61,11 @@ export function contractChecker(app: FastifyInstance, doc: OpenApiDoc) {
     const validate = ajv.compile(schema);
     const events = body.split(/\r?\n\r?\n/).flatMap((block) => {
       const lines = block.split(/\r?\n/);
-      const data = lines.filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim());
+      // `data: [DONE]` is the end sentinel of OpenAI's chat streams, not an event.
+      const data = lines
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).trim())
+        .filter((line) => line !== '[DONE]');
       const name = lines
         .find((line) => line.startsWith('event:'))
         ?.slice(6)

@@ -4,6 +4,7 @@ import type { Catalog } from '../../capabilities/catalog/index.js';
 import type { IdempotencyRepository } from '../../capabilities/idempotency/index.js';
 import type { UploadsService } from '../../capabilities/uploads/index.js';
 import { type AccountResolver, accountOf } from '../http/authentication.js';
+import type { ChatCompletionsDeps } from './chat-plan.js';
 import type { ImagePlan, ImageRequests } from './image-requests.js';
 import type { ImageStreams, StreamKind } from './image-stream.js';
 import { acceptedImageTask, type ImageTaskKind, imageTaskSeal, prefersAsync } from './image-tasks.js';
@@ -18,6 +19,8 @@ export interface OpenAiCompatDeps {
   resolvers: AccountResolver[];
   /** The key of async ids' seals (derived from the master key). */
   stateIdKey: Buffer;
+  /** What POST /v1/chat/completions reads beyond the image routes. */
+  chat: ChatCompletionsDeps;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { requireAccount } from '../http/authentication.js';
 import { installErrorBodies } from '../http/error-handler.js';
 import { installIdempotency } from '../http/idempotency-hooks.js';
+import { chatCompletionRoutes } from './chat-completions-routes.js';
 import { editRoutes } from './edit-routes.js';
 import { generationRoutes } from './generation-routes.js';
 import { ImageAnswers, type OpenAiCompatDeps } from './image-answers.js';
@@ -27,5 +28,6 @@ export async function openAiCompatRoutes(parent: FastifyInstance, deps: OpenAiCo
   imageTaskRoutes(parent, deps, answers);
   modelRoutes(parent, deps.catalog);
   generationRoutes(parent, deps, answers);
+  chatCompletionRoutes(parent, deps, answers);
   await parent.register(editRoutes, { deps, answers });
 }
