@@ -34,6 +34,7 @@ import {
   FINISH_REASONS,
   REASON_TOKEN,
 } from './gemini-reasons.js';
+import { answeredTurnOf, historyContents, inlineOf, lastModelImage } from './gemini-turns.js';
 import { geminiUsageOf } from './gemini-usage.js';
 import { geminiModelPresence } from './model-lists.js';
 import type { ImageProvider, ProviderFailure, ProviderRequest, SubmitOutcome } from './provider.js';
@@ -257,13 +258,18 @@ function readImage(json: unknown): SubmitOutcome {
         });
       }
       const usage = geminiUsageOf(json.usageMetadata);
-      return { kind: 'done', image: { bytes, contentType: sniffed }, ...(usage ? { usage } : {}) };
+      const turn = answeredTurnOf(candidate);
+      return { kind: 'done', image: { bytes, contentType: sniffed }, ...(usage ? { usage } : {}), turn };
     }
   }
   return finishFailure(candidates, texts);
 }
 
-/** The generateContent body: the prompt, the fitted references inline, and the image config. */
+/**
+ * The generateContent body: the earlier turns of a refinement's conversation (gemini-turns.ts),
+ * then the prompt and the fitted references inline, and the image config. A conversation too large
+ * for the request's limit is left out: the parent image then goes as the first reference.
+ */
 async function requestBody(
   settings: GeminiSettings,
   request: ProviderRequest,
@@ -271,23 +277,20 @@ async function requestBody(
 ): Promise<string | ProviderFailure> {
   const prompt = { text: request.prompt };
   const overhead = Buffer.byteLength(JSON.stringify(prompt)) + 4096;
-  const fitted = await fitReferences(request.references, {
+  let history = historyContents(request.history ?? []);
+  let references = request.references;
+  const parent = lastModelImage(request.history ?? []);
+  if (parent && history.bytes > (settings.maxRequestBytes - overhead) / 2) {
+    history = { contents: [], bytes: 0 };
+    references = [parent, ...references];
+  }
+  const fitted = await fitReferences(references, {
     acceptedTypes: ACCEPTED_TYPES,
-    budgetBytes: settings.maxRequestBytes - overhead,
+    budgetBytes: settings.maxRequestBytes - overhead - history.bytes,
   });
   if ('error' in fitted) return fail(fitted.error, { retryable: false, cause: 'invalid_request' });
   return JSON.stringify({
-    contents: [
-      {
-        role: 'user',
-        parts: [
-          prompt,
-          ...fitted.map((image) => ({
-            inlineData: { mimeType: image.contentType, data: image.bytes.toString('base64') },
-          })),
-        ],
-      },
-    ],
+    contents: [...history.contents, { role: 'user', parts: [prompt, ...fitted.map(inlineOf)] }],
     generationConfig: { responseModalities: ['IMAGE'], ...imageConfigFor(request, sendsSize) },
   });
 }

@@ -24,6 +24,8 @@ export { createTaskMetrics } from './task-metrics.js';
 export type { QueueCancelScope, QueueCancelStatus, TaskQueue } from './task-queue.js';
 export { createTaskQueue } from './task-queue.js';
 export type { TaskRecord } from './task-record.js';
+export type { TaskTurns } from './task-turns.js';
+export { createTaskTurns } from './task-turns.js';
 export { notFoundRecord, toTaskRecord } from './task-record.js';
 export { spendByUpstreamKey, sumTaskSpend } from './task-spend.js';
 export { watchTasks } from './task-watch.js';
