@@ -76,6 +76,22 @@ export function createAssetsRepository({ db, clock, ids }: { db: Db; clock: Cloc
      */
     deleteUpload: (accountId: string, assetId: string): Promise<void> => deleteUpload(db, accountId, assetId),
 
+    /**
+     * The task whose result has exactly these bytes (their sha256), among the account's results; the
+     * newest when the same image was made twice. Undefined for bytes the account never had made.
+     */
+    async resultTaskBySha256(accountId: string, sha256: string): Promise<string | undefined> {
+      const row = await db
+        .selectFrom('assets')
+        .select('task_id')
+        .where('account_id', '=', accountId)
+        .where('kind', '=', 'result')
+        .where('sha256', '=', sha256)
+        .orderBy('created_at', 'desc')
+        .executeTakeFirst();
+      return row?.task_id ?? undefined;
+    },
+
     /** The account's asset stored under a blob key, if the account owns one. */
     async findByBlobKey(accountId: string, blobKey: string): Promise<Asset | undefined> {
       const row = await db

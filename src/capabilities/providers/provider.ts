@@ -27,7 +27,9 @@ export interface ReferenceImage {
  * image (the task's result, kept by reference, never as bytes here), each with the signature the
  * upstream put on it (Gemini 3's `thoughtSignature`, sent back unchanged in a later turn).
  */
-export type AnsweredPart = { text: string; thoughtSignature?: string } | { image: true; thoughtSignature?: string };
+export type AnsweredPart =
+  | { text: string; thoughtSignature?: string }
+  | { image: true; thoughtSignature?: string };
 
 /** The model's side of the turn an upstream answered (kept with the task, see task-turns.ts). */
 export interface AnsweredTurn {
