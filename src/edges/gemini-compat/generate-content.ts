@@ -14,12 +14,7 @@ import { MAX_UPLOAD_BYTES, writeStreamToTempFile } from '../../capabilities/uplo
 import type { BlobStore } from '../../infra/blobs/blob-store.js';
 import type { GenerationsService } from '../../use-cases/generations/index.js';
 import { GeminiCompatError } from './gemini-errors.js';
-import {
-  type GeminiPlan,
-  type PreviousImage,
-  planGeminiRequest,
-  type Reference,
-} from './request-mapping.js';
+import { type GeminiPlan, type PreviousImage, planGeminiRequest, type Reference } from './request-mapping.js';
 import type { TurnSignatures } from './turn-signatures.js';
 import { usageMetadataOf } from './usage-metadata.js';
 

@@ -190,6 +190,8 @@ function usageMetadataOf(model: string, body: z.infer<typeof requestSchema>, sai
 
 export interface FakeGemini extends FakeHttpServer {
   calls: GeminiCall[];
+  /** The thought signatures put on the answers' image parts, in order (Gemini 3 models). */
+  signatures: string[];
   /** Answers for the next calls, in order; afterwards each call gets an image. */
   script(...answers: GeminiScript[]): void;
 }
@@ -213,6 +215,7 @@ export async function startFakeGemini({
   const queue: GeminiScript[] = [];
   const calls: GeminiCall[] = [];
   /** The thought signatures this upstream put on its answers' image parts. */
+  const signatures: string[] = [];
   const issued = new Set<string>();
 
   /** `GET /v1/models`, one model per page so that paging is exercised. */
@@ -370,7 +373,10 @@ export async function startFakeGemini({
         const signature = model.startsWith('gemini-3')
           ? { thoughtSignature: randomBytes(48).toString('base64') }
           : {};
-        if (signature.thoughtSignature) issued.add(signature.thoughtSignature);
+        if (signature.thoughtSignature) {
+          issued.add(signature.thoughtSignature);
+          signatures.push(signature.thoughtSignature);
+        }
         parts.push({ inlineData: { mimeType: 'image/png', data }, ...signature });
         return {
           status: 200,
@@ -386,5 +392,5 @@ export async function startFakeGemini({
   }
 
   const server = await startFakeHttpServer(handle);
-  return { ...server, calls, script: (...answers) => queue.push(...answers) };
+  return { ...server, calls, signatures, script: (...answers) => queue.push(...answers) };
 }
