@@ -123,6 +123,9 @@ function errorInfoReason(details: unknown): string | undefined {
 
 const fail = failureFactory('Gemini');
 
+/** A conversation whose thought signatures the API refused (another project's key, another model). */
+const SIGNATURES_REFUSED = "the conversation's thought signatures were refused";
+
 /** What one Gemini adapter was built with: the settled options its calls read. */
 interface GeminiSettings {
   baseUrl: string;
@@ -154,6 +157,12 @@ function errorFailure(
     return fail(httpFailureText(status, [rpcStatus, reason ?? 'API_KEY_INVALID'], sentence), {
       retryable: false,
       cause: 'unauthorized',
+    });
+  }
+  if (status === 400 && typeof error?.message === 'string' && /thought.signature/i.test(error.message)) {
+    return fail(httpFailureText(status, [rpcStatus], SIGNATURES_REFUSED), {
+      retryable: false,
+      cause: 'invalid_request',
     });
   }
   if (status === 404) {
@@ -311,6 +320,24 @@ async function submit(settings: GeminiSettings, request: ProviderRequest): Promi
       { retryable: false, cause: 'invalid_request' },
     );
   }
+  const keyed = { ...request, apiKey: request.apiKey };
+  const outcome = await call(settings, keyed, model, sendsSize);
+  const parent = lastModelImage(request.history ?? []);
+  if (outcome.kind === 'failed' && parent && outcome.message.includes(SIGNATURES_REFUSED)) {
+    // Signatures the upstream no longer takes: the edit goes on as one turn, the parent image first.
+    const references = [parent, ...request.references];
+    return call(settings, { ...keyed, history: [], references }, model, sendsSize);
+  }
+  return outcome;
+}
+
+/** The request's generateContent call, and its answer read. */
+async function call(
+  settings: GeminiSettings,
+  request: ProviderRequest & { apiKey: string },
+  model: string,
+  sendsSize: boolean,
+): Promise<SubmitOutcome> {
   const body = await requestBody(settings, request, sendsSize);
   if (typeof body !== 'string') return body;
   const result = await callForJson(

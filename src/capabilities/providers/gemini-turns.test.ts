@@ -41,7 +41,7 @@ describe('gemini provider, multi-turn', () => {
     };
   }
 
-  test('the earlier turn goes first, its image part signed as answered; a wrong signature is refused', async () => {
+  test('the earlier turn goes first, its image part signed as answered; refused signatures: one turn', async () => {
     const turn = await firstTurn();
     const provider = createGeminiProvider({ baseUrl: fake.baseUrl });
     const extra = await referenceImage(64, 64, '#aa2222');
@@ -60,10 +60,17 @@ describe('gemini provider, multi-turn', () => {
     );
     assert.deepEqual(contents?.[1]?.parts[0], { text: 'Here is your lighthouse.' });
 
+    // Signatures the upstream refuses (another project's key): the edit goes on as one turn.
     const forged = { ...turn, model: turn.model.map((part) => ({ ...part, thoughtSignature: 'AAAA' })) };
-    const refused = await provider.submit(request({ prompt: 'darker sky', history: [forged] }));
-    assert.equal(refused.kind, 'failed');
-    assert.match(refused.kind === 'failed' ? refused.message : '', /400/);
+    const calls = fake.calls.length;
+    const again = await provider.submit(request({ prompt: 'darker sky', history: [forged] }));
+    assertDone(again);
+    assert.equal(fake.calls.length, calls + 1, 'the refused call is not recorded by the fake; the retry is');
+    const single = fake.calls.at(-1)?.body.contents;
+    assert.deepEqual(
+      single?.map((c) => [c.role, c.parts.length]),
+      [['user', 2]],
+    );
   });
 
   test('a conversation too large for the request goes as one turn, the parent image first', async () => {

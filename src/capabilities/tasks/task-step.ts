@@ -68,7 +68,8 @@ async function step(parts: StepParts, leased: LeasedTask, controller: AbortContr
       await fail(task, String(unloadable));
       return;
     }
-    const history = await historyOf(deps.turns, parts.decoding, task);
+    // The conversation a refinement continues goes with the submit (a poll sends nothing upstream).
+    const history = task.upstream_id === null ? await historyOf(deps.turns, parts.decoding, task) : [];
     const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(deps.options.upstreamTimeoutMs)]);
     const loaded = { references, masks, history };
     const requestWith: RequestWith = (apiKey) => buildRequest(leased, loaded, apiKey, signal);
