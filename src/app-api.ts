@@ -11,6 +11,7 @@ import { userStatusRoutes } from './edges/api/user-status-routes.js';
 import { webhookRoutes } from './edges/api/webhooks-routes.js';
 import { createGeminiRequests } from './edges/gemini-compat/generate-content.js';
 import { geminiCompatRoutes } from './edges/gemini-compat/routes.js';
+import { createTurnSignatures } from './edges/gemini-compat/turn-signatures.js';
 import { type AccountResolver, bearerKeyResolver, requireAccount } from './edges/http/authentication.js';
 import { type ConnectionCaps, createConnectionCaps } from './edges/http/connection-caps.js';
 import { installIdempotency } from './edges/http/idempotency-hooks.js';
@@ -61,6 +62,8 @@ function geminiCompatDeps(core: Core, resolvers: AccountResolver[]) {
     blobs: core.blobs,
     waitMs: core.config.openAiWaitMs,
     blobKeyOfUrl: core.publicUrls.keyOf,
+    signatures: createTurnSignatures(core.stateIdKey),
+    assets: core.assets,
   });
   return {
     catalog: core.catalog,

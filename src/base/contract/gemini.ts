@@ -41,6 +41,12 @@ const requestPartSchema = z
     text: z.string({ error: 'must be a string' }).optional().describe('Joined into the prompt'),
     inlineData: inlineDataSchema.optional(),
     fileData: fileDataSchema.optional(),
+    thoughtSignature: z
+      .string({ error: 'must be a string' })
+      .optional()
+      .describe(
+        "On a model turn's image: the signature the answer carried, sent back unchanged (Atelier's own names the work the next turn refines)",
+      ),
   })
   .describe(
     'One part: text (the prompt), inlineData or fileData (reference images); other kinds (thoughts, function calls, …) are ignored',
@@ -93,7 +99,7 @@ export const geminiGenerateBodySchema = z.looseObject({
     .array(requestContentSchema, { error: 'must be an array of contents' })
     .min(1, { error: 'must hold at least one content' })
     .describe(
-      'Read as one request (Atelier keeps no conversation): the text parts of user turns joined are the prompt; the image parts, in order, are the references (one = edit, several = fusion)',
+      "A conversation (a model turn with an image, then the user's new turn) edits the model's last image: the new turn's text is the prompt, its images further references; that image, when it is one of the account's works (its thoughtSignature, or its bytes), is the new work's parent. Without a model image: the text parts of user turns joined are the prompt; the image parts, in order, are the references (one = edit, several = fusion)",
     ),
   generationConfig: generationConfigSchema.optional(),
 });
@@ -113,6 +119,12 @@ export const geminiStreamQuerySchema = z.looseObject({
 const answerPartSchema = z.object({
   text: z.string().optional(),
   inlineData: z.object({ mimeType: z.string(), data: z.string().describe('base64') }).optional(),
+  thoughtSignature: z
+    .string()
+    .optional()
+    .describe(
+      'Opaque: send the part back with it in the next turn of the conversation (the next image then refines this one)',
+    ),
 });
 
 /** What the route answers: one candidate per image, Google's `GenerateContentResponse`. */

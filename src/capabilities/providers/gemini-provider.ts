@@ -34,6 +34,7 @@ import {
   FINISH_REASONS,
   REASON_TOKEN,
 } from './gemini-reasons.js';
+import { answeredTurnOf, historyContents, inlineOf, lastModelImage } from './gemini-turns.js';
 import { geminiUsageOf } from './gemini-usage.js';
 import { geminiModelPresence } from './model-lists.js';
 import type { ImageProvider, ProviderFailure, ProviderRequest, SubmitOutcome } from './provider.js';
@@ -122,6 +123,9 @@ function errorInfoReason(details: unknown): string | undefined {
 
 const fail = failureFactory('Gemini');
 
+/** A conversation whose thought signatures the API refused (another project's key, another model). */
+const SIGNATURES_REFUSED = "the conversation's thought signatures were refused";
+
 /** What one Gemini adapter was built with: the settled options its calls read. */
 interface GeminiSettings {
   baseUrl: string;
@@ -153,6 +157,12 @@ function errorFailure(
     return fail(httpFailureText(status, [rpcStatus, reason ?? 'API_KEY_INVALID'], sentence), {
       retryable: false,
       cause: 'unauthorized',
+    });
+  }
+  if (status === 400 && typeof error?.message === 'string' && /thought.signature/i.test(error.message)) {
+    return fail(httpFailureText(status, [rpcStatus], SIGNATURES_REFUSED), {
+      retryable: false,
+      cause: 'invalid_request',
     });
   }
   if (status === 404) {
@@ -257,13 +267,18 @@ function readImage(json: unknown): SubmitOutcome {
         });
       }
       const usage = geminiUsageOf(json.usageMetadata);
-      return { kind: 'done', image: { bytes, contentType: sniffed }, ...(usage ? { usage } : {}) };
+      const turn = answeredTurnOf(candidate);
+      return { kind: 'done', image: { bytes, contentType: sniffed }, ...(usage ? { usage } : {}), turn };
     }
   }
   return finishFailure(candidates, texts);
 }
 
-/** The generateContent body: the prompt, the fitted references inline, and the image config. */
+/**
+ * The generateContent body: the earlier turns of a refinement's conversation (gemini-turns.ts),
+ * then the prompt and the fitted references inline, and the image config. A conversation too large
+ * for the request's limit is left out: the parent image then goes as the first reference.
+ */
 async function requestBody(
   settings: GeminiSettings,
   request: ProviderRequest,
@@ -271,23 +286,20 @@ async function requestBody(
 ): Promise<string | ProviderFailure> {
   const prompt = { text: request.prompt };
   const overhead = Buffer.byteLength(JSON.stringify(prompt)) + 4096;
-  const fitted = await fitReferences(request.references, {
+  let history = historyContents(request.history ?? []);
+  let references = request.references;
+  const parent = lastModelImage(request.history ?? []);
+  if (parent && history.bytes > (settings.maxRequestBytes - overhead) / 2) {
+    history = { contents: [], bytes: 0 };
+    references = [parent, ...references];
+  }
+  const fitted = await fitReferences(references, {
     acceptedTypes: ACCEPTED_TYPES,
-    budgetBytes: settings.maxRequestBytes - overhead,
+    budgetBytes: settings.maxRequestBytes - overhead - history.bytes,
   });
   if ('error' in fitted) return fail(fitted.error, { retryable: false, cause: 'invalid_request' });
   return JSON.stringify({
-    contents: [
-      {
-        role: 'user',
-        parts: [
-          prompt,
-          ...fitted.map((image) => ({
-            inlineData: { mimeType: image.contentType, data: image.bytes.toString('base64') },
-          })),
-        ],
-      },
-    ],
+    contents: [...history.contents, { role: 'user', parts: [prompt, ...fitted.map(inlineOf)] }],
     generationConfig: { responseModalities: ['IMAGE'], ...imageConfigFor(request, sendsSize) },
   });
 }
@@ -308,6 +320,24 @@ async function submit(settings: GeminiSettings, request: ProviderRequest): Promi
       { retryable: false, cause: 'invalid_request' },
     );
   }
+  const keyed = { ...request, apiKey: request.apiKey };
+  const outcome = await call(settings, keyed, model, sendsSize);
+  const parent = lastModelImage(request.history ?? []);
+  if (outcome.kind === 'failed' && parent && outcome.message.includes(SIGNATURES_REFUSED)) {
+    // Signatures the upstream no longer takes: the edit goes on as one turn, the parent image first.
+    const references = [parent, ...request.references];
+    return call(settings, { ...keyed, history: [], references }, model, sendsSize);
+  }
+  return outcome;
+}
+
+/** The request's generateContent call, and its answer read. */
+async function call(
+  settings: GeminiSettings,
+  request: ProviderRequest & { apiKey: string },
+  model: string,
+  sendsSize: boolean,
+): Promise<SubmitOutcome> {
   const body = await requestBody(settings, request, sendsSize);
   if (typeof body !== 'string') return body;
   const result = await callForJson(

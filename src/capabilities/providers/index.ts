@@ -10,6 +10,9 @@ export { compatibleUpstreamsSchema, nearestListedSize } from './openai-compatibl
 export { createOpenAIProvider } from './openai-provider.js';
 export { openAISizing, sizeFor } from './openai-sizes.js';
 export type {
+  AnsweredPart,
+  AnsweredTurn,
+  ConversationTurn,
   ImageProvider,
   ImageUsage,
   PartialFrame,

@@ -22,6 +22,28 @@ export interface ReferenceImage {
   height: number;
 }
 
+/**
+ * One part of the model's side of a turn, as the upstream answered it: a text, or the answer's
+ * image (the task's result, kept by reference, never as bytes here), each with the signature the
+ * upstream put on it (Gemini 3's `thoughtSignature`, sent back unchanged in a later turn).
+ */
+export type AnsweredPart =
+  | { text: string; thoughtSignature?: string }
+  | { image: true; thoughtSignature?: string };
+
+/** The model's side of the turn an upstream answered (kept with the task, see task-turns.ts). */
+export interface AnsweredTurn {
+  parts: AnsweredPart[];
+}
+
+/** An earlier turn of the conversation a refinement continues, its images loaded. */
+export interface ConversationTurn {
+  user: { prompt: string; references: ReferenceImage[] };
+  model: Array<
+    { text: string; thoughtSignature?: string } | { image: ReferenceImage; thoughtSignature?: string }
+  >;
+}
+
 /** What one task asks of its provider. */
 export interface ProviderRequest {
   /** Atelier's task id: stable across retries, usable as an idempotency key upstream. */
@@ -46,6 +68,12 @@ export interface ProviderRequest {
   /** Position of this image inside its generation (0-based); lets a renderer vary per image. */
   index: number;
   references: ReferenceImage[];
+  /**
+   * The earlier turns (oldest first) of the conversation this refinement continues: set only when
+   * the refined image's own task kept its turn on this provider and model (a Gemini answer). The
+   * last turn's model image is then the parent image, which `references` no longer repeats.
+   */
+  history?: ConversationTurn[];
   /**
    * An edit's mask (catalog `masks`): a PNG the size of the first reference whose fully transparent
    * pixels (alpha 0) say where to edit; the rest of the image is kept.
@@ -170,7 +198,7 @@ export interface ProviderFailure {
 }
 
 export type SubmitOutcome =
-  | { kind: 'done'; image: ProviderImage; usage?: ImageUsage; quota?: RequestQuota }
+  | { kind: 'done'; image: ProviderImage; usage?: ImageUsage; quota?: RequestQuota; turn?: AnsweredTurn }
   | { kind: 'pending'; upstreamId: string; progress?: number; quota?: RequestQuota }
   | ProviderFailure;
 

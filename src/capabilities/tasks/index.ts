@@ -26,6 +26,8 @@ export { createTaskQueue } from './task-queue.js';
 export type { TaskRecord } from './task-record.js';
 export { notFoundRecord, toTaskRecord } from './task-record.js';
 export { spendByUpstreamKey, sumTaskSpend } from './task-spend.js';
+export type { TaskTurns } from './task-turns.js';
+export { createTaskTurns } from './task-turns.js';
 export { watchTasks } from './task-watch.js';
 export type { TaskRecordRow, TasksRepository } from './tasks-repository.js';
 export { createTasksRepository } from './tasks-repository.js';

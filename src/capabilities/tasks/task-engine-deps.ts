@@ -17,6 +17,7 @@ import type { CapacityLimits } from './capacity/capacity-pool.js';
 import type { UpstreamCapacity } from './capacity/upstream-capacity.js';
 import type { TaskChange, TaskChangeFeed } from './task-events.js';
 import type { TaskMetrics } from './task-metrics.js';
+import type { TaskTurns } from './task-turns.js';
 import type { TaskPatch, TaskRow, TasksRepository } from './tasks-repository.js';
 
 export interface TaskEngineOptions {
@@ -45,6 +46,8 @@ export interface TaskEngineDeps {
   /** The deployment's pools of upstream keys (absent: the environment's single key, as before). */
   keyPool?: ProviderKeyPool | undefined;
   blobs: BlobStore;
+  /** The kept conversation turns (Gemini's signed answers), sent back when a task refines one. */
+  turns?: TaskTurns;
   clock: Clock;
   ids: IdGenerator;
   /** This process, for lease owner ids: a restart on the same host takes back its dead leases at once. */

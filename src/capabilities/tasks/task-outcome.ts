@@ -50,7 +50,7 @@ export async function applyOutcome(
           context,
           leased,
           bytes,
-          outcome.usage,
+          { usage: outcome.usage, turn: 'turn' in outcome ? outcome.turn : undefined },
           source.keyId,
           submitted(leased.task, source),
         );

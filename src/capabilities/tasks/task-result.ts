@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import { DomainError } from '../../base/domain/errors.js';
 import { extensionOf } from '../../infra/blobs/blob-store.js';
 import { pngDimensions } from '../../infra/images/png-header.js';
-import type { ImageProvider, ImageUsage, ProviderImage } from '../providers/index.js';
+import type { AnsweredTurn, ImageProvider, ImageUsage, ProviderImage } from '../providers/index.js';
 import { completedCost } from './task-cost.js';
 import type { StepContext } from './task-engine-deps.js';
 import type { LeasedTask, TaskPatch } from './tasks-repository.js';
@@ -31,12 +31,21 @@ export async function fetchResult(
   }
 }
 
-/** Copies a result into blob storage and records it as an asset, then marks the task completed. */
+/** What the upstream answered beside the image: its usage and its conversation turn. */
+export interface ResultExtras {
+  usage?: ImageUsage | undefined;
+  turn?: AnsweredTurn | undefined;
+}
+
+/**
+ * Copies a result into blob storage and records it as an asset (and the upstream's turn, kept for a
+ * later refinement: task-turns.ts), then marks the task completed.
+ */
 export async function rehostResult(
   { deps, write, fail }: Pick<StepContext, 'deps' | 'write' | 'fail'>,
   leased: LeasedTask,
   bytes: Buffer,
-  usage: ImageUsage | undefined,
+  { usage, turn }: ResultExtras,
   keyId: string | undefined,
   also: TaskPatch = {},
 ): Promise<void> {
@@ -57,6 +66,7 @@ export async function rehostResult(
   }
   const key = `results/${task.id}.${extensionOf(contentType)}`;
   await deps.blobs.put(key, bytes, contentType);
+  if (turn && deps.turns) await deps.turns.keep(leased, key, turn);
   const url = deps.blobUrl(key);
   const height = meta.pageHeight ?? meta.height;
   await deps.assets.insertResult({

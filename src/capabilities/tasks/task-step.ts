@@ -7,6 +7,7 @@ import type { StepContext } from './task-engine-deps.js';
 import { applyOutcome } from './task-outcome.js';
 import { createTaskPoll } from './task-poll.js';
 import { createTaskSubmit } from './task-submit.js';
+import { historyOf } from './task-turns.js';
 import type { LeasedTask, TaskRow } from './tasks-repository.js';
 
 /** The message of a task that reached its deadline (naming the wait when it waited for capacity). */
@@ -67,8 +68,11 @@ async function step(parts: StepParts, leased: LeasedTask, controller: AbortContr
       await fail(task, String(unloadable));
       return;
     }
+    // The conversation a refinement continues goes with the submit (a poll sends nothing upstream).
+    const history = task.upstream_id === null ? await historyOf(deps.turns, parts.decoding, task) : [];
     const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(deps.options.upstreamTimeoutMs)]);
-    const requestWith: RequestWith = (apiKey) => buildRequest(leased, references, masks, apiKey, signal);
+    const loaded = { references, masks, history };
+    const requestWith: RequestWith = (apiKey) => buildRequest(leased, loaded, apiKey, signal);
     if (task.upstream_id === null) await submitStep(parts, leased, provider, requestWith, signal);
     else await pollStep(parts, leased, provider, requestWith, controller, signal);
   } catch (error) {

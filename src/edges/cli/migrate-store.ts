@@ -27,6 +27,7 @@ export const MIGRATED_TABLES = [
   'generations',
   'generation_counts',
   'tasks',
+  'task_turns',
   'usage_daily',
   'account_budgets',
   'key_budgets',

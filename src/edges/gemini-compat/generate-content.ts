@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { GeminiGenerateBody, GeminiGenerateResponse } from '../../base/contract/gemini.js';
 import { generateBodySchema } from '../../base/contract/generate-body.js';
 import { parseInput } from '../../base/contract/parse-input.js';
 import { aboutReferenceField, DomainError, InvalidInput, TooLarge } from '../../base/domain/errors.js';
 import type { Account } from '../../capabilities/accounts/index.js';
+import type { AssetsRepository } from '../../capabilities/assets/index.js';
 import type { Catalog, CatalogEntry } from '../../capabilities/catalog/index.js';
 import type { TaskChangeFeed, TaskRecord, TasksService } from '../../capabilities/tasks/index.js';
 import { waitForTasks } from '../../capabilities/tasks/index.js';
@@ -12,7 +14,8 @@ import { MAX_UPLOAD_BYTES, writeStreamToTempFile } from '../../capabilities/uplo
 import type { BlobStore } from '../../infra/blobs/blob-store.js';
 import type { GenerationsService } from '../../use-cases/generations/index.js';
 import { GeminiCompatError } from './gemini-errors.js';
-import { type GeminiPlan, planGeminiRequest, type Reference } from './request-mapping.js';
+import { type GeminiPlan, type PreviousImage, planGeminiRequest, type Reference } from './request-mapping.js';
+import type { TurnSignatures } from './turn-signatures.js';
 import { usageMetadataOf } from './usage-metadata.js';
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
@@ -39,6 +42,10 @@ export interface GeminiRequestsDeps {
   waitMs: number;
   /** Maps one of Atelier's own file URLs to its blob key; undefined for foreign URLs. */
   blobKeyOfUrl(url: string): string | undefined;
+  /** Signs the answers' images and reads the signatures sent back (turn-signatures.ts). */
+  signatures: TurnSignatures;
+  /** The account's result with exactly these bytes (a conversation's image sent back unsigned). */
+  assets: Pick<AssetsRepository, 'resultTaskBySha256'>;
 }
 
 /** A request planned onto its catalog model. */
@@ -107,28 +114,51 @@ export class GeminiGenerateContent {
         'generation_failed',
       );
     }
-    return this.answerOf(planned.model, completed, list);
+    return this.answerOf(account, planned.model, completed, list);
   }
 
-  /** The references stored, the request submitted as an API generation; its task ids. */
+  /**
+   * The references stored, the request submitted as an API generation; its task ids. A conversation's
+   * image that is one of the account's works makes the new work its refinement (`parentId`); any
+   * other goes as the first reference, as does a parent the generate refuses (removed since).
+   */
   private async submit(account: Account, { model, plan }: PlannedGeminiRequest): Promise<string[]> {
-    const imageUrls = await this.imageUrlsOf(account, plan.references);
-    const body = parseInput(generateBodySchema, {
-      prompt: plan.prompt,
-      model: model.id,
-      mode: plan.mode,
-      ...(plan.aspect === undefined ? {} : { aspect: plan.aspect }),
-      ...(plan.imageSize === undefined ? {} : { imageSize: plan.imageSize }),
-      ...(plan.quality === undefined ? {} : { quality: plan.quality }),
-      count: plan.count,
-      imageUrls,
-    });
-    const { task_ids: ids } = await this.deps.generations.generate(account, body);
-    return ids;
+    const previous = plan.previous;
+    const parentId = previous ? await this.parentOf(account, previous) : undefined;
+    const asReference = (): Reference[] => (previous ? [{ kind: 'inline', ...previous }] : []);
+    const bodyWith = async (parent: string | undefined) =>
+      parseInput(generateBodySchema, {
+        prompt: plan.prompt,
+        model: model.id,
+        mode: plan.mode,
+        ...(plan.aspect === undefined ? {} : { aspect: plan.aspect }),
+        ...(plan.imageSize === undefined ? {} : { imageSize: plan.imageSize }),
+        ...(plan.quality === undefined ? {} : { quality: plan.quality }),
+        count: plan.count,
+        imageUrls: await this.imageUrlsOf(account, [...(parent ? [] : asReference()), ...plan.references]),
+        ...(parent ? { parentId: parent, instruction: plan.prompt } : {}),
+      });
+    try {
+      return (await this.deps.generations.generate(account, await bodyWith(parentId))).task_ids;
+    } catch (error) {
+      if (!parentId || !(error instanceof InvalidInput) || error.field !== 'parentId') throw error;
+      return (await this.deps.generations.generate(account, await bodyWith(undefined))).task_ids;
+    }
+  }
+
+  /** The account's task whose image a conversation sent back: by Atelier's signature, else by its bytes. */
+  private async parentOf(account: Account, previous: PreviousImage): Promise<string | undefined> {
+    const signed = previous.signature && this.deps.signatures.taskOf(account.id, previous.signature);
+    if (signed) return signed;
+    const data = previous.data.replace(/\s+/g, '');
+    if (data === '' || !BASE64.test(data)) return undefined;
+    const sha256 = createHash('sha256').update(Buffer.from(data, 'base64')).digest('hex');
+    return this.deps.assets.resultTaskBySha256(account.id, sha256);
   }
 
   /** Google's answer: one candidate per completed image, and the usage the upstreams reported. */
   private async answerOf(
+    account: Account,
     model: CatalogEntry,
     completed: TaskRecord[],
     list: string,
@@ -140,6 +170,8 @@ export class GeminiGenerateContent {
           parts: [
             {
               inlineData: { mimeType: record.contentType ?? 'image/png', data: await this.base64Of(record) },
+              // The next turn of the conversation sends it back: that turn then refines this image.
+              thoughtSignature: this.deps.signatures.sign(account.id, record.task_id),
             },
           ],
         },

@@ -45,13 +45,13 @@ describe('Gemini request mapping', () => {
     });
   });
 
-  test("the user's text parts are the prompt; images of every turn the references, in order", () => {
+  test("without a model image, the user's text parts are the prompt, the images of every turn the references", () => {
     const plan = planGeminiRequest(
       model('pro'),
       body({
         contents: [
           { role: 'user', parts: [{ text: 'a cat' }, image] },
-          { role: 'model', parts: [{ text: 'here it is' }, image] },
+          { role: 'model', parts: [{ text: 'here it is' }] },
           { parts: [{ text: 'now blue' }, { file_data: { file_uri: 'https://example.com/a.png' } }] },
         ],
       }),
@@ -59,10 +59,41 @@ describe('Gemini request mapping', () => {
     assert.equal(plan.prompt, 'a cat\nnow blue');
     assert.deepEqual(
       plan.references.map((reference) => reference.kind),
-      ['inline', 'inline', 'url'],
+      ['inline', 'url'],
     );
+    assert.equal(plan.previous, undefined);
     assert.equal(plan.mode, 'fusion');
     assert.equal(plan.imageSize, undefined, 'no 1K on this model: the generate default applies');
+  });
+
+  test("a conversation edits the model's last image: the turns after it are the new turn", () => {
+    const signed = { ...image, thoughtSignature: 'c2lnbmVk' };
+    const plan = planGeminiRequest(
+      model('pro'),
+      body({
+        contents: [
+          { role: 'user', parts: [{ text: 'a cat' }, image] },
+          { role: 'model', parts: [{ text: 'here it is' }, signed] },
+          { parts: [{ text: 'now blue' }, { file_data: { file_uri: 'https://example.com/a.png' } }] },
+        ],
+      }),
+    );
+    assert.equal(plan.prompt, 'now blue');
+    assert.equal(plan.previous?.label, 'contents[1].parts[1].inlineData');
+    assert.equal(plan.previous?.signature, 'c2lnbmVk');
+    assert.deepEqual(
+      plan.references.map((reference) => reference.kind),
+      ['url'],
+    );
+    assert.equal(plan.mode, 'fusion', 'the model image and the new reference');
+    assert.throws(
+      () =>
+        planGeminiRequest(
+          model('pro'),
+          body({ contents: [{ parts: [{ text: 'a cat' }] }, { role: 'model', parts: [signed] }] }),
+        ),
+      /after the model's last image/,
+    );
   });
 
   test('imageConfig and candidateCount map onto aspect, size and count; defaults 1K and 1', () => {

@@ -9,10 +9,23 @@ export type Reference =
   | { kind: 'inline'; label: string; mimeType: string; data: string }
   | { kind: 'url'; label: string; url: string };
 
+/**
+ * The image of the conversation's last `model` turn (a multi-turn edit): the image the new turn
+ * edits, with the signature the answer carried (Atelier's own names the task it came from).
+ */
+export interface PreviousImage {
+  label: string;
+  mimeType: string;
+  data: string;
+  signature?: string;
+}
+
 /** What a generateContent request asks of the generate use case (before the references are stored). */
 export interface GeminiPlan {
   prompt: string;
   references: Reference[];
+  /** A conversation's earlier image the turn edits (its parent when it is one of the account's works). */
+  previous?: PreviousImage;
   mode: GenerationMode;
   /** Absent: 1:1 for text, the reference's shape for an edit or fusion (as Gemini's own edits). */
   aspect?: string;
@@ -54,27 +67,46 @@ export function camelizeGeminiBody(body: unknown): unknown {
   });
 }
 
+type Content = GeminiGenerateBody['contents'][number];
+
+const hasImage = (content: Content) =>
+  content.role === 'model' && content.parts.some((part) => part.inlineData && part.thought !== true);
+
+/** The last (non-thought) image part of a model turn, with its signature. */
+function previousImageOf(content: Content, c: number): PreviousImage | undefined {
+  const p = content.parts.findLastIndex((part) => part.inlineData && part.thought !== true);
+  const part = content.parts[p];
+  if (!part?.inlineData) return undefined;
+  const { mimeType, data } = part.inlineData;
+  const signature = typeof part.thoughtSignature === 'string' ? part.thoughtSignature : undefined;
+  return {
+    label: `contents[${c}].parts[${p}].inlineData`,
+    mimeType,
+    data,
+    ...(signature ? { signature } : {}),
+  };
+}
+
 /**
- * The request's contents, read as one request (Atelier keeps no conversation): the text parts of
- * the user's turns joined are the prompt, the image parts of every turn (in order) the references.
+ * The request's contents. A conversation (a `model` turn with an image, then the user's turns): the
+ * user's turns after that image are the new turn (their texts the prompt, their images references),
+ * and that image is the one the turn edits (`previous`). Otherwise read as one request: the text
+ * parts of the user's turns joined are the prompt, the image parts of every turn the references.
  */
 export function readContents(
   contents: GeminiGenerateBody['contents'],
-): Pick<GeminiPlan, 'prompt' | 'references'> {
+): Pick<GeminiPlan, 'prompt' | 'references' | 'previous'> {
+  const at = contents.findLastIndex(hasImage);
+  const previous = at < 0 ? undefined : previousImageOf(contents[at] as Content, at);
   const texts: string[] = [];
   const references: Reference[] = [];
   for (const [c, content] of contents.entries()) {
+    if (c <= at) continue;
     const fromUser = content.role === undefined || content.role === 'user';
     for (const [p, part] of content.parts.entries()) {
       const label = `contents[${c}].parts[${p}]`;
       if (fromUser && typeof part.text === 'string' && part.thought !== true) texts.push(part.text);
-      if (part.inlineData) {
-        const { mimeType, data } = part.inlineData;
-        if (!mimeType.toLowerCase().startsWith('image/')) {
-          throw new InvalidInput(`${label}.inlineData: mimeType ${mimeType} is not an image`, 'contents');
-        }
-        references.push({ kind: 'inline', label: `${label}.inlineData`, mimeType, data });
-      }
+      if (part.inlineData) references.push(inlineReference(`${label}.inlineData`, part.inlineData));
       if (part.fileData) {
         const url = part.fileData.fileUri.trim();
         if (!/^https?:\/\//i.test(url)) {
@@ -89,9 +121,19 @@ export function readContents(
   }
   const prompt = texts.join('\n').trim();
   if (prompt === '') {
-    throw new InvalidInput('contents must carry a text part from the user (the prompt)', 'prompt');
+    const where = at < 0 ? '' : ` after the model's last image (contents[${at}])`;
+    throw new InvalidInput(`contents must carry a text part from the user${where} (the prompt)`, 'prompt');
   }
-  return { prompt, references };
+  if (previous) inlineReference(previous.label, previous);
+  return { prompt, references, ...(previous ? { previous } : {}) };
+}
+
+/** An inline image part as a reference; refused when its type is not an image. */
+function inlineReference(label: string, { mimeType, data }: { mimeType: string; data: string }): Reference {
+  if (!mimeType.toLowerCase().startsWith('image/')) {
+    throw new InvalidInput(`${label}: mimeType ${mimeType} is not an image`, 'contents');
+  }
+  return { kind: 'inline', label, mimeType, data };
 }
 
 /**
@@ -127,8 +169,9 @@ export function planGeminiRequest(model: CatalogEntry, body: GeminiGenerateBody)
       'generationConfig.responseModalities',
     );
   }
-  const { prompt, references } = readContents(body.contents);
-  const mode = references.length === 0 ? 'text' : references.length === 1 ? 'edit' : 'fusion';
+  const { prompt, references, previous } = readContents(body.contents);
+  const images = references.length + (previous ? 1 : 0);
+  const mode = images === 0 ? 'text' : images === 1 ? 'edit' : 'fusion';
   if (!model.modes.includes(mode)) {
     const what = mode === 'fusion' ? 'several images (fusion)' : mode;
     const hint =
@@ -141,6 +184,7 @@ export function planGeminiRequest(model: CatalogEntry, body: GeminiGenerateBody)
   return {
     prompt,
     references,
+    ...(previous ? { previous } : {}),
     mode,
     ...(aspect ? { aspect } : {}),
     // Gemini's default is 1K (the generate use case's is 2K).

@@ -17,6 +17,7 @@ import {
   solidPng,
   startFakeHttpServer,
 } from './fake-http.js';
+import { unsignedTurn } from './gemini-signatures.js';
 import { type UpstreamLimit, upstreamLatency } from './upstream-limit.js';
 
 export type GeminiScript =
@@ -89,8 +90,14 @@ function resourceExhausted(retryAfterMs: number, onTime: boolean): FakeAnswer {
   };
 }
 
+/** A part's `thoughtSignature` (a model turn's, sent back): base64 bytes. */
+const signatureSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'thoughtSignature must be base64')
+  .optional();
+
 const partSchema = z.union([
-  z.object({ text: z.string().min(1) }).strict(),
+  z.object({ text: z.string().min(1), thoughtSignature: signatureSchema }).strict(),
   z
     .object({
       inlineData: z
@@ -99,6 +106,7 @@ const partSchema = z.union([
           data: z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, 'inlineData.data must be base64'),
         })
         .strict(),
+      thoughtSignature: signatureSchema,
     })
     .strict(),
 ]);
@@ -106,7 +114,9 @@ const partSchema = z.union([
 const requestSchema = z
   .object({
     contents: z
-      .array(z.object({ role: z.enum(['user']).optional(), parts: z.array(partSchema).min(1) }).strict())
+      .array(
+        z.object({ role: z.enum(['user', 'model']).optional(), parts: z.array(partSchema).min(1) }).strict(),
+      )
       .min(1),
     generationConfig: z
       .object({
@@ -180,6 +190,8 @@ function usageMetadataOf(model: string, body: z.infer<typeof requestSchema>, sai
 
 export interface FakeGemini extends FakeHttpServer {
   calls: GeminiCall[];
+  /** The thought signatures put on the answers' image parts, in order (Gemini 3 models). */
+  signatures: string[];
   /** Answers for the next calls, in order; afterwards each call gets an image. */
   script(...answers: GeminiScript[]): void;
 }
@@ -202,6 +214,9 @@ export async function startFakeGemini({
 }): Promise<FakeGemini> {
   const queue: GeminiScript[] = [];
   const calls: GeminiCall[] = [];
+  /** The thought signatures this upstream put on its answers' image parts. */
+  const signatures: string[] = [];
+  const issued = new Set<string>();
 
   /** `GET /v1/models`, one model per page so that paging is exercised. */
   function modelList(query: URLSearchParams): FakeAnswer {
@@ -294,6 +309,8 @@ export async function startFakeGemini({
     if (sizelessModels.test(model) && body.generationConfig.imageConfig?.imageSize !== undefined) {
       return invalidArgument(`imageSize is not supported by ${model}`);
     }
+    const unsigned = model.startsWith('gemini-3') ? unsignedTurn(body, issued) : undefined;
+    if (unsigned) return unsigned;
     for (const content of body.contents) {
       for (const part of content.parts) {
         if ('inlineData' in part) {
@@ -356,6 +373,10 @@ export async function startFakeGemini({
         const signature = model.startsWith('gemini-3')
           ? { thoughtSignature: randomBytes(48).toString('base64') }
           : {};
+        if (signature.thoughtSignature) {
+          issued.add(signature.thoughtSignature);
+          signatures.push(signature.thoughtSignature);
+        }
         parts.push({ inlineData: { mimeType: 'image/png', data }, ...signature });
         return {
           status: 200,
@@ -371,5 +392,5 @@ export async function startFakeGemini({
   }
 
   const server = await startFakeHttpServer(handle);
-  return { ...server, calls, script: (...answers) => queue.push(...answers) };
+  return { ...server, calls, signatures, script: (...answers) => queue.push(...answers) };
 }

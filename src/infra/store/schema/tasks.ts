@@ -88,6 +88,21 @@ export interface TaskFallback {
 }
 
 /** The tables above, as the database's schema (`Database`) lists them. */
+/**
+ * A task's kept conversation turn (migration 0071): what its upstream must be sent back to refine
+ * the task's image (Gemini's signed parts). The engine's only; never in an API answer.
+ */
+export interface TaskTurnsTable {
+  task_id: string;
+  account_id: string;
+  /** The provider that answered the turn (its signatures are only that provider's). */
+  provider: string;
+  /** The turn (src/capabilities/tasks/task-turns.ts `KeptTurn`), JSON. */
+  turn_json: string;
+  created_at: number;
+}
+
 export interface TaskTables {
   tasks: TasksTable;
+  task_turns: TaskTurnsTable;
 }
