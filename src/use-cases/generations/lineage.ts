@@ -48,7 +48,7 @@ export async function findParent(
   } else {
     throw refused('names no work of this account (a generation id gen_… or an image’s task id tsk_…)');
   }
-  if (!task || task.status !== 'completed' || !task.image_url)
+  if (task?.status !== 'completed' || !task.image_url)
     throw refused('names a work with no finished image yet: refine it once it has completed');
   return { id: task.generation_id, taskId: task.id, imageUrl: task.image_url };
 }
