@@ -7,6 +7,7 @@ import { type AccountResolver, accountOf } from '../http/authentication.js';
 import type { ImagePlan, ImageRequests } from './image-requests.js';
 import type { ImageStreams, StreamKind } from './image-stream.js';
 import { acceptedImageTask, type ImageTaskKind, imageTaskSeal, prefersAsync } from './image-tasks.js';
+import type { ResponseRequests } from './responses-requests.js';
 
 /** What the OpenAI-compatible routes are built over. */
 export interface OpenAiCompatDeps {
@@ -18,6 +19,8 @@ export interface OpenAiCompatDeps {
   resolvers: AccountResolver[];
   /** The key of async ids' seals (derived from the master key). */
   stateIdKey: Buffer;
+  /** The Responses API's image tool (responses-routes.ts). */
+  responses: ResponseRequests;
 }
 
 /**
@@ -32,6 +35,12 @@ export class ImageAnswers {
     /** The prefix the routes are registered under (the Location of an accepted request). */
     private readonly prefix: string,
   ) {}
+
+  /** Registers a stream's stop (called when the server closes); the function returned forgets it. */
+  register(stop: () => void): () => void {
+    this.openWaits.add(stop);
+    return () => void this.openWaits.delete(stop);
+  }
 
   /** Ends every open wait and stream (the server closes). */
   stopAll(): void {
@@ -79,10 +88,7 @@ export class ImageAnswers {
       imageUrls: urls,
       kind,
       echo: { quality },
-      onStop: (stop) => {
-        this.openWaits.add(stop);
-        return () => void this.openWaits.delete(stop);
-      },
+      onStop: (stop) => this.register(stop),
     });
   }
 

@@ -66,6 +66,9 @@ export interface ImagePlan {
   partialImages?: number;
   /** The stored mask's URL (an edit's `mask`), set once it is stored. */
   maskUrl?: string;
+  /** The work refined (lineage: a gen_ or tsk_ id) and the turn's instruction. */
+  parentId?: string;
+  instruction?: string;
 }
 
 /** A submitted request: when it was accepted (Unix seconds) and its tasks. */
@@ -183,6 +186,7 @@ async function submitPlan(
     imageUrls,
     ...(plan.maskUrl === undefined ? {} : { maskUrl: plan.maskUrl }),
     ...(plan.callbackUrl === undefined ? {} : { callbackUrl: plan.callbackUrl }),
+    ...(plan.parentId === undefined ? {} : { parentId: plan.parentId, instruction: plan.instruction }),
   });
   const partials = plan.partialImages ? { partialImages: plan.partialImages } : {};
   const { task_ids: ids } = await deps.generations.generate(account, body, 'api', undefined, partials);
