@@ -116,3 +116,39 @@ export const openAiResponseDeletedSchema = z.object({
   object: z.literal('response'),
   deleted: z.literal(true),
 });
+
+export const RESPONSE_STREAM_EVENTS = [
+  'response.created',
+  'response.in_progress',
+  'response.output_item.added',
+  'response.image_generation_call.in_progress',
+  'response.image_generation_call.generating',
+  'response.image_generation_call.partial_image',
+  'response.image_generation_call.completed',
+  'response.output_item.done',
+  'response.completed',
+  'response.failed',
+  'error',
+] as const;
+
+/** One event of POST /v1/responses with stream: true (OpenAI's `ResponseStreamEvent`, the image tool's). */
+export const openAiResponseStreamEventSchema = z
+  .looseObject({
+    type: z.enum(RESPONSE_STREAM_EVENTS),
+    sequence_number: z.number().int().describe('0, 1, 2, … in the order sent'),
+    response: openAiResponseSchema
+      .optional()
+      .describe('response.created, .in_progress, .completed, .failed: the response so far'),
+    output_index: z.number().int().optional().describe('The item’s place in output (0)'),
+    item: imageGenerationCallSchema.optional().describe('response.output_item.added / .done: the image item'),
+    item_id: z.string().optional().describe('response.image_generation_call.*: the image item’s id'),
+    partial_image_b64: z.string().optional().describe('.partial_image: a coarser frame, PNG base64'),
+    partial_image_index: z.number().int().optional().describe('.partial_image: 0-based, in order'),
+    code: z.string().optional().describe('error: why the stream ended early (wait_timeout, internal_error)'),
+    message: z.string().optional().describe('error: what happened'),
+  })
+  .meta({
+    id: 'OpenAiResponseStreamEvent',
+    description:
+      'Server-Sent Events: response.created, response.in_progress, response.output_item.added, response.image_generation_call.in_progress, .generating, 0 to partial_images .partial_image, .completed, response.output_item.done, response.completed (or response.failed when the image failed; an error event when it was not ready in time). Each is `event: <type>` then `data: <this object as JSON>`; a `: keep-alive` comment every 15 s.',
+  });

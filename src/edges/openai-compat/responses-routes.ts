@@ -6,6 +6,7 @@ import {
   openAiResponseDeletedSchema,
   openAiResponseParamsSchema,
   openAiResponseSchema,
+  openAiResponseStreamEventSchema,
 } from '../../base/contract/openai-responses.js';
 import type { Account } from '../../capabilities/accounts/index.js';
 import { accountOf } from '../http/authentication.js';
@@ -39,7 +40,7 @@ export function responsesRoutes(app: FastifyInstance, requests: ResponseRequests
               'The response (application/json); with stream: true its event stream (text/event-stream: response.created … response.completed)',
             content: {
               'application/json': { schema: openAiResponseSchema },
-              'text/event-stream': { schema: openAiResponseSchema },
+              'text/event-stream': { schema: openAiResponseStreamEventSchema },
             },
           },
           ...openAiErrorResponses(IMAGE_ERRORS),
