@@ -82,6 +82,19 @@ describe('OpenAI Responses API with the image_generation tool', () => {
       tools: [{ type: 'image_generation', model: 'gpt-image-1-mini' }],
     });
     assert.equal(response.model, 'flash2');
+    // The tool's model wins over a catalog model named as the request's; that one counts without it.
+    const both = await client.responses.create({
+      model: 'pro',
+      input: 'a red kite',
+      tools: [{ type: 'image_generation', model: 'gpt-image-1-mini' }],
+    });
+    assert.equal(both.model, 'flash2');
+    const own = await client.responses.create({
+      model: 'pro',
+      input: 'a kite',
+      tools: [{ type: 'image_generation' }],
+    });
+    assert.equal(own.model, 'pro');
     const refused = await client.responses
       .create({ model: 'gpt-5', input: 'x', tools: [{ type: 'image_generation', model: 'no-such-model' }] })
       .catch((error: unknown) => error);
@@ -310,5 +323,22 @@ describe('OpenAI Responses API with the image_generation tool', () => {
     const output = toolResult.output as { result: string };
     const meta = await pngMeta(output.result);
     assert.deepEqual([meta.format, meta.width, meta.height], ['png', 1024, 1024]);
+    // The next turn continues the conversation by the provider's previousResponseId: an edit of it.
+    const responseId = String(result.providerMetadata?.openai?.responseId);
+    assert.match(responseId, /^resp_/);
+    const next = await generateText({
+      model: openai.responses('gpt-5'),
+      prompt: 'make the pond frozen',
+      tools: { image_generation: openai.tools.imageGeneration({ outputFormat: 'png' }) as never },
+      providerOptions: { openai: { previousResponseId: responseId } },
+    });
+    const nextResult = next.toolResults.find((r) => r.toolName === 'image_generation');
+    assert.ok(nextResult);
+    const stored = await client.responses.retrieve(String(next.providerMetadata?.openai?.responseId));
+    const [first, second] = [toolResult.toolCallId, nextResult.toolCallId];
+    assert.equal(imageCalls(stored.output)[0]?.id, second);
+    const work = await workOf(`tsk_${second.slice('ig_'.length)}`);
+    assert.equal(work.parentTaskId, `tsk_${first.slice('ig_'.length)}`);
+    assert.equal(work.instruction, 'make the pond frozen');
   });
 });

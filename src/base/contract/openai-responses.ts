@@ -30,7 +30,7 @@ const inputItemSchema = z.looseObject({
 /** The image tool, as OpenAI's `Tool.ImageGeneration`. */
 export const imageGenerationToolSchema = z.looseObject({
   type: z.string().describe('image_generation (other tools are refused)'),
-  model: z.string().optional().describe('The Atelier model (id or alias) when the request’s model is none'),
+  model: z.string().optional().describe('The Atelier model (id or alias) that makes the image'),
   size: z.string().optional().describe('WIDTHxHEIGHT or auto, mapped as on /v1/images/generations'),
   quality: z.string().optional().describe('low, medium, high or auto'),
   output_format: z.string().optional().describe('Echoed; the image is the model’s format (png)'),
@@ -44,7 +44,7 @@ export const openAiResponseCreateSchema = z
       .string()
       .optional()
       .describe(
-        'A catalog model (id or alias) makes the image; any other name (a chat model such as gpt-5) uses the tool’s model, else the catalog default',
+        'The tool’s model makes the image when given; else this, when it is a catalog model (id or alias); any other name (a chat model such as gpt-5) uses the catalog default',
       ),
     input: z.union([z.string(), z.array(inputItemSchema)]).describe('A prompt, or a list of input items'),
     tools: z.array(imageGenerationToolSchema).optional().describe('One image_generation tool'),

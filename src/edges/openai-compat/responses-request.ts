@@ -16,8 +16,9 @@ import {
 /**
  * What a Responses API request asks of the image tool, read from its `input`: the prompt (the last
  * user message's text), the images that came with it, the earlier image it names, and the tool's
- * options. The model: the request's `model` when the catalog knows it (an id or an alias), else the
- * tool's `model`, else the catalog default — chat model names (gpt-5, gpt-4.1, …) are not images'.
+ * options. The model: the tool's `model` (OpenAI's image model field), else the request's `model`
+ * when the catalog knows it (an id or an alias), else the catalog default — chat model names (gpt-5,
+ * gpt-4.1, …) name no image model.
  */
 export interface ResponseAsk {
   prompt: string;
@@ -87,13 +88,16 @@ function imageCallOf(items: ResponseInputItem[]): string | undefined {
 export function readResponseAsk(catalog: Catalog, body: OpenAiResponseCreate): ResponseAsk {
   const tool = imageToolOf(body.tools);
   const requested = body.model?.trim();
-  const model = requested && catalog.get(requested) ? requested : tool.model?.trim() || undefined;
+  const model = tool.model?.trim() || (requested && catalog.get(requested) ? requested : undefined);
   if (typeof body.input === 'string') return { prompt: body.input, images: [], tool, model };
   const users = body.input.filter((item) => (item.type ?? 'message') === 'message' && item.role === 'user');
   const last = users.at(-1);
   const inputImageCall = imageCallOf(body.input);
+  const prompt = textOf(last?.content);
+  if (prompt.trim() === '')
+    throw refuse('input: the last user message has no input_text; say what the image should be');
   return {
-    prompt: textOf(last?.content),
+    prompt,
     images: imagesOf(last?.content),
     ...(inputImageCall === undefined ? {} : { inputImageCall }),
     tool,

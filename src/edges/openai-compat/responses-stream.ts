@@ -60,7 +60,7 @@ export class ResponseEventStream {
       'x-accel-buffering': 'no',
       'x-request-id': reply.request.id,
     });
-    const opening = { ...responseOf(stored, [], undefined), status: 'in_progress' as const };
+    const opening = { ...responseOf(stored, records, undefined), status: 'in_progress' as const, output: [] };
     this.send('response.created', { response: opening });
     this.send('response.in_progress', { response: opening });
     const [record] = records;
