@@ -308,6 +308,36 @@ describe('OpenAI Responses API with the image_generation tool', () => {
     assert.ok(imageCalls(done.output)[0]?.result);
   });
 
+  test('a failed image answers status failed with OpenAI’s error; Idempotency-Key replays the same response', async () => {
+    const failed = await client.responses.create({
+      model: 'gpt-5',
+      input: '[[fail]]',
+      tools: [{ type: 'image_generation' }],
+    });
+    assert.equal(failed.status, 'failed');
+    assert.equal(failed.error?.code, 'server_error');
+    assert.match(failed.error?.message ?? '', /task ids: tsk_/);
+    assert.equal(imageCalls(failed.output)[0]?.status, 'failed');
+    assert.equal((await client.responses.retrieve(failed.id)).status, 'failed');
+    // Continuing a failed image is refused: it has no image to refine.
+    const refine = await client.responses
+      .create({
+        model: 'gpt-5',
+        previous_response_id: failed.id,
+        input: 'x',
+        tools: [{ type: 'image_generation' }],
+      })
+      .catch((e: unknown) => e);
+    assert.ok(refine instanceof APIError && refine.status === 400);
+
+    const body = { model: 'gpt-5', input: 'an owl', tools: [{ type: 'image_generation' as const }] };
+    const options = { headers: { 'Idempotency-Key': `resp-${Date.now()}` } };
+    const once = await client.responses.create(body, options);
+    const again = await client.responses.create(body, options);
+    assert.equal(again.id, once.id);
+    assert.equal(imageCalls(again.output)[0]?.id, imageCalls(once.output)[0]?.id);
+  });
+
   test('the AI SDK’s Responses provider with openai.tools.imageGeneration: the image comes back', async () => {
     const openai = createOpenAI({ baseURL: `${t.baseUrl}/v1`, apiKey });
     const result = await generateText({
