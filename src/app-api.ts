@@ -17,6 +17,7 @@ import { type ConnectionCaps, createConnectionCaps } from './edges/http/connecti
 import { installIdempotency } from './edges/http/idempotency-hooks.js';
 import { createImageRequests } from './edges/openai-compat/image-requests.js';
 import { createImageStreams } from './edges/openai-compat/image-stream.js';
+import { createResponseRequests } from './edges/openai-compat/responses-requests.js';
 import { openAiCompatRoutes } from './edges/openai-compat/routes.js';
 
 /** What the OpenAI-compatible routes need from the core. */
@@ -39,10 +40,20 @@ function openAiCompatDeps(core: Core, resolvers: AccountResolver[]) {
     clock: core.clock,
     waitMs: core.config.openAiWaitMs,
   });
+  const responses = createResponseRequests({
+    ...{ catalog: core.catalog, images, uploads: core.uploads, responses: core.responses },
+    ...{
+      tasks: core.taskService,
+      feed: core.taskEvents,
+      blobs: core.blobs,
+      waitMs: core.config.openAiWaitMs,
+    },
+  });
   return {
     catalog: core.catalog,
     images,
     streams,
+    responses,
     uploads: core.uploads,
     idempotency: core.idempotency,
     resolvers,

@@ -1,4 +1,5 @@
 import { createAssetsRepository } from './capabilities/assets/index.js';
+import { createResponses } from './capabilities/responses/index.js';
 import { bindSealsToRows, buildAccounts } from './compose-accounts.js';
 import { buildAlerts } from './compose-alerts.js';
 import { buildAudit } from './compose-audit.js';
@@ -112,6 +113,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     tierPolicies: usage.tierPolicies,
     /** The audit log: every change made through the admin API, the console or the CLI (append-only). */
     audit,
+    /** Stored responses of the OpenAI Responses API, per account (`/v1/responses`). */
+    responses: createResponses(resources),
     housekeeping,
     /** Stops the engine and the webhook worker (if running) and closes the database. */
     close: (graceMs?: number) =>

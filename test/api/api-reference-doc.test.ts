@@ -16,7 +16,10 @@ const adminReference = await readFile(new URL('../../docs/admin-api.md', import.
  * the rest in docs/api.md.
  */
 const ownReference = (path: string) =>
-  path.startsWith('/v1/models') || path.startsWith('/v1/images/') || path.startsWith('/v1/chat/')
+  path.startsWith('/v1/models') ||
+  path.startsWith('/v1/images/') ||
+  path.startsWith('/v1/chat/') ||
+  path.startsWith('/v1/responses')
     ? openAiReference
     : path.startsWith('/v1beta/')
       ? geminiReference

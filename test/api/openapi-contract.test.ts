@@ -17,6 +17,7 @@ import {
   openApiDocumentOf,
   operationsOf,
 } from '../support/openapi-contract.js';
+import { exerciseResponses } from '../support/responses-contract.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
 
 /** The website's pages and static files (the SPA fallback): not part of the API. */
@@ -119,6 +120,7 @@ async function exerciseOpenAiRoutes(
     await exercise('GET', path, { url, headers: bearer('atl_x') }, 401);
     await exercise('GET', path, { url: path.replace('{id}', 'imgtask_none'), headers: h }, 404);
   }
+  await exerciseResponses(exercise, h);
 }
 
 /**

@@ -36,6 +36,9 @@ export const OPENAI_ROUTES = [
   'POST /v1/chat/completions',
   'GET /v1/images/generations/:id',
   'GET /v1/images/edits/:id',
+  'POST /v1/responses',
+  'GET /v1/responses/:id',
+  'DELETE /v1/responses/:id',
 ];
 /** The Gemini-native routes (their errors are in Google's shape). */
 export const GEMINI_ROUTES = [

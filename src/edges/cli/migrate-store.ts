@@ -57,6 +57,7 @@ export const MIGRATED_TABLES = [
   'alert_episodes',
   'alert_deliveries',
   'catalog_versions',
+  'responses',
 ] as const;
 
 const BATCH_ROWS = 200;

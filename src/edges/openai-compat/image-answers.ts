@@ -8,6 +8,7 @@ import type { ChatCompletionsDeps } from './chat-plan.js';
 import type { ImagePlan, ImageRequests } from './image-requests.js';
 import type { ImageStreams, StreamKind } from './image-stream.js';
 import { acceptedImageTask, type ImageTaskKind, imageTaskSeal, prefersAsync } from './image-tasks.js';
+import type { ResponseRequests } from './responses-requests.js';
 
 /** What the OpenAI-compatible routes are built over. */
 export interface OpenAiCompatDeps {
@@ -21,6 +22,8 @@ export interface OpenAiCompatDeps {
   stateIdKey: Buffer;
   /** What POST /v1/chat/completions reads beyond the image routes. */
   chat: ChatCompletionsDeps;
+  /** The Responses API's image tool (responses-routes.ts). */
+  responses: ResponseRequests;
 }
 
 /**
@@ -35,6 +38,12 @@ export class ImageAnswers {
     /** The prefix the routes are registered under (the Location of an accepted request). */
     private readonly prefix: string,
   ) {}
+
+  /** Registers a stream's stop (called when the server closes); the function returned forgets it. */
+  register(stop: () => void): () => void {
+    this.openWaits.add(stop);
+    return () => void this.openWaits.delete(stop);
+  }
 
   /** Ends every open wait and stream (the server closes). */
   stopAll(): void {
@@ -82,10 +91,7 @@ export class ImageAnswers {
       imageUrls: urls,
       kind,
       echo: { quality },
-      onStop: (stop) => {
-        this.openWaits.add(stop);
-        return () => void this.openWaits.delete(stop);
-      },
+      onStop: (stop) => this.register(stop),
     });
   }
 

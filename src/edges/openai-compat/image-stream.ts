@@ -33,7 +33,7 @@ export function partialImagesOf(value: number | null | undefined): number {
 }
 
 /** Width and height of a PNG, from its header chunk (the frames are PNG). */
-function pngSize(bytes: Buffer): string | undefined {
+export function pngSize(bytes: Buffer): string | undefined {
   if (bytes.length < 24 || bytes.readUInt32BE(12) !== 0x49484452) return undefined;
   return `${bytes.readUInt32BE(16)}x${bytes.readUInt32BE(20)}`;
 }

@@ -9,9 +9,10 @@ import { ImageAnswers, type OpenAiCompatDeps } from './image-answers.js';
 import { imageTaskRoutes } from './image-task-routes.js';
 import { modelRoutes } from './model-routes.js';
 import { openAiErrorBodies } from './openai-errors.js';
+import { responsesRoutes } from './responses-routes.js';
 
 /**
- * The OpenAI Images API beside v1 (registered under `/v1`, before the v1 alias): the same
+ * The OpenAI Images API (and the Responses API's image tool) beside v1 (registered under `/v1`, before the v1 alias): the same
  * accounts and keys, catalog, generations, storage and history. Every error of these routes,
  * authentication and schema refusals included, leaves in OpenAI's shape (its error bodies,
  * registered for these routes with installErrorBodies and used by the one error handler).
@@ -29,5 +30,6 @@ export async function openAiCompatRoutes(parent: FastifyInstance, deps: OpenAiCo
   modelRoutes(parent, deps.catalog);
   generationRoutes(parent, deps, answers);
   chatCompletionRoutes(parent, deps, answers);
+  responsesRoutes(parent, deps.responses, answers);
   await parent.register(editRoutes, { deps, answers });
 }

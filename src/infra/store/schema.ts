@@ -10,6 +10,7 @@ import type { GenerationTables } from './schema/generations.js';
 import type { IdempotencyTables } from './schema/idempotency.js';
 import type { OAuthTables } from './schema/oauth.js';
 import type { ProviderKeyTables } from './schema/provider-keys.js';
+import type { ResponseTables } from './schema/responses.js';
 import type { TaskTables } from './schema/tasks.js';
 import type { UsageTables } from './schema/usage.js';
 import type { WebhookTables } from './schema/webhooks.js';
@@ -39,7 +40,8 @@ export interface Database
     ProviderKeyTables,
     AuditTables,
     AlertTables,
-    CatalogTables {
+    CatalogTables,
+    ResponseTables {
   /** Kysely's own bookkeeping tables are created by the migrator. */
   _placeholder?: { id: Generated<number> };
 }

@@ -48,6 +48,7 @@ import { migration as m0065 } from './0065_policy_versions.js';
 import { migration as m0066 } from './0066_alerts.js';
 import { migration as m0068 } from './0068_task_log_model.js';
 import { migration as m0069 } from './0069_lineage.js';
+import { migration as m0070 } from './0070_responses.js';
 import { migration as m0071 } from './0071_task_turns.js';
 
 /**
@@ -104,5 +105,6 @@ export const migrations: Record<string, Migration> = {
   '0066_alerts': m0066,
   '0068_task_log_model': m0068,
   '0069_lineage': m0069,
+  '0070_responses': m0070,
   '0071_task_turns': m0071,
 };
