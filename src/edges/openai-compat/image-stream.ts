@@ -1,14 +1,14 @@
 import type { FastifyReply } from 'fastify';
 import { InvalidInput } from '../../base/domain/errors.js';
-import { isFinalStatus } from '../../base/domain/task-status.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { Account } from '../../capabilities/accounts/index.js';
-import type { TaskChangeFeed, TaskRecord, TasksService } from '../../capabilities/tasks/index.js';
-import { MAX_PARTIAL_FRAMES, partialFrameKey, watchTasks } from '../../capabilities/tasks/index.js';
+import type { TaskChangeFeed, TasksService } from '../../capabilities/tasks/index.js';
+import { MAX_PARTIAL_FRAMES } from '../../capabilities/tasks/index.js';
 import type { BlobStore } from '../../infra/blobs/blob-store.js';
 import { answerUsage, NO_USAGE } from './answer-usage.js';
 import type { ImagePlan, ImageRequests } from './image-requests.js';
 import { openAiErrorBody } from './openai-errors.js';
+import { TaskEventStream } from './task-event-stream.js';
 
 /** Which of OpenAI's event families a stream sends: generations or edits. */
 export type StreamKind = 'image_generation' | 'image_edit';
@@ -19,7 +19,6 @@ export interface StreamEcho {
 }
 
 const QUALITIES = ['low', 'medium', 'high', 'auto'] as const;
-const HEARTBEAT_MS = 15_000;
 
 /** The `partial_images` of a streamed request, 0 to 3 (OpenAI's range); refusals name the field. */
 export function partialImagesOf(value: number | null | undefined): number {
@@ -98,72 +97,32 @@ export function createImageStreams(deps: ImageStreamDeps) {
 export type ImageStreams = ReturnType<typeof createImageStreams>;
 
 /**
- * The event stream of one submitted task: partial frames as the feed announces them, then the
- * image (or an `error` event), then the end; a heartbeat comment keeps proxies from closing it.
+ * The event stream of one submitted task (task-event-stream.ts): `<kind>.partial_image` per frame,
+ * then `<kind>.completed` with `usage`, or an `error` event in OpenAI's shape.
  */
-class ImageEventStream {
-  private readonly raw: FastifyReply['raw'];
-  private readonly taskId: string;
-  private readonly partialImages: number;
+class ImageEventStream extends TaskEventStream {
   private readonly quality: (typeof QUALITIES)[number];
-  private closed = false;
-  private closing = false;
-  private sentFrames = 0;
-  private final: TaskRecord | undefined;
-  private queue = Promise.resolve();
-  private watch: { stop(): void } | undefined;
-  private heartbeat: ReturnType<typeof setInterval> | undefined;
-  private unregister: () => void = () => {};
 
   constructor(
     private readonly deps: ImageStreamDeps,
     private readonly input: StreamRequest,
-    private readonly ids: string[],
+    ids: string[],
   ) {
-    this.raw = input.reply.raw;
-    this.taskId = ids[0] ?? '';
-    this.partialImages = input.plan.partialImages ?? 0;
+    super(
+      input.reply,
+      ids[0] ?? '',
+      { watching: { feed: deps.feed, tasks: deps.tasks }, blobs: deps.blobs, waitMs: deps.waitMs },
+      input.plan.partialImages ?? 0,
+      'image stream',
+    );
     this.quality = QUALITIES.find((q) => q === input.echo.quality?.trim()) ?? 'auto';
   }
 
   /** Takes the reply over, opens the stream and watches the task. */
   start(): void {
-    const { reply } = this.input;
-    reply.hijack();
-    this.raw.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      'x-accel-buffering': 'no',
-      'x-request-id': reply.request.id,
-    });
-    const watching = { feed: this.deps.feed, tasks: this.deps.tasks };
-    this.watch = watchTasks(watching, this.input.account.id, this.ids, {
-      timeoutMs: this.deps.waitMs,
-      ...(this.partialImages > 0
-        ? {
-            onPartialFrames: (_id: string, frames: number) => this.later(() => this.sendFrames(frames)),
-          }
-        : {}),
-      onRecord: (record) => {
-        if (!isFinalStatus(record.status)) return false;
-        this.final = record;
-        return true;
-      },
-      onEnd: () => this.onEnd(),
-    });
-    this.raw.once('close', this.gone);
-    this.unregister = this.input.onStop(() => {
-      this.closing = true;
-      this.watch?.stop();
-    });
-    this.heartbeat = setInterval(() => !this.closed && this.raw.write(': keep-alive\n\n'), HEARTBEAT_MS);
+    this.open();
+    this.watchTask(this.input.account.id, (stop) => this.input.onStop(stop));
   }
-
-  /** The caller went away: nothing more is written. */
-  private readonly gone = () => {
-    this.closed = true;
-    this.watch?.stop();
-  };
 
   /** The fields every image event carries. Every image of the catalog is opaque (transparent is refused). */
   private common() {
@@ -183,43 +142,21 @@ class ImageEventStream {
     this.send('error', openAiErrorBody(status, code, message));
   }
 
-  /** Runs `work` after what is already queued: events leave in order. */
-  private later(work: () => Promise<void>): void {
-    this.queue = this.queue.then(work).catch((error: unknown) => {
-      this.input.reply.request.log.warn({ err: error, taskId: this.taskId }, 'image stream event failed');
+  protected failRead(message: string): void {
+    this.fail(500, 'internal_error', message);
+  }
+
+  protected sendFrame(index: number, bytes: Buffer): void {
+    this.send(`${this.input.kind}.partial_image`, {
+      b64_json: bytes.toString('base64'),
+      ...this.common(),
+      output_format: 'png',
+      partial_image_index: index,
+      size: pngSize(bytes) ?? 'auto',
     });
   }
 
-  private async sendFrames(frames: number): Promise<void> {
-    const { kind } = this.input;
-    while (!this.final && this.sentFrames < Math.min(frames, this.partialImages)) {
-      const index = this.sentFrames++;
-      // Gone when the task ended meanwhile: its completed event follows.
-      const bytes = await this.deps.blobs.get(partialFrameKey(this.taskId, index));
-      if (!bytes || this.final) continue;
-      this.send(`${kind}.partial_image`, {
-        b64_json: bytes.toString('base64'),
-        ...this.common(),
-        output_format: 'png',
-        partial_image_index: index,
-        size: pngSize(bytes) ?? 'auto',
-      });
-    }
-  }
-
-  /** The watch ended: the image or the error, then the end. */
-  private onEnd(): void {
-    this.later(() =>
-      this.finish().catch((error: unknown) => {
-        const { taskId } = this;
-        this.input.reply.request.log.error({ err: error, taskId }, 'image stream could not send its image');
-        this.fail(500, 'internal_error', `The image could not be read (task id: ${taskId})`);
-      }),
-    );
-    this.later(async () => this.end());
-  }
-
-  private async finish(): Promise<void> {
+  protected async finish(): Promise<void> {
     const { final, taskId } = this;
     if (final?.status === 'completed') {
       const b64 = await this.deps.images.base64Of(final);
@@ -238,18 +175,11 @@ class ImageEventStream {
         `Image generation failed: ${final.error ?? 'Task failed'} (task id: ${taskId})`,
       );
     } else if (!this.closed) {
-      const why = this.closing
-        ? 'The server is closing'
-        : `The image was not ready within ${this.deps.waitMs / 1000} s`;
-      this.fail(504, 'wait_timeout', `${why}; it keeps rendering. Poll GET /api/v1/tasks/${taskId}`);
+      this.fail(
+        504,
+        'wait_timeout',
+        `${this.whyUnfinished()}; it keeps rendering. Poll GET /api/v1/tasks/${taskId}`,
+      );
     }
-  }
-
-  private end(): void {
-    clearInterval(this.heartbeat);
-    this.unregister();
-    this.raw.off('close', this.gone);
-    if (!this.closed) this.raw.end();
-    this.closed = true;
   }
 }
