@@ -81,12 +81,23 @@ export function nulSafePool(pool: pg.Pool): PostgresPool {
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
+      // The pool listens for errors only on idle clients. A checked-out client whose server goes
+      // away between two statements (a restart mid-transaction) would emit an unheard 'error' and
+      // crash the process: hear it here, and hand the broken client back to be destroyed.
+      let lost: Error | undefined;
+      const onError = (error: Error) => {
+        lost = error;
+      };
+      client.on('error', onError);
       return {
         query: ((query: unknown, parameters?: readonly unknown[]) =>
           typeof query === 'string'
             ? client.query({ name: nameOf(query), text: query, values: parameters?.map(scrubNul) })
             : client.query(query as pg.Submittable)) as unknown as PostgresPoolClient['query'],
-        release: () => client.release(),
+        release: () => {
+          client.removeListener('error', onError);
+          client.release(lost);
+        },
       };
     },
     end: () => pool.end(),
