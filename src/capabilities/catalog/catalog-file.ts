@@ -3,6 +3,7 @@
 // live in catalog.ts.
 import { z } from 'zod';
 import { GENERATION_MODES } from '../../base/domain/generation-modes.js';
+import { ROUTED_ACTIONS, UPSCALE_FACTORS } from '../../base/domain/image-actions.js';
 import { IMAGE_QUALITIES } from '../../base/domain/image-qualities.js';
 import { ASPECT_PATTERN as aspectPattern, IMAGE_SIZES } from '../../base/domain/image-sizes.js';
 import { compatibleUpstreamsSchema, falEndpointsSchema } from '../providers/index.js';
@@ -165,6 +166,23 @@ export const catalogEntrySchema = z
     price: routePriceSchema.optional(),
     /** For `provider: "comfyui"`: the workflow's field mapping and negative prompt. */
     comfyui: comfyuiSchema.optional(),
+    /**
+     * The upstream takes a seed (docs/api.md, "Seeds"): a request's `seed` is sent, and one is
+     * picked and recorded when none is asked; without it, a request naming a seed is refused.
+     */
+    seeds: z.boolean().default(false),
+    /**
+     * This entry is an action's route, not a model to generate with (issue 45, docs/api.md,
+     * "Actions"): `POST /api/v1/generations/{id}/actions` runs the action here. Hidden from the
+     * model lists; its modes are `["edit"]` (the picked image is the reference).
+     */
+    action: z.enum(ROUTED_ACTIONS).optional(),
+    /** For an `upscale` route: the largest factor it takes (2 or 4; default 4). */
+    maxScale: z
+      .number()
+      .int()
+      .refine((n) => (UPSCALE_FACTORS as readonly number[]).includes(n), 'maxScale must be 2 or 4')
+      .optional(),
   })
   .strict();
 
@@ -186,6 +204,9 @@ export const catalogFileSchema = z
           path: ['models', i, 'defaultQuality'],
           message: `defaultQuality ${model.defaultQuality} is not one of the model's qualities`,
         });
+      }
+      for (const problem of actionRouteProblems(model)) {
+        ctx.addIssue({ code: 'custom', path: ['models', i, problem.field], message: problem.message });
       }
       if (seen.has(model.id)) {
         ctx.addIssue({
@@ -221,4 +242,30 @@ export const catalogFileSchema = z
   });
 
 export type CatalogEntry = z.infer<typeof catalogEntrySchema>;
+
+/** What an action's route may not be: a model to generate with (modes other than edit, aliases, the default). */
+function actionRouteProblems(
+  model: z.infer<typeof catalogEntrySchema>,
+): Array<{ field: string; message: string }> {
+  const problems: Array<{ field: string; message: string }> = [];
+  if (model.maxScale !== undefined && model.action !== 'upscale')
+    problems.push({
+      field: 'maxScale',
+      message: 'maxScale is only for an upscale route (action: "upscale")',
+    });
+  if (model.action === undefined) return problems;
+  if (model.modes.length !== 1 || model.modes[0] !== 'edit')
+    problems.push({ field: 'modes', message: `an action's route takes modes ["edit"] (the picked image)` });
+  if (model.aliases.length > 0)
+    problems.push({ field: 'aliases', message: `an action's route has no aliases` });
+  if (model.id === DEFAULT_MODEL_ID)
+    problems.push({
+      field: 'id',
+      message: `${DEFAULT_MODEL_ID} is the default model, not an action's route`,
+    });
+  return problems;
+}
+
+/** A model callers generate with (not an action's route): what the model lists show. */
+export const isGenerationModel = (model: Pick<CatalogEntry, 'action'>): boolean => model.action === undefined;
 export type CatalogFile = z.input<typeof catalogFileSchema>;

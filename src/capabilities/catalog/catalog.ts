@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
+import type { RoutedAction } from '../../base/domain/image-actions.js';
 import type { ImageQuality } from '../../base/domain/image-qualities.js';
 import { ASPECT_PATTERN as aspectPattern, type ImageSize } from '../../base/domain/image-sizes.js';
 import { routeProblems } from '../providers/index.js';
@@ -9,6 +10,7 @@ import {
   type CatalogFile,
   type capacitySchema,
   catalogFileSchema,
+  isGenerationModel,
   type Lifecycle,
 } from './catalog-file.js';
 import { maxImageCost, type RequestInput, type RoutePrice } from './prices.js';
@@ -58,6 +60,26 @@ export const maxImageCostOf = (
 /** The offline renderer costs nothing: its tasks cost 0, from this price. */
 const LOCAL_PRICE = { perImage: { '1K': 0, '2K': 0, '4K': 0 } };
 
+/** An action's route on the offline renderer, free like its models. */
+function localAction(
+  id: string,
+  displayName: string,
+  action: RoutedAction,
+  extra: { maxScale?: number; masks?: boolean } = {},
+): CatalogFile['models'][number] {
+  return {
+    id,
+    displayName,
+    provider: 'local',
+    upstreamModel: 'local-v1',
+    modes: ['edit'],
+    seeds: true,
+    action,
+    ...extra,
+    price: LOCAL_PRICE,
+  };
+}
+
 export const DEFAULT_CATALOG: CatalogFile = {
   models: [
     {
@@ -68,6 +90,7 @@ export const DEFAULT_CATALOG: CatalogFile = {
       upstreamModel: 'local-v1',
       modes: ['text', 'edit'],
       masks: true,
+      seeds: true,
       price: LOCAL_PRICE,
     },
     {
@@ -78,6 +101,7 @@ export const DEFAULT_CATALOG: CatalogFile = {
       upstreamModel: 'local-v1',
       modes: ['text', 'edit'],
       masks: true,
+      seeds: true,
       price: LOCAL_PRICE,
     },
     {
@@ -88,6 +112,7 @@ export const DEFAULT_CATALOG: CatalogFile = {
       upstreamModel: 'local-v1',
       modes: ['text', 'edit'],
       masks: true,
+      seeds: true,
       price: LOCAL_PRICE,
     },
     {
@@ -98,18 +123,33 @@ export const DEFAULT_CATALOG: CatalogFile = {
       upstreamModel: 'local-v1',
       modes: ['text', 'edit'],
       masks: true,
+      seeds: true,
       price: LOCAL_PRICE,
     },
+    // The actions' routes (issue 45): the offline renderer does each for real on its own pictures.
+    localAction('upscale', 'Upscale', 'upscale', { maxScale: 4 }),
+    localAction('vary', 'Vary', 'vary', { masks: true }),
+    localAction('expand', 'Expand', 'expand', { masks: true }),
+    localAction('remove-background', 'Remove background', 'remove_background'),
   ],
 };
 
 export interface Catalog {
+  /** Every entry: the models callers generate with and the actions' routes (`isGenerationModel`). */
   readonly models: readonly CatalogEntry[];
-  /** The model of an id or an alias (callers record the entry's canonical `id`). */
+  /** The model of an id or an alias (callers record the entry's canonical `id`); action routes too. */
   get(id: string): CatalogEntry | undefined;
   /** Names of the providers the catalog uses. */
   providers(): string[];
 }
+
+/** The models callers generate with, in catalog order (what the model lists show). */
+export const generationModels = (catalog: Pick<Catalog, 'models'>): CatalogEntry[] =>
+  catalog.models.filter(isGenerationModel);
+
+/** The routes configured for an action, in catalog order (the first is the default). */
+export const actionRoutes = (catalog: Pick<Catalog, 'models'>, action: RoutedAction): CatalogEntry[] =>
+  catalog.models.filter((model) => model.action === action);
 
 /** Validates a catalog document; throws an Error naming every problem. */
 export function parseCatalog(input: unknown, knownProviders: readonly string[], source = 'catalog'): Catalog {

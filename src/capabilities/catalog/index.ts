@@ -3,7 +3,9 @@
 
 export type { Catalog, UpstreamRoute } from './catalog.js';
 export {
+  actionRoutes,
   DEFAULT_CATALOG,
+  generationModels,
   loadCatalog,
   maxImageCostOf,
   nearestAspect,
@@ -13,7 +15,7 @@ export {
 } from './catalog.js';
 export { checkCatalog, formatCatalogReport, replacementOf } from './catalog-check.js';
 export type { CatalogEntry } from './catalog-file.js';
-export { DEFAULT_ASPECTS, DEFAULT_MODEL_ID } from './catalog-file.js';
+export { DEFAULT_ASPECTS, DEFAULT_MODEL_ID, isGenerationModel } from './catalog-file.js';
 export type { CatalogEdit, CatalogVersions } from './catalog-versions.js';
 export { startCatalogVersions } from './catalog-versions.js';
 export type { LiveCatalog } from './live-catalog.js';

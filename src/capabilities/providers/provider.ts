@@ -11,6 +11,7 @@
  */
 
 import type { GenerationMode } from '../../base/domain/generation-modes.js';
+import type { ActionSettings } from '../../base/domain/image-actions.js';
 import type { ImageQuality } from '../../base/domain/image-qualities.js';
 import type { ImageSize } from '../../base/domain/image-sizes.js';
 
@@ -81,6 +82,18 @@ export interface ProviderRequest {
   mask?: ReferenceImage;
   /** The quality tier the request asked for (catalog `qualities`); absent: the provider's default. */
   quality?: ImageQuality;
+  /**
+   * An action on a finished image (issue 45; the route is a catalog entry with `action`): the first
+   * reference is the picked image (for `expand`, its padded canvas, with `mask` marking the new
+   * border). For `upscale`, `width` × `height` are the reference's size × `scale`; for the others,
+   * the reference's size. Absent: a plain generation.
+   */
+  action?: ActionSettings;
+  /**
+   * The seed of this image (catalog `seeds`: only routes whose upstream takes one get it): the same
+   * seed with the same request gives the same image where the upstream is deterministic.
+   */
+  seed?: number;
   /** The account's or the deployment's upstream key; null for providers that need none. */
   apiKey: string | null;
   /** Aborted when the engine gives up on the call (timeout, shutdown, cancel). */

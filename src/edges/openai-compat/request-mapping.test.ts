@@ -14,6 +14,7 @@ const model = (overrides: Partial<CatalogEntry> = {}): CatalogEntry => ({
   maxCount: 4,
   maxReferences: 4,
   masks: false,
+  seeds: false,
   fallbacks: [],
   aliases: [],
   ...overrides,
