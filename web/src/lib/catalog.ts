@@ -1,13 +1,18 @@
 import { useEffect, useState } from 'react';
 import { api } from './api';
-import type { Catalog, CatalogModel, Mode, ModelList } from './types';
+import type { Catalog, CatalogModel, Mode, ModelList, OfferedAction } from './types';
 
 let cached: Promise<Catalog> | undefined;
 
 /** The model catalog (GET /api/v1/models), fetched once per page load. */
 export function loadCatalog(): Promise<Catalog> {
   cached ??= api.get<ModelList>('/api/v1/models').then(
-    (list) => ({ default_model: list.default_model, models: list.data }),
+    (list) => ({
+      default_model: list.default_model,
+      models: list.data,
+      // Only the configured actions (issue 45); a server without them lists none.
+      actions: (list as ModelList & { actions?: OfferedAction[] }).actions ?? [],
+    }),
     (error) => {
       cached = undefined;
       throw error;

@@ -72,7 +72,7 @@ export function LightboxActions({
           type="button"
           className="button small"
           onClick={handlers.useAsReference}
-          aria-keyshortcuts="E U"
+          aria-keyshortcuts="E"
         >
           <LibraryIcon /> Use as reference <Key>E</Key>
         </button>

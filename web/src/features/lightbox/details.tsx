@@ -2,6 +2,7 @@ import { useId } from 'react';
 import { formatBytes, formatDate, MODE_LABELS } from '../../lib/format';
 import { Link } from '../../lib/router';
 import { Thumbnail } from '../../ui/thumbnail';
+import { actionSummary } from './image-actions';
 import type { LightboxItem, WorkSettings } from './lightbox-items';
 import { workLink } from './lightbox-items';
 
@@ -57,6 +58,26 @@ export function LightboxDetails({
           <>
             <dt>Source</dt>
             <dd>{settings.source === 'api' ? 'API' : 'Website'}</dd>
+          </>
+        )}
+        {settings?.action && (
+          <>
+            <dt>Made by</dt>
+            <dd data-testid="detail-action">
+              {actionSummary(settings.action, settings.actionOptions)}
+              {settings.parentId && (
+                <>
+                  {' from '}
+                  <Link href={workLink(settings.parentId)}>its parent work</Link>
+                </>
+              )}
+            </dd>
+          </>
+        )}
+        {typeof settings?.seed === 'number' && (
+          <>
+            <dt>Seed</dt>
+            <dd data-testid="detail-seed">{settings.seed}</dd>
           </>
         )}
       </dl>

@@ -1,6 +1,6 @@
 // Value imports name their `.js` file: the unit test beside this file loads it under Node's type stripping.
 import { assetAlt, captionOf } from '../../lib/text.js';
-import type { LibraryAsset, SavedWork, TaskCard } from '../../lib/types';
+import type { ActionRecord, LibraryAsset, SavedWork, TaskCard } from '../../lib/types';
 
 /** What a work was asked with: the metadata panel shows it, "Reuse settings" puts it back in Create. */
 export interface WorkSettings {
@@ -13,6 +13,12 @@ export interface WorkSettings {
   source: 'web' | 'api';
   /** The request's reference images; undefined when the list the item came from does not carry them. */
   refs?: string[] | undefined;
+  /** The first image's seed, when its model takes seeds (issue 45). */
+  seed?: number | null | undefined;
+  /** The action that made the work from its parent (`upscale`, …), with its options. */
+  action?: string | null | undefined;
+  actionOptions?: Record<string, unknown> | null | undefined;
+  parentId?: string | undefined;
 }
 
 /** One image of the lightbox, whichever page's list it came from. */
@@ -77,8 +83,13 @@ export function itemsOfCards(cards: readonly TaskCard[]): LightboxItem[] {
 }
 
 /** A saved work's settings, references included. */
-export function settingsOfWork(work: SavedWork): WorkSettings {
+export function settingsOfWork(saved: SavedWork): WorkSettings {
+  const work: SavedWork & ActionRecord & { parentId?: string | undefined } = saved;
   return {
+    seed: work.seed,
+    action: work.action,
+    actionOptions: work.actionOptions,
+    parentId: work.parentId,
     prompt: work.prompt,
     model: work.model,
     mode: work.mode,

@@ -8,6 +8,7 @@ import {
   useState,
 } from 'react';
 import { StarChannelContext, useStarChannel } from '../curation/star-channel';
+import { ImageActionBar, useImageActions } from './action-bar';
 import { DeleteConfirm, type LightboxActionHandlers, LightboxActions } from './actions';
 import { type Compare, CompareView, useCompare } from './compare';
 import { LightboxDetails } from './details';
@@ -86,7 +87,7 @@ export function Lightbox(props: LightboxProps) {
     // Nested dialogs (the confirmation, the list) and modified keys (Ctrl+C…) keep their own meaning.
     if (view.shortcuts || deletion.confirming || event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement) return;
-    const action = handlerFor(event.key, commands);
+    const action = handlerFor(event.key, commands, event.shiftKey);
     if (!action) return;
     event.preventDefault();
     action();
@@ -128,7 +129,12 @@ export function Lightbox(props: LightboxProps) {
           onClose={onClose}
         />
         <LightboxMain state={state} item={item} moves={moves} handlers={handlers} props={props} />
-        {view.shortcuts && <ShortcutsDialog onClose={() => view.setShortcuts(false)} />}
+        {view.shortcuts && (
+          <ShortcutsDialog
+            offered={state.actions.choices.map((choice) => choice.command)}
+            onClose={() => view.setShortcuts(false)}
+          />
+        )}
         {deletion.confirming && (
           <DeleteConfirm
             item={deletion.confirming}
@@ -156,6 +162,7 @@ function useLightboxState(props: LightboxProps) {
   const status = useStatus();
   const refine = useRefine(position.item, status.say, props.refineOnOpen === true);
   const item = refine.shown ?? position.item;
+  const actions = useImageActions(refine, item, status.say);
   const deletion = useDeleteConfirm(onDelete, status.say);
   const star = useStarChannel();
   useFocusReturn(dialog, item);
@@ -184,6 +191,7 @@ function useLightboxState(props: LightboxProps) {
     settings,
     known,
     refine,
+    actions,
   };
 }
 type LightboxState = ReturnType<typeof useLightboxState>;
@@ -209,7 +217,7 @@ type LightboxMoves = ReturnType<typeof lightboxMoves>;
 
 /** What each shortcut does for the item shown (the table of keys is ./shortcuts.ts). */
 function lightboxCommands(
-  { view, compare, stage, download, star, refine }: LightboxState,
+  { view, compare, stage, download, star, refine, actions }: LightboxState,
   { move, step, toggleCompare }: LightboxMoves,
   handlers: LightboxActionHandlers,
   item: LightboxItem,
@@ -234,6 +242,7 @@ function lightboxCommands(
     versions: refine.focusStrip,
     delete: handlers.remove,
     shortcuts: () => view.setShortcuts(true),
+    ...actions.commands,
     // Esc (close) is the dialog's own cancel (onCancel).
   };
 }
@@ -278,7 +287,12 @@ function LightboxMain({
           ) : null
         }
         status={state.status.status}
-        refine={<RefinePanel refine={state.refine} item={item} settings={state.settings} />}
+        refine={
+          <>
+            <ImageActionBar actions={state.actions} />
+            <RefinePanel refine={state.refine} item={item} settings={state.settings} />
+          </>
+        }
         details={
           view.showDetails
             ? { id: state.ids.details, settings: state.settings, pending: !state.known }

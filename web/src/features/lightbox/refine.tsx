@@ -83,13 +83,10 @@ export function useRefine(
     say(`Version ${versions.indexOf(made) + 1} is ready.`);
   });
 
-  const refine = async (item: LightboxItem, basis: RefineBasis, instruction: string) => {
-    const parentId = item.taskId ?? item.workId ?? '';
-    const taskId = await submitRefinement(parentId, basis, instruction);
-    refocus.current = true;
-    setOpen(false);
+  /** Follows a new version's task (a refinement's, an action's): pending in the strip until it completes. */
+  const follow = (taskId: string, started: string) => {
     setPending({ taskId });
-    say('Making the next version…');
+    say(started);
     void finalRecord(taskId, () => live.current).then(
       (record) => {
         if (!record || !live.current) return;
@@ -106,6 +103,13 @@ export function useRefine(
       },
     );
   };
+  const refine = async (item: LightboxItem, basis: RefineBasis, instruction: string) => {
+    const parentId = item.taskId ?? item.workId ?? '';
+    const taskId = await submitRefinement(parentId, basis, instruction);
+    refocus.current = true;
+    setOpen(false);
+    follow(taskId, 'Making the next version…');
+  };
 
   const close = () => {
     refocus.current = true;
@@ -117,7 +121,20 @@ export function useRefine(
     if (current) current.focus();
     else say('This work has no other versions yet.');
   };
-  return { shown, open, setOpen, close, versions, pending, refine, show, focusStrip, toggle, strip };
+  return {
+    shown,
+    open,
+    setOpen,
+    close,
+    versions,
+    pending,
+    refine,
+    follow,
+    show,
+    focusStrip,
+    toggle,
+    strip,
+  };
 }
 export type Refine = ReturnType<typeof useRefine>;
 

@@ -1,8 +1,18 @@
 import { Dialog } from '../../ui/dialog';
-import { SHORTCUTS } from './shortcuts';
+import { ACTION_COMMANDS } from './image-actions';
+import { type LightboxCommand, SHORTCUTS } from './shortcuts';
 
-/** The list of the lightbox's shortcuts, in a dialog over it. */
-export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
+/** The list of the lightbox's shortcuts, in a dialog over it: the actions only where configured (`offered`). */
+export function ShortcutsDialog({
+  offered,
+  onClose,
+}: {
+  offered: readonly LightboxCommand[];
+  onClose: () => void;
+}) {
+  const rows = SHORTCUTS.filter(
+    ({ command }) => !ACTION_COMMANDS.includes(command) || offered.includes(command),
+  );
   return (
     <Dialog title="Keyboard shortcuts" onClose={onClose}>
       <table className="shortcuts">
@@ -13,7 +23,7 @@ export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
           </tr>
         </thead>
         <tbody>
-          {SHORTCUTS.map(({ keys, action }) => (
+          {rows.map(({ keys, action }) => (
             <tr key={action}>
               <td>
                 {keys.map((key, i) => (

@@ -46,4 +46,26 @@ describe('the lightbox shortcuts', () => {
     assert.equal(handlerFor('ArrowUp', { step: () => ran.push('step') }), undefined);
     assert.equal(handlerFor('x', {}), undefined);
   });
+
+  test('Shift and a letter: the row listing `Shift+…`, else the letter itself (Shift+Z zooms)', () => {
+    const ran: string[] = [];
+    const all: Partial<Record<LightboxCommand, (key: string) => void>> = {};
+    for (const { command } of SHORTCUTS) all[command] = (key) => ran.push(`${command}:${key}`);
+    handlerFor('U', all, true)?.();
+    handlerFor('u', all)?.();
+    handlerFor('Y', all, true)?.();
+    handlerFor('R', all, true)?.();
+    handlerFor('r', all)?.();
+    handlerFor('Z', all, true)?.();
+    assert.deepEqual(ran, [
+      'upscale4:shift+u',
+      'upscale:u',
+      'varyStrong:shift+y',
+      'reroll:shift+r',
+      'reuse:r',
+      'zoom:z',
+    ]);
+    // ×4 not configured: Shift+U does nothing (not ×2 instead).
+    assert.equal(handlerFor('U', { upscale: () => ran.push('x2') }, true), undefined);
+  });
 });

@@ -19,6 +19,13 @@ export type LightboxCommand =
   | 'reference'
   | 'refine'
   | 'versions'
+  | 'upscale'
+  | 'upscale4'
+  | 'varySubtle'
+  | 'varyStrong'
+  | 'expand'
+  | 'removeBackground'
+  | 'reroll'
   | 'delete'
   | 'shortcuts'
   | 'close';
@@ -51,13 +58,21 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: ['C'], action: 'Copy the prompt', command: 'copyPrompt' },
   { keys: ['L'], action: "Copy the image's link", command: 'copyLink' },
   { keys: ['R'], action: 'Reuse settings (fills Create)', command: 'reuse' },
-  { keys: ['E', 'U'], action: 'Use as reference (in Create)', command: 'reference' },
+  { keys: ['E'], action: 'Use as reference (in Create)', command: 'reference' },
   {
     keys: ['N'],
     action: 'Refine: the next version from an instruction (Enter makes it, Esc closes the field)',
     command: 'refine',
   },
   { keys: ['V'], action: "The work's versions (← → walk them, Enter shows one)", command: 'versions' },
+  // The actions on the image (issue 45): each makes the work's next version; listed when configured.
+  { keys: ['U'], action: 'Upscale ×2 (the next version)', command: 'upscale' },
+  { keys: ['Shift+U'], action: 'Upscale ×4', command: 'upscale4' },
+  { keys: ['Y'], action: 'Vary (subtle)', command: 'varySubtle' },
+  { keys: ['Shift+Y'], action: 'Vary (strong)', command: 'varyStrong' },
+  { keys: ['X'], action: 'Expand (the canvas ×1.5, the border filled)', command: 'expand' },
+  { keys: ['B'], action: 'Remove the background (a transparent PNG)', command: 'removeBackground' },
+  { keys: ['Shift+R'], action: 'Reroll: the same settings, a new seed', command: 'reroll' },
   { keys: ['Delete', 'Backspace'], action: 'Delete the work, or an upload (asks first)', command: 'delete' },
   { keys: ['?'], action: 'This list', command: 'shortcuts' },
   { keys: ['Esc'], action: 'Close', command: 'close' },
@@ -72,10 +87,14 @@ const EVENT_KEYS: Record<string, string> = {
   Esc: 'Escape',
 };
 export const eventKeyOf = (key: string): string =>
-  EVENT_KEYS[key] ?? (key.length === 1 ? key.toLowerCase() : key);
+  EVENT_KEYS[key] ?? (key.length === 1 || key.startsWith('Shift+') ? key.toLowerCase() : key);
 
 /** A key event's name as the table holds it: a single character in lower case (`Z` and `z` alike). */
 export const normalKey = (key: string): string => (key.length === 1 ? key.toLowerCase() : key);
+
+/** `shift+u` for Shift and a letter (the table's `Shift+U`); undefined for any other key. */
+const shiftedKey = (key: string, shift: boolean): string | undefined =>
+  shift && /^[a-z]$/i.test(key) ? `shift+${key.toLowerCase()}` : undefined;
 
 /** A handler for a key: absent where the command does nothing for the item shown (the next row is asked). */
 export type CommandHandler = ((eventKey: string) => void) | undefined;
@@ -83,12 +102,16 @@ export type CommandHandler = ((eventKey: string) => void) | undefined;
 /**
  * The handler `key` (a `KeyboardEvent.key`) runs: the first row holding the key whose command has a
  * handler now (← and → step, or pan while zoomed, as the handlers decide); undefined for none.
+ * With Shift, a letter some row lists as `Shift+…` is only that row's; another letter is itself.
  */
 export function handlerFor(
   key: string,
   handlers: Partial<Record<LightboxCommand, CommandHandler>>,
+  shift = false,
 ): (() => void) | undefined {
-  const pressed = normalKey(key);
+  const shifted = shiftedKey(key, shift);
+  const listed = shifted && SHORTCUTS.some(({ keys }) => keys.some((shown) => eventKeyOf(shown) === shifted));
+  const pressed = listed ? shifted : normalKey(key);
   for (const { keys, command } of SHORTCUTS) {
     const handler = handlers[command];
     if (handler && keys.some((shown) => eventKeyOf(shown) === pressed)) return () => handler(pressed);

@@ -2,8 +2,9 @@ import { useEffect, useState } from 'react';
 import { api } from '../../lib/api';
 import { submitGenerate } from '../../lib/generate';
 import { applyRecords } from '../../lib/tasks';
-import type { HistoryItem, SavedWork, TaskRecord } from '../../lib/types';
+import type { ActionRecord, HistoryItem, SavedWork, TaskRecord } from '../../lib/types';
 import { isFinalStatus } from '../../lib/vocabulary';
+import { actionSummary } from './image-actions';
 import type { LightboxItem } from './lightbox-items';
 
 /**
@@ -15,10 +16,15 @@ export type WorkVersion = HistoryItem;
 /** How often a refinement's task is asked about while it renders. */
 const TASK_POLL_MS = 1000;
 
-/** "Version 2: make the sky darker" — a version's name in the strip (its alt text and title). */
+/**
+ * "Version 2: make the sky darker", "Version 3: Upscaled ×2" — a version's name in the strip (its
+ * alt text and title): a refinement's instruction, an action's summary, else the prompt.
+ */
 export function versionLabel(version: WorkVersion, index: number): string {
   const removed = version.removed ? ' (deleted)' : '';
-  return `Version ${index + 1}: ${version.instruction ?? version.prompt}${removed}`;
+  const { action, actionOptions } = version as WorkVersion & ActionRecord;
+  const name = action ? actionSummary(action, actionOptions) : (version.instruction ?? version.prompt);
+  return `Version ${index + 1}: ${name}${removed}`;
 }
 
 /** The versions of `workId`'s chain, read again whenever `reload` changes; undefined until read. */
