@@ -9,6 +9,7 @@ import { DownloadIcon, ExpandIcon, ImageIcon } from '../../ui/icons';
 import { ProgressBar } from '../../ui/progress';
 import { Thumbnail } from '../../ui/thumbnail';
 import { cancelBatch, reuseSettings, submitGenerate } from './batch-actions';
+import { BatchImageActions } from './batch-image-actions';
 import { type Batch, isCancelled, requestOf } from './batches';
 import { formatDuration, formatEstimate } from './create-text';
 import './batch-card.css';
@@ -189,6 +190,7 @@ export const BatchCard = memo(function BatchCard({
             {action.error}
           </p>
         )}
+        <BatchImageActions completed={completed} count={cards.length} onSubmitted={onSubmitted} />
         <BatchActions
           batch={batch}
           action={action}

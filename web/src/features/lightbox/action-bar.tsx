@@ -42,7 +42,8 @@ export type ImageActions = ReturnType<typeof useImageActions>;
 export function ImageActionBar({ actions }: { actions: ImageActions }) {
   if (actions.choices.length === 0) return null;
   return (
-    <div className="image-actions" role="group" aria-label="New version">
+    <fieldset className="image-actions">
+      <legend className="visually-hidden">New version</legend>
       {actions.choices.map((choice) => (
         <button
           key={choice.command}
@@ -59,6 +60,6 @@ export function ImageActionBar({ actions }: { actions: ImageActions }) {
           </span>
         </button>
       ))}
-    </div>
+    </fieldset>
   );
 }

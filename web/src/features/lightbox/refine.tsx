@@ -30,10 +30,7 @@ export function useRefine(
 ) {
   const [shown, setShown] = useState<LightboxItem>();
   const [open, setOpen] = useState(openAtFirst);
-  const [reload, setReload] = useState(0);
-  /** The refinement under way: its task, then (completed) its image, until the strip shows it. */
-  const [pending, setPending] = useState<{ taskId: string; imageUrl?: string | undefined }>();
-  const live = useRef(true);
+  const { pending, setPending, reload, follow } = usePendingVersion(say);
   const toggle = useRef<HTMLButtonElement>(null);
   const strip = useRef<HTMLOListElement>(null);
   const anchor = listItem?.kind === 'result' ? listItem.workId : null;
@@ -42,12 +39,6 @@ export function useRefine(
 
   /** The field closed (sent or Esc): focus goes back to the Refine button once it is rendered again. */
   const refocus = useRef(false);
-  useEffect(
-    () => () => {
-      live.current = false;
-    },
-    [],
-  );
   useEffect(() => {
     if (open || !refocus.current) return;
     refocus.current = false;
@@ -83,26 +74,6 @@ export function useRefine(
     say(`Version ${versions.indexOf(made) + 1} is ready.`);
   });
 
-  /** Follows a new version's task (a refinement's, an action's): pending in the strip until it completes. */
-  const follow = (taskId: string, started: string) => {
-    setPending({ taskId });
-    say(started);
-    void finalRecord(taskId, () => live.current).then(
-      (record) => {
-        if (!record || !live.current) return;
-        if (record.status !== 'completed') {
-          setPending(undefined);
-          return say(`The new version did not finish: ${record.error ?? record.status}.`);
-        }
-        setPending({ taskId, imageUrl: record.imageUrl });
-        setReload((n) => n + 1);
-      },
-      (failure: unknown) => {
-        setPending(undefined);
-        say(`The new version could not be followed: ${messageOf(failure)}`);
-      },
-    );
-  };
   const refine = async (item: LightboxItem, basis: RefineBasis, instruction: string) => {
     const parentId = item.taskId ?? item.workId ?? '';
     const taskId = await submitRefinement(parentId, basis, instruction);
@@ -137,6 +108,43 @@ export function useRefine(
   };
 }
 export type Refine = ReturnType<typeof useRefine>;
+
+/**
+ * The new version under way (a refinement's, an action's): its task, then (completed) its image,
+ * until the strip shows it; `reload` moves when the strip should be read again.
+ */
+function usePendingVersion(say: (message: string) => void) {
+  const [reload, setReload] = useState(0);
+  const [pending, setPending] = useState<{ taskId: string; imageUrl?: string | undefined }>();
+  const live = useRef(true);
+  useEffect(
+    () => () => {
+      live.current = false;
+    },
+    [],
+  );
+  /** Follows a new version's task (a refinement's, an action's): pending in the strip until it completes. */
+  const follow = (taskId: string, started: string) => {
+    setPending({ taskId });
+    say(started);
+    void finalRecord(taskId, () => live.current).then(
+      (record) => {
+        if (!record || !live.current) return;
+        if (record.status !== 'completed') {
+          setPending(undefined);
+          return say(`The new version did not finish: ${record.error ?? record.status}.`);
+        }
+        setPending({ taskId, imageUrl: record.imageUrl });
+        setReload((n) => n + 1);
+      },
+      (failure: unknown) => {
+        setPending(undefined);
+        say(`The new version could not be followed: ${messageOf(failure)}`);
+      },
+    );
+  };
+  return { pending, setPending, reload, follow };
+}
 
 /** Whether the item shown can be refined: a finished image of a work. */
 export const canRefine = (item: LightboxItem) => item.kind === 'result' && !!item.url && !!item.workId;

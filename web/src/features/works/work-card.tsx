@@ -8,6 +8,7 @@ import { Thumbnail } from '../../ui/thumbnail';
 import { SelectCheckbox } from '../curation/select-checkbox';
 import type { Selection } from '../curation/selection';
 import { StarButton } from '../curation/star-button';
+import { ActionMenu } from '../lightbox/action-menu';
 import { reuseSettings } from '../lightbox/item-actions';
 import { settingsOfWork } from '../lightbox/lightbox-items';
 
@@ -88,6 +89,7 @@ export const WorkCard = memo(function WorkCard({
           <button type="button" className="button small" onClick={() => reuseSettings(settingsOfWork(work))}>
             <ReuseIcon /> Reuse settings
           </button>
+          {cover?.imageUrl && <ActionMenu targetId={work.id} name={shortText(work.prompt)} />}
           <span className="icon-actions">
             <StarButton
               workId={work.id}
