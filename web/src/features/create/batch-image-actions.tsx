@@ -34,7 +34,7 @@ export function BatchImageActions({
       return `${choice.progress} Its card is on its way.`;
     });
   return (
-    <div className="image-action-rows">
+    <div className={count > 1 ? 'image-action-rows per-image' : 'image-action-rows'}>
       {choices.map((choice) => (
         <div key={choice.command} className="image-action-row">
           {completed.map((card) => {
@@ -44,7 +44,7 @@ export function BatchImageActions({
               <button
                 key={card.task_id}
                 type="button"
-                className="button small ghost"
+                className="button small"
                 disabled={action.busy}
                 data-action={choice.command}
                 aria-label={count > 1 ? `${text}: ${choice.label}, image ${place}` : undefined}
