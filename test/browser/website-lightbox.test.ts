@@ -185,7 +185,21 @@ describe('website lightbox (Chromium, end to end)', () => {
     await list.waitFor();
     const rows = await list.locator('tbody tr').allTextContents();
     assert.deepEqual(await axeViolations('dialog:has(> .dialog-body)'), [], 'axe, the list of shortcuts');
-    for (const keys of ['D', 'S', 'C', 'L', 'R', 'E or U', 'Delete or Backspace', 'Z', '?', 'Esc'])
+    for (const keys of [
+      'D',
+      'S',
+      'C',
+      'L',
+      'R',
+      'E',
+      'U',
+      'Shift+U',
+      'B',
+      'Delete or Backspace',
+      'Z',
+      '?',
+      'Esc',
+    ])
       assert.ok(
         rows.some((row) => row.startsWith(keys)),
         `the list names ${keys}: ${rows.join(' | ')}`,
