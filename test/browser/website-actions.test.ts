@@ -33,6 +33,8 @@ describe('website actions on an image (Chromium, end to end)', () => {
     page = site.page;
   });
   const lightbox = () => page.locator('dialog.lightbox');
+  /** The first work's image on Create: the oldest card (its versions' cards carry its prompt too). */
+  const firstImage = () => page.getByRole('button', { name: `Open image: ${FIRST}` }).last();
   const strip = () => lightbox().locator('nav.versions button.version');
   const actionButtons = () =>
     lightbox()
@@ -85,7 +87,7 @@ describe('website actions on an image (Chromium, end to end)', () => {
   test('1440: U upscales ×2, B removes the background, X expands, Y varies — each the next version', async () => {
     await page.setViewportSize(WIDE);
     await goTo('Create', '/');
-    const open = page.getByRole('button', { name: `Open image: ${FIRST}` });
+    const open = firstImage();
     await open.locator('img').waitFor();
     await open.click();
     await lightbox().waitFor();
@@ -146,7 +148,7 @@ describe('website actions on an image (Chromium, end to end)', () => {
 
   test('390: the actions are a bar along the bottom edge, 44 px targets; a tap rerolls', async () => {
     await page.setViewportSize(PHONE);
-    const open = page.getByRole('button', { name: `Open image: ${FIRST}` });
+    const open = firstImage();
     await open.click();
     await lightbox().waitFor();
     await until('the actions', async () => (await actionButtons()).length === ALL_ACTIONS.length);
@@ -181,8 +183,11 @@ describe('website actions on an image (Chromium, end to end)', () => {
   test('Create: a batch card of two offers U1 U2 V1 V2; U2 upscales the second image', async () => {
     await page.setViewportSize(WIDE);
     await generateAndWait(api, BATCH, { count: 2 });
-    const card = page.locator('article.batch-card', { hasText: BATCH }).first();
-    await card.getByRole('button', { name: /^U2:/ }).waitFor();
+    const listed = page.locator('article.batch-card', { hasText: BATCH }).first();
+    await listed.getByRole('button', { name: /^U2:/ }).waitFor();
+    // Its own card, however many cards the actions add above it.
+    const id = await listed.getAttribute('data-task-id');
+    const card = page.locator(`article.batch-card[data-task-id="${id}"]`);
     const labels = await card
       .locator('.image-action-row button')
       .evaluateAll((buttons) => buttons.map((b) => b.textContent));
@@ -238,7 +243,7 @@ describe('website actions on an image (Chromium, end to end)', () => {
     assert.ok(!models.actions.some((a) => a.action === 'remove_background'));
 
     await page.goto('/');
-    const open = page.getByRole('button', { name: `Open image: ${FIRST}` });
+    const open = firstImage();
     await open.locator('img').waitFor();
     await open.click();
     await lightbox().waitFor();

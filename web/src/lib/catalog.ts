@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api } from './api';
-import type { Catalog, CatalogModel, Mode, ModelList, OfferedAction } from './types';
+import type { Catalog, CatalogModel, Mode, ModelList } from './types';
 
 let cached: Promise<Catalog> | undefined;
 
@@ -11,7 +11,7 @@ export function loadCatalog(): Promise<Catalog> {
       default_model: list.default_model,
       models: list.data,
       // Only the configured actions (issue 45); a server without them lists none.
-      actions: (list as ModelList & { actions?: OfferedAction[] }).actions ?? [],
+      actions: list.actions ?? [],
     }),
     (error) => {
       cached = undefined;

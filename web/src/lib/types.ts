@@ -29,20 +29,7 @@ export interface Catalog {
 }
 
 /** One configured action of the model list (issue 45): `reroll` always, the others when routed. */
-export interface OfferedAction {
-  action: 'upscale' | 'vary' | 'expand' | 'remove_background' | 'reroll';
-  model?: string | undefined;
-  displayName?: string | undefined;
-  scales?: number[] | undefined;
-  strengths?: string[] | undefined;
-}
-
-/** What an action's work records (issue 45): its action and options, and the first image's seed. */
-export interface ActionRecord {
-  action?: string | null | undefined;
-  actionOptions?: Record<string, unknown> | null | undefined;
-  seed?: number | null | undefined;
-}
+export type OfferedAction = NonNullable<Models['actions']>[number];
 
 export type { HistoryItem } from '../../../src/base/contract/generations';
 export type {

@@ -1,6 +1,6 @@
 // Value imports name their `.js` file: the unit test beside this file loads it under Node's type stripping.
 import { assetAlt, captionOf } from '../../lib/text.js';
-import type { ActionRecord, LibraryAsset, SavedWork, TaskCard } from '../../lib/types';
+import type { LibraryAsset, SavedWork, TaskCard } from '../../lib/types';
 
 /** What a work was asked with: the metadata panel shows it, "Reuse settings" puts it back in Create. */
 export interface WorkSettings {
@@ -83,8 +83,7 @@ export function itemsOfCards(cards: readonly TaskCard[]): LightboxItem[] {
 }
 
 /** A saved work's settings, references included. */
-export function settingsOfWork(saved: SavedWork): WorkSettings {
-  const work: SavedWork & ActionRecord & { parentId?: string | undefined } = saved;
+export function settingsOfWork(work: SavedWork): WorkSettings {
   return {
     seed: work.seed,
     action: work.action,

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { api } from '../../lib/api';
 import { submitGenerate } from '../../lib/generate';
 import { applyRecords } from '../../lib/tasks';
-import type { ActionRecord, HistoryItem, SavedWork, TaskRecord } from '../../lib/types';
+import type { HistoryItem, SavedWork, TaskRecord } from '../../lib/types';
 import { isFinalStatus } from '../../lib/vocabulary';
 import { actionSummary } from './image-actions';
 import type { LightboxItem } from './lightbox-items';
@@ -22,7 +22,7 @@ const TASK_POLL_MS = 1000;
  */
 export function versionLabel(version: WorkVersion, index: number): string {
   const removed = version.removed ? ' (deleted)' : '';
-  const { action, actionOptions } = version as WorkVersion & ActionRecord;
+  const { action, actionOptions } = version;
   const name = action ? actionSummary(action, actionOptions) : (version.instruction ?? version.prompt);
   return `Version ${index + 1}: ${name}${removed}`;
 }
