@@ -168,11 +168,12 @@ describe('website actions on an image (Chromium, end to end)', () => {
     assert.deepEqual([bar.left, bar.right], [0, PHONE.width], 'the full width');
     assert.ok(bar.smallest >= 44, `targets of 44 px at least (${bar.smallest})`);
     assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), PHONE.width);
-    const before = await strip().count();
+    // The first work's chain, read before the tap: itself and the four versions made at 1440.
+    await until('the strip of five', async () => (await strip().count()) === 5);
     await lightbox()
       .getByRole('button', { name: /^Reroll/ })
       .click();
-    await until('the reroll’s version', async () => (await strip().count()) === before + 1, 30_000);
+    await until('the reroll’s version', async () => (await strip().count()) === 6, 30_000);
     await until('it is shown', async () => /Rerolled$/.test((await current()) ?? ''));
     assert.deepEqual(await axeViolationsIn(page, 'dialog.lightbox'), [], 'axe, the lightbox at 390');
     await screenshot(page, 'actions-390');
@@ -218,7 +219,16 @@ describe('website actions on an image (Chromium, end to end)', () => {
       };
       return history.items[0]?.action === 'vary' && history.items[0]?.actionOptions?.strength === 'strong';
     });
+    await card.getByText('New version', { exact: true }).click();
     assert.deepEqual(await axeViolationsIn(page, 'main'), [], 'axe, Saved works with the menu');
+    await card.getByRole('button', { name: 'Expand' }).focus();
+    await page.keyboard.press('Escape');
+    assert.equal(await card.locator('details').evaluate((d: HTMLDetailsElement) => d.open), false);
+    assert.equal(
+      await page.evaluate(() => document.activeElement?.tagName),
+      'SUMMARY',
+      'Esc closes the menu, focus on its summary',
+    );
   });
 
   test('an action whose route leaves the catalog is not offered (no button, no key, not under ?)', async () => {
@@ -252,11 +262,11 @@ describe('website actions on an image (Chromium, end to end)', () => {
       await actionButtons(),
       ALL_ACTIONS.filter((a) => a !== 'Remove background'),
     );
-    const count = await strip().count();
+    await until('the strip of six', async () => (await strip().count()) === 6);
     await page.keyboard.press('b');
     await new Promise((resolve) => setTimeout(resolve, 500));
     assert.equal(await lightbox().locator('.version-pending').count(), 0, 'B does nothing');
-    assert.equal(await strip().count(), count);
+    assert.equal(await strip().count(), 6);
     await page.keyboard.press('?');
     const list = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
     await list.locator('kbd', { hasText: /^U$/ }).waitFor();

@@ -22,7 +22,16 @@ export function ActionMenu({ targetId, name }: { targetId: string; name: string 
   };
   return (
     <div className="action-menu">
-      <details ref={menu}>
+      <details
+        ref={menu}
+        onKeyDown={(event) => {
+          // Esc closes the open menu, focus back on its summary.
+          if (event.key !== 'Escape' || !menu.current?.open) return;
+          event.stopPropagation();
+          menu.current.open = false;
+          menu.current.querySelector('summary')?.focus();
+        }}
+      >
         <summary className="button small" aria-label={`New version of: ${name}`}>
           New version
         </summary>

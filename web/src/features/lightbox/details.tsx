@@ -21,6 +21,9 @@ export function LightboxDetails({
   pending: boolean;
 }) {
   const id = useId();
+  // The image's own seed; else the work's (its first image's: image i has seed + i).
+  const seed = item.seed ?? settings?.seed;
+  const firstImages = item.seed === undefined && (settings?.count ?? 1) > 1;
   return (
     <section className="lightbox-details" aria-labelledby={id}>
       <h3 id={id} className="visually-hidden">
@@ -74,10 +77,13 @@ export function LightboxDetails({
             </dd>
           </>
         )}
-        {typeof settings?.seed === 'number' && (
+        {typeof seed === 'number' && (
           <>
             <dt>Seed</dt>
-            <dd data-testid="detail-seed">{settings.seed}</dd>
+            <dd data-testid="detail-seed">
+              {seed}
+              {firstImages ? ' (the first image’s)' : ''}
+            </dd>
           </>
         )}
       </dl>

@@ -39,6 +39,8 @@ export interface LightboxItem {
   workId: string | null;
   /** The image's task (a refinement names it as its parent); absent where the list does not say. */
   taskId?: string | undefined;
+  /** The seed this image was made with, where its list says (its task's record). */
+  seed?: number | undefined;
   createdAt: number;
   settings?: WorkSettings | undefined;
   /** Why there is no image (a failure), shown in its place. */
@@ -68,6 +70,7 @@ export function itemsOfCards(cards: readonly TaskCard[]): LightboxItem[] {
       caption: null,
       workId: card.generation_id || null,
       taskId: card.task_id,
+      seed: card.seed,
       createdAt: card.createdAt,
       settings: {
         prompt: card.prompt,
@@ -128,6 +131,7 @@ export function itemsOfWorks(works: readonly SavedWork[]): LightboxItem[] {
       ...base,
       key: `${work.id}:${task.task_id}`,
       taskId: task.task_id,
+      seed: task.seed,
       url: task.imageUrl,
       width: task.width,
       height: task.height,

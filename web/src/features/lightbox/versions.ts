@@ -67,7 +67,8 @@ export function itemOfVersion(version: WorkVersion, index: number, listItem: Lig
 export function withImageOf(item: LightboxItem, work: SavedWork): LightboxItem {
   const task = work.tasks.find((t) => t.imageUrl === item.url);
   if (!task) return item;
-  return { ...item, taskId: task.task_id, width: task.width, height: task.height, bytes: task.bytes };
+  const { width, height, bytes, seed } = task;
+  return { ...item, taskId: task.task_id, width, height, bytes, seed };
 }
 
 /** What a refinement keeps of the work it refines. */
