@@ -131,6 +131,13 @@ const requestSchema = z
           })
           .strict()
           .optional(),
+        /** GenerationConfig.seed (int32): "Seed used in decoding"; random when absent. */
+        seed: z
+          .number()
+          .int()
+          .min(-(2 ** 31))
+          .max(2 ** 31 - 1)
+          .optional(),
       })
       .strict(),
   })
