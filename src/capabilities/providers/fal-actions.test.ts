@@ -13,6 +13,7 @@ const KEY = 'fal-key-0123456789:abcdef';
 const ENDPOINTS = falEndpointsSchema.parse({
   'fal-ai/clarity-upscaler': { size: 'image_size', references: 'image_url', scaleInput: 'upscale_factor' },
   'fal-ai/birefnet/v2': { references: 'image_url', seed: false, extraInput: { output_format: 'png' } },
+  'fal-ai/ben/v2/image': { references: 'image_url' },
   'fal-ai/flux/dev': { size: 'image_size' },
 });
 
@@ -83,6 +84,13 @@ describe('fal provider: actions and seeds', () => {
     const alpha = await alphaCounts(await finish(p, request, submitted.upstreamId));
     assert.equal(alpha.channels, 4);
     assert.ok(alpha.transparent > 0 && alpha.opaque > 0, JSON.stringify(alpha));
+    // BEN2 (the shipped catalog's remover) takes a seed as well: the request's.
+    const ben = { ...request, upstreamModel: 'fal-ai/ben/v2/image', taskId: 'tsk_ben' };
+    const benSubmitted = await p.submit(ben);
+    assertPending(benSubmitted);
+    assert.deepEqual(lastInput().seed, 5);
+    assert.deepEqual(Object.keys(lastInput()).sort(), ['image_url', 'seed']);
+    assert.equal((await alphaCounts(await finish(p, ben, benSubmitted.upstreamId))).channels, 4);
   });
 
   test('an upscale on an endpoint with no scaleInput fails naming the fix, sending nothing', async () => {

@@ -11,8 +11,9 @@
  * Image tools, per their pages' input and output schemas (fal.ai/models/…/llms.txt, 2026):
  * `fal-ai/clarity-upscaler` takes `image_url` (required), `upscale_factor` (1 to 4, default 2),
  * optional `prompt` and `seed`, and answers `{image: {url, width, height, content_type}, seed}` — here
- * the sent image resampled by the factor; `fal-ai/birefnet` and `fal-ai/birefnet/v2` take
- * `image_url` and answer `{image: {…}}` — here the image with its background made transparent.
+ * the sent image resampled by the factor; `fal-ai/birefnet`, `fal-ai/birefnet/v2` and
+ * `fal-ai/ben/v2/image` (which also takes `seed`) take `image_url` and answer `{image: {…}}` — here
+ * the image with its background made transparent.
  */
 import {
   type FakeAnswer,
@@ -28,6 +29,7 @@ const TOOLS: Record<string, 'upscale' | 'remove_background'> = {
   'fal-ai/clarity-upscaler': 'upscale',
   'fal-ai/birefnet': 'remove_background',
   'fal-ai/birefnet/v2': 'remove_background',
+  'fal-ai/ben/v2/image': 'remove_background',
 };
 
 const missing = (field: string, msg = 'field required'): FakeAnswer => ({
