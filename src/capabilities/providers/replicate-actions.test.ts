@@ -123,6 +123,29 @@ describe('replicate provider: actions and seeds', () => {
     assert.equal('seed' in lastInput(), false);
   });
 
+  test("a caller's seed repeated on another task: reconciling a lost create cancels no other task's prediction", async () => {
+    const seeded = { upstreamModel: 'acme/seeded-fusion', apiKey: TOKEN, seed: 7 };
+    const lost = providerRequest(seeded);
+    // Task B's create reaches Replicate, its answer never comes back.
+    fake.scriptCreate({ kind: 'hang-after-create' });
+    const deadline = new AbortController();
+    const hung = fake.nextHang();
+    const outcome = provider().submit({ ...lost, signal: deadline.signal });
+    await hung;
+    deadline.abort(new DOMException('the engine deadline passed', 'TimeoutError'));
+    assertFailed(await outcome);
+    // Task A asks exactly the same again (same prompt, same seed) in another worker.
+    assertPending(await provider().submit(providerRequest(seeded)));
+    assert.equal(fake.predictions.length, 2);
+    // A fresh worker reconciles B: A's prediction has identical input, so it must not be canceled.
+    assertPending(await provider().submit({ ...lost, reconcile: true }));
+    assert.equal(fake.predictions.length, 2, 'no third prediction');
+    assert.ok(
+      fake.predictions.every((p) => !p.canceled),
+      'nothing canceled',
+    );
+  });
+
   test('vary and expand arrive as ordinary edits: the prompt, the reference and the seed', async () => {
     const picked = await referenceImage(32, 32);
     const vary = providerRequest({

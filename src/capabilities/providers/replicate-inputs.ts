@@ -35,6 +35,11 @@ export interface BuiltInput {
   input: Record<string, unknown>;
   /** Inputs holding data URLs: Replicate does not echo them back verbatim, so matching skips them. */
   fileKeys: string[];
+  /**
+   * The input holds a seed derived from the task id, so it is unique to the task (reconciliation
+   * may stop at the first match and cancel duplicates). A request's own seed is not: a caller may
+   * repeat it on another task ("exactly the same again").
+   */
   seeded: boolean;
 }
 
@@ -146,8 +151,8 @@ function finishInput(
   fileKeys: string[],
 ): BuiltInput | string {
   const seedField = inputs.fields.seed;
-  const seeded = seedField?.type === 'integer';
-  if (seeded) {
+  const takesSeed = seedField?.type === 'integer';
+  if (takesSeed) {
     const seed = request.seed ?? seedForTask(request.taskId, seedField);
     const { minimum = 0, maximum = 2 ** 31 - 1 } = seedField;
     if (seed < minimum || seed > maximum)
@@ -156,7 +161,7 @@ function finishInput(
   }
   const missing = inputs.required.filter((key) => !(key in input));
   if (missing.length > 0) return `${model} requires inputs Atelier does not provide: ${missing.join(', ')}`;
-  return { input, fileKeys, seeded };
+  return { input, fileKeys, seeded: takesSeed && request.seed === undefined };
 }
 
 /**
