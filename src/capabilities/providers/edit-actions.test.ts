@@ -1,6 +1,7 @@
 // Vary and expand on the hosted image models: ordinary edits (expand a masked one), whatever the
 // request's `action` says; seeds where the upstream takes one (Gemini), never where it does not (OpenAI).
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import {
@@ -10,6 +11,7 @@ import {
 } from '../../../test/fakes/providers/fake-gemini.js';
 import { type FakeOpenAI, startFakeOpenAI } from '../../../test/fakes/providers/fake-openai.js';
 import { providerRequest, referenceImage } from '../../../test/fakes/providers/provider-request.js';
+import { parseCatalog } from '../catalog/index.js';
 import { createGeminiProvider } from './gemini-provider.js';
 import { createOpenAIProvider } from './openai-provider.js';
 import type { ReferenceImage, SubmitOutcome } from './provider.js';
@@ -76,6 +78,31 @@ describe('gemini: seeds and actions', () => {
       assert.equal(parts.length, 2, 'the prompt and the one picked image');
     }
   });
+});
+
+test('the shipped catalogs: vary and expand on Gemini (seeds) and OpenAI (no seeds, expand masked)', () => {
+  const read = (name: string) =>
+    parseCatalog(
+      JSON.parse(readFileSync(new URL(`../../../catalogs/${name}.json`, import.meta.url), 'utf8')),
+      [name],
+    );
+  const routes = (name: string) =>
+    read(name)
+      .models.filter((m) => m.action)
+      .map((m) => [m.id, m.action, m.modes.join(), m.seeds, m.masks]);
+  assert.deepEqual(routes('gemini'), [
+    ['vary', 'vary', 'edit', true, false],
+    ['expand', 'expand', 'edit', true, false],
+  ]);
+  assert.ok(read('gemini').models.every((m) => m.seeds));
+  assert.deepEqual(routes('openai'), [
+    ['vary', 'vary', 'edit', false, false],
+    ['expand', 'expand', 'edit', false, true],
+  ]);
+  assert.ok(
+    read('openai').models.every((m) => !m.seeds),
+    'the Images API takes no seed',
+  );
 });
 
 describe('openai: actions arrive as edits and never carry a seed', () => {

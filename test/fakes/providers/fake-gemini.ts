@@ -132,12 +132,7 @@ const requestSchema = z
           .strict()
           .optional(),
         /** GenerationConfig.seed (int32): "Seed used in decoding"; random when absent. */
-        seed: z
-          .number()
-          .int()
-          .min(-(2 ** 31))
-          .max(2 ** 31 - 1)
-          .optional(),
+        seed: z.int32().optional(),
       })
       .strict(),
   })
