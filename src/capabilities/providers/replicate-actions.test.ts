@@ -123,17 +123,43 @@ describe('replicate provider: actions and seeds', () => {
     assert.equal('seed' in lastInput(), false);
   });
 
+  /** A submit whose create reaches Replicate but whose answer never comes (the engine's deadline passes). */
+  const submitLosingTheAnswer = async (request: ProviderRequest) => {
+    fake.scriptCreate({ kind: 'hang-after-create' });
+    const deadline = new AbortController();
+    const hung = fake.nextHang();
+    const outcome = provider().submit({ ...request, signal: deadline.signal });
+    await hung;
+    deadline.abort(new DOMException('the engine deadline passed', 'TimeoutError'));
+    return outcome;
+  };
+
+  test("an image tool's lost create is made again, never adopting another task's upscale", async () => {
+    const upscale = async (color: string) =>
+      providerRequest({
+        upstreamModel: 'nightmareai/real-esrgan',
+        apiKey: TOKEN,
+        mode: 'edit',
+        references: [await referenceImage(16, 16, color)],
+        action: { name: 'upscale', scale: 2 },
+      });
+    const lost = await upscale('#112233');
+    assertFailed(await submitLosingTheAnswer(lost));
+    // Another task upscales another image by the same factor: the same input apart from the file.
+    assertPending(await provider().submit(await upscale('#ddeeff')));
+    const other = fake.predictions[1]?.id;
+    const retried = await provider().submit({ ...lost, reconcile: true });
+    assertPending(retried);
+    assert.notEqual(retried.upstreamId, other, "not the other task's prediction");
+    assert.equal(fake.predictions.length, 3, 'created again');
+    assert.deepEqual(dataUrlBytes(fake.predictions[2]?.input.image), lost.references[0]?.bytes);
+  });
+
   test("a caller's seed repeated on another task: reconciling a lost create cancels no other task's prediction", async () => {
     const seeded = { upstreamModel: 'acme/seeded-fusion', apiKey: TOKEN, seed: 7 };
     const lost = providerRequest(seeded);
     // Task B's create reaches Replicate, its answer never comes back.
-    fake.scriptCreate({ kind: 'hang-after-create' });
-    const deadline = new AbortController();
-    const hung = fake.nextHang();
-    const outcome = provider().submit({ ...lost, signal: deadline.signal });
-    await hung;
-    deadline.abort(new DOMException('the engine deadline passed', 'TimeoutError'));
-    assertFailed(await outcome);
+    assertFailed(await submitLosingTheAnswer(lost));
     // Task A asks exactly the same again (same prompt, same seed) in another worker.
     assertPending(await provider().submit(providerRequest(seeded)));
     assert.equal(fake.predictions.length, 2);

@@ -41,6 +41,12 @@ export interface BuiltInput {
    * repeat it on another task ("exactly the same again").
    */
   seeded: boolean;
+  /**
+   * Whether the input apart from its files tells this request from another's: an image model's
+   * prompt does; an image tool's input is the image (which Replicate does not echo) and a factor,
+   * so only a task-derived seed does. Reconciliation never adopts a prediction it cannot tell apart.
+   */
+  identifying: boolean;
 }
 
 /** A seed derived from the task id: stable across resubmits, distinct between tasks. */
@@ -139,16 +145,20 @@ export async function buildInput(
     fileKeys.push(key);
   }
 
-  return finishInput(request, model, inputs, input, fileKeys);
+  return finishInput(request, model, inputs, input, fileKeys, true);
 }
 
-/** Adds the seed where the model takes one and checks the model's required inputs are all there. */
+/**
+ * Adds the seed where the model takes one and checks the model's required inputs are all there;
+ * `prompted`: the input holds the request's prompt (it tells requests apart).
+ */
 function finishInput(
   request: ProviderRequest,
   model: string,
   inputs: ModelInputs,
   input: Record<string, unknown>,
   fileKeys: string[],
+  prompted: boolean,
 ): BuiltInput | string {
   const seedField = inputs.fields.seed;
   const takesSeed = seedField?.type === 'integer';
@@ -161,7 +171,8 @@ function finishInput(
   }
   const missing = inputs.required.filter((key) => !(key in input));
   if (missing.length > 0) return `${model} requires inputs Atelier does not provide: ${missing.join(', ')}`;
-  return { input, fileKeys, seeded: takesSeed && request.seed === undefined };
+  const seeded = takesSeed && request.seed === undefined;
+  return { input, fileKeys, seeded, identifying: prompted || seeded };
 }
 
 /**
@@ -204,5 +215,5 @@ export async function buildToolInput(
       return `${model} does not upscale by ${action.scale} (${scaleKey}: ${minimum ?? '…'} to ${maximum ?? '…'}); lower maxScale in its catalog entry`;
     input[scaleKey] = action.scale;
   }
-  return finishInput(request, model, inputs, input, [imageKey]);
+  return finishInput(request, model, inputs, input, [imageKey], false);
 }
