@@ -28,6 +28,7 @@ const TOOL_FIELDS: Record<string, string[]> = {
     'quality',
     'imageSize',
     'count',
+    'seed',
     'imageUrls',
     'quote_id',
     'wait',
@@ -38,7 +39,8 @@ const TOOL_FIELDS: Record<string, string[]> = {
   upload_reference_image: ['source_url', 'path'],
   list_my_generations: ['page', 'limit'],
   get_account_status: [],
-  refine_image: ['work_id', 'instruction', 'model', 'aspect', 'quality', 'imageSize', 'wait'],
+  refine_image: ['work_id', 'instruction', 'model', 'aspect', 'quality', 'imageSize', 'seed', 'wait'],
+  act_on_image: ['id', 'action', 'scale', 'strength', 'factor', 'aspect', 'seed', 'count', 'model', 'wait'],
   list_versions: ['work_id'],
 };
 

@@ -7,6 +7,7 @@ import * as quotes from '../../base/contract/quotes.js';
 import * as tasks from '../../base/contract/tasks.js';
 import * as uploads from '../../base/contract/uploads.js';
 import * as usage from '../../base/contract/usage.js';
+import type { ImageAction, VaryStrength } from '../../base/domain/image-actions.js';
 
 // The /api/v1 wire shapes (spec §2) come from the contract the server's routes declare
 // (src/base/contract): one definition gives the client its response validation, its exported
@@ -16,6 +17,16 @@ import * as usage from '../../base/contract/usage.js';
 
 export { type ErrorBody, errorBodySchema } from '../../base/contract/errors.js';
 export { GENERATION_MODES, type GenerationMode } from '../../base/domain/generation-modes.js';
+export {
+  EXPAND_FACTOR_MAX,
+  EXPAND_FACTOR_MIN,
+  IMAGE_ACTIONS,
+  type ImageAction,
+  MAX_SEED,
+  UPSCALE_FACTORS,
+  VARY_STRENGTHS,
+  type VaryStrength,
+} from '../../base/domain/image-actions.js';
 export { IMAGE_QUALITIES, type ImageQuality } from '../../base/domain/image-qualities.js';
 export { IMAGE_SIZES, type ImageSize } from '../../base/domain/image-sizes.js';
 export { isFinalStatus, TASK_STATUSES, type TaskStatus } from '../../base/domain/task-status.js';
@@ -68,3 +79,25 @@ export type ModelList = z.infer<typeof modelListSchema>;
 
 /** Body of POST /api/v1/generate (spec 2.1), as a caller writes it. Omitted fields take the server's defaults. */
 export type GenerateRequest = z.input<typeof generateBodySchema>;
+
+/**
+ * Body of POST /api/v1/generations/{id}/actions (issue 45): an action on a finished image, answered
+ * like generate (one task id per image). Omitted fields take the server's defaults.
+ */
+export interface ActionRequest {
+  action: ImageAction;
+  /** upscale: 2 or 4 (default 2). */
+  scale?: number;
+  /** vary: default 'subtle'. */
+  strength?: VaryStrength;
+  /** expand: the canvas sides × factor, 1.25–2 (default 1.5). */
+  factor?: number;
+  /** expand, instead of factor: the canvas grown to this W:H ratio. */
+  aspect?: string;
+  seed?: number;
+  /** vary and reroll: images to make. */
+  count?: number;
+  /** The action route's id when several are configured. */
+  model?: string;
+  callbackUrl?: string;
+}

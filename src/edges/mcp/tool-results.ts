@@ -112,6 +112,8 @@ export async function taskImageBlocks(
   completed.forEach((task, i) => {
     const outcome = outcomes[i];
     const size = task.width && task.height ? ` ${task.width}x${task.height}` : '';
+    const seed = seedOf(task);
+    const completedAt = `Task ${task.task_id} completed${seed === undefined ? '' : ` (seed ${seed})`}`;
     if (outcome?.ok) {
       const { thumbnail } = outcome;
       const shown = thumbnail.height
@@ -119,19 +121,25 @@ export async function taskImageBlocks(
         : `${thumbnail.width} px wide`;
       blocks.push({
         type: 'text',
-        text: `Task ${task.task_id} completed: ${task.imageUrl} (thumbnail below, ${shown}; use the URL for the full image)`,
+        text: `${completedAt}: ${task.imageUrl} (thumbnail below, ${shown}; use the URL for the full image)`,
       });
       blocks.push(resourceLinkOf(task, size));
       blocks.push({ type: 'image', data: thumbnail.data, mimeType: thumbnail.mimeType });
     } else {
       blocks.push({
         type: 'text',
-        text: `Task ${task.task_id} completed: ${task.imageUrl} (no thumbnail: ${outcome?.reason ?? 'unknown reason'})`,
+        text: `${completedAt}: ${task.imageUrl} (no thumbnail: ${outcome?.reason ?? 'unknown reason'})`,
       });
       blocks.push(resourceLinkOf(task, size));
     }
   });
   return blocks;
+}
+
+/** The seed the task's image was made with, when its record says (models with seeds). */
+function seedOf(task: TaskRecord): number | undefined {
+  const { seed } = task as { seed?: unknown };
+  return typeof seed === 'number' ? seed : undefined;
 }
 
 /** The finished image as a link: its stable URL, media type and size, never its bytes. */
