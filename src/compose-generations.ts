@@ -107,7 +107,9 @@ export function buildGenerations(resources: CoreResources, parts: GenerationPart
       findManyForAccount: parts.tasks.findManyForAccount,
       findByGenerations: parts.tasks.findByGenerations,
       ownedBy: parts.generationsRepository.ownedBy,
+      settingsOf: parts.generationsRepository.settingsOf,
     },
+    blobUrl: resources.publicUrls.urlOf,
     async referenceSize(accountId, blobKey) {
       const asset = await assets.findByBlobKey(accountId, blobKey);
       return asset && { width: asset.width, height: asset.height };

@@ -6,7 +6,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { assertError, bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
-import { exerciseCatalogAndQuoteRoutes } from '../support/catalog-contract.js';
+import { exerciseActionRoute, exerciseCatalogAndQuoteRoutes } from '../support/catalog-contract.js';
 import { exerciseChatCompletions } from '../support/chat-contract.js';
 import { exerciseCurationRoutes } from '../support/curation-contract.js';
 import { exerciseGeminiRoutes } from '../support/gemini-contract.js';
@@ -296,6 +296,7 @@ describe('the OpenAPI document is the contract of every route', () => {
     await exercise('DELETE', oneAsset, { url: `/api/v1/assets/${ownUpload}`, headers: h }, 204);
     await exercise('DELETE', oneAsset, { url: `/api/v1/assets/${ownUpload}`, headers: h }, 404);
     await exercise('GET', '/api/v1/models', { url: '/api/v1/models', headers: h }, 200);
+    await exerciseActionRoute(exercise, app, h);
     await exerciseCatalogAndQuoteRoutes(exercise, h);
     await exercise(
       'GET',

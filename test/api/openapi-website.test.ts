@@ -114,6 +114,15 @@ describeContract(
     const versions = '/web/api/works/{id}/versions';
     await exercise('GET', versions, { url: `/web/api/works/${work.id}/versions`, headers: { cookie } }, 200);
     await exercise('GET', versions, { url: '/web/api/works/gen_none/versions', headers: { cookie } }, 404);
+    const actions = '/web/api/works/{id}/actions';
+    const actOn = (id: string, action: string) => ({
+      url: `/web/api/works/${id}/actions`,
+      headers: web,
+      payload: { action },
+    });
+    await exercise('POST', actions, actOn(work.id, 'upscale'), 200);
+    await exercise('POST', actions, actOn(work.id, 'nudge'), 400);
+    await exercise('POST', actions, actOn('gen_none', 'upscale'), 404);
     const uploaded = await t.app.inject({
       method: 'POST',
       url: '/api/v1/upload',

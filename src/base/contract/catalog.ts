@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GENERATION_MODES } from '../domain/generation-modes.js';
+import { IMAGE_ACTIONS, VARY_STRENGTHS } from '../domain/image-actions.js';
 import { IMAGE_QUALITIES } from '../domain/image-qualities.js';
 import { IMAGE_SIZES } from '../domain/image-sizes.js';
 
@@ -71,6 +72,11 @@ export const modelFactsSchema = z.object({
     .describe(
       'Edits take a mask (maskUrl; mask on /v1/images/edits): fully transparent pixels say where to edit',
     ),
+  seeds: z
+    .boolean()
+    .describe(
+      'Takes a seed (generate and actions: `seed`); the seed of each image is recorded. false: a request naming one is refused',
+    ),
   qualities: z
     .array(z.enum(IMAGE_QUALITIES))
     .describe('Quality tiers a request may name (quality); empty: the model takes none'),
@@ -110,11 +116,33 @@ export const catalogModelSchema = z
 
 export type CatalogModel = z.output<typeof catalogModelSchema>;
 
+/** One route of an action on a finished image, as the model list offers it. */
+export const actionRouteSchema = z
+  .object({
+    action: z.enum(IMAGE_ACTIONS),
+    model: z
+      .string()
+      .nullable()
+      .describe("The route's id (the request's `model` when several serve the action); null for reroll"),
+    name: z.string(),
+    scales: z.array(z.number().int()).optional().describe('upscale: the factors it takes'),
+    strengths: z.array(z.enum(VARY_STRENGTHS)).optional().describe('vary: the strengths'),
+    seeds: z.boolean().describe('Takes a seed'),
+    price: modelPriceSchema.nullable().optional().describe("The route's price, as a model's"),
+  })
+  .meta({ id: 'ActionRoute', description: 'An action on a finished image and the route it runs on' });
+
 export const modelsSchema = z
   .object({
     object: z.literal('list'),
     data: z.array(catalogModelSchema),
     default_model: z.string().describe('The model used when a request names none'),
+    actions: z
+      .array(actionRouteSchema)
+      .optional()
+      .describe(
+        "Extra field (not in the spec): the actions on a finished image this deployment offers (POST /api/v1/generations/{id}/actions), one entry per route; an action not listed is not configured. reroll (the work's own model) is always listed",
+      ),
   })
   .meta({ id: 'Models', description: "Model catalog, in OpenAI's list shape" });
 

@@ -1,10 +1,19 @@
 import { z } from 'zod';
 import { GENERATION_MODES } from '../domain/generation-modes.js';
+import { MAX_SEED } from '../domain/image-actions.js';
 import { IMAGE_QUALITIES } from '../domain/image-qualities.js';
 import { IMAGE_SIZES } from '../domain/image-sizes.js';
 import { fieldError } from './field-error.js';
 
 export const MAX_PROMPT_LENGTH = 8000;
+
+/** A seed as requests carry it (generate, actions). */
+export const seedSchema = z
+  .number({ error: 'must be an integer' })
+  .int({ error: 'must be an integer' })
+  .min(0, { error: `must be between 0 and ${MAX_SEED}` })
+  .max(MAX_SEED, { error: `must be between 0 and ${MAX_SEED}` })
+  .nullish();
 
 /**
  * The shape of a generate body (spec §2.1). It validates every request and the OpenAPI document
@@ -86,6 +95,9 @@ export const generateBodySchema = z
       .describe(
         'Extra field (not in the spec): with parentId, the turn\'s instruction as the person phrased it ("make the sky darker"), kept in the lineage; default: the prompt',
       ),
+    seed: seedSchema.describe(
+      "Extra field (not in the spec): the seed of the first image (image i gets seed + i), 0 to 2147483647, on models whose entry says `seeds: true` (GET /api/v1/models); other models refuse it. Absent on such a model: Atelier draws one and records it (history's `seed`, the task record's `seed`). The same seed and settings give the same image where the upstream is deterministic",
+    ),
   })
   // Once every field has its type (a refinement of the whole body runs only then, so a wrong type
   // is named first): the prompt's length after trimming.

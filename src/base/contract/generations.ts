@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IMAGE_ACTIONS } from '../domain/image-actions.js';
 import { curationFields, curationQuery } from './curation.js';
 import { pageOf, pageQuery } from './paging.js';
 
@@ -36,6 +37,25 @@ export const lineageFields = {
     .string()
     .optional()
     .describe("Extra field (not in the spec): the refinement's instruction, as the person phrased it"),
+  action: z
+    .enum(IMAGE_ACTIONS)
+    .optional()
+    .describe(
+      'Extra field (not in the spec): the action on the parent image that made this work (POST /generations/{id}/actions)',
+    ),
+  actionOptions: z
+    .record(z.string(), z.union([z.number(), z.string()]))
+    .optional()
+    .describe(
+      'Extra field (not in the spec): the action\'s settings ({"scale":2}, {"strength":"strong"}, {"factor":1.5})',
+    ),
+  seed: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      "Extra field (not in the spec): the first image's seed (image i: seed + i), on routes that take one",
+    ),
 };
 
 /** A history item (spec §2.6). */

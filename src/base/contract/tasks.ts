@@ -60,6 +60,13 @@ export const taskRecordSchema = z
       .describe(
         'Extra field (not in the spec): the image (task id) this task refines, when its generation names a parent (lineage)',
       ),
+    seed: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        'Extra field (not in the spec): the seed this image was sent upstream with, on routes that take one (GET /api/v1/models, `seeds`)',
+      ),
     cost: costSchema
       .nullable()
       .optional()

@@ -35,5 +35,5 @@ export const MAX_SEED = 2_147_483_647;
 export type ActionSettings =
   | { name: 'upscale'; scale: number }
   | { name: 'vary'; strength: VaryStrength }
-  | { name: 'expand'; factor: number }
+  | { name: 'expand'; factor: number; aspect?: string }
   | { name: 'remove_background' };

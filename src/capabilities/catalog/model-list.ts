@@ -1,7 +1,8 @@
 import type { CatalogModel, Models } from '../../base/contract/catalog.js';
+import { UPSCALE_FACTORS, VARY_STRENGTHS } from '../../base/domain/image-actions.js';
 import type { ImageQuality } from '../../base/domain/image-qualities.js';
 import type { ImageSize } from '../../base/domain/image-sizes.js';
-import { type Catalog, maxImageCostOf } from './catalog.js';
+import { type Catalog, generationModels, maxImageCostOf } from './catalog.js';
 import { type CatalogEntry, DEFAULT_MODEL_ID } from './catalog-file.js';
 
 type Facts = Omit<CatalogModel, 'id' | 'object' | 'created' | 'owned_by' | 'name'>;
@@ -52,6 +53,7 @@ export function modelFacts(model: CatalogEntry): Facts {
     maxCount: model.maxCount,
     maxReferences: model.maxReferences,
     masks: model.masks,
+    seeds: model.seeds,
     qualities: model.qualities ?? [],
     defaultQuality: model.defaultQuality ?? null,
     price: priceOf(model),
@@ -76,5 +78,32 @@ export const catalogModel = (model: CatalogEntry): CatalogModel => ({
 
 /** The catalog as GET /models answers it, on /api/v1 and on the OpenAI-compatible /v1 alike. */
 export function modelList(catalog: Catalog): Models {
-  return { object: 'list', data: catalog.models.map(catalogModel), default_model: DEFAULT_MODEL_ID };
+  return {
+    object: 'list',
+    data: generationModels(catalog).map(catalogModel),
+    default_model: DEFAULT_MODEL_ID,
+    actions: actionList(catalog),
+  };
+}
+
+/** The actions offered: reroll always (on the work's own model), the others once per configured route. */
+function actionList(catalog: Catalog): NonNullable<Models['actions']> {
+  const routes = catalog.models.flatMap((model) => {
+    if (model.action === undefined) return [];
+    return [
+      {
+        action: model.action,
+        model: model.id,
+        name: model.displayName ?? model.id,
+        ...(model.action === 'upscale'
+          ? { scales: UPSCALE_FACTORS.filter((factor) => factor <= (model.maxScale ?? 4)) }
+          : {}),
+        ...(model.action === 'vary' ? { strengths: [...VARY_STRENGTHS] } : {}),
+        seeds: model.seeds,
+        price: priceOf(model),
+      },
+    ];
+  });
+  const seeds = generationModels(catalog).some((model) => model.seeds);
+  return [{ action: 'reroll', model: null, name: 'Reroll', seeds }, ...routes];
 }

@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import type { ReferenceImage } from './provider.js';
 
 /** The RGBA pixels of an image at `width` × `height` (stretched to it when its size differs). */
-async function rgbaOf(bytes: Buffer, width: number, height: number): Promise<Buffer> {
+export async function rgbaOf(bytes: Buffer, width: number, height: number): Promise<Buffer> {
   return sharp(bytes, { animated: false })
     .resize(width, height, { fit: 'fill' })
     .toColourspace('srgb')

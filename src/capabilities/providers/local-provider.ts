@@ -1,104 +1,47 @@
-import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import sharp, { type OverlayOptions } from 'sharp';
 import { createFairConcurrencyLimit } from '../../base/concurrency/concurrency-limit.js';
 import type { Clock } from '../../base/runtime/clock.js';
+import {
+  decodeReference,
+  expandFill,
+  UndecodableReferenceError,
+  upscaleImage,
+  varyImage,
+} from './local-actions.js';
+import { compositionSvg, seededRandom, seedOf } from './local-composition.js';
+import { removeBackground } from './local-cutout.js';
 import { keepUnmasked } from './local-mask.js';
 import type { ImageProvider, PollOutcome, ProviderRequest, SubmitOutcome } from './provider.js';
+
+export { UndecodableReferenceError };
 
 export const FAIL_MARKER = '[[fail]]';
 export const UPSTREAM_ERROR_MARKER = '[[upstream_error]]';
 
-/** A small deterministic random stream seeded from the request. */
-function seededRandom(seed: Buffer): () => number {
-  let state = seed.readUInt32LE(0) ^ seed.readUInt32LE(4);
-  let counter = 0;
-  return () => {
-    // mulberry32
-    state = (state + 0x6d2b79f5 + counter++) | 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function seedOf(request: ProviderRequest): Buffer {
-  return createHash('sha256')
-    .update(
-      JSON.stringify([
-        request.upstreamModel,
-        request.mode,
-        request.prompt,
-        request.aspect,
-        request.imageSize,
-        request.index,
-      ]),
-    )
-    .digest();
-}
-
-const hsl = (h: number, s: number, l: number) => `hsl(${Math.round(h)},${Math.round(s)}%,${Math.round(l)}%)`;
-
-/** An abstract composition (gradient, circles, bands) whose every choice comes from the prompt. */
-function compositionSvg(request: ProviderRequest, opacity = 1): string {
-  const { width, height } = request;
-  const random = seededRandom(seedOf(request));
-  const hue = random() * 360;
-  const shapes: string[] = [];
-  const count = 6 + Math.floor(random() * 10);
-  for (let i = 0; i < count; i++) {
-    const h = (hue + 60 + random() * 240) % 360;
-    const cx = random() * width;
-    const cy = random() * height;
-    const r = (0.05 + random() * 0.3) * Math.min(width, height);
-    if (random() < 0.6) {
-      shapes.push(
-        `<circle cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="${r.toFixed(1)}" fill="${hsl(h, 70, 55)}" fill-opacity="${(0.35 + random() * 0.5).toFixed(2)}"/>`,
-      );
-    } else {
-      const angle = Math.round(random() * 180);
-      shapes.push(
-        `<rect x="${(cx - r).toFixed(1)}" y="${(cy - r / 4).toFixed(1)}" width="${(2 * r).toFixed(1)}" height="${(r / 2).toFixed(1)}" rx="${(r / 8).toFixed(1)}" fill="${hsl(h, 65, 60)}" fill-opacity="${(0.3 + random() * 0.5).toFixed(2)}" transform="rotate(${angle} ${cx.toFixed(1)} ${cy.toFixed(1)})"/>`,
-      );
-    }
-  }
-  const background =
-    opacity >= 1
-      ? `<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${hsl(hue, 60, 22)}"/><stop offset="1" stop-color="${hsl(hue + 90, 60, 70)}"/></linearGradient></defs><rect width="100%" height="100%" fill="url(#g)"/>`
-      : '';
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${background}<g opacity="${opacity}">${shapes.join('')}</g></svg>`;
-}
-
-/** A reference image the renderer could not decode: a property of the bytes, so never worth a retry. */
-export class UndecodableReferenceError extends Error {
-  constructor(readonly position: number) {
-    super(`Reference image ${position} could not be decoded (corrupt or truncated image data)`);
-    this.name = 'UndecodableReferenceError';
-  }
-}
-
-/** Runs one reference's decode, turning a decoder error into UndecodableReferenceError (1-based position). */
-async function decodeReference(index: number, decode: () => Promise<Buffer>): Promise<Buffer> {
-  try {
-    return await decode();
-  } catch {
-    throw new UndecodableReferenceError(index + 1);
-  }
-}
-
 /**
  * Renders the image a request asks for, at exactly request.width × request.height (a masked edit:
- * at the reference's size), as PNG.
+ * at the reference's size), as PNG. An action (issue 45) works on the first reference: upscale
+ * resamples it, vary re-renders it, remove_background cuts its shapes out onto transparency, and
+ * expand (a masked edit of the padded canvas) fills the canvas's border.
  */
 export async function renderLocalImage(request: ProviderRequest): Promise<Buffer> {
-  const masked = request.references[0];
-  if (request.mask && request.mode === 'edit' && masked) {
+  const picked = request.references[0];
+  const action = request.action;
+  if (picked && action?.name === 'upscale') return upscaleImage(request, picked);
+  if (picked && action?.name === 'remove_background') return removeBackground(request, picked);
+  if (picked && action?.name === 'expand') {
+    // The canvas's own transparent border is the mask when none came with it.
+    const mask = request.mask ?? picked;
+    return keepUnmasked(picked, await expandFill(request, picked, mask), mask);
+  }
+  if (request.mask && request.mode === 'edit' && picked) {
     // A masked edit keeps the image's size and changes only where the mask is transparent.
     const { mask, ...unmasked } = request;
-    const render = await renderLocalImage({ ...unmasked, width: masked.width, height: masked.height });
-    return keepUnmasked(masked, render, mask);
+    const render = await renderLocalImage({ ...unmasked, width: picked.width, height: picked.height });
+    return keepUnmasked(picked, render, mask);
   }
+  if (picked && action?.name === 'vary') return varyImage(request, picked, action.strength);
   const { width, height } = request;
   const overlay = Buffer.from(compositionSvg(request, request.mode === 'text' ? 1 : 0.45));
   if (request.mode === 'text' || request.references.length === 0) {

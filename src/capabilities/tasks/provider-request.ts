@@ -1,3 +1,4 @@
+import { type ActionSettings, ROUTED_ACTIONS } from '../../base/domain/image-actions.js';
 import { IMAGE_QUALITIES } from '../../base/domain/image-qualities.js';
 import { pixelSize } from '../../base/domain/image-sizes.js';
 import type { ConversationTurn, ProviderRequest, ReferenceImage } from '../providers/index.js';
@@ -18,7 +19,10 @@ export function buildRequest(
   const references = history.length > 0 ? loaded.references.slice(1) : loaded.references;
   const { task, generation } = leased;
   const imageSize = generation.image_size;
-  const { width, height } = pixelSize(generation.aspect, imageSize);
+  const action = actionOf(generation);
+  const { width, height } = action
+    ? actionSize(action, references[0])
+    : pixelSize(generation.aspect, imageSize);
   const quality = IMAGE_QUALITIES.find((q) => q === generation.quality);
   return {
     taskId: task.id,
@@ -35,6 +39,8 @@ export function buildRequest(
     ...(history.length > 0 ? { history } : {}),
     ...(masks[0] ? { mask: masks[0] } : {}),
     ...(quality ? { quality } : {}),
+    ...(action ? { action } : {}),
+    ...(task.seed == null ? {} : { seed: task.seed }),
     apiKey,
     signal,
     fairnessKey: task.account_id,
@@ -43,4 +49,21 @@ export function buildRequest(
       ? { partialImages: task.partial_images, partialFrames: task.partial_frames }
       : {}),
   };
+}
+
+/** The routed action a generation runs (its name and JSON settings, as written at creation), if any. */
+function actionOf(generation: LeasedTask['generation']): ActionSettings | undefined {
+  const name = ROUTED_ACTIONS.find((a) => a === generation.action);
+  if (!name) return undefined;
+  const settings = JSON.parse(generation.action_json ?? '{}') as Record<string, unknown>;
+  return { ...settings, name } as ActionSettings;
+}
+
+/**
+ * An action's output size: the picked image's (for expand, the padded canvas's), times the scale
+ * of an upscale. The reference is always loaded for an action (its first and only image).
+ */
+function actionSize(action: ActionSettings, picked: ReferenceImage | undefined) {
+  const factor = action.name === 'upscale' ? action.scale : 1;
+  return { width: (picked?.width ?? 0) * factor, height: (picked?.height ?? 0) * factor };
 }

@@ -1,7 +1,11 @@
 import type { Transaction } from 'kysely';
+import { MAX_SEED } from '../../base/domain/image-actions.js';
 import type { IdGenerator } from '../../base/runtime/ids.js';
 import type { TasksTable } from '../../infra/store/schema/tasks.js';
 import type { Database } from '../../infra/store/schema.js';
+
+/** The seed of image `index` of a generation whose first image has `seed`: the next ones, wrapping. */
+export const seedOfImage = (seed: number, index: number): number => (seed + index) % (MAX_SEED + 1);
 
 /** What a generation's new tasks are made of (one row per image asked for). */
 export interface NewTasks {
@@ -27,6 +31,8 @@ export interface NewTasks {
   apiKeyId?: string | null;
   /** The image the generation refines (lineage); absent: none. */
   parentTaskId?: string;
+  /** The first image's seed: image i is sent seed + i (wrapping within 0..MAX_SEED); absent: none. */
+  seed?: number;
 }
 
 /** The queued rows of a generation's tasks, ids taken in order (not yet written). */
@@ -74,6 +80,7 @@ export function newTaskRows(ids: IdGenerator, input: NewTasks): TasksTable[] {
     upstream_key_id: null,
     updated_at: now,
     ...(input.parentTaskId === undefined ? {} : { parent_task_id: input.parentTaskId }),
+    ...(input.seed === undefined ? {} : { seed: seedOfImage(input.seed, idx) }),
   }));
 }
 

@@ -24,6 +24,8 @@ export const RECORD_COLUMNS = [
   'cost_micros',
   'cost_source',
   'parent_task_id',
+  'seed',
+  'blob_key',
 ] as const satisfies ReadonlyArray<keyof TasksTable>;
 
 /**
@@ -47,7 +49,7 @@ export function toTaskRecord(
     Partial<
       Pick<
         TasksTable,
-        'waiting_for' | 'upstream_queue_position' | 'cost_micros' | 'cost_source' | 'parent_task_id'
+        'waiting_for' | 'upstream_queue_position' | 'cost_micros' | 'cost_source' | 'parent_task_id' | 'seed'
       >
     > &
     Partial<WaitPlace>,
@@ -55,6 +57,7 @@ export function toTaskRecord(
   const status = row.status;
   const record: TaskRecord = { task_id: row.id, status, progress: row.progress };
   if (row.parent_task_id) record.parentTaskId = row.parent_task_id;
+  if (row.seed != null) record.seed = row.seed;
   // Why an unfinished task waits (an extra field, not the spec's): parked for upstream capacity, or
   // in the upstream's own queue.
   if (row.waiting_for && (status === 'queued' || status === 'in_progress')) {

@@ -64,6 +64,8 @@ export interface LeasedTask {
     | 'ref_keys_json'
     | 'mask_key'
     | 'quality'
+    | 'action'
+    | 'action_json'
   >;
 }
 

@@ -8,12 +8,13 @@ import { accountOf } from '../http/authentication.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
 import { errorResponses, jsonResponse, WRITE_AUTH_ERRORS } from '../http/route-responses.js';
 import type { ZodApp } from '../http/zod-app.js';
+import { registerActionsRoute } from './actions-routes.js';
 import { createHistoryTexts, type HistoryTexts, registerHistoryRoute } from './history-routes.js';
 import { registerQuoteRoute } from './quotes-routes.js';
 
 export { createHistoryTexts, type HistoryTexts } from './history-routes.js';
 
-/** POST /quotes, POST /generate and GET /history: one resource each (quotes-routes.ts, history-routes.ts). */
+/** POST /quotes, POST /generate, POST /generations/{id}/actions and GET /history: one resource each. */
 export async function generationRoutes(
   parent: FastifyInstance,
   {
@@ -21,7 +22,7 @@ export async function generationRoutes(
     creations,
     historyTexts = createHistoryTexts(),
   }: {
-    generations: Pick<GenerationsService, 'generate' | 'quote'>;
+    generations: Pick<GenerationsService, 'generate' | 'quote' | 'act'>;
     creations: Pick<CreationReads, 'historyPage' | 'versions'>;
     historyTexts?: HistoryTexts;
   },
@@ -29,6 +30,7 @@ export async function generationRoutes(
   const app = parent.withTypeProvider<ZodTypeProvider>();
   registerQuoteRoute(app, generations);
   registerGenerateRoute(app, generations);
+  registerActionsRoute(app, generations);
   registerHistoryRoute(app, creations, historyTexts);
 }
 

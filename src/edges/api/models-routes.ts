@@ -4,7 +4,12 @@ import { z } from 'zod';
 import { catalogModelSchema, modelsSchema } from '../../base/contract/catalog.js';
 import { NotFound } from '../../base/domain/errors.js';
 import type { Catalog } from '../../capabilities/catalog/index.js';
-import { catalogModel, modelList } from '../../capabilities/catalog/index.js';
+import {
+  catalogModel,
+  generationModels,
+  isGenerationModel,
+  modelList,
+} from '../../capabilities/catalog/index.js';
 import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';
 
 const FACTS =
@@ -39,9 +44,11 @@ export async function catalogRoutes(app: FastifyInstance, { catalog }: { catalog
   routes.get('/models', { schema: modelsRouteSchema }, async () => modelList(catalog));
   routes.get('/models/:id', { schema: modelRouteSchema }, async (request) => {
     const model = catalog.get(request.params.id);
-    if (!model) {
+    if (!model || !isGenerationModel(model)) {
       throw new NotFound(
-        `Unknown model "${request.params.id}"; available models: ${catalog.models.map((m) => m.id).join(', ')} (and their aliases)`,
+        `Unknown model "${request.params.id}"; available models: ${generationModels(catalog)
+          .map((m) => m.id)
+          .join(', ')} (and their aliases)`,
       );
     }
     return catalogModel(model);

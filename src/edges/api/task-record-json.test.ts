@@ -28,6 +28,8 @@ const rowArbitrary: fc.Arbitrary<TaskRecordRow> = fc.record({
   waiting_for: fc.constantFrom(null, 'upstream_capacity' as const),
   cost_micros: nullable(fc.integer({ min: 0, max: 10_000_000 })),
   cost_source: fc.constantFrom(null, 'upstream_usage' as const, 'catalog_price' as const),
+  blob_key: nullable(text),
+  seed: nullable(fc.integer({ min: 0, max: 2 ** 31 - 1 })),
 });
 
 test('one record: the bytes of the route schema serializer, and JSON that reads back as the record', () => {
@@ -83,6 +85,7 @@ test('an unfinished row is written afresh each time; a final row once', () => {
     waiting_for: null,
     cost_micros: null,
     cost_source: null,
+    blob_key: null,
   };
   assert.match(json.one(row), /"progress":10/);
   row.progress = 40;
@@ -109,6 +112,7 @@ test('a batch of final records kept in memory is kept as bytes, by account and i
       waiting_for: null,
       cost_micros: 0,
       cost_source: 'catalog_price' as const,
+      blob_key: `results/${id}.png`,
     });
   const rows = [final('tsk_a'), final('tsk_b')];
   let reads = 0;

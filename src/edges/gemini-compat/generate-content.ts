@@ -7,6 +7,7 @@ import { aboutReferenceField, DomainError, InvalidInput, TooLarge } from '../../
 import type { Account } from '../../capabilities/accounts/index.js';
 import type { AssetsRepository } from '../../capabilities/assets/index.js';
 import type { Catalog, CatalogEntry } from '../../capabilities/catalog/index.js';
+import { generationModels } from '../../capabilities/catalog/index.js';
 import type { TaskChangeFeed, TaskRecord, TasksService } from '../../capabilities/tasks/index.js';
 import { waitForTasks } from '../../capabilities/tasks/index.js';
 import type { UploadsService } from '../../capabilities/uploads/index.js';
@@ -22,7 +23,9 @@ const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
 /** Google's answer to an unknown model, naming the ids that exist. */
 export function geminiModelNotFound(catalog: Catalog, id: string): GeminiCompatError {
-  const known = catalog.models.map((m) => m.id).join(', ');
+  const known = generationModels(catalog)
+    .map((m) => m.id)
+    .join(', ');
   return new GeminiCompatError(
     404,
     `models/${id} is not found; available models: ${known} (and their aliases, GET /v1beta/models)`,

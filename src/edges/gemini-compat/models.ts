@@ -1,6 +1,6 @@
 import type { GeminiModel, GeminiModels } from '../../base/contract/gemini.js';
 import type { Catalog, CatalogEntry } from '../../capabilities/catalog/index.js';
-import { modelFacts } from '../../capabilities/catalog/index.js';
+import { generationModels, isGenerationModel, modelFacts } from '../../capabilities/catalog/index.js';
 import { geminiModelNotFound } from './generate-content.js';
 
 const METHODS = ['generateContent', 'streamGenerateContent'];
@@ -27,8 +27,10 @@ function geminiModelOf(model: CatalogEntry, name = model.id): GeminiModel {
 export function geminiModelList(catalog: Catalog): GeminiModels {
   return {
     models: [
-      ...catalog.models.map((model) => geminiModelOf(model)),
-      ...catalog.models.flatMap((model) => model.aliases.map((alias) => geminiModelOf(model, alias))),
+      ...generationModels(catalog).map((model) => geminiModelOf(model)),
+      ...generationModels(catalog).flatMap((model) =>
+        model.aliases.map((alias) => geminiModelOf(model, alias)),
+      ),
     ],
   };
 }
@@ -37,6 +39,6 @@ export function geminiModelList(catalog: Catalog): GeminiModels {
 export function geminiModel(catalog: Catalog, id: string): GeminiModel {
   const name = id.replace(/^models\//, '');
   const model = catalog.get(name);
-  if (!model) throw geminiModelNotFound(catalog, name);
+  if (!model || !isGenerationModel(model)) throw geminiModelNotFound(catalog, name);
   return geminiModelOf(model, name);
 }

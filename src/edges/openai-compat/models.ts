@@ -1,6 +1,6 @@
 import type { OpenAiModel, OpenAiModels } from '../../base/contract/openai.js';
 import type { Catalog } from '../../capabilities/catalog/index.js';
-import { modelList } from '../../capabilities/catalog/index.js';
+import { generationModels, modelList } from '../../capabilities/catalog/index.js';
 import { OpenAiCompatError } from './openai-errors.js';
 
 /**
@@ -24,7 +24,9 @@ export function openAiModel(catalog: Catalog, id: string): OpenAiModel {
 
 /** OpenAI's answer to an unknown model id, naming the ids that exist. */
 export function modelNotFound(catalog: Catalog, id: string): OpenAiCompatError {
-  const known = catalog.models.map((m) => m.id).join(', ');
+  const known = generationModels(catalog)
+    .map((m) => m.id)
+    .join(', ');
   return new OpenAiCompatError(
     404,
     `The model "${id}" does not exist; available models: ${known} (and their aliases, GET /v1/models)`,

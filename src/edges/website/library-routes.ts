@@ -7,7 +7,7 @@ import { WEBSITE_TAG, websiteSession } from '../../base/contract/website/shared.
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
 import type { WebsiteServices } from './website-services.js';
-import { workRoute, workVersionsRoute } from './works-routes.js';
+import { workActionsRoute, workRoute, workVersionsRoute } from './works-routes.js';
 
 /** The errors of a signed-in listing: a malformed query, no session. */
 export const listingErrors = errorResponses(['invalid_request', 'unauthorized']);
@@ -20,6 +20,7 @@ export const listingErrors = errorResponses(['invalid_request', 'unauthorized'])
 export async function libraryRoutes(app: FastifyInstance, { services }: { services: WebsiteServices }) {
   workRoute(app, services);
   workVersionsRoute(app, services);
+  workActionsRoute(app, services);
   deleteUploadRoute(app, services);
 }
 

@@ -32,7 +32,7 @@ export interface WebsiteServices {
     | 'sessionStanding'
   >;
   upstreamAccess: Pick<UpstreamAccess, 'hasKey' | 'overview' | 'requireKeyedProvider'>;
-  generations: Pick<GenerationsService, 'generate' | 'remove' | 'removedSince'>;
+  generations: Pick<GenerationsService, 'generate' | 'remove' | 'removedSince' | 'act'>;
   creations: Pick<MarkedWorks, 'savedWorks' | 'savedWork' | 'recentPrompts' | 'durations' | 'versions'>;
   library: Pick<LibraryReads, 'libraryPage'>;
   /** Deleting an upload (src/capabilities/assets' repository; NotFound, or Conflict for a result). */

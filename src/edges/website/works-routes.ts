@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { versionsSchema } from '../../base/contract/generations.js';
+import { ACTIONS_DESCRIPTION, actionBodySchema, workIdParams } from '../../base/contract/actions.js';
+import { GENERATE_ERRORS } from '../../base/contract/generate-errors.js';
+import { generateResponseSchema, versionsSchema } from '../../base/contract/generations.js';
 import { storePageOf } from '../../base/contract/paging.js';
 import { WEBSITE_TAG, websiteSession } from '../../base/contract/website/shared.js';
 import {
@@ -120,6 +122,33 @@ export function workVersionsRoute(app: FastifyInstance, services: WebsiteService
       const versions = await creations.versions(accountOf(request).id, request.params.id);
       if (!versions) throw new NotFound('Work not found');
       return { versions };
+    },
+  );
+}
+
+/** POST /works/:id/actions: POST /api/v1/generations/{id}/actions for the signed-in account, labelled `web`. */
+export function workActionsRoute(app: FastifyInstance, services: WebsiteServices) {
+  const { generations } = services;
+  app.withTypeProvider<ZodTypeProvider>().post(
+    '/works/:id/actions',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'Act on an image of a work',
+        description: `POST /api/v1/generations/{id}/actions for the signed-in account, its new work labelled \`web\`. ${ACTIONS_DESCRIPTION}`,
+        security: websiteSession,
+        params: workIdParams,
+        body: actionBodySchema,
+        response: {
+          200: jsonResponse('Tasks created', generateResponseSchema),
+          ...errorResponses([...GENERATE_ERRORS, 'unauthorized', 'forbidden', 'not_found']),
+        },
+      },
+    },
+    async (request) => {
+      const answer = await generations.act(accountOf(request), request.params.id, request.body, 'web');
+      request.log.info({ taskIds: answer.task_ids, action: request.body.action }, 'tasks created');
+      return answer;
     },
   );
 }

@@ -1,10 +1,11 @@
 import type { GenerateBody } from '../../base/contract/generate-body.js';
 import { InvalidInput } from '../../base/domain/errors.js';
 import type { GenerationMode } from '../../base/domain/generation-modes.js';
+import type { ActionSettings } from '../../base/domain/image-actions.js';
 import type { ImageQuality } from '../../base/domain/image-qualities.js';
 import type { ImageSize } from '../../base/domain/image-sizes.js';
 import type { Catalog, CatalogEntry } from '../../capabilities/catalog/index.js';
-import { DEFAULT_MODEL_ID } from '../../capabilities/catalog/index.js';
+import { DEFAULT_MODEL_ID, generationModels } from '../../capabilities/catalog/index.js';
 
 /** A generate request after validation against the catalog. */
 export interface GenerateRequest {
@@ -35,6 +36,10 @@ export interface GenerateRequest {
   parent?: { id: string; taskId: string };
   /** The turn's instruction as the caller phrased it (a refinement's; the prompt is what is sent). */
   instruction?: string;
+  /** The first image's seed (image i: seed + i), on models with `seeds`; filled in when absent. */
+  seed?: number;
+  /** The action on the parent image this generation runs (its model is the action's route). */
+  action?: ActionSettings | { name: 'reroll' };
 }
 
 /** `wanted` when the list has it, else the list's first entry. */
@@ -63,9 +68,28 @@ function checkHttpUrl(value: string, field: string): URL {
  * and the references the mode needs; then the addresses (imageUrls, callbackUrl). A value the
  * model does not support is a 400 that names the field. Fills in the defaults.
  */
-export function checkGenerateRequest(body: GenerateBody, catalog: Catalog): GenerateRequest {
+export function checkGenerateRequest(
+  body: GenerateBody,
+  catalog: Catalog,
+  /** The action's route this request may run on (an action's own request); absent: a generation. */
+  action?: string,
+): GenerateRequest {
   const prompt = body.prompt.trim();
   const model = checkModel(body, catalog);
+  if (model.action !== undefined && model.action !== action) {
+    throw invalid(
+      `model ${model.id} is the route of the action ${model.action}: act on a work with POST /api/v1/generations/{id}/actions`,
+      'model',
+    );
+  }
+  const seed = body.seed ?? undefined;
+  if (seed !== undefined && !model.seeds) {
+    const takers = generationModels(catalog).filter((m) => m.seeds);
+    throw invalid(
+      `seed: model ${model.id} takes no seed (its upstream has none); models that do: ${takers.map((m) => m.id).join(', ') || 'none'}`,
+      'seed',
+    );
+  }
   const mode = body.mode ?? 'text';
   if (!model.modes.includes(mode)) {
     throw invalid(
@@ -95,6 +119,7 @@ export function checkGenerateRequest(body: GenerateBody, catalog: Catalog): Gene
     imageUrls: [...imageUrls],
     ...(maskUrl !== undefined ? { maskUrl } : {}),
     ...(callbackUrl !== undefined ? { callbackUrl } : {}),
+    ...(seed !== undefined ? { seed } : {}),
   };
 }
 
@@ -104,7 +129,9 @@ function checkModel(body: GenerateBody, catalog: Catalog): CatalogEntry {
   const model = catalog.get(modelId);
   if (!model) {
     throw invalid(
-      `Unknown model "${modelId}"; available models: ${catalog.models.map((m) => m.id).join(', ')}`,
+      `Unknown model "${modelId}"; available models: ${generationModels(catalog)
+        .map((m) => m.id)
+        .join(', ')}`,
       'model',
     );
   }
@@ -137,7 +164,7 @@ function checkShape(body: GenerateBody, model: CatalogEntry, catalog: Catalog) {
       model.qualities
         ? `quality ${body.quality} is not offered by model ${model.id}; accepted: ${model.qualities.join(', ')}`
         : `quality: model ${model.id} takes no quality (models that do: ${
-            catalog.models
+            generationModels(catalog)
               .filter((m) => m.qualities)
               .map((m) => m.id)
               .join(', ') || 'none'
@@ -181,7 +208,9 @@ function checkMask(
     if (mode !== 'edit')
       throw invalid(`maskUrl is only taken by mode edit (this is mode ${mode})`, 'maskUrl');
     if (!model.masks) {
-      const takers = catalog.models.filter((m) => m.masks).map((m) => m.id);
+      const takers = generationModels(catalog)
+        .filter((m) => m.masks)
+        .map((m) => m.id);
       throw invalid(
         `maskUrl: model ${model.id} does not take a mask (models that do: ${takers.join(', ') || 'none'})`,
         'maskUrl',

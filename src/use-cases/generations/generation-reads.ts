@@ -51,9 +51,36 @@ export class GenerationReads {
         'ref_keys_json',
         'mask_key',
         'quality',
+        'action',
+        'action_json',
       ])
       .where('id', 'in', generationIds)
       .execute();
+  }
+
+  /** The settings an action on a work starts from (its request as written); undefined when not the account's. */
+  async settingsOf(accountId: string, generationId: string) {
+    return this.db
+      .selectFrom('generations')
+      .select([
+        'id',
+        'prompt',
+        'model',
+        'mode',
+        'aspect',
+        'aspect_from_reference',
+        'image_size',
+        'ref_keys_json',
+        'mask_key',
+        'quality',
+        'action',
+        'action_json',
+        'parent_task_id',
+      ])
+      .where('id', '=', generationId)
+      .where('account_id', '=', accountId)
+      .where('rejected', '=', 0)
+      .executeTakeFirst();
   }
 
   /** Which of `generationIds` are the account's generations (not rejected; deleted ones included). */

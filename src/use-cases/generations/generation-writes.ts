@@ -82,6 +82,7 @@ export class GenerationWrites {
       ...(input.costCapMicros === undefined ? {} : { costCapMicros: input.costCapMicros }),
       apiKeyId: input.apiKeyId ?? null,
       ...(request.parent === undefined ? {} : { parentTaskId: request.parent.taskId }),
+      ...(request.seed === undefined ? {} : { seed: request.seed }),
     });
     const created = { generationId: generation.id, taskIds: tasks.map((t) => t.id) };
     await this.db.transaction().execute(async (trx) => {
@@ -181,7 +182,13 @@ function generationRow(id: string, input: NewGeneration, now: number): Generatio
           parent_task_id: request.parent.taskId,
           instruction: request.instruction ?? null,
         }),
+    ...(request.action === undefined ? {} : actionColumns(request.action)),
   };
+}
+
+/** The action's columns: its name, and its settings (all but the name) as JSON. */
+function actionColumns({ name, ...settings }: NonNullable<GenerateRequest['action']>) {
+  return { action: name, action_json: JSON.stringify(settings) };
 }
 
 /** Moves an account's history and gallery totals, inside the transaction that changes them. */

@@ -42,6 +42,7 @@ export function createGenerationsRepository({
     taskCompleted: writes.taskCompleted.bind(writes),
     historyChanged: writes.historyChanged.bind(writes),
     ownedBy: reads.ownedBy.bind(reads),
+    settingsOf: reads.settingsOf.bind(reads),
     create: writes.create.bind(writes),
     markRejected: writes.markRejected.bind(writes),
     page: reads.page.bind(reads),

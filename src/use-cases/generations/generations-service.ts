@@ -1,4 +1,6 @@
+import { randomInt } from 'node:crypto';
 import type { Transaction } from 'kysely';
+import type { ActionBody } from '../../base/contract/actions.js';
 import type { GenerateBody, GenerateResponse } from '../../base/contract/generations.js';
 import {
   aboutReferenceField,
@@ -10,6 +12,7 @@ import {
   UpstreamFailed,
   UpstreamKeyMissing,
 } from '../../base/domain/errors.js';
+import { MAX_SEED } from '../../base/domain/image-actions.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { Account, UpstreamKeyResolver } from '../../capabilities/accounts/index.js';
 import { type Catalog, maxImageCostOf, nearestAspect } from '../../capabilities/catalog/index.js';
@@ -28,6 +31,7 @@ import { maskProblem } from '../../infra/images/mask-check.js';
 import type { Database } from '../../infra/store/schema.js';
 import { checkGenerateRequest, type GenerateRequest } from './generate-request.js';
 import type { GenerationsRepository } from './generations-repository.js';
+import { type PlannedAction, planAction, type WorkSettings } from './image-actions.js';
 import { findParent, type ParentReads, refinementBody } from './lineage.js';
 import { createQuotes } from './quotes.js';
 
@@ -57,8 +61,12 @@ export interface GenerationsDeps {
   admission?: Pick<TierAdmission, 'checkModel' | 'admitIn'>;
   /** Budgets: the request's reservation (count × its most per image) checked in the creating transaction. */
   budgets?: Pick<Budgets, 'admitIn'>;
-  /** The account's tasks and generations a refinement's `parentId` is looked up in (lineage.ts). */
-  parents: ParentReads;
+  /** The account's tasks and generations a refinement's `parentId` is looked up in (lineage.ts), and a work's settings (actions). */
+  parents: ParentReads & {
+    settingsOf(accountId: string, generationId: string): Promise<WorkSettings | undefined>;
+  };
+  /** The public URL of a stored file (an expand's canvas and mask, a reroll's references). */
+  blobUrl(key: string): string;
   /** Width and height of a stored image of the account (its upload or result record), if known. */
   referenceSize?: (
     accountId: string,
@@ -100,6 +108,21 @@ export function createGenerationsService(deps: GenerationsDeps) {
       options: { partialImages?: number } = {},
     ): Promise<GenerateAnswer> => generate(context, { account, body, source, claim, options }),
 
+    /**
+     * POST /generations/{id}/actions: an action on a finished image of the account's work, run as a
+     * generate request (image-actions.ts) whose parent is that image; the same answer as generate.
+     */
+    act: async (
+      account: Account,
+      workId: string,
+      body: ActionBody,
+      source: 'api' | 'web' = 'api',
+      claim?: IdempotencyClaim,
+    ): Promise<GenerateAnswer> => {
+      const planned = await planAction(context, account.id, workId, body);
+      return generate(context, { account, body: planned.body, source, claim, options: { planned } });
+    },
+
     /** Deletes a generation from saved works: history keeps it, marked `removed`. 404 when not the account's. */
     async remove(account: Account, generationId: string): Promise<void> {
       if (!(await deps.generations.markRemoved(account.id, generationId))) {
@@ -120,19 +143,27 @@ interface GenerateCall {
   body: GenerateBody;
   source: 'api' | 'web';
   claim: IdempotencyClaim | undefined;
-  options: { partialImages?: number };
+  /** Partial frames for a stream (the OpenAI routes); the action this request carries out (act). */
+  options: { partialImages?: number; planned?: PlannedAction };
 }
 
 /** POST /generate (see `generate` on the service): check, store the references, commit, then submit or wake. */
 async function generate(context: GenerateContext, call: GenerateCall): Promise<GenerateAnswer> {
   const { account, body, claim } = call;
+  const { planned } = call.options;
   const parent =
-    body.parentId == null ? undefined : await findParent(context.parents, account.id, body.parentId);
-  const request = checkGenerateRequest(parent ? refinementBody(body, parent) : body, context.catalog);
+    planned?.parent ??
+    (body.parentId == null ? undefined : await findParent(context.parents, account.id, body.parentId));
+  // An action's body names its own references (the picked image, a canvas, the work's own).
+  const checked = parent && !planned ? refinementBody(body, parent) : body;
+  const request = checkGenerateRequest(checked, context.catalog, planned?.route);
   if (parent) {
     request.parent = { id: parent.id, taskId: parent.taskId };
-    request.instruction = (body.instruction ?? body.prompt).trim();
+    request.instruction = planned?.instruction ?? (body.instruction ?? body.prompt).trim();
   }
+  if (planned) request.action = planned.action;
+  // A route that takes seeds always gets one, recorded: the caller's, else a new one.
+  if (request.model.seeds && request.seed === undefined) request.seed = randomInt(0, MAX_SEED + 1);
   // A quote binds: what it promised is reserved and is the most each image is charged.
   const quotedCap =
     body.quote_id == null ? undefined : quotesOrRefuse(context).maxPerImage(account.id, body.quote_id, body);
@@ -233,7 +264,10 @@ async function referenceAspect(
   refKeys: string[],
 ) {
   const first = refKeys[0];
-  const size = first === undefined ? undefined : await context.referenceSize?.(account.id, first);
+  const stored = first === undefined ? undefined : await context.referenceSize?.(account.id, first);
+  // A file that is no upload or result of the account (an expand's canvas): its own header says.
+  const bytes = stored || first === undefined ? undefined : await context.blobs.get(first);
+  const size = stored ?? (bytes && (await inspectImageBuffer(bytes)));
   return (size && nearestAspect(size.width, size.height, request.model.aspects)) ?? request.aspect;
 }
 

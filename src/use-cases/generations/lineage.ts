@@ -14,9 +14,16 @@ export interface ParentImage {
   id: string;
   taskId: string;
   imageUrl: string;
+  /** The image's stored size and blob (an action reads them); null when not on record. */
+  width: number | null;
+  height: number | null;
+  blobKey: string | null;
 }
 
-type ParentTaskRow = Pick<TasksTable, 'id' | 'generation_id' | 'status' | 'image_url'>;
+type ParentTaskRow = Pick<
+  TasksTable,
+  'id' | 'generation_id' | 'status' | 'image_url' | 'width' | 'height' | 'blob_key'
+>;
 
 /** What finding a parent reads: the account's tasks by id, a generation's tasks, and ownership. */
 export interface ParentReads {
@@ -50,7 +57,14 @@ export async function findParent(
   }
   if (task?.status !== 'completed' || !task.image_url)
     throw refused('names a work with no finished image yet: refine it once it has completed');
-  return { id: task.generation_id, taskId: task.id, imageUrl: task.image_url };
+  return {
+    id: task.generation_id,
+    taskId: task.id,
+    imageUrl: task.image_url,
+    width: task.width,
+    height: task.height,
+    blobKey: task.blob_key,
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createRecentMap } from '../../base/collections/recent-map.js';
 import type { HistoryItem, HistoryPage } from '../../base/contract/generations.js';
 import type { SearchFilters } from '../../base/contract/website/shared.js';
+import { IMAGE_ACTIONS } from '../../base/domain/image-actions.js';
 import { UNFINISHED_STATUSES } from '../../base/domain/task-status.js';
 import type { PendingListingOptions, TaskWithRequest } from '../../capabilities/tasks/index.js';
 import { type TaskRecord, toTaskRecord } from '../../capabilities/tasks/index.js';
@@ -49,7 +50,8 @@ export interface SavedWork extends Omit<HistoryItem, 'images' | 'removed'> {
 }
 
 /** The fields a history item and a saved work share, from the generation's row. */
-export function generationFields(row: GenerationsTable) {
+export function generationFields(row: GenerationsTable, tasks: readonly TaskOfGeneration[]) {
+  const seed = tasks[0]?.seed;
   return {
     id: row.id,
     prompt: row.prompt,
@@ -61,18 +63,23 @@ export function generationFields(row: GenerationsTable) {
     refs: JSON.parse(row.refs_json) as string[],
     createdAt: Number(row.created_at),
     ...lineageFields(row),
+    ...(seed == null ? {} : { seed }),
   };
 }
 
 /** A refinement's lineage, as extra fields of history items and saved works (absent on a first work). */
 function lineageFields(
   row: GenerationsTable,
-): Pick<HistoryItem, 'parentId' | 'parentTaskId' | 'instruction'> {
+): Pick<HistoryItem, 'parentId' | 'parentTaskId' | 'instruction' | 'action' | 'actionOptions'> {
   if (!row.parent_id) return {};
+  const action = IMAGE_ACTIONS.find((a) => a === row.action);
   return {
     parentId: row.parent_id,
     ...(row.parent_task_id ? { parentTaskId: row.parent_task_id } : {}),
     ...(row.instruction ? { instruction: row.instruction } : {}),
+    ...(action
+      ? { action, actionOptions: JSON.parse(row.action_json ?? '{}') as Record<string, number | string> }
+      : {}),
   };
 }
 
@@ -200,7 +207,7 @@ function historyItems(rows: GenerationsTable[], tasks: Map<string, TaskOfGenerat
     const images = own.flatMap((task) =>
       task.status === 'completed' && task.image_url ? [task.image_url] : [],
     );
-    const item: HistoryItem = { ...generationFields(row), images, cost: generationCost(own) };
+    const item: HistoryItem = { ...generationFields(row, own), images, cost: generationCost(own) };
     if (row.deleted_at !== null) item.removed = true;
     return item;
   });
@@ -243,12 +250,8 @@ async function savedWork(
 ): Promise<SavedWork | undefined> {
   const row = await deps.generations.savedOne(accountId, generationId);
   if (!row) return undefined;
-  const tasks = await tasksByGeneration(deps.tasks, [row]);
-  return {
-    ...generationFields(row),
-    source: row.source,
-    tasks: (tasks.get(row.id) ?? []).map(toTaskRecord),
-  };
+  const own = (await tasksByGeneration(deps.tasks, [row])).get(row.id) ?? [];
+  return { ...generationFields(row, own), source: row.source, tasks: own.map(toTaskRecord) };
 }
 
 /** One page of the account's saved works (not deleted, matching `filters`), each with its tasks. */
@@ -264,11 +267,10 @@ async function savedWorks(
     filters,
   });
   const tasks = await tasksByGeneration(deps.tasks, rows);
-  const items: SavedWork[] = rows.map((row) => ({
-    ...generationFields(row),
-    source: row.source,
-    tasks: (tasks.get(row.id) ?? []).map(toTaskRecord),
-  }));
+  const items: SavedWork[] = rows.map((row) => {
+    const own = tasks.get(row.id) ?? [];
+    return { ...generationFields(row, own), source: row.source, tasks: own.map(toTaskRecord) };
+  });
   return { items, total, page, limit, total_pages: Math.ceil(total / limit) };
 }
 

@@ -37,6 +37,10 @@ export interface GenerationsTable {
   parent_task_id?: string | null;
   /** The turn's instruction ("make the sky darker"), as the caller phrased it; null: the prompt is all. */
   instruction?: string | null;
+  /** The action on the parent image that made this work (issue 45, migration 0072); null: a generation. */
+  action?: string | null;
+  /** The action's settings as JSON (`{"scale":2}`); null without an action. */
+  action_json?: string | null;
   /** Set when the owner deleted it from saved works: hidden from the gallery, marked removed in history. */
   deleted_at: number | null;
 }

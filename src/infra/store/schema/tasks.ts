@@ -74,6 +74,8 @@ export interface TasksTable extends TaskKeyColumns {
   submits?: number;
   /** The image this task's generation refines (migration 0069, lineage); null or absent: none. */
   parent_task_id?: string | null;
+  /** The seed sent upstream for this image (migration 0072); null or absent: the route takes none. */
+  seed?: number | null;
 }
 
 /** One move of a task to its model's next route (task-fallback.ts), as `fallbacks_json` keeps it. */
