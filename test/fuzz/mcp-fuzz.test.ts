@@ -33,7 +33,7 @@ const TOOL_FIELDS: Record<string, string[]> = {
     'quote_id',
     'wait',
   ],
-  quote_image: ['prompt', 'model', 'mode', 'aspect', 'quality', 'imageSize', 'count', 'imageUrls'],
+  quote_image: ['prompt', 'model', 'mode', 'aspect', 'quality', 'imageSize', 'count', 'seed', 'imageUrls'],
   get_task: ['task_id', 'wait'],
   batch_get_tasks: ['task_ids', 'wait'],
   upload_reference_image: ['source_url', 'path'],

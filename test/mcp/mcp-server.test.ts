@@ -87,7 +87,7 @@ describe('Atelier MCP server over stdio', () => {
       upload_reference_image: ['source_url', 'path'],
       list_my_generations: ['page', 'limit'],
       get_account_status: [],
-      quote_image: 'prompt model mode aspect quality imageSize count imageUrls'.split(' '),
+      quote_image: 'prompt model mode aspect quality imageSize count seed imageUrls'.split(' '),
       refine_image: 'work_id instruction model aspect quality imageSize seed wait'.split(' '),
       act_on_image: 'id action scale strength factor aspect seed count model wait'.split(' '),
       list_versions: ['work_id'],

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import * as accounts from '../../base/contract/accounts.js';
+import type { actionBodySchema } from '../../base/contract/actions.js';
 import * as catalog from '../../base/contract/catalog.js';
 import type { generateBodySchema } from '../../base/contract/generate-body.js';
 import * as generations from '../../base/contract/generations.js';
@@ -7,7 +8,6 @@ import * as quotes from '../../base/contract/quotes.js';
 import * as tasks from '../../base/contract/tasks.js';
 import * as uploads from '../../base/contract/uploads.js';
 import * as usage from '../../base/contract/usage.js';
-import type { ImageAction, VaryStrength } from '../../base/domain/image-actions.js';
 
 // The /api/v1 wire shapes (spec §2) come from the contract the server's routes declare
 // (src/base/contract): one definition gives the client its response validation, its exported
@@ -84,20 +84,6 @@ export type GenerateRequest = z.input<typeof generateBodySchema>;
  * Body of POST /api/v1/generations/{id}/actions (issue 45): an action on a finished image, answered
  * like generate (one task id per image). Omitted fields take the server's defaults.
  */
-export interface ActionRequest {
-  action: ImageAction;
-  /** upscale: 2 or 4 (default 2). */
-  scale?: number;
-  /** vary: default 'subtle'. */
-  strength?: VaryStrength;
-  /** expand: the canvas sides × factor, 1.25–2 (default 1.5). */
-  factor?: number;
-  /** expand, instead of factor: the canvas grown to this W:H ratio. */
-  aspect?: string;
-  seed?: number;
-  /** vary and reroll: images to make. */
-  count?: number;
-  /** The action route's id when several are configured. */
-  model?: string;
-  callbackUrl?: string;
-}
+export type ActionRequest = z.input<typeof actionBodySchema>;
+/** One configured action of GET /api/v1/models (its `actions`). */
+export type ActionRoute = NonNullable<ModelList['actions']>[number];

@@ -140,10 +140,19 @@ describe('act_on_image and seeds (in-memory)', () => {
   });
 
   it("the description names the deployment's actions as the model list gives them, read at tools/list", async () => {
+    const route = (action: string, model: string | null, extra = {}) => ({
+      action,
+      model,
+      name: model ?? 'Reroll',
+      seeds: true,
+      ...extra,
+    });
     let actions: unknown = [
-      { action: 'upscale', model: 'upscale', scales: [2, 4] },
-      { action: 'remove_background', model: 'remove-background' },
-      { action: 'reroll' },
+      route('reroll', null),
+      route('upscale', 'upscale', { scales: [2] }),
+      route('upscale', 'upscale-replicate', { scales: [2, 4] }),
+      route('vary', 'vary', { strengths: ['subtle', 'strong'] }),
+      route('remove_background', 'remove-background'),
     ];
     const { mcp, close } = await connect(
       scriptedClient({ models: async () => ({ object: 'list', data: [], actions }) as never }),
@@ -152,9 +161,9 @@ describe('act_on_image and seeds (in-memory)', () => {
       (await mcp.listTools()).tools.find((tool) => tool.name === 'act_on_image')?.description ?? '';
     assert.match(
       await describe(),
-      /This deployment offers: upscale \(scale 2 or 4\) on upscale, remove_background on remove-background, reroll\. Other actions are refused/,
+      /This deployment offers: upscale \(scale 2 or 4; model upscale or upscale-replicate, default upscale\), vary \(strength subtle or strong\), remove_background, reroll\. Other actions are refused/,
     );
-    actions = [{ action: 'reroll' }];
+    actions = [route('reroll', null)];
     assert.match(await describe(), /This deployment offers: reroll\./);
     actions = undefined; // an older server: the text says where to look instead
     assert.match(await describe(), /atelier:\/\/models \(its actions list\)/);

@@ -1,29 +1,15 @@
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
-import { type AtelierClient, IMAGE_ACTIONS } from '../client/atelier-client.js';
-import { type ActionOffer, actDescription } from './tools/act-on-image.js';
+import type { ActionRoute, AtelierClient } from '../client/atelier-client.js';
+import { actDescription } from './tools/act-on-image.js';
 
 type RawHandler = (request: unknown, extra: { signal?: AbortSignal }) => Promise<unknown>;
 /** The SDK's table of request handlers (Protocol's, 1.32), as task-requests.ts uses it. */
 type WithHandlers = { _requestHandlers: Map<string, RawHandler> };
 
-/** The `actions` of GET /api/v1/models: what the deployment configures (issue 45). */
-const offersSchema = z.array(
-  z.looseObject({
-    action: z.enum(IMAGE_ACTIONS),
-    model: z.string().optional(),
-    displayName: z.string().optional(),
-    scales: z.array(z.number()).optional(),
-    strengths: z.array(z.string()).optional(),
-  }),
-);
-
 /** The configured actions as the API lists them, or undefined when it cannot say (then the text points to atelier://models). */
-async function readOffers(client: AtelierClient, signal?: AbortSignal): Promise<ActionOffer[] | undefined> {
+async function readActions(client: AtelierClient, signal?: AbortSignal): Promise<ActionRoute[] | undefined> {
   try {
-    const list = (await client.models({ signal })) as { actions?: unknown };
-    const parsed = offersSchema.safeParse(list.actions);
-    return parsed.success ? parsed.data : undefined;
+    return (await client.models({ signal })).actions;
   } catch {
     return undefined;
   }
@@ -31,16 +17,16 @@ async function readOffers(client: AtelierClient, signal?: AbortSignal): Promise<
 
 /**
  * `act_on_image`'s description names the actions this deployment configures, read from the catalog
- * (GET /api/v1/models, with the caller's key) each time the tools are listed, so a catalog edit shows
- * at the next tools/list on the stdio server and on /mcp alike. The description is set in place (the
- * SDK's `update` would announce a list change, and a client re-listing would loop).
+ * (GET /api/v1/models `actions`, with the caller's key) each time the tools are listed, so a catalog
+ * edit shows at the next tools/list on the stdio server and on /mcp alike. The description is set in
+ * place (the SDK's `update` would announce a list change, and a client re-listing would loop).
  */
 export function describeActionsOnList(server: McpServer, tool: RegisteredTool, client: AtelierClient): void {
   const handlers = (server.server as unknown as WithHandlers)._requestHandlers;
   const list = handlers.get('tools/list');
   if (!list) throw new Error('tools/list is registered before its descriptions are made live');
   handlers.set('tools/list', async (request, extra) => {
-    tool.description = actDescription(await readOffers(client, extra.signal));
+    tool.description = actDescription(await readActions(client, extra.signal));
     return list(request, extra);
   });
 }

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import {
   type ActionRequest,
+  type ActionRoute,
   EXPAND_FACTOR_MAX,
   EXPAND_FACTOR_MIN,
   IMAGE_ACTIONS,
-  type ImageAction,
   UPSCALE_FACTORS,
   VARY_STRENGTHS,
 } from '../../client/atelier-client.js';
@@ -80,15 +80,6 @@ export const actInputSchema = {
 
 type ActArgs = z.infer<z.ZodObject<typeof actInputSchema>>;
 
-/** One configured action as GET /api/v1/models lists it (its `actions`). */
-export interface ActionOffer {
-  action: ImageAction;
-  model?: string;
-  displayName?: string;
-  scales?: readonly number[];
-  strengths?: readonly string[];
-}
-
 const DESCRIPTION =
   'Act on an earlier image of this account by id, as image apps do after picking one: upscale it, vary it, ' +
   'expand it (outpaint), remove its background, or reroll the work with a new seed. Answers like ' +
@@ -97,21 +88,33 @@ const DESCRIPTION =
   "item names the parent (parentId, parentTaskId) and the action (action, actionOptions); list_versions shows the work's versions. " +
   'Each image spends upstream credit like generate_image.';
 
-/** What the description says is offered: the configured actions, or where to read them. */
-export function actionsOffered(offers: readonly ActionOffer[] | undefined): string {
-  if (offers === undefined) {
-    return 'Which actions this deployment offers is in the resource atelier://models (its actions list); an action it does not configure is refused with invalid_request.';
-  }
-  const names = offers.map((offer) => {
-    const options = offer.scales ? ` (scale ${offer.scales.join(' or ')})` : '';
-    const route = offer.model ? ` on ${offer.model}` : '';
-    return `${offer.action}${options}${route}`;
-  });
-  return `This deployment offers: ${names.join(', ')}. Other actions are refused with invalid_request.`;
+/** One action as offered: its name, and what its routes take (scales, strengths, route ids when several). */
+function offerOf(action: string, routes: readonly ActionRoute[]): string {
+  const scales = new Set(routes.flatMap((route) => route.scales ?? []));
+  const strengths = new Set(routes.flatMap((route) => route.strengths ?? []));
+  const models = routes.flatMap((route) => (route.model ? [route.model] : []));
+  const details = [
+    ...(scales.size > 0 ? [`scale ${[...scales].join(' or ')}`] : []),
+    ...(strengths.size > 0 ? [`strength ${[...strengths].join(' or ')}`] : []),
+    ...(models.length > 1 ? [`model ${models.join(' or ')}, default ${models[0]}`] : []),
+  ];
+  return details.length > 0 ? `${action} (${details.join('; ')})` : action;
 }
 
-/** The tool's description given what the deployment offers (see server.ts: it is read at tools/list). */
-export const actDescription = (offers?: readonly ActionOffer[]) => `${DESCRIPTION} ${actionsOffered(offers)}`;
+/** What the description says is offered: the configured actions (the model list's), or where to read them. */
+export function actionsOffered(routes: readonly ActionRoute[] | undefined): string {
+  if (routes === undefined) {
+    return 'Which actions this deployment offers is in the resource atelier://models (its actions list); an action it does not configure is refused with invalid_request.';
+  }
+  const offered = IMAGE_ACTIONS.flatMap((action) => {
+    const its = routes.filter((route) => route.action === action);
+    return its.length > 0 ? [offerOf(action, its)] : [];
+  });
+  return `This deployment offers: ${offered.join(', ')}. Other actions are refused with invalid_request.`;
+}
+
+/** The tool's description given what the deployment offers (live-descriptions.ts sets it at tools/list). */
+export const actDescription = (routes?: readonly ActionRoute[]) => `${DESCRIPTION} ${actionsOffered(routes)}`;
 
 /** `act_on_image`: an action on a finished image (issue 45), POST /api/v1/generations/{id}/actions. */
 export const ACT_ON_IMAGE: GenerationTool = {
