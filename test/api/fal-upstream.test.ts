@@ -160,7 +160,12 @@ describe('fal queue API upstream', () => {
     assert.equal(lines.at(-1), 'No problems found.');
     const search = fal.requests.find((r) => r.path === '/v1/models');
     assert.equal(search?.headers.authorization, `Key ${KEY}`);
-    assert.equal(search?.query.getAll('endpoint_id').length, 4);
+    // The four models' endpoints and the two action routes' (the upscaler, the background remover).
+    assert.deepEqual(search?.query.getAll('endpoint_id').slice(-2), [
+      'fal-ai/clarity-upscaler',
+      'fal-ai/ben/v2/image',
+    ]);
+    assert.equal(search?.query.getAll('endpoint_id').length, 6);
   });
 
   test('edit (one image_url) and fusion (image_urls with aspect_ratio and resolution)', async () => {

@@ -55,9 +55,12 @@ describe('GET /api/v1/history and GET /api/v1/user/status', () => {
       'model',
       'prompt',
       'refs',
+      'seed',
       'starred',
     ]);
     assert.match(item.id, /^gen_/);
+    // Extra field (issue 45): the offline renderer takes seeds, so one was drawn and recorded.
+    assert.ok(Number.isInteger(item.seed) && item.seed >= 0);
     // Extra fields (issue 30): not starred, in no collection.
     assert.equal(item.starred, false);
     assert.deepEqual(item.collections, []);

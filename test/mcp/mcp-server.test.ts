@@ -71,22 +71,25 @@ describe('Atelier MCP server over stdio', () => {
     await rm(workDir, { recursive: true, force: true });
   });
 
-  it('lists exactly the nine tools with described input schemas, output schemas and annotations', async () => {
+  it('lists exactly the ten tools with described input schemas, output schemas and annotations', async () => {
     const { tools } = await mcp.client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     const names =
-      'batch_get_tasks generate_image get_account_status get_task list_my_generations list_versions';
+      'act_on_image batch_get_tasks generate_image get_account_status get_task list_my_generations list_versions';
     const more = 'quote_image refine_image upload_reference_image';
     assert.deepEqual([...byName.keys()].sort(), `${names} ${more}`.split(' '));
     const expectedInputs: Record<string, string[]> = {
-      generate_image: 'prompt model mode aspect quality imageSize count imageUrls quote_id wait'.split(' '),
+      generate_image: 'prompt model mode aspect quality imageSize count seed imageUrls quote_id wait'.split(
+        ' ',
+      ),
       get_task: ['task_id'],
       batch_get_tasks: ['task_ids'],
       upload_reference_image: ['source_url', 'path'],
       list_my_generations: ['page', 'limit'],
       get_account_status: [],
-      quote_image: 'prompt model mode aspect quality imageSize count imageUrls'.split(' '),
-      refine_image: 'work_id instruction model aspect quality imageSize wait'.split(' '),
+      quote_image: 'prompt model mode aspect quality imageSize count seed imageUrls'.split(' '),
+      refine_image: 'work_id instruction model aspect quality imageSize seed wait'.split(' '),
+      act_on_image: 'id action scale strength factor aspect seed count model wait'.split(' '),
       list_versions: ['work_id'],
     };
     for (const [name, fields] of Object.entries(expectedInputs)) {
@@ -106,7 +109,7 @@ describe('Atelier MCP server over stdio', () => {
     assert.deepEqual(generate?.inputSchema.required, ['prompt']);
     const batch = byName.get('batch_get_tasks')?.inputSchema.properties?.task_ids as { maxItems?: number };
     assert.equal(batch.maxItems, 20);
-    const creating = ['generate_image', 'refine_image', 'upload_reference_image']; // the rest only read
+    const creating = ['generate_image', 'refine_image', 'act_on_image', 'upload_reference_image']; // the rest only read
     for (const [name, tool] of byName)
       assert.equal(tool.annotations?.readOnlyHint, !creating.includes(name), name);
     assert.match(mcp.stderr(), /serving http:\/\/127\.0\.0\.1:\d+ over stdio/);
@@ -332,7 +335,7 @@ describe('Atelier MCP server over stdio', () => {
     );
     try {
       const { tools } = await viaBin.client.listTools();
-      assert.equal(tools.length, 9);
+      assert.equal(tools.length, 10);
       const result = await call(viaBin, 'get_account_status');
       assert.equal(result.isError, undefined, textOf(result));
       assert.equal(result.structuredContent?.email, atelier.email);

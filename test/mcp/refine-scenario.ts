@@ -26,7 +26,7 @@ export function textOf(result: CallToolResult): string {
 }
 
 /** A finished one-image generation tool call: its one completed task, with link and thumbnail. */
-function finished(result: CallToolResult): Made['structured'] & { task: TaskRecord } {
+export function finished(result: CallToolResult): Made['structured'] & { task: TaskRecord } {
   assert.equal(result.isError, undefined, textOf(result));
   const structured = result.structuredContent as Made['structured'];
   assert.equal(structured.finished, true, JSON.stringify(structured));
@@ -41,7 +41,7 @@ function finished(result: CallToolResult): Made['structured'] & { task: TaskReco
   return { ...structured, task };
 }
 
-async function historyItemOf(ctx: RefineContext, imageUrl: string): Promise<HistoryItem> {
+export async function historyItemOf(ctx: RefineContext, imageUrl: string): Promise<HistoryItem> {
   const page = await ctx.call('list_my_generations', { limit: 50 });
   assert.equal(page.isError, undefined, textOf(page));
   const items = (page.structuredContent as { items: HistoryItem[] }).items;

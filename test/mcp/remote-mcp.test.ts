@@ -41,9 +41,10 @@ describe('remote MCP at /mcp', () => {
     await t?.close();
   });
 
-  it('lists the nine tools; generate_image and refine_image accept task-augmented calls', async () => {
+  it('lists the ten tools; generate_image, refine_image and act_on_image accept task-augmented calls', async () => {
     const { tools } = await mcp.listTools();
     assert.deepEqual(tools.map((tool) => tool.name).sort(), [
+      'act_on_image',
       'batch_get_tasks',
       'generate_image',
       'get_account_status',
@@ -54,7 +55,7 @@ describe('remote MCP at /mcp', () => {
       'refine_image',
       'upload_reference_image',
     ]);
-    for (const name of ['generate_image', 'refine_image']) {
+    for (const name of ['generate_image', 'refine_image', 'act_on_image']) {
       const tool = tools.find((t) => t.name === name);
       assert.equal(tool?.execution?.taskSupport, 'optional', name);
     }

@@ -65,7 +65,7 @@ export const taskRecordSchema = z
       .int()
       .optional()
       .describe(
-        'Extra field (not in the spec): the seed this image was sent upstream with, on routes that take one (GET /api/v1/models, `seeds`)',
+        'Extra field (not in the spec): the seed this image was sent upstream with, on routes that take one (GET /api/v1/models, `seeds`); only when completed',
       ),
     cost: costSchema
       .nullable()

@@ -4,16 +4,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pixelSize } from '../../base/domain/image-sizes.js';
-import { loadCatalog, parseCatalog } from './catalog.js';
+import { generationModels, loadCatalog, parseCatalog } from './catalog.js';
 import { DEFAULT_ASPECTS } from './catalog-file.js';
 
-test('the default catalog has the spec four models, text and edit, no fusion, cap 4', () => {
+test('the default catalog has the spec four models, text and edit, no fusion, cap 4; and a local route per action', () => {
   const catalog = loadCatalog(undefined, ['local']);
   assert.deepEqual(
-    catalog.models.map((m) => m.id),
+    generationModels(catalog).map((m) => m.id),
     ['base-image-2', 'pro', 'flash2', 'flash'],
   );
-  for (const model of catalog.models) {
+  assert.deepEqual(
+    catalog.models.filter((m) => m.action).map((m) => [m.id, m.action, m.modes]),
+    [
+      ['upscale', 'upscale', ['edit']],
+      ['vary', 'vary', ['edit']],
+      ['expand', 'expand', ['edit']],
+      ['remove-background', 'remove_background', ['edit']],
+    ],
+  );
+  for (const model of generationModels(catalog)) {
     assert.deepEqual(model.modes, ['text', 'edit']);
     assert.equal(model.maxCount, 4);
     assert.deepEqual(model.aspects, [...DEFAULT_ASPECTS]);
@@ -128,5 +137,34 @@ test('a ComfyUI route without a price costs 0; one with a price keeps it; its wo
         'comfyui',
       ]),
     /a node input as "<node id>.<input name>"/,
+  );
+});
+
+test("an action's route is checked: edit only, no aliases, maxScale only on an upscaler", () => {
+  const base = { id: 'base-image-2', provider: 'local', upstreamModel: 'local-v1', modes: ['text', 'edit'] };
+  const route = {
+    id: 'up',
+    provider: 'local',
+    upstreamModel: 'local-v1',
+    modes: ['edit'],
+    action: 'upscale',
+  };
+  assert.doesNotThrow(() => parseCatalog({ models: [base, { ...route, maxScale: 2 }] }, ['local']));
+  assert.throws(
+    () =>
+      parseCatalog(
+        {
+          models: [
+            base,
+            { ...route, modes: ['text', 'edit'], aliases: ['x'] },
+            { ...route, id: 'v', action: 'vary', maxScale: 2 },
+          ],
+        },
+        ['local'],
+      ),
+    (error: Error) =>
+      /models\.1\.modes: an action's route takes modes \["edit"\]/.test(error.message) &&
+      /models\.1\.aliases: an action's route has no aliases/.test(error.message) &&
+      /models\.2\.maxScale: maxScale is only for an upscale route/.test(error.message),
   );
 });

@@ -236,7 +236,8 @@ export class ComfyPool {
       prompt: request.prompt,
       width: request.width,
       height: request.height,
-      seed: seedForTask(request.taskId, { minimum: 0, maximum: 2 ** 32 - 1 }),
+      // The request's seed (routes with `seeds: true`), else one derived from the task id.
+      seed: request.seed ?? seedForTask(request.taskId, { minimum: 0, maximum: 2 ** 32 - 1 }),
       images,
     });
     if (typeof filled === 'string')

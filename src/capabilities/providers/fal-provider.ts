@@ -11,7 +11,8 @@
  *   queue_position}`, `{status: IN_PROGRESS, logs: [{message, timestamp}]}`, `{status: COMPLETED,
  *   logs, error?, error_type?}`;
  * - result `GET {queue}/{owner}/{app}/requests/{id}` → the endpoint's output (`images[].url`,
- *   `has_nsfw_concepts`), or the failed request's error status with `{detail}`;
+ *   `has_nsfw_concepts`; an image tool such as `fal-ai/clarity-upscaler` or `fal-ai/birefnet`
+ *   answers one `image: {url}`), or the failed request's error status with `{detail}`;
  * - cancel `PUT {queue}/{owner}/{app}/requests/{id}/cancel`.
  * Status, result and cancel drop the endpoint's sub-path (`fal-ai/flux/dev` → `fal-ai/flux`), as
  * the `status_url` and `response_url` of the submit answer do; they are built from the base URL so
@@ -69,6 +70,8 @@ const KNOWN_INPUTS = new Set([
   'image_url',
   'seed',
   'num_images',
+  'upscale_factor',
+  'scale',
 ]);
 
 const fail = failureFactory('fal');
@@ -213,7 +216,13 @@ async function result(
   // The request is over: its error status is the endpoint's answer, final unless fal's gateway failed.
   if (answer.status < 200 || answer.status >= 300) return errorFailure(settings, answer, true);
   const json = parseJson(answer.body);
-  const images = isRecord(json) && Array.isArray(json.images) ? json.images : [];
+  // Image models answer `images: [{url}]`; image tools (upscalers, background removers) `image: {url}`.
+  const images =
+    isRecord(json) && Array.isArray(json.images)
+      ? json.images
+      : isRecord(json) && isRecord(json.image)
+        ? [json.image]
+        : [];
   const first = images[0];
   const nsfw = isRecord(json) && Array.isArray(json.has_nsfw_concepts) && json.has_nsfw_concepts[0] === true;
   if (nsfw)

@@ -10,7 +10,7 @@ import {
 } from '../../../test/fakes/providers/fake-gemini.js';
 import { noisePng, solidGif } from '../../../test/fakes/providers/fake-http.js';
 import { providerRequest, referenceImage } from '../../../test/fakes/providers/provider-request.js';
-import { parseCatalog } from '../catalog/index.js';
+import { generationModels, parseCatalog } from '../catalog/index.js';
 import { createGeminiProvider, geminiRefusesImageSize } from './gemini-provider.js';
 import type { ProviderFailure, SubmitOutcome } from './provider.js';
 
@@ -386,7 +386,9 @@ describe('catalogs/gemini.json', () => {
   test('parses, and lists only 1K for models without a size control', () => {
     const json = JSON.parse(readFileSync(new URL('../../../catalogs/gemini.json', import.meta.url), 'utf8'));
     const catalog = parseCatalog(json, ['local', 'gemini', 'openai', 'replicate']);
-    assert.deepEqual(catalog.models.map((m) => m.id).sort(), ['base-image-2', 'flash', 'flash2', 'pro']);
+    // The models; the actions' routes (vary, expand) and the seeds: edit-actions.test.ts.
+    const ids = generationModels(catalog).map((m) => m.id);
+    assert.deepEqual(ids, ['base-image-2', 'pro', 'flash2', 'flash']);
     for (const model of catalog.models) {
       assert.equal(model.provider, 'gemini');
       if (geminiRefusesImageSize(model.upstreamModel)) assert.deepEqual(model.sizes, ['1K'], model.id);

@@ -300,7 +300,12 @@ async function requestBody(
   if ('error' in fitted) return fail(fitted.error, { retryable: false, cause: 'invalid_request' });
   return JSON.stringify({
     contents: [...history.contents, { role: 'user', parts: [prompt, ...fitted.map(inlineOf)] }],
-    generationConfig: { responseModalities: ['IMAGE'], ...imageConfigFor(request, sendsSize) },
+    generationConfig: {
+      responseModalities: ['IMAGE'],
+      ...imageConfigFor(request, sendsSize),
+      // GenerationConfig.seed: "Seed used in decoding"; sent only on routes with `seeds: true`.
+      ...(request.seed !== undefined && { seed: request.seed }),
+    },
   });
 }
 

@@ -3,6 +3,7 @@
  * replicate-schema.ts), the task-derived seed, and the input names a refusal may repeat.
  */
 import { createHash } from 'node:crypto';
+import type { ActionSettings } from '../../base/domain/image-actions.js';
 import type { ProviderRequest } from './provider.js';
 import { fitReferences } from './reference-fit.js';
 import type { InputField, ModelInputs } from './replicate-schema.js';
@@ -14,14 +15,38 @@ const SIZE_INPUTS = ['resolution', 'image_size', 'size', 'output_resolution'];
 const ARRAY_REFERENCE_INPUTS = ['image_input', 'input_images', 'images', 'image_inputs'];
 const SINGLE_REFERENCE_INPUTS = ['input_image', 'image'];
 const ACCEPTED_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
+/** Inputs an upscaler takes its factor in (nightmareai/real-esrgan: `scale`), in order of preference. */
+const SCALE_INPUTS = ['scale', 'scale_factor', 'upscale_factor', 'upscale'];
+/** Inputs an image tool (upscaler, background remover) takes its one image in. */
+const TOOL_IMAGE_INPUTS = ['image', 'input_image', 'img', 'image_url'];
 /** The `aspect_ratio` value of Replicate image models that keeps the input image's shape. */
 const MATCH_INPUT = 'match_input_image';
+
+/** The actions an image tool (an upscaler, a background remover) serves: no prompt, one image. */
+export type ToolAction = Extract<ActionSettings, { name: 'upscale' | 'remove_background' }>;
+
+/** The request's action when it goes to an image tool rather than to an image model's edit. */
+export const toolActionOf = (request: Pick<ProviderRequest, 'action'>): ToolAction | undefined =>
+  request.action?.name === 'upscale' || request.action?.name === 'remove_background'
+    ? request.action
+    : undefined;
 
 export interface BuiltInput {
   input: Record<string, unknown>;
   /** Inputs holding data URLs: Replicate does not echo them back verbatim, so matching skips them. */
   fileKeys: string[];
+  /**
+   * The input holds a seed derived from the task id, so it is unique to the task (reconciliation
+   * may stop at the first match and cancel duplicates). A request's own seed is not: a caller may
+   * repeat it on another task ("exactly the same again").
+   */
   seeded: boolean;
+  /**
+   * Whether the input apart from its files tells this request from another's: an image model's
+   * prompt does; an image tool's input is the image (which Replicate does not echo) and a factor,
+   * so only a task-derived seed does. Reconciliation never adopts a prediction it cannot tell apart.
+   */
+  identifying: boolean;
 }
 
 /** A seed derived from the task id: stable across resubmits, distinct between tasks. */
@@ -40,6 +65,8 @@ const KNOWN_INPUTS: ReadonlySet<string> = new Set([
   ...SIZE_INPUTS,
   ...ARRAY_REFERENCE_INPUTS,
   ...SINGLE_REFERENCE_INPUTS,
+  ...SCALE_INPUTS,
+  ...TOOL_IMAGE_INPUTS,
 ]);
 
 /** The sentence for an HTTP failure; for a 422, naming the known inputs Replicate's detail refers to. */
@@ -118,11 +145,75 @@ export async function buildInput(
     fileKeys.push(key);
   }
 
-  const seedField = fields.seed;
-  const seeded = seedField?.type === 'integer';
-  if (seeded) input.seed = seedForTask(request.taskId, seedField);
+  return finishInput(request, model, inputs, input, fileKeys, true);
+}
 
+/**
+ * Adds the seed where the model takes one and checks the model's required inputs are all there;
+ * `prompted`: the input holds the request's prompt (it tells requests apart).
+ */
+function finishInput(
+  request: ProviderRequest,
+  model: string,
+  inputs: ModelInputs,
+  input: Record<string, unknown>,
+  fileKeys: string[],
+  prompted: boolean,
+): BuiltInput | string {
+  const seedField = inputs.fields.seed;
+  const takesSeed = seedField?.type === 'integer';
+  if (takesSeed) {
+    const seed = request.seed ?? seedForTask(request.taskId, seedField);
+    const { minimum = 0, maximum = 2 ** 31 - 1 } = seedField;
+    if (seed < minimum || seed > maximum)
+      return `${model} takes seeds ${minimum} to ${maximum} only (asked for ${seed}); set "seeds": false in its catalog entry`;
+    input.seed = seed;
+  }
   const missing = inputs.required.filter((key) => !(key in input));
   if (missing.length > 0) return `${model} requires inputs Atelier does not provide: ${missing.join(', ')}`;
-  return { input, fileKeys, seeded };
+  const seeded = takesSeed && request.seed === undefined;
+  return { input, fileKeys, seeded, identifying: prompted || seeded };
+}
+
+/**
+ * The input of an image tool's route (an `upscale` or `remove_background` action): the picked image
+ * alone (nightmareai/real-esrgan, 851-labs/background-remover: `image`), an upscale's factor in the
+ * model's scale input, and the seed where the model takes one; no prompt, no aspect, no size.
+ */
+export async function buildToolInput(
+  request: ProviderRequest,
+  action: ToolAction,
+  model: string,
+  inputs: ModelInputs,
+  maxInlineBytes: number,
+): Promise<BuiltInput | string> {
+  const { fields } = inputs;
+  const imageKey = TOOL_IMAGE_INPUTS.find((key) => fields[key]?.type === 'string');
+  if (!imageKey)
+    return `${model} takes no image input (${TOOL_IMAGE_INPUTS.join(', ')}); it cannot be an action's route`;
+  const reference = request.references[0];
+  if (!reference || request.references.length > 1)
+    return `${action.name} takes exactly one image (${request.references.length} given)`;
+  const fitted = await fitReferences([reference], {
+    acceptedTypes: ACCEPTED_TYPES,
+    budgetBytes: maxInlineBytes,
+  });
+  if ('error' in fitted) return fitted.error;
+  const image = fitted[0] as (typeof fitted)[number];
+  const input: Record<string, unknown> = {
+    [imageKey]: `data:${image.contentType};base64,${image.bytes.toString('base64')}`,
+  };
+  if (action.name === 'upscale') {
+    const scaleKey = SCALE_INPUTS.find((key) => ['number', 'integer'].includes(fields[key]?.type ?? ''));
+    if (!scaleKey)
+      return `${model} takes no scale input (${SCALE_INPUTS.join(', ')}); it cannot upscale by ${action.scale}`;
+    const { minimum, maximum } = fields[scaleKey] ?? {};
+    if (
+      (minimum !== undefined && action.scale < minimum) ||
+      (maximum !== undefined && action.scale > maximum)
+    )
+      return `${model} does not upscale by ${action.scale} (${scaleKey}: ${minimum ?? '…'} to ${maximum ?? '…'}); lower maxScale in its catalog entry`;
+    input[scaleKey] = action.scale;
+  }
+  return finishInput(request, model, inputs, input, [imageKey], false);
 }

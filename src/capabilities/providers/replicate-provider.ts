@@ -48,7 +48,7 @@ import {
   parseModelRef,
   type ReplicateApi,
 } from './replicate-api.js';
-import { buildInput } from './replicate-inputs.js';
+import { buildInput, buildToolInput, toolActionOf } from './replicate-inputs.js';
 import { mapPrediction, STATUSES } from './replicate-predictions.js';
 import { createReconciler, type Reconciler } from './replicate-reconcile.js';
 import { createUpstreamDispatcher, transportFailure } from './upstream-call.js';
@@ -118,7 +118,10 @@ async function submit(settings: ReplicateSettings, request: ProviderRequest): Pr
     // Nothing was created yet; but a task that may already hold a prediction stays flagged.
     return mayHoldPrediction() ? { ...inputs, maybeAccepted: true } : inputs;
   }
-  const built = await buildInput(request, model, inputs, settings.maxInlineBytes);
+  const tool = toolActionOf(request);
+  const built = tool
+    ? await buildToolInput(request, tool, model, inputs, settings.maxInlineBytes)
+    : await buildInput(request, model, inputs, settings.maxInlineBytes);
   if (typeof built === 'string') return fail(built, { retryable: false, cause: 'invalid_request' });
 
   if (mayHoldPrediction()) {

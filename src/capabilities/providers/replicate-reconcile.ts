@@ -73,6 +73,9 @@ export class Reconciler {
     built: BuiltInput,
     apiKey: string,
   ): Promise<string | null | ProviderFailure> {
+    // An input that cannot be told from another task's (an image tool's): adopting a match could
+    // hand this task another image's result, so the create is made again (at worst paid twice).
+    if (!built.identifying) return null;
     const createdAfter = new Date(this.options.now() - this.options.windowMs).toISOString();
     let url: string | null = `/v1/predictions?created_after=${encodeURIComponent(createdAfter)}`;
     const matches: Match[] = [];

@@ -57,7 +57,6 @@ export function toTaskRecord(
   const status = row.status;
   const record: TaskRecord = { task_id: row.id, status, progress: row.progress };
   if (row.parent_task_id) record.parentTaskId = row.parent_task_id;
-  if (row.seed != null) record.seed = row.seed;
   // Why an unfinished task waits (an extra field, not the spec's): parked for upstream capacity, or
   // in the upstream's own queue.
   if (row.waiting_for && (status === 'queued' || status === 'in_progress')) {
@@ -77,6 +76,7 @@ export function toTaskRecord(
     if (row.content_type !== null) record.contentType = row.content_type;
     if (row.bytes !== null) record.bytes = row.bytes;
     record.provider = row.provider;
+    if (row.seed != null) record.seed = row.seed;
     if (row.cost_micros !== undefined)
       record.cost =
         row.cost_micros === null || row.cost_source === null || row.cost_source === undefined

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import * as accounts from '../../base/contract/accounts.js';
+import type { actionBodySchema } from '../../base/contract/actions.js';
 import * as catalog from '../../base/contract/catalog.js';
 import type { generateBodySchema } from '../../base/contract/generate-body.js';
 import * as generations from '../../base/contract/generations.js';
@@ -16,6 +17,16 @@ import * as usage from '../../base/contract/usage.js';
 
 export { type ErrorBody, errorBodySchema } from '../../base/contract/errors.js';
 export { GENERATION_MODES, type GenerationMode } from '../../base/domain/generation-modes.js';
+export {
+  EXPAND_FACTOR_MAX,
+  EXPAND_FACTOR_MIN,
+  IMAGE_ACTIONS,
+  type ImageAction,
+  MAX_SEED,
+  UPSCALE_FACTORS,
+  VARY_STRENGTHS,
+  type VaryStrength,
+} from '../../base/domain/image-actions.js';
 export { IMAGE_QUALITIES, type ImageQuality } from '../../base/domain/image-qualities.js';
 export { IMAGE_SIZES, type ImageSize } from '../../base/domain/image-sizes.js';
 export { isFinalStatus, TASK_STATUSES, type TaskStatus } from '../../base/domain/task-status.js';
@@ -68,3 +79,11 @@ export type ModelList = z.infer<typeof modelListSchema>;
 
 /** Body of POST /api/v1/generate (spec 2.1), as a caller writes it. Omitted fields take the server's defaults. */
 export type GenerateRequest = z.input<typeof generateBodySchema>;
+
+/**
+ * Body of POST /api/v1/generations/{id}/actions (issue 45): an action on a finished image, answered
+ * like generate (one task id per image). Omitted fields take the server's defaults.
+ */
+export type ActionRequest = z.input<typeof actionBodySchema>;
+/** One configured action of GET /api/v1/models (its `actions`). */
+export type ActionRoute = NonNullable<ModelList['actions']>[number];

@@ -75,6 +75,18 @@ describe('createAtelierClient', () => {
     assert.deepEqual(JSON.parse(req?.body.toString() ?? ''), { prompt: 'a cat', count: 2 });
   });
 
+  it('posts an action on the id (encoded) with its body, answered like generate', async () => {
+    stub.state.respond = (_req, res) => json(res, 200, { task_ids: ['tsk_2'], email: 'a@b.c' });
+    const client = createAtelierClient({ baseUrl, apiKey: 'key-123' });
+    const result = await client.act('tsk_a/b', { action: 'upscale', scale: 4, seed: 9 });
+    assert.deepEqual(result, { task_ids: ['tsk_2'], email: 'a@b.c' });
+    const req = stub.state.last;
+    assert.equal(req?.method, 'POST');
+    assert.equal(req?.url, '/api/v1/generations/tsk_a%2Fb/actions');
+    assert.equal(req?.headers.authorization, 'Bearer key-123');
+    assert.deepEqual(JSON.parse(req?.body.toString() ?? ''), { action: 'upscale', scale: 4, seed: 9 });
+  });
+
   it('keeps a path prefix of the base URL and drops its trailing slash', async () => {
     stub.state.respond = (_req, res) => json(res, 200, { email: 'a@b.c', tier: 'pro', has_key: true });
     const client = createAtelierClient({ baseUrl: `${baseUrl}/atelier/`, apiKey: 'k' });

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import {
   type AccountStatus,
+  type ActionRequest,
   accountStatusSchema,
   type GenerateRequest,
   type GenerateResponse,
@@ -47,6 +48,21 @@ export function creationMethods(call: CallApi) {
       return call({
         method: 'POST',
         path: '/generate',
+        body: { json: request },
+        schema: generateResponseSchema,
+        signal: opts.signal,
+      });
+    },
+
+    /**
+     * POST /api/v1/generations/{id}/actions: an action (upscale, vary, expand, remove_background,
+     * reroll) on a finished image, `id` a generation id (its first image) or a task id; answers like
+     * generate. Another account's or an unknown id: 404 not_found.
+     */
+    act(id: string, request: ActionRequest, opts: RequestOptions = {}): Promise<GenerateResponse> {
+      return call({
+        method: 'POST',
+        path: `/generations/${encodeURIComponent(id)}/actions`,
         body: { json: request },
         schema: generateResponseSchema,
         signal: opts.signal,

@@ -8,10 +8,11 @@ import { connect, scriptedClient, task, textOf } from '../../../test/fakes/mcp/i
 import { AtelierApiError, AtelierConnectionError, type TaskRecord } from '../client/atelier-client.js';
 
 describe('MCP tools (in-memory)', () => {
-  it('lists exactly the nine tools, each with an input and an output schema', async () => {
+  it('lists exactly the ten tools, each with an input and an output schema', async () => {
     const { mcp, close } = await connect(scriptedClient({}));
     const { tools } = await mcp.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [
+      'act_on_image',
       'batch_get_tasks',
       'generate_image',
       'get_account_status',

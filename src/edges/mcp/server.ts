@@ -3,9 +3,11 @@ import type { AtelierClient } from '../client/atelier-client.js';
 import { registerCatalogResource } from './catalog-resource.js';
 import { createGenerationTaskStore, type TaskIdSeal } from './generation-tasks.js';
 import { registerImageResources } from './image-resources.js';
+import { describeActionsOnList } from './live-descriptions.js';
 import type { PollingClock } from './task-polling.js';
 import { refuseUnissuedCursors, refuseUnofferedTaskRequests } from './task-requests.js';
 import { createThumbnailer, type Thumbnailer } from './thumbnails.js';
+import { ACT_ON_IMAGE } from './tools/act-on-image.js';
 import { registerBatchGetTasks } from './tools/batch-get-tasks.js';
 import { GENERATE_IMAGE, registerGenerationTool } from './tools/generate-image-tool.js';
 import { registerGetAccountStatus } from './tools/get-account-status.js';
@@ -26,8 +28,9 @@ Typical flow:
 3. generate_image with wait (e.g. 45) to get the finished images in one call, or without wait to get task ids at once.
 4. For tasks still running, batch_get_tasks (up to 20 ids) or get_task every 2-5 seconds until completed or failed.
 5. To change an image already made ("now make the sky darker"), refine_image with its task id and the instruction: it makes the next version, which names its parent; list_versions shows every version of a work.
+6. To upscale, vary, expand (outpaint), remove the background of, or reroll an image already made, act_on_image with its id and the action: the result is a new version too. A seed on generate_image, refine_image or act_on_image repeats an image exactly (on models with seeds).
 Completed tasks carry a stable imageUrl (give it to the user), a resource link to it and a small thumbnail. Errors name their type and what to fix.
-Clients that speak MCP tasks may call generate_image and refine_image task-augmented and poll tasks/get instead of waiting.`;
+Clients that speak MCP tasks may call generate_image, refine_image and act_on_image task-augmented and poll tasks/get instead of waiting.`;
 
 export interface CreateServerOptions {
   /** Authenticates the MCP task ids this server issues, under a key bound to the caller's account. */
@@ -47,7 +50,7 @@ export interface CreateServerOptions {
   pollIntervalMs?: number;
 }
 
-/** An MCP server exposing Atelier's nine tools over the given API client; connect it to any transport. */
+/** An MCP server exposing Atelier's ten tools over the given API client; connect it to any transport. */
 export function createServer(client: AtelierClient, options: CreateServerOptions): McpServer {
   const fetchFile = options.fetchFile ?? globalThis.fetch;
   const thumbnailer = options.thumbnailer ?? createThumbnailer({ fetch: fetchFile });
@@ -55,7 +58,7 @@ export function createServer(client: AtelierClient, options: CreateServerOptions
     { name: SERVER_NAME, title: 'Atelier image generation', version: SERVER_VERSION },
     {
       instructions: INSTRUCTIONS,
-      // MCP tasks (spec 2025-11-25) for generate_image and refine_image, kept in Atelier's own tasks (no list).
+      // MCP tasks (spec 2025-11-25) for the generation tools, kept in Atelier's own tasks (no list).
       capabilities: { tasks: { requests: { tools: { call: {} } }, cancel: {} } },
       taskStore: createGenerationTaskStore(client, { thumbnailer, taskIdSeal: options.taskIdSeal }),
     },
@@ -68,6 +71,7 @@ export function createServer(client: AtelierClient, options: CreateServerOptions
   };
   registerGenerationTool(server, client, GENERATE_IMAGE, generateOptions);
   registerGenerationTool(server, client, REFINE_IMAGE, generateOptions);
+  const act = registerGenerationTool(server, client, ACT_ON_IMAGE, generateOptions);
   registerGetTask(server, client, thumbnailer);
   registerBatchGetTasks(server, client, thumbnailer);
   registerUploadReferenceImage(server, client, options.localFiles ?? true);
@@ -77,7 +81,8 @@ export function createServer(client: AtelierClient, options: CreateServerOptions
   registerQuoteImage(server, client);
   registerCatalogResource(server, client);
   registerImageResources(server, { filesBaseUrl: options.filesBaseUrl ?? client.baseUrl, fetch: fetchFile });
-  refuseUnofferedTaskRequests(server, new Set(['generate_image', 'refine_image']));
+  refuseUnofferedTaskRequests(server, new Set(['generate_image', 'refine_image', 'act_on_image']));
+  describeActionsOnList(server, act, client);
   refuseUnissuedCursors(server);
   return server;
 }

@@ -45,7 +45,8 @@ const ERROR_ADVICE: Record<string, string> = {
     'ATELIER_API_KEY is a read-only key: it can poll and read history but not generate or upload; the user must configure a full key.',
   upstream_key_missing:
     'The account has no upstream provider key configured; the user or operator must add one. Retrying will not help.',
-  not_found: 'Check the id: task ids come from the task_ids that generate_image returned.',
+  not_found:
+    'Check the id: task ids come from the task_ids that generate_image, refine_image or act_on_image returned, generation ids from list_my_generations.',
   payload_too_large: 'Images must be 25 MB or smaller.',
   unsupported_media_type: 'Only png, jpeg, webp, gif and bmp images are accepted.',
   invalid_image: 'The file is not a decodable image, or it has too many pixels.',
@@ -112,6 +113,8 @@ export async function taskImageBlocks(
   completed.forEach((task, i) => {
     const outcome = outcomes[i];
     const size = task.width && task.height ? ` ${task.width}x${task.height}` : '';
+    const seed = task.seed === undefined ? '' : ` (seed ${task.seed})`;
+    const completedAt = `Task ${task.task_id} completed${seed}`;
     if (outcome?.ok) {
       const { thumbnail } = outcome;
       const shown = thumbnail.height
@@ -119,14 +122,14 @@ export async function taskImageBlocks(
         : `${thumbnail.width} px wide`;
       blocks.push({
         type: 'text',
-        text: `Task ${task.task_id} completed: ${task.imageUrl} (thumbnail below, ${shown}; use the URL for the full image)`,
+        text: `${completedAt}: ${task.imageUrl} (thumbnail below, ${shown}; use the URL for the full image)`,
       });
       blocks.push(resourceLinkOf(task, size));
       blocks.push({ type: 'image', data: thumbnail.data, mimeType: thumbnail.mimeType });
     } else {
       blocks.push({
         type: 'text',
-        text: `Task ${task.task_id} completed: ${task.imageUrl} (no thumbnail: ${outcome?.reason ?? 'unknown reason'})`,
+        text: `${completedAt}: ${task.imageUrl} (no thumbnail: ${outcome?.reason ?? 'unknown reason'})`,
       });
       blocks.push(resourceLinkOf(task, size));
     }

@@ -57,6 +57,8 @@ export function scriptedClient(script: Script): AtelierClient {
     upload: refuse,
     history: refuse,
     versions: refuse,
+    act: refuse,
+    models: refuse,
     userStatus: refuse,
     ...script,
   } as AtelierClient;

@@ -7,6 +7,13 @@
  * width, height, content_type}], seed, has_nsfw_concepts}` with the image on its own "CDN" path;
  * cancel `PUT …/cancel` → 202 `CANCELLATION_REQUESTED`. Endpoints it does not serve answer 404;
  * a 422 names the input (`detail[].loc`); scripted refusals per submit (429 with Retry-After).
+ *
+ * Image tools, per their pages' input and output schemas (fal.ai/models/…/llms.txt, 2026):
+ * `fal-ai/clarity-upscaler` takes `image_url` (required), `upscale_factor` (1 to 4, default 2),
+ * optional `prompt` and `seed`, and answers `{image: {url, width, height, content_type}, seed}` — here
+ * the sent image resampled by the factor; `fal-ai/birefnet`, `fal-ai/birefnet/v2` and
+ * `fal-ai/ben/v2/image` (which also takes `seed`) take `image_url` and answer `{image: {…}}` — here
+ * the image with its background made transparent.
  */
 import {
   type FakeAnswer,
@@ -15,6 +22,33 @@ import {
   solidPng,
   startFakeHttpServer,
 } from './fake-http.js';
+import { cutoutPng, dataUrlBytes, sizeOf, upscaledPng } from './image-tools.js';
+
+/** The image tools the fake serves (when listed in `endpoints`), by endpoint id. */
+const TOOLS: Record<string, 'upscale' | 'remove_background'> = {
+  'fal-ai/clarity-upscaler': 'upscale',
+  'fal-ai/birefnet': 'remove_background',
+  'fal-ai/birefnet/v2': 'remove_background',
+  'fal-ai/ben/v2/image': 'remove_background',
+};
+
+const missing = (field: string, msg = 'field required'): FakeAnswer => ({
+  status: 422,
+  json: { detail: [{ loc: ['body', field], msg, type: 'missing' }] },
+});
+
+/** A tool's input refused as fal's validation would (422 naming the field), or undefined. */
+function toolRefusal(
+  tool: 'upscale' | 'remove_background',
+  input: Record<string, unknown>,
+): FakeAnswer | undefined {
+  if (!dataUrlBytes(input.image_url) && !/^https?:\/\//.test(String(input.image_url ?? '')))
+    return missing('image_url');
+  const factor = input.upscale_factor;
+  if (tool === 'upscale' && factor !== undefined && (typeof factor !== 'number' || factor < 1 || factor > 4))
+    return missing('upscale_factor', 'Input should be less than or equal to 4');
+  return undefined;
+}
 
 export interface FalRequestState {
   id: string;
@@ -119,11 +153,13 @@ export async function startFakeFal(options: {
         ...(scripted.headers && { headers: scripted.headers }),
       };
     const input = JSON.parse(request.body.toString('utf8')) as Record<string, unknown>;
-    if (typeof input.prompt !== 'string' || input.prompt === '')
-      return {
-        status: 422,
-        json: { detail: [{ loc: ['body', 'prompt'], msg: 'field required', type: 'missing' }] },
-      };
+    const tool = TOOLS[path];
+    const refusal = tool
+      ? toolRefusal(tool, input)
+      : typeof input.prompt !== 'string' || input.prompt === ''
+        ? missing('prompt')
+        : undefined;
+    if (refusal) return refusal;
     const id = `0198c0de-0000-4000-8000-${String(++counter).padStart(12, '0')}`;
     if (scripted?.kind === 'stall') stalled = true;
     const job: FalRequestState = {
@@ -195,6 +231,8 @@ export async function startFakeFal(options: {
         json: { detail: job.error.message },
         headers: { 'x-fal-error-type': job.error.type },
       };
+    const tool = TOOLS[job.endpoint];
+    if (tool) return toolResult(job, tool);
     const size = job.input.image_size;
     const [w, h] =
       typeof size === 'object' && size !== null
@@ -213,6 +251,24 @@ export async function startFakeFal(options: {
         has_nsfw_concepts: [false],
         prompt: job.input.prompt,
       },
+    };
+  }
+
+  /** A tool's answer: one `image` (the upscaled or cut-out picture), and the seed for the upscaler. */
+  async function toolResult(
+    job: FalRequestState,
+    tool: 'upscale' | 'remove_background',
+  ): Promise<FakeAnswer> {
+    const sent = dataUrlBytes(job.input.image_url) ?? (await solidPng(16, 16));
+    const factor = typeof job.input.upscale_factor === 'number' ? job.input.upscale_factor : 2;
+    const png = tool === 'upscale' ? await upscaledPng(sent, factor) : await cutoutPng(sent);
+    const key = job.id.replace(/-/g, '');
+    files.set(key, png);
+    const image = { url: `${baseUrl}/files/${key}.png`, ...(await sizeOf(png)), content_type: 'image/png' };
+    return {
+      status: 200,
+      json:
+        tool === 'upscale' ? { image, seed: job.input.seed ?? 42, timings: { inference: 1.2 } } : { image },
     };
   }
 

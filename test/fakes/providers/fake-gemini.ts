@@ -131,6 +131,8 @@ const requestSchema = z
           })
           .strict()
           .optional(),
+        /** GenerationConfig.seed (int32): "Seed used in decoding"; random when absent. */
+        seed: z.int32().optional(),
       })
       .strict(),
   })

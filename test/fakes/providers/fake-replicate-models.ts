@@ -17,6 +17,12 @@ export interface FakeModel {
   version: string;
   inputs: Record<string, FakeModelInput>;
   required?: string[];
+  /**
+   * An image tool's output file: `upscale` — the sent `image` resampled by `scale` (Real-ESRGAN);
+   * `remove_background` — a PNG with alpha, the background transparent (851-labs/background-remover
+   * with its defaults `background_type: "rgba"`, `format: "png"`). Absent: a solid picture.
+   */
+  tool?: 'upscale' | 'remove_background';
 }
 
 export function toOpenApi(model: FakeModel): unknown {

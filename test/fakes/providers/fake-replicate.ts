@@ -15,6 +15,7 @@ import {
   startFakeHttpServer,
 } from './fake-http.js';
 import { type FakeModel, toOpenApi, validateInput } from './fake-replicate-models.js';
+import { cutoutPng, dataUrlBytes, upscaledPng } from './image-tools.js';
 import { type UpstreamLimit, upstreamLatency } from './upstream-limit.js';
 
 export type CreateScript =
@@ -189,6 +190,13 @@ export async function startFakeReplicate({
     const file = /^\/files\/([a-z0-9]+)\.png$/.exec(request.path);
     if (file && request.method === 'GET') {
       const p = predictions.find((x) => x.id === file[1]);
+      const tool = p ? byName(p.model)?.tool : undefined;
+      const sent = dataUrlBytes(p?.input.image);
+      if (tool && sent) {
+        const scale = typeof p?.input.scale === 'number' ? p.input.scale : 4;
+        const raw = tool === 'upscale' ? await upscaledPng(sent, scale) : await cutoutPng(sent);
+        return { status: 200, raw, contentType: 'image/png' };
+      }
       const size = smallSizeFor(typeof p?.input.aspect_ratio === 'string' ? p.input.aspect_ratio : '1:1');
       return {
         status: 200,

@@ -5,11 +5,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createGeminiProvider } from '../../../src/capabilities/providers/gemini-provider.js';
+import { startFakeFal } from './fake-fal.js';
 import { startFakeGemini } from './fake-gemini.js';
 import { noisePng } from './fake-http.js';
 import { startFakeOpenAI } from './fake-openai.js';
 import { startFakeReplicate } from './fake-replicate.js';
 import { providerRequest } from './provider-request.js';
+import { MODELS } from './replicate-test-models.js';
 
 const post = (url: string, headers: Record<string, string>, body: unknown) =>
   fetch(url, {
@@ -190,6 +192,40 @@ describe('fake upstreams validate requests', () => {
       assert.equal((await post(url, {}, { input: { prompt: 'x' } })).status, 401);
     } finally {
       await fake.close();
+    }
+  });
+
+  test('image tools: an upscaler or remover without its image, a prompt it lacks, a factor out of range', async () => {
+    const replicate = await startFakeReplicate({ token: 't', models: MODELS });
+    const fal = await startFakeFal({
+      apiKey: 'k',
+      endpoints: ['fal-ai/clarity-upscaler', 'fal-ai/ben/v2/image'],
+    });
+    try {
+      const image = `data:image/png;base64,${(await noisePng(8, 8)).toString('base64')}`;
+      const esrgan = `${replicate.baseUrl}/v1/models/nightmareai/real-esrgan/predictions`;
+      const auth = { authorization: 'Bearer t' };
+      assert.equal((await post(esrgan, auth, { input: { image, scale: 2 } })).status, 201);
+      for (const input of [{ scale: 2 }, { image, scale: 11 }, { image, prompt: 'x' }, { image, scale: '2' }])
+        assert.equal((await post(esrgan, auth, { input })).status, 422, JSON.stringify(input));
+      const key = { authorization: 'Key k' };
+      assert.equal(
+        (await post(`${fal.baseUrl}/fal-ai/clarity-upscaler`, key, { image_url: image })).status,
+        200,
+      );
+      for (const [endpoint, input] of [
+        ['fal-ai/clarity-upscaler', { upscale_factor: 2 }],
+        ['fal-ai/clarity-upscaler', { image_url: image, upscale_factor: 8 }],
+        ['fal-ai/ben/v2/image', { prompt: 'x' }],
+      ] as const)
+        assert.equal(
+          (await post(`${fal.baseUrl}/${endpoint}`, key, input)).status,
+          422,
+          JSON.stringify(input),
+        );
+    } finally {
+      await replicate.close();
+      await fal.close();
     }
   });
 });

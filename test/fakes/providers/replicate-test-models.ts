@@ -50,6 +50,31 @@ export const MODELS: FakeModel[] = [
       seed: { type: 'integer', minimum: 0, maximum: 1_000_000 },
     },
   },
+  // Image tools, their inputs as their Replicate API pages list them (2026).
+  {
+    name: 'nightmareai/real-esrgan',
+    version: 'e'.repeat(64),
+    inputs: {
+      image: { type: 'string', format: 'uri' },
+      scale: { type: 'number', minimum: 0, maximum: 10 },
+      face_enhance: { type: 'boolean' },
+    },
+    required: ['image'],
+    tool: 'upscale',
+  },
+  {
+    name: '851-labs/background-remover',
+    version: 'f'.repeat(64),
+    inputs: {
+      image: { type: 'string', format: 'uri' },
+      threshold: { type: 'number' },
+      reverse: { type: 'boolean' },
+      background_type: { type: 'string' },
+      format: { type: 'string' },
+    },
+    required: ['image'],
+    tool: 'remove_background',
+  },
   {
     name: 'acme/pinned',
     version: PINNED,

@@ -1,5 +1,5 @@
 import type { CreateTaskResult } from '@modelcontextprotocol/sdk/experimental/tasks/types.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type {
@@ -19,6 +19,7 @@ import {
   generateAndWait,
   type generateOutputSchema,
   generateRequestOf,
+  generateSubmission,
   type Submission,
 } from './generate-image.js';
 
@@ -32,7 +33,10 @@ interface TaskPollingHook {
   validateToolInput(tool: unknown, args: unknown, toolName: string): Promise<unknown>;
 }
 
-/** A tool that submits a generation: `generate_image`, and `refine_image` (a generate with a parent). */
+/**
+ * A tool that submits a generation: `generate_image`, `refine_image` (a generate with a parent) and
+ * `act_on_image` (an action on a finished image).
+ */
 export interface GenerationTool {
   name: string;
   config: {
@@ -54,7 +58,7 @@ export const GENERATE_IMAGE: GenerationTool = {
   config: GENERATE_IMAGE_TOOL,
   submission: (args) => {
     const generateArgs = args as GenerateArgs;
-    return { request: generateRequestOf(generateArgs), wait: generateArgs.wait ?? 0 };
+    return generateSubmission(generateRequestOf(generateArgs), generateArgs.wait ?? 0);
   },
 };
 
@@ -68,10 +72,13 @@ export function registerGenerationTool(
   client: AtelierClient,
   tool: GenerationTool,
   options: GenerateImageOptions & { taskIdSeal: TaskIdSeal },
-): void {
+): RegisteredTool {
   const { taskIdSeal, ...generateOptions } = options;
   const explainError = (error: unknown) => (tool.explainError ? tool.explainError(error) : error);
-  server.experimental.tasks.registerToolTask<ZodRawShapeCompat, typeof generateOutputSchema>(
+  const registered = server.experimental.tasks.registerToolTask<
+    ZodRawShapeCompat,
+    typeof generateOutputSchema
+  >(
     tool.name,
     { ...tool.config, execution: { taskSupport: 'optional' } },
     {
@@ -81,8 +88,8 @@ export function registerGenerationTool(
         const base = { ttl: null, createdAt: at, lastUpdatedAt: at, pollInterval: TASK_POLL_INTERVAL_MS };
         let taskIds: string[];
         try {
-          const { request } = tool.submission(args as Record<string, unknown>);
-          ({ task_ids: taskIds } = await client.generate(request, { signal: extra.signal }));
+          const { send } = tool.submission(args as Record<string, unknown>);
+          ({ task_ids: taskIds } = await send(client, extra.signal));
         } catch (error) {
           // Nothing was created. A task-augmented call must still answer a task (the SDK refuses any
           // other answer with an unreadable validation error), so the refusal is a task that failed:
@@ -121,4 +128,5 @@ export function registerGenerationTool(
       explainError,
     });
   };
+  return registered;
 }

@@ -10,6 +10,7 @@ import {
   IMAGE_QUALITIES,
   IMAGE_SIZES,
   isFinalStatus,
+  MAX_SEED,
   type TaskRecord,
   taskRecordSchema,
 } from '../../client/atelier-client.js';
@@ -85,6 +86,18 @@ export const generateInputSchema = {
     .describe(
       'Number of images, default 1, capped per model (its maxCount in atelier://models). Each image is one task.',
     ),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_SEED)
+    .optional()
+    .describe(
+      `Seed of the first image, 0-${MAX_SEED} (image i of the call gets seed + i): the same seed, model and ` +
+        'settings give the same picture again where the model takes seeds (its seeds in atelier://models is ' +
+        'true); a model without seeds refuses it with invalid_request. Omitted: Atelier draws one, and the task ' +
+        'records show the seed each image used.',
+    ),
   imageUrls: z
     .array(z.string())
     .optional()
@@ -149,9 +162,19 @@ export function generateRequestOf(args: GenerateArgs): GenerateRequest {
   return withoutUndefined(fields);
 }
 
-/** What a generation tool submits: the API request, and the seconds to wait for its images. */
+/** A submission that is a POST /api/v1/generate of `request`. */
+export function generateSubmission(request: GenerateRequest, wait: number, note?: string): Submission {
+  return {
+    send: (client, signal) => client.generate(request, { signal }),
+    wait,
+    ...(note !== undefined ? { note } : {}),
+  };
+}
+
+/** What a generation tool submits: the API call that makes the tasks, and the seconds to wait for them. */
 export interface Submission {
-  request: GenerateRequest;
+  /** Sends the call (POST /api/v1/generate, or an action on a work); answers the new task ids. */
+  send(client: AtelierClient, signal?: AbortSignal): Promise<GenerateResponse>;
   wait: number;
   /** Said after the result's hint (e.g. what a refinement's lineage is). */
   note?: string;
@@ -163,7 +186,7 @@ export interface Submission {
  */
 export async function generateAndWait(
   client: AtelierClient,
-  { request, wait, note }: Submission,
+  { send, wait, note }: Submission,
   extra: ToolExtra,
   options: GenerateImageOptions & { explainError?: (error: unknown) => unknown },
 ): Promise<CallToolResult> {
@@ -171,7 +194,7 @@ export async function generateAndWait(
   const pollIntervalMs = options.pollIntervalMs ?? MIN_POLL_INTERVAL_MS;
   let submitted: GenerateResponse;
   try {
-    submitted = await client.generate(request, { signal: extra.signal });
+    submitted = await send(client, extra.signal);
   } catch (error) {
     return errorResult(options.explainError ? options.explainError(error) : error);
   }
@@ -261,7 +284,7 @@ export function describeProgress(tasks: readonly TaskRecord[]): string {
   return `${done} of ${tasks.length} task(s) finished`;
 }
 
-function withoutUndefined<T extends object>(fields: T): T {
+export function withoutUndefined<T extends object>(fields: T): T {
   // Omitted fields must stay omitted so the deployment's own defaults apply.
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as T;
 }

@@ -3,7 +3,10 @@ import { type AtelierClient, quoteSchema } from '../../client/atelier-client.js'
 import { errorResult, structuredResult } from '../tool-results.js';
 import { type GenerateArgs, generateInputSchema, generateRequestOf } from './generate-image.js';
 
-/** generate_image's arguments but those that only matter when images are made (wait, a quote). */
+/**
+ * generate_image's arguments but those that only matter when images are made (wait, a quote). A
+ * seed stays: the quote binds the whole body, so a generate with a seed needs a quote with it.
+ */
 const { wait: _wait, quote_id: _quoteId, ...quoteInputSchema } = generateInputSchema;
 
 /**

@@ -1,9 +1,15 @@
 import { z } from 'zod';
 import { AtelierApiError } from '../../client/atelier-client.js';
-import { generateInputSchema, generateOutputSchema, type Submission } from './generate-image.js';
+import {
+  generateInputSchema,
+  generateOutputSchema,
+  generateSubmission,
+  type Submission,
+  withoutUndefined,
+} from './generate-image.js';
 import type { GenerationTool } from './generate-image-tool.js';
 
-const { model, aspect, quality, imageSize, wait } = generateInputSchema;
+const { model, aspect, quality, imageSize, seed, wait } = generateInputSchema;
 
 export const refineInputSchema = {
   work_id: z
@@ -33,6 +39,7 @@ export const refineInputSchema = {
   ),
   quality,
   imageSize,
+  seed,
   wait,
 };
 
@@ -68,10 +75,10 @@ export const REFINE_IMAGE: GenerationTool = {
 
 function refineSubmission(args: RefineArgs): Submission {
   const { work_id, instruction, wait: seconds, ...options } = args;
-  const fields = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
-  return {
-    request: { prompt: instruction, instruction, parentId: work_id, ...fields },
-    wait: seconds ?? 0,
-    note: `The new version refines ${work_id}; refine it further with its task id, or call list_versions to see every version.`,
-  };
+  const fields = withoutUndefined(options);
+  return generateSubmission(
+    { prompt: instruction, instruction, parentId: work_id, ...fields },
+    seconds ?? 0,
+    `The new version refines ${work_id}; refine it further with its task id, or call list_versions to see every version.`,
+  );
 }
