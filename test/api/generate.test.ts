@@ -92,9 +92,9 @@ describe('POST /api/v1/generate', () => {
     );
   });
 
-  test('the local renderer is deterministic per prompt and visibly different across prompts', async () => {
-    const render = async (prompt: string) => {
-      const response = await generate({ prompt, imageSize: '1K' });
+  test('the local renderer is deterministic per prompt and seed, and visibly different across prompts', async () => {
+    const render = async (prompt: string, seed = 7) => {
+      const response = await generate({ prompt, imageSize: '1K', seed });
       const { final } = await pollUntilFinal(t.app, apiKey, response.json().task_ids[0]);
       const file = await t.app.inject({ method: 'GET', url: new URL(final.imageUrl ?? '').pathname });
       return sharp(file.rawPayload).raw().toBuffer();
@@ -102,7 +102,9 @@ describe('POST /api/v1/generate', () => {
     const a1 = await render('red fox');
     const a2 = await render('red fox');
     const b = await render('blue whale');
-    assert.deepEqual(a1, a2);
+    // Compared as bytes (a failing deepEqual of two 3 MB buffers would build a diff of gigabytes).
+    assert.ok(a1.equals(a2), 'the same prompt and seed give the same pixels');
+    assert.ok(!a1.equals(await render('red fox', 8)), 'another seed, another picture');
     let differing = 0;
     for (let i = 0; i < a1.length; i += 97) if (Math.abs((a1[i] ?? 0) - (b[i] ?? 0)) > 16) differing++;
     assert.ok(differing > a1.length / 97 / 4, 'different prompts give clearly different images');
