@@ -200,6 +200,8 @@ describe('actions on a finished image', () => {
     const subtle = await acted(work.taskId, { action: 'vary', count: 2 });
     assert.equal(subtle.taskIds.length, 2);
     assert.deepEqual(subtle.item.actionOptions, { strength: 'subtle' });
+    // History keeps the work's own prompt; the variation's wording goes only upstream.
+    assert.equal(subtle.item.prompt, 'three red balloons over a field');
     assert.equal(typeof subtle.item.seed, 'number');
     const strong = await acted(work.taskId, { action: 'vary', strength: 'strong', seed: 7 });
     assert.equal(strong.item.seed, 7);

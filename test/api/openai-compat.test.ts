@@ -109,8 +109,7 @@ describe('OpenAI-compatible images API, with the official openai client', () => 
       maxCount: 4,
       maxReferences: 4,
       masks: true,
-      seeds: true,
-      // The models' facts (issue 41): the offline renderer has no qualities, costs 0 and no lifecycle.
+      seeds: true, // issue 45; and (issue 41) no qualities, costs 0, no lifecycle on the offline renderer
       qualities: [],
       defaultQuality: null,
       price: {

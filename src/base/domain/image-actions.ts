@@ -37,3 +37,26 @@ export type ActionSettings =
   | { name: 'vary'; strength: VaryStrength }
   | { name: 'expand'; factor: number; aspect?: string }
   | { name: 'remove_background' };
+
+const VARY_WORDING = {
+  subtle:
+    'A subtle variation of this image: keep its subject, composition and colours; change only small details. ',
+  strong: 'A strong variation of this image: keep its subject; reimagine composition, lighting and details. ',
+} as const;
+const EXPAND_WORDING =
+  'Extend this picture into the empty border around it, continuing the scene seamlessly; keep the existing picture unchanged. ';
+
+/**
+ * The prompt an action's upstream is sent: the work's own prompt (what history keeps), after the
+ * words that ask an image model for a variation or an outpainting; upscalers and background
+ * removers get the prompt as it is. Cut to `maxLength` from the end of the work's prompt.
+ */
+export function upstreamPromptOf(
+  action: ActionSettings | undefined,
+  prompt: string,
+  maxLength: number,
+): string {
+  const wording =
+    action?.name === 'vary' ? VARY_WORDING[action.strength] : action?.name === 'expand' ? EXPAND_WORDING : '';
+  return wording + prompt.slice(0, maxLength - wording.length);
+}

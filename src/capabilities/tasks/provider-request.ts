@@ -1,4 +1,5 @@
-import { type ActionSettings, ROUTED_ACTIONS } from '../../base/domain/image-actions.js';
+import { MAX_PROMPT_LENGTH } from '../../base/contract/generate-body.js';
+import { type ActionSettings, ROUTED_ACTIONS, upstreamPromptOf } from '../../base/domain/image-actions.js';
 import { IMAGE_QUALITIES } from '../../base/domain/image-qualities.js';
 import { pixelSize } from '../../base/domain/image-sizes.js';
 import type { ConversationTurn, ProviderRequest, ReferenceImage } from '../providers/index.js';
@@ -28,7 +29,8 @@ export function buildRequest(
     taskId: task.id,
     upstreamModel: task.upstream_model,
     mode: generation.mode,
-    prompt: generation.prompt,
+    // An action's wording goes before the work's prompt (vary, expand); history keeps the prompt.
+    prompt: upstreamPromptOf(action, generation.prompt, MAX_PROMPT_LENGTH),
     aspect: generation.aspect,
     keepReferenceAspect: generation.aspect_from_reference === 1,
     imageSize,

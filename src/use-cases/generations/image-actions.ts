@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ActionBody } from '../../base/contract/actions.js';
 import type { GenerateBody } from '../../base/contract/generate-body.js';
-import { MAX_PROMPT_LENGTH } from '../../base/contract/generate-body.js';
 import { InvalidInput, NotFound } from '../../base/domain/errors.js';
 import {
   type ActionSettings,
@@ -108,7 +107,7 @@ export async function planAction(
       return {
         body: {
           ...common,
-          prompt: prefixed(VARY_PREFIX[strength], work.prompt),
+          prompt: work.prompt,
           imageUrls: [parent.imageUrl],
           count: body.count ?? 1,
         },
@@ -185,18 +184,6 @@ async function pickedSize(deps: ActionDeps, parent: ParentImage): Promise<{ widt
   return inspectImageBuffer(bytes);
 }
 
-const VARY_PREFIX = {
-  subtle:
-    'A subtle variation of this image: keep its subject, composition and colours; change only small details. ',
-  strong: 'A strong variation of this image: keep its subject; reimagine composition, lighting and details. ',
-} as const;
-const EXPAND_PREFIX =
-  'Extend this picture into the empty border around it, continuing the scene seamlessly; keep the existing picture unchanged. ';
-
-/** `prefix` then the work's prompt, cut so the whole stays within the prompt limit. */
-const prefixed = (prefix: string, prompt: string) =>
-  prefix + prompt.slice(0, MAX_PROMPT_LENGTH - prefix.length);
-
 type Common = Pick<GenerateBody, 'model' | 'mode' | 'imageSize' | 'seed' | 'callbackUrl'>;
 
 /** The image at ×2 or ×4 its pixels per side, within the route's maxScale and MAX_ACTION_SIDE. */
@@ -264,7 +251,7 @@ async function expand(
   return {
     body: {
       ...common,
-      prompt: prefixed(EXPAND_PREFIX, work.prompt),
+      prompt: work.prompt,
       imageUrls: [canvasUrl],
       ...(route.masks ? { maskUrl } : {}),
     },
