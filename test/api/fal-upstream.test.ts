@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
+import sharp from 'sharp';
 import { systemClock } from '../../src/base/runtime/clock.js';
 import { readFalEndpoints } from '../../src/capabilities/providers/catalog-blocks.js';
 import { createFalProvider } from '../../src/capabilities/providers/fal-provider.js';
@@ -71,8 +72,12 @@ describe('fal queue API upstream', () => {
 
   const start = async (payload: Record<string, unknown>) =>
     String((await submitGenerate(t.app, apiKey, payload))[0]);
-  const generate = async (payload: Record<string, unknown>) =>
-    pollUntilFinal(t.app, apiKey, await start(payload), 60_000);
+  const generate = async (payload: Record<string, unknown>) => {
+    const taskId = await start(payload);
+    return { taskId, ...(await pollUntilFinal(t.app, apiKey, taskId, 60_000)) };
+  };
+  const fileAt = async (url: string) =>
+    (await t.app.inject({ method: 'GET', url: new URL(url).pathname })).rawPayload;
 
   test('text: submitted with the key, queue position then logs move the progress, the result is copied', async () => {
     // fal's queue moves only once the record has shown the current place (fal's 0 = the record's 1).
@@ -276,6 +281,42 @@ describe('fal queue API upstream', () => {
       refused.json().error.message,
       "Upstream provider error: fal: the upstream refused input image_size; check the catalog's falEndpoints entry against the endpoint's inputs (HTTP 422)",
     );
+  });
+
+  test('actions on fal: the upscaler gets the image and upscale_factor and answers ×2 the pixels; the remover a transparent PNG; a seed is sent', async () => {
+    const made = await generate({
+      prompt: 'a teapot on a table',
+      model: 'flux-dev',
+      aspect: '3:2',
+      seed: 99,
+    });
+    assert.equal(made.final.status, 'completed', JSON.stringify(made.final));
+    assert.equal(fal.jobs.at(-1)?.input.seed, 99);
+    const source = await sharp(await fileAt(made.final.imageUrl ?? '')).metadata();
+    const act = async (payload: Record<string, unknown>) => {
+      const answer = await t.app.inject({
+        method: 'POST',
+        url: `/api/v1/generations/${made.taskId}/actions`,
+        headers: bearer(apiKey),
+        payload,
+      });
+      assert.equal(answer.statusCode, 200, answer.body);
+      const { final } = await pollUntilFinal(t.app, apiKey, answer.json().task_ids[0], 60_000);
+      assert.equal(final.status, 'completed', JSON.stringify(final));
+      return { job: fal.jobs.at(-1), bytes: await fileAt(final.imageUrl ?? '') };
+    };
+    const upscaled = await act({ action: 'upscale' });
+    assert.equal(upscaled.job?.endpoint, 'fal-ai/clarity-upscaler');
+    assert.equal(upscaled.job?.input.upscale_factor, 2);
+    assert.match(String(upscaled.job?.input.image_url), /^(https?:|data:image\/png;base64,)/);
+    const meta = await sharp(upscaled.bytes).metadata();
+    assert.deepEqual([meta.width, meta.height], [(source.width ?? 0) * 2, (source.height ?? 0) * 2]);
+    const cut = await act({ action: 'remove_background' });
+    assert.match(String(cut.job?.endpoint), /^fal-ai\/ben/);
+    const { data } = await sharp(cut.bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    let clear = 0;
+    for (let i = 3; i < data.length; i += 4) if (data[i] === 0) clear++;
+    assert.ok(clear > 0, 'the background is transparent');
   });
 
   test('a 429 waits in the upstream-aware queue, then the task completes', async () => {
