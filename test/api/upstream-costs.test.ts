@@ -54,7 +54,7 @@ async function generateOne(t: TestApp, model: string, imageSize: string) {
     (await t.app.inject({ method: 'GET', url, headers: bearer(key) })).json();
   const [history, usage] = await Promise.all([get('/api/v1/history'), get('/api/v1/user/usage')]);
   const metrics = await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(METRICS_TOKEN) });
-  return { final, item: history.items[0], usage, metrics: metrics.body };
+  return { final, item: history.items[0], usage, metrics: metrics.body, apiKey };
 }
 
 function assertCostEverywhere(
@@ -132,6 +132,27 @@ describe('cost of each image from its upstream', () => {
     const history = await t.app.inject({ method: 'GET', url: '/api/v1/history', headers: bearer(apiKey) });
     const editCost = 50 * 5 + OPENAI_IMAGE_IN * 8 + 4160 * 30;
     assert.deepEqual(history.json().items[0].cost, { amount_micros: editCost, currency: 'USD' });
+
+    // Expand (issue 45) on the shipped OpenAI catalog: an edit of the padded canvas with its mask, the
+    // wording before the work's prompt, no seed (OpenAI takes none); priced like any edit.
+    const expanded = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/generations/${result.final.task_id}/actions`,
+      headers: bearer(result.apiKey),
+      payload: { action: 'expand', factor: 1.25 },
+    });
+    assert.equal(expanded.statusCode, 200, expanded.body);
+    const { final: grown } = await pollUntilFinal(t.app, result.apiKey, expanded.json().task_ids[0]);
+    assert.equal(grown.status, 'completed', grown.error);
+    const call = openai.calls.at(-1);
+    assert.equal(call?.endpoint, 'edits');
+    assert.ok(call?.mask, 'the mask is sent');
+    assert.match(
+      String(call?.params.prompt),
+      /^Extend this picture into the empty border.*a lighthouse at dawn$/,
+    );
+    assert.equal(call?.params.seed, undefined);
+    assert.deepEqual((grown as { cost?: { source: string } }).cost?.source, 'upstream_usage');
   });
 
   test("Replicate: the catalog's published per-image price for the size", async () => {
