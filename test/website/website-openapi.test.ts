@@ -26,6 +26,7 @@ const WEBSITE_ROUTES = [
   'delete /web/api/works/{id}',
   'get /web/api/works/{id}',
   'get /web/api/works/{id}/versions',
+  'post /web/api/works/{id}/actions',
   'put /web/api/works/{id}/star',
   'delete /web/api/works/{id}/star',
   'get /web/api/collections',
