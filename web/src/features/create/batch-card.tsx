@@ -9,7 +9,7 @@ import { DownloadIcon, ExpandIcon, ImageIcon } from '../../ui/icons';
 import { ProgressBar } from '../../ui/progress';
 import { Thumbnail } from '../../ui/thumbnail';
 import { cancelBatch, reuseSettings, submitGenerate } from './batch-actions';
-import { BatchImageActions } from './batch-image-actions';
+import { useBatchImageActions } from './batch-image-actions';
 import { type Batch, isCancelled, requestOf } from './batches';
 import { formatDuration, formatEstimate } from './create-text';
 import './batch-card.css';
@@ -126,6 +126,7 @@ export const BatchCard = memo(function BatchCard({
 }) {
   const { cards, first, running, failed, completed } = batch;
   const action = useAction();
+  const imageActions = useBatchImageActions({ count: cards.length, onSubmitted });
   const name = shortText(first.prompt);
   const status = statusOf(batch, now, running > 0 ? estimate : undefined);
   const meanProgress =
@@ -158,6 +159,7 @@ export const BatchCard = memo(function BatchCard({
               name={cards.length > 1 ? `${name} (${card.index + 1} of ${cards.length})` : name}
               onOpen={onOpen}
             />
+            {imageActions.buttonsFor(card)}
           </div>
         ))}
       </div>
@@ -190,7 +192,7 @@ export const BatchCard = memo(function BatchCard({
             {action.error}
           </p>
         )}
-        <BatchImageActions completed={completed} count={cards.length} onSubmitted={onSubmitted} />
+        {imageActions.status}
         <BatchActions
           batch={batch}
           action={action}
