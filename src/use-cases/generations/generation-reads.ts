@@ -24,6 +24,22 @@ export interface GenerationsPage {
   total: number;
 }
 
+/** A generation's request as written: what the engine carries out, and what an action starts from. */
+const REQUEST_COLUMNS = [
+  'id',
+  'model',
+  'prompt',
+  'mode',
+  'aspect',
+  'aspect_from_reference',
+  'image_size',
+  'ref_keys_json',
+  'mask_key',
+  'quality',
+  'action',
+  'action_json',
+] as const;
+
 /** The reads of generations: history and gallery pages (searches included), single works, ownership. */
 export class GenerationReads {
   private readonly dialect;
@@ -40,20 +56,7 @@ export class GenerationReads {
     if (generationIds.length === 0) return [];
     return this.db
       .selectFrom('generations')
-      .select([
-        'id',
-        'model',
-        'prompt',
-        'mode',
-        'aspect',
-        'aspect_from_reference',
-        'image_size',
-        'ref_keys_json',
-        'mask_key',
-        'quality',
-        'action',
-        'action_json',
-      ])
+      .select(REQUEST_COLUMNS)
       .where('id', 'in', generationIds)
       .execute();
   }
@@ -62,21 +65,7 @@ export class GenerationReads {
   async settingsOf(accountId: string, generationId: string) {
     return this.db
       .selectFrom('generations')
-      .select([
-        'id',
-        'prompt',
-        'model',
-        'mode',
-        'aspect',
-        'aspect_from_reference',
-        'image_size',
-        'ref_keys_json',
-        'mask_key',
-        'quality',
-        'action',
-        'action_json',
-        'parent_task_id',
-      ])
+      .select([...REQUEST_COLUMNS, 'parent_task_id'])
       .where('id', '=', generationId)
       .where('account_id', '=', accountId)
       .where('rejected', '=', 0)
