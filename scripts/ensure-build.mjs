@@ -1,6 +1,7 @@
 // The build, and its freshness checked and restored. `npm run build` is `node scripts/ensure-build.mjs
-// build`: tsc, vite, then dist/.build-stamp dated from the moment the build started (a source saved
-// during a build is newer than the stamp, so the next check rebuilds). bin/atelier and the test
+// build`: tsc, vite, the MCP gallery page (scripts/build-mcp-app.mjs), then dist/.build-stamp dated
+// from the moment the build started (a source saved during a build is newer than the stamp, so the
+// next check rebuilds). bin/atelier and the test
 // runner call ensureCurrentBuild: nothing happens when the build is current (a start costs a stat walk of
 // src/ and web/, a few milliseconds); otherwise one process builds while every other one waits on the
 // lock file dist/.build-lock and then finds the build current — so concurrent CLI runs (tests start
@@ -48,6 +49,7 @@ export function isBuildCurrent(root) {
   if (!existsSync(join(root, 'src'))) return existsSync(join(root, 'dist', 'src', 'server.js'));
   const stamp = newestMtime(join(root, 'dist', '.build-stamp'));
   if (stamp === 0 || newestMtime(join(root, 'web', 'dist', 'index.html')) === 0) return false;
+  if (newestMtime(join(root, 'dist', 'mcp-app', 'gallery.html')) === 0) return false;
   return INPUTS.every((input) => newestMtime(join(root, input)) < stamp);
 }
 
@@ -110,8 +112,8 @@ function step(root, command, args) {
 }
 
 /**
- * The build: the server (tsc) and the website (vite), then the stamp, dated from the moment the build
- * started so that a source saved during the build still counts as newer than it. False when a step fails.
+ * The build: the server (tsc), the website (vite) and the MCP gallery page, then the stamp, dated
+ * from the moment the build started so that a source saved during the build still counts as newer than it. False when a step fails.
  */
 export function build(root) {
   // Made before the clock starts: creating web/dist would date the input web/ after the stamp.
@@ -119,7 +121,8 @@ export function build(root) {
   const startedAt = new Date();
   const built =
     step(root, 'tsc', ['-p', 'tsconfig.build.json']) &&
-    step(root, 'vite', ['build', '--config', 'web/vite.config.ts', '--logLevel', 'warn']);
+    step(root, 'vite', ['build', '--config', 'web/vite.config.ts', '--logLevel', 'warn']) &&
+    step(root, 'node', ['scripts/build-mcp-app.mjs']);
   if (!built) return false;
   const stamp = join(root, 'dist', '.build-stamp');
   writeFileSync(stamp, `${startedAt.toISOString()}\n`);

@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { AtelierClient } from '../client/atelier-client.js';
 import { registerCatalogResource } from './catalog-resource.js';
+import { registerGalleryApp } from './gallery-app.js';
 import { createGenerationTaskStore, type TaskIdSeal } from './generation-tasks.js';
 import { registerImageResources } from './image-resources.js';
 import { describeActionsOnList } from './live-descriptions.js';
@@ -81,6 +82,7 @@ export function createServer(client: AtelierClient, options: CreateServerOptions
   registerQuoteImage(server, client);
   registerCatalogResource(server, client);
   registerImageResources(server, { filesBaseUrl: options.filesBaseUrl ?? client.baseUrl, fetch: fetchFile });
+  registerGalleryApp(server, { filesBaseUrl: options.filesBaseUrl ?? client.baseUrl });
   refuseUnofferedTaskRequests(server, new Set(['generate_image', 'refine_image', 'act_on_image']));
   describeActionsOnList(server, act, client);
   refuseUnissuedCursors(server);

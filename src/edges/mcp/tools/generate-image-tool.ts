@@ -10,6 +10,7 @@ import type {
   ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AtelierClient } from '../../client/atelier-client.js';
+import { GALLERY_TOOL_META } from '../gallery-app.js';
 import { encodeGenerationTaskId, TASK_POLL_INTERVAL_MS, type TaskIdSeal } from '../generation-tasks.js';
 import { errorResult } from '../tool-results.js';
 import {
@@ -80,7 +81,8 @@ export function registerGenerationTool(
     typeof generateOutputSchema
   >(
     tool.name,
-    { ...tool.config, execution: { taskSupport: 'optional' } },
+    // Hosts with MCP Apps show the result in the gallery (gallery-app.ts); others ignore _meta.
+    { ...tool.config, execution: { taskSupport: 'optional' }, _meta: GALLERY_TOOL_META },
     {
       createTask: async (args, extra): Promise<CreateTaskResult> => {
         const createdAt = Date.now();

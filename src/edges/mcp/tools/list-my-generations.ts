@@ -1,6 +1,8 @@
+import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { type AtelierClient, historyPageSchema } from '../../client/atelier-client.js';
+import { GALLERY_URI } from '../gallery-app.js';
 import { errorResult, structuredResult } from '../tool-results.js';
 
 export const MAX_HISTORY_LIMIT = 50;
@@ -18,7 +20,9 @@ const inputSchema = {
 
 /** Registers `list_my_generations`: one page of the account's generation history. */
 export function registerListMyGenerations(server: McpServer, client: AtelierClient): void {
-  server.registerTool(
+  // An app tool (MCP Apps): hosts with the extension show the page of generations in the gallery.
+  registerAppTool(
+    server,
     'list_my_generations',
     {
       title: 'List my generations',
@@ -28,6 +32,7 @@ export function registerListMyGenerations(server: McpServer, client: AtelierClie
       inputSchema,
       outputSchema: historyPageSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
+      _meta: { ui: { resourceUri: GALLERY_URI } },
     },
     async ({ page, limit }, extra) => {
       try {
