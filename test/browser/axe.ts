@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import axe from 'axe-core';
-import type { Page } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
 
 /** The WCAG 2.0 and 2.1 rules at levels A and AA: what the issue asks the website to pass. */
 export const WCAG_AA_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] as const;
@@ -14,11 +14,11 @@ export interface AxeViolation {
 }
 
 /**
- * Runs axe-core in the page as it is now (an open dialog included) and returns the WCAG 2 A/AA
- * violations. axe is put into the page with `page.evaluate` (the DevTools protocol), so the site's
+ * Runs axe-core in the page (or one of its frames) as it is now (an open dialog included) and
+ * returns the WCAG 2 A/AA violations. axe is put into the page with `page.evaluate` (the DevTools protocol), so the site's
  * Content-Security-Policy, which refuses inline scripts, does not stand in the way.
  */
-export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+export async function axeViolations(page: Page | Frame): Promise<AxeViolation[]> {
   const loaded = await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe === 'object');
   if (!loaded) await page.evaluate(axe.source);
   return page.evaluate(
@@ -43,7 +43,7 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
 }
 
 /** Asserts the page (as it is now) has no WCAG 2 A/AA violation; `label` names the state in the message. */
-export async function expectNoAxeViolations(page: Page, label: string): Promise<void> {
+export async function expectNoAxeViolations(page: Page | Frame, label: string): Promise<void> {
   const violations = await axeViolations(page);
   const report = violations
     .map(

@@ -37,11 +37,11 @@ export function ensureWebsiteBuilt(): void {
   if (result.status !== 0) throw new Error('vite build failed');
 }
 
-/** Debian's Chromium, headless (the issue: playwright-core with /usr/bin/chromium). */
-export function launchChromium(): Promise<Browser> {
+/** Debian's Chromium, headless (the issue: playwright-core with /usr/bin/chromium); `args` add flags. */
+export function launchChromium(args: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking'],
+    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', ...args],
   });
 }
 

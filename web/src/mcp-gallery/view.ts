@@ -127,24 +127,28 @@ export class GalleryView {
     const inputId = `refine-${safeId(shot.key)}`;
     const input = element('input', { id: inputId, type: 'text' });
     input.placeholder = 'e.g. make the sky darker';
-    input.required = true;
     input.maxLength = 8000;
-    const form = element(
-      'form',
-      { className: 'refine' },
-      element('label', { textContent: 'Refine: what to change' }),
-      input,
-      element('button', { type: 'submit', textContent: 'Refine' }),
-    );
-    (form.firstElementChild as HTMLLabelElement).htmlFor = inputId;
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
+    const send = () => {
       const instruction = input.value.trim();
-      if (instruction === '') return;
+      if (instruction === '') {
+        input.focus();
+        return;
+      }
       void this.actions.refine(shot, instruction).then((sent) => {
         if (sent) input.value = '';
       });
+    };
+    // Not a <form>: a host's sandbox may leave out allow-forms, which would drop its submit. Enter in
+    // the field and the button do the same.
+    input.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' && !event.isComposing) {
+        event.preventDefault();
+        send();
+      }
     });
+    const label = element('label', { textContent: 'Refine: what to change' });
+    label.htmlFor = inputId;
+    const refine = element('div', { className: 'refine' }, label, input, button('Refine', send));
     const row = element(
       'div',
       { className: 'buttons' },
@@ -152,6 +156,6 @@ export class GalleryView {
       button('Upscale ×2', () => this.actions.act(shot, 'upscale')),
       button('Open full size', () => this.actions.open(shot)),
     );
-    card.controls.append(row, form);
+    card.controls.append(row, refine);
   }
 }
