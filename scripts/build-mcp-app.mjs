@@ -23,8 +23,8 @@ const englishOnly = {
   },
 };
 
-/** Builds the page; answers its size in bytes. */
-export async function buildMcpApp(root) {
+/** Builds the page from `root`'s sources into `outRoot`/dist/mcp-app; answers its size in bytes. */
+export async function buildMcpApp(root, outRoot = root) {
   const { build } = await import('esbuild');
   const source = join(root, 'web', 'src', 'mcp-gallery');
   const bundle = await build({
@@ -47,8 +47,8 @@ export async function buildMcpApp(root) {
   const template = readFileSync(join(source, 'gallery.html'), 'utf8');
   const html = template.replace('/* gallery.css */', () => styles).replace('/* main.js */', () => script);
   if (html === template) throw new Error('web/src/mcp-gallery/gallery.html lost its placeholders');
-  mkdirSync(join(root, 'dist', 'mcp-app'), { recursive: true });
-  writeFileSync(join(root, GALLERY_OUTPUT), html);
+  mkdirSync(join(outRoot, 'dist', 'mcp-app'), { recursive: true });
+  writeFileSync(join(outRoot, GALLERY_OUTPUT), html);
   return Buffer.byteLength(html);
 }
 

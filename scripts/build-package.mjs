@@ -2,9 +2,10 @@
 // imports from src/ into the package's dist/ (plain JavaScript), so installing the tarball builds
 // nothing. Refuses a graph that reaches a native module: the packages must install anywhere.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildMcpApp } from './build-mcp-app.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const packageDir = process.cwd();
@@ -30,3 +31,7 @@ for (const file of files(join(packageDir, 'dist'))) {
     }
   }
 }
+
+// The MCP server's gallery app (MCP Apps) reads its page from the package's dist/mcp-app.
+if (existsSync(join(packageDir, 'dist', 'edges', 'mcp', 'gallery-app.js')))
+  await buildMcpApp(root, packageDir);

@@ -155,7 +155,7 @@ app.ontoolresult = (result) => {
     return;
   }
   const toolName = app.getHostContext()?.toolInfo?.tool.name;
-  showResult(result.structuredContent, toolName === 'act_on_image' ? 'New version' : 'Image');
+  showResult(result.structuredContent, toolName === 'act_on_image' ? 'New version' : (prompt ?? 'Image'));
 };
 app.onhostcontextchanged = (context) => applyContext(context);
 app.onteardown = async () => {

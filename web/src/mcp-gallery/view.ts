@@ -84,7 +84,8 @@ export class GalleryView {
 
   private showImage(card: Card, shot: Shot, url: string): void {
     const image = element('img');
-    image.alt = shot.prompt ? `${shot.label}: ${shot.prompt}` : shot.label;
+    image.alt =
+      shot.prompt && !shot.label.includes(shot.prompt) ? `${shot.label}: ${shot.prompt}` : shot.label;
     image.decoding = 'async';
     const srcset = srcsetOf(shot);
     if (srcset) {
