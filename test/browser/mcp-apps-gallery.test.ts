@@ -148,7 +148,7 @@ describe('the gallery app (MCP Apps) in a host', () => {
     const polls = calls.filter((call) => call.name === 'batch_get_tasks');
     assert.ok(polls.length > 0, 'the page followed the tasks through the host (batch_get_tasks)');
     const [firstTask] = (polls[0]?.arguments.task_ids as string[]) ?? [];
-    await page.screenshot({ path: join(SHOTS, 'gallery-1440.png'), fullPage: true });
+    await page.screenshot({ path: join(SHOTS, 'gallery-1440.png') });
     await expectNoAxeViolations(frame, 'gallery with images, 1440 px');
 
     // Keyboard: the first card's Upscale, focused and pressed.
