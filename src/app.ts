@@ -21,6 +21,7 @@ import { createInAppGrants, type InAppGrants } from './edges/http/in-app-grants.
 import { refuseWhileClosing } from './edges/http/refuse-while-closing.js';
 import { compiledSerializerCompiler } from './edges/http/response-serializer.js';
 import { edgeServerOptions } from './edges/http/server-options.js';
+import { mcpDiscovery } from './edges/mcp/discovery.js';
 import { hmacTaskIdSeal } from './edges/mcp/generation-tasks.js';
 import { MCP_PATH, mcpEndpoint } from './edges/mcp/http-endpoint.js';
 import type { ProblemPage } from './edges/oauth/authorize-endpoint.js';
@@ -164,13 +165,17 @@ async function mountOAuth(
 /**
  * MCP over Streamable HTTP (docs/mcp.md): the same tools as the stdio server, over this app's own
  * routes with the caller's key (a read key reaches the read tools only: the routes refuse the rest),
- * or, signed in with OAuth, as the account.
+ * or, signed in with OAuth, as the account; /mcp/readonly with the read tools only; and the discovery
+ * document (/.well-known/mcp/server.json) with the icon it names.
  */
 async function mountMcp(
   app: FastifyInstance,
   core: Core,
   { grants, mcpUrl, inApp }: ReturnType<typeof mcpSignIn> & { inApp: InAppGrants },
 ): Promise<void> {
+  const signIn = grants
+    ? { resourceMetadataUrl: resourceMetadataUrlOf(mcpUrl), scope: OAUTH_SCOPE }
+    : undefined;
   await app.register(mcpEndpoint, {
     publicBaseUrl: core.config.publicBaseUrl,
     authenticate: mcpAuthenticator({
@@ -178,10 +183,11 @@ async function mountMcp(
       apiKey: bearerKeyResolver(core.accounts.authenticateApiKey),
       inApp,
     }),
-    signIn: grants ? { resourceMetadataUrl: resourceMetadataUrlOf(mcpUrl), scope: OAUTH_SCOPE } : undefined,
+    signIn,
     dispatch: (request) => app.inject(request),
     taskIdSeal: (accountId) => hmacTaskIdSeal(core.stateIdKey, accountId),
   });
+  await app.register(mcpDiscovery, { publicBaseUrl: core.config.publicBaseUrl, signIn });
 }
 
 /** The operator console's API: an operator's API key, or an operator's website session. */

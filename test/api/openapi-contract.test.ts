@@ -26,8 +26,11 @@ const WEBSITE_PAGES = new Set(['/', '/*']);
 const DESCRIBES_THE_API = new Set(['/api/v1/openapi.json', '/docs']);
 /** The operator's Prometheus scrape (text format, its own token): not part of the API. */
 const FOR_THE_OPERATOR = new Set(['/metrics']);
-/** The remote MCP endpoint: JSON-RPC of the MCP spec, described in docs/mcp.md, not a REST operation. */
-const SPEAKS_MCP = new Set(['/mcp']);
+/**
+ * The remote MCP endpoints (JSON-RPC of the MCP spec) and MCP's discovery document with its icon:
+ * described in docs/mcp.md, not REST operations.
+ */
+const SPEAKS_MCP = new Set(['/mcp', '/mcp/readonly', '/.well-known/mcp/server.json', '/mcp/icon.svg']);
 /** Sign-in for MCP clients: OAuth's own wire (RFC 6749, 7591, 7009, 8414, 9728), described in docs/mcp.md. */
 const SPEAKS_OAUTH = new Set([
   '/authorize',

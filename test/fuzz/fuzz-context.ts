@@ -60,6 +60,9 @@ export const OAUTH_ROUTES = [
   'GET /.well-known/oauth-protected-resource/mcp',
 ];
 export const OTHER_ROUTES = [
+  // MCP's discovery document and the icon it names (docs/mcp.md), open to anyone.
+  'GET /.well-known/mcp/server.json',
+  'GET /mcp/icon.svg',
   'POST /web/api/session',
   'DELETE /web/api/session',
   'GET /web/api/session',

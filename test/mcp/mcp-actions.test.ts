@@ -1,6 +1,6 @@
 // Actions on an image through MCP (issue 45): the SDK's own client against the stdio server process
 // and against the app's remote /mcp, on the local renderer, the scenario in actions-scenario.ts; and a
-// deployment whose catalog configures no expand route, where the tool neither offers nor runs it.
+// deployment whose catalog configures no expand route, where list_models does not offer it and the tool does not run it.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,13 @@ import { createTestApp, startTestServer, type TestApp } from '../support/test-se
 import { actionRefusals, actOnEveryAction } from './actions-scenario.js';
 import { finished, type RefineContext, textOf } from './refine-scenario.js';
 import { connectRemote } from './remote-mcp-support.js';
+
+/** The actions list_models says this deployment offers, sorted. */
+async function offeredActions(mcp: Client): Promise<string[]> {
+  const result = (await mcp.callTool({ name: 'list_models', arguments: {} })) as CallToolResult;
+  const actions = (result.structuredContent as { actions?: Array<{ action: string }> }).actions ?? [];
+  return [...new Set(actions.map((route) => route.action))].sort();
+}
 
 describe('act_on_image over stdio (the server process calls the HTTP API with its key)', () => {
   let atelier: Awaited<ReturnType<typeof startTestServer>>;
@@ -67,10 +74,8 @@ describe('act_on_image over remote MCP (/mcp, in the app)', () => {
     await t?.close();
   });
 
-  it('the description lists the actions the default catalog configures', async () => {
-    const { tools } = await mcp.listTools();
-    const description = tools.find((tool) => tool.name === 'act_on_image')?.description ?? '';
-    assert.match(description, /This deployment offers: .*upscale.*vary.*expand.*remove_background.*reroll/);
+  it('list_models lists the actions the default catalog configures', async () => {
+    assert.deepEqual(await offeredActions(mcp), ['expand', 'remove_background', 'reroll', 'upscale', 'vary']);
   });
 
   it('each action makes a new version naming its parent and the action', async () => {
@@ -102,12 +107,10 @@ describe('act_on_image on a deployment without an expand route', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('does not offer expand, and refuses it with a message saying it is not configured', async () => {
-    const { tools } = await mcp.listTools();
-    const description = tools.find((tool) => tool.name === 'act_on_image')?.description ?? '';
-    const offered = /This deployment offers: ([^.]*)\./.exec(description)?.[1] ?? '';
-    assert.match(offered, /upscale/, description);
-    assert.doesNotMatch(offered, /expand/, description);
+  it('does not offer expand (list_models), and refuses it with a message saying it is not configured', async () => {
+    const offered = await offeredActions(mcp);
+    assert.ok(offered.includes('upscale'), String(offered));
+    assert.ok(!offered.includes('expand'), String(offered));
 
     const made = finished(
       (await mcp.callTool({

@@ -71,12 +71,11 @@ describe('Atelier MCP server over stdio', () => {
     await rm(workDir, { recursive: true, force: true });
   });
 
-  it('lists exactly the ten tools with described input schemas, output schemas and annotations', async () => {
+  it('lists exactly the eleven tools with described input schemas, output schemas, annotations and icons', async () => {
     const { tools } = await mcp.client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    const names =
-      'act_on_image batch_get_tasks generate_image get_account_status get_task list_my_generations list_versions';
-    const more = 'quote_image refine_image upload_reference_image';
+    const names = 'act_on_image batch_get_tasks generate_image get_account_status get_task list_models';
+    const more = 'list_my_generations list_versions quote_image refine_image upload_reference_image';
     assert.deepEqual([...byName.keys()].sort(), `${names} ${more}`.split(' '));
     const expectedInputs: Record<string, string[]> = {
       generate_image: 'prompt model mode aspect quality imageSize count seed imageUrls quote_id wait'.split(
@@ -87,10 +86,11 @@ describe('Atelier MCP server over stdio', () => {
       upload_reference_image: ['source_url', 'path'],
       list_my_generations: ['page', 'limit'],
       get_account_status: [],
-      quote_image: 'prompt model mode aspect quality imageSize count seed imageUrls'.split(' '),
-      refine_image: 'work_id instruction model aspect quality imageSize seed wait'.split(' '),
+      quote_image: 'prompt model mode aspect quality imageSize count seed imageUrls work_id'.split(' '),
+      refine_image: 'work_id instruction model aspect quality imageSize seed quote_id wait'.split(' '),
       act_on_image: 'id action scale strength factor aspect seed count model wait'.split(' '),
       list_versions: ['work_id'],
+      list_models: ['model'],
     };
     for (const [name, fields] of Object.entries(expectedInputs)) {
       const tool = byName.get(name);
@@ -102,10 +102,10 @@ describe('Atelier MCP server over stdio', () => {
       }
       assert.equal(tool.outputSchema?.type, 'object', name);
       assert.ok(tool.description, name);
+      assert.equal(tool.icons?.[0]?.mimeType, 'image/svg+xml', name);
     }
     const generate = byName.get('generate_image');
-    assert.match(JSON.stringify(generate?.inputSchema), /21:9/);
-    assert.match(JSON.stringify(generate?.inputSchema), /2-5 s/);
+    assert.match(JSON.stringify(generate?.inputSchema), /list_models.*2-5 s/);
     assert.deepEqual(generate?.inputSchema.required, ['prompt']);
     const batch = byName.get('batch_get_tasks')?.inputSchema.properties?.task_ids as { maxItems?: number };
     assert.equal(batch.maxItems, 20);
@@ -335,7 +335,7 @@ describe('Atelier MCP server over stdio', () => {
     );
     try {
       const { tools } = await viaBin.client.listTools();
-      assert.equal(tools.length, 10);
+      assert.equal(tools.length, 11);
       const result = await call(viaBin, 'get_account_status');
       assert.equal(result.isError, undefined, textOf(result));
       assert.equal(result.structuredContent?.email, atelier.email);

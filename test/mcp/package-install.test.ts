@@ -54,7 +54,7 @@ describe('the packed tool server and client, installed into an empty folder', { 
     }
   });
 
-  it('the installed atelier-mcp serves the ten tools and generates images with links', async () => {
+  it('the installed atelier-mcp serves the eleven tools and generates images with links', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [join(app, 'node_modules', '.bin', 'atelier-mcp')],
@@ -66,7 +66,7 @@ describe('the packed tool server and client, installed into an empty folder', { 
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      assert.equal(tools.length, 10);
+      assert.equal(tools.length, 11);
       const result = (await client.callTool({
         name: 'generate_image',
         arguments: { prompt: 'installed with one line', wait: 30 },

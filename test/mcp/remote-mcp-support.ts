@@ -2,9 +2,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-export async function connectRemote(baseUrl: string, apiKey: string): Promise<Client> {
+export async function connectRemote(baseUrl: string, apiKey: string, path = '/mcp'): Promise<Client> {
   const client = new Client({ name: 'atelier-remote-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
+  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}${path}`), {
     requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
   });
   await client.connect(transport);
@@ -12,8 +12,13 @@ export async function connectRemote(baseUrl: string, apiKey: string): Promise<Cl
 }
 
 /** A JSON-RPC POST to /mcp by hand, for what the SDK's client would not send. */
-export function postMcp(baseUrl: string, headers: Record<string, string>, body: unknown): Promise<Response> {
-  return fetch(`${baseUrl}/mcp`, {
+export function postMcp(
+  baseUrl: string,
+  headers: Record<string, string>,
+  body: unknown,
+  path = '/mcp',
+): Promise<Response> {
+  return fetch(`${baseUrl}${path}`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',

@@ -41,7 +41,7 @@ describe('remote MCP at /mcp', () => {
     await t?.close();
   });
 
-  it('lists the ten tools; generate_image, refine_image and act_on_image accept task-augmented calls', async () => {
+  it('lists the eleven tools; generate_image, refine_image and act_on_image accept task-augmented calls', async () => {
     const { tools } = await mcp.listTools();
     assert.deepEqual(tools.map((tool) => tool.name).sort(), [
       'act_on_image',
@@ -49,6 +49,7 @@ describe('remote MCP at /mcp', () => {
       'generate_image',
       'get_account_status',
       'get_task',
+      'list_models',
       'list_my_generations',
       'list_versions',
       'quote_image',
@@ -73,7 +74,7 @@ describe('remote MCP at /mcp', () => {
     const { tools } = await mcp.listTools();
     const generate = tools.find((tool) => tool.name === 'generate_image');
     const texts = JSON.stringify(generate?.inputSchema);
-    assert.match(texts, /atelier:\/\/models/);
+    assert.match(texts, /list_models/);
     for (const id of ['"pro"', 'flash2', 'none supports fusion']) assert.ok(!texts.includes(id), id);
   });
 

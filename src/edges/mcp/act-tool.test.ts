@@ -139,34 +139,21 @@ describe('act_on_image and seeds (in-memory)', () => {
     await close();
   });
 
-  it("the description names the deployment's actions as the model list gives them, read at tools/list", async () => {
-    const route = (action: string, model: string | null, extra = {}) => ({
-      action,
-      model,
-      name: model ?? 'Reroll',
-      seeds: true,
-      ...extra,
-    });
-    let actions: unknown = [
-      route('reroll', null),
-      route('upscale', 'upscale', { scales: [2] }),
-      route('upscale', 'upscale-replicate', { scales: [2, 4] }),
-      route('vary', 'vary', { strengths: ['subtle', 'strong'] }),
-      route('remove_background', 'remove-background'),
-    ];
+  it('the description copies no catalog: it points to list_models, and listing reads no catalog', async () => {
+    let read = 0;
     const { mcp, close } = await connect(
-      scriptedClient({ models: async () => ({ object: 'list', data: [], actions }) as never }),
+      scriptedClient({
+        models: async () => {
+          read += 1;
+          return { object: 'list', data: [], default_model: 'x', actions: [] } as never;
+        },
+      }),
     );
-    const describe = async () =>
+    const description =
       (await mcp.listTools()).tools.find((tool) => tool.name === 'act_on_image')?.description ?? '';
-    assert.match(
-      await describe(),
-      /This deployment offers: upscale \(scale 2 or 4; model upscale or upscale-replicate, default upscale\), vary \(strength subtle or strong\), remove_background, reroll\. Other actions are refused/,
-    );
-    actions = [route('reroll', null)];
-    assert.match(await describe(), /This deployment offers: reroll\./);
-    actions = undefined; // an older server: the text says where to look instead
-    assert.match(await describe(), /atelier:\/\/models \(its actions list\)/);
+    assert.match(description, /list_models \(its actions\)/);
+    assert.doesNotMatch(description, /This deployment offers/);
+    assert.equal(read, 0, 'tools/list makes no API call');
     await close();
   });
 });

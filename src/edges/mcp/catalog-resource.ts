@@ -6,8 +6,9 @@ export const CATALOG_RESOURCE_URI = 'atelier://models';
 
 /**
  * Registers the catalog resource: GET /api/v1/models as read at that moment (each model's modes,
- * aspects, sizes, caps, qualities, prices in micro-dollars and lifecycle). The tools' texts point
- * here instead of copying the catalog, so they never disagree with the deployment.
+ * aspects, sizes, caps, qualities, prices in micro-dollars and lifecycle), for clients that read
+ * resources; the tool list_models answers the same. The tools' texts point there instead of copying
+ * the catalog, so they never disagree with the deployment.
  */
 export function registerCatalogResource(server: McpServer, client: AtelierClient): void {
   server.registerResource(

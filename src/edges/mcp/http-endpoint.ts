@@ -6,6 +6,8 @@ import { type InAppDispatch, inAppFetch } from './in-app-fetch.js';
 import { createServer } from './server.js';
 
 export const MCP_PATH = '/mcp';
+/** The same endpoint with the read tools only, whatever the credential (docs/mcp.md, "Read-only endpoint"). */
+export const MCP_READONLY_PATH = '/mcp/readonly';
 
 export interface McpEndpointOptions {
   /** Atelier's public base URL: its origin is the one browser Origin accepted, its /files the images. */
@@ -54,7 +56,9 @@ function bearerChallenge(request: FastifyRequest, signIn: McpEndpointOptions['si
  * with the caller's key, so any api node behind a load balancer answers any request, and no session
  * id exists to be mistaken for authentication. MCP tasks survive across nodes because their ids name
  * Atelier's own tasks (src/edges/mcp/generation-tasks.ts). GET (a server-initiated stream) and DELETE (a
- * session's end) are 405: there is no session to stream on or to end.
+ * session's end) are 405: there is no session to stream on or to end. /mcp/readonly is the same with
+ * the read tools only (createServer's readOnly), behind the same authentication: a token issued for
+ * /mcp serves it too (the resource /mcp covers its sub-path, as RFC 9728 clients check).
  */
 export async function mcpEndpoint(app: FastifyInstance, options: McpEndpointOptions): Promise<void> {
   const allowedOrigin = new URL(options.publicBaseUrl).origin;
@@ -67,7 +71,7 @@ export async function mcpEndpoint(app: FastifyInstance, options: McpEndpointOpti
     return reply.code(403).send({
       error: {
         type: 'forbidden',
-        message: `Origin ${origin} may not call ${MCP_PATH}; only ${allowedOrigin} may`,
+        message: `Origin ${origin} may not call ${request.routeOptions.url ?? MCP_PATH}; only ${allowedOrigin} may`,
       },
     });
   });
@@ -86,54 +90,69 @@ export async function mcpEndpoint(app: FastifyInstance, options: McpEndpointOpti
 
   // JSON-RPC of the MCP spec, not REST operations: left out of the OpenAPI document (docs/mcp.md).
   const hidden = { schema: { hide: true } };
-  app.post(MCP_PATH, hidden, async (request, reply) => {
-    const credential = credentials.get(request);
-    if (!credential) throw new Error('authenticated request without a credential');
-    const { apiKey, accountId } = credential;
-    const fetchInApp = inAppFetch({
-      publicBaseUrl: options.publicBaseUrl,
-      dispatch: options.dispatch,
-      remoteAddress: request.ip,
-    });
-    const client = createAtelierClient({ baseUrl: options.publicBaseUrl, apiKey, fetch: fetchInApp });
-    const server = createServer(client, {
-      taskIdSeal: options.taskIdSeal(accountId),
-      fetchFile: fetchInApp,
-      filesBaseUrl: options.publicBaseUrl,
-      localFiles: false,
-    });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    // The transport writes the answer (JSON, or an event stream with progress) on the raw response.
-    reply.hijack();
-    reply.raw.on('close', () => {
-      credential.release?.();
-      void transport.close();
-      void server.close();
-    });
-    try {
-      await server.connect(transport);
-      await transport.handleRequest(request.raw, reply.raw, request.body);
-    } catch (error) {
-      request.log.error({ err: error }, 'mcp request failed');
-      if (!reply.raw.headersSent) {
-        reply.raw.writeHead(500, { 'content-type': 'application/json' });
-        reply.raw.end(
-          JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }),
-        );
-      }
-    }
-  });
+  const fullEndpoint = new URL(`${options.publicBaseUrl}${MCP_PATH}`).href;
+  app.post(MCP_PATH, hidden, (request, reply) => serveMcp(request, reply, options, undefined));
+  app.post(MCP_READONLY_PATH, hidden, (request, reply) =>
+    serveMcp(request, reply, options, { fullEndpoint }),
+  );
 
-  const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
+  const notAllowed = async (request: FastifyRequest, reply: FastifyReply) =>
     reply
       .code(405)
       .header('allow', 'POST')
       .send({
         error: {
           type: 'method_not_allowed',
-          message: `${MCP_PATH} is stateless: POST each JSON-RPC message; there is no session stream to GET or DELETE`,
+          message: `${request.routeOptions.url ?? MCP_PATH} is stateless: POST each JSON-RPC message; there is no session stream to GET or DELETE`,
         },
       });
-  app.get(MCP_PATH, hidden, notAllowed);
-  app.delete(MCP_PATH, hidden, notAllowed);
+  for (const path of [MCP_PATH, MCP_READONLY_PATH]) {
+    app.get(path, hidden, notAllowed);
+    app.delete(path, hidden, notAllowed);
+  }
+}
+
+/** One POST: a server (the full one, or the read-only one) and a transport for this request alone. */
+async function serveMcp(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: McpEndpointOptions,
+  readOnly: { fullEndpoint: string } | undefined,
+): Promise<void> {
+  const credential = credentials.get(request);
+  if (!credential) throw new Error('authenticated request without a credential');
+  const { apiKey, accountId } = credential;
+  const fetchInApp = inAppFetch({
+    publicBaseUrl: options.publicBaseUrl,
+    dispatch: options.dispatch,
+    remoteAddress: request.ip,
+  });
+  const client = createAtelierClient({ baseUrl: options.publicBaseUrl, apiKey, fetch: fetchInApp });
+  const server = createServer(client, {
+    taskIdSeal: options.taskIdSeal(accountId),
+    fetchFile: fetchInApp,
+    filesBaseUrl: options.publicBaseUrl,
+    localFiles: false,
+    ...(readOnly ? { readOnly } : {}),
+  });
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  // The transport writes the answer (JSON, or an event stream with progress) on the raw response.
+  reply.hijack();
+  reply.raw.on('close', () => {
+    credential.release?.();
+    void transport.close();
+    void server.close();
+  });
+  try {
+    await server.connect(transport);
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  } catch (error) {
+    request.log.error({ err: error }, 'mcp request failed');
+    if (!reply.raw.headersSent) {
+      reply.raw.writeHead(500, { 'content-type': 'application/json' });
+      reply.raw.end(
+        JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }),
+      );
+    }
+  }
 }

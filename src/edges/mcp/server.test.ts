@@ -6,9 +6,10 @@ import { describe, it } from 'node:test';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { connect, scriptedClient, task, textOf } from '../../../test/fakes/mcp/in-memory-mcp.js';
 import { AtelierApiError, AtelierConnectionError, type TaskRecord } from '../client/atelier-client.js';
+import { READ_TOOLS } from './read-only.js';
 
 describe('MCP tools (in-memory)', () => {
-  it('lists exactly the ten tools, each with an input and an output schema', async () => {
+  it('lists exactly the eleven tools, each with an input and an output schema and an icon', async () => {
     const { mcp, close } = await connect(scriptedClient({}));
     const { tools } = await mcp.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [
@@ -17,6 +18,7 @@ describe('MCP tools (in-memory)', () => {
       'generate_image',
       'get_account_status',
       'get_task',
+      'list_models',
       'list_my_generations',
       'list_versions',
       'quote_image',
@@ -24,16 +26,10 @@ describe('MCP tools (in-memory)', () => {
       'upload_reference_image',
     ]);
     for (const tool of tools) {
+      assert.match(tool.icons?.[0]?.src ?? '', /^data:image\/svg\+xml;base64,/, tool.name);
       assert.equal(tool.inputSchema.type, 'object', tool.name);
       assert.equal(tool.outputSchema?.type, 'object', tool.name);
-      const readOnly = [
-        'get_task',
-        'batch_get_tasks',
-        'list_my_generations',
-        'list_versions',
-        'get_account_status',
-        'quote_image',
-      ].includes(tool.name);
+      const readOnly = (READ_TOOLS as readonly string[]).includes(tool.name);
       assert.equal(tool.annotations?.readOnlyHint, readOnly, tool.name);
     }
     await close();

@@ -3,8 +3,10 @@ import type { AtelierClient } from '../client/atelier-client.js';
 import { registerCatalogResource } from './catalog-resource.js';
 import { registerGalleryApp } from './gallery-app.js';
 import { createGenerationTaskStore, type TaskIdSeal } from './generation-tasks.js';
+import { listToolIcons, SERVER_ICONS } from './icons.js';
 import { registerImageResources } from './image-resources.js';
-import { describeActionsOnList } from './live-descriptions.js';
+import { registerPrompts } from './prompts.js';
+import { READ_ONLY_INSTRUCTIONS, refuseWriteTools } from './read-only.js';
 import type { PollingClock } from './task-polling.js';
 import { refuseUnissuedCursors, refuseUnofferedTaskRequests } from './task-requests.js';
 import { createThumbnailer, type Thumbnailer } from './thumbnails.js';
@@ -13,6 +15,7 @@ import { registerBatchGetTasks } from './tools/batch-get-tasks.js';
 import { GENERATE_IMAGE, registerGenerationTool } from './tools/generate-image-tool.js';
 import { registerGetAccountStatus } from './tools/get-account-status.js';
 import { registerGetTask } from './tools/get-task.js';
+import { registerListModels } from './tools/list-models.js';
 import { registerListMyGenerations } from './tools/list-my-generations.js';
 import { registerListVersions } from './tools/list-versions.js';
 import { registerQuoteImage } from './tools/quote-image.js';
@@ -24,7 +27,7 @@ export const SERVER_VERSION = '0.1.0';
 
 const INSTRUCTIONS = `Atelier generates images through its HTTP API on the user's account.
 Typical flow:
-1. Optionally get_account_status: tier (trial < starter < standard < pro) is a cost hint; has_key false means generation cannot run. quote_image prices a call before it runs; its quote_id caps what generate_image then charges.
+1. Optionally get_account_status: tier (trial < starter < standard < pro) is a cost hint; has_key false means generation cannot run. list_models lists the models (modes, sizes, qualities, seeds, prices per image, lifecycle) and the actions offered; quote_image prices a call before it runs; its quote_id caps what generate_image (or refine_image) then charges.
 2. For an edit, upload_reference_image (source_url or local path) and pass the returned url in imageUrls with mode "edit".
 3. generate_image with wait (e.g. 45) to get the finished images in one call, or without wait to get task ids at once.
 4. For tasks still running, batch_get_tasks (up to 20 ids) or get_task every 2-5 seconds until completed or failed.
@@ -49,21 +52,40 @@ export interface CreateServerOptions {
   /** Time source for generate_image's wait; tests pass a fake one. */
   clock?: PollingClock;
   pollIntervalMs?: number;
+  /**
+   * Only the read tools (READ_TOOLS), no prompts, no MCP tasks: /mcp/readonly. A write tool's call is
+   * refused by name, pointing to `fullEndpoint` (default "/mcp").
+   */
+  readOnly?: { fullEndpoint: string };
 }
 
-/** An MCP server exposing Atelier's ten tools over the given API client; connect it to any transport. */
+/**
+ * An MCP server exposing Atelier's eleven tools (seven when read-only) and its prompts over the given
+ * API client; connect it to any transport.
+ */
 export function createServer(client: AtelierClient, options: CreateServerOptions): McpServer {
   const fetchFile = options.fetchFile ?? globalThis.fetch;
   const thumbnailer = options.thumbnailer ?? createThumbnailer({ fetch: fetchFile });
-  const server = new McpServer(
-    { name: SERVER_NAME, title: 'Atelier image generation', version: SERVER_VERSION },
-    {
-      instructions: INSTRUCTIONS,
-      // MCP tasks (spec 2025-11-25) for the generation tools, kept in Atelier's own tasks (no list).
-      capabilities: { tasks: { requests: { tools: { call: {} } }, cancel: {} } },
-      taskStore: createGenerationTaskStore(client, { thumbnailer, taskIdSeal: options.taskIdSeal }),
-    },
-  );
+  const info = {
+    name: SERVER_NAME,
+    title: 'Atelier image generation',
+    version: SERVER_VERSION,
+    icons: SERVER_ICONS,
+  };
+  if (options.readOnly) {
+    const server = new McpServer(info, { instructions: READ_ONLY_INSTRUCTIONS });
+    registerReadTools(server, client, thumbnailer, { ...options, fetchFile });
+    refuseWriteTools(server, options.readOnly.fullEndpoint);
+    listToolIcons(server);
+    refuseUnissuedCursors(server);
+    return server;
+  }
+  const server = new McpServer(info, {
+    instructions: INSTRUCTIONS,
+    // MCP tasks (spec 2025-11-25) for the generation tools, kept in Atelier's own tasks (no list).
+    capabilities: { tasks: { requests: { tools: { call: {} } }, cancel: {} } },
+    taskStore: createGenerationTaskStore(client, { thumbnailer, taskIdSeal: options.taskIdSeal }),
+  });
   const generateOptions = {
     thumbnailer,
     taskIdSeal: options.taskIdSeal,
@@ -72,19 +94,32 @@ export function createServer(client: AtelierClient, options: CreateServerOptions
   };
   registerGenerationTool(server, client, GENERATE_IMAGE, generateOptions);
   registerGenerationTool(server, client, REFINE_IMAGE, generateOptions);
-  const act = registerGenerationTool(server, client, ACT_ON_IMAGE, generateOptions);
+  registerGenerationTool(server, client, ACT_ON_IMAGE, generateOptions);
+  registerUploadReferenceImage(server, client, options.localFiles ?? true);
+  registerReadTools(server, client, thumbnailer, { ...options, fetchFile });
+  registerPrompts(server);
+  refuseUnofferedTaskRequests(server, new Set(['generate_image', 'refine_image', 'act_on_image']));
+  listToolIcons(server);
+  refuseUnissuedCursors(server);
+  return server;
+}
+
+/** The tools that only read (or price), and the resources: the catalog and Atelier's files. */
+function registerReadTools(
+  server: McpServer,
+  client: AtelierClient,
+  thumbnailer: Thumbnailer,
+  options: CreateServerOptions & { fetchFile: typeof fetch },
+): void {
   registerGetTask(server, client, thumbnailer);
   registerBatchGetTasks(server, client, thumbnailer);
-  registerUploadReferenceImage(server, client, options.localFiles ?? true);
   registerListMyGenerations(server, client);
   registerListVersions(server, client);
   registerGetAccountStatus(server, client);
   registerQuoteImage(server, client);
+  registerListModels(server, client);
   registerCatalogResource(server, client);
-  registerImageResources(server, { filesBaseUrl: options.filesBaseUrl ?? client.baseUrl, fetch: fetchFile });
-  registerGalleryApp(server, { filesBaseUrl: options.filesBaseUrl ?? client.baseUrl });
-  refuseUnofferedTaskRequests(server, new Set(['generate_image', 'refine_image', 'act_on_image']));
-  describeActionsOnList(server, act, client);
-  refuseUnissuedCursors(server);
-  return server;
+  const filesBaseUrl = options.filesBaseUrl ?? client.baseUrl;
+  registerImageResources(server, { filesBaseUrl, fetch: options.fetchFile });
+  registerGalleryApp(server, { filesBaseUrl });
 }

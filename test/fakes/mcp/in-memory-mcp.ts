@@ -5,7 +5,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AtelierClient, TaskRecord } from '../../../src/edges/client/atelier-client.js';
 import { hmacTaskIdSeal } from '../../../src/edges/mcp/generation-tasks.js';
-import { createServer } from '../../../src/edges/mcp/server.js';
+import { type CreateServerOptions, createServer } from '../../../src/edges/mcp/server.js';
 
 /** The seal of the in-memory server's task ids (a fixed test key, one account). */
 export const TEST_TASK_ID_SEAL = hmacTaskIdSeal(Buffer.alloc(32, 7), 'acc_test');
@@ -64,8 +64,17 @@ export function scriptedClient(script: Script): AtelierClient {
   } as AtelierClient;
 }
 
-export async function connect(client: AtelierClient, clock = fakeClock()) {
-  const server = createServer(client, { clock, thumbnailer: fakeThumbnailer, taskIdSeal: TEST_TASK_ID_SEAL });
+export async function connect(
+  client: AtelierClient,
+  clock = fakeClock(),
+  options: Partial<CreateServerOptions> = {},
+) {
+  const server = createServer(client, {
+    clock,
+    thumbnailer: fakeThumbnailer,
+    taskIdSeal: TEST_TASK_ID_SEAL,
+    ...options,
+  });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   const mcp = new Client({ name: 'test', version: '0' });
   await server.connect(serverTransport);

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import {
   type ActionRequest,
-  type ActionRoute,
   EXPAND_FACTOR_MAX,
   EXPAND_FACTOR_MIN,
   IMAGE_ACTIONS,
@@ -72,8 +71,8 @@ export const actInputSchema = {
     .max(200)
     .optional()
     .describe(
-      "The action route's id when the deployment configures several for the action (the actions list of " +
-        'atelier://models); default the first.',
+      "The action route's id when the deployment configures several for the action (the actions of " +
+        'list_models); default the first.',
     ),
   wait,
 };
@@ -86,42 +85,16 @@ const DESCRIPTION =
   'generate_image (task ids at once; set wait to get the finished images as stable URLs, resource links and ' +
   'thumbnails; MCP tasks work the same). Each result is a new version of the work: its list_my_generations ' +
   "item names the parent (parentId, parentTaskId) and the action (action, actionOptions); list_versions shows the work's versions. " +
-  'Each image spends upstream credit like generate_image.';
-
-/** One action as offered: its name, and what its routes take (scales, strengths, route ids when several). */
-function offerOf(action: string, routes: readonly ActionRoute[]): string {
-  const scales = new Set(routes.flatMap((route) => route.scales ?? []));
-  const strengths = new Set(routes.flatMap((route) => route.strengths ?? []));
-  const models = routes.flatMap((route) => (route.model ? [route.model] : []));
-  const details = [
-    ...(scales.size > 0 ? [`scale ${[...scales].join(' or ')}`] : []),
-    ...(strengths.size > 0 ? [`strength ${[...strengths].join(' or ')}`] : []),
-    ...(models.length > 1 ? [`model ${models.join(' or ')}, default ${models[0]}`] : []),
-  ];
-  return details.length > 0 ? `${action} (${details.join('; ')})` : action;
-}
-
-/** What the description says is offered: the configured actions (the model list's), or where to read them. */
-export function actionsOffered(routes: readonly ActionRoute[] | undefined): string {
-  if (routes === undefined) {
-    return 'Which actions this deployment offers is in the resource atelier://models (its actions list); an action it does not configure is refused with invalid_request.';
-  }
-  const offered = IMAGE_ACTIONS.flatMap((action) => {
-    const its = routes.filter((route) => route.action === action);
-    return its.length > 0 ? [offerOf(action, its)] : [];
-  });
-  return `This deployment offers: ${offered.join(', ')}. Other actions are refused with invalid_request.`;
-}
-
-/** The tool's description given what the deployment offers (live-descriptions.ts sets it at tools/list). */
-export const actDescription = (routes?: readonly ActionRoute[]) => `${DESCRIPTION} ${actionsOffered(routes)}`;
+  'Each image spends upstream credit like generate_image. Which actions this deployment offers, with their ' +
+  'scales, strengths, routes and prices, is in list_models (its actions); an action it does not configure is ' +
+  'refused with invalid_request.';
 
 /** `act_on_image`: an action on a finished image (issue 45), POST /api/v1/generations/{id}/actions. */
 export const ACT_ON_IMAGE: GenerationTool = {
   name: 'act_on_image',
   config: {
     title: 'Upscale, vary, expand, remove the background or reroll an image',
-    description: actDescription(),
+    description: DESCRIPTION,
     inputSchema: actInputSchema,
     outputSchema: generateOutputSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

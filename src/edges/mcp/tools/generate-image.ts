@@ -35,10 +35,10 @@ export const generateInputSchema = {
     .string()
     .optional()
     .describe(
-      'Model id, default "base-image-2". The models this deployment offers, with their modes, sizes, ' +
-        'qualities and prices per image, are in the resource atelier://models (GET /api/v1/models); an ' +
-        'invalid_request error names the ids that exist. get_account_status returns the plan tier ' +
-        '(trial < starter < standard < pro) as a hint of whether a high-cost model is affordable.',
+      "Model id; omitted: the deployment's default_model. list_models lists the models this deployment " +
+        'offers with their modes, aspects, sizes, qualities, prices per image and lifecycle; an invalid_request ' +
+        'error names the ids that exist. get_account_status returns the plan tier (trial < starter < standard ' +
+        '< pro) as a hint of whether a high-cost model is affordable.',
     ),
   mode: z
     .enum(GENERATION_MODES)
@@ -46,28 +46,27 @@ export const generateInputSchema = {
     .describe(
       '"text" (default): text-to-image, imageUrls must be empty. "edit": change one image, imageUrls must hold ' +
         'exactly one URL. "fusion": blend 2 or more images; only models whose modes list fusion accept it ' +
-        '(atelier://models), others refuse it with invalid_request.',
+        '(list_models), others refuse it with invalid_request.',
     ),
   aspect: z
     .string()
     .optional()
     .describe(
       'Width:height ratio, default "1:1" (an edit or fusion without it keeps the reference image\'s shape). ' +
-        'Accepted by default: 1:1, 2:3, 3:2, 3:4, 4:3, 9:16, 16:9, 21:9, 4:5, 5:4 ' +
-        '(an invalid_request error lists what the deployment accepts).',
+        "One of the model's aspects in list_models (an invalid_request error lists what it accepts).",
     ),
   quality: z
     .enum(IMAGE_QUALITIES)
     .optional()
     .describe(
-      'Quality tier, only on models that list qualities (atelier://models); higher tiers cost more. Default: ' +
+      'Quality tier, only on models that list qualities (list_models); higher tiers cost more. Default: ' +
         "the model's defaultQuality.",
     ),
   quote_id: z
     .string()
     .optional()
     .describe(
-      'A quote from POST /api/v1/quotes for these same arguments (on this account, within 15 minutes): the ' +
+      'A quote_id from quote_image for these same arguments (on this account, within 15 minutes): the ' +
         "images are then never charged more than the quote's max_cost_micros. Refused if the arguments differ.",
     ),
   imageSize: z
@@ -84,7 +83,7 @@ export const generateInputSchema = {
     .max(16)
     .optional()
     .describe(
-      'Number of images, default 1, capped per model (its maxCount in atelier://models). Each image is one task.',
+      'Number of images, default 1, capped per model (its maxCount in list_models). Each image is one task.',
     ),
   seed: z
     .number()
@@ -94,7 +93,7 @@ export const generateInputSchema = {
     .optional()
     .describe(
       `Seed of the first image, 0-${MAX_SEED} (image i of the call gets seed + i): the same seed, model and ` +
-        'settings give the same picture again where the model takes seeds (its seeds in atelier://models is ' +
+        'settings give the same picture again where the model takes seeds (its seeds in list_models is ' +
         'true); a model without seeds refuses it with invalid_request. Omitted: Atelier draws one, and the task ' +
         'records show the seed each image used.',
     ),

@@ -9,7 +9,7 @@ import {
 } from './generate-image.js';
 import type { GenerationTool } from './generate-image-tool.js';
 
-const { model, aspect, quality, imageSize, seed, wait } = generateInputSchema;
+const { model, aspect, quality, imageSize, seed, quote_id, wait } = generateInputSchema;
 
 export const refineInputSchema = {
   work_id: z
@@ -30,16 +30,20 @@ export const refineInputSchema = {
         'characters. It is the prompt of the edit and is kept in the lineage.',
     ),
   model: model.describe(
-    'Model id, default "base-image-2"; it must support edit (its modes in the resource atelier://models). ' +
+    "Model id, default the deployment's default_model; it must support edit (its modes in list_models). " +
       'The work may have been made by another model.',
   ),
   aspect: aspect.describe(
-    "Width:height ratio of the new version; default the work's own shape. Accepted by default: 1:1, 2:3, " +
-      '3:2, 3:4, 4:3, 9:16, 16:9, 21:9, 4:5, 5:4.',
+    "Width:height ratio of the new version, one of the model's aspects (list_models); default the work's own " +
+      'shape.',
   ),
   quality,
   imageSize,
   seed,
+  quote_id: quote_id.describe(
+    'A quote_id from quote_image called with this work_id, the instruction as prompt and the same model, ' +
+      "aspect, quality, imageSize and seed: the new version is never charged more than the quote's max_cost_micros.",
+  ),
   wait,
 };
 
