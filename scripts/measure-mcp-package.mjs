@@ -1,0 +1,150 @@
+// Measures the stdio package as a person installing it meets it: the tarball's size, what
+// `npm install <tarball>` puts into an empty folder (bytes on disk, packages), and the cold `npx`
+// start (an empty npm cache, so npx fetches and installs everything) up to the first tools/list
+// answer, then the warm start of the installed bin. Prints one JSON object.
+//
+//   node scripts/measure-mcp-package.mjs [--tarball path.tgz] [--runs 3]
+//
+// Without --tarball it packs packages/mcp (its prepack builds the bundle). The server under test is
+// pointed at a loopback port nobody listens on: tools/list asks the API for the configured actions
+// and falls back at once when the connection is refused, so the figure is the package's own start.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const { values } = parseArgs({
+  options: { tarball: { type: 'string' }, runs: { type: 'string', default: '3' } },
+});
+const runs = Number(values.runs);
+const work = mkdtempSync(join(tmpdir(), 'atelier-mcp-measure-'));
+const npmEnv = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false' };
+
+function pack() {
+  if (values.tarball) return values.tarball;
+  const out = join(work, 'tarball');
+  mkdirSync(out);
+  execFileSync('npm', ['pack', '--silent', '--pack-destination', out], {
+    cwd: join(root, 'packages', 'mcp'),
+    env: npmEnv,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return join(out, readdirSync(out)[0]);
+}
+
+/** Bytes of the files under dir (their apparent size, as `du -sb` counts them) and the file count. */
+function diskUsage(dir) {
+  let bytes = 0;
+  let files = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    bytes += statSync(join(entry.parentPath, entry.name)).size;
+    files += 1;
+  }
+  return { bytes, files };
+}
+
+/** Spawns the command, sends initialize and tools/list, and resolves with the ms until tools/list's answer. */
+function timeToToolsList(command, args, cwd, env) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let buffer = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('exit', (code) =>
+      reject(new Error(`exited with ${code} before answering tools/list\n${stderr}`)),
+    );
+    child.stdout.on('data', (chunk) => {
+      buffer += chunk;
+      for (let end = buffer.indexOf('\n'); end >= 0; end = buffer.indexOf('\n')) {
+        const message = JSON.parse(buffer.slice(0, end));
+        buffer = buffer.slice(end + 1);
+        if (message.id === 1) {
+          child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+          child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
+        } else if (message.id === 2) {
+          const ms = Number(process.hrtime.bigint() - started) / 1e6;
+          child.removeAllListeners('exit');
+          child.kill();
+          resolve({ ms: Math.round(ms), tools: message.result.tools.length });
+        }
+      }
+    });
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'measure', version: '1' },
+      },
+    };
+    child.stdin.write(`${JSON.stringify(initialize)}\n`);
+  });
+}
+
+const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+const serverEnv = { ...npmEnv, ATELIER_API_KEY: 'measure', ATELIER_BASE_URL: 'http://127.0.0.1:9' };
+
+try {
+  const tarball = pack();
+  const app = join(work, 'app');
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'empty', private: true }));
+  const cache = join(work, 'install-cache');
+  const installStarted = Date.now();
+  execFileSync('npm', ['install', '--no-audit', '--cache', cache, tarball], {
+    cwd: app,
+    env: npmEnv,
+    stdio: 'ignore',
+  });
+  const installMs = Date.now() - installStarted;
+  const lock = JSON.parse(readFileSync(join(app, 'node_modules', '.package-lock.json'), 'utf8'));
+  const packages = Object.keys(lock.packages).filter((path) => path.startsWith('node_modules/'));
+  const installed = diskUsage(join(app, 'node_modules'));
+
+  const cold = [];
+  for (let run = 0; run < runs; run++) {
+    const folder = join(work, `npx-${run}`);
+    mkdirSync(folder);
+    const args = ['--yes', '--cache', join(folder, 'cache'), '--package', tarball, 'atelier-mcp'];
+    cold.push((await timeToToolsList('npx', args, folder, serverEnv)).ms);
+  }
+  const warm = [];
+  let tools = 0;
+  for (let run = 0; run < runs; run++) {
+    const result = await timeToToolsList(
+      process.execPath,
+      [join(app, 'node_modules', '.bin', 'atelier-mcp')],
+      app,
+      serverEnv,
+    );
+    warm.push(result.ms);
+    tools = result.tools;
+  }
+  const report = {
+    node: process.version,
+    tarballBytes: statSync(tarball).size,
+    installedBytes: installed.bytes,
+    installedDiskKiB: Number(
+      execFileSync('du', ['-sk', join(app, 'node_modules')], { encoding: 'utf8' }).split('\t')[0],
+    ),
+    installedFiles: installed.files,
+    packagesInstalled: packages.length,
+    dependencies: packages.filter((path) => path !== 'node_modules/@atelier/mcp').length,
+    installMs,
+    coldNpxToToolsListMs: { median: median(cold), runs: cold },
+    installedToToolsListMs: { median: median(warm), runs: warm },
+    tools,
+  };
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
