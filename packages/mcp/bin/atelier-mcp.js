@@ -17,7 +17,14 @@ if (found[0] < MINIMUM[0] || (found[0] === MINIMUM[0] && found[1] < MINIMUM[1]))
   process.exit(1);
 }
 
-import('../dist/atelier-mcp.js')
+// V8's code cache for the bundle (Node.js's module.enableCompileCache, in the OS temp folder unless
+// NODE_COMPILE_CACHE names another; checked against the file, silently off where it cannot write):
+// every start after the first skips compiling its megabyte of JavaScript.
+import('node:module')
+  .then((module) => {
+    if (module.enableCompileCache) module.enableCompileCache();
+    return import('../dist/atelier-mcp.js');
+  })
   .then((bundle) => bundle.runMcpServer(process.env))
   .then(
     () => process.exit(0),
