@@ -1,7 +1,8 @@
 // Measures the stdio package as a person installing it meets it: the tarball's size, what
 // `npm install <tarball>` puts into an empty folder (bytes on disk, packages), and the cold `npx`
 // start (an empty npm cache, so npx fetches and installs everything) up to the first tools/list
-// answer, then the warm start of the installed bin. Prints one JSON object.
+// answer, then the start of the installed bin. For scale, the same cold npx running `true` instead of
+// the server: npm's own share. Prints one JSON object, with the 1-minute load average before and after.
 //
 //   node scripts/measure-mcp-package.mjs [--tarball path.tgz] [--runs 3]
 //
@@ -10,7 +11,7 @@
 // and falls back at once when the connection is refused, so the figure is the package's own start.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -90,9 +91,22 @@ function timeToToolsList(command, args, cwd, env) {
   });
 }
 
+/** Resolves with the ms a command takes to exit (it must exit 0). */
+function timeToExit(command, args, cwd) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(command, args, { cwd, env: npmEnv, stdio: 'ignore' });
+    child.on('exit', (code) => {
+      if (code === 0) resolve(Math.round(Number(process.hrtime.bigint() - started) / 1e6));
+      else reject(new Error(`${command} ${args.join(' ')} exited with ${code}`));
+    });
+  });
+}
+
 const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
 const serverEnv = { ...npmEnv, ATELIER_API_KEY: 'measure', ATELIER_BASE_URL: 'http://127.0.0.1:9' };
 
+const loadBefore = loadavg()[0];
 try {
   const tarball = pack();
   const app = join(work, 'app');
@@ -116,6 +130,13 @@ try {
     mkdirSync(folder);
     const args = ['--yes', '--cache', join(folder, 'cache'), '--package', tarball, 'atelier-mcp'];
     cold.push((await timeToToolsList('npx', args, folder, serverEnv)).ms);
+  }
+  const npmOnly = [];
+  for (let run = 0; run < runs; run++) {
+    const folder = join(work, `npx-true-${run}`);
+    mkdirSync(folder);
+    const args = ['--yes', '--cache', join(folder, 'cache'), '--package', tarball, '--call', 'true'];
+    npmOnly.push(await timeToExit('npx', args, folder));
   }
   const warm = [];
   let tools = 0;
@@ -141,8 +162,10 @@ try {
     dependencies: packages.filter((path) => path !== 'node_modules/@atelier/mcp').length,
     installMs,
     coldNpxToToolsListMs: { median: median(cold), runs: cold },
+    coldNpxRunningTrueMs: { median: median(npmOnly), runs: npmOnly },
     installedToToolsListMs: { median: median(warm), runs: warm },
     tools,
+    loadAverage1m: { before: loadBefore, after: loadavg()[0] },
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 } finally {
