@@ -10,7 +10,16 @@
 // pointed at a loopback port nobody listens on: tools/list asks the API for the configured actions
 // and falls back at once when the connection is refused, so the figure is the package's own start.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,57 +57,79 @@ function diskUsage(dir) {
   return { bytes, files };
 }
 
-/** Spawns the command, sends initialize and tools/list, and resolves with the ms until tools/list's answer. */
+// With GNU time, each process's CPU seconds (user + system, its waited-for children included) too:
+// a figure that, unlike the wall time, hardly moves with the machine's load.
+const gnuTime = existsSync('/usr/bin/time');
+
+/** Spawns the command (under GNU time where there is one); `cpu` reads the CPU seconds from its stderr. */
+function spawnTimed(command, args, options) {
+  const child = gnuTime
+    ? spawn('/usr/bin/time', ['-f', '\nCPU %U %S', command, ...args], options)
+    : spawn(command, args, options);
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const cpu = () => {
+    const match = /\nCPU (\S+) (\S+)\s*$/.exec(stderr);
+    return match ? Math.round((Number(match[1]) + Number(match[2])) * 100) / 100 : undefined;
+  };
+  return { child, cpu, stderr: () => stderr };
+}
+
+const elapsedMs = (started) => Math.round(Number(process.hrtime.bigint() - started) / 1e6);
+
+/**
+ * Spawns the command, sends initialize and tools/list, and resolves with the ms until tools/list's
+ * answer; then ends stdin (the server's signal to exit) and adds the CPU seconds once it has exited.
+ */
 function timeToToolsList(command, args, cwd, env) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const { child, cpu, stderr } = spawnTimed(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let buffer = '';
-    let stderr = '';
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
+    let answer;
+    const send = (message) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    child.on('close', (code) => {
+      if (answer) resolve({ ...answer, cpu: cpu() });
+      else reject(new Error(`exited with ${code} before answering tools/list\n${stderr()}`));
     });
-    child.on('exit', (code) =>
-      reject(new Error(`exited with ${code} before answering tools/list\n${stderr}`)),
-    );
     child.stdout.on('data', (chunk) => {
       buffer += chunk;
       for (let end = buffer.indexOf('\n'); end >= 0; end = buffer.indexOf('\n')) {
         const message = JSON.parse(buffer.slice(0, end));
         buffer = buffer.slice(end + 1);
         if (message.id === 1) {
-          child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-          child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
+          send({ method: 'notifications/initialized' });
+          send({ id: 2, method: 'tools/list' });
         } else if (message.id === 2) {
-          const ms = Number(process.hrtime.bigint() - started) / 1e6;
-          child.removeAllListeners('exit');
-          child.kill();
-          resolve({ ms: Math.round(ms), tools: message.result.tools.length });
+          answer = { ms: elapsedMs(started), tools: message.result.tools.length };
+          child.stdin.end();
+          setTimeout(() => child.kill(), 30_000).unref();
         }
       }
     });
-    const initialize = {
-      jsonrpc: '2.0',
+    const clientInfo = { name: 'measure', version: '1' };
+    send({
       id: 1,
       method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'measure', version: '1' },
-      },
-    };
-    child.stdin.write(`${JSON.stringify(initialize)}\n`);
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo },
+    });
   });
 }
 
-/** Resolves with the ms a command takes to exit (it must exit 0). */
+/** Resolves with the ms a command takes to exit, and its CPU seconds (it must exit 0). */
 function timeToExit(command, args, cwd) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(command, args, { cwd, env: npmEnv, stdio: 'ignore' });
-    child.on('exit', (code) => {
-      if (code === 0) resolve(Math.round(Number(process.hrtime.bigint() - started) / 1e6));
-      else reject(new Error(`${command} ${args.join(' ')} exited with ${code}`));
+    const { child, cpu, stderr } = spawnTimed(command, args, {
+      cwd,
+      env: npmEnv,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    child.on('close', (code) => {
+      if (code === 0) resolve({ ms: elapsedMs(started), cpu: cpu() });
+      else reject(new Error(`${command} ${args.join(' ')} exited with ${code}\n${stderr()}`));
     });
   });
 }
@@ -124,32 +155,31 @@ try {
   const packages = Object.keys(lock.packages).filter((path) => path.startsWith('node_modules/'));
   const installed = diskUsage(join(app, 'node_modules'));
 
-  const cold = [];
-  for (let run = 0; run < runs; run++) {
-    const folder = join(work, `npx-${run}`);
+  const repeat = async (measure) => {
+    const results = [];
+    for (let run = 0; run < runs; run++) results.push(await measure(run));
+    return results;
+  };
+  const npx = (run, name, ...command) => {
+    const folder = join(work, `npx-${name}-${run}`);
     mkdirSync(folder);
-    const args = ['--yes', '--cache', join(folder, 'cache'), '--package', tarball, 'atelier-mcp'];
-    cold.push((await timeToToolsList('npx', args, folder, serverEnv)).ms);
-  }
-  const npmOnly = [];
-  for (let run = 0; run < runs; run++) {
-    const folder = join(work, `npx-true-${run}`);
-    mkdirSync(folder);
-    const args = ['--yes', '--cache', join(folder, 'cache'), '--package', tarball, '--call', 'true'];
-    npmOnly.push(await timeToExit('npx', args, folder));
-  }
-  const warm = [];
-  let tools = 0;
-  for (let run = 0; run < runs; run++) {
-    const result = await timeToToolsList(
-      process.execPath,
-      [join(app, 'node_modules', '.bin', 'atelier-mcp')],
-      app,
-      serverEnv,
-    );
-    warm.push(result.ms);
-    tools = result.tools;
-  }
+    return { folder, args: ['--yes', '--cache', join(folder, 'cache'), '--package', tarball, ...command] };
+  };
+  const cold = await repeat((run) => {
+    const { folder, args } = npx(run, 'server', 'atelier-mcp');
+    return timeToToolsList('npx', args, folder, serverEnv);
+  });
+  const npmOnly = await repeat((run) => {
+    const { folder, args } = npx(run, 'true', '--call', 'true');
+    return timeToExit('npx', args, folder);
+  });
+  const bin = join(app, 'node_modules', '.bin', 'atelier-mcp');
+  const warm = await repeat(() => timeToToolsList(process.execPath, [bin], app, serverEnv));
+  const figures = (results) => ({
+    median: median(results.map((r) => r.ms)),
+    runs: results.map((r) => r.ms),
+    ...(gnuTime ? { cpuSeconds: results.map((r) => r.cpu) } : {}),
+  });
   const report = {
     node: process.version,
     tarballBytes: statSync(tarball).size,
@@ -161,10 +191,10 @@ try {
     packagesInstalled: packages.length,
     dependencies: packages.filter((path) => path !== 'node_modules/@atelier/mcp').length,
     installMs,
-    coldNpxToToolsListMs: { median: median(cold), runs: cold },
-    coldNpxRunningTrueMs: { median: median(npmOnly), runs: npmOnly },
-    installedToToolsListMs: { median: median(warm), runs: warm },
-    tools,
+    coldNpxToToolsListMs: figures(cold),
+    coldNpxRunningTrueMs: figures(npmOnly),
+    installedToToolsListMs: figures(warm),
+    tools: warm[0]?.tools,
     loadAverage1m: { before: loadBefore, after: loadavg()[0] },
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
