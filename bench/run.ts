@@ -14,6 +14,7 @@ import { type BenchReport, markdownTable, type RowResult, writeReport } from './
 import { capacityRows } from './rows/capacity.js';
 import { claimCost } from './rows/claim.js';
 import { coldStart } from './rows/startup.js';
+import { stdioPackage } from './rows/stdio-package.js';
 import { taskLogRow } from './rows/task-log.js';
 import { uploadMemory } from './rows/upload.js';
 import { upstreamCallsPerTask } from './rows/upstream.js';
@@ -105,6 +106,11 @@ const steps: Array<[boolean, () => Promise<RowResult[]>]> = [
   [
     wanted('F1'),
     async () => [await attempt(ctx, { id: 'F1', what: 'claim of 1 task', store: 'sqlite' }, claimCost)],
+  ],
+  // The stdio package (issue 46): packed, installed into an empty folder, started cold through npx.
+  [
+    wanted('M1'),
+    async () => [await attempt(ctx, { id: 'M1', what: 'the stdio package', store: '-' }, stdioPackage)],
   ],
 ];
 try {
