@@ -136,6 +136,10 @@ async function openStoreSides(config: Config, db: Db, logger: Logger, ownDb: boo
 export async function openCoreResources(config: Config, overrides: CoreOverrides): Promise<CoreResources> {
   // One libvips thread per image operation: image work runs beside the API on the same cores.
   sharp.concurrency(1);
+  // No libvips operation cache (its default keeps up to 50 MB and 100 operations' images): every
+  // image Atelier reads once per request (a reference, a result, a rendition kept in blob storage),
+  // so the cache only held memory under mixed traffic (docs/benchmarks.md, M1).
+  sharp.cache(false);
   const logger = overrides.logger ?? createLogger(config);
   const db = overrides.db ?? (await openDatabase(config.databaseUrl));
   const metricsRegistry = createMetricsRegistry();
