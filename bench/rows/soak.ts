@@ -130,8 +130,10 @@ export async function soakRow(ctx: BenchContext, options: SoakOptions): Promise<
     ATELIER_LOCAL_LATENCY_MS: '300',
     ATELIER_METRICS_TOKEN: METRICS_TOKEN,
     ATELIER_UPLOAD_ALLOWED_HOSTS: receiver.host,
-    // glibc's malloc arenas (one per thread that allocates, up to 8 per core): a diagnosis sets it.
-    ...(process.env.MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX } : {}),
+    // glibc's malloc arenas: 2, as the Dockerfile ships (BENCH_MALLOC_ARENA_MAX=default: glibc's own, 8 per core).
+    ...(process.env.BENCH_MALLOC_ARENA_MAX === 'default'
+      ? {}
+      : { MALLOC_ARENA_MAX: process.env.BENCH_MALLOC_ARENA_MAX ?? '2' }),
   });
   const dispatcher = new Agent({ connections: 16 });
   try {
