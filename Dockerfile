@@ -13,10 +13,14 @@ COPY . .
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:${NODE_VERSION}-bookworm-slim
+# MALLOC_ARENA_MAX=2: glibc keeps one malloc arena per thread that allocates (libvips', libuv's),
+# up to 8 per core, and image work leaves each fragmented; two arenas hold RSS ~150 MB lower under
+# mixed traffic (docs/benchmarks.md, M1).
 ENV NODE_ENV=production \
     PORT=8080 \
     HOST=0.0.0.0 \
-    ATELIER_DATA_DIR=/data
+    ATELIER_DATA_DIR=/data \
+    MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules

@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --only P1,P6] [-- --postgres | --no-postgres] [-- --out file.json]
+// npm run bench [-- --quick] [-- --only P1,P6] [-- --postgres | --no-postgres] [-- --out file.json] [-- --soak-minutes 30]
 // Runs the performance table of issue 14 (P1–P9) beside its baselines in one run: the server under
 // test, the bare node:http baseline and the load generator (autocannon) each in their own process;
 // ratios from alternating rounds (median and min–max). Prints the table and writes
@@ -13,6 +13,7 @@ import { loadWarning, machineInfo } from './lib/machine.js';
 import { type BenchReport, markdownTable, type RowResult, writeReport } from './lib/report.js';
 import { capacityRows } from './rows/capacity.js';
 import { claimCost } from './rows/claim.js';
+import { soakRow } from './rows/soak.js';
 import { coldStart } from './rows/startup.js';
 import { stdioPackage } from './rows/stdio-package.js';
 import { taskLogRow } from './rows/task-log.js';
@@ -27,6 +28,7 @@ const { values } = parseArgs({
     postgres: { type: 'boolean', default: false },
     'no-postgres': { type: 'boolean', default: false },
     out: { type: 'string', default: join(ROOT, 'bench/results/latest.json') },
+    'soak-minutes': { type: 'string' },
   },
 });
 const only = values.only?.split(',').map((id) => id.trim().toUpperCase());
@@ -109,8 +111,18 @@ const steps: Array<[boolean, () => Promise<RowResult[]>]> = [
   ],
   // The stdio package (issue 46): packed, installed into an empty folder, started cold through npx.
   [
+    wanted('M2'),
+    async () => [await attempt(ctx, { id: 'M2', what: 'the stdio package', store: '-' }, stdioPackage)],
+  ],
+  // Memory under a long run of mixed traffic (issue 47): 30 minutes, half a minute in --quick.
+  [
     wanted('M1'),
-    async () => [await attempt(ctx, { id: 'M1', what: 'the stdio package', store: '-' }, stdioPackage)],
+    async () => {
+      const minutes = Number(values['soak-minutes'] ?? (quick ? 0.5 : 30));
+      return [
+        await attempt(ctx, { id: 'M1', what: 'soak', store: 'sqlite' }, (c) => soakRow(c, { minutes })),
+      ];
+    },
   ],
 ];
 try {

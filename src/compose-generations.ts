@@ -117,5 +117,6 @@ export function buildGenerations(resources: CoreResources, parts: GenerationPart
     taskDeadlineMs: config.taskDeadlineMs,
     leaseMs: timing.leaseMs,
     quotes: { key: resources.keyFor('quotes'), clock }, // authenticates quote ids (POST /api/v1/quotes)
+    tracing: resources.tracing,
   });
 }

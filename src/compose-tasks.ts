@@ -152,6 +152,7 @@ export function buildEngine(resources: CoreResources, parts: EngineParts): TaskE
     ids: resources.ids,
     processOwner: resources.processOwner,
     logger: resources.logger.child({ component: 'task-engine' }),
+    tracing: resources.tracing,
     blobUrl: resources.publicUrls.urlOf,
     async downloadImage(url, signal) {
       const file = await fetcher.fetchToFile(url, { subject: 'the result URL', signal });

@@ -13,6 +13,7 @@ export function buildWebhooks(resources: CoreResources) {
     fetcher,
     processOwner,
     logger: logger.child({ component: 'webhooks' }),
+    tracing: resources.tracing,
     options: {
       retryScheduleMs: config.webhookRetryScheduleMs,
       attemptTimeoutMs: timing.webhookAttemptTimeoutMs,

@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client';
 import sharp from 'sharp';
 import { createLogDestination } from './base/observability/log-destination.js';
 import { createMetricsRegistry } from './base/observability/metrics.js';
+import { createTracing, type Tracing } from './base/observability/tracing.js';
 import { type Clock, systemClock } from './base/runtime/clock.js';
 import { type IdGenerator, randomIds } from './base/runtime/ids.js';
 import {
@@ -48,6 +49,8 @@ export interface CoreOverrides {
   processOwner?: ProcessOwner;
   /** The per-minute window of upstream capacity (60 s; tests shorten it with their upstream's). */
   capacityWindowMs?: number;
+  /** Tracing (default: from the config's OTLP endpoint, off without one). */
+  tracing?: Tracing;
 }
 
 /**
@@ -71,6 +74,8 @@ export interface CoreResources {
   readonly metricsRegistry: Registry;
   /** What the HTTP edges record in the registry (registered with it, before anything else). */
   readonly requestMetrics: RequestMetrics;
+  /** Traces of generations (OpenTelemetry over OTLP/HTTP); `noTracing` unless an endpoint is configured. */
+  readonly tracing: Tracing;
   /** Files on disk or in the bucket, their bytes counted in the registry. */
   readonly blobs: BlobStore;
   /** Atelier's own file URLs ↔ blob keys. */
@@ -131,6 +136,10 @@ async function openStoreSides(config: Config, db: Db, logger: Logger, ownDb: boo
 export async function openCoreResources(config: Config, overrides: CoreOverrides): Promise<CoreResources> {
   // One libvips thread per image operation: image work runs beside the API on the same cores.
   sharp.concurrency(1);
+  // No libvips operation cache (its default keeps up to 50 MB and 100 operations' images): every
+  // image Atelier reads once per request (a reference, a result, a rendition kept in blob storage),
+  // so the cache only held memory under mixed traffic (docs/benchmarks.md, M1).
+  sharp.cache(false);
   const logger = overrides.logger ?? createLogger(config);
   const db = overrides.db ?? (await openDatabase(config.databaseUrl));
   const metricsRegistry = createMetricsRegistry();
@@ -146,6 +155,7 @@ export async function openCoreResources(config: Config, overrides: CoreOverrides
     ...(await openStoreSides(config, db, logger, !overrides.db)),
     metricsRegistry,
     requestMetrics,
+    tracing: overrides.tracing ?? (await createTracing(config.tracing)),
     blobs,
     publicUrls: createPublicUrls(config.publicBaseUrl),
     secrets: createSecretBox(masterKey),
@@ -169,4 +179,6 @@ export async function closeCoreResources(resources: CoreResources): Promise<void
   await resources.listener?.close();
   await resources.searchReaders?.close();
   await resources.db.destroy();
+  // Spans buffered at shutdown are sent (the exporter's own timeout bounds the wait).
+  await resources.tracing.shutdown();
 }

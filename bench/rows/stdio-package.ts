@@ -1,5 +1,5 @@
 /**
- * M1: the stdio package as a person installing it meets it (issue 46): installed size and packages
+ * M2: the stdio package as a person installing it meets it (issue 46): installed size and packages
  * from its tarball, and the cold `npx` start (an empty npm cache) to the first tools/list answer.
  * `scripts/measure-mcp-package.mjs` does the measuring in its own process; this row reads its JSON.
  */
@@ -38,7 +38,7 @@ export async function stdioPackage(ctx: BenchContext): Promise<RowResult> {
   const installed = seconds(m.installedToToolsListMs.runs);
   const mb = (m.installedBytes / 1e6).toFixed(2);
   return {
-    id: 'M1',
+    id: 'M2',
     what: 'the stdio package: installed size, packages, cold `npx` start to the first tools/list',
     store: '-',
     before: '17.6 MB (29.8 MB on disk), 99 packages; cold npx 10.3 s',

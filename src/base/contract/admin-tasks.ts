@@ -97,6 +97,14 @@ export const taskLifeSchema = z
       quote_cap_micros: ms.nullable().describe("A quote's most per image; null: no quote"),
       reserved_micros: ms.describe('Reserved against budgets while unfinished'),
     }),
+    trace: z
+      .object({
+        trace_id: z.string().describe('The OpenTelemetry trace the task belongs to (32 hex)'),
+        span_id: z.string().describe("The task's own span (16 hex): every span of its work is its child"),
+        parent_span_id: z.string().nullable().describe('The span of the request that created it'),
+      })
+      .nullable()
+      .describe('Where the task sits in its trace; null when tracing was off when it was created'),
     capacity: z.object({
       waiting_for: z
         .enum(['upstream_capacity', 'upstream_queue'])

@@ -4,6 +4,7 @@
  * other's modules' types.
  */
 import type { Logger } from 'pino';
+import type { Tracing } from '../../base/observability/tracing.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { IdGenerator } from '../../base/runtime/ids.js';
 import type { BlobStore } from '../../infra/blobs/blob-store.js';
@@ -78,6 +79,8 @@ export interface TaskEngineDeps {
   capacityMetrics?: CapacityMetrics;
   /** Work announcements between nodes: tasks created or made due anywhere wake this worker. */
   work?: Pick<TaskChangeFeed, 'announceWork' | 'onWork'>;
+  /** Traces: the spans of traced tasks (their ids on the rows); absent or off: none. */
+  tracing?: Tracing;
   options: TaskEngineOptions;
 }
 

@@ -33,6 +33,15 @@ export interface NewTasks {
   parentTaskId?: string;
   /** The first image's seed: image i is sent seed + i (wrapping within 0..MAX_SEED); absent: none. */
   seed?: number;
+  /** The trace the tasks join (the request's span); each task gets a span id of its own. Absent: not traced. */
+  trace?: TaskTrace;
+}
+
+/** Where a generation's tasks sit in a trace: the trace, their parent span, and new span ids. */
+export interface TaskTrace {
+  traceId: string;
+  parentSpanId: string;
+  newSpanId(): string;
 }
 
 /** The queued rows of a generation's tasks, ids taken in order (not yet written). */
@@ -81,6 +90,13 @@ export function newTaskRows(ids: IdGenerator, input: NewTasks): TasksTable[] {
     updated_at: now,
     ...(input.parentTaskId === undefined ? {} : { parent_task_id: input.parentTaskId }),
     ...(input.seed === undefined ? {} : { seed: seedOfImage(input.seed, idx) }),
+    ...(input.trace === undefined
+      ? {}
+      : {
+          trace_id: input.trace.traceId,
+          trace_span_id: input.trace.newSpanId(),
+          trace_parent_span_id: input.trace.parentSpanId,
+        }),
   }));
 }
 

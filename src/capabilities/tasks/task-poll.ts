@@ -1,6 +1,7 @@
 import type { ImageProvider, PollOutcome, ProviderRequest } from '../providers/index.js';
 import { isRateLimit } from './capacity/capacity-gate.js';
 import type { StepContext } from './task-engine-deps.js';
+import { endUpstreamSpan, startUpstreamSpan } from './task-traces.js';
 import type { LeasedTask } from './tasks-repository.js';
 
 /** What a poll came to: the upstream's answer, or nothing asked (the key is held, or the lease lost). */
@@ -32,7 +33,13 @@ export function createTaskPoll({ deps, write, gate }: Pick<StepContext, 'deps' |
       deps.logger.debug({ taskId: task.id, heldUntil }, 'upstream key held; poll deferred');
       return { kind: 'held' };
     }
-    const outcome = await provider.poll(request);
+    const span = startUpstreamSpan(deps.tracing, task, 'poll', deps.clock.now());
+    let outcome: PollOutcome | undefined;
+    try {
+      outcome = await provider.poll(request);
+    } finally {
+      endUpstreamSpan(span, outcome, deps.clock.now());
+    }
     if (pool && outcome.kind === 'failed' && isRateLimit(outcome))
       await gate.hold(pool, outcome.retryAfterMs);
     return { kind: 'outcome', outcome };

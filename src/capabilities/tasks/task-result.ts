@@ -5,6 +5,7 @@ import { pngDimensions } from '../../infra/images/png-header.js';
 import type { AnsweredTurn, ImageProvider, ImageUsage, ProviderImage } from '../providers/index.js';
 import { completedCost } from './task-cost.js';
 import type { StepContext } from './task-engine-deps.js';
+import { traceResultStore } from './task-traces.js';
 import type { LeasedTask, TaskPatch } from './tasks-repository.js';
 
 const contentTypeOfFormat: Record<string, string> = {
@@ -41,13 +42,27 @@ export interface ResultExtras {
  * Copies a result into blob storage and records it as an asset (and the upstream's turn, kept for a
  * later refinement: task-turns.ts), then marks the task completed.
  */
-export async function rehostResult(
+export function rehostResult(
+  context: Pick<StepContext, 'deps' | 'write' | 'fail'>,
+  leased: LeasedTask,
+  bytes: Buffer,
+  extras: ResultExtras,
+  keyId: string | undefined,
+  also: TaskPatch = {},
+): Promise<void> {
+  const { deps } = context;
+  return traceResultStore(deps.tracing, leased.task, deps.clock, () =>
+    storeResult(context, leased, bytes, extras, keyId, also),
+  );
+}
+
+async function storeResult(
   { deps, write, fail }: Pick<StepContext, 'deps' | 'write' | 'fail'>,
   leased: LeasedTask,
   bytes: Buffer,
   { usage, turn }: ResultExtras,
   keyId: string | undefined,
-  also: TaskPatch = {},
+  also: TaskPatch,
 ): Promise<void> {
   const { task } = leased;
   // A PNG's header chunk is read here; other formats (and a PNG whose header is not whole) by

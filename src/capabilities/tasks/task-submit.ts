@@ -3,6 +3,7 @@ import type { CapacityGate } from './capacity/capacity-gate.js';
 import type { CapacityPool } from './capacity/capacity-pool.js';
 import type { SubmitChoice } from './key-choice.js';
 import type { StepContext } from './task-engine-deps.js';
+import { endUpstreamSpan, startUpstreamSpan, traceCapacityWait } from './task-traces.js';
 import type { LeasedTask, TaskPatch, TaskRow } from './tasks-repository.js';
 
 /** What a submit came to: an upstream outcome (and the choice that got it), parked for capacity, or nothing (lease lost). */
@@ -72,6 +73,7 @@ async function submit(
     const waited = task.capacity_pool !== null;
     if (waited) {
       gate.waited(task, pool);
+      traceCapacityWait(context.deps.tracing, task, pool.id, context.deps.clock.now());
       const cleared = await write(task, { waiting_for: null, capacity_pool: null, waiting_since: null });
       if (!cleared) return { kind: 'lost' };
     }
@@ -84,17 +86,25 @@ async function submit(
   }
 }
 
-/** The call; `checked` when a write just proved this worker holds the lease. */
-function call(
+/** The call, in its span when the task is traced; `checked` when a write just proved this worker holds the lease. */
+async function call(
   context: SubmitContext,
   task: TaskRow,
   provider: ImageProvider,
   request: ProviderRequest,
   checked = false,
 ): Promise<SubmitOutcome | undefined> {
-  return provider.submitsInline
-    ? submitAsync(context, task, provider, request)
-    : runSynchronously(context, task, provider, request, checked);
+  const { tracing, clock } = context.deps;
+  const span = startUpstreamSpan(tracing, task, 'submit', clock.now());
+  let outcome: SubmitOutcome | undefined;
+  try {
+    outcome = await (provider.submitsInline
+      ? submitAsync(context, task, provider, request)
+      : runSynchronously(context, task, provider, request, checked));
+    return outcome;
+  } finally {
+    endUpstreamSpan(span, outcome, clock.now());
+  }
 }
 
 /**

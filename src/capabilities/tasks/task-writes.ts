@@ -3,11 +3,15 @@ import { isFinalStatus } from '../../base/domain/task-status.js';
 import { removePartialFrames } from './partial-frames.js';
 import type { TaskEngineDeps } from './task-engine-deps.js';
 import { sameTaskRecord, toTaskRecord } from './task-record.js';
+import { traceTaskEnded } from './task-traces.js';
 import type { TaskPatch, TaskRow } from './tasks-repository.js';
 
 /** What the engine's writes need: the store, this worker's lease owner id, listeners and metrics. */
 export interface TaskWriter {
-  deps: Pick<TaskEngineDeps, 'tasks' | 'blobs' | 'clock' | 'logger' | 'metrics' | 'onTaskChanged'>;
+  deps: Pick<
+    TaskEngineDeps,
+    'tasks' | 'blobs' | 'clock' | 'logger' | 'metrics' | 'onTaskChanged' | 'tracing'
+  >;
   owner: string;
 }
 
@@ -27,8 +31,10 @@ export async function writeLeased(writer: TaskWriter, task: TaskRow, patch: Task
     // Listeners (event stream, long-poll, webhooks, other nodes) hear of visible changes only; a
     // new partial frame is one (for the OpenAI stream), carried beside the record.
     // Partial frames go with the task, before anyone hears that it ended.
-    if (task.partial_frames > 0 && isFinalStatus(task.status) && !isFinalStatus(before.status))
-      await removePartialFrames(deps.blobs, task.id, task.partial_frames);
+    if (isFinalStatus(task.status) && !isFinalStatus(before.status)) {
+      if (task.partial_frames > 0) await removePartialFrames(deps.blobs, task.id, task.partial_frames);
+      traceTaskEnded(deps.tracing, task, deps.clock.now());
+    }
     const frame = patch.partial_frames === undefined ? {} : { partialFrames: patch.partial_frames };
     if (!sameTaskRecord(before, record) || 'partialFrames' in frame)
       deps.onTaskChanged?.({ accountId: task.account_id, record, ...frame });
@@ -66,6 +72,8 @@ export function logTransition(logger: Logger, task: TaskRow, from: TaskRow['stat
       to: task.status,
       provider: task.provider,
       ...(task.status === 'failed' ? { error: task.error } : {}),
+      // The trace the task belongs to (tracing on): the log line and the spans meet on it.
+      ...(task.trace_id ? { traceId: task.trace_id } : {}),
     },
     'task status changed',
   );

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { DomainError } from '../../base/domain/errors.js';
+import type { TraceContext, Tracing } from '../../base/observability/tracing.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import { reclaimDeadLeases } from '../../infra/jobs/dead-lease-reclaim.js';
 import { createLeaseLoop } from '../../infra/jobs/lease-loop.js';
@@ -47,6 +48,9 @@ export interface DeliveryWorkerDeps<Row extends LeasedDelivery> {
   logger: Logger;
   /** Counts attempts by outcome (delivered, retrying, failed). */
   onAttempt?(outcome: 'delivered' | 'retrying' | 'failed'): void;
+  /** Traces: each attempt is a span under the span `traceOf` names (its task's), when there is one. */
+  tracing?: Tracing;
+  traceOf?(delivery: Row): Promise<TraceContext | undefined>;
   options: DeliveryWorkerOptions;
 }
 
@@ -198,7 +202,17 @@ async function attempt<Row extends LeasedDelivery>(
 ): Promise<void> {
   const { deliveries, owner, logger } = deps;
   try {
+    const span = await startAttemptSpan(deps, delivery);
     const outcome = await send(deps, delivery, controller.signal);
+    if (span) {
+      span.set({
+        'http.response.status_code':
+          outcome.kind === 'interrupted' ? undefined : (outcome.statusCode ?? undefined),
+        'atelier.webhook.outcome': outcome.kind,
+      });
+      if (outcome.kind === 'failed') span.fail(outcome.error, 'webhook_failed');
+      span.end(deps.clock.now());
+    }
     if (outcome.kind === 'interrupted') {
       // Shutting down: the attempt does not count; give the delivery back for the next worker.
       // The receiver may have seen it already; the unchanged webhook-id lets it deduplicate.
@@ -223,3 +237,30 @@ async function attempt<Row extends LeasedDelivery>(
 }
 
 export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;
+
+/** The span of one attempt, under its task's span (tracing on, the task traced); else undefined. */
+async function startAttemptSpan<Row extends LeasedDelivery>(deps: DeliveryWorkerDeps<Row>, delivery: Row) {
+  if (!deps.tracing?.enabled || !deps.traceOf) return undefined;
+  const parent = await deps.traceOf(delivery);
+  if (!parent) return undefined;
+  return deps.tracing.start(
+    deps.what ?? 'webhook delivery',
+    parent,
+    {
+      'atelier.delivery_id': delivery.id,
+      'atelier.webhook.attempt': delivery.attempts + 1,
+      'http.request.method': 'POST',
+      'server.address': hostOf(delivery.url),
+    },
+    { kind: 'client', startAt: deps.clock.now() },
+  );
+}
+
+/** The host of a URL (never its path or query: they may hold a receiver's token). */
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
+}

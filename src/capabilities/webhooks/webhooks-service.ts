@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { DeliveryItem, WebhookPayload } from '../../base/contract/webhooks.js';
 import { Conflict, DomainError, InvalidInput, NotFound } from '../../base/domain/errors.js';
 import type { WebhookEventType } from '../../base/domain/webhook-events.js';
+import type { Tracing } from '../../base/observability/tracing.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { IdGenerator } from '../../base/runtime/ids.js';
 import type { SecretBox } from '../../base/secrets/secret-box.js';
@@ -12,7 +13,7 @@ import type { SafeFetcher } from '../../infra/outbound/safe-fetcher.js';
 import type { Db } from '../../infra/store/database.js';
 import type { Database } from '../../infra/store/schema.js';
 import type { TaskChange } from '../tasks/index.js';
-import { type TaskRecord, toTaskRecord } from '../tasks/index.js';
+import { readTaskSpan, type TaskRecord, toTaskRecord } from '../tasks/index.js';
 import type { DeliveryRow } from './deliveries-store.js';
 import {
   createDeliveryWorker,
@@ -63,6 +64,8 @@ export interface WebhooksDeps {
   processOwner?: ProcessOwner;
   logger: Logger;
   options: Omit<DeliveryWorkerOptions, 'concurrency'> & { concurrency?: number };
+  /** Traces: each delivery attempt a span under its task's (tracing on). */
+  tracing?: Tracing;
 }
 
 /** What enqueueing and the sweep work with. */
@@ -113,6 +116,9 @@ export function createWebhooksService(deps: WebhooksDeps) {
     ...(deps.processOwner ? { processOwner: deps.processOwner } : {}),
     logger,
     ...(deps.onAttempt ? { onAttempt: deps.onAttempt } : {}),
+    ...(deps.tracing?.enabled
+      ? { tracing: deps.tracing, traceOf: (delivery: DeliveryRow) => readTaskSpan(deps.db, delivery.task_id) }
+      : {}),
     options: { ...deps.options, concurrency: deps.options.concurrency ?? 16 },
   });
 

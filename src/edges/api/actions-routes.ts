@@ -5,6 +5,7 @@ import type { GenerationsService } from '../../use-cases/generations/index.js';
 import { accountOf } from '../http/authentication.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
 import { errorResponses, jsonResponse, WRITE_AUTH_ERRORS } from '../http/route-responses.js';
+import { traceparentOf } from '../http/traceparent.js';
 import type { ZodApp } from '../http/zod-app.js';
 
 /** POST /generations/{id}/actions: an action on a picked image, as linked tasks. */
@@ -35,6 +36,7 @@ export function registerActionsRoute(app: ZodApp, generations: Pick<GenerationsS
       request.body,
       'api',
       request.idempotencyClaim,
+      traceparentOf(request),
     );
     request.log.info({ taskIds: answer.task_ids, action: request.body.action }, 'tasks created');
     return answer;

@@ -7,6 +7,7 @@ import type { CreationReads } from '../../use-cases/read-models/index.js';
 import { accountOf } from '../http/authentication.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
 import { errorResponses, jsonResponse, WRITE_AUTH_ERRORS } from '../http/route-responses.js';
+import { traceparentOf } from '../http/traceparent.js';
 import type { ZodApp } from '../http/zod-app.js';
 import { registerActionsRoute } from './actions-routes.js';
 import { createHistoryTexts, type HistoryTexts, registerHistoryRoute } from './history-routes.js';
@@ -61,6 +62,7 @@ function registerGenerateRoute(app: ZodApp, generations: Pick<GenerationsService
       request.body,
       'api',
       request.idempotencyClaim,
+      { traceparent: traceparentOf(request) },
     );
     // Joins this request's id to its tasks' own log lines (task status changed).
     request.log.info({ taskIds: answer.task_ids }, 'tasks created');

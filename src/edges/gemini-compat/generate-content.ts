@@ -55,6 +55,8 @@ export interface GeminiRequestsDeps {
 export interface PlannedGeminiRequest {
   model: CatalogEntry;
   plan: GeminiPlan;
+  /** The caller's W3C `traceparent`, which the generation's trace continues (tracing on). */
+  traceparent?: string | undefined;
 }
 
 /**
@@ -125,7 +127,10 @@ export class GeminiGenerateContent {
    * image that is one of the account's works makes the new work its refinement (`parentId`); any
    * other goes as the first reference, as does a parent the generate refuses (removed since).
    */
-  private async submit(account: Account, { model, plan }: PlannedGeminiRequest): Promise<string[]> {
+  private async submit(
+    account: Account,
+    { model, plan, traceparent }: PlannedGeminiRequest,
+  ): Promise<string[]> {
     const previous = plan.previous;
     const parentId = previous ? await this.parentOf(account, previous) : undefined;
     const asReference = (): Reference[] => (previous ? [{ kind: 'inline', ...previous }] : []);
@@ -142,10 +147,17 @@ export class GeminiGenerateContent {
         ...(parent ? { parentId: parent, instruction: plan.prompt } : {}),
       });
     try {
-      return (await this.deps.generations.generate(account, await bodyWith(parentId))).task_ids;
+      const options = { traceparent };
+      return (
+        await this.deps.generations.generate(account, await bodyWith(parentId), 'api', undefined, options)
+      ).task_ids;
     } catch (error) {
       if (!parentId || !(error instanceof InvalidInput) || error.field !== 'parentId') throw error;
-      return (await this.deps.generations.generate(account, await bodyWith(undefined))).task_ids;
+      return (
+        await this.deps.generations.generate(account, await bodyWith(undefined), 'api', undefined, {
+          traceparent,
+        })
+      ).task_ids;
     }
   }
 

@@ -12,6 +12,7 @@ import {
 import { accountOf } from '../http/authentication.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
 import { jsonResponse } from '../http/route-responses.js';
+import { traceparentOf } from '../http/traceparent.js';
 import type { ZodApp } from '../http/zod-app.js';
 import { geminiErrorResponses } from './error-responses.js';
 import type { GeminiRequests } from './generate-content.js';
@@ -56,7 +57,7 @@ async function generate(
   model: string,
   body: GeminiGenerateBody,
 ) {
-  const planned = requests.plan(model, body);
+  const planned = { ...requests.plan(model, body), traceparent: traceparentOf(request) };
   let stop = () => {};
   const gone = () => stop();
   reply.raw.once('close', gone);

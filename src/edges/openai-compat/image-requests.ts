@@ -69,6 +69,8 @@ export interface ImagePlan {
   /** The work this one refines (lineage: a gen_ or tsk_ id) and the turn's instruction. */
   parentId?: string;
   instruction?: string;
+  /** The caller's W3C `traceparent`, which the generation's trace continues (tracing on). */
+  traceparent?: string | undefined;
 }
 
 /** A submitted request: when it was accepted (Unix seconds) and its tasks. */
@@ -188,7 +190,7 @@ async function submitPlan(
     ...(plan.callbackUrl === undefined ? {} : { callbackUrl: plan.callbackUrl }),
     ...(plan.parentId === undefined ? {} : { parentId: plan.parentId, instruction: plan.instruction }),
   });
-  const partials = plan.partialImages ? { partialImages: plan.partialImages } : {};
+  const partials = { partialImages: plan.partialImages, traceparent: plan.traceparent };
   const { task_ids: ids } = await deps.generations.generate(account, body, 'api', undefined, partials);
   return { created, ids };
 }

@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import type { TracingConfig } from '../../base/observability/tracing.js';
 import { parseAllowedHosts } from '../outbound/address-policy.js';
+import { tracingConfigOf } from './tracing-config.js';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy.js';
 
 /**
@@ -255,6 +257,8 @@ export interface Config {
   filesRedirect: boolean;
   /** When set, GET /metrics asks for `Authorization: Bearer <token>`; else /metrics is off (404). */
   metricsToken: string | undefined;
+  /** Traces over OTLP/HTTP (OpenTelemetry's standard variables, tracing-config.ts); absent: off. */
+  tracing?: TracingConfig | undefined;
   /** Base of every URL Atelier hands out, without a trailing slash. */
   publicBaseUrl: string;
   /** Canonical `host` (every port) or `host:port` entries exempt from the public-address check (development only). */
@@ -339,6 +343,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     blobDir: resolve(dataDir, 'blobs'),
     filesRedirect: e.ATELIER_FILES_REDIRECT === 'true',
     metricsToken: e.ATELIER_METRICS_TOKEN,
+    tracing: tracingConfigOf(env),
     publicBaseUrl: (e.ATELIER_PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     uploadAllowedHosts: e.ATELIER_UPLOAD_ALLOWED_HOSTS,
     catalogPath: e.ATELIER_CATALOG,

@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { IdGenerator } from '../../base/runtime/ids.js';
-import { insertTasks, newTaskRows } from '../../capabilities/tasks/index.js';
+import { insertTasks, newTaskRows, type TaskTrace } from '../../capabilities/tasks/index.js';
 import type { Db } from '../../infra/store/database.js';
 import type { GenerationsTable } from '../../infra/store/schema/generations.js';
 import type { Database } from '../../infra/store/schema.js';
@@ -28,6 +28,8 @@ export interface NewGeneration {
   leaseOwner: string | null;
   leaseMs: number;
   alsoInTransaction?: AlsoInTransaction<{ generationId: string; taskIds: string[] }> | undefined;
+  /** The request's trace, which the tasks join (absent: not traced). */
+  trace?: TaskTrace | undefined;
 }
 
 /**
@@ -83,6 +85,7 @@ export class GenerationWrites {
       apiKeyId: input.apiKeyId ?? null,
       ...(request.parent === undefined ? {} : { parentTaskId: request.parent.taskId }),
       ...(request.seed === undefined ? {} : { seed: request.seed }),
+      ...(input.trace === undefined ? {} : { trace: input.trace }),
     });
     const created = { generationId: generation.id, taskIds: tasks.map((t) => t.id) };
     await this.db.transaction().execute(async (trx) => {

@@ -13,6 +13,7 @@ import {
   UpstreamKeyMissing,
 } from '../../base/domain/errors.js';
 import { MAX_SEED } from '../../base/domain/image-actions.js';
+import type { TraceSpan, Tracing } from '../../base/observability/tracing.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { Account, UpstreamKeyResolver } from '../../capabilities/accounts/index.js';
 import { type Catalog, maxImageCostOf, nearestAspect } from '../../capabilities/catalog/index.js';
@@ -30,6 +31,7 @@ import { inspectImageBuffer } from '../../infra/images/inspect-image.js';
 import { maskProblem } from '../../infra/images/mask-check.js';
 import type { Database } from '../../infra/store/schema.js';
 import { checkGenerateRequest, type GenerateRequest } from './generate-request.js';
+import { endGenerationSpan, startGenerationSpan, taskTraceOf, traceAdmission } from './generation-traces.js';
 import type { GenerationsRepository } from './generations-repository.js';
 import { type PlannedAction, planAction, type WorkSettings } from './image-actions.js';
 import { findParent, type ParentReads, refinementBody } from './lineage.js';
@@ -76,6 +78,8 @@ export interface GenerationsDeps {
   leaseMs: number;
   /** The key quote ids are authenticated with (POST /api/v1/quotes), and the clock; no quotes without. */
   quotes?: { key: Buffer; clock: Clock };
+  /** Traces: a span per request, its admission, and the trace its tasks join (off: none). */
+  tracing?: Tracing;
 }
 
 /** The deps, and the quotes built over them (none without a quote key). */
@@ -104,8 +108,11 @@ export function createGenerationsService(deps: GenerationsDeps) {
       body: GenerateBody,
       source: 'api' | 'web' = 'api',
       claim?: IdempotencyClaim,
-      /** What only the OpenAI routes ask: partial frames for a stream (no extra work when absent). */
-      options: { partialImages?: number } = {},
+      /**
+       * What only the OpenAI routes ask: partial frames for a stream (no extra work when absent);
+       * the caller's W3C `traceparent`, which the request's trace continues (tracing on).
+       */
+      options: { partialImages?: number; traceparent?: string | undefined } = {},
     ): Promise<GenerateAnswer> => generate(context, { account, body, source, claim, options }),
 
     /**
@@ -118,9 +125,11 @@ export function createGenerationsService(deps: GenerationsDeps) {
       body: ActionBody,
       source: 'api' | 'web' = 'api',
       claim?: IdempotencyClaim,
+      traceparent?: string,
     ): Promise<GenerateAnswer> => {
       const planned = await planAction(context, account.id, workId, body);
-      return generate(context, { account, body: planned.body, source, claim, options: { planned } });
+      const options = { planned, traceparent };
+      return generate(context, { account, body: planned.body, source, claim, options });
     },
 
     /** Deletes a generation from saved works: history keeps it, marked `removed`. 404 when not the account's. */
@@ -144,12 +153,12 @@ interface GenerateCall {
   source: 'api' | 'web';
   claim: IdempotencyClaim | undefined;
   /** Partial frames for a stream (the OpenAI routes); the action this request carries out (act). */
-  options: { partialImages?: number; planned?: PlannedAction };
+  options: { partialImages?: number; planned?: PlannedAction; traceparent?: string | undefined };
 }
 
 /** POST /generate (see `generate` on the service): check, store the references, commit, then submit or wake. */
 async function generate(context: GenerateContext, call: GenerateCall): Promise<GenerateAnswer> {
-  const { account, body, claim } = call;
+  const { account, body } = call;
   const { planned } = call.options;
   const parent =
     planned?.parent ??
@@ -168,6 +177,26 @@ async function generate(context: GenerateContext, call: GenerateCall): Promise<G
   const quotedCap =
     body.quote_id == null ? undefined : quotesOrRefuse(context).maxPerImage(account.id, body.quote_id, body);
   if (call.options.partialImages) request.partialImages = call.options.partialImages;
+  const span = startGenerationSpan(context.tracing, call.options.traceparent, account, request, call.source);
+  try {
+    const created = await checkAndCreate(context, call, request, quotedCap, span);
+    endGenerationSpan(span, created);
+    return created.answer;
+  } catch (error) {
+    endGenerationSpan(span, { error });
+    throw error;
+  }
+}
+
+/** The rest of POST /generate once the request is checked: admission, references, the commit, the submit. */
+async function checkAndCreate(
+  context: GenerateContext,
+  call: GenerateCall,
+  request: GenerateRequest,
+  quotedCap: number | undefined,
+  span: TraceSpan | undefined,
+) {
+  const { account, claim } = call;
   context.admission?.checkModel(account, request.model.id);
   const provider = await readyProvider(context, account, request);
   if (request.callbackUrl !== undefined) await context.vetCallbackUrl(request.callbackUrl);
@@ -207,10 +236,11 @@ async function generate(context: GenerateContext, call: GenerateCall): Promise<G
     },
     claim,
     answer,
+    span,
   );
   if (provider.submitsInline) await submitInline(context, generationId, taskIds, claim);
   else context.engine.wake();
-  return answer(taskIds);
+  return { generationId, taskIds, answer: answer(taskIds) };
 }
 
 /** The request's provider, configured, available and with a key for the account; refused otherwise. */
@@ -329,16 +359,26 @@ async function createGeneration(
   input: Omit<Parameters<GenerationsRepository['create']>[0], 'alsoInTransaction'>,
   claim: IdempotencyClaim | undefined,
   answer: (taskIds: string[]) => GenerateAnswer,
+  span: TraceSpan | undefined,
 ) {
   const { callbackUrl } = input.request;
   try {
     return await context.generations.create({
       ...input,
+      trace: taskTraceOf(context.tracing, span),
       async alsoInTransaction(trx, created) {
+        const images = created.taskIds.length;
+        const reserved = (input.costReservedMicros ?? 0) * images;
         // First: a refusal over quota rolls everything back before anything else is recorded.
-        await context.admission?.admitIn(trx, account, created.taskIds.length);
-        const reserved = (input.costReservedMicros ?? 0) * created.taskIds.length;
-        await context.budgets?.admitIn(trx, account, reserved);
+        await traceAdmission(
+          context.tracing,
+          span,
+          { account, images, reservedMicros: reserved },
+          async () => {
+            await context.admission?.admitIn(trx, account, images);
+            await context.budgets?.admitIn(trx, account, reserved);
+          },
+        );
         if (callbackUrl !== undefined) {
           const { generationId } = created;
           await context.recordCallback(trx, { generationId, accountId: input.accountId, url: callbackUrl });

@@ -28,6 +28,9 @@ function readRecords(db: Db, taskId: string) {
         't.upstream_id',
         't.upstream_key_id',
         't.polls',
+        't.trace_id',
+        't.trace_span_id',
+        't.trace_parent_span_id',
       ])
       .where('t.id', '=', taskId)
       .executeTakeFirstOrThrow(),
@@ -109,6 +112,14 @@ export async function taskLifeOf(
       quote_cap_micros: numberOrNull(row.cost_cap_micros),
       reserved_micros: Number(row.cost_reserved_micros),
     },
+    trace:
+      row.trace_id && row.trace_span_id
+        ? {
+            trace_id: row.trace_id,
+            span_id: row.trace_span_id,
+            parent_span_id: row.trace_parent_span_id ?? null,
+          }
+        : null,
     capacity: {
       waiting_for: row.waiting_for,
       pool: row.capacity_pool,

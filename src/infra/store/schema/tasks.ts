@@ -76,6 +76,12 @@ export interface TasksTable extends TaskKeyColumns {
   parent_task_id?: string | null;
   /** The seed sent upstream for this image (migration 0072); null or absent: the route takes none. */
   seed?: number | null;
+  /** The trace the task belongs to (migration 0077, 32 hex); null or absent: not traced. */
+  trace_id?: string | null;
+  /** The task's own span (16 hex), the parent of every worker's span of it (migration 0077). */
+  trace_span_id?: string | null;
+  /** The span the task's span is a child of: the request's that created it (migration 0077). */
+  trace_parent_span_id?: string | null;
 }
 
 /** One move of a task to its model's next route (task-fallback.ts), as `fallbacks_json` keeps it. */

@@ -44,6 +44,8 @@ function Facts({ life }: { life: TaskLife }) {
     ['Upstream job', upstream.upstream_id ?? '—'],
     ['Upstream key', upstream.upstream_key_id ?? '—'],
     ['Generation', <code key="generation">{task.generation_id}</code>],
+    // The trace in the operator's tracing tool (OpenTelemetry): search it by this id.
+    ['Trace', life.trace ? <code key="trace">{life.trace.trace_id}</code> : 'not traced'],
     [
       'Prompt',
       <span key="prompt" className="task-prompt">
