@@ -104,6 +104,7 @@ async function mountOpenRoutes(app: FastifyInstance, core: Core): Promise<void> 
     blobs: core.blobs,
     redirect: core.config.filesRedirect,
     renditionCaps: core.config.resourceCaps.renditions,
+    isGone: core.lifecycle.isGone,
   });
   await app.register(openApiRoutes);
 }

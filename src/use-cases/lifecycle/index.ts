@@ -1,0 +1,4 @@
+// The data lifecycle use case's face: everything other folders may use from it, and nothing else.
+// Files outside src/use-cases/lifecycle/ import from this file only (src/architecture.test.ts holds it).
+
+export { purgeRemovedWorks, purgeWork } from './work-purge.js';
