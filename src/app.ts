@@ -206,6 +206,7 @@ async function mountAdmin(app: FastifyInstance, core: Core, resolvers: AccountRe
       alerts: core.alerts,
       audit: core.audit,
       catalog: core.catalogVersions,
+      retention: core.lifecycle.accountRetention,
       clock: core.clock,
     },
   });

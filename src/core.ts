@@ -66,8 +66,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     usageRepository: usage.usageRepository,
     outbox: { recordFinished: (trx, task) => webhooks.recordFinished(trx, task) },
   });
-  const { idempotency, housekeeping: idempotencyHousekeeping } = buildIdempotency(resources);
-  const { lifecycle, housekeeping } = buildLifecycle(resources, idempotencyHousekeeping);
+  const { idempotency, housekeeping: others } = buildIdempotency(resources);
+  const { lifecycle, housekeeping } = buildLifecycle(resources, { generationsRepository, ...usage, others });
   const uploads = buildUploads(resources, assets);
   const webhooks = buildWebhooks(resources);
   const alerts = buildAlerts(resources, { budgets: usage.budgets });

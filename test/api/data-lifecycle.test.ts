@@ -195,8 +195,81 @@ function lifecycleSuite(
       await t.core.lifecycle.runOnce();
       assert.ok(await stored(key), "the other node's claim is respected");
     });
+
+    test('expiry: works and uploads past the retention leave storage with their renditions and answer 410; records and usage stay', async () => {
+      const account = await t.createAccount();
+      const key = account.apiKey;
+      await t.core.lifecycle.accountRetention.set(account.id, { resultsDays: 1, uploadsDays: 1 });
+      const old = await makeWork({ prompt: 'yesterday and before' }, key);
+      const reference = await upload(await makePng(70, 50, { r: 90, g: 9, b: 9 }), key);
+      const path = new URL(old.url).pathname;
+      assert.equal((await t.app.inject({ method: 'GET', url: `${path}?w=160` })).statusCode, 200);
+      const { db } = t.core.resources;
+      const twoDaysAgo = t.core.clock.now() - 2 * 24 * 60 * 60 * 1000;
+      await db.updateTable('generations').set({ created_at: twoDaysAgo }).where('id', '=', old.id).execute();
+      await db
+        .updateTable('assets')
+        .set({ created_at: twoDaysAgo })
+        .where('account_id', '=', account.id)
+        .where('kind', '=', 'upload')
+        .execute();
+      const fresh = await makeWork({ prompt: 'today' }, key);
+      const usageBefore = (await get('/api/v1/user/usage', key)).json() as { totals: unknown };
+
+      await t.core.lifecycle.runOnce();
+
+      assert.equal(await stored(keyOf(old.url)), false, 'the expired result is gone');
+      assert.equal(await stored(renditionKey(keyOf(old.url), 160, 'original')), false, 'its rendition too');
+      assert.equal(await stored(keyOf(reference.url)), false, 'the expired upload is gone');
+      assertError(await t.app.inject({ method: 'GET', url: path }), 410, 'gone');
+      assertError(await t.app.inject({ method: 'GET', url: `${path}?w=160` }), 410, 'gone');
+      assertError(await t.app.inject({ method: 'GET', url: new URL(reference.url).pathname }), 410, 'gone');
+      assert.ok(await stored(keyOf(fresh.url)), 'a work inside the retention stays');
+      assert.equal((await get(`/api/v1/tasks/${old.taskId}`, key)).statusCode, 200, 'the task record stays');
+      const usageAfter = (await get('/api/v1/user/usage', key)).json() as { totals: unknown };
+      assert.deepEqual(usageAfter.totals, usageBefore.totals, 'usage and cost history unchanged');
+      const gallery = (await get('/api/v1/history?limit=10', key)).json() as {
+        items: Array<{ id: string; removed?: boolean }>;
+      };
+      assert.equal(gallery.items.find((item) => item.id === old.id)?.removed, true, 'marked removed');
+    });
   });
 }
+
+describe('data lifecycle: the deployment retention (ATELIER_RETENTION_RESULTS_DAYS)', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp({ env: { ATELIER_LOCAL_LATENCY_MS: '20', ATELIER_RETENTION_RESULTS_DAYS: '3' } });
+  });
+  after(() => t?.close());
+
+  test('a work older than the deployment retention expires; a younger one stays', async () => {
+    const { apiKey } = await t.createAccount();
+    const answer = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/generate',
+      headers: bearer(apiKey),
+      payload: { prompt: 'four days old', imageSize: '1K' },
+    });
+    const [taskId] = (answer.json() as { task_ids: string[] }).task_ids as [string];
+    const { final } = await pollUntilFinal(t.app, apiKey, taskId);
+    const key = new URL(final.imageUrl as string).pathname.slice('/files/'.length);
+    const { db } = t.core.resources;
+    const now = t.core.clock.now();
+    await db
+      .updateTable('generations')
+      .set({ created_at: now - 2 * 86_400_000 })
+      .execute();
+    await t.core.lifecycle.runOnce();
+    assert.ok(await t.core.blobs.stat(key), 'two days old: inside three');
+    await db
+      .updateTable('generations')
+      .set({ created_at: now - 4 * 86_400_000 })
+      .execute();
+    await t.core.lifecycle.runOnce();
+    assert.equal(await t.core.blobs.stat(key), undefined, 'four days old: expired');
+  });
+});
 
 lifecycleSuite('disk', async () => {
   const t = await createTestApp({ env: { ATELIER_LOCAL_LATENCY_MS: '20' } });

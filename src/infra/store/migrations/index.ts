@@ -52,6 +52,7 @@ import { migration as m0070 } from './0070_responses.js';
 import { migration as m0071 } from './0071_task_turns.js';
 import { migration as m0072 } from './0072_actions_and_seeds.js';
 import { migration as m0074 } from './0074_blob_purges.js';
+import { migration as m0075 } from './0075_account_retention.js';
 
 /**
  * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
@@ -111,4 +112,5 @@ export const migrations: Record<string, Migration> = {
   '0071_task_turns': m0071,
   '0072_actions_and_seeds': m0072,
   '0074_blob_purges': m0074,
+  '0075_account_retention': m0075,
 };
