@@ -269,6 +269,36 @@ describe('data lifecycle: the deployment retention (ATELIER_RETENTION_RESULTS_DA
     await t.core.lifecycle.runOnce();
     assert.equal(await t.core.blobs.stat(key), undefined, 'four days old: expired');
   });
+
+  test("a tier policy's shorter retention wins over the deployment's; other tiers keep the deployment's", async () => {
+    await t.core.tierPolicies.setTier('trial', { retention_results_days: 1 }, undefined, {
+      label: 'test',
+      source: 'api',
+    });
+    const make = async (tier: string) => {
+      const { apiKey } = await t.createAccount(undefined, { tier });
+      const answer = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/generate',
+        headers: bearer(apiKey),
+        payload: { prompt: `a ${tier} work`, imageSize: '1K' },
+      });
+      const [taskId] = (answer.json() as { task_ids: string[] }).task_ids as [string];
+      const { final } = await pollUntilFinal(t.app, apiKey, taskId);
+      return new URL(final.imageUrl as string).pathname.slice('/files/'.length);
+    };
+    const trial = await make('trial');
+    const standard = await make('standard');
+    const { db } = t.core.resources;
+    await db
+      .updateTable('generations')
+      .set({ created_at: t.core.clock.now() - 2 * 86_400_000 })
+      .where('purged_at', 'is', null)
+      .execute();
+    await t.core.lifecycle.runOnce();
+    assert.equal(await t.core.blobs.stat(trial), undefined, "two days old: past the trial tier's one day");
+    assert.ok(await t.core.blobs.stat(standard), "two days old: inside the deployment's three");
+  });
 });
 
 lifecycleSuite('disk', async () => {
