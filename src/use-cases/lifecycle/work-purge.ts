@@ -63,6 +63,18 @@ export async function purgeRemovedWorks(db: Db, clock: Clock): Promise<number> {
     .select('id')
     .where('deleted_at', 'is not', null)
     .where('purged_at', 'is', null)
+    // A work with a task still running waits (so it never holds up the batch of those that can go).
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('tasks')
+            .select('tasks.id')
+            .whereRef('tasks.generation_id', '=', 'generations.id')
+            .where('tasks.status', 'in', ['queued', 'in_progress']),
+        ),
+      ),
+    )
+    .orderBy('deleted_at')
     .limit(WORK_BATCH)
     .execute();
   let purged = 0;
