@@ -105,6 +105,7 @@ async function mountOpenRoutes(app: FastifyInstance, core: Core): Promise<void> 
     blobs: core.blobs,
     redirect: core.config.filesRedirect,
     renditionCaps: core.config.resourceCaps.renditions,
+    isGone: core.lifecycle.isGone,
   });
   await app.register(openApiRoutes);
 }
@@ -211,6 +212,7 @@ async function mountAdmin(app: FastifyInstance, core: Core, resolvers: AccountRe
       alerts: core.alerts,
       audit: core.audit,
       catalog: core.catalogVersions,
+      retention: core.lifecycle.accountRetention,
       clock: core.clock,
     },
   });

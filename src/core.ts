@@ -10,6 +10,7 @@ import {
   buildIdempotency,
   buildUploads,
 } from './compose-generations.js';
+import { buildLifecycle } from './compose-lifecycle.js';
 import { buildReadModels } from './compose-reads.js';
 import {
   buildCapacity,
@@ -65,7 +66,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     usageRepository: usage.usageRepository,
     outbox: { recordFinished: (trx, task) => webhooks.recordFinished(trx, task) },
   });
-  const { idempotency, housekeeping } = buildIdempotency(resources);
+  const { idempotency, housekeeping: others } = buildIdempotency(resources);
+  const { lifecycle, housekeeping } = buildLifecycle(resources, { generationsRepository, ...usage, others });
   const uploads = buildUploads(resources, assets);
   const webhooks = buildWebhooks(resources);
   const alerts = buildAlerts(resources, { budgets: usage.budgets });
@@ -116,6 +118,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     /** Stored responses of the OpenAI Responses API, per account (`/v1/responses`). */
     responses: createResponses(resources),
     housekeeping,
+    lifecycle, // deleted works, expiry, unused files removed from storage (operations.md, Data lifecycle)
     /** Stops the engine and the webhook worker (if running) and closes the database. */
     close: (graceMs?: number) =>
       closeInOrder(resources, graceMs, {

@@ -56,6 +56,14 @@ describeContract('the OpenAPI document is the contract of the admin API', ADMIN,
   await exercise('PUT', budget, { url: `${accounts}/acc_none/budget`, headers: op, payload: {} }, 404);
   await exercise('PUT', budget, { url: `${accounts}/${id}/budget`, headers: plain, payload: {} }, 403);
 
+  const retention = `${ADMIN}/accounts/{id}/retention`;
+  const kept = { results_days: 30, uploads_days: null };
+  await exercise('PUT', retention, { url: `${accounts}/${id}/retention`, headers: op, payload: kept }, 200);
+  const zero = { results_days: 0 };
+  await exercise('PUT', retention, { url: `${accounts}/${id}/retention`, headers: op, payload: zero }, 400);
+  await exercise('PUT', retention, { url: `${accounts}/acc_none/retention`, headers: op, payload: {} }, 404);
+  await exercise('PUT', retention, { url: `${accounts}/${id}/retention`, headers: plain, payload: {} }, 403);
+
   const usage = `${ADMIN}/accounts/{id}/usage`;
   await exercise('GET', usage, { url: `${accounts}/${id}/usage`, headers: op }, 200);
   await exercise('GET', usage, { url: `${accounts}/${id}/usage?from=2026-13-01`, headers: op }, 400);

@@ -298,6 +298,11 @@ describe('the OpenAPI document is the contract of every route', () => {
     await exercise('DELETE', oneAsset, { url: `/api/v1/assets/${ownResult}`, headers: h }, 409);
     await exercise('DELETE', oneAsset, { url: `/api/v1/assets/${ownUpload}`, headers: h }, 204);
     await exercise('DELETE', oneAsset, { url: `/api/v1/assets/${ownUpload}`, headers: h }, 404);
+    // A deleted upload's file, once the lifecycle removed it, is gone for good.
+    const ownFile = assets.find((asset) => asset.id === ownUpload) as { url?: string } | undefined;
+    await t.core.lifecycle.runOnce();
+    const goneUrl = new URL(ownFile?.url ?? '').pathname;
+    await exercise('GET', '/files/{key}', { url: goneUrl }, 410);
     await exercise('GET', '/api/v1/models', { url: '/api/v1/models', headers: h }, 200);
     await exerciseActionRoute(exercise, app, h);
     await exerciseCatalogAndQuoteRoutes(exercise, h);

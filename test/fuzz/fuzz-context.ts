@@ -116,6 +116,7 @@ export const OTHER_ROUTES = [
   'PATCH /api/admin/v1/accounts/:id',
   'POST /api/admin/v1/accounts/:id/password',
   'PUT /api/admin/v1/accounts/:id/budget',
+  'PUT /api/admin/v1/accounts/:id/retention',
   'GET /api/admin/v1/accounts/:id/usage',
   'GET /api/admin/v1/accounts/:id/keys',
   'POST /api/admin/v1/accounts/:id/keys',

@@ -24,6 +24,7 @@ export const AUDIT_ACTIONS = [
   'password.reset', // POST /accounts/:id/password; accounts set-password
   'password.set', // accounts set-password --permanent
   'budget.set', // PUT /accounts/:id/budget; accounts set-budget
+  'retention.set', // PUT /accounts/:id/retention (an account's own retention periods)
   'key.create', // POST /accounts/:id/keys; keys create
   'key.revoke', // DELETE /accounts/:id/keys/:key_id; keys revoke
   'key.rotate', // accounts rotate-key

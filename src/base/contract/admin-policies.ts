@@ -19,6 +19,10 @@ export const tierPolicySchema = z
     images_per_day: limitField('Images a day (UTC)'),
     images_per_month: limitField('Images a month (UTC)'),
     tasks_in_flight: limitField('Tasks queued or in progress at once'),
+    retention_results_days: limitField(
+      "Days the tier's results (works) are kept (the shortest retention applies)",
+    ),
+    retention_uploads_days: limitField("Days the tier's uploads are kept (the shortest retention applies)"),
   })
   .meta({ id: 'AdminTierPolicy' });
 
@@ -87,6 +91,8 @@ export const patchTierPolicySchema = z
     images_per_day: patchLimit('Images a day (UTC)'),
     images_per_month: patchLimit('Images a month (UTC)'),
     tasks_in_flight: patchLimit('Tasks queued or in progress at once'),
+    retention_results_days: patchLimit("Days the tier's results (works) are kept"),
+    retention_uploads_days: patchLimit("Days the tier's uploads are kept"),
   })
   .meta({ id: 'AdminPatchTierPolicy' });
 

@@ -26,6 +26,15 @@ export class NotFound extends DomainError {
   override name = 'NotFound';
 }
 
+/**
+ * The thing asked for existed but its files were removed for good (a deleted work past the Undo
+ * window, an expired work or upload, an erased account): 410, never coming back.
+ */
+export class Gone extends DomainError {
+  readonly outcome = 'gone' as const;
+  override name = 'Gone';
+}
+
 /** The request is valid but clashes with the current state (a finished task cannot be canceled). */
 export class Conflict extends DomainError {
   readonly outcome = 'conflict' as const;
@@ -157,6 +166,7 @@ export function aboutReferenceField(error: DomainError, label: string, field = l
 export type DomainOutcome =
   | 'invalid_input'
   | 'not_found'
+  | 'gone'
   | 'conflict'
   | 'idempotency_in_progress'
   | 'not_authenticated'

@@ -4,6 +4,7 @@ import type { AssetKind } from '../../base/domain/asset-kinds.js';
 import { Conflict, NotFound } from '../../base/domain/errors.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { IdGenerator } from '../../base/runtime/ids.js';
+import { enqueueBlobPurges } from '../../infra/blobs/blob-purges.js';
 import { compiledOnce } from '../../infra/store/compiled-once.js';
 import type { Db } from '../../infra/store/database.js';
 import type { AssetsTable } from '../../infra/store/schema/assets.js';
@@ -68,13 +69,15 @@ export function createAssetsRepository({ db, clock, ids }: { db: Db; clock: Cloc
       assetsPage(db, accountId, options),
 
     /**
-     * Deletes one of the account's uploads from its library (DELETE /api/v1/assets/{id}). Only the
-     * record goes: the file stays at its URL, since upload files are content-addressed (the same bytes
-     * are one file, whoever sent them) and works that used it as a reference keep it by its key, so
-     * they still show it and can be re-run. Another account's id, or none, is NotFound; a result
+     * Deletes one of the account's uploads from its library (DELETE /api/v1/assets/{id}). The record
+     * goes at once; the file and its renditions at the next housekeeping run, unless another row
+     * still uses them: upload files are content-addressed (the same bytes are one file, whoever sent
+     * them), and works that used it as a reference keep it by its key (they still show it and can be
+     * re-run) until the last of them goes. Another account's id, or none, is NotFound; a result
      * belongs to its work (delete the work instead), a Conflict.
      */
-    deleteUpload: (accountId: string, assetId: string): Promise<void> => deleteUpload(db, accountId, assetId),
+    deleteUpload: (accountId: string, assetId: string): Promise<void> =>
+      deleteUpload(db, clock, accountId, assetId),
 
     /**
      * The task of the account's newest result whose bytes hash to `sha256` (hex), if any: how an
@@ -230,10 +233,10 @@ async function assetsPage(
 }
 
 /** Deletes one of the account's uploads (see `deleteUpload` on the repository). */
-async function deleteUpload(db: Db, accountId: string, assetId: string): Promise<void> {
+async function deleteUpload(db: Db, clock: Clock, accountId: string, assetId: string): Promise<void> {
   const row = await db
     .selectFrom('assets')
-    .select(['kind', 'generation_id'])
+    .select(['kind', 'generation_id', 'blob_key'])
     .where('id', '=', assetId)
     .where('account_id', '=', accountId)
     .executeTakeFirst();
@@ -242,7 +245,12 @@ async function deleteUpload(db: Db, accountId: string, assetId: string): Promise
     throw new Conflict(
       `This asset is a result of work ${row.generation_id ?? ''}: delete the work to take it out of the library`,
     );
-  await db.deleteFrom('assets').where('id', '=', assetId).where('account_id', '=', accountId).execute();
+  // The file goes with the last row that uses it (another account's upload of the same bytes, a
+  // work that used it as a reference keep it): on the to-do list in the row delete's transaction.
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('assets').where('id', '=', assetId).where('account_id', '=', accountId).execute();
+    await enqueueBlobPurges(trx, { keys: [row.blob_key], accountId, reason: 'deleted', dueAt: clock.now() });
+  });
 }
 
 export type AssetsRepository = ReturnType<typeof createAssetsRepository>;

@@ -17,6 +17,9 @@ const tierPolicySchema = z.strictObject({
   images_per_day: limit.optional(),
   images_per_month: limit.optional(),
   tasks_in_flight: limit.optional(),
+  /** Days a result (a work's images) is kept, and an upload (issue 47): past them, removed (410). */
+  retention_results_days: limit.max(36_500).optional(),
+  retention_uploads_days: limit.max(36_500).optional(),
 });
 
 const policyFileSchema = z.strictObject({

@@ -6,6 +6,7 @@ import { accountOf, requireAccount } from '../http/authentication.js';
 import { ApiError } from '../http/errors.js';
 import { adminAccountBudgetRoutes } from './account-budget-routes.js';
 import { adminAccountPasswordRoutes } from './account-password-routes.js';
+import { adminAccountRetentionRoutes } from './account-retention-routes.js';
 import { adminAccountUsageRoutes } from './account-usage-routes.js';
 import { adminAccountRoutes } from './accounts-routes.js';
 import { type AdminDeps, NOT_AN_OPERATOR } from './admin-deps.js';
@@ -40,6 +41,7 @@ export async function adminApi(app: FastifyInstance, { deps }: { deps: AdminDeps
     adminAccountRoutes,
     adminAccountPasswordRoutes,
     adminAccountBudgetRoutes,
+    adminAccountRetentionRoutes,
     adminAccountUsageRoutes,
     adminKeyRoutes,
     adminUsageRoutes,

@@ -17,6 +17,7 @@ import type {
   LivePolicies,
   UsageService,
 } from '../../capabilities/usage/index.js';
+import type { AccountRetentionStore } from '../../use-cases/lifecycle/index.js';
 import type { TaskLog } from '../../use-cases/read-models/index.js';
 import type { AccountResolver } from '../http/authentication.js';
 import type { ErrorType } from '../http/errors.js';
@@ -60,6 +61,8 @@ export interface AdminDeps {
   audit: Pick<AuditLog, 'record' | 'list' | 'all'>;
   /** Alert rules, their test message and recent deliveries. */
   alerts: Pick<AlertsService, 'create' | 'list' | 'get' | 'update' | 'remove' | 'test' | 'deliveries'>;
+  /** An account's own retention periods (docs/operations.md, Data lifecycle). */
+  retention: AccountRetentionStore;
   clock: Clock;
 }
 

@@ -28,7 +28,7 @@ const deleteAssetSchema = {
   operationId: 'deleteAsset',
   summary: 'Delete an upload from the asset library',
   description:
-    "Takes one of the account's uploads out of its library. The file stays at its URL (upload files are content-addressed and shared by identical bytes), so works that used it as a reference keep showing it and can be re-run. A result belongs to its work: deleting one answers 409 (delete the work on the website instead). Another account's id, or an unknown one, is 404.",
+    "Takes one of the account's uploads out of its library. Its file and renditions leave storage at the next lifecycle run (its URL then answers 410), unless another row still uses it: upload files are content-addressed and shared by identical bytes, and works that used it as a reference keep it (they keep showing it and can be re-run) until the last of them goes. A result belongs to its work: deleting one answers 409 (delete the work on the website instead). Another account's id, or an unknown one, is 404.",
   params: assetParamsSchema,
   response: {
     204: noContent('Deleted'),

@@ -32,7 +32,7 @@ const renditionQuery = z.object({
 const filesSchema = {
   tags: ['Files'],
   summary: 'An uploaded image or a result',
-  description: `Public and immutable (ETag, long cache lifetime): the URLs in imageUrl, images and upload results point here. With \`w\` (${widthList}) and optionally \`format\` (avif, webp, original), a resized rendition instead, made on first request and kept in storage. With object storage and redirects on, a 302 to a short-lived presigned URL instead.`,
+  description: `Public and immutable (ETag, long cache lifetime): the URLs in imageUrl, images and upload results point here. A file removed for good (deleted, expired, erased: docs/operations.md, Data lifecycle) answers 410 \`gone\`. With \`w\` (${widthList}) and optionally \`format\` (avif, webp, original), a resized rendition instead, made on first request and kept in storage. With object storage and redirects on, a 302 to a short-lived presigned URL instead.`,
   // Public: the URLs are unguessable content hashes and task ids, and must work in an <img>.
   security: [],
   params: z.object({
@@ -46,7 +46,7 @@ const filesSchema = {
     },
     302: noContent('Redirect to a presigned URL of the object'),
     304: noContent('Not modified (If-None-Match)'),
-    ...errorResponses(['invalid_request', 'not_found', 'too_many_requests']),
+    ...errorResponses(['invalid_request', 'not_found', 'gone', 'too_many_requests']),
   },
 };
 
@@ -60,14 +60,17 @@ export async function blobRoutes(
     blobs,
     redirect = false,
     renditionCaps,
+    isGone,
   }: {
     blobs: BlobStore;
     redirect?: boolean;
+    /** Whether the data lifecycle removed a file for good (410 instead of 404). */
+    isGone?: (key: string) => Promise<boolean>;
     /** First-time renditions at once on this node, and callers waiting (past them: 429). */
     renditionCaps?: { concurrency: number; queue: number };
   },
 ) {
-  const files = createPublicFiles({ blobs, renditionCaps });
+  const files = createPublicFiles({ blobs, renditionCaps, isGone });
   if (redirect && !files.presigns)
     throw new Error('redirecting /files needs a blob store that presigns URLs');
 

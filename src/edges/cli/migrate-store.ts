@@ -58,6 +58,7 @@ export const MIGRATED_TABLES = [
   'alert_deliveries',
   'catalog_versions',
   'responses',
+  'blob_purges',
 ] as const;
 
 const BATCH_ROWS = 200;

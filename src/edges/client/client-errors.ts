@@ -8,6 +8,7 @@ export type KnownApiErrorType =
   | 'forbidden'
   | 'forbidden_model'
   | 'not_found'
+  | 'gone'
   | 'conflict'
   | 'request_timeout'
   | 'payload_too_large'

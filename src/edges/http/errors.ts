@@ -15,6 +15,7 @@ export const errorStatus = {
   method_not_allowed: 405,
   request_timeout: 408,
   conflict: 409,
+  gone: 410,
   idempotency_in_progress: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -53,6 +54,7 @@ export function errorBody(type: ErrorType, message: string): { error: { type: Er
 const typeOfOutcome: Record<DomainOutcome, ErrorType> = {
   invalid_input: 'invalid_request',
   not_found: 'not_found',
+  gone: 'gone',
   conflict: 'conflict',
   idempotency_in_progress: 'idempotency_in_progress',
   not_authenticated: 'unauthorized',

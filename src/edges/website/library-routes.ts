@@ -63,7 +63,7 @@ function deleteUploadRoute(app: FastifyInstance, services: WebsiteServices) {
         tags: [WEBSITE_TAG],
         summary: 'Delete an upload',
         description:
-          "DELETE /api/v1/assets/{id} for the signed-in account: takes an upload out of the library; its file stays at its URL, so works that used it as a reference keep it. A result answers 409 (it belongs to its work: delete the work); another account's id, or an unknown one, 404.",
+          "DELETE /api/v1/assets/{id} for the signed-in account: takes an upload out of the library; its file leaves storage at the next lifecycle run (410 then) unless works that used it as a reference, or another account's upload of the same bytes, still use it. A result answers 409 (it belongs to its work: delete the work); another account's id, or an unknown one, 404.",
         security: websiteSession,
         params: assetParamsSchema,
         response: {

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { InvalidInput, NotFound } from '../../base/domain/errors.js';
+import { Gone, InvalidInput, NotFound } from '../../base/domain/errors.js';
 import { type BlobStat, type BlobStore, isBlobKey } from './blob-store.js';
 import {
   createRenditions,
@@ -10,6 +10,8 @@ import {
 
 /** A key that names no file (or a malformed one). */
 const missing = () => new NotFound('File not found');
+/** A key whose file the data lifecycle removed (deleted, expired, erased). */
+const goneFile = () => new Gone('This file was removed (deleted, expired or erased) and is gone for good');
 
 /**
  * The files served publicly at /files/<key>: originals, and their renditions made on first request.
@@ -18,13 +20,18 @@ const missing = () => new NotFound('File not found');
 export function createPublicFiles({
   blobs,
   renditionCaps,
+  isGone,
 }: {
   blobs: BlobStore;
+  /** Whether a file was removed for good by the data lifecycle (answered 410 instead of 404). */
+  isGone?: ((key: string) => Promise<boolean>) | undefined;
   /** First-time renditions at once on this node, and callers waiting (past them: 429). */
   renditionCaps?: { concurrency: number; queue: number } | undefined;
 }) {
   const renditions = createRenditions({ blobs, ...(renditionCaps ? { caps: renditionCaps } : {}) });
   const presign = blobs.signedUrl?.bind(blobs);
+  /** The error for a key that names no file: Gone when the lifecycle removed it, else NotFound. */
+  const absent = async (key: string) => ((await isGone?.(key)) ? goneFile() : missing());
   return {
     /** Whether the store hands out presigned URLs (object storage). */
     presigns: presign !== undefined,
@@ -51,20 +58,20 @@ export function createPublicFiles({
 
     async stat(key: string): Promise<BlobStat> {
       const stat = await blobs.stat(key);
-      if (!stat) throw missing();
+      if (!stat) throw await absent(key);
       return stat;
     },
 
     async open(key: string): Promise<{ stream: Readable; stat: BlobStat }> {
       const found = await blobs.open(key);
-      if (!found) throw missing();
+      if (!found) throw await absent(key);
       return found;
     },
 
     /** A presigned URL of the file, valid `seconds`. */
     async signedUrl(key: string, seconds: number): Promise<string> {
       const url = await presign?.(key, seconds);
-      if (!url) throw missing();
+      if (!url) throw await absent(key);
       return url;
     },
   };

@@ -164,6 +164,18 @@ const envSchema = z.object({
   ATELIER_STREAMS_PER_ACCOUNT: wholeNumber({ min: 1, max: 1_000_000, fallback: 200 }),
   ATELIER_STREAMS_PER_ADDRESS: wholeNumber({ min: 1, max: 1_000_000, fallback: 1000 }),
   ATELIER_UPLOADS_PER_DAY: wholeNumber({ min: 1, max: 100_000_000, fallback: 5000 }),
+  ATELIER_RETENTION_RESULTS_DAYS: wholeNumber({
+    min: 0,
+    max: 36_500,
+    fallback: 0,
+    what: 'a whole number of days',
+  }),
+  ATELIER_RETENTION_UPLOADS_DAYS: wholeNumber({
+    min: 0,
+    max: 36_500,
+    fallback: 0,
+    what: 'a whole number of days',
+  }),
   ATELIER_UPLOAD_BYTES_PER_DAY: wholeNumber({
     min: 1,
     max: Number.MAX_SAFE_INTEGER,
@@ -255,6 +267,8 @@ export interface Config {
   blobDir: string;
   /** `/files/…` answers a redirect to a short-lived presigned URL instead of streaming (S3 storage only). */
   filesRedirect: boolean;
+  /** The deployment's retention of results and of uploads, in days (0: kept until deleted). */
+  retentionDays: { results: number; uploads: number };
   /** When set, GET /metrics asks for `Authorization: Bearer <token>`; else /metrics is off (404). */
   metricsToken: string | undefined;
   /** Traces over OTLP/HTTP (OpenTelemetry's standard variables, tracing-config.ts); absent: off. */
@@ -342,6 +356,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storage,
     blobDir: resolve(dataDir, 'blobs'),
     filesRedirect: e.ATELIER_FILES_REDIRECT === 'true',
+    retentionDays: { results: e.ATELIER_RETENTION_RESULTS_DAYS, uploads: e.ATELIER_RETENTION_UPLOADS_DAYS },
     metricsToken: e.ATELIER_METRICS_TOKEN,
     tracing: tracingConfigOf(env),
     publicBaseUrl: (e.ATELIER_PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),

@@ -8,6 +8,7 @@ import type { CatalogTables } from './schema/catalog.js';
 import type { CurationTables } from './schema/curation.js';
 import type { GenerationTables } from './schema/generations.js';
 import type { IdempotencyTables } from './schema/idempotency.js';
+import type { LifecycleTables } from './schema/lifecycle.js';
 import type { OAuthTables } from './schema/oauth.js';
 import type { ProviderKeyTables } from './schema/provider-keys.js';
 import type { ResponseTables } from './schema/responses.js';
@@ -41,7 +42,8 @@ export interface Database
     AuditTables,
     AlertTables,
     CatalogTables,
-    ResponseTables {
+    ResponseTables,
+    LifecycleTables {
   /** Kysely's own bookkeeping tables are created by the migrator. */
   _placeholder?: { id: Generated<number> };
 }

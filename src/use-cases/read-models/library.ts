@@ -24,7 +24,7 @@ export function createLibraryReads(db: Db) {
     /**
      * One page of the account's library, newest first: uploads, and results of the generations
      * still in saved works (deleting a work takes its images out of the library; the files
-     * themselves stay at their URLs, which Atelier promises never expire), each with its prompt.
+     * themselves leave storage at the next lifecycle run, docs/operations.md), each with its prompt.
      */
     async libraryPage(
       accountId: string,

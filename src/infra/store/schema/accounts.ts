@@ -25,6 +25,9 @@ export interface AccountsTable {
   operator: Generated<number>;
   /** 1 while the password is one an operator set, until the person sets their own (migration 0036). */
   password_change_required: Generated<number>;
+  /** Days the account's results and uploads are kept (migration 0075); null: the tier's or deployment's. */
+  retention_results_days?: number | null;
+  retention_uploads_days?: number | null;
 }
 
 /** An API key's scope: `full`, or `read` (polls, history, status, usage: for dashboards). */

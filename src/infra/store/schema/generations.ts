@@ -43,6 +43,11 @@ export interface GenerationsTable {
   action_json?: string | null;
   /** Set when the owner deleted it from saved works: hidden from the gallery, marked removed in history. */
   deleted_at: number | null;
+  /**
+   * When the work's files were removed (migration 0074): deleted past the Undo window, or expired.
+   * The row and its tasks stay (task records, cost history); its images answer 410. Absent before.
+   */
+  purged_at?: number | null;
 }
 
 /** Per-account totals of history and saved works, kept in the same transactions that change them. */

@@ -24,6 +24,7 @@ export const ACTION_LABELS: Record<AuditAction, string> = {
   'password.reset': 'Password reset',
   'password.set': 'Password set',
   'budget.set': 'Account budget set',
+  'retention.set': 'Account retention set',
   'key.create': 'API key created',
   'key.revoke': 'API key revoked',
   'key.rotate': 'API key rotated',

@@ -1,0 +1,72 @@
+import type { TierPolicies } from './capabilities/usage/index.js';
+import type { CoreResources } from './core-resources.js';
+import { createBlobPurges } from './infra/blobs/blob-purges.js';
+import { createHousekeeping } from './infra/jobs/housekeeping.js';
+import { createAccountRetention, expireOldData, purgeRemovedWorks } from './use-cases/lifecycle/index.js';
+
+/** How often a worker node runs the data lifecycle's jobs (deleted works, files to remove). */
+export const LIFECYCLE_INTERVAL_MS = 5 * 60 * 1000;
+
+/**
+ * The data lifecycle (docs/operations.md, Data lifecycle): deleted works purged, and the durable
+ * to-do list of files to remove worked, by every worker node, each file by one node at a time.
+ */
+export function buildLifecycle(resources: CoreResources, parts: LifecycleParts) {
+  const { db, clock, blobs, processOwner, logger, config } = resources;
+  const blobPurges = createBlobPurges({ db, blobs, clock, owner: processOwner.id });
+  const retention = {
+    deployment: config.retentionDays,
+    tier(tier: string) {
+      const policy = parts.tierPolicies.policies()[tier as keyof TierPolicies];
+      return policy && { results: policy.retention_results_days, uploads: policy.retention_uploads_days };
+    },
+  };
+  const jobs = {
+    expireOldData: () =>
+      expireOldData({ db, clock, retention, markRemoved: parts.generationsRepository.markRemoved }),
+    purgeRemovedWorks: () => purgeRemovedWorks(db, clock),
+    // After the works' job: the files it listed go in the same run.
+    removeUnusedFiles: () => blobPurges.run(),
+  };
+  const housekeeping = createHousekeeping(
+    jobs,
+    logger.child({ component: 'lifecycle' }),
+    LIFECYCLE_INTERVAL_MS,
+  );
+  const lifecycle = {
+    /** Whether the lifecycle removed the file at a key for good (/files answers 410). */
+    isGone: blobPurges.isGone,
+    /** An account's own retention periods (admin API). */
+    accountRetention: createAccountRetention(db),
+    /** Runs every lifecycle job once now, in order (tests, the CLI). */
+    async runOnce(): Promise<void> {
+      await jobs.expireOldData();
+      await jobs.purgeRemovedWorks();
+      await jobs.removeUnusedFiles();
+    },
+  };
+  /** The worker role's periodic clean-ups: the lifecycle's and the others' (started and stopped as one). */
+  return { lifecycle, housekeeping: housekeepingOf([housekeeping, parts.others]) };
+}
+
+export type Lifecycle = ReturnType<typeof buildLifecycle>['lifecycle'];
+
+/** What the lifecycle reads beside the resources: the tier policies in force, the works' removal. */
+interface LifecycleParts {
+  tierPolicies: { policies(): TierPolicies };
+  generationsRepository: { markRemoved(accountId: string, generationId: string): Promise<unknown> };
+  /** The other periodic clean-ups of the worker role, started and stopped with the lifecycle's. */
+  others: Housekeeping;
+}
+
+interface Housekeeping {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function housekeepingOf(parts: Housekeeping[]): Housekeeping {
+  return {
+    start: async (): Promise<void> => void (await Promise.all(parts.map((p) => p.start()))),
+    stop: async (): Promise<void> => void (await Promise.all(parts.map((p) => p.stop()))),
+  };
+}
