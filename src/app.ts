@@ -22,7 +22,7 @@ import { refuseWhileClosing } from './edges/http/refuse-while-closing.js';
 import { compiledSerializerCompiler } from './edges/http/response-serializer.js';
 import { edgeServerOptions } from './edges/http/server-options.js';
 import { hmacTaskIdSeal } from './edges/mcp/generation-tasks.js';
-import { MCP_PATH, mcpEndpoint } from './edges/mcp/http-endpoint.js';
+import { createAnswerStore, MCP_PATH, mcpEndpoint } from './edges/mcp/http-endpoint.js';
 import type { ProblemPage } from './edges/oauth/authorize-endpoint.js';
 import {
   CLIENT_DOCUMENT_FETCH,
@@ -127,6 +127,7 @@ function websiteOf(core: Core, oauth: OAuthGrants | undefined) {
     clock: core.clock,
     accounts: core.accounts,
     upstreamAccess: core.upstreamAccess,
+    spendConfirmations: core.spendConfirmations,
     generations: core.generations,
     creations: core.creations,
     library: core.library,
@@ -181,6 +182,7 @@ async function mountMcp(
     signIn: grants ? { resourceMetadataUrl: resourceMetadataUrlOf(mcpUrl), scope: OAUTH_SCOPE } : undefined,
     dispatch: (request) => app.inject(request),
     taskIdSeal: (accountId) => hmacTaskIdSeal(core.stateIdKey, accountId),
+    answers: createAnswerStore({ db: core.resources.db, clock: core.clock }),
   });
 }
 

@@ -4,6 +4,7 @@ import { registerCatalogResource } from './catalog-resource.js';
 import { createGenerationTaskStore, type TaskIdSeal } from './generation-tasks.js';
 import { registerImageResources } from './image-resources.js';
 import { describeActionsOnList } from './live-descriptions.js';
+import type { SpendConfirmationOptions } from './spend-confirmation.js';
 import type { PollingClock } from './task-polling.js';
 import { refuseUnissuedCursors, refuseUnofferedTaskRequests } from './task-requests.js';
 import { createThumbnailer, type Thumbnailer } from './thumbnails.js';
@@ -48,6 +49,11 @@ export interface CreateServerOptions {
   /** Time source for generate_image's wait; tests pass a fake one. */
   clock?: PollingClock;
   pollIntervalMs?: number;
+  /**
+   * What the calls act with, for the account's spend confirmation (docs/mcp.md "Spend confirmation"):
+   * the tools that spend ask the person first where it applies. Absent: they never ask.
+   */
+  spendConfirmation?: SpendConfirmationOptions;
 }
 
 /** An MCP server exposing Atelier's ten tools over the given API client; connect it to any transport. */
@@ -66,6 +72,7 @@ export function createServer(client: AtelierClient, options: CreateServerOptions
   const generateOptions = {
     thumbnailer,
     taskIdSeal: options.taskIdSeal,
+    ...(options.spendConfirmation ? { spendConfirmation: options.spendConfirmation } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
   };

@@ -51,6 +51,7 @@ import { migration as m0069 } from './0069_lineage.js';
 import { migration as m0070 } from './0070_responses.js';
 import { migration as m0071 } from './0071_task_turns.js';
 import { migration as m0072 } from './0072_actions_and_seeds.js';
+import { migration as m0073 } from './0073_spend_confirmation.js';
 
 /**
  * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
@@ -109,4 +110,5 @@ export const migrations: Record<string, Migration> = {
   '0070_responses': m0070,
   '0071_task_turns': m0071,
   '0072_actions_and_seeds': m0072,
+  '0073_spend_confirmation': m0073,
 };
