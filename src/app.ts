@@ -183,6 +183,7 @@ async function mountMcp(
     dispatch: (request) => app.inject(request),
     taskIdSeal: (accountId) => hmacTaskIdSeal(core.stateIdKey, accountId),
     answers: createAnswerStore({ db: core.resources.db, clock: core.clock }),
+    confirmTimeoutMs: core.config.mcpConfirmTimeoutMs,
   });
 }
 

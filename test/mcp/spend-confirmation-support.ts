@@ -27,7 +27,8 @@ export const pricedEnv = { ATELIER_CATALOG: catalogPath };
 export interface AskedClient {
   client: Client;
   asked: string[];
-  answer: ElicitResult['action'];
+  /** The person's answer; 'never': they do not answer. */
+  answer: ElicitResult['action'] | 'never';
 }
 
 export async function askedClient(transport: Transport, elicitation = true): Promise<AskedClient> {
@@ -39,6 +40,7 @@ export async function askedClient(transport: Transport, elicitation = true): Pro
   if (elicitation) {
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       asked.asked.push(request.params.message);
+      if (asked.answer === 'never') return new Promise<never>(() => {});
       return { action: asked.answer, ...(asked.answer === 'accept' ? { content: {} } : {}) };
     });
   }

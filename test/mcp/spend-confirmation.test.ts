@@ -211,3 +211,40 @@ describe('spend confirmation over stdio (an API key)', () => {
     assert.equal(asking.asked.length, 2);
   });
 });
+
+describe('spend confirmation nobody answers', () => {
+  let t: TestApp;
+  let silent: AskedClient;
+  let apiKey = '';
+
+  before(async () => {
+    t = await createTestApp({ listen: true, env: { ...pricedEnv, ATELIER_MCP_CONFIRM_TIMEOUT_MS: '1000' } });
+    const created = await t.createAccount(undefined, { tier: 'pro' });
+    apiKey = created.apiKey;
+    const id = created.id;
+    await t.core.spendConfirmations.set(id, { above_micros: 0, api_keys: true, sign_in: true });
+    silent = await askedClient(remoteTransport(t.baseUrl, apiKey));
+    silent.answer = 'never';
+  });
+  after(async () => {
+    await silent?.client.close();
+    await t?.close();
+  });
+
+  it('ends as not confirmed after ATELIER_MCP_CONFIRM_TIMEOUT_MS; nothing created', async () => {
+    const result = (await silent.client.callTool({
+      name: 'generate_image',
+      arguments: { prompt: 'nobody answers' },
+    })) as CallToolResult;
+    assert.equal(result.isError, true);
+    assert.match(
+      textOf(result),
+      /^not_confirmed: The person did not answer ".*" within 1 s; nothing was spent\.$/,
+    );
+    assert.equal(silent.asked.length, 1);
+    const history = await fetch(`${t.baseUrl}/api/v1/history?limit=1`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    assert.equal(((await history.json()) as { total: number }).total, 0);
+  });
+});
