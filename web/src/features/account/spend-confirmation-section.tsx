@@ -46,7 +46,6 @@ export function SpendConfirmationSection({ setting }: { setting: SpendConfirmati
           id={ids.above}
           type="number"
           inputMode="decimal"
-          min="0"
           step="0.01"
           value={above}
           onChange={(event) => {
