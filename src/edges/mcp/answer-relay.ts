@@ -84,6 +84,7 @@ export function createAnswerRelay({
      */
     bind(transport: Transport, accountId: string): () => void {
       const ours = new Set<string>();
+      const ends: Array<() => void> = [];
       const send = transport.send.bind(transport);
       const stop = (id: string) => {
         ours.delete(id);
@@ -107,11 +108,9 @@ export function createAnswerRelay({
         };
         ours.add(id);
         waiting.set(id, { accountId, deliver });
-        const ended = () => clearInterval(timer);
-        ends.push(ended);
+        ends.push(() => clearInterval(timer));
         return send({ ...message, id }, options);
       };
-      const ends: Array<() => void> = [];
       return () => {
         for (const end of ends) end();
         for (const id of [...ours]) stop(id);
