@@ -49,7 +49,14 @@ export const accountStatusSchema = z
   .meta({
     id: 'AccountStatus',
     description: 'Account status',
-    examples: [{ email: 'me@example.com', tier: 'standard', has_key: true }],
+    examples: [
+      {
+        email: 'me@example.com',
+        tier: 'standard',
+        has_key: true,
+        spend_confirmation: SPEND_CONFIRMATION_DEFAULTS,
+      },
+    ],
   });
 
 export type AccountStatus = z.output<typeof accountStatusSchema>;
