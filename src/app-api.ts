@@ -127,7 +127,10 @@ async function apiV1(
     uploads: core.uploads,
     bodyDeadlineMs: core.config.requestTimeouts.uploadDeadlineMs,
   });
-  await app.register(userStatusRoutes, { upstreamAccess: core.upstreamAccess });
+  await app.register(userStatusRoutes, {
+    upstreamAccess: core.upstreamAccess,
+    spendConfirmations: core.spendConfirmations,
+  });
   await app.register(usageRoutes, { usage: core.usage });
   await app.register(assetRoutes, { assets: core.assets });
   // /v1/models is the OpenAI-compatible plugin's (same answer, OpenAI's error shape).

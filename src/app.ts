@@ -23,7 +23,7 @@ import { compiledSerializerCompiler } from './edges/http/response-serializer.js'
 import { edgeServerOptions } from './edges/http/server-options.js';
 import { mcpDiscovery } from './edges/mcp/discovery.js';
 import { hmacTaskIdSeal } from './edges/mcp/generation-tasks.js';
-import { MCP_PATH, mcpEndpoint } from './edges/mcp/http-endpoint.js';
+import { createAnswerStore, MCP_PATH, mcpEndpoint } from './edges/mcp/http-endpoint.js';
 import type { ProblemPage } from './edges/oauth/authorize-endpoint.js';
 import {
   CLIENT_DOCUMENT_FETCH,
@@ -129,6 +129,7 @@ function websiteOf(core: Core, oauth: OAuthGrants | undefined) {
     clock: core.clock,
     accounts: core.accounts,
     upstreamAccess: core.upstreamAccess,
+    spendConfirmations: core.spendConfirmations,
     generations: core.generations,
     creations: core.creations,
     library: core.library,
@@ -187,6 +188,8 @@ async function mountMcp(
     signIn,
     dispatch: (request) => app.inject(request),
     taskIdSeal: (accountId) => hmacTaskIdSeal(core.stateIdKey, accountId),
+    answers: createAnswerStore({ db: core.resources.db, clock: core.clock }),
+    confirmTimeoutMs: core.config.mcpConfirmTimeoutMs,
   });
   await app.register(mcpDiscovery, { publicBaseUrl: core.config.publicBaseUrl, signIn });
 }

@@ -6,6 +6,7 @@ import {
   createAccountsService,
   createOAuthGrants,
   createPasswordHashing,
+  createSpendConfirmations,
   createUpstreamAccess,
 } from './capabilities/accounts/index.js';
 import type { CatalogParts } from './compose-catalog.js';
@@ -41,6 +42,8 @@ export function buildAccounts(
       pooledKey: keyPools.pool.anyKey,
       ownKeyProviders: accounts.upstreamKeyProviders,
     }),
+    /** When MCP tools ask the person before spending (the API's account status, the account page). */
+    spendConfirmations: createSpendConfirmations({ db, clock }),
     /** The operator console's list, search and one-time passwords of accounts. */
     accountDirectory: createAccountDirectory({ db }),
     /**

@@ -130,7 +130,12 @@ describe('GET /api/v1/history and GET /api/v1/user/status', () => {
       headers: bearer(apiKey),
     });
     assert.equal(response.statusCode, 200);
-    assert.deepEqual(response.json(), { email, tier: 'starter', has_key: true });
+    assert.deepEqual(response.json(), {
+      email,
+      tier: 'starter',
+      has_key: true,
+      spend_confirmation: { above_micros: 500_000, api_keys: false, sign_in: true },
+    });
     await t.core.accounts.setTier(accountId, 'pro');
     const after = await t.app.inject({ method: 'GET', url: '/api/v1/user/status', headers: bearer(apiKey) });
     assert.equal(after.json().tier, 'pro');

@@ -88,6 +88,10 @@ describeContract(
     await exercise('GET', presets, { url: presets, headers: { cookie } }, 200);
     await exercise('DELETE', preset, { url: `${presets}/Ink`, headers: web }, 204);
     await exercise('DELETE', preset, { url: `${presets}/Ink`, headers: web }, 404);
+    const spend = '/web/api/account/spend-confirmation';
+    const confirmAbove = { above_micros: 250_000, api_keys: true, sign_in: true };
+    await exercise('PUT', spend, { url: spend, headers: web, payload: confirmAbove }, 200);
+    await exercise('PUT', spend, { url: spend, headers: web, payload: { above_micros: -1 } }, 400);
     const smart = '/web/api/smart-collections';
     const oneSmart = '/web/api/smart-collections/{id}';
     const inky = { name: 'Inky', filters: { q: 'ink', mode: 'text', starred: true, from: '2026-01-01' } };

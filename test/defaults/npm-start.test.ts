@@ -156,7 +156,12 @@ describe('black box: npm start + bin/atelier', () => {
     const fresh = await fetch(`${base}/api/v1/user/status`, {
       headers: { authorization: `Bearer ${rotated.api_key}` },
     });
-    assert.deepEqual(await fresh.json(), { email: 'blackbox@example.test', tier: 'pro', has_key: true });
+    assert.deepEqual(await fresh.json(), {
+      email: 'blackbox@example.test',
+      tier: 'pro',
+      has_key: true,
+      spend_confirmation: { above_micros: 500_000, api_keys: false, sign_in: true },
+    });
 
     // Ctrl-C: npm itself dies of the signal; the server below it must stop gracefully too.
     const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));

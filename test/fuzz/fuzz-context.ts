@@ -82,6 +82,7 @@ export const OTHER_ROUTES = [
   'GET /web/api/assets',
   'GET /web/api/account',
   'GET /web/api/account/usage',
+  'PUT /web/api/account/spend-confirmation',
   'PUT /web/api/account/upstream-keys/:id',
   'DELETE /web/api/account/upstream-keys/:id',
   'POST /web/api/account/api-key',

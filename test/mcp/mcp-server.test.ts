@@ -118,7 +118,13 @@ describe('Atelier MCP server over stdio', () => {
   it('get_account_status answers the account of the key', async () => {
     const result = await call(mcp, 'get_account_status');
     assert.equal(result.isError, undefined);
-    assert.deepEqual(result.structuredContent, { email: atelier.email, tier: 'standard', has_key: true });
+    assert.deepEqual(result.structuredContent, {
+      email: atelier.email,
+      tier: 'standard',
+      has_key: true,
+      // When the tools that spend ask the person first (the defaults: docs/mcp.md "Spend confirmation").
+      spend_confirmation: { above_micros: 500_000, api_keys: false, sign_in: true },
+    });
   });
 
   it('generate_image with wait returns completed images with thumbnails in one call, under 1 MB', async () => {

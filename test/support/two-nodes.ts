@@ -10,9 +10,13 @@ export type TestNode = { core: Core; app: FastifyInstance };
 /**
  * Two nodes (a core and an app each) on one fresh test store — two processes on one SQLite file, or
  * two nodes on one PostgreSQL database — made before the suite's tests and closed after them.
- * Returns the pair, for the tests to take once `before` has run.
+ * `env` adds to their configuration. Returns the pair, for the tests to take once `before` has run.
  */
-export function twoNodesOnOneStore(prefix: string, publicBaseUrl: string): () => [TestNode, TestNode] {
+export function twoNodesOnOneStore(
+  prefix: string,
+  publicBaseUrl: string,
+  env: Record<string, string> = {},
+): () => [TestNode, TestNode] {
   let config: Config;
   const nodes: TestNode[] = [];
   before(async () => {
@@ -21,6 +25,7 @@ export function twoNodesOnOneStore(prefix: string, publicBaseUrl: string): () =>
       ATELIER_PUBLIC_BASE_URL: publicBaseUrl,
       ATELIER_DEMO_ACCOUNT: 'false',
       LOG_LEVEL: 'silent',
+      ...env,
     });
     for (let i = 0; i < 2; i++) {
       const core = await createCore(config);

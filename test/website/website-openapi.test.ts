@@ -44,6 +44,7 @@ const WEBSITE_ROUTES = [
   'delete /web/api/assets/{id}',
   'get /web/api/account',
   'get /web/api/account/usage',
+  'put /web/api/account/spend-confirmation',
   'put /web/api/account/upstream-keys/{provider}',
   'delete /web/api/account/upstream-keys/{provider}',
   'get /web/api/account/keys',

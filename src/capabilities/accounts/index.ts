@@ -18,6 +18,8 @@ export type { KeyAnswer, PooledKey, ProviderKeyPool, RecheckPolicy } from './pro
 export { createProviderKeyPool } from './provider-key-pool.js';
 export type { ProviderKeyStore, ProviderKeyView } from './provider-keys.js';
 export { createProviderKeyStore } from './provider-keys.js';
+export type { SpendConfirmations } from './spend-confirmations.js';
+export { createSpendConfirmations } from './spend-confirmations.js';
 export type { UpstreamAccess } from './upstream-access.js';
 export { createUpstreamAccess } from './upstream-access.js';
 export { bindLegacyUpstreamKeys } from './upstream-key-seals.js';

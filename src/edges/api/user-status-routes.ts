@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { accountStatusSchema } from '../../base/contract/accounts.js';
-import type { UpstreamAccess } from '../../capabilities/accounts/index.js';
+import type { SpendConfirmations, UpstreamAccess } from '../../capabilities/accounts/index.js';
 import { accountOf } from '../http/authentication.js';
 import { AUTH_ERRORS, errorResponses, jsonResponse } from '../http/route-responses.js';
 
@@ -18,12 +18,24 @@ const userStatusSchema = {
 /** GET /user/status (spec §2.7). */
 export async function userStatusRoutes(
   app: FastifyInstance,
-  { upstreamAccess }: { upstreamAccess: Pick<UpstreamAccess, 'hasKey'> },
+  {
+    upstreamAccess,
+    spendConfirmations,
+  }: { upstreamAccess: Pick<UpstreamAccess, 'hasKey'>; spendConfirmations: Pick<SpendConfirmations, 'of'> },
 ) {
   app
     .withTypeProvider<ZodTypeProvider>()
     .get('/user/status', { schema: userStatusSchema }, async (request) => {
       const account = accountOf(request);
-      return { email: account.email, tier: account.tier, has_key: await upstreamAccess.hasKey(account.id) };
+      const [hasKey, spendConfirmation] = await Promise.all([
+        upstreamAccess.hasKey(account.id),
+        spendConfirmations.of(account.id),
+      ]);
+      return {
+        email: account.email,
+        tier: account.tier,
+        has_key: hasKey,
+        spend_confirmation: spendConfirmation,
+      };
     });
 }

@@ -10,13 +10,15 @@ import type { Db } from '../../infra/store/database.js';
  * create them, so foreign keys hold at every step). Not copied, as transient state that starts
  * well empty: `sign_in_failures` (a short-lived throttle: starting empty only forgives recent
  * typos; `oauth_rate_windows` likewise), `upstream_calls` (the slots of upstream calls in flight: a stopped install has none) and
- * `upstream_pools` (learned upstream capacity and holds: relearned from the upstreams' answers).
+ * `upstream_pools` (learned upstream capacity and holds: relearned from the upstreams' answers) and
+ * `mcp_answers` (MCP clients' answers in flight, minutes old at most).
  */
 export const TRANSIENT_TABLES = [
   'sign_in_failures',
   'oauth_rate_windows',
   'upstream_calls',
   'upstream_pools',
+  'mcp_answers',
 ] as const;
 
 export const MIGRATED_TABLES = [
@@ -59,6 +61,7 @@ export const MIGRATED_TABLES = [
   'catalog_versions',
   'responses',
   'blob_purges',
+  'spend_confirmations',
 ] as const;
 
 const BATCH_ROWS = 200;

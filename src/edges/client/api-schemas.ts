@@ -57,6 +57,8 @@ export const workVersionsSchema = z.looseObject({
     .describe('The work, its ancestors and every refinement of them, oldest first (at most 100)'),
 });
 export const accountStatusSchema = loose(accounts.accountStatusSchema);
+/** Spend confirmation when the account set none (or a server too old to say). */
+export const SPEND_CONFIRMATION_DEFAULTS = accounts.SPEND_CONFIRMATION_DEFAULTS;
 export const usageReportSchema = loose(usage.usageReportSchema);
 export const modelListSchema = z.looseObject({
   ...catalog.modelsSchema.shape,

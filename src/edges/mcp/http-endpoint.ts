@@ -1,9 +1,12 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createAtelierClient } from '../client/atelier-client.js';
+import { type AnswerStore, answersIn, createAnswerRelay } from './answer-relay.js';
 import type { TaskIdSeal } from './generation-tasks.js';
 import { type InAppDispatch, inAppFetch } from './in-app-fetch.js';
 import { createServer } from './server.js';
+
+export { createAnswerStore } from './answer-relay.js';
 
 export const MCP_PATH = '/mcp';
 /** The same endpoint with the read tools only, whatever the credential (docs/mcp.md, "Read-only endpoint"). */
@@ -27,6 +30,10 @@ export interface McpEndpointOptions {
   dispatch: InAppDispatch;
   /** The seal of MCP task ids for an account (an HMAC under a key derived from the master key). */
   taskIdSeal: (accountId: string) => TaskIdSeal;
+  /** Where answers to the server's requests (an elicitation) POSTed to another node wait (the store). */
+  answers: AnswerStore;
+  /** How long a tool call waits for the person's spend confirmation (default CONFIRM_TIMEOUT_MS, 5 min). */
+  confirmTimeoutMs?: number;
 }
 
 /** What an authenticated /mcp request acts with. */
@@ -35,6 +42,8 @@ export interface McpCredential {
   apiKey: string;
   /** The account it acts as (MCP task ids are bound to it). */
   accountId: string;
+  /** An API key, or a sign-in grant (an OAuth access token): which switch of spend confirmation applies. */
+  kind: 'api_key' | 'sign_in';
   /** Called when the MCP request ends (a credential opened for the request alone is closed). */
   release?: () => void;
 }
@@ -55,13 +64,16 @@ function bearerChallenge(request: FastifyRequest, signIn: McpEndpointOptions['si
  * and transport (`sessionIdGenerator: undefined`) over a client whose requests go into this same app
  * with the caller's key, so any api node behind a load balancer answers any request, and no session
  * id exists to be mistaken for authentication. MCP tasks survive across nodes because their ids name
- * Atelier's own tasks (src/edges/mcp/generation-tasks.ts). GET (a server-initiated stream) and DELETE (a
- * session's end) are 405: there is no session to stream on or to end. /mcp/readonly is the same with
- * the read tools only (createServer's readOnly), behind the same authentication: a token issued for
- * /mcp serves it too (the resource /mcp covers its sub-path, as RFC 9728 clients check).
+ * Atelier's own tasks (src/edges/mcp/generation-tasks.ts); a client's answer to the server's request
+ * (spend confirmation) reaches the waiting call on any node (answer-relay.ts). GET (a server-initiated
+ * stream) and DELETE (a session's end) are 405: there is no session to stream on or to end.
+ * /mcp/readonly is the same with the read tools only (createServer's readOnly), behind the same
+ * authentication: a token issued for /mcp serves it too (the resource /mcp covers its sub-path, as
+ * RFC 9728 clients check).
  */
 export async function mcpEndpoint(app: FastifyInstance, options: McpEndpointOptions): Promise<void> {
   const allowedOrigin = new URL(options.publicBaseUrl).origin;
+  const relay = createAnswerRelay({ store: options.answers });
 
   // Security (the transport's rules): a browser page on another origin must not drive the endpoint
   // through the user's network (DNS rebinding). No Origin (agents, CLIs, servers) is allowed.
@@ -91,9 +103,9 @@ export async function mcpEndpoint(app: FastifyInstance, options: McpEndpointOpti
   // JSON-RPC of the MCP spec, not REST operations: left out of the OpenAPI document (docs/mcp.md).
   const hidden = { schema: { hide: true } };
   const fullEndpoint = new URL(`${options.publicBaseUrl}${MCP_PATH}`).href;
-  app.post(MCP_PATH, hidden, (request, reply) => serveMcp(request, reply, options, undefined));
+  app.post(MCP_PATH, hidden, (request, reply) => serveMcp(request, reply, { options, relay }, undefined));
   app.post(MCP_READONLY_PATH, hidden, (request, reply) =>
-    serveMcp(request, reply, options, { fullEndpoint }),
+    serveMcp(request, reply, { options, relay }, { fullEndpoint }),
   );
 
   const notAllowed = async (request: FastifyRequest, reply: FastifyReply) =>
@@ -116,12 +128,18 @@ export async function mcpEndpoint(app: FastifyInstance, options: McpEndpointOpti
 async function serveMcp(
   request: FastifyRequest,
   reply: FastifyReply,
-  options: McpEndpointOptions,
+  { options, relay }: { options: McpEndpointOptions; relay: ReturnType<typeof createAnswerRelay> },
   readOnly: { fullEndpoint: string } | undefined,
 ): Promise<void> {
   const credential = credentials.get(request);
   if (!credential) throw new Error('authenticated request without a credential');
   const { apiKey, accountId } = credential;
+  // An answer to a request of ours (the person's confirmation): handed to the call that waits for it.
+  const answers = answersIn(request.body);
+  if (answers) {
+    await relay.receive(answers, accountId);
+    return reply.code(202).send();
+  }
   const fetchInApp = inAppFetch({
     publicBaseUrl: options.publicBaseUrl,
     dispatch: options.dispatch,
@@ -134,11 +152,17 @@ async function serveMcp(
     filesBaseUrl: options.publicBaseUrl,
     localFiles: false,
     ...(readOnly ? { readOnly } : {}),
+    spendConfirmation: {
+      credential: credential.kind,
+      ...(options.confirmTimeoutMs === undefined ? {} : { timeoutMs: options.confirmTimeoutMs }),
+    },
   });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  const stopWaiting = relay.bind(transport, accountId);
   // The transport writes the answer (JSON, or an event stream with progress) on the raw response.
   reply.hijack();
   reply.raw.on('close', () => {
+    stopWaiting();
     credential.release?.();
     void transport.close();
     void server.close();

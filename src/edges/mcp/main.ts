@@ -48,7 +48,11 @@ export async function runMcpServer(env: NodeJS.ProcessEnv): Promise<void> {
   console.debug = console.error;
 
   const client = createAtelierClient({ baseUrl: config.baseUrl, apiKey: config.apiKey });
-  const server = createServer(client, { taskIdSeal: apiKeyTaskIdSeal(config.apiKey) });
+  const server = createServer(client, {
+    taskIdSeal: apiKeyTaskIdSeal(config.apiKey),
+    // An API key: the tools ask before spending if the account switched that on for keys.
+    spendConfirmation: { credential: 'api_key' },
+  });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();

@@ -7,6 +7,7 @@ import { listToolIcons, SERVER_ICONS } from './icons.js';
 import { registerImageResources } from './image-resources.js';
 import { registerPrompts } from './prompts.js';
 import { READ_ONLY_INSTRUCTIONS, refuseWriteTools } from './read-only.js';
+import type { SpendConfirmationOptions } from './spend-confirmation.js';
 import type { PollingClock } from './task-polling.js';
 import { refuseUnissuedCursors, refuseUnofferedTaskRequests } from './task-requests.js';
 import { createThumbnailer, type Thumbnailer } from './thumbnails.js';
@@ -57,6 +58,11 @@ export interface CreateServerOptions {
    * refused by name, pointing to `fullEndpoint` (default "/mcp").
    */
   readOnly?: { fullEndpoint: string };
+  /**
+   * What the calls act with, for the account's spend confirmation (docs/mcp.md "Spend confirmation"):
+   * the tools that spend ask the person first where it applies. Absent: they never ask.
+   */
+  spendConfirmation?: SpendConfirmationOptions;
 }
 
 /**
@@ -89,6 +95,7 @@ export function createServer(client: AtelierClient, options: CreateServerOptions
   const generateOptions = {
     thumbnailer,
     taskIdSeal: options.taskIdSeal,
+    ...(options.spendConfirmation ? { spendConfirmation: options.spendConfirmation } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
   };

@@ -21,16 +21,16 @@ export function mcpAuthenticator(deps: {
 }) {
   return async (
     request: FastifyRequest,
-  ): Promise<{ apiKey: string; accountId: string; release?: () => void }> => {
+  ): Promise<{ apiKey: string; accountId: string; kind: 'api_key' | 'sign_in'; release?: () => void }> => {
     const bearer = request.headers.authorization === undefined ? undefined : bearerKeyOf(request);
     if (bearer?.startsWith(OAUTH_ACCESS_PREFIX) && deps.grants) {
       const access = await deps.grants.verifyAccess(bearer);
       if (!access) throw new ApiError('unauthorized', 'Invalid, expired or revoked access token');
-      return { ...deps.inApp.open(access.account), accountId: access.account.id };
+      return { ...deps.inApp.open(access.account), accountId: access.account.id, kind: 'sign_in' };
     }
     const account = await deps.apiKey(request);
     if (!account || account === 'not-mine' || bearer === undefined)
       throw new ApiError('unauthorized', MISSING);
-    return { apiKey: bearer, accountId: account.id };
+    return { apiKey: bearer, accountId: account.id, kind: 'api_key' };
   };
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { spendConfirmationSchema } from '../../base/contract/accounts.js';
 import { usageQuerySchema, usageReportSchema } from '../../base/contract/usage.js';
 import { accountInfoSchema } from '../../base/contract/website/account.js';
 import { WEBSITE_TAG, websiteSession } from '../../base/contract/website/shared.js';
@@ -12,6 +13,7 @@ import type { WebsiteServices } from './website-services.js';
 export async function accountRoutes(app: FastifyInstance, { services }: { services: WebsiteServices }) {
   accountSettingsRoute(app, services);
   accountUsageRoute(app, services);
+  spendConfirmationRoute(app, services);
   upstreamKeyRoutes(app, services);
 }
 
@@ -25,7 +27,7 @@ function accountSettingsRoute(app: FastifyInstance, services: WebsiteServices) {
         tags: [WEBSITE_TAG],
         summary: 'Account settings',
         description:
-          'Profile, has_key, the API key hint, the base URL, and for each provider that takes a key whether the account or the deployment holds one (keys are never shown back).',
+          'Profile, has_key, the API key hint, the base URL, the spend confirmation of MCP tools, and for each provider that takes a key whether the account or the deployment holds one (keys are never shown back).',
         security: websiteSession,
         response: {
           200: jsonResponse('Account settings', accountInfoSchema),
@@ -35,10 +37,11 @@ function accountSettingsRoute(app: FastifyInstance, services: WebsiteServices) {
     },
     async (request) => {
       const account = accountOf(request);
-      const [hasKey, apiKeyHint, upstream] = await Promise.all([
+      const [hasKey, apiKeyHint, upstream, spendConfirmation] = await Promise.all([
         upstreamAccess.hasKey(account.id),
         accounts.apiKeyHint(account.id),
         upstreamAccess.overview(account.id),
+        services.spendConfirmations.of(account.id),
       ]);
       return {
         email: account.email,
@@ -47,6 +50,7 @@ function accountSettingsRoute(app: FastifyInstance, services: WebsiteServices) {
         api_key_hint: apiKeyHint ?? null,
         base_url: services.publicBaseUrl,
         upstream,
+        spend_confirmation: spendConfirmation,
       };
     },
   );
@@ -71,5 +75,27 @@ function accountUsageRoute(app: FastifyInstance, services: WebsiteServices) {
       },
     },
     async (request) => services.usage.report(accountOf(request), request.query),
+  );
+}
+
+/** PUT /account/spend-confirmation: when MCP tools ask the person before spending (docs/mcp.md). */
+function spendConfirmationRoute(app: FastifyInstance, services: WebsiteServices) {
+  app.withTypeProvider<ZodTypeProvider>().put(
+    '/account/spend-confirmation',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: 'Set the spend confirmation of MCP tools',
+        description:
+          'Above which price generate_image, refine_image and act_on_image ask the person (MCP elicitation) before spending, for calls made with an API key and for hosts signed in to /mcp. Only a website session may change it: an agent holding a key cannot switch its own check off.',
+        security: websiteSession,
+        body: spendConfirmationSchema,
+        response: {
+          200: jsonResponse('The setting now', spendConfirmationSchema),
+          ...errorResponses(['invalid_request', 'unauthorized', 'forbidden']),
+        },
+      },
+    },
+    async (request) => services.spendConfirmations.set(accountOf(request).id, request.body),
   );
 }

@@ -1,5 +1,10 @@
 import type { Clock } from '../../base/runtime/clock.js';
-import type { AccountsService, OAuthGrants, UpstreamAccess } from '../../capabilities/accounts/index.js';
+import type {
+  AccountsService,
+  OAuthGrants,
+  SpendConfirmations,
+  UpstreamAccess,
+} from '../../capabilities/accounts/index.js';
 import type { Curation } from '../../capabilities/curation/index.js';
 import type { PartialFrameReads, TasksService } from '../../capabilities/tasks/index.js';
 import type { UsageService } from '../../capabilities/usage/index.js';
@@ -32,6 +37,8 @@ export interface WebsiteServices {
     | 'sessionStanding'
   >;
   upstreamAccess: Pick<UpstreamAccess, 'hasKey' | 'overview' | 'requireKeyedProvider'>;
+  /** When MCP tools ask the person before spending (the account page's setting). */
+  spendConfirmations: SpendConfirmations;
   generations: Pick<GenerationsService, 'generate' | 'remove' | 'removedSince' | 'act'>;
   creations: Pick<MarkedWorks, 'savedWorks' | 'savedWork' | 'recentPrompts' | 'durations' | 'versions'>;
   library: Pick<LibraryReads, 'libraryPage'>;

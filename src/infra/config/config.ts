@@ -112,6 +112,8 @@ const envSchema = z.object({
   ATELIER_TASK_DEADLINE_MS: milliseconds(20 * 60 * 1000, 1000),
   // Kept under the 10-minute limit of common proxies and of the openai client's own timeout.
   ATELIER_OPENAI_WAIT_MS: milliseconds(300_000, 1, 600_000),
+  // How long an MCP tool call waits for the person's spend confirmation (docs/mcp.md).
+  ATELIER_MCP_CONFIRM_TIMEOUT_MS: milliseconds(300_000, 1000, 1_800_000),
   // Task steps in flight per worker (upstream calls and polls mostly wait): see docs/operations.md.
   ATELIER_WORKER_CONCURRENCY: wholeNumber({ min: 1, max: 50_000, fallback: 2000 }),
   ATELIER_SUBMIT_MAX_ATTEMPTS: wholeNumber({ min: 1, max: 50, fallback: 6 }),
@@ -288,6 +290,8 @@ export interface Config {
   taskDeadlineMs: number;
   /** How long an OpenAI-compatible images request waits for its tasks before answering with their ids. */
   openAiWaitMs: number;
+  /** How long an MCP tool call waits for the person's spend confirmation (docs/mcp.md). */
+  mcpConfirmTimeoutMs: number;
   workerConcurrency: number;
   submitMaxAttempts: number;
   upstreamTimeoutMs: number;
@@ -369,6 +373,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     localLatencyMs: e.ATELIER_LOCAL_LATENCY_MS,
     taskDeadlineMs: e.ATELIER_TASK_DEADLINE_MS,
     openAiWaitMs: e.ATELIER_OPENAI_WAIT_MS,
+    mcpConfirmTimeoutMs: e.ATELIER_MCP_CONFIRM_TIMEOUT_MS,
     workerConcurrency: e.ATELIER_WORKER_CONCURRENCY,
     submitMaxAttempts: e.ATELIER_SUBMIT_MAX_ATTEMPTS,
     upstreamTimeoutMs: e.ATELIER_UPSTREAM_TIMEOUT_MS,

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { TIERS } from '../../domain/tiers.js';
+import { spendConfirmationSchema } from '../accounts.js';
 import { fieldError } from '../field-error.js';
 import type { usageReportSchema } from '../usage.js';
 
@@ -29,6 +30,7 @@ export const accountInfoSchema = z
         )
         .describe('The providers a key can be set for'),
     }),
+    spend_confirmation: spendConfirmationSchema,
   })
   .describe('Account settings');
 

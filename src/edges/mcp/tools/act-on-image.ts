@@ -14,6 +14,7 @@ import {
   withoutUndefined,
 } from './generate-image.js';
 import type { GenerationTool } from './generate-image-tool.js';
+import { actionPrice } from './spend-prices.js';
 
 const { seed, wait } = generateInputSchema;
 
@@ -107,6 +108,7 @@ function actSubmission(args: ActArgs): Submission {
   const request: ActionRequest = withoutUndefined(fields);
   return {
     send: (client, signal) => client.act(id, request, { signal }),
+    price: (client, signal) => actionPrice(client, id, request, signal),
     wait: seconds ?? 0,
     note: `Each new image is a version of ${id} made by ${args.action}; act on it again with its task id, or call list_versions to see every version.`,
   };

@@ -12,6 +12,7 @@ import type {
 import type { AtelierClient } from '../../client/atelier-client.js';
 import { GALLERY_TOOL_META } from '../gallery-app.js';
 import { encodeGenerationTaskId, TASK_POLL_INTERVAL_MS, type TaskIdSeal } from '../generation-tasks.js';
+import { confirmSpend, type SpendConfirmationOptions } from '../spend-confirmation.js';
 import { errorResult } from '../tool-results.js';
 import {
   GENERATE_IMAGE_TOOL,
@@ -23,6 +24,16 @@ import {
   generateSubmission,
   type Submission,
 } from './generate-image.js';
+
+type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** A refusal's words: a declined call's hint, or the tool error's text. */
+function refusalText(refusal: CallToolResult): string {
+  const hint = refusal.structuredContent?.hint;
+  return typeof hint === 'string'
+    ? hint
+    : ((refusal.content[0] as { text?: string }).text ?? 'not confirmed');
+}
 
 /** The SDK's McpServer internals this file relies on (see registerGenerationTool). */
 interface TaskPollingHook {
@@ -72,10 +83,21 @@ export function registerGenerationTool(
   server: McpServer,
   client: AtelierClient,
   tool: GenerationTool,
-  options: GenerateImageOptions & { taskIdSeal: TaskIdSeal },
+  options: GenerateImageOptions & { taskIdSeal: TaskIdSeal; spendConfirmation?: SpendConfirmationOptions },
 ): RegisteredTool {
-  const { taskIdSeal, ...generateOptions } = options;
+  const { taskIdSeal, spendConfirmation, ...generateOptions } = options;
   const explainError = (error: unknown) => (tool.explainError ? tool.explainError(error) : error);
+  // The person's confirmation before a call spends (docs/mcp.md "Spend confirmation"); undefined: go ahead.
+  const confirmed = (submission: Submission, extra: ToolExtra) =>
+    spendConfirmation
+      ? confirmSpend(
+          server.server,
+          client,
+          (signal) => submission.price(client, signal),
+          extra,
+          spendConfirmation,
+        )
+      : Promise.resolve(undefined);
   const registered = server.experimental.tasks.registerToolTask<
     ZodRawShapeCompat,
     typeof generateOutputSchema
@@ -88,17 +110,23 @@ export function registerGenerationTool(
         const createdAt = Date.now();
         const at = new Date(createdAt).toISOString();
         const base = { ttl: null, createdAt: at, lastUpdatedAt: at, pollInterval: TASK_POLL_INTERVAL_MS };
-        let taskIds: string[];
-        try {
-          const { send } = tool.submission(args as Record<string, unknown>);
-          ({ task_ids: taskIds } = await send(client, extra.signal));
-        } catch (error) {
-          // Nothing was created. A task-augmented call must still answer a task (the SDK refuses any
-          // other answer with an unreadable validation error), so the refusal is a task that failed:
-          // tasks/get says why, tasks/result is the tool error with the API's type and advice.
-          const failure = (errorResult(explainError(error)).content[0] as { text: string }).text;
+        // Nothing was created (declined, unanswered, a host that cannot ask, the API's refusal). A
+        // task-augmented call must still answer a task (the SDK refuses any other answer with an
+        // unreadable validation error), so the refusal is a task that failed: tasks/get says why,
+        // tasks/result is the tool error with the API's type and advice.
+        const failed = (refusal: CallToolResult) => {
+          const failure = refusalText(refusal);
           const taskId = encodeGenerationTaskId({ taskIds: [], createdAt, failure }, taskIdSeal);
           return { task: { taskId, status: 'failed' as const, statusMessage: failure, ...base } };
+        };
+        let taskIds: string[];
+        const submission = tool.submission(args as Record<string, unknown>);
+        const refusal = await confirmed(submission, extra);
+        if (refusal) return failed(refusal);
+        try {
+          ({ task_ids: taskIds } = await submission.send(client, extra.signal));
+        } catch (error) {
+          return failed(errorResult(explainError(error)));
         }
         return {
           task: {
@@ -125,7 +153,10 @@ export function registerGenerationTool(
   sdk.handleAutomaticTaskPolling = async (registered, request, extra) => {
     if (request.params.name !== tool.name) return previous(registered, request, extra);
     const args = await sdk.validateToolInput(registered, request.params.arguments, request.params.name);
-    return generateAndWait(client, tool.submission(args as Record<string, unknown>), extra, {
+    const submission = tool.submission(args as Record<string, unknown>);
+    const refusal = await confirmed(submission, extra);
+    if (refusal) return refusal;
+    return generateAndWait(client, submission, extra, {
       ...generateOptions,
       explainError,
     });

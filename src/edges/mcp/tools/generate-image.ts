@@ -14,6 +14,7 @@ import {
   type TaskRecord,
   taskRecordSchema,
 } from '../../client/atelier-client.js';
+import type { SpendPrice } from '../spend-confirmation.js';
 import {
   MIN_POLL_INTERVAL_MS,
   overallProgress,
@@ -23,6 +24,7 @@ import {
 } from '../task-polling.js';
 import type { Thumbnailer } from '../thumbnails.js';
 import { errorResult, pollingHint, structuredResult, taskImageBlocks } from '../tool-results.js';
+import { generatePrice } from './spend-prices.js';
 
 export const MAX_WAIT_SECONDS = 120;
 
@@ -165,6 +167,7 @@ export function generateRequestOf(args: GenerateArgs): GenerateRequest {
 export function generateSubmission(request: GenerateRequest, wait: number, note?: string): Submission {
   return {
     send: (client, signal) => client.generate(request, { signal }),
+    price: (client, signal) => generatePrice(client, request, signal),
     wait,
     ...(note !== undefined ? { note } : {}),
   };
@@ -174,6 +177,8 @@ export function generateSubmission(request: GenerateRequest, wait: number, note?
 export interface Submission {
   /** Sends the call (POST /api/v1/generate, or an action on a work); answers the new task ids. */
   send(client: AtelierClient, signal?: AbortSignal): Promise<GenerateResponse>;
+  /** The most the call can cost, for the person's confirmation (spend-confirmation.ts). */
+  price(client: AtelierClient, signal: AbortSignal): Promise<SpendPrice>;
   wait: number;
   /** Said after the result's hint (e.g. what a refinement's lineage is). */
   note?: string;

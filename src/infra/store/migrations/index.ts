@@ -51,6 +51,7 @@ import { migration as m0069 } from './0069_lineage.js';
 import { migration as m0070 } from './0070_responses.js';
 import { migration as m0071 } from './0071_task_turns.js';
 import { migration as m0072 } from './0072_actions_and_seeds.js';
+import { migration as m0073 } from './0073_spend_confirmation.js';
 import { migration as m0074 } from './0074_blob_purges.js';
 import { migration as m0075 } from './0075_account_retention.js';
 import { migration as m0077 } from './0077_task_traces.js';
@@ -112,6 +113,7 @@ export const migrations: Record<string, Migration> = {
   '0070_responses': m0070,
   '0071_task_turns': m0071,
   '0072_actions_and_seeds': m0072,
+  '0073_spend_confirmation': m0073,
   '0074_blob_purges': m0074,
   '0075_account_retention': m0075,
   '0077_task_traces': m0077,

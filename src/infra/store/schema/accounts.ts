@@ -88,8 +88,39 @@ export interface SignInFailuresTable {
   last_attempt_id: Generated<string>;
 }
 
+/**
+ * An account's spend confirmation (migration 0073; docs/mcp.md "Spend confirmation"): MCP tools that
+ * spend ask the person first when a call can cost more than `above_micros`, for API keys and for
+ * sign-in grants separately. No row: the defaults (SPEND_CONFIRMATION_DEFAULTS).
+ */
+export interface SpendConfirmationsTable {
+  account_id: string;
+  above_micros: number;
+  /** 1: calls made with an API key ask too (stdio server, /mcp with a key). */
+  api_keys: number;
+  /** 1: calls made with an OAuth access token (a host signed in to /mcp) ask. */
+  sign_in: number;
+  updated_at: number;
+}
+
+/**
+ * MCP clients' answers to server-initiated requests (an elicitation), POSTed to a node other than the
+ * one whose tool call waits for them (owned by src/edges/mcp; migration 0073). Minutes old at most.
+ */
+export interface McpAnswersTable {
+  /** The request's globally unique JSON-RPC id. */
+  id: string;
+  /** The account that answered: only a call of that account takes it. */
+  account_id: string;
+  /** The JSON-RPC response as the client sent it. */
+  message_json: string;
+  created_at: number;
+}
+
 /** The tables above, as the database's schema (`Database`) lists them. */
 export interface AccountTables {
+  spend_confirmations: SpendConfirmationsTable;
+  mcp_answers: McpAnswersTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   upstream_keys: UpstreamKeysTable;

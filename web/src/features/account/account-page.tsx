@@ -7,6 +7,7 @@ import { FormOutcome } from '../../ui/form-fields';
 import { ApiKeySection } from './api-key-section';
 import { OAuthGrantsSection } from './oauth-grants-section';
 import { SignInSecurity } from './sign-in-security';
+import { SpendConfirmationSection } from './spend-confirmation-section';
 import { UsageSection } from './usage-section';
 import { WebhooksSection } from './webhooks-section';
 
@@ -228,6 +229,15 @@ export default function AccountPage() {
         </p>
         <ApiKeySection account={account} onRotated={reload} />
         <OAuthGrantsSection />
+      </section>
+
+      <section className="panel stack" aria-labelledby="spend-confirmation-heading">
+        <h2 id="spend-confirmation-heading">Spend confirmation</h2>
+        <p className="muted">
+          An AI agent working through Atelier's MCP tools asks you first (“4 images at 4K on pro, at most
+          $0.96 — go ahead?”) before it makes images that can cost more than this.
+        </p>
+        <SpendConfirmationSection setting={account.spend_confirmation} />
       </section>
 
       <section className="panel stack" aria-labelledby="signin-heading">
