@@ -26,10 +26,7 @@ const WEBSITE_PAGES = new Set(['/', '/*']);
 const DESCRIBES_THE_API = new Set(['/api/v1/openapi.json', '/docs']);
 /** The operator's Prometheus scrape (text format, its own token): not part of the API. */
 const FOR_THE_OPERATOR = new Set(['/metrics']);
-/**
- * The remote MCP endpoints (JSON-RPC of the MCP spec) and MCP's discovery document with its icon:
- * described in docs/mcp.md, not REST operations.
- */
+/** The remote MCP endpoints (JSON-RPC), MCP's discovery document and its icon: docs/mcp.md, not REST. */
 const SPEAKS_MCP = new Set(['/mcp', '/mcp/readonly', '/.well-known/mcp/server.json', '/mcp/icon.svg']);
 /** Sign-in for MCP clients: OAuth's own wire (RFC 6749, 7591, 7009, 8414, 9728), described in docs/mcp.md. */
 const SPEAKS_OAUTH = new Set([
@@ -301,8 +298,7 @@ describe('the OpenAPI document is the contract of every route', () => {
     // A deleted upload's file, once the lifecycle removed it, is gone for good.
     const ownFile = assets.find((asset) => asset.id === ownUpload) as { url?: string } | undefined;
     await t.core.lifecycle.runOnce();
-    const goneUrl = new URL(ownFile?.url ?? '').pathname;
-    await exercise('GET', '/files/{key}', { url: goneUrl }, 410);
+    await exercise('GET', '/files/{key}', { url: new URL(ownFile?.url ?? '').pathname }, 410);
     await exercise('GET', '/api/v1/models', { url: '/api/v1/models', headers: h }, 200);
     await exerciseActionRoute(exercise, app, h);
     await exerciseCatalogAndQuoteRoutes(exercise, h);

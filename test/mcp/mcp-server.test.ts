@@ -77,10 +77,9 @@ describe('Atelier MCP server over stdio', () => {
     const names = 'act_on_image batch_get_tasks generate_image get_account_status get_task list_models';
     const more = 'list_my_generations list_versions quote_image refine_image upload_reference_image';
     assert.deepEqual([...byName.keys()].sort(), `${names} ${more}`.split(' '));
+    const generateInputs = 'prompt model mode aspect quality imageSize count seed imageUrls quote_id wait';
     const expectedInputs: Record<string, string[]> = {
-      generate_image: 'prompt model mode aspect quality imageSize count seed imageUrls quote_id wait'.split(
-        ' ',
-      ),
+      generate_image: generateInputs.split(' '),
       get_task: ['task_id'],
       batch_get_tasks: ['task_ids'],
       upload_reference_image: ['source_url', 'path'],
@@ -118,13 +117,9 @@ describe('Atelier MCP server over stdio', () => {
   it('get_account_status answers the account of the key', async () => {
     const result = await call(mcp, 'get_account_status');
     assert.equal(result.isError, undefined);
-    assert.deepEqual(result.structuredContent, {
-      email: atelier.email,
-      tier: 'standard',
-      has_key: true,
-      // When the tools that spend ask the person first (the defaults: docs/mcp.md "Spend confirmation").
-      spend_confirmation: { above_micros: 500_000, api_keys: false, sign_in: true },
-    });
+    const spend_confirmation = { above_micros: 500_000, api_keys: false, sign_in: true }; // the defaults
+    const status = { email: atelier.email, tier: 'standard', has_key: true, spend_confirmation };
+    assert.deepEqual(result.structuredContent, status);
   });
 
   it('generate_image with wait returns completed images with thumbnails in one call, under 1 MB', async () => {
