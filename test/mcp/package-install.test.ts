@@ -71,33 +71,39 @@ describe('the packed tool server and client, installed into an empty folder', { 
   let atelier: Awaited<ReturnType<typeof startTestServer>>;
   let reference: Client;
 
-  before(async () => {
-    work = await mkdtemp(join(tmpdir(), 'atelier-pack-'));
-    const tarballs: Record<string, string> = {};
-    for (const name of ['mcp', 'client']) {
-      const destination = join(work, `tarball-${name}`);
-      await mkdir(destination);
-      await run('npm', ['pack', '--silent', '--pack-destination', destination], {
-        cwd: join(repoRoot, 'packages', name),
+  before(
+    async () => {
+      work = await mkdtemp(join(tmpdir(), 'atelier-pack-'));
+      const tarballs: Record<string, string> = {};
+      for (const name of ['mcp', 'client']) {
+        const destination = join(work, `tarball-${name}`);
+        await mkdir(destination);
+        await run('npm', ['pack', '--silent', '--pack-destination', destination], {
+          cwd: join(repoRoot, 'packages', name),
+        });
+        tarballs[name] = join(destination, (await readdir(destination))[0] ?? '');
+      }
+      mcpApp = await emptyFolder(work, 'mcp-app');
+      const emptyCache = join(work, 'empty-npm-cache');
+      await run('npm', ['install', '--offline', '--cache', emptyCache, ...npmQuiet, tarballs.mcp ?? ''], {
+        cwd: mcpApp,
       });
-      tarballs[name] = join(destination, (await readdir(destination))[0] ?? '');
-    }
-    mcpApp = await emptyFolder(work, 'mcp-app');
-    const emptyCache = join(work, 'empty-npm-cache');
-    await run('npm', ['install', '--offline', '--cache', emptyCache, ...npmQuiet, tarballs.mcp ?? ''], {
-      cwd: mcpApp,
-    });
-    clientApp = await emptyFolder(work, 'client-app');
-    await run('npm', ['install', '--prefer-offline', ...npmQuiet, tarballs.client ?? ''], { cwd: clientApp });
-    [node22, node20] = [await nodeOfLine(22), await nodeOfLine(20)];
-    atelier = await startTestServer({ tier: 'pro' });
-    // The source server, in this process, with the same key: what the installed one must offer.
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const source = createAtelierClient({ baseUrl: atelier.baseUrl, apiKey: atelier.apiKey });
-    await createServer(source, { taskIdSeal: apiKeyTaskIdSeal(atelier.apiKey) }).connect(serverSide);
-    reference = new Client({ name: 'pack-test-reference', version: '1.0.0' });
-    await reference.connect(clientSide);
-  });
+      clientApp = await emptyFolder(work, 'client-app');
+      await run('npm', ['install', '--prefer-offline', ...npmQuiet, tarballs.client ?? ''], {
+        cwd: clientApp,
+      });
+      [node22, node20] = [await nodeOfLine(22), await nodeOfLine(20)];
+      atelier = await startTestServer({ tier: 'pro' });
+      // The source server, in this process, with the same key: what the installed one must offer.
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      const source = createAtelierClient({ baseUrl: atelier.baseUrl, apiKey: atelier.apiKey });
+      await createServer(source, { taskIdSeal: apiKeyTaskIdSeal(atelier.apiKey) }).connect(serverSide);
+      reference = new Client({ name: 'pack-test-reference', version: '1.0.0' });
+      await reference.connect(clientSide);
+      // Two packs (a bundle, a compile), two installs, and a Node.js line fetched once: minutes under load.
+    },
+    { timeout: 600_000 },
+  );
   after(async () => {
     await reference?.close();
     await atelier?.close();
