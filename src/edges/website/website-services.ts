@@ -31,7 +31,7 @@ export interface WebsiteServices {
     | 'confirmPassword'
     | 'sessionStanding'
   >;
-  upstreamAccess: Pick<UpstreamAccess, 'hasKey' | 'overview' | 'requireKeyedProvider'>;
+  upstreamAccess: Pick<UpstreamAccess, 'hasKey' | 'keyedProviders' | 'overview' | 'requireKeyedProvider'>;
   generations: Pick<GenerationsService, 'generate' | 'remove' | 'removedSince' | 'act'>;
   creations: Pick<MarkedWorks, 'savedWorks' | 'savedWork' | 'recentPrompts' | 'durations' | 'versions'>;
   library: Pick<LibraryReads, 'libraryPage'>;
