@@ -44,12 +44,12 @@ export function frameworkRefusals(route: RouteOptions): Map<number, ErrorType> {
 }
 
 const refusalDescriptions: Partial<Record<ErrorType, string>> = {
-  invalid_request: 'the request does not match its documented schema (or its body is not JSON)',
-  not_found: 'nothing of the account has this id',
-  request_timeout: 'the body was not received in time',
-  payload_too_large: 'the body is over its size limit',
-  headers_too_large: `the request line and headers exceed ${MAX_HEADER_BYTES / 1024} kB`,
-  service_unavailable: 'the server is shutting down; retry',
+  invalid_request: 'The request does not match its documented schema, or its body is not JSON',
+  not_found: 'Nothing of the account has this id',
+  request_timeout: 'The body was not received in time',
+  payload_too_large: 'The body is over its size limit',
+  headers_too_large: `The request line and headers exceed ${MAX_HEADER_BYTES / 1024} kB`,
+  service_unavailable: 'The server is shutting down; retry',
 };
 
 /** The error shape a route answers in: the content of one of its own error answers. */
@@ -73,7 +73,7 @@ export function declareFrameworkRefusals(route: RouteOptions): void {
   const added: Record<string, Response> = {};
   for (const [status, type] of frameworkRefusals(route)) {
     if (String(status) in responses) continue;
-    added[status] = { description: `error.type: ${type} (${refusalDescriptions[type]})`, content };
+    added[status] = { description: `${refusalDescriptions[type]} (${type})`, content };
   }
   // A new object: a response map two routes share (GET and POST of one download) stays theirs.
   if (Object.keys(added).length > 0) route.schema = { ...schema, response: { ...responses, ...added } };
