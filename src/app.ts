@@ -17,6 +17,7 @@ import { type AccountResolver, bearerKeyResolver } from './edges/http/authentica
 import { installBodyTimeouts } from './edges/http/body-timeouts.js';
 import { answerUnsupportedHttpFeatures } from './edges/http/client-errors.js';
 import { installErrorHandling } from './edges/http/error-handler.js';
+import { installFrameworkRefusals } from './edges/http/framework-refusals.js';
 import { createInAppGrants, type InAppGrants } from './edges/http/in-app-grants.js';
 import { refuseWhileClosing } from './edges/http/refuse-while-closing.js';
 import { compiledSerializerCompiler } from './edges/http/response-serializer.js';
@@ -87,6 +88,7 @@ function installHttpKit(app: FastifyInstance, core: Core): void {
     done(null, payload);
   });
   installErrorHandling(app);
+  installFrameworkRefusals(app);
   refuseWhileClosing(app);
   // Both add hooks to routes as they are registered: before any route.
   installBodyTimeouts(app, core.config.requestTimeouts);

@@ -57,6 +57,14 @@ describe('API key scopes', () => {
       const response = await t.app.inject({ method: 'GET', url, headers: bearer(readKey) });
       assert.equal(response.statusCode, 200, `${url}: ${response.body}`);
     }
+    // POST /downloads/zip only reads (its ids in a body): open to a read key, like its GET.
+    const zip = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/downloads/zip',
+      headers: bearer(readKey),
+      payload: { works: ['gen_none'] },
+    });
+    assert.equal(assertError(zip, 404, 'not_found').length > 0, true);
   });
 
   test('a read key is refused, 403 insufficient_scope, on every /api/v1 route that creates, changes or spends', async () => {

@@ -49,4 +49,9 @@ export async function exerciseCurationRoutes(
   assert.equal(answer.headers['content-type'], 'application/zip');
   await exercise('GET', zip, { url: zip, headers }, 400);
   await exercise('GET', zip, { url: `${zip}?works=gen_none`, headers }, 404);
+  // The same download with the ids in a JSON body (no request line to outgrow).
+  const posted = await exercise('POST', zip, { url: zip, headers, payload: { works: [workId] } }, 200);
+  assert.equal(posted.headers['content-type'], 'application/zip');
+  await exercise('POST', zip, { url: zip, headers, payload: {} }, 400);
+  await exercise('POST', zip, { url: zip, headers, payload: { assets: ['ast_none'] } }, 404);
 }

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { TIERS } from '../domain/tiers.js';
 import { policyVersionHeadSchema } from './admin-policies.js';
 import { fieldError } from './field-error.js';
+import { emailField, keyNameField } from './formats.js';
 import { pageFields, pageQuery } from './paging.js';
 import {
   budgetsSchema,
@@ -98,7 +99,7 @@ const passwordField = z
 
 export const adminCreateAccountBodySchema = z
   .looseObject({
-    email: z.string({ error: fieldError('must be a string') }).max(254, 'is too long'),
+    email: emailField().describe('The login name: an email address, at most 254 characters'),
     tier: z
       .enum(TIERS, { error: `must be one of ${TIERS.join(', ')}` })
       .optional()
@@ -178,7 +179,7 @@ export const adminKeyParamsSchema = z.object({
 
 export const adminCreateKeyBodySchema = z
   .looseObject({
-    name: z.string({ error: fieldError('must be a string') }).max(64, 'must be at most 64 characters'),
+    name: keyNameField(),
     scope: z.enum(['full', 'read'], { error: 'must be full or read' }).optional().describe('Default full'),
     expires_at: z
       .number({ error: 'must be a time in milliseconds since the epoch' })

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { fieldError } from './field-error.js';
+import { keyNameField } from './formats.js';
 
 export const API_KEY_SCOPE_VALUES = ['full', 'read'] as const;
 
@@ -36,9 +37,7 @@ export const apiKeyListSchema = z
 
 export const createApiKeyBodySchema = z
   .looseObject({
-    name: z
-      .string({ error: fieldError('must be a string') })
-      .describe('1 to 64 characters, to tell the key apart'),
+    name: keyNameField(),
     scope: z
       .enum(API_KEY_SCOPE_VALUES, { error: fieldError('must be full or read') })
       .optional()

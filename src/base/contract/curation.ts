@@ -70,28 +70,63 @@ export const collectionItemParamsSchema = z.object({
 });
 export const generationParamsSchema = z.object({ id: z.string().describe('Generation id (gen_…)') });
 
+/** The longest id a ZIP download names (gen_… and ast_… ids are far shorter). */
+const MAX_ZIP_ID = 64;
+
+/** The rule no JSON Schema of two separate lists can state, written where a client reads it. */
+const ZIP_SELECTION_RULE = `works and assets together name at least one id and at most ${MAX_ZIP_ITEMS}`;
+const NO_ZIP_ID = 'Name at least one id in works or assets';
+const TOO_MANY_ZIP_IDS = `works and assets name more than ${MAX_ZIP_ITEMS} ids in all`;
+
+/** The selection rule, whatever form the ids came in (a sentence each: no field is alone to blame). */
+function zipSelection<T extends z.ZodType<{ works: string[]; assets: string[] }>>(schema: T) {
+  return schema
+    .refine((query) => query.works.length + query.assets.length > 0, {
+      error: NO_ZIP_ID,
+      path: ['works'],
+      params: { sentence: true },
+    })
+    .refine((query) => query.works.length + query.assets.length <= MAX_ZIP_ITEMS, {
+      error: TOO_MANY_ZIP_IDS,
+      path: ['works'],
+      params: { sentence: true },
+    });
+}
+
 /** A ZIP download's selection: comma-separated ids in the query, so a plain link (or a read-only key) downloads. */
 const idCsv = (what: string) =>
   z
     .string({ error: 'must be comma-separated ids' })
-    .max(MAX_ZIP_ITEMS * 65, 'names too many items')
+    .max(MAX_ZIP_ITEMS * (MAX_ZIP_ID + 1), 'names too many ids')
     .optional()
     .transform((raw) => (raw ?? '').split(',').flatMap((id) => (id.trim() ? [id.trim()] : [])))
-    .describe(what);
+    .describe(`${what}; ${ZIP_SELECTION_RULE}`);
 
-export const zipQuerySchema = z
-  .object({
+export const zipQuerySchema = zipSelection(
+  z.object({
     works: idCsv('Works (gen_…), comma-separated: every completed image of each'),
     assets: idCsv('Assets of the library (ast_…), comma-separated: uploads or results'),
-  })
-  .refine((query) => query.works.length + query.assets.length > 0, {
-    error: 'works or assets must name at least one id',
-    path: ['works'],
-  })
-  .refine((query) => query.works.length + query.assets.length <= MAX_ZIP_ITEMS, {
-    error: `must name at most ${MAX_ZIP_ITEMS} ids in all`,
-    path: ['works'],
-  });
+  }),
+);
+
+const idList = (what: string) =>
+  z
+    .array(z.string().min(1, 'must not be empty').max(MAX_ZIP_ID, `must be at most ${MAX_ZIP_ID} characters`))
+    .max(MAX_ZIP_ITEMS, `must name at most ${MAX_ZIP_ITEMS} ids`)
+    .default([])
+    .describe(`${what}; ${ZIP_SELECTION_RULE}`);
+
+/**
+ * The same selection as a JSON body (POST /downloads/zip): no request line to outgrow, so 200 ids
+ * of any length fit where a link of the longest ids would pass the 16 kB a request line and its
+ * headers may take (431).
+ */
+export const zipBodySchema = zipSelection(
+  z.object({
+    works: idList('Works (gen_…): every completed image of each'),
+    assets: idList('Assets of the library (ast_…): uploads or results'),
+  }),
+).meta({ id: 'ZipSelection', description: `The works and assets to download: ${ZIP_SELECTION_RULE}` });
 
 /** One file of the ZIP, as its metadata.json lists it. */
 export const zipMetadataFileSchema = z.object({

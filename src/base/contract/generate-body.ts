@@ -4,6 +4,7 @@ import { MAX_SEED } from '../domain/image-actions.js';
 import { IMAGE_QUALITIES } from '../domain/image-qualities.js';
 import { IMAGE_SIZES } from '../domain/image-sizes.js';
 import { fieldError } from './field-error.js';
+import { httpUrlField, withoutCredentials } from './formats.js';
 
 export const MAX_PROMPT_LENGTH = 8000;
 
@@ -26,6 +27,8 @@ export const generateBodySchema = z
   .looseObject({
     prompt: z
       .string({ error: fieldError('must be a string') })
+      // Documents what the refinement below checks: not blank (the length counts after trimming).
+      .meta({ pattern: '\\S' })
       .describe('Generation prompt; non-empty after trimming, at most 8,000 characters'),
     model: z
       .string({ error: 'must be a string' })
@@ -53,13 +56,12 @@ export const generateBodySchema = z
       .nullish()
       .describe("Images to make, 1 to the model's cap (default cap 4); one task per image. Default 1"),
     imageUrls: z
-      .array(z.string({ error: 'must be a string' }), { error: 'must be an array of URLs' })
+      .array(httpUrlField(), { error: 'must be an array of URLs' })
       .nullish()
       .describe(
         'Reference image URLs (absolute http/https): URLs from /upload, or public URLs Atelier fetches safely',
       ),
-    maskUrl: z
-      .string({ error: 'must be a string' })
+    maskUrl: httpUrlField()
       .nullish()
       .describe(
         'Extra field (not in the spec): a mask for an edit, on models whose catalog entry lists masks (GET /api/v1/models). A PNG the size of the image whose fully transparent pixels (alpha 0) say where to edit; the rest is kept. A URL from /upload, or a public URL Atelier fetches safely',
@@ -76,10 +78,12 @@ export const generateBodySchema = z
       .describe(
         "Extra field (not in the spec): a quote from POST /api/v1/quotes for this same body, on this account, unexpired; the request is then never charged more than the quote's max_cost_micros. A quote that does not match is a 400 naming quote_id",
       ),
-    callbackUrl: z
-      .string({ error: 'must be a string' })
+    callbackUrl: httpUrlField()
+      .refine(withoutCredentials, 'must not contain credentials')
       .nullish()
-      .describe('Optional webhook URL: receives the signed task record when each task ends'),
+      .describe(
+        'Optional webhook URL (absolute http(s), no user:password@): receives the signed task record when each task ends',
+      ),
     parentId: z
       .string({ error: 'must be a string' })
       .min(1, { error: 'must not be empty' })

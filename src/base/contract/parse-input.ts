@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { InvalidInput } from '../domain/errors.js';
+import './zod-messages.js';
 
 /** `imageUrls[0]`-style name of an issue's path. */
 export function pathName(path: readonly PropertyKey[]): string {
@@ -12,6 +13,30 @@ export function pathName(path: readonly PropertyKey[]): string {
           : String(segment),
     '',
   );
+}
+
+/** One validation problem as the validator reports it, and what the input as a whole is called. */
+export interface IssueReport {
+  path: readonly PropertyKey[];
+  message?: string | undefined;
+  code?: string | undefined;
+  /** A custom issue marked `params: { sentence: true }` is a whole message, not a predicate. */
+  sentence?: boolean;
+  /** "Request body", "Query string", …: named when the issue is about the whole input. */
+  what: string;
+}
+
+/**
+ * The message of a refused input: "count must be an integer" (the field, then the predicate the
+ * contract words, src/base/contract/zod-messages.ts), a whole sentence when the schema wrote one,
+ * "Request body has unknown field x" about the input as a whole, and "Request body must be a JSON
+ * object" when the input is not even an object.
+ */
+export function issueMessage({ path, message, code, sentence, what }: IssueReport): string {
+  if (message && sentence) return message;
+  if (path.length > 0) return `${pathName(path)} ${message ?? 'is invalid'}`;
+  if (message && code !== undefined && code !== 'invalid_type') return `${what} ${message}`;
+  return `${what} must be ${what === 'Request body' ? 'a JSON object' : 'valid'}`;
 }
 
 /**
@@ -29,7 +54,15 @@ export function parseInput<S extends z.ZodType>(
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  if (!issue || issue.path.length === 0) throw new InvalidInput(`${what} must be a JSON object`);
-  const field = pathName(issue.path);
-  throw new InvalidInput(`${field} ${issue.message}`, field);
+  if (!issue) throw new InvalidInput(`${what} must be a JSON object`);
+  const sentence = (issue as { params?: { sentence?: unknown } }).params?.sentence === true;
+  const message = issueMessage({
+    path: issue.path,
+    message: issue.message,
+    code: issue.code,
+    sentence,
+    what,
+  });
+  const field = issue.path.length > 0 ? pathName(issue.path) : undefined;
+  throw new InvalidInput(message, field);
 }

@@ -11,10 +11,6 @@ import { fieldError } from './field-error.js';
 /** Most smart collections an account keeps. */
 export const MAX_SMART_COLLECTIONS = 100;
 
-/** A real calendar day, YYYY-MM-DD (the page's dates are the person's local days). */
-const isDay = (raw: string) =>
-  /^\d{4}-\d{2}-\d{2}$/.test(raw) && new Date(`${raw}T00:00:00Z`).toISOString().slice(0, 10) === raw;
-
 /** Optional text: trimmed, and absent when empty. */
 const text = (max: number) =>
   z
@@ -23,12 +19,12 @@ const text = (max: number) =>
     .optional()
     .transform((raw) => raw?.trim() || undefined);
 
+/** A real calendar day (`format: date`), or empty for none. */
 const day = (what: string) =>
   z
-    .string({ error: 'must be a date (YYYY-MM-DD)' })
+    .union([z.iso.date(), z.literal('')], { error: 'must be a date (YYYY-MM-DD)' })
     .optional()
     .transform((raw) => raw || undefined)
-    .refine((raw) => raw === undefined || isDay(raw), 'must be a date (YYYY-MM-DD)')
     .describe(what);
 
 /** The saved filters, as a request sends them: empty fields read as absent, unknown ones are ignored. */

@@ -129,6 +129,8 @@ const batchIds = z
         ? 'query parameter is required'
         : 'must be given once, as a comma-separated list',
   })
+  // At least one id: a character other than a comma or a space (the document's `pattern`).
+  .regex(/[^\s,]/, 'must name at least one task id')
   .transform((raw, context) => {
     const ids = raw
       .split(',')

@@ -6,17 +6,18 @@ export const MAX_USAGE_DAYS = 366;
 /** Days a report covers when `from` is not given: the 30 days ending with `to`. */
 export const DEFAULT_USAGE_DAYS = 30;
 
-const day = (what: string) =>
-  z
-    .string({ error: 'must be a date YYYY-MM-DD' })
-    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
-    .optional()
-    .describe(what);
+/** A real calendar day (`format: date`: 2026-02-30 and 0000-00-00 are none). */
+const day = (what: string) => z.iso.date({ error: 'must be a date YYYY-MM-DD' }).optional().describe(what);
+
+/** What no JSON Schema of two separate fields can state, written where a client reads it. */
+const RANGE_RULE = `\`from\` is not after \`to\`, and the range covers at most ${MAX_USAGE_DAYS} days`;
 
 /** GET /user/usage's query: an inclusive range of UTC days. */
 export const usageQuerySchema = z.object({
-  from: day(`First UTC day of the report (default: ${DEFAULT_USAGE_DAYS - 1} days before \`to\`)`),
-  to: day('Last UTC day of the report, included (default: today, UTC)'),
+  from: day(
+    `First UTC day of the report (default: ${DEFAULT_USAGE_DAYS - 1} days before \`to\`); ${RANGE_RULE}`,
+  ),
+  to: day(`Last UTC day of the report, included (default: today, UTC); ${RANGE_RULE}`),
 });
 
 const counts = {

@@ -1,5 +1,6 @@
 import { isOneOf } from '../../base/collections/closed-set.js';
 import { createRecentMap } from '../../base/collections/recent-map.js';
+import { EMAIL_PATTERN, MAX_EMAIL_LENGTH } from '../../base/contract/formats.js';
 import { InvalidInput, NotFound, RateLimited } from '../../base/domain/errors.js';
 import { TIERS, type Tier } from '../../base/domain/tiers.js';
 import { type Clock, systemClock } from '../../base/runtime/clock.js';
@@ -14,12 +15,10 @@ import { createPasswordHashing, type PasswordHashing } from './password-hashing.
 import { createUpstreamKeyCache } from './upstream-key-cache.js';
 import { openUpstreamKey, upstreamKeyContext } from './upstream-key-seals.js';
 
-const emailPattern = /^[^\s@]+@[^\s@]+$/;
-
 /** Normalises and checks an e-mail address (the account's login name). */
 export function normalizeEmail(email: string): string {
   const value = email.trim().toLowerCase();
-  if (!emailPattern.test(value) || value.length > 254)
+  if (!EMAIL_PATTERN.test(value) || value.length > MAX_EMAIL_LENGTH)
     throw new InvalidInput(`invalid email: ${email}`, 'email');
   return value;
 }

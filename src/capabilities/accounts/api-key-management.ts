@@ -1,4 +1,5 @@
 import { isOneOf } from '../../base/collections/closed-set.js';
+import { MAX_KEY_NAME_LENGTH } from '../../base/contract/formats.js';
 import { InvalidInput, NotFound } from '../../base/domain/errors.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { ApiKeyScope } from '../../infra/store/schema/accounts.js';
@@ -9,7 +10,7 @@ export const API_KEY_SCOPES = ['full', 'read'] as const satisfies readonly ApiKe
 
 /** Working keys an account may hold at once (a bound on what a stolen session could pile up). */
 export const MAX_ACTIVE_KEYS = 100;
-export const MAX_KEY_NAME_LENGTH = 64;
+export { MAX_KEY_NAME_LENGTH };
 
 /** Checks a scope name. */
 export function parseKeyScope(scope: string): ApiKeyScope {

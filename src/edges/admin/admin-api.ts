@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 
 export { ADMIN_PREFIX } from '../../base/contract/admin.js';
 
-import { accountOf, requireAccount } from '../http/authentication.js';
+import { accountOf, MISSING_CREDENTIALS, requireAccount } from '../http/authentication.js';
 import { ApiError } from '../http/errors.js';
 import { adminAccountBudgetRoutes } from './account-budget-routes.js';
 import { adminAccountPasswordRoutes } from './account-password-routes.js';
@@ -27,7 +27,7 @@ import { adminUsageRoutes } from './usage-routes.js';
  * API key or website session; anyone else is refused with 403 `forbidden` before any route runs.
  */
 export async function adminApi(app: FastifyInstance, { deps }: { deps: AdminDeps }) {
-  app.addHook('onRequest', requireAccount(deps.resolvers));
+  app.addHook('onRequest', requireAccount(deps.resolvers, MISSING_CREDENTIALS.keyOrOperatorSession));
   app.addHook('onRequest', async (request) => {
     // Read at each request, not kept: an operator the CLI demotes loses the console at once.
     if (!(await deps.isOperator(accountOf(request).id))) throw new ApiError('forbidden', NOT_AN_OPERATOR);

@@ -11,6 +11,8 @@ const STAR_DESCRIPTION =
 const MEMBER_DESCRIPTION =
   'History items list the collections they are in (`collections`), and GET /history?collection={id} lists a collection. Doing it twice is harmless.';
 
+const ZIP_DESCRIPTION = `Streams a ZIP of the original files of the works (every completed image of each) and assets named, at most ${MAX_ZIP_ITEMS} ids in all: each named from its prompt (ASCII, lower case, words joined by "-", unique, with its extension; an upload by its own name), then metadata.json listing each file's prompt, model, size, bytes, date, source and URL. An id that is not one of the account's saved works or assets is a 404 before anything is sent.`;
+
 /**
  * Stars (PUT/DELETE /generations/{id}/star), collections (GET/POST /collections,
  * PATCH/DELETE /collections/{id}, PUT/DELETE /collections/{id}/items/{generation_id}) and the ZIP of
@@ -61,7 +63,12 @@ export async function curationRoutes(
       zip: {
         operationId: 'downloadZip',
         summary: 'Download generations and assets as one ZIP',
-        description: `Streams a ZIP of the original files of the works (every completed image of each) and assets named, at most ${MAX_ZIP_ITEMS} ids in all: each named from its prompt (ASCII, lower case, words joined by "-", unique, with its extension; an upload by its own name), then metadata.json listing each file's prompt, model, size, bytes, date, source and URL. An id that is not one of the account's saved works or assets is a 404 before anything is sent.`,
+        description: ZIP_DESCRIPTION,
+      },
+      zipPost: {
+        operationId: 'downloadZipPost',
+        summary: 'Download generations and assets as one ZIP (ids in the body)',
+        description: `${ZIP_DESCRIPTION} The same download as GET /api/v1/downloads/zip, the ids in a JSON body: a selection whose link would pass the 16 kB a request line and its headers may take (431) fits here. It only reads, so a read-only key may call it.`,
       },
     },
   });

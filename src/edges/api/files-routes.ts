@@ -26,7 +26,9 @@ const renditionQuery = z.object({
   format: z
     .enum(RENDITION_FORMATS, { error: 'must be avif, webp or original' })
     .optional()
-    .describe("The rendition's format (with `w`): avif, webp, or the original's own (the default)"),
+    .describe(
+      'The rendition\'s format: avif, webp, or the original\'s own (the default). Only with `w`: `format` without `w` is refused (400 "format needs w")',
+    ),
 });
 
 const filesSchema = {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   collectionBodySchema,
@@ -7,6 +7,7 @@ import {
   collectionParamsSchema,
   collectionSchema,
   generationParamsSchema,
+  zipBodySchema,
   zipQuerySchema,
   zipResponse,
 } from '../../base/contract/curation.js';
@@ -27,7 +28,8 @@ export type CurationRoute =
   | 'delete'
   | 'add'
   | 'remove'
-  | 'zip';
+  | 'zip'
+  | 'zipPost';
 
 /** What one route says of itself in the OpenAPI document. */
 export interface CurationRouteDoc {
@@ -195,30 +197,38 @@ function memberRoutes({ app, options, doc, changed }: CurationContext) {
   }
 }
 
-/** GET /downloads/zip: the ZIP of a selection of works and assets, streamed. */
+/**
+ * GET /downloads/zip (the ids in the query: a plain link) and POST /downloads/zip (the same ids as
+ * a JSON body, for selections whose link would outgrow the request line): the ZIP of a selection
+ * of works and assets, streamed. POST only reads, so a read-only key may use it too.
+ */
 function zipRoute({ app, options, doc }: CurationContext) {
   const { zipDownloads, now, readErrors } = options;
+  const response = {
+    200: zipResponse,
+    ...errorResponses(['invalid_request', ...readErrors, 'not_found']),
+  };
+  const send = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    { works, assets }: { works: string[]; assets: string[] },
+  ) => {
+    const zip = await zipDownloads.open(
+      accountOf(request).id,
+      { generationIds: works, assetIds: assets },
+      now(),
+    );
+    // A stream: sent as written, past the serializer (the schema only documents it).
+    return reply.headers(zipHeaders(zip.name)).send(zip.stream);
+  };
   app.get(
     '/downloads/zip',
-    {
-      schema: {
-        ...doc('zip'),
-        querystring: zipQuerySchema,
-        response: {
-          200: zipResponse,
-          ...errorResponses(['invalid_request', ...readErrors, 'not_found']),
-        },
-      },
-    },
-    async (request, reply) => {
-      const { works, assets } = request.query;
-      const zip = await zipDownloads.open(
-        accountOf(request).id,
-        { generationIds: works, assetIds: assets },
-        now(),
-      );
-      // A stream: sent as written, past the serializer (the schema only documents it).
-      return (reply as FastifyReply).headers(zipHeaders(zip.name)).send(zip.stream);
-    },
+    { schema: { ...doc('zip'), querystring: zipQuerySchema, response } },
+    (request, reply) => send(request, reply as FastifyReply, request.query),
+  );
+  app.post(
+    '/downloads/zip',
+    { config: { readsOnly: true }, schema: { ...doc('zipPost'), body: zipBodySchema, response } },
+    (request, reply) => send(request, reply as FastifyReply, request.body),
   );
 }

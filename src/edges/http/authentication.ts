@@ -91,6 +91,18 @@ export function bearerKeyResolver(
 }
 
 /**
+ * What a request with no credentials is told, naming what the route accepts: an API key (the
+ * default), the website's session (/web/api takes no key), or either (the operator console's API).
+ */
+export const MISSING_CREDENTIALS = {
+  key: 'Missing Authorization header; send "Authorization: Bearer <API_KEY>"',
+  session:
+    "Not signed in: the website's API (/web/api) takes the session cookie that POST /web/api/session sets, not an API key (integrations use /api/v1 with a key)",
+  keyOrOperatorSession:
+    'Missing credentials: the operator console\'s API takes an operator\'s API key ("Authorization: Bearer <API_KEY>") or the session cookie of an operator signed in on the website',
+} as const;
+
+/**
  * An onRequest hook: tries each resolver in turn; none answering → 401 unauthorized. Callback
  * style, and a resolver's immediate answer is taken at once: a request whose key is kept in memory
  * passes without a promise.
@@ -98,7 +110,7 @@ export function bearerKeyResolver(
 export function requireAccount(
   resolvers: AccountResolver[],
   /** What a request with no credentials is told (the Gemini route names its own header). */
-  missing = 'Missing Authorization header; send "Authorization: Bearer <API_KEY>"',
+  missing: string = MISSING_CREDENTIALS.key,
 ): onRequestHookHandler {
   return (request, _reply, done) => {
     const accepted = (result: Resolved) => {

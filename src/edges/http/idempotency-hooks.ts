@@ -26,10 +26,13 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 export const idempotencyHeadersSchema = z.looseObject({
   [IDEMPOTENCY_HEADER]: z
     .string()
+    .min(1)
     .max(MAX_IDEMPOTENCY_KEY_LENGTH)
+    // HTTP drops a header value's leading and trailing blanks: a key of blanks alone arrives empty.
+    .regex(/\S/, 'must not be blank')
     .optional()
     .describe(
-      `Up to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, per account, kept 24 h: a repeat with the same body replays the first successful response (header Idempotent-Replayed: true) and submits nothing; refusals (4xx, 5xx) are not kept. An account holds at most ATELIER_IDEMPOTENCY_KEYS_PER_ACCOUNT keys (default 10,000), then 429`,
+      `1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, not all blank, per account, kept 24 h: a repeat with the same body replays the first successful response (header Idempotent-Replayed: true) and submits nothing; refusals (4xx, 5xx) are not kept. An account holds at most ATELIER_IDEMPOTENCY_KEYS_PER_ACCOUNT keys (default 10,000), then 429`,
     ),
 });
 

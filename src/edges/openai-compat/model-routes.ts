@@ -25,7 +25,7 @@ export function modelRoutes(app: FastifyInstance, catalog: Catalog) {
           'The answer of GET /api/v1/models (OpenAI’s list with Atelier’s catalog fields and default_model), then each model alias (an OpenAI or Google model id) as an entry with alias_of. Errors in OpenAI’s shape.',
         response: {
           200: jsonResponse('The catalog and its aliases as an OpenAI model list', openAiModelsSchema),
-          ...openAiErrorResponses([401]),
+          ...openAiErrorResponses([401, 403]),
         },
       },
     },
@@ -44,7 +44,7 @@ export function modelRoutes(app: FastifyInstance, catalog: Catalog) {
         params: openAiModelParamsSchema,
         response: {
           200: jsonResponse('The model', openAiModelSchema),
-          ...openAiErrorResponses([401, 404]),
+          ...openAiErrorResponses([401, 403, 404]),
         },
       },
     },

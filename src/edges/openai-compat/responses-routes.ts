@@ -70,7 +70,7 @@ export function responsesRoutes(app: FastifyInstance, requests: ResponseRequests
         params: openAiResponseParamsSchema,
         response: {
           200: jsonResponse('The response', openAiResponseSchema),
-          ...openAiErrorResponses([401, 404]),
+          ...openAiErrorResponses([401, 403, 404]),
         },
       },
     },

@@ -102,7 +102,10 @@ export async function registerOpenApiDocument(app: FastifyInstance, { serverUrl 
       },
       servers: [{ url: serverUrl }],
       webhooks: callbackWebhooks,
-      security: [{ bearer: [] }],
+      // An API key, or the signed-in website's session (same-origin; /api/v1 and OpenAI's routes
+      // take both). Routes that take something else say so (Gemini's key headers, the website's
+      // session alone, public routes none).
+      security: [{ bearer: [] }, { [WEBSITE_SESSION_SCHEME]: [] }],
       tags: [
         {
           name: OPENAI_TAG,

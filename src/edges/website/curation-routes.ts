@@ -48,6 +48,13 @@ export async function curationRoutes(app: FastifyInstance, { services }: { servi
           ` (at most ${MAX_ZIP_ITEMS} ids): a plain link, so the browser saves the stream to disk as it arrives`,
         ),
       },
+      zipPost: {
+        summary: 'Download saved works and library items as one ZIP (ids in the body)',
+        description: forAccount(
+          'POST /api/v1/downloads/zip',
+          ` (at most ${MAX_ZIP_ITEMS} ids): the ids in a JSON body, for a selection whose link would pass the 16 kB a request line and its headers may take (431)`,
+        ),
+      },
     },
   });
 }

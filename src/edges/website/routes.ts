@@ -8,7 +8,7 @@ import {
 import { WEBSITE_TAG } from '../../base/contract/website/shared.js';
 import { NotAuthenticated, RateLimited } from '../../base/domain/errors.js';
 import type { Account } from '../../capabilities/accounts/index.js';
-import { type AccountResolver, requireAccount } from '../http/authentication.js';
+import { type AccountResolver, MISSING_CREDENTIALS, requireAccount } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
 import { accountRoutes } from './account-routes.js';
 import { apiKeyRoutes } from './api-key-routes.js';
@@ -68,7 +68,7 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
 
   await app.register(async (authed) => {
     authed.addHook('onRoute', declarePasswordChangeRefusal);
-    authed.addHook('onRequest', requireAccount([resolveSession]));
+    authed.addHook('onRequest', requireAccount([resolveSession], MISSING_CREDENTIALS.session));
 
     await authed.register(creationRoutes, { services });
     await authed.register(createFlowRoutes, { services });

@@ -24,7 +24,7 @@ function setUpstreamKeyRoute(app: FastifyInstance, services: WebsiteServices) {
         description:
           "Stores the account's own key for a provider, sealed at rest; it replaces any earlier one.",
         security: websiteSession,
-        params: upstreamKeyParamsSchema,
+        params: upstreamKeyParamsSchema(upstreamAccess.keyedProviders()),
         body: upstreamKeyBodySchema,
         // 400: a provider that takes no key, or a malformed key.
         response: {
@@ -59,7 +59,7 @@ function removeUpstreamKeyRoute(app: FastifyInstance, services: WebsiteServices)
         description:
           "Removes the account's own key for a provider (the deployment's, if any, applies again).",
         security: websiteSession,
-        params: upstreamKeyParamsSchema,
+        params: upstreamKeyParamsSchema(upstreamAccess.keyedProviders()),
         // 400: a provider that takes no key.
         response: {
           204: noContent('Removed'),

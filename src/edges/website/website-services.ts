@@ -36,7 +36,7 @@ export interface WebsiteServices {
     | 'confirmPassword'
     | 'sessionStanding'
   >;
-  upstreamAccess: Pick<UpstreamAccess, 'hasKey' | 'overview' | 'requireKeyedProvider'>;
+  upstreamAccess: Pick<UpstreamAccess, 'hasKey' | 'keyedProviders' | 'overview' | 'requireKeyedProvider'>;
   /** When MCP tools ask the person before spending (the account page's setting). */
   spendConfirmations: SpendConfirmations;
   generations: Pick<GenerationsService, 'generate' | 'remove' | 'removedSince' | 'act'>;

@@ -34,9 +34,18 @@ export const accountInfoSchema = z
   })
   .describe('Account settings');
 
-export const upstreamKeyParamsSchema = z.object({
-  provider: z.string().describe('A provider that takes a key (see upstream.providers)'),
-});
+/**
+ * The path of an own upstream key: `provider` is one of the providers that take a key on this
+ * deployment (its providers as configured when the server started; GET /web/api/account lists
+ * them in upstream.providers).
+ */
+export const upstreamKeyParamsSchema = (providers: readonly string[]) =>
+  z.object({
+    provider: (providers.length > 0
+      ? z.enum(providers as [string, ...string[]], { error: `must be one of ${providers.join(', ')}` })
+      : z.string()
+    ).describe('A provider that takes a key (see upstream.providers of GET /web/api/account)'),
+  });
 
 export const upstreamKeyBodySchema = z
   .looseObject({

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { GENERATION_MODES } from '../../domain/generation-modes.js';
 import { fieldError } from '../field-error.js';
+import { integerQuery } from '../paging.js';
 import { taskRecordSchema } from '../tasks.js';
 import { workSourceSchema } from './shared.js';
 
@@ -132,13 +133,9 @@ export const recentPromptsQuerySchema = z.object({
     .optional()
     .transform((raw) => raw?.trim() || undefined)
     .describe("Only prompts with these words (word beginnings, as saved works' search)"),
-  limit: z
-    .string({ error: `must be an integer from 1 to ${MAX_RECENT_PROMPTS}` })
-    .regex(/^\d{1,3}$/, `must be an integer from 1 to ${MAX_RECENT_PROMPTS}`)
-    .optional()
-    .transform((raw) => (raw ? Number(raw) : 20))
-    .refine((n) => n >= 1 && n <= MAX_RECENT_PROMPTS, `must be an integer from 1 to ${MAX_RECENT_PROMPTS}`)
-    .describe(`How many prompts at most (default 20, at most ${MAX_RECENT_PROMPTS})`),
+  limit: integerQuery({ fallback: 20, min: 1, max: MAX_RECENT_PROMPTS }).describe(
+    `How many prompts at most (default 20, at most ${MAX_RECENT_PROMPTS})`,
+  ),
 });
 
 export const recentPromptsSchema = z
