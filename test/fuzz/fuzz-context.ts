@@ -27,6 +27,7 @@ export const V1_ROUTES = [
   'PATCH /collections/:id',
   'PUT /collections/:id/items/:id',
   'GET /downloads/zip',
+  'POST /downloads/zip',
 ];
 /** The OpenAI-compatible routes (their errors are in OpenAI's shape). */
 export const OPENAI_ROUTES = [
@@ -109,6 +110,7 @@ export const OTHER_ROUTES = [
   'PATCH /web/api/smart-collections/:id',
   'DELETE /web/api/smart-collections/:id',
   'GET /web/api/downloads/zip',
+  'POST /web/api/downloads/zip',
   'DELETE /web/api/assets/:id',
   // The operator console's API (issue 31): the fuzzer's account is no operator, so these answer 401/403.
   'GET /api/admin/v1/accounts',
