@@ -111,7 +111,7 @@ describe('actions on a finished image', () => {
       method: 'POST',
       url: '/api/v1/generate',
       headers: bearer(apiKey),
-      payload: { prompt: 'x', model: 'upscale', mode: 'edit', imageUrls: [work.taskId] },
+      payload: { prompt: 'x', model: 'upscale', mode: 'edit', imageUrls: ['https://images.example/a.png'] },
     });
     assert.equal(refused.statusCode, 400);
     assert.match(refused.json().error.message, /^model upscale is the route of the action upscale/);
