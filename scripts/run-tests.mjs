@@ -54,6 +54,10 @@ function collect(dir, out) {
   return out;
 }
 
+const fileTimesReporter = fileURLToPath(new URL('file-times-reporter.mjs', import.meta.url));
+/** How many of the slowest files each half names at its end. */
+const slowestShown = 12;
+const label = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
 const typescriptHooks = fileURLToPath(new URL('typescript-hooks.mjs', import.meta.url));
 const nativeLoader = [
   '--experimental-transform-types',
@@ -80,6 +84,8 @@ function typescriptLoader() {
 function runSuite(store, files, runId) {
   const tapDir = mkdtempSync(join(tmpdir(), 'atelier-tap-'));
   const tapFile = join(tapDir, 'report.tap');
+  const timesFile = join(tapDir, 'file-times.jsonl');
+  const started = performance.now();
   console.log(`\n=== ${store === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: ${files.length} test files ===\n`);
   const result = spawnSync(
     process.execPath,
@@ -92,6 +98,8 @@ function runSuite(store, files, runId) {
       '--test-reporter-destination=stdout',
       '--test-reporter=tap',
       `--test-reporter-destination=${tapFile}`,
+      `--test-reporter=${fileTimesReporter}`,
+      `--test-reporter-destination=${timesFile}`,
       ...files,
     ],
     {
@@ -108,8 +116,31 @@ function runSuite(store, files, runId) {
   } catch {
     // No report: the runner itself failed; the exit status says so.
   }
+  printSlowest(store, timesFile, performance.now() - started);
   rmSync(tapDir, { recursive: true, force: true });
   return { store, counts, ok: result.status === 0 && counts.fail === 0 && counts.cancelled === 0 };
+}
+
+/** The half's wall time and the files it spent longest on (see file-times-reporter.mjs). */
+function printSlowest(store, timesFile, wallMs) {
+  let times = [];
+  try {
+    times = readFileSync(timesFile, 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+  } catch {
+    return;
+  }
+  times.sort((a, b) => b.ms - a.ms);
+  const cwd = `${process.cwd()}${sep}`;
+  const rows = times
+    .slice(0, slowestShown)
+    .map(({ file, ms }) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file.replace(cwd, '')}`);
+  console.log(
+    `\n${label[store]}: ${(wallMs / 1000).toFixed(0)} s for ${times.length} files; the slowest:\n${rows.join('\n')}`,
+  );
 }
 
 async function withClient(run) {
@@ -184,7 +215,6 @@ if (onlyStore !== 'sqlite' && storeFiles.length > 0) {
   }
 }
 
-const label = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
 const parts = runs.map(
   ({ store, counts, ok }) =>
     `${label[store]} ${counts.pass}/${counts.tests} passed, ${counts.fail} failed` +
