@@ -47,7 +47,12 @@ function counted<A extends unknown[], R>(count: { n: number }, call: (...args: A
 export async function openCountedDatabase(databaseUrl: string): Promise<{ db: Db; busy: BusySource }> {
   if (!isPostgresUrl(databaseUrl)) return { db: await openDatabase(databaseUrl), busy: () => 0 };
   const count = { n: 0 };
-  const pool = nulSafePool(createPostgresPool(databaseUrl));
+  const pgPool = createPostgresPool(databaseUrl);
+  // No idle timeout: a client released before virtual time starts (the migration's) would keep a
+  // real timer that the mocked clearTimeout cannot clear, and end that client 10 s later while a
+  // statement runs on it ("Connection terminated"). The pool lives as long as the test.
+  pgPool.options.idleTimeoutMillis = 0;
+  const pool = nulSafePool(pgPool);
   const countedPool: PostgresPool = {
     connect: counted(count, async () => {
       const client = await pool.connect();
