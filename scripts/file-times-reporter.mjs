@@ -1,17 +1,14 @@
-// A reporter for node's test runner (used by run-tests.mjs): how long each test file took, from the
-// first event the runner saw of it to its last, as JSON lines `{"file", "ms"}` at the end. With
-// several files at once a file's span includes waiting for a core: it tells which files a run's
-// time goes to, not what each costs alone.
+// A reporter for node's test runner (used by run-tests.mjs): how long each test file's tests took (the
+// sum of its top-level tests' durations; they run one after another within a file), as JSON lines
+// `{"file", "ms"}` at the end. With several files at once a file's time includes waiting for a core:
+// it tells which files a run's time goes to, not what each costs alone.
 export default async function* fileTimes(source) {
-  const spans = new Map();
+  const times = new Map();
   for await (const event of source) {
-    const file = event.data?.file;
-    if (!file) continue;
-    const now = performance.now();
-    const span = spans.get(file);
-    if (span) span.last = now;
-    else spans.set(file, { first: now, last: now });
+    if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
+    const { file, nesting, details } = event.data;
+    if (!file || nesting !== 0) continue;
+    times.set(file, (times.get(file) ?? 0) + (details?.duration_ms ?? 0));
   }
-  for (const [file, { first, last }] of spans)
-    yield `${JSON.stringify({ file, ms: Math.round(last - first) })}\n`;
+  for (const [file, ms] of times) yield `${JSON.stringify({ file, ms: Math.round(ms) })}\n`;
 }

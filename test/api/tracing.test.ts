@@ -167,10 +167,16 @@ describe('traces over OTLP/HTTP', () => {
       },
     });
     const refused = await generate('a forbidden lighthouse');
-    // Both webhooks delivered (their spans end with the attempt), then everything buffered is sent.
-    for (let i = 0; i < 200 && receiver.count() < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    // Both webhooks delivered: a delivery's span ends once the sender has the receiver's answer and
+    // has recorded it, after the receiver counted the request — so what is awaited is the spans
+    // themselves, each flush sending what has ended.
+    const deliveries = () => collector.spans.filter((s) => s.name === 'webhook delivery').length;
+    for (let i = 0; i < 600 && deliveries() < 2; i++) {
+      await t.core.resources.tracing.flush();
+      if (deliveries() < 2) await new Promise((r) => setTimeout(r, 50));
+    }
     assert.equal(receiver.count(), 2);
-    await t.core.resources.tracing.flush();
+    assert.equal(deliveries(), 2, 'both deliveries traced');
 
     const { spans } = collector;
     assert.ok(spans.length > 0, 'the collector got spans');
