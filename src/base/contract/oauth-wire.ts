@@ -37,6 +37,8 @@ export const redirectUriSchema = z
   .regex(
     /^(?!(?:javascript|data|vbscript|file|blob|about):)(?!http:\/\/(?!(?:localhost|127\.0\.0\.1|\[::1\])(?:[:/?]|$)))[a-z][a-z0-9+.-]*:[^#]*$/,
   )
+  // (the pattern would otherwise stand in for the format in the JSON Schema)
+  .meta({ format: 'uri' })
   .describe(
     'https; http only on a loopback host (localhost, 127.0.0.1, [::1], any port); or a native app’s own scheme (cursor://…). No fragment; never javascript:, data:, vbscript:, file:, blob: or about:',
   );
