@@ -85,7 +85,11 @@ describe('fuzzing the OpenAPI document against the running app', { timeout: 300_
       headers,
       ...(request.body ? { payload: request.body.text } : {}),
     });
-    return { status: answer.statusCode, contentType: String(answer.headers['content-type']), text: answer.body };
+    return {
+      status: answer.statusCode,
+      contentType: String(answer.headers['content-type']),
+      text: answer.body,
+    };
   }
 
   test('schema-valid requests and bodies: every status documented, no 400 the schema could have prevented', async () => {

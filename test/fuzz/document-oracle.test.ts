@@ -31,7 +31,11 @@ describe('the document fuzzer reports a schema looser than the server', { timeou
       headers,
       payload: request.body?.text,
     });
-    return { status: answer.statusCode, contentType: String(answer.headers['content-type']), text: answer.body };
+    return {
+      status: answer.statusCode,
+      contentType: String(answer.headers['content-type']),
+      text: answer.body,
+    };
   }
 
   /** The document with only POST /api/v1/generate, changed by `change` (on a copy). */
@@ -41,8 +45,9 @@ describe('the document fuzzer reports a schema looser than the server', { timeou
     change(copy);
     return copy;
   }
-  const fuzz = async (document: OpenAPIV3_1.Document) =>
-    [...(await fuzzDocument({ doc: document, send, seed: SEED, runs: 25 })).findings.keys()];
+  const fuzz = async (document: OpenAPIV3_1.Document) => [
+    ...(await fuzzDocument({ doc: document, send, seed: SEED, runs: 25 })).findings.keys(),
+  ];
 
   test('as served: POST /api/v1/generate draws no finding', async () => {
     assert.deepEqual(await fuzz(generateOnly()), []);

@@ -146,7 +146,10 @@ export function requestsOf(
       .map((p) => {
         // A long-poll waits for nothing here: a wait of 0 (in its range) keeps the run short.
         const value = p.name === 'wait' ? fc.constant(0) : arbitraryOf(p.schema as Schema, resolve, seed);
-        return [`${p.in}:${p.name}`, p.required || p.in === 'path' ? value : fc.option(value, { nil: undefined })];
+        return [
+          `${p.in}:${p.name}`,
+          p.required || p.in === 'path' ? value : fc.option(value, { nil: undefined }),
+        ];
       }),
   );
   const content = (operation.requestBody as OpenAPIV3_1.RequestBodyObject | undefined)?.content ?? {};
@@ -218,7 +221,10 @@ export function judge(
   const findings: Array<[string, string]> = [];
   const example = `${request.url}${request.body ? ` ${request.body.text.slice(0, 200)}` : ''}`;
   if (!(String(answer.status) in (operation.responses ?? {})))
-    findings.push([`answered ${answer.status} (not documented)`, `${example} → ${answer.text.slice(0, 160)}`]);
+    findings.push([
+      `answered ${answer.status} (not documented)`,
+      `${example} → ${answer.text.slice(0, 160)}`,
+    ]);
   if (answer.status !== 400 || !complete || !/json/.test(answer.contentType)) return findings;
   const message = contentRefusalOf(JSON.parse(answer.text));
   if (message !== undefined && !STATE_RULES.some((rule) => rule.test(message)))
@@ -237,7 +243,9 @@ export interface FuzzOptions {
 }
 
 /** Fuzzes every operation of the document; the oracles' findings (`METHOD path sentence` → an example). */
-export async function fuzzDocument(options: FuzzOptions): Promise<{ findings: Map<string, string>; sent: number }> {
+export async function fuzzDocument(
+  options: FuzzOptions,
+): Promise<{ findings: Map<string, string>; sent: number }> {
   const { doc, seed } = options;
   const resolve = (ref: string) => doc.components?.schemas?.[ref.split('/').pop() ?? ''] as Schema;
   const findings = new Map<string, string>();
