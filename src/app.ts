@@ -212,7 +212,11 @@ async function mountAdmin(app: FastifyInstance, core: Core, resolvers: AccountRe
       capacity: core.capacity,
       unfinishedTasks: core.unfinishedTasks,
       queue: core.queue,
-      providerKeys: { ...core.keyPools, requireKeyedProvider: core.upstreamAccess.requireKeyedProvider },
+      providerKeys: {
+        ...core.keyPools,
+        requireKeyedProvider: core.upstreamAccess.requireKeyedProvider,
+        keyedProviders: core.upstreamAccess.keyedProviders,
+      },
       taskLog: core.taskLog,
       alerts: core.alerts,
       audit: core.audit,

@@ -268,11 +268,13 @@ describe('HTTP fuzzing: no input reaches a 5xx or escapes the error shape', {
 
   test('the fuzzer knows every documented route', async () => {
     const document = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
-    // The document lists /api/v1 and the public routes beside it (/healthz, /files/{key}).
+    // The document lists /api/v1 and the public routes beside it (/healthz, /files/{key}, OAuth's).
     const known = new Set(
       [
         ...V1_ROUTES.map((route) => `/api/v1${route.split(' ')[1]}`),
-        ...[...OPENAI_ROUTES, ...GEMINI_ROUTES, ...OTHER_ROUTES].map((route) => route.split(' ')[1]),
+        ...[...OPENAI_ROUTES, ...GEMINI_ROUTES, ...OAUTH_ROUTES, ...OTHER_ROUTES].map(
+          (route) => route.split(' ')[1],
+        ),
       ].map((path) => path?.replace(/:id\b/g, '{}')),
     );
     for (const path of Object.keys(document.paths)) {

@@ -23,6 +23,7 @@ export const actionBodySchema = z
     taskId: z
       .string({ error: 'must be a string' })
       .max(200, { error: 'must be at most 200 characters' })
+      .regex(/^tsk_/, { error: 'must be an image id (tsk_…) of the work' })
       .nullish()
       .describe(
         "Which image of the work (a tsk_… id of it); default: the path's image (a tsk_ id), else the work's first finished image",

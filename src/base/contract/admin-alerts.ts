@@ -57,6 +57,8 @@ const urlSchema = z
   .string()
   .min(1)
   .max(2048)
+  .regex(/^[Hh][Tt][Tt][Pp][Ss]?:\/\/[^\s/?#]/, 'must be an absolute http or https URL')
+  .meta({ format: 'uri' })
   .describe('Where alerts are POSTed (http or https; a public address unless allowed by the operator)');
 
 export const createAlertSchema = z.object({

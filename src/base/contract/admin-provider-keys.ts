@@ -35,14 +35,22 @@ const settings = {
     .describe('Calls at once on the key (its project) across every node; null: learned from refusals'),
 };
 
-export const addProviderKeySchema = z.object({
-  provider: z.string().min(1).max(64),
-  name: nameSchema,
-  key: z.string().min(1, 'must not be empty').max(4096).describe('The upstream key; never shown again'),
-  weight: settings.weight.optional(),
-  project: settings.project.optional(),
-  max_in_flight: settings.max_in_flight.optional(),
-});
+/**
+ * A key added to a pool: `provider` is one of the providers that take a key on this deployment (as
+ * configured when the server started), so the document lists them.
+ */
+export const addProviderKeySchema = (providers: readonly string[]) =>
+  z.object({
+    provider: (providers.length > 0
+      ? z.enum(providers as [string, ...string[]], { error: `must be one of ${providers.join(', ')}` })
+      : z.string().min(1).max(64)
+    ).describe('A provider that takes a key on this deployment'),
+    name: nameSchema,
+    key: z.string().min(1, 'must not be empty').max(4096).describe('The upstream key; never shown again'),
+    weight: settings.weight.optional(),
+    project: settings.project.optional(),
+    max_in_flight: settings.max_in_flight.optional(),
+  });
 
 export const updateProviderKeySchema = z.object({
   key: z

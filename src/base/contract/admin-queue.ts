@@ -132,8 +132,10 @@ export const adminQueueCancelSchema = z
       .describe('queued (default): tasks whose status is queued; unfinished: in_progress ones too'),
   })
   .refine((body) => [body.task_id, body.account_id, body.route].filter((v) => v !== undefined).length === 1, {
-    message: 'give exactly one of task_id, account_id and route',
-  });
+    message: 'must give exactly one of task_id, account_id and route',
+  })
+  // The refinement, as JSON Schema states it (the document's; Zod validates with the refinement).
+  .meta({ oneOf: [{ required: ['task_id'] }, { required: ['account_id'] }, { required: ['route'] }] });
 export type AdminQueueCancel = z.output<typeof adminQueueCancelSchema>;
 
 export const adminQueueCanceledSchema = z

@@ -52,6 +52,8 @@ export interface AdminDeps {
     store: ProviderKeyStore;
     /** The provider when a key can be set for it; otherwise InvalidInput naming those that can. */
     requireKeyedProvider(provider: string): string;
+    /** The providers a key can be set for (the body schema's enum). */
+    keyedProviders(): string[];
   };
   /** The task log of every account, and one task's life (src/use-cases/read-models/task-log.ts). */
   taskLog: Pick<TaskLog, 'page' | 'life'>;

@@ -72,7 +72,7 @@ function addKey(api: ZodApp, deps: AdminDeps) {
         security: adminSecurity,
         summary: 'Add a key to a provider’s pool',
         description: `Sealed in the store under the master key; tasks spread over the pool's keys by weight and free capacity at once, on every node. ${DESCRIPTION}`,
-        body: addProviderKeySchema,
+        body: addProviderKeySchema(providerKeys.keyedProviders()),
         response: {
           201: jsonResponse('The key as added (without the key)', providerKeySchema),
           ...errorResponses(['invalid_request', ...ADMIN_WRITE_ERRORS, 'conflict']),

@@ -1,5 +1,6 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { errorBodySchema } from '../../base/contract/errors.js';
+import { OAUTH_TAG } from '../../base/contract/oauth-wire.js';
 import { MAX_HEADER_BYTES } from './client-errors.js';
 import type { ErrorType } from './errors.js';
 import { routeMethods } from './route-hooks.js';
@@ -68,6 +69,8 @@ function errorContentOf(responses: Record<string, Response>): Response['content'
 export function declareFrameworkRefusals(route: RouteOptions): void {
   const schema = route.schema as (Record<string, unknown> & { response?: unknown }) | undefined;
   if (!schema?.response || schema.hide === true) return;
+  // OAuth's routes read their own input and answer their own refusals (oauth-route-schemas.ts).
+  if ((schema.tags as string[] | undefined)?.includes(OAUTH_TAG)) return;
   const responses = schema.response as Record<string, Response>;
   const content = errorContentOf(responses);
   const added: Record<string, Response> = {};

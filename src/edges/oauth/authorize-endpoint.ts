@@ -1,6 +1,7 @@
 import { redirectUriMatches } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthGrants } from '../../capabilities/accounts/index.js';
+import { authorizeGetSchema, authorizePostSchema } from './oauth-route-schemas.js';
 
 /** What the problem page shows: the problem, and where Atelier did not send the browser. */
 export interface AuthorizeProblem {
@@ -155,6 +156,9 @@ export async function authorizeEndpoint(
     return reply.redirect(options.consentUrl(started), 302);
   }
 
-  // OAuth's wire, described in docs/mcp.md and the metadata documents: not a REST operation.
-  app.route({ method: ['GET', 'POST'], url: '/authorize', schema: { hide: true }, handler: authorize });
+  // Described in the OpenAPI document (oauth-route-schemas.ts), validated here by nothing but the
+  // handler: a problem is the page a person can read, never an API error.
+  const readsItsOwn = () => (value: unknown) => ({ value });
+  app.get('/authorize', { schema: authorizeGetSchema, validatorCompiler: readsItsOwn }, authorize);
+  app.post('/authorize', { schema: authorizePostSchema, validatorCompiler: readsItsOwn }, authorize);
 }

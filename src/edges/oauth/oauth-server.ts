@@ -11,6 +11,13 @@ import { OAUTH_SCOPE, type OAuthGrants } from '../../capabilities/accounts/index
 import { type AuthorizeClient, authorizeEndpoint, type ProblemPage } from './authorize-endpoint.js';
 import { type ClientMetadataDocuments, isUrlClientId } from './client-metadata-documents.js';
 import { createOAuthProvider } from './oauth-provider.js';
+import {
+  authorizationServerMetadata,
+  protectedResourceMetadata,
+  registerSchema,
+  revokeSchema,
+  tokenSchema,
+} from './oauth-route-schemas.js';
 import { authorizeAdmission, OAUTH_LIMITS, sharedWindowStore } from './rate-limits.js';
 
 /** Where the website's consent page is (web/src/features/account/consent-page.tsx). */
@@ -24,18 +31,21 @@ export function resourceMetadataUrlOf(mcpUrl: string): string {
 
 /**
  * The OAuth routes handed to the SDK's router (RFC 6749, 7591, 7009, 8414, 9728), each with the
- * methods it answers; /authorize is Atelier's own (authorize-endpoint.ts).
+ * method it answers and its description in the OpenAPI document; each also answers its CORS
+ * preflight (OPTIONS). /authorize is Atelier's own (authorize-endpoint.ts).
  */
-export function oauthRoutesOf(mcpUrl: string): Array<{ url: string; methods: HTTPMethods[] }> {
-  const withPreflight: HTTPMethods[] = ['POST', 'OPTIONS'];
-  const readable: HTTPMethods[] = ['GET', 'OPTIONS'];
+export function oauthRoutesOf(mcpUrl: string): Array<{ url: string; method: HTTPMethods; schema: object }> {
   return [
-    { url: '/token', methods: withPreflight },
-    { url: '/register', methods: withPreflight },
-    { url: '/revoke', methods: withPreflight },
-    { url: '/.well-known/oauth-authorization-server', methods: readable },
-    { url: new URL(resourceMetadataUrlOf(mcpUrl)).pathname, methods: readable },
-    { url: PROTECTED_RESOURCE_ROOT, methods: readable },
+    { url: '/token', method: 'POST', schema: tokenSchema },
+    { url: '/register', method: 'POST', schema: registerSchema },
+    { url: '/revoke', method: 'POST', schema: revokeSchema },
+    { url: '/.well-known/oauth-authorization-server', method: 'GET', schema: authorizationServerMetadata },
+    {
+      url: new URL(resourceMetadataUrlOf(mcpUrl)).pathname,
+      method: 'GET',
+      schema: protectedResourceMetadata,
+    },
+    { url: PROTECTED_RESOURCE_ROOT, method: 'GET', schema: protectedResourceMetadata },
   ];
 }
 
@@ -116,11 +126,14 @@ export async function oauthServer(app: FastifyInstance, options: OAuthServerOpti
     reply.raw.setHeader('x-request-id', request.id);
     handler(request.raw as express.Request, reply.raw as express.Response);
   };
+  // The document describes each (oauth-route-schemas.ts); Fastify validates nothing of them, since
+  // the reply is hijacked before it reads the request.
   for (const route of oauthRoutesOf(options.mcpUrl)) {
+    app.route({ ...route, onRequest: handOver, handler: async () => undefined });
+    // The CORS preflight (the SDK's cors middleware answers it): no operation of its own.
     app.route({
-      method: route.methods,
+      method: 'OPTIONS',
       url: route.url,
-      // OAuth's wire, described in docs/mcp.md and the metadata documents: not REST operations.
       schema: { hide: true },
       onRequest: handOver,
       handler: async () => undefined,

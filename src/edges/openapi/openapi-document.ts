@@ -4,6 +4,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { ADMIN_TAG } from '../../base/contract/admin.js';
 import { GEMINI_TAG, GOOGLE_API_KEY_SCHEME } from '../../base/contract/gemini.js';
+import { OAUTH_TAG } from '../../base/contract/oauth-wire.js';
 import { OPENAI_TAG } from '../../base/contract/openai.js';
 import { webhookPayloadSchema } from '../../base/contract/webhooks.js';
 import {
@@ -98,7 +99,7 @@ export async function registerOpenApiDocument(app: FastifyInstance, { serverUrl 
         title: 'Atelier API',
         version: '1',
         description:
-          'Image-generation gateway. Every error body is {"error":{"type","message"}}. Authenticate with Authorization: Bearer <API_KEY>.',
+          'Image-generation gateway. Every error body is {"error":{"type","message"}}, except on the OpenAI- and Gemini-compatible routes (their own shapes) and OAuth\'s routes (tag OAuth: {"error","error_description"}, RFC 6749 §5.2). Authenticate with Authorization: Bearer <API_KEY>.',
       },
       servers: [{ url: serverUrl }],
       webhooks: callbackWebhooks,
@@ -121,6 +122,11 @@ export async function registerOpenApiDocument(app: FastifyInstance, { serverUrl 
           name: ADMIN_TAG,
           description:
             "The operator console's API (/api/admin/v1): accounts, their keys and passwords, usage of every account, the tier policies in force, the upstreams' live state. An operator's API key (Bearer) or an operator's website session (state-changing requests from the site's own origin); any other account is 403 forbidden. See docs/admin-api.md.",
+        },
+        {
+          name: OAUTH_TAG,
+          description:
+            "Sign-in for hosted MCP clients (docs/mcp.md): dynamic client registration (RFC 7591), authorization with PKCE S256, tokens with single-use refresh (RFC 6749), revocation (RFC 7009) and the metadata documents (RFC 8414, RFC 9728). Served only where the public base URL can be an issuer (https, or loopback). Answers and errors are OAuth's own: { error, error_description }, not Atelier's shape, as OAuth clients expect.",
         },
         {
           name: WEBSITE_TAG,

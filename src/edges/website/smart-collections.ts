@@ -85,7 +85,7 @@ async function checkFilters(
     await curation.assertCollection(accountId, filters.collection);
   } catch (error) {
     if (error instanceof NotFound)
-      throw new InvalidInput('names no collection of yours', 'filters.collection');
+      throw new InvalidInput('filters.collection names no collection of yours', 'filters.collection');
     throw error;
   }
 }

@@ -52,7 +52,7 @@ export const upstreamKeyBodySchema = z
     key: z
       .string({ error: fieldError('must be a string') })
       .max(4096, 'is too long')
-      .refine((key) => key.trim() !== '', 'must not be empty (to remove a key, DELETE it)'),
+      .regex(/\S/, 'must not be empty (to remove a key, DELETE it)'),
   })
   .describe('An upstream key');
 
