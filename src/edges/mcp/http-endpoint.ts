@@ -1,6 +1,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createAtelierClient } from '../client/atelier-client.js';
+import { traceparentOf } from '../http/traceparent.js';
 import { type AnswerStore, answersIn, createAnswerRelay } from './answer-relay.js';
 import type { TaskIdSeal } from './generation-tasks.js';
 import { type InAppDispatch, inAppFetch } from './in-app-fetch.js';
@@ -144,6 +145,7 @@ async function serveMcp(
     publicBaseUrl: options.publicBaseUrl,
     dispatch: options.dispatch,
     remoteAddress: request.ip,
+    traceparent: traceparentOf(request),
   });
   const client = createAtelierClient({ baseUrl: options.publicBaseUrl, apiKey, fetch: fetchInApp });
   const server = createServer(client, {
