@@ -67,11 +67,11 @@ export function responsesRoutes(app: FastifyInstance, requests: ResponseRequests
         operationId: 'openAiGetResponse',
         summary: 'Retrieve a response (OpenAI Responses API)',
         description:
-          'A stored response of this account, rebuilt from its tasks: queued or in_progress while its image renders (background), then completed with each image’s result, or failed. Another account’s, a deleted or an unknown id is a 404 in OpenAI’s shape.',
+          'A stored response of this account, rebuilt from its tasks: queued or in_progress while its image renders (background), then completed with each image’s result, or failed. Another account’s, a deleted or an unknown id is a 404 in OpenAI’s shape; one whose image was removed from storage (its work deleted, or past its retention) is a 410.',
         params: openAiResponseParamsSchema,
         response: {
           200: jsonResponse('The response', openAiResponseSchema),
-          ...openAiErrorResponses([401, 403, 404]),
+          ...openAiErrorResponses([401, 403, 404, 410]),
         },
       },
     },
