@@ -6,8 +6,8 @@ import { removePartialFrames } from './partial-frames.js';
 import type { TaskEngineDeps } from './task-engine-deps.js';
 import { createLeaseKeeper } from './task-lease.js';
 import { toTaskRecord } from './task-record.js';
-import { traceTaskEnded } from './task-traces.js';
 import { createTaskStep } from './task-step.js';
+import { traceTaskEnded } from './task-traces.js';
 import { failTask, logTransition, observeTransition, writeLeased } from './task-writes.js';
 import type { LeasedTask, TaskRow } from './tasks-repository.js';
 

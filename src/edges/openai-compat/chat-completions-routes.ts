@@ -9,8 +9,8 @@ import {
 } from '../../base/contract/openai-chat.js';
 import { accountOf } from '../http/authentication.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
-import { chatCompletionOf, streamChat } from './chat-answers.js';
 import { traceparentOf } from '../http/traceparent.js';
+import { chatCompletionOf, streamChat } from './chat-answers.js';
 import { planChatTurn } from './chat-plan.js';
 import type { ImageAnswers, OpenAiCompatDeps } from './image-answers.js';
 import { ACCEPTED, IMAGE_ERRORS, openAiErrorResponses, SYNC_NOTE } from './route-docs.js';

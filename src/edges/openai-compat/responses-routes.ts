@@ -11,8 +11,8 @@ import {
 import type { Account } from '../../capabilities/accounts/index.js';
 import { accountOf } from '../http/authentication.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
-import { traceparentOf } from '../http/traceparent.js';
 import { jsonResponse } from '../http/route-responses.js';
+import { traceparentOf } from '../http/traceparent.js';
 import type { ImageAnswers } from './image-answers.js';
 import { OpenAiCompatError } from './openai-errors.js';
 import type { ResponseRequests, StartedResponse } from './responses-requests.js';
