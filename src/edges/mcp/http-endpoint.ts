@@ -1,7 +1,6 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createAtelierClient } from '../client/atelier-client.js';
-import { traceparentOf } from '../http/traceparent.js';
 import { type AnswerStore, answersIn, createAnswerRelay } from './answer-relay.js';
 import type { TaskIdSeal } from './generation-tasks.js';
 import { type InAppDispatch, inAppFetch } from './in-app-fetch.js';
@@ -145,7 +144,8 @@ async function serveMcp(
     publicBaseUrl: options.publicBaseUrl,
     dispatch: options.dispatch,
     remoteAddress: request.ip,
-    traceparent: traceparentOf(request),
+    // The caller's W3C traceparent as sent (one header; checked where the API reads it).
+    traceparent: typeof request.headers.traceparent === 'string' ? request.headers.traceparent : undefined,
   });
   const client = createAtelierClient({ baseUrl: options.publicBaseUrl, apiKey, fetch: fetchInApp });
   const server = createServer(client, {
