@@ -191,7 +191,6 @@ export async function soakRow(ctx: BenchContext, options: SoakOptions): Promise<
     samples.push(await sample(server.pid, target.baseUrl, (performance.now() - started) / 1000));
     await server.stop();
     const row = soakResult(options, samples, state, receiver.count());
-    ctx.log(`M1: ${row.measured}`);
     for (const { cache, bound } of cacheBounds()) ctx.log(`M1 cache bound: ${cache}: ${bound}`);
     return row;
   } finally {
