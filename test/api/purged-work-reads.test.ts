@@ -133,4 +133,36 @@ describe('reads of a purged work', () => {
     assert.equal(refine.statusCode, 410, refine.body);
     assert.equal((await get(`/v1/responses/${id}`, otherKey)).statusCode, 404);
   });
+
+  test('a Gemini conversation whose earlier image was purged goes on: that image is edited as a reference', async () => {
+    const turn = (contents: unknown[]) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1beta/models/pro:generateContent',
+        headers: { 'x-goog-api-key': apiKey },
+        payload: { contents },
+      });
+    const asked = { role: 'user', parts: [{ text: 'a lighthouse at dawn' }] };
+    const first = await turn([asked]);
+    assert.equal(first.statusCode, 200, first.body);
+    const answer = first.json<{ responseId: string; candidates: Array<{ content: { parts: unknown[] } }> }>();
+    const firstRecord = (await get(`/api/v1/tasks/${answer.responseId}`)).json<{ imageUrl: string }>();
+    const items = (await get('/api/v1/history?limit=50')).json<{
+      items: Array<{ id: string; images: string[] }>;
+    }>();
+    const work = items.items.find((item) => item.images.includes(firstRecord.imageUrl));
+    assert.ok(work);
+    await purge(work.id);
+
+    const model = { role: 'model', parts: answer.candidates[0]?.content.parts ?? [] };
+    const next = await turn([asked, model, { role: 'user', parts: [{ text: 'make the sky darker' }] }]);
+    assert.equal(next.statusCode, 200, next.body);
+    const nextId = next.json<{ responseId: string }>().responseId;
+    const record = (await get(`/api/v1/tasks/${nextId}`)).json<{ parentTaskId?: string }>();
+    assert.equal(
+      record.parentTaskId,
+      undefined,
+      'no parent: its files are gone, its bytes came with the turn',
+    );
+  });
 });
