@@ -14,6 +14,7 @@ import {
 import { Gone, NotFound } from '../../base/domain/errors.js';
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
+import { traceparentOf } from '../http/traceparent.js';
 import type { WebsiteServices } from './website-services.js';
 
 // Saved works (/works): registered by creation-routes (the page, deleting) and library-routes
@@ -149,7 +150,14 @@ export function workActionsRoute(app: FastifyInstance, services: WebsiteServices
       },
     },
     async (request) => {
-      const answer = await generations.act(accountOf(request), request.params.id, request.body, 'web');
+      const answer = await generations.act(
+        accountOf(request),
+        request.params.id,
+        request.body,
+        'web',
+        undefined,
+        traceparentOf(request),
+      );
       request.log.info({ taskIds: answer.task_ids, action: request.body.action }, 'tasks created');
       return answer;
     },
