@@ -12,6 +12,7 @@ import { type FakeOpenAI, startFakeOpenAI } from '../fakes/providers/fake-openai
 import { rateLimited } from '../fakes/providers/openai-refusals.js';
 import { pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp, freePort, type TestApp } from '../support/test-server.js';
+import { signedInCookie } from '../support/website-session.js';
 
 /** One span as OTLP/HTTP's JSON encoding carries it (ids in hex, attributes as typed values). */
 interface OtlpSpan {
@@ -337,5 +338,24 @@ describe('traces over OTLP/HTTP', () => {
     assert.equal(attribute(canceled, 'atelier.task.canceled_by'), 'caller');
     assert.equal(attribute(canceled, 'atelier.task.status'), 'failed');
     assert.notEqual(canceled.status?.code, STATUS_ERROR, 'a cancel is no error');
+  });
+
+  test('the website’s generate joins the caller’s trace too', async () => {
+    const password = 'correct horse battery';
+    const account = await t.createAccount('web-traced@example.com', { password });
+    const cookie = await signedInCookie(t.app, { email: account.email, password });
+    const webTrace = 'b'.repeat(32);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/web/api/generate',
+      headers: { cookie, origin: 'http://127.0.0.1:8080', traceparent: `00-${webTrace}-${CALLER_SPAN}-01` },
+      payload: { prompt: 'a lighthouse from the website', model: 'upstream', imageSize: '1K' },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    await t.core.resources.tracing.flush();
+    const request = collector.spans.find((s) => s.traceId === webTrace && s.name === 'generate upstream');
+    assert.ok(request, 'the website request’s span, in the caller’s trace');
+    assert.equal(request.parentSpanId, CALLER_SPAN);
+    assert.equal(attribute(request, 'atelier.source'), 'web');
   });
 });
