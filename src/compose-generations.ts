@@ -107,6 +107,7 @@ export function buildGenerations(resources: CoreResources, parts: GenerationPart
       findManyForAccount: parts.tasks.findManyForAccount,
       findByGenerations: parts.tasks.findByGenerations,
       ownedBy: parts.generationsRepository.ownedBy,
+      isPurged: parts.generationsRepository.isPurged,
       settingsOf: parts.generationsRepository.settingsOf,
     },
     blobUrl: resources.publicUrls.urlOf,

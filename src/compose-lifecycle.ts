@@ -37,7 +37,7 @@ export function buildLifecycle(resources: CoreResources, parts: LifecycleParts) 
     /** Whether the lifecycle removed the file at a key for good (/files answers 410). */
     isGone: blobPurges.isGone,
     /** An account's own retention periods (admin API). */
-    accountRetention: createAccountRetention(db),
+    accountRetention: createAccountRetention(db, retention),
     /** Runs every lifecycle job once now, in order (tests, the CLI). */
     async runOnce(): Promise<void> {
       await jobs.expireOldData();

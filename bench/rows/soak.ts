@@ -21,6 +21,7 @@ import {
 import type { BenchContext } from '../lib/context.js';
 import type { RowResult } from '../lib/report.js';
 import { spreadOf } from '../lib/stats.js';
+import { cacheBounds } from './soak-bounds.js';
 import { type Mix, mixedRequest, type SoakState } from './soak-mix.js';
 
 const METRICS_TOKEN = 'bench-soak-metrics-token-0123456789';
@@ -91,6 +92,20 @@ function heapFloors(samples: Sample[]): number[] {
     floors.set(minute, Math.min(floors.get(minute) ?? Number.POSITIVE_INFINITY, s.heapUsedMb));
   }
   return [...floors.values()].map((mb) => Math.round(mb * 10) / 10);
+}
+
+/** The median RSS of the samples in [from, to) seconds (NaN when none). */
+function rssBetween(samples: Sample[], from: number, to: number): number {
+  const span = samples.filter((s) => s.t >= from && s.t < to);
+  return span.length === 0 ? Number.NaN : spreadOf(span.map((s) => s.rssMb)).median;
+}
+
+/** RSS at every 5 minutes of the run (the median of the minute before each mark), in MB. */
+function rssMarks(samples: Sample[], end: number): Record<string, number> {
+  const marks: Record<string, number> = {};
+  for (let minute = 5; minute * 60 <= end + 1; minute += 5)
+    marks[`${minute} min`] = Math.round(rssBetween(samples, (minute - 1) * 60, minute * 60 + 1));
+  return marks;
 }
 
 /** Least-squares slope of RSS over time, in MB per 10 minutes. */
@@ -175,7 +190,9 @@ export async function soakRow(ctx: BenchContext, options: SoakOptions): Promise<
     await new Promise((r) => setTimeout(r, 3000));
     samples.push(await sample(server.pid, target.baseUrl, (performance.now() - started) / 1000));
     await server.stop();
-    return soakResult(options, samples, state, receiver.count());
+    const row = soakResult(options, samples, state, receiver.count());
+    for (const { cache, bound } of cacheBounds()) ctx.log(`M1 cache bound: ${cache}: ${bound}`);
+    return row;
   } finally {
     await dispatcher.close();
     receiver.server.close();
@@ -215,6 +232,11 @@ function soakResult(
   const requests = [...state.counts.values()].reduce((a, n) => a + n, 0);
   const rss = samples.map((s) => s.rssMb);
   const loads = samples.map((s) => s.load1);
+  // RSS once warm (the minute after the warm-up, or its first samples on a short run) and at the end.
+  const window = Math.min(60, Math.max(end / 10, 1));
+  const warmRss = rssBetween(samples, warm, warm + window);
+  const endRss = rssBetween(samples, end - window, end + 1);
+  const slope = Math.round(rssSlope(after) * 10) / 10;
   return {
     id: 'M1',
     what: `${options.minutes} min of mixed traffic on one node: RSS after warm-up`,
@@ -222,7 +244,9 @@ function soakResult(
     before: '286 → 551 MB in 7 min (no bound shown)',
     target: 'flat: last third within 10 % of the middle third',
     measured:
-      `RSS ${rss[0]?.toFixed(0)} MB at start, ${middle.rssMb.toFixed(0)} → ${last.rssMb.toFixed(0)} MB ` +
+      `RSS ${rss[0]?.toFixed(0)} MB at start, ${warmRss.toFixed(0)} MB after warm-up (${(warm / 60).toFixed(1)} min), ` +
+      `${endRss.toFixed(0)} MB at the end (${(end / 60).toFixed(1)} min), slope after warm-up ${slope >= 0 ? '+' : ''}${slope} MB / 10 min; ` +
+      `${middle.rssMb.toFixed(0)} → ${last.rssMb.toFixed(0)} MB ` +
       `(middle → last third, ${(growth * 100).toFixed(1)} %), max ${Math.max(...rss).toFixed(0)} MB; ` +
       `heap ${middle.heapUsedMb.toFixed(0)} → ${last.heapUsedMb.toFixed(0)} MB; ` +
       `${requests} requests, ${state.errors.length} unexpected answers, ${deliveries} webhook deliveries`,
@@ -230,12 +254,16 @@ function soakResult(
     details: {
       minutes: options.minutes,
       warmUpSeconds: warm,
-      rssSlopeMbPer10MinAfterWarmUp: Math.round(rssSlope(after) * 10) / 10,
+      rssAfterWarmUpMb: Math.round(warmRss),
+      rssAtEndMb: Math.round(endRss),
+      rssSlopeMbPer10MinAfterWarmUp: slope,
+      rssEvery5MinMb: rssMarks(samples, end),
       heapFloorPerMinuteMb: heapFloors(samples),
       loadAverage: { min: Math.min(...loads), max: Math.max(...loads) },
       requests: Object.fromEntries(state.counts),
       unexpected: state.errors.slice(0, 20),
       webhookDeliveries: deliveries,
+      cacheBounds: cacheBounds(),
       samples,
     },
   };

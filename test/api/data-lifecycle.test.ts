@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { renditionKey } from '../../src/infra/blobs/renditions.js';
 import { purgeRemovedWorks } from '../../src/use-cases/lifecycle/index.js';
+import { operatorAndUser } from '../admin/admin-support.js';
 import { assertError, bearer, makePng, pollUntilFinal } from '../support/api-helpers.js';
 import { startTestS3, type TestS3 } from '../support/s3-server.js';
 import { createTestApp, type TestApp } from '../support/test-server.js';
@@ -298,6 +299,35 @@ describe('data lifecycle: the deployment retention (ATELIER_RETENTION_RESULTS_DA
     await t.core.lifecycle.runOnce();
     assert.equal(await t.core.blobs.stat(trial), undefined, "two days old: past the trial tier's one day");
     assert.ok(await t.core.blobs.stat(standard), "two days old: inside the deployment's three");
+  });
+
+  test('the admin account read says which retention is in force, and where it comes from', async () => {
+    const { op, user } = await operatorAndUser(t);
+    const read = async () => {
+      const answer = await t.app.inject({
+        method: 'GET',
+        url: `/api/admin/v1/accounts/${user.id}`,
+        headers: op,
+      });
+      assert.equal(answer.statusCode, 200, answer.body);
+      return answer.json<{ retention: Record<string, unknown> }>().retention;
+    };
+    // The trial tier's one day (the test above) beats the deployment's three; no uploads retention.
+    assert.deepEqual(await read(), {
+      results: { days: 1, source: 'tier', account: null, tier: 1, deployment: 3 },
+      uploads: { days: null, source: null, account: null, tier: null, deployment: null },
+    });
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: `/api/admin/v1/accounts/${user.id}/retention`,
+      headers: op,
+      payload: { results_days: 1, uploads_days: 30 },
+    });
+    assert.equal(put.statusCode, 200, put.body);
+    assert.deepEqual(await read(), {
+      results: { days: 1, source: 'account', account: 1, tier: 1, deployment: 3 },
+      uploads: { days: 30, source: 'account', account: 30, tier: null, deployment: null },
+    });
   });
 });
 

@@ -12,6 +12,7 @@ import { type FakeOpenAI, startFakeOpenAI } from '../fakes/providers/fake-openai
 import { rateLimited } from '../fakes/providers/openai-refusals.js';
 import { pollUntilFinal } from '../support/api-helpers.js';
 import { createTestApp, freePort, type TestApp } from '../support/test-server.js';
+import { signedInCookie } from '../support/website-session.js';
 
 /** One span as OTLP/HTTP's JSON encoding carries it (ids in hex, attributes as typed values). */
 interface OtlpSpan {
@@ -289,5 +290,73 @@ describe('traces over OTLP/HTTP', () => {
     const task = mine.find((s) => s.name === 'task' && attribute(s, 'atelier.task_id') === taskId);
     assert.equal(task?.traceId, request.traceId);
     assert.equal(task?.parentSpanId, request.spanId);
+  });
+
+  test('the chat face joins the caller’s trace; a canceled task’s span ends, marked canceled', async () => {
+    const { apiKey } = await t.createAccount('chat-traced@example.com');
+    const auth = { authorization: `Bearer ${apiKey}` };
+    const chatTrace = 'a'.repeat(32);
+    const chat = await t.app.inject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      headers: { ...auth, traceparent: `00-${chatTrace}-${CALLER_SPAN}-01` },
+      payload: { model: 'upstream', messages: [{ role: 'user', content: 'a fox' }], modalities: ['image'] },
+    });
+    assert.equal(chat.statusCode, 200, chat.body);
+
+    // A call that never answers, canceled by its caller once the upstream has it.
+    fake.script({ kind: 'hang' });
+    const calls = fake.calls.length;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/generate',
+      headers: auth,
+      payload: { prompt: 'a lighthouse never drawn', model: 'upstream', imageSize: '1K' },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const [taskId = ''] = res.json<{ task_ids: string[] }>().task_ids;
+    for (let i = 0; i < 400 && fake.calls.length === calls; i++) await new Promise((r) => setTimeout(r, 25));
+    const cancel = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/tasks/${taskId}/cancel`,
+      headers: auth,
+    });
+    assert.equal(cancel.statusCode, 200, cancel.body);
+    await t.core.resources.tracing.flush();
+
+    const request = collector.spans.find((s) => s.traceId === chatTrace && s.name === 'generate upstream');
+    assert.ok(request, 'the chat request’s span, in the caller’s trace');
+    assert.equal(request.parentSpanId, CALLER_SPAN);
+    assert.ok(
+      collector.spans.some((s) => s.name === 'task' && s.parentSpanId === request.spanId),
+      'its task under it',
+    );
+    const canceled = collector.spans.find(
+      (s) => s.name === 'task' && attribute(s, 'atelier.task_id') === taskId,
+    );
+    assert.ok(canceled, 'the canceled task’s span');
+    assert.equal(attribute(canceled, 'atelier.task.canceled'), true);
+    assert.equal(attribute(canceled, 'atelier.task.canceled_by'), 'caller');
+    assert.equal(attribute(canceled, 'atelier.task.status'), 'failed');
+    assert.notEqual(canceled.status?.code, STATUS_ERROR, 'a cancel is no error');
+  });
+
+  test('the website’s generate joins the caller’s trace too', async () => {
+    const password = 'correct horse battery';
+    const account = await t.createAccount('web-traced@example.com', { password });
+    const cookie = await signedInCookie(t.app, { email: account.email, password });
+    const webTrace = 'b'.repeat(32);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/web/api/generate',
+      headers: { cookie, origin: 'http://127.0.0.1:8080', traceparent: `00-${webTrace}-${CALLER_SPAN}-01` },
+      payload: { prompt: 'a lighthouse from the website', model: 'upstream', imageSize: '1K' },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    await t.core.resources.tracing.flush();
+    const request = collector.spans.find((s) => s.traceId === webTrace && s.name === 'generate upstream');
+    assert.ok(request, 'the website request’s span, in the caller’s trace');
+    assert.equal(request.parentSpanId, CALLER_SPAN);
+    assert.equal(attribute(request, 'atelier.source'), 'web');
   });
 });

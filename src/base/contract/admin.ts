@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { TIERS } from '../domain/tiers.js';
 import { policyVersionHeadSchema } from './admin-policies.js';
+import { adminEffectiveRetentionSchema } from './admin-retention.js';
 import { fieldError } from './field-error.js';
 import { emailField, keyNameField } from './formats.js';
 import { pageFields, pageQuery } from './paging.js';
@@ -83,6 +84,11 @@ export const adminAccountSchema = z
     today: countsSchema.describe('Images that ended today (UTC day), and their cost'),
     month: countsSchema.describe('Images that ended this UTC calendar month, and their cost'),
     budget: budgetLimitsSchema.nullable().describe('The spend budgets set for the account; null: none'),
+    retention: adminEffectiveRetentionSchema
+      .optional()
+      .describe(
+        'The retention in force and where it comes from: on the answers about one account (GET, PATCH, POST), not in the list',
+      ),
   })
   .meta({ id: 'AdminAccount', description: 'An account as the operator console lists it' });
 

@@ -3,6 +3,9 @@ import type { Clock } from '../../base/runtime/clock.js';
 import type { AccountChanges } from './account-changes.js';
 import { API_KEY_CACHE_MAX_AGE_MS } from './api-key-cache.js';
 
+/** Entries kept by default, most recently used (the bound the soak bench, M1, reports). */
+export const UPSTREAM_KEYS_KEPT = 10_000;
+
 /**
  * An account's own upstream key for a provider (opened; undefined when it has none), read before
  * every upstream call of its tasks, answered from memory while nothing about accounts has changed:
@@ -14,7 +17,7 @@ export function createUpstreamKeyCache({
   lookup,
   changes,
   clock,
-  capacity = 10_000,
+  capacity = UPSTREAM_KEYS_KEPT,
 }: {
   lookup: (accountId: string, provider: string) => Promise<string | undefined>;
   changes: AccountChanges;

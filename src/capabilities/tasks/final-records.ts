@@ -14,8 +14,11 @@ export interface FinalRecordCache<Row> {
   remember(taskId: string, accountId: string, row: Row): void;
 }
 
-/** Keeps the most recently polled `capacity` final records (about 300 bytes each; 10,000 by default). */
-export function createFinalRecordCache<Row>(capacity = 10_000): FinalRecordCache<Row> {
+/** Final records kept by default (about 300 bytes each): the bound the soak bench (M1) reports. */
+export const FINAL_RECORDS_KEPT = 10_000;
+
+/** Keeps the most recently polled `capacity` final records (FINAL_RECORDS_KEPT by default). */
+export function createFinalRecordCache<Row>(capacity = FINAL_RECORDS_KEPT): FinalRecordCache<Row> {
   const entries = createRecentMap<string, { accountId: string; row: Row }>(capacity);
   return {
     get: (taskId) => entries.get(taskId),

@@ -7,6 +7,7 @@ import type { TaskEngineDeps } from './task-engine-deps.js';
 import { createLeaseKeeper } from './task-lease.js';
 import { toTaskRecord } from './task-record.js';
 import { createTaskStep } from './task-step.js';
+import { traceTaskEnded } from './task-traces.js';
 import { failTask, logTransition, observeTransition, writeLeased } from './task-writes.js';
 import type { LeasedTask, TaskRow } from './tasks-repository.js';
 
@@ -266,5 +267,6 @@ function afterCancel(deps: TaskEngineDeps, before: TaskRow, after: TaskRow): voi
   logTransition(deps.logger, after, before.status);
   deps.onTaskChanged?.({ accountId: after.account_id, record: toTaskRecord(after) });
   if (before.partial_frames > 0) void removePartialFrames(deps.blobs, after.id, before.partial_frames);
+  traceTaskEnded(deps.tracing, after, deps.clock.now(), after.error === CANCELED ? 'caller' : 'operator');
   cancelUpstream(deps, before);
 }

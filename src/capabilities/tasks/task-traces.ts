@@ -22,8 +22,17 @@ export function taskSpanOf(task: TracedRow): TraceContext | undefined {
     : undefined;
 }
 
-/** The task's span, written once when it ends (the write that ended it is made once, by one node). */
-export function traceTaskEnded(tracing: Tracing | undefined, task: TaskRow, now: number): void {
+/**
+ * The task's span, written once when it ends (the write that ended it is made once, by one node).
+ * A cancel ends it too (`canceledBy`: its caller or an operator): `atelier.task.canceled`, not an
+ * error (the task did what it was asked).
+ */
+export function traceTaskEnded(
+  tracing: Tracing | undefined,
+  task: TaskRow,
+  now: number,
+  canceledBy?: 'caller' | 'operator',
+): void {
   if (!tracing?.enabled || !task.trace_id || !task.trace_span_id || !task.trace_parent_span_id) return;
   const span = tracing.start(
     'task',
@@ -41,7 +50,8 @@ export function traceTaskEnded(tracing: Tracing | undefined, task: TaskRow, now:
     },
     { startAt: task.created_at, spanId: task.trace_span_id, kind: 'consumer' },
   );
-  if (task.status === 'failed') span?.fail(task.error ?? 'failed', 'task_failed');
+  if (canceledBy) span?.set({ 'atelier.task.canceled': true, 'atelier.task.canceled_by': canceledBy });
+  else if (task.status === 'failed') span?.fail(task.error ?? 'failed', 'task_failed');
   span?.end(task.finished_at ?? now);
 }
 

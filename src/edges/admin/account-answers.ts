@@ -58,7 +58,9 @@ export async function requireEntry(deps: AdminDeps, id: string): Promise<Directo
   return entry;
 }
 
-/** One account as the console shows it; 404 when there is none. */
+/** One account as the console shows it, with the retention in force; 404 when there is none. */
 export async function oneAccount(deps: AdminDeps, id: string): Promise<AdminAccount> {
-  return (await withUsage(deps, [await requireEntry(deps, id)]))[0] as AdminAccount;
+  const [account] = (await withUsage(deps, [await requireEntry(deps, id)])) as [AdminAccount];
+  const retention = await deps.retention.effective(id);
+  return retention ? { ...account, retention } : account;
 }

@@ -9,7 +9,7 @@ import { compiledAtFirstUse, compileJsonSerializer } from '../http/response-seri
  * Batch answers kept as bytes (up to 20 records, about 5 KB each), for the batches whose every id was
  * a final record kept in memory: 1,000 of them are at most about 6 MB.
  */
-const FINAL_BATCHES_KEPT = 1_000;
+export const FINAL_BATCHES_KEPT = 1_000;
 
 /**
  * Task records as the JSON bytes of the poll routes, written by the serializer compiled from the

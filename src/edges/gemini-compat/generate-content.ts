@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import type { GeminiGenerateBody, GeminiGenerateResponse } from '../../base/contract/gemini.js';
 import { generateBodySchema } from '../../base/contract/generate-body.js';
 import { parseInput } from '../../base/contract/parse-input.js';
-import { aboutReferenceField, DomainError, InvalidInput, TooLarge } from '../../base/domain/errors.js';
+import { aboutReferenceField, DomainError, Gone, InvalidInput, TooLarge } from '../../base/domain/errors.js';
 import type { Account } from '../../capabilities/accounts/index.js';
 import type { AssetsRepository } from '../../capabilities/assets/index.js';
 import type { Catalog, CatalogEntry } from '../../capabilities/catalog/index.js';
@@ -125,7 +125,8 @@ export class GeminiGenerateContent {
   /**
    * The references stored, the request submitted as an API generation; its task ids. A conversation's
    * image that is one of the account's works makes the new work its refinement (`parentId`); any
-   * other goes as the first reference, as does a parent the generate refuses (removed since).
+   * other goes as the first reference, as does a parent the generate refuses (removed since, or its
+   * files removed by the data lifecycle: the conversation carries the bytes, so the turn still works).
    */
   private async submit(
     account: Account,
@@ -152,7 +153,8 @@ export class GeminiGenerateContent {
         await this.deps.generations.generate(account, await bodyWith(parentId), 'api', undefined, options)
       ).task_ids;
     } catch (error) {
-      if (!parentId || !(error instanceof InvalidInput) || error.field !== 'parentId') throw error;
+      const refused = error instanceof InvalidInput && error.field === 'parentId';
+      if (!parentId || !(refused || error instanceof Gone)) throw error;
       return (
         await this.deps.generations.generate(account, await bodyWith(undefined), 'api', undefined, {
           traceparent,

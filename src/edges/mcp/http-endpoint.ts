@@ -144,6 +144,8 @@ async function serveMcp(
     publicBaseUrl: options.publicBaseUrl,
     dispatch: options.dispatch,
     remoteAddress: request.ip,
+    // The caller's W3C traceparent as sent (one header; checked where the API reads it).
+    traceparent: typeof request.headers.traceparent === 'string' ? request.headers.traceparent : undefined,
   });
   const client = createAtelierClient({ baseUrl: options.publicBaseUrl, apiKey, fetch: fetchInApp });
   const server = createServer(client, {

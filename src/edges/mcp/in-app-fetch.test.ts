@@ -50,4 +50,19 @@ describe('inAppFetch', () => {
       await assert.rejects(fetchInApp(url), /not under https:\/\/img\.example\.com\/atelier/, url);
     }
   });
+
+  it('passes the MCP request’s traceparent on to each call: a tool’s generation joins the agent’s trace', async () => {
+    const calls: InAppRequest[] = [];
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const traced = inAppFetch({
+      publicBaseUrl: 'https://img.example.com',
+      traceparent,
+      dispatch: async (request) => {
+        calls.push(request);
+        return { statusCode: 200, headers: {}, rawPayload: Buffer.from('{}') };
+      },
+    });
+    await traced('https://img.example.com/api/v1/generate', { method: 'POST', body: '{}' });
+    assert.equal(calls[0]?.headers.traceparent, traceparent);
+  });
 });

@@ -24,6 +24,11 @@ export interface InAppFetchOptions {
   remoteAddress?: string;
   /** Where a redirect of /files (object storage, presigned) is followed; default the global fetch. */
   followRedirect?: typeof fetch;
+  /**
+   * The MCP request's W3C `traceparent`, passed on to each in-app call: a tool's generation joins
+   * the trace of the agent's request (docs/operations.md, "Tracing").
+   */
+  traceparent?: string | undefined;
 }
 
 /**
@@ -47,6 +52,7 @@ export function inAppFetch(options: InAppFetchOptions): typeof fetch {
     new Headers(init?.headers).forEach((value, name) => {
       headers[name] = value;
     });
+    if (options.traceparent !== undefined) headers.traceparent = options.traceparent;
     const body = init?.body;
     let payload: Buffer | string | undefined;
     if (typeof body === 'string') payload = body;

@@ -15,7 +15,7 @@ const DEFAULT_CACHE_MS = 5 * 60_000;
 /** The longest a document is kept, whatever its Cache-Control says. */
 const MAX_CACHE_MS = 24 * 60 * 60_000;
 /** Documents kept at once (the oldest goes first). */
-const MAX_CACHED = 1000;
+export const MAX_CACHED = 1000;
 
 /** A downloaded body on disk, as the safe fetcher gives it. */
 export interface FetchedDocument {

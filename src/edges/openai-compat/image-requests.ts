@@ -1,7 +1,7 @@
 import { generateBodySchema } from '../../base/contract/generate-body.js';
 import type { OpenAiImagesResponse, ResponseFormat } from '../../base/contract/openai.js';
 import { parseInput } from '../../base/contract/parse-input.js';
-import { InvalidInput } from '../../base/domain/errors.js';
+import { Gone, InvalidInput } from '../../base/domain/errors.js';
 import type { GenerationMode } from '../../base/domain/generation-modes.js';
 import type { ImageQuality } from '../../base/domain/image-qualities.js';
 import type { ImageSize } from '../../base/domain/image-sizes.js';
@@ -154,14 +154,20 @@ function planImageRequest(catalog: Catalog, input: ImageRequestInput): ImagePlan
   };
 }
 
-/** The image bytes of a completed task, base64. */
+/**
+ * The image bytes of a completed task, base64. A result no longer in storage was removed by the
+ * data lifecycle (its work deleted past the Undo window, or expired): 410 gone, as its URL answers.
+ */
 async function base64Of(
   deps: Pick<ImageRequestsDeps, 'blobs' | 'blobKeyOfUrl'>,
   record: TaskRecord,
 ): Promise<string> {
   const key = record.imageUrl ? deps.blobKeyOfUrl(record.imageUrl) : undefined;
   const bytes = key === undefined ? undefined : await deps.blobs.get(key);
-  if (!bytes) throw new Error(`result of task ${record.task_id} is missing from storage`);
+  if (!bytes)
+    throw new Gone(
+      `The image of task ${record.task_id} was removed from storage (deleted, or past its retention); the task record stays`,
+    );
   return bytes.toString('base64');
 }
 

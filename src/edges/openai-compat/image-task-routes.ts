@@ -42,7 +42,7 @@ function imageTaskRoute(
         querystring: openAiImageTaskQuerySchema,
         response: {
           200: jsonResponse('The request’s state', openAiImageTaskSchema),
-          ...openAiErrorResponses([400, 401, 403, 404]),
+          ...openAiErrorResponses([400, 401, 403, 404, 410]),
         },
       },
     },

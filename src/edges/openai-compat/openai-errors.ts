@@ -71,6 +71,7 @@ export const OPENAI_ERROR_STATUSES = {
   403: 'invalid_request_error: the account’s tier policy does not allow the model (code forbidden_model), a read-only API key on a route that creates (code insufficient_scope), or a website session whose password an operator reset (code password_change_required)',
   404: 'invalid_request_error: unknown model (code model_not_found)',
   409: 'invalid_request_error: the same Idempotency-Key is still being answered',
+  410: 'invalid_request_error: the image refined, or a result read, was removed from storage with its work (deleted, or past its retention) (code gone)',
   413: 'invalid_request_error: body or image too large',
   415: 'invalid_request_error: an image is not png, jpeg, webp, gif or bmp',
   422: 'invalid_request_error: an image cannot be decoded, or an Idempotency-Key reused with another body',

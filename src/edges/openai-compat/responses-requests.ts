@@ -69,8 +69,12 @@ export function createResponseRequests(deps: ResponseRequestsDeps) {
     /** What a stream's task watch reads. */
     watching: { feed: deps.feed, tasks: deps.tasks },
 
-    /** Checks, plans and submits a request; saves its row unless `store` is false. */
-    start: (account: Account, body: OpenAiResponseCreate) => start(deps, account, body),
+    /**
+     * Checks, plans and submits a request; saves its row unless `store` is false. `traceparent`:
+     * the caller's W3C header, which the generation's trace continues (tracing on).
+     */
+    start: (account: Account, body: OpenAiResponseCreate, traceparent?: string) =>
+      start(deps, account, body, traceparent),
 
     async get(accountId: string, id: string): Promise<OpenAiResponse> {
       const { stored, records } = await find(accountId, id);
@@ -109,6 +113,7 @@ async function start(
   deps: ResponseRequestsDeps,
   account: Account,
   body: OpenAiResponseCreate,
+  traceparent: string | undefined,
 ): Promise<StartedResponse> {
   const ask = readResponseAsk(deps.catalog, body);
   const store = body.store !== false;
@@ -126,6 +131,7 @@ async function start(
   });
   const partialImages = body.stream === true ? partialImagesOf(tool.partial_images) : 0;
   if (partialImages > 0) plan.partialImages = partialImages;
+  plan.traceparent = traceparent;
   if (parent) Object.assign(plan, { parentId: parent, instruction: ask.prompt });
   const urls = await imageUrlsOf(deps.uploads, account, ask.images);
   const { id, createdAt } = deps.responses.newId();

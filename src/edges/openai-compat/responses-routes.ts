@@ -12,6 +12,7 @@ import type { Account } from '../../capabilities/accounts/index.js';
 import { accountOf } from '../http/authentication.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
 import { jsonResponse } from '../http/route-responses.js';
+import { traceparentOf } from '../http/traceparent.js';
 import type { ImageAnswers } from './image-answers.js';
 import { OpenAiCompatError } from './openai-errors.js';
 import type { ResponseRequests, StartedResponse } from './responses-requests.js';
@@ -49,7 +50,7 @@ export function responsesRoutes(app: FastifyInstance, requests: ResponseRequests
     },
     async (request, reply) => {
       const account = accountOf(request);
-      const started = await requests.start(account, request.body);
+      const started = await requests.start(account, request.body, traceparentOf(request));
       if (request.body.stream === true) return streamOut(requests, answers, reply, account, started);
       const { stored } = started;
       if (request.body.background === true)
@@ -66,11 +67,11 @@ export function responsesRoutes(app: FastifyInstance, requests: ResponseRequests
         operationId: 'openAiGetResponse',
         summary: 'Retrieve a response (OpenAI Responses API)',
         description:
-          'A stored response of this account, rebuilt from its tasks: queued or in_progress while its image renders (background), then completed with each image’s result, or failed. Another account’s, a deleted or an unknown id is a 404 in OpenAI’s shape.',
+          'A stored response of this account, rebuilt from its tasks: queued or in_progress while its image renders (background), then completed with each image’s result, or failed. Another account’s, a deleted or an unknown id is a 404 in OpenAI’s shape; one whose image was removed from storage (its work deleted, or past its retention) is a 410.',
         params: openAiResponseParamsSchema,
         response: {
           200: jsonResponse('The response', openAiResponseSchema),
-          ...openAiErrorResponses([401, 403, 404]),
+          ...openAiErrorResponses([401, 403, 404, 410]),
         },
       },
     },

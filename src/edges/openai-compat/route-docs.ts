@@ -25,7 +25,8 @@ export function openAiErrorResponses(statuses: readonly ErrorStatus[]) {
   );
 }
 
-export const IMAGE_ERRORS = [400, 401, 402, 403, 404, 409, 413, 422, 429, 502, 504] as const;
+/** 410: a refined image (previous_response_id, a chat's earlier image) or a result whose files were removed. */
+export const IMAGE_ERRORS = [400, 401, 402, 403, 404, 409, 410, 413, 422, 429, 502, 504] as const;
 export const SYNC_NOTE =
   'Synchronous: answers once every image has ended (ceiling ATELIER_OPENAI_WAIT_MS, default 300 s). Asynchronous on request (header Prefer: respond-async, or async: true): 202 at once with the task envelope and a Location to GET (header Preference-Applied: respond-async when the header asked). callback_url registers the signed webhook of POST /api/v1/generate. Errors use OpenAI’s shape { error: { message, type, param, code } }.';
 /** The 200 answer: the images as JSON, or with stream: true the image's event stream. */

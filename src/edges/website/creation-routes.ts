@@ -15,6 +15,7 @@ import {
 import { WEBSITE_TAG, websiteSession } from '../../base/contract/website/shared.js';
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse } from '../http/route-responses.js';
+import { traceparentOf } from '../http/traceparent.js';
 import { type CreationViews, createCreationViews } from './creation-views.js';
 import { libraryPageRoute, listingErrors } from './library-routes.js';
 import type { WebsiteServices } from './website-services.js';
@@ -56,6 +57,7 @@ function generateRoute(app: FastifyInstance, services: WebsiteServices) {
       // Its tasks keep partial frames where the upstream makes them: the cards' live previews.
       const answer = await generations.generate(accountOf(request), request.body, 'web', undefined, {
         partialImages: WEB_PREVIEW_FRAMES,
+        traceparent: traceparentOf(request),
       });
       request.log.info({ taskIds: answer.task_ids }, 'tasks created');
       return answer;

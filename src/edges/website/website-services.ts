@@ -40,7 +40,10 @@ export interface WebsiteServices {
   /** When MCP tools ask the person before spending (the account page's setting). */
   spendConfirmations: SpendConfirmations;
   generations: Pick<GenerationsService, 'generate' | 'remove' | 'removedSince' | 'act'>;
-  creations: Pick<MarkedWorks, 'savedWorks' | 'savedWork' | 'recentPrompts' | 'durations' | 'versions'>;
+  creations: Pick<
+    MarkedWorks,
+    'savedWorks' | 'savedWork' | 'isPurged' | 'recentPrompts' | 'durations' | 'versions'
+  >;
   library: Pick<LibraryReads, 'libraryPage'>;
   /** Deleting an upload (src/capabilities/assets' repository; NotFound, or Conflict for a result). */
   assets: { deleteUpload(accountId: string, assetId: string): Promise<void> };

@@ -11,9 +11,10 @@ import {
   workParamsSchema,
   worksQuerySchema,
 } from '../../base/contract/website/works.js';
-import { NotFound } from '../../base/domain/errors.js';
+import { Gone, NotFound } from '../../base/domain/errors.js';
 import { accountOf } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
+import { traceparentOf } from '../http/traceparent.js';
 import type { WebsiteServices } from './website-services.js';
 
 // Saved works (/works): registered by creation-routes (the page, deleting) and library-routes
@@ -82,19 +83,22 @@ export function workRoute(app: FastifyInstance, services: WebsiteServices) {
         tags: [WEBSITE_TAG],
         summary: 'A saved work',
         description:
-          "One of the account's saved works, with its tasks and marks: what a work's own link (`/works?work=<id>`) opens. A deleted work, another account's or an unknown id is 404.",
+          "One of the account's saved works, with its tasks and marks: what a work's own link (`/works?work=<id>`) opens. A work whose files were removed (deleted past its Undo window, or expired by retention) is 410 gone; one deleted within its Undo window, another account's or an unknown id is 404.",
         security: websiteSession,
         params: workParamsSchema,
         response: {
           200: jsonResponse('The saved work', savedWorkSchema),
-          ...errorResponses(['invalid_request', 'unauthorized', 'not_found']),
+          ...errorResponses(['invalid_request', 'unauthorized', 'not_found', 'gone']),
         },
       },
     },
     async (request) => {
-      const work = await creations.savedWork(accountOf(request).id, request.params.id);
-      if (!work) throw new NotFound('Work not found');
-      return work;
+      const accountId = accountOf(request).id;
+      const work = await creations.savedWork(accountId, request.params.id);
+      if (work) return work;
+      if (await creations.isPurged(accountId, request.params.id))
+        throw new Gone('This work was removed with its files (deleted, or past its retention)');
+      throw new NotFound('Work not found');
     },
   );
 }
@@ -146,7 +150,14 @@ export function workActionsRoute(app: FastifyInstance, services: WebsiteServices
       },
     },
     async (request) => {
-      const answer = await generations.act(accountOf(request), request.params.id, request.body, 'web');
+      const answer = await generations.act(
+        accountOf(request),
+        request.params.id,
+        request.body,
+        'web',
+        undefined,
+        traceparentOf(request),
+      );
       request.log.info({ taskIds: answer.task_ids, action: request.body.action }, 'tasks created');
       return answer;
     },

@@ -134,6 +134,21 @@ export class GenerationReads {
     return { rows: await this.rowsInOrder(ids), total: Number(total ?? 0) };
   }
 
+  /**
+   * Whether `generationId` is a work of the account whose files the lifecycle removed (deleted past
+   * its Undo window, or expired: `purged_at`): its reads answer 410. False for another account's.
+   */
+  async isPurged(accountId: string, generationId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('generations')
+      .select('id')
+      .where('id', '=', generationId)
+      .where('account_id', '=', accountId)
+      .where('purged_at', 'is not', null)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** One of the account's saved works (not rejected, not deleted) by id; undefined otherwise. */
   async savedOne(accountId: string, generationId: string): Promise<GenerationsTable | undefined> {
     return this.db

@@ -47,6 +47,7 @@ export function createGenerationsRepository({
     markRejected: writes.markRejected.bind(writes),
     page: reads.page.bind(reads),
     savedOne: reads.savedOne.bind(reads),
+    isPurged: reads.isPurged.bind(reads),
     lineage: reads.lineage.bind(reads),
     markRemoved: writes.markRemoved.bind(writes),
     removedSince: reads.removedSince.bind(reads),

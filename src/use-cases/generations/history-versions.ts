@@ -3,7 +3,7 @@ import { type Db, sqliteDataVersion } from '../../infra/store/database.js';
 import { readsPerTurn } from '../../infra/store/reads-per-turn.js';
 
 /** How many accounts' history versions a process keeps (SQLite only). */
-const VERSIONS_KEPT = 10_000;
+export const VERSIONS_KEPT = 10_000;
 
 /**
  * Accounts' history versions (`generation_counts.history_version`), the key under which history

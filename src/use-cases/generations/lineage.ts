@@ -1,5 +1,5 @@
 import type { GenerateBody } from '../../base/contract/generate-body.js';
-import { InvalidInput } from '../../base/domain/errors.js';
+import { Gone, InvalidInput } from '../../base/domain/errors.js';
 import type { TasksTable } from '../../infra/store/schema/tasks.js';
 
 /**
@@ -31,6 +31,8 @@ export interface ParentReads {
   findByGenerations(generationIds: readonly string[]): Promise<ParentTaskRow[]>;
   /** The account's generations (not rejected) among `generationIds`. */
   ownedBy(accountId: string, generationIds: string[]): Promise<Set<string>>;
+  /** Whether the account's work's files were removed by the lifecycle (deleted or expired). */
+  isPurged(accountId: string, generationId: string): Promise<boolean>;
 }
 
 const refused = (message: string) => new InvalidInput(`parentId ${message}`, 'parentId');
@@ -38,7 +40,8 @@ const refused = (message: string) => new InvalidInput(`parentId ${message}`, 'pa
 /**
  * The image `parentId` names, if it is the account's and completed: a task id (`tsk_…`) names that
  * image; a generation id (`gen_…`) names its first completed image. Another account's id reads
- * exactly as an unknown one.
+ * exactly as an unknown one. A work of the account whose files the lifecycle removed (deleted past
+ * its Undo window, or expired) is 410 gone: its image cannot be refined.
  */
 export async function findParent(
   reads: ParentReads,
@@ -55,6 +58,10 @@ export async function findParent(
   } else {
     throw refused('names no work of this account (a generation id gen_… or an image’s task id tsk_…)');
   }
+  if (task && (await reads.isPurged(accountId, task.generation_id)))
+    throw new Gone(
+      'parentId names a work whose files were removed (deleted or expired); its image can no longer be refined',
+    );
   if (task?.status !== 'completed' || !task.image_url)
     throw refused('names a work with no finished image yet: refine it once it has completed');
   return {

@@ -5,6 +5,9 @@ export {
   type AccountRetention,
   type AccountRetentionStore,
   createAccountRetention,
+  type EffectiveDays,
+  type EffectiveRetention,
+  type RetentionSource,
 } from './account-retention.js';
 export {
   type ExpiryDeps,

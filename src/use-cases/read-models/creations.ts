@@ -31,6 +31,8 @@ export interface GenerationPages {
   lineage(accountId: string, generationId: string): Promise<GenerationsTable[]>;
   /** One saved work (not rejected, not deleted) of the account, by id. */
   savedOne(accountId: string, generationId: string): Promise<GenerationsTable | undefined>;
+  /** Whether a work of the account had its files removed by the lifecycle (deleted or expired). */
+  isPurged(accountId: string, generationId: string): Promise<boolean>;
   /** Moves with every change a history page can show (see generations-repository.ts). */
   historyVersion(accountId: string): number | Promise<number>;
 }
@@ -169,6 +171,9 @@ export function createCreationReads(deps: CreationDeps) {
 
     /** One of the account's saved works by id, with its tasks (a work's own link); undefined otherwise. */
     savedWork: (accountId: string, generationId: string) => savedWork(deps, accountId, generationId),
+
+    /** Whether the account's work `generationId` had its files removed (deleted past Undo, or expired). */
+    isPurged: (accountId: string, generationId: string) => deps.generations.isPurged(accountId, generationId),
 
     /** One page of the account's saved works (not deleted, matching `filters`), each with its tasks. */
     savedWorks: (accountId: string, page: number, limit: number, filters: SearchFilters = {}) =>

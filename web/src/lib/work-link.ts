@@ -2,7 +2,10 @@ import { useEffect, useState } from 'react';
 import { api, messageOf } from './api';
 import type { SavedWork } from './types';
 
-/** One saved work by id (GET /web/api/works/{id}): 404 for a deleted one or another account's. */
+/**
+ * One saved work by id (GET /web/api/works/{id}): 404 for a deleted one or another account's, 410
+ * for one whose files were removed (deleted past its Undo window, or expired): its message says so.
+ */
 export function fetchWork(workId: string): Promise<SavedWork> {
   const early = asked.get(workId);
   asked.delete(workId);

@@ -10,6 +10,7 @@ import { ConfirmDialog } from '../../ui/dialog';
 import { Field, FormOutcome, PasswordField } from '../../ui/form-fields';
 import { BudgetForm } from './account-budget';
 import { AccountKeys } from './account-keys';
+import { RetentionForm } from './account-retention';
 import { images, LoadState, usd, when } from './admin-kit';
 import { taskLogUrl } from './task-query';
 import { ABSORBED_NOTE, activeDay, anyAbsorbed, ModelTable, NoUsage, SpendBars } from './usage-parts';
@@ -192,7 +193,7 @@ function AccountUsage({ accountId }: { accountId: string }) {
   );
 }
 
-/** One account: standing, password, keys, budgets, usage. */
+/** One account: standing, password, keys, budgets, retention, usage. */
 export default function AccountDetailPage({ id }: { id: string }) {
   const [account, setAccount] = useState<AdminAccount>();
   const load = useAction();
@@ -255,6 +256,16 @@ export default function AccountDetailPage({ id }: { id: string }) {
           onSaved={() => void refresh()}
         />
       </section>
+      {account.retention && (
+        <section className="panel stack" aria-labelledby="retention-heading">
+          <h2 id="retention-heading">Retention</h2>
+          <RetentionForm
+            accountId={account.id}
+            retention={account.retention}
+            onSaved={() => void refresh()}
+          />
+        </section>
+      )}
       <section className="panel stack" aria-labelledby="account-usage-heading">
         <h2 id="account-usage-heading">Usage and spend</h2>
         <AccountUsage accountId={account.id} />
