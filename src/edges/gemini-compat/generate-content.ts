@@ -57,6 +57,8 @@ export interface PlannedGeminiRequest {
   plan: GeminiPlan;
   /** The caller's W3C `traceparent`, which the generation's trace continues (tracing on). */
   traceparent?: string | undefined;
+  /** `Atelier-Retention: none`: the work stores nothing once its images are delivered. */
+  zeroRetention?: boolean;
 }
 
 /**
@@ -129,7 +131,7 @@ export class GeminiGenerateContent {
    */
   private async submit(
     account: Account,
-    { model, plan, traceparent }: PlannedGeminiRequest,
+    { model, plan, traceparent, zeroRetention }: PlannedGeminiRequest,
   ): Promise<string[]> {
     const previous = plan.previous;
     const parentId = previous ? await this.parentOf(account, previous) : undefined;
@@ -146,17 +148,15 @@ export class GeminiGenerateContent {
         imageUrls: await this.imageUrlsOf(account, [...(parent ? [] : asReference()), ...plan.references]),
         ...(parent ? { parentId: parent, instruction: plan.prompt } : {}),
       });
+    const options = { traceparent, zeroRetention };
     try {
-      const options = { traceparent };
       return (
         await this.deps.generations.generate(account, await bodyWith(parentId), 'api', undefined, options)
       ).task_ids;
     } catch (error) {
       if (!parentId || !(error instanceof InvalidInput) || error.field !== 'parentId') throw error;
       return (
-        await this.deps.generations.generate(account, await bodyWith(undefined), 'api', undefined, {
-          traceparent,
-        })
+        await this.deps.generations.generate(account, await bodyWith(undefined), 'api', undefined, options)
       ).task_ids;
     }
   }

@@ -71,6 +71,8 @@ export interface ImagePlan {
   instruction?: string;
   /** The caller's W3C `traceparent`, which the generation's trace continues (tracing on). */
   traceparent?: string | undefined;
+  /** `Atelier-Retention: none`: the work stores nothing once its images are delivered. */
+  zeroRetention?: boolean;
 }
 
 /** A submitted request: when it was accepted (Unix seconds) and its tasks. */
@@ -190,7 +192,11 @@ async function submitPlan(
     ...(plan.callbackUrl === undefined ? {} : { callbackUrl: plan.callbackUrl }),
     ...(plan.parentId === undefined ? {} : { parentId: plan.parentId, instruction: plan.instruction }),
   });
-  const partials = { partialImages: plan.partialImages, traceparent: plan.traceparent };
+  const partials = {
+    partialImages: plan.partialImages,
+    traceparent: plan.traceparent,
+    zeroRetention: plan.zeroRetention,
+  };
   const { task_ids: ids } = await deps.generations.generate(account, body, 'api', undefined, partials);
   return { created, ids };
 }

@@ -70,7 +70,8 @@ export function createResponseRequests(deps: ResponseRequestsDeps) {
     watching: { feed: deps.feed, tasks: deps.tasks },
 
     /** Checks, plans and submits a request; saves its row unless `store` is false. */
-    start: (account: Account, body: OpenAiResponseCreate) => start(deps, account, body),
+    start: (account: Account, body: OpenAiResponseCreate, zeroRetention = false) =>
+      start(deps, account, body, zeroRetention),
 
     async get(accountId: string, id: string): Promise<OpenAiResponse> {
       const { stored, records } = await find(accountId, id);
@@ -109,6 +110,7 @@ async function start(
   deps: ResponseRequestsDeps,
   account: Account,
   body: OpenAiResponseCreate,
+  zeroRetention: boolean,
 ): Promise<StartedResponse> {
   const ask = readResponseAsk(deps.catalog, body);
   const store = body.store !== false;
@@ -127,6 +129,7 @@ async function start(
   const partialImages = body.stream === true ? partialImagesOf(tool.partial_images) : 0;
   if (partialImages > 0) plan.partialImages = partialImages;
   if (parent) Object.assign(plan, { parentId: parent, instruction: ask.prompt });
+  if (zeroRetention) plan.zeroRetention = true;
   const urls = await imageUrlsOf(deps.uploads, account, ask.images);
   const { id, createdAt } = deps.responses.newId();
   const { ids } = await deps.images.submit(account, plan, urls);

@@ -11,6 +11,7 @@ import {
 import type { Account } from '../../capabilities/accounts/index.js';
 import { accountOf } from '../http/authentication.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
+import { zeroRetentionAsked } from '../http/retention-header.js';
 import { jsonResponse } from '../http/route-responses.js';
 import type { ImageAnswers } from './image-answers.js';
 import { OpenAiCompatError } from './openai-errors.js';
@@ -49,7 +50,7 @@ export function responsesRoutes(app: FastifyInstance, requests: ResponseRequests
     },
     async (request, reply) => {
       const account = accountOf(request);
-      const started = await requests.start(account, request.body);
+      const started = await requests.start(account, request.body, zeroRetentionAsked(request));
       if (request.body.stream === true) return streamOut(requests, answers, reply, account, started);
       const { stored } = started;
       if (request.body.background === true)

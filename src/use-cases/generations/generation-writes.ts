@@ -186,6 +186,7 @@ function generationRow(id: string, input: NewGeneration, now: number): Generatio
           instruction: request.instruction ?? null,
         }),
     ...(request.action === undefined ? {} : actionColumns(request.action)),
+    ...(request.zeroRetention ? { zero_retention: 1 } : {}),
   };
 }
 
