@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import type { GeminiGenerateBody, GeminiGenerateResponse } from '../../base/contract/gemini.js';
 import { generateBodySchema } from '../../base/contract/generate-body.js';
 import { parseInput } from '../../base/contract/parse-input.js';
-import { aboutReferenceField, DomainError, InvalidInput, TooLarge } from '../../base/domain/errors.js';
+import { aboutReferenceField, DomainError, Gone, InvalidInput, TooLarge } from '../../base/domain/errors.js';
 import type { Account } from '../../capabilities/accounts/index.js';
 import type { AssetsRepository } from '../../capabilities/assets/index.js';
 import type { Catalog, CatalogEntry } from '../../capabilities/catalog/index.js';
@@ -45,6 +45,8 @@ export interface GeminiRequestsDeps {
   waitMs: number;
   /** Maps one of Atelier's own file URLs to its blob key; undefined for foreign URLs. */
   blobKeyOfUrl(url: string): string | undefined;
+  /** Tells zero-retention that an image was answered inline (base64): delivered (never throws). */
+  delivered?: (keys: string[]) => void;
   /** Signs the answers' images and reads the signatures sent back (turn-signatures.ts). */
   signatures: TurnSignatures;
   /** The account's result with exactly these bytes (a conversation's image sent back unsigned). */
@@ -235,7 +237,12 @@ export class GeminiGenerateContent {
   private async base64Of(record: TaskRecord): Promise<string> {
     const key = record.imageUrl ? this.deps.blobKeyOfUrl(record.imageUrl) : undefined;
     const bytes = key === undefined ? undefined : await this.deps.blobs.get(key);
-    if (!bytes) throw new Error(`result of task ${record.task_id} is missing from storage`);
+    if (!bytes || key === undefined)
+      throw new Gone(
+        `The image of task ${record.task_id} is no longer stored (deleted, expired, or delivered once)`,
+      );
+    // Answered inline: a zero-retention work's image is delivered (its files go once all are).
+    this.deps.delivered?.([key]);
     return bytes.toString('base64');
   }
 }

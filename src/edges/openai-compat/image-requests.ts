@@ -1,7 +1,7 @@
 import { generateBodySchema } from '../../base/contract/generate-body.js';
 import type { OpenAiImagesResponse, ResponseFormat } from '../../base/contract/openai.js';
 import { parseInput } from '../../base/contract/parse-input.js';
-import { InvalidInput } from '../../base/domain/errors.js';
+import { Gone, InvalidInput } from '../../base/domain/errors.js';
 import type { GenerationMode } from '../../base/domain/generation-modes.js';
 import type { ImageQuality } from '../../base/domain/image-qualities.js';
 import type { ImageSize } from '../../base/domain/image-sizes.js';
@@ -92,6 +92,8 @@ export interface ImageRequestsDeps {
   waitMs: number;
   /** Maps one of Atelier's own file URLs to its blob key; undefined for foreign URLs. */
   blobKeyOfUrl(url: string): string | undefined;
+  /** Tells zero-retention that an image was answered inline (base64): delivered (never throws). */
+  delivered?: (keys: string[]) => void;
 }
 
 /**
@@ -158,12 +160,17 @@ function planImageRequest(catalog: Catalog, input: ImageRequestInput): ImagePlan
 
 /** The image bytes of a completed task, base64. */
 async function base64Of(
-  deps: Pick<ImageRequestsDeps, 'blobs' | 'blobKeyOfUrl'>,
+  deps: Pick<ImageRequestsDeps, 'blobs' | 'blobKeyOfUrl' | 'delivered'>,
   record: TaskRecord,
 ): Promise<string> {
   const key = record.imageUrl ? deps.blobKeyOfUrl(record.imageUrl) : undefined;
   const bytes = key === undefined ? undefined : await deps.blobs.get(key);
-  if (!bytes) throw new Error(`result of task ${record.task_id} is missing from storage`);
+  if (!bytes || key === undefined)
+    throw new Gone(
+      `The image of task ${record.task_id} is no longer stored (deleted, expired, or delivered once)`,
+    );
+  // Answered inline: a zero-retention work's image is delivered (its files go once all are).
+  deps.delivered?.([key]);
   return bytes.toString('base64');
 }
 
@@ -218,7 +225,7 @@ async function recordsOf(
  * task order); none completed → 502 with the (first) task's message.
  */
 async function answerOf(
-  deps: Pick<ImageRequestsDeps, 'blobs' | 'blobKeyOfUrl' | 'tasks'>,
+  deps: Pick<ImageRequestsDeps, 'blobs' | 'blobKeyOfUrl' | 'tasks' | 'delivered'>,
   responseFormat: ImagePlan['responseFormat'],
   created: number,
   records: TaskRecord[],
