@@ -66,6 +66,7 @@ function zeroRetentionSuite(
       assert.equal(rendition.statusCode, 200, 'a rendition is served before the fetch');
       assert.equal((await t.app.inject({ method: 'HEAD', url: path })).statusCode, 200, 'HEAD is no fetch');
       const before = await recordsOf(apiKey, [work.taskId]);
+      assert.ok(await stored(key), 'stored until fetched');
 
       const fetched = await t.app.inject({ method: 'GET', url: path });
       assert.equal(fetched.statusCode, 200);
