@@ -152,37 +152,8 @@ export function createApiKeysRepository({ db, clock, ids, changes }: RepositoryD
      * Sets a working key's retention (absent fields stay), announced: every node's API-key cache
      * reads the key's zero-retention again. The key as set, or undefined when no such working key.
      */
-    async setRetention(
-      accountId: string,
-      keyId: string,
-      change: KeyRetentionChange,
-    ): Promise<ApiKey | undefined> {
-      return changeAnnounced(db, changes, async (executor) => {
-        const values = {
-          ...(change.resultsRetentionDays === undefined
-            ? {}
-            : { retention_results_days: change.resultsRetentionDays }),
-          ...(change.zeroRetention === undefined ? {} : { zero_retention: change.zeroRetention ? 1 : 0 }),
-        };
-        const query = executor
-          .selectFrom('api_keys')
-          .selectAll()
-          .where('account_id', '=', accountId)
-          .where('id', '=', keyId)
-          .where('revoked_at', 'is', null);
-        if (Object.keys(values).length > 0) {
-          await executor
-            .updateTable('api_keys')
-            .set(values)
-            .where('account_id', '=', accountId)
-            .where('id', '=', keyId)
-            .where('revoked_at', 'is', null)
-            .execute();
-        }
-        const row = await query.executeTakeFirst();
-        return row && toApiKey(row);
-      });
-    },
+    setRetention: (accountId: string, keyId: string, change: KeyRetentionChange) =>
+      setKeyRetention({ db, changes }, accountId, keyId, change),
 
     /**
      * Replaces the account's default key: every working full key named `default` is revoked and a
@@ -224,3 +195,37 @@ export function createApiKeysRepository({ db, clock, ids, changes }: RepositoryD
 }
 
 export type ApiKeysRepository = ReturnType<typeof createApiKeysRepository>;
+
+/** A working key's retention set (absent fields stay), in one announced transaction; the key as set. */
+async function setKeyRetention(
+  { db, changes }: Pick<RepositoryDeps, 'db' | 'changes'>,
+  accountId: string,
+  keyId: string,
+  change: KeyRetentionChange,
+): Promise<ApiKey | undefined> {
+  return changeAnnounced(db, changes, async (executor) => {
+    const values = {
+      ...(change.resultsRetentionDays === undefined
+        ? {}
+        : { retention_results_days: change.resultsRetentionDays }),
+      ...(change.zeroRetention === undefined ? {} : { zero_retention: change.zeroRetention ? 1 : 0 }),
+    };
+    if (Object.keys(values).length > 0) {
+      await executor
+        .updateTable('api_keys')
+        .set(values)
+        .where('account_id', '=', accountId)
+        .where('id', '=', keyId)
+        .where('revoked_at', 'is', null)
+        .execute();
+    }
+    const row = await executor
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', '=', keyId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return row && toApiKey(row);
+  });
+}
