@@ -150,7 +150,8 @@ describe('absorbed amounts: the usage rollup, the console API and the CLI', () =
     for (const column of ['retention_results_days', 'zero_retention'])
       await sql`alter table api_keys drop column ${sql.ref(column)}`.execute(db);
     await sql`alter table generations drop column zero_retention`.execute(db);
-    await sql`alter table tasks drop column delivered_at`.execute(db);
+    for (const column of ['delivered_at', 'zero_retention'])
+      await sql`alter table tasks drop column ${sql.ref(column)}`.execute(db);
     for (const column of ['retention_results_days', 'retention_uploads_days'])
       await sql`alter table accounts drop column ${sql.ref(column)}`.execute(db);
     await sql`drop table blob_purges`.execute(db);

@@ -78,8 +78,12 @@ function zeroRetentionSuite(
       assert.equal(await stored(key), false, 'no file after the fetch');
       assert.equal(await stored(renditionKey(key, 160, 'original')), false, 'nor its rendition');
       assertError(await t.app.inject({ method: 'GET', url: path }), 410, 'gone');
-      const task = (await get(`/api/v1/tasks/${work.taskId}`, apiKey)).json() as { status: string };
+      const task = (await get(`/api/v1/tasks/${work.taskId}`, apiKey)).json() as {
+        status: string;
+        retention?: string;
+      };
       assert.equal(task.status, 'completed', 'the task record stays');
+      assert.equal(task.retention, 'none', 'and says the work stores nothing');
       assert.deepEqual(await recordsOf(apiKey, [work.taskId]), before, 'usage and task records unchanged');
       const history = (await get('/api/v1/history?limit=5', apiKey)).json() as {
         items: Array<{ removed?: boolean }>;
@@ -98,6 +102,8 @@ function zeroRetentionSuite(
       assert.equal(await stored(keyOf(unfetched.url)), false, 'an hour after it ended: gone');
       assertError(await t.app.inject({ method: 'GET', url: new URL(unfetched.url).pathname }), 410, 'gone');
       assert.ok(await stored(keyOf(kept.url)), 'an ordinary work stays');
+      const record = (await get(`/api/v1/tasks/${kept.taskId}`, apiKey)).json() as { retention?: string };
+      assert.equal(record.retention, undefined, 'its record has no retention field');
       const again = await t.app.inject({ method: 'GET', url: new URL(kept.url).pathname });
       assert.notEqual(again.headers['cache-control'], 'private, no-store');
       await t.core.lifecycle.zeroRetention.settled();

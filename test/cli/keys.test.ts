@@ -182,7 +182,7 @@ describe('bin/atelier keys', () => {
     assert.equal((await core.accounts.findById(account.id))?.disabled, undefined);
   });
 
-  test("keys set-retention sets a key's results retention and zero-retention; the key then stores nothing", async () => {
+  test("keys set-retention sets and clears a key's results retention and zero-retention", async () => {
     const email = 'retention@example.test';
     assert.equal((await run('accounts', 'create', '--email', email, '--json')).code, 0);
     const [listed] = await json<KeyJson[]>('keys', 'list', '--email', email, '--json');

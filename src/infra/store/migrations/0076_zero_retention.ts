@@ -21,5 +21,10 @@ export const migration: Migration = {
       .addColumn('zero_retention', 'integer', (c) => c.notNull().defaultTo(0))
       .execute();
     await db.schema.alterTable('tasks').addColumn('delivered_at', 'bigint').execute();
+    // On the task too: its record (a poll reads the task's row only) says `retention: "none"`.
+    await db.schema
+      .alterTable('tasks')
+      .addColumn('zero_retention', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
   },
 };

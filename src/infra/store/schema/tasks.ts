@@ -84,6 +84,8 @@ export interface TasksTable extends TaskKeyColumns {
   trace_parent_span_id?: string | null;
   /** When a zero-retention work's image was delivered: fetched once, or answered inline (migration 0076). */
   delivered_at?: number | null;
+  /** 1 when the task's work is zero-retention (migration 0076): its record says `retention: "none"`. */
+  zero_retention?: number;
 }
 
 /** One move of a task to its model's next route (task-fallback.ts), as `fallbacks_json` keeps it. */
