@@ -37,17 +37,7 @@ export function createZeroRetention(deps: ZeroRetentionDeps) {
     /** Whether the file at `key` is a result of a zero-retention work not yet purged. */
     async isZeroRetention(key: string): Promise<boolean> {
       const taskId = RESULT_KEY.exec(key)?.[1];
-      if (taskId === undefined) return false;
-      const row = await db
-        .selectFrom('tasks')
-        .innerJoin('generations', 'generations.id', 'tasks.generation_id')
-        .select('tasks.id')
-        .where('tasks.id', '=', taskId)
-        .where('tasks.blob_key', '=', key)
-        .where('generations.zero_retention', '=', 1)
-        .where('generations.purged_at', 'is', null)
-        .executeTakeFirst();
-      return row !== undefined;
+      return taskId !== undefined && (await zeroRetentionTask(db, taskId, key));
     },
 
     /**
@@ -58,22 +48,14 @@ export function createZeroRetention(deps: ZeroRetentionDeps) {
       const works = new Map<string, string>();
       const now = clock.now();
       for (const key of keys) {
+        // A read first: an ordinary file (nearly every one) costs no write.
         const taskId = RESULT_KEY.exec(key)?.[1];
-        if (taskId === undefined) continue;
+        if (taskId === undefined || !(await zeroRetentionTask(db, taskId, key))) continue;
         const marked = await db
           .updateTable('tasks')
           .set({ delivered_at: now })
           .where('id', '=', taskId)
-          .where('blob_key', '=', key)
-          .where(({ exists, selectFrom }) =>
-            exists(
-              selectFrom('generations')
-                .select('generations.id')
-                .whereRef('generations.id', '=', 'tasks.generation_id')
-                .where('generations.zero_retention', '=', 1)
-                .where('generations.purged_at', 'is', null),
-            ),
-          )
+          .where('delivered_at', 'is', null)
           .returning(['generation_id', 'account_id'])
           .executeTakeFirst();
         if (marked) works.set(marked.generation_id, marked.account_id);
@@ -120,6 +102,20 @@ export function createZeroRetention(deps: ZeroRetentionDeps) {
 }
 
 export type ZeroRetention = ReturnType<typeof createZeroRetention>;
+
+/** Whether the task's result is at `key` and its work is zero-retention, not yet purged. */
+async function zeroRetentionTask(db: Db, taskId: string, key: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('tasks')
+    .innerJoin('generations', 'generations.id', 'tasks.generation_id')
+    .select('tasks.id')
+    .where('tasks.id', '=', taskId)
+    .where('tasks.blob_key', '=', key)
+    .where('generations.zero_retention', '=', 1)
+    .where('generations.purged_at', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
 
 /** When the last of the work's tasks ended (0 when none did). */
 async function lastEnded(db: Db, generationId: string): Promise<number> {
