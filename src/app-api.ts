@@ -31,6 +31,7 @@ function openAiCompatDeps(core: Core, resolvers: AccountResolver[]) {
     clock: core.clock,
     waitMs: core.config.openAiWaitMs,
     blobKeyOfUrl: core.publicUrls.keyOf,
+    delivered: core.lifecycle.zeroRetention.delivered,
   });
   const streams = createImageStreams({
     images,
@@ -73,6 +74,7 @@ function geminiCompatDeps(core: Core, resolvers: AccountResolver[]) {
     blobs: core.blobs,
     waitMs: core.config.openAiWaitMs,
     blobKeyOfUrl: core.publicUrls.keyOf,
+    delivered: core.lifecycle.zeroRetention.delivered,
     signatures: createTurnSignatures(core.stateIdKey),
     assets: core.assets,
   });

@@ -108,6 +108,7 @@ async function mountOpenRoutes(app: FastifyInstance, core: Core): Promise<void> 
     redirect: core.config.filesRedirect,
     renditionCaps: core.config.resourceCaps.renditions,
     isGone: core.lifecycle.isGone,
+    zeroRetention: core.lifecycle.zeroRetention,
   });
   await app.register(openApiRoutes);
 }

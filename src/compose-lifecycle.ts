@@ -2,7 +2,13 @@ import type { TierPolicies } from './capabilities/usage/index.js';
 import type { CoreResources } from './core-resources.js';
 import { createBlobPurges } from './infra/blobs/blob-purges.js';
 import { createHousekeeping } from './infra/jobs/housekeeping.js';
-import { createAccountRetention, expireOldData, purgeRemovedWorks } from './use-cases/lifecycle/index.js';
+import {
+  createAccountRetention,
+  createZeroRetention,
+  expireOldData,
+  purgeRemovedWorks,
+  type ZeroRetention,
+} from './use-cases/lifecycle/index.js';
 
 /** How often a worker node runs the data lifecycle's jobs (deleted works, files to remove). */
 export const LIFECYCLE_INTERVAL_MS = 5 * 60 * 1000;
@@ -21,26 +27,28 @@ export function buildLifecycle(resources: CoreResources, parts: LifecycleParts) 
       return policy && { results: policy.retention_results_days, uploads: policy.retention_uploads_days };
     },
   };
+  const { markRemoved } = parts.generationsRepository;
+  const zeroRetention = createZeroRetention({ db, clock, markRemoved, removeListedFiles: blobPurges.run });
   const jobs = {
-    expireOldData: () =>
-      expireOldData({ db, clock, retention, markRemoved: parts.generationsRepository.markRemoved }),
+    expireOldData: () => expireOldData({ db, clock, retention, markRemoved }),
+    expireZeroRetention: () => zeroRetention.expire(),
     purgeRemovedWorks: () => purgeRemovedWorks(db, clock),
     // After the works' job: the files it listed go in the same run.
     removeUnusedFiles: () => blobPurges.run(),
   };
-  const housekeeping = createHousekeeping(
-    jobs,
-    logger.child({ component: 'lifecycle' }),
-    LIFECYCLE_INTERVAL_MS,
-  );
+  const log = logger.child({ component: 'lifecycle' });
+  const housekeeping = createHousekeeping(jobs, log, LIFECYCLE_INTERVAL_MS);
   const lifecycle = {
     /** Whether the lifecycle removed the file at a key for good (/files answers 410). */
     isGone: blobPurges.isGone,
     /** An account's own retention periods (admin API). */
     accountRetention: createAccountRetention(db, retention),
+    /** Zero-retention works' files: /files asks, and tells of each image delivered (fetched, or answered inline). */
+    zeroRetention: deliveriesOf(zeroRetention, log),
     /** Runs every lifecycle job once now, in order (tests, the CLI). */
     async runOnce(): Promise<void> {
       await jobs.expireOldData();
+      await jobs.expireZeroRetention();
       await jobs.purgeRemovedWorks();
       await jobs.removeUnusedFiles();
     },
@@ -57,6 +65,28 @@ interface LifecycleParts {
   generationsRepository: { markRemoved(accountId: string, generationId: string): Promise<unknown> };
   /** The other periodic clean-ups of the worker role, started and stopped with the lifecycle's. */
   others: Housekeeping;
+}
+
+/**
+ * Deliveries told without waiting (the answer is not held up by the purge they may start); an error
+ * is logged, the work then goes at the lifecycle run an hour after it ended. `settled` waits for
+ * those under way (tests, a graceful stop).
+ */
+function deliveriesOf(zeroRetention: ZeroRetention, log: { warn(fields: object, message: string): void }) {
+  const underWay = new Set<Promise<unknown>>();
+  return {
+    isZeroRetention: zeroRetention.isZeroRetention,
+    delivered(keys: string[]): void {
+      const delivery: Promise<unknown> = zeroRetention
+        .delivered(keys)
+        .catch((error: unknown) => log.warn({ err: error, keys }, 'zero-retention delivery not recorded'))
+        .finally(() => underWay.delete(delivery));
+      underWay.add(delivery);
+    },
+    async settled(): Promise<void> {
+      while (underWay.size > 0) await Promise.all([...underWay]);
+    },
+  };
 }
 
 interface Housekeeping {

@@ -104,6 +104,19 @@ describeContract('the OpenAPI document is the contract of the admin API', ADMIN,
     404,
   );
   await exercise('PUT', keyBudget, { url: keyBudgetUrl, headers: plain, payload: {} }, 403);
+  const keyRetention = `${ADMIN}/accounts/{id}/keys/{key_id}/retention`;
+  const keyRetentionUrl = `${accounts}/${id}/keys/${issuedId}/retention`;
+  const keep = { results_days: 7, zero_retention: true };
+  await exercise('PUT', keyRetention, { url: keyRetentionUrl, headers: op, payload: keep }, 200);
+  await exercise(
+    'PUT',
+    keyRetention,
+    { url: keyRetentionUrl, headers: op, payload: { results_days: 0 } },
+    400,
+  );
+  const noKey = `${accounts}/${id}/keys/key_none/retention`;
+  await exercise('PUT', keyRetention, { url: noKey, headers: op, payload: {} }, 404);
+  await exercise('PUT', keyRetention, { url: keyRetentionUrl, headers: plain, payload: {} }, 403);
   await exercise('GET', keys, { url: `${accounts}/${id}/keys`, headers: op }, 200);
   const key = `${ADMIN}/accounts/{id}/keys/{key_id}`;
   const reader = { authorization: `Bearer ${issued.json().api_key}` };

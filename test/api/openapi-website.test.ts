@@ -179,8 +179,13 @@ describeContract(
     await exercise('GET', keys, { url: keys, headers: { cookie } }, 200);
     await exercise('GET', keys, { url: keys }, 401);
     const keyUrl = `${keys}/${(made.json() as { key: { id: string } }).key.id}`;
+    const retention = '/web/api/account/keys/{id}/retention';
+    const keep = { url: `${keyUrl}/retention`, headers: web };
+    await exercise('PUT', retention, { ...keep, payload: { results_days: 7, zero_retention: true } }, 200);
+    await exercise('PUT', retention, { ...keep, payload: { zero_retention: 'yes' } }, 400);
     await exercise('DELETE', oneKey, { url: keyUrl, headers: web }, 204);
     await exercise('DELETE', oneKey, { url: keyUrl, headers: web }, 404);
+    await exercise('PUT', retention, { ...keep, payload: {} }, 404);
     await exerciseOAuthWebsiteRoutes(t, exercise, web);
     const password = '/web/api/account/password';
     const change = (new_password: string) => ({ current_password: PASSWORD, new_password });

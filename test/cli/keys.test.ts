@@ -182,6 +182,35 @@ describe('bin/atelier keys', () => {
     assert.equal((await core.accounts.findById(account.id))?.disabled, undefined);
   });
 
+  test("keys set-retention sets and clears a key's results retention and zero-retention", async () => {
+    const email = 'retention@example.test';
+    assert.equal((await run('accounts', 'create', '--email', email, '--json')).code, 0);
+    const [listed] = await json<KeyJson[]>('keys', 'list', '--email', email, '--json');
+    assert.ok(listed);
+    const args = ['keys', 'set-retention', '--email', email, '--key', listed.hint, '--json'];
+    const set = await json<KeyJson & { retention_results_days: number | null; zero_retention: boolean }>(
+      ...args,
+      '--results-days',
+      '7',
+      '--zero-retention',
+      'on',
+    );
+    assert.equal(set.id, listed.id);
+    assert.equal(set.retention_results_days, 7);
+    assert.equal(set.zero_retention, true);
+    const cleared = await json<{ retention_results_days: number | null; zero_retention: boolean }>(
+      ...args,
+      '--results-days',
+      'none',
+    );
+    assert.deepEqual(cleared.zero_retention, true, 'an absent option stays');
+    assert.equal(cleared.retention_results_days, null);
+    for (const bad of [['--results-days', '0'], ['--zero-retention', 'maybe'], []]) {
+      const result = await run(...args, ...bad);
+      assert.notEqual(result.code, 0, bad.join(' '));
+    }
+  });
+
   test('usage errors exit 2 before anything is opened; an unknown account exits 1', async () => {
     for (const args of [
       ['keys'],

@@ -29,6 +29,7 @@ export const AUDIT_ACTIONS = [
   'key.revoke', // DELETE /accounts/:id/keys/:key_id; keys revoke
   'key.rotate', // accounts rotate-key
   'key.budget.set', // PUT /accounts/:id/keys/:key_id/budget; accounts set-budget --key
+  'key.retention.set', // PUT /accounts/:id/keys/:key_id/retention; keys set-retention
   'webhook-secret.rotate', // accounts rotate-webhook-secret
   'upstream-key.set', // accounts set-upstream-key (an account's own upstream key)
   'provider-key.add', // POST /provider-keys; upstream-keys add

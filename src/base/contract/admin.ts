@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { TIERS } from '../domain/tiers.js';
 import { policyVersionHeadSchema } from './admin-policies.js';
 import { adminEffectiveRetentionSchema } from './admin-retention.js';
+import { keyRetentionFields } from './api-keys.js';
 import { fieldError } from './field-error.js';
 import { emailField, keyNameField } from './formats.js';
 import { pageFields, pageQuery } from './paging.js';
@@ -162,6 +163,7 @@ export const adminApiKeySchema = z
     expires_at: z.number().int().nullable().describe('When it stops working (epoch ms); null: never'),
     last_used_at: z.number().int().nullable().describe('Last use, written at most once a minute'),
     revoked_at: z.number().int().nullable(),
+    ...keyRetentionFields,
     budget: budgetLimitsSchema
       .nullable()
       .describe(

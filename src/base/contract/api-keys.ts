@@ -8,6 +8,40 @@ import { keyNameField } from './formats.js';
 
 export const API_KEY_SCOPE_VALUES = ['full', 'read'] as const;
 
+/** A key's retention settings, on every wire that lists keys (migration 0076). */
+export const keyRetentionFields = {
+  retention_results_days: z
+    .int()
+    .nullable()
+    .describe(
+      "Days the works made with this key are kept; null: the account's (the shortest of deployment, tier, account and key applies)",
+    ),
+  zero_retention: z
+    .boolean()
+    .describe(
+      'Whether the key stores nothing: its images are removed once fetched, or an hour after they ended (docs/operations.md, Zero-retention)',
+    ),
+};
+
+const RETENTION_DAYS_RULE = 'must be a whole number of days from 1 to 36500, or null';
+
+/** PUT …/keys/{id}/retention (the website's and the admin API's): absent fields stay. */
+export const keyRetentionBodySchema = z
+  .looseObject({
+    results_days: z
+      .int({ error: RETENTION_DAYS_RULE })
+      .min(1, RETENTION_DAYS_RULE)
+      .max(36_500, RETENTION_DAYS_RULE)
+      .nullable()
+      .optional()
+      .describe("Days the key's works are kept; null removes the key's own (the account's applies)"),
+    zero_retention: z
+      .boolean({ error: fieldError('must be true or false') })
+      .optional()
+      .describe('true: the key stores nothing (every work made with it is zero-retention)'),
+  })
+  .describe("An API key's own retention");
+
 export const apiKeySchema = z
   .object({
     id: z.string().describe('key_…: stable, names the key (revocation, per-key figures)'),
@@ -26,6 +60,7 @@ export const apiKeySchema = z
       .int()
       .nullable()
       .describe('Last authenticated use (epoch ms, to the minute); null before its first use'),
+    ...keyRetentionFields,
   })
   .describe('An API key of the account (never the key itself)');
 

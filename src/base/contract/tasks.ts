@@ -40,6 +40,12 @@ export const taskRecordSchema = z
       .max(100)
       .describe('Percent; never decreases; 100 exactly when completed'),
     imageUrl: z.string().optional().describe("Atelier's stable URL of the result; only when completed"),
+    retention: z
+      .literal('none')
+      .optional()
+      .describe(
+        'Only on a zero-retention task (Atelier-Retention: none, or a key that stores nothing): its image is kept until fetched once, or an hour after it ended; imageUrl then answers 410 gone',
+      ),
     error: z
       .string()
       .optional()

@@ -16,6 +16,8 @@ export interface ApiKeyUse {
   scope: ApiKeyScope;
   /** When the key stops working (checked on every request); null for never. */
   expiresAt: number | null;
+  /** Present (true) only on a key that stores nothing: its works are zero-retention (migration 0076). */
+  zeroRetention?: true;
 }
 
 export interface Account {
@@ -73,6 +75,7 @@ function byApiKeyHashQuery({ db }: RepositoryDeps) {
         'api_keys.name as key_name',
         'api_keys.scope as key_scope',
         'api_keys.expires_at as key_expires_at',
+        'api_keys.zero_retention as key_zero_retention',
       ])
       .where('api_keys.key_hash', '=', hash)
       .where('api_keys.revoked_at', 'is', null),
@@ -99,6 +102,7 @@ export class AccountReads {
         name: row.key_name,
         scope: row.key_scope,
         expiresAt: expires === null ? null : Number(expires),
+        ...(Number(row.key_zero_retention ?? 0) === 1 ? { zeroRetention: true as const } : {}),
       },
     };
   }

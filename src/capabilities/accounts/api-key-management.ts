@@ -3,7 +3,12 @@ import { MAX_KEY_NAME_LENGTH } from '../../base/contract/formats.js';
 import { InvalidInput, NotFound } from '../../base/domain/errors.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { ApiKeyScope } from '../../infra/store/schema/accounts.js';
-import { type ApiKey, type ApiKeysRepository, DEFAULT_KEY_NAME } from './api-keys-repository.js';
+import {
+  type ApiKey,
+  type ApiKeysRepository,
+  DEFAULT_KEY_NAME,
+  type KeyRetentionChange,
+} from './api-keys-repository.js';
 import { apiKeyHint, generateApiKey, hashApiKey } from './credentials.js';
 
 export const API_KEY_SCOPES = ['full', 'read'] as const satisfies readonly ApiKeyScope[];
@@ -32,12 +37,30 @@ export function parseKeyName(name: string): string {
   return value;
 }
 
+/** The longest retention a key (or an account) may set, in days (a hundred years). */
+export const MAX_RETENTION_DAYS = 36_500;
+
+/** Checks a key's retention change: days a whole number from 1 to 36500, or null. */
+export function parseKeyRetention(change: KeyRetentionChange): KeyRetentionChange {
+  const days = change.resultsRetentionDays;
+  if (days != null && (!Number.isSafeInteger(days) || days < 1 || days > MAX_RETENTION_DAYS)) {
+    throw new InvalidInput(
+      `results_days must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or null`,
+      'results_days',
+    );
+  }
+  return change;
+}
+
 /** A key as the caller asks for it. */
 export interface KeyRequest {
   name: string;
   scope?: string | undefined;
   /** When it stops working (epoch ms); null or absent for never. Must be in the future. */
   expiresAt?: number | null | undefined;
+  /** Days its results are kept (null or absent: the account's); whether it stores nothing. */
+  resultsRetentionDays?: number | null | undefined;
+  zeroRetention?: boolean | undefined;
 }
 
 /**
@@ -84,9 +107,25 @@ export function createApiKeyManagement({ keys, clock }: { keys: ApiKeysRepositor
           'name',
         );
       }
+      const { resultsRetentionDays = null, zeroRetention = false } = request;
+      parseKeyRetention({ resultsRetentionDays });
       const { apiKey, keyHash, hint } = issue();
-      const key = await keys.insert({ accountId, name, scope, keyHash, hint, expiresAt });
+      const key = await keys.insert({
+        ...{ accountId, name, scope, keyHash, hint, expiresAt },
+        ...{ resultsRetentionDays, zeroRetention },
+      });
       return { key, apiKey };
+    },
+
+    /**
+     * Sets a working key's own retention (docs/operations.md, Data lifecycle): its results retention
+     * (the shortest of deployment, tier, account and key applies) and whether it stores nothing.
+     * By id only; another account's, a revoked or an unknown key → NotFound.
+     */
+    async setKeyRetention(accountId: string, keyId: string, change: KeyRetentionChange): Promise<ApiKey> {
+      const key = await keys.setRetention(accountId, keyId, parseKeyRetention(change));
+      if (!key) throw new NotFound(`no working key ${keyId} on this account`);
+      return key;
     },
 
     /**

@@ -19,6 +19,16 @@ export interface ApiKey {
   expiresAt: number | null;
   lastUsedAt: number | null;
   revokedAt: number | null;
+  /** Days the key's results are kept (migration 0076); null: the account's, tier's or deployment's. */
+  resultsRetentionDays: number | null;
+  /** Whether the key stores nothing: its works are zero-retention. */
+  zeroRetention: boolean;
+}
+
+/** A key's retention settings as changed: absent fields stay. */
+export interface KeyRetentionChange {
+  resultsRetentionDays?: number | null;
+  zeroRetention?: boolean;
 }
 
 /** A key as a new row: what the caller decided, the hash of the key shown once. */
@@ -29,6 +39,8 @@ export interface NewApiKey {
   keyHash: string;
   hint: string;
   expiresAt: number | null;
+  resultsRetentionDays?: number | null;
+  zeroRetention?: boolean;
 }
 
 const nullableNumber = (value: number | null) => (value === null ? null : Number(value));
@@ -44,6 +56,8 @@ function toApiKey(row: ApiKeysTable): ApiKey {
     expiresAt: nullableNumber(row.expires_at),
     lastUsedAt: nullableNumber(row.last_used_at),
     revokedAt: nullableNumber(row.revoked_at),
+    resultsRetentionDays: nullableNumber(row.retention_results_days ?? null),
+    zeroRetention: Number(row.zero_retention ?? 0) === 1,
   };
 }
 
@@ -60,6 +74,8 @@ export async function insertApiKey(executor: Db, id: string, key: NewApiKey, now
     expires_at: key.expiresAt,
     last_used_at: null,
     revoked_at: null,
+    retention_results_days: key.resultsRetentionDays ?? null,
+    zero_retention: key.zeroRetention ? 1 : 0,
   };
   await executor.insertInto('api_keys').values(row).execute();
   return toApiKey(row);
@@ -84,6 +100,8 @@ export function apiKeyFields(key: ApiKey) {
     created_at: key.createdAt,
     expires_at: key.expiresAt,
     last_used_at: key.lastUsedAt,
+    retention_results_days: key.resultsRetentionDays,
+    zero_retention: key.zeroRetention,
   };
 }
 
@@ -131,6 +149,13 @@ export function createApiKeysRepository({ db, clock, ids, changes }: RepositoryD
     },
 
     /**
+     * Sets a working key's retention (absent fields stay), announced: every node's API-key cache
+     * reads the key's zero-retention again. The key as set, or undefined when no such working key.
+     */
+    setRetention: (accountId: string, keyId: string, change: KeyRetentionChange) =>
+      setKeyRetention({ db, changes }, accountId, keyId, change),
+
+    /**
      * Replaces the account's default key: every working full key named `default` is revoked and a
      * new one made, in one announced transaction (the old ones stop working on every node at once).
      */
@@ -170,3 +195,37 @@ export function createApiKeysRepository({ db, clock, ids, changes }: RepositoryD
 }
 
 export type ApiKeysRepository = ReturnType<typeof createApiKeysRepository>;
+
+/** A working key's retention set (absent fields stay), in one announced transaction; the key as set. */
+async function setKeyRetention(
+  { db, changes }: Pick<RepositoryDeps, 'db' | 'changes'>,
+  accountId: string,
+  keyId: string,
+  change: KeyRetentionChange,
+): Promise<ApiKey | undefined> {
+  return changeAnnounced(db, changes, async (executor) => {
+    const values = {
+      ...(change.resultsRetentionDays === undefined
+        ? {}
+        : { retention_results_days: change.resultsRetentionDays }),
+      ...(change.zeroRetention === undefined ? {} : { zero_retention: change.zeroRetention ? 1 : 0 }),
+    };
+    if (Object.keys(values).length > 0) {
+      await executor
+        .updateTable('api_keys')
+        .set(values)
+        .where('account_id', '=', accountId)
+        .where('id', '=', keyId)
+        .where('revoked_at', 'is', null)
+        .execute();
+    }
+    const row = await executor
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', '=', keyId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return row && toApiKey(row);
+  });
+}

@@ -40,6 +40,12 @@ export function apiKeyState(key: {
   };
 }
 
+/** A key's retention settings (audited as key.retention.set). */
+export const keyRetentionState = (key: { resultsRetentionDays: number | null; zeroRetention: boolean }) => ({
+  retention_results_days: key.resultsRetentionDays,
+  zero_retention: key.zeroRetention,
+});
+
 /** An account's or a key's spend budgets (micro-dollars; null: none). */
 export const budgetState = (budget: { dailyMicros: number | null; monthlyMicros: number | null }) => ({
   daily_micros: budget.dailyMicros,

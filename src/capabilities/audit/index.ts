@@ -3,5 +3,12 @@
 
 export type { AuditActor, AuditChange, AuditEvent, AuditFilter, AuditLog } from './audit-log.js';
 export { createAuditLog } from './audit-log.js';
-export { accountState, apiKeyState, budgetState, providerKeyState, tierPolicyState } from './audit-states.js';
+export {
+  accountState,
+  apiKeyState,
+  budgetState,
+  keyRetentionState,
+  providerKeyState,
+  tierPolicyState,
+} from './audit-states.js';
 export { REDACTED, redact } from './redact.js';

@@ -35,6 +35,8 @@ export interface NewTasks {
   seed?: number;
   /** The trace the tasks join (the request's span); each task gets a span id of its own. Absent: not traced. */
   trace?: TaskTrace;
+  /** Their work stores nothing (zero-retention, migration 0076): the records say so. */
+  zeroRetention?: boolean;
 }
 
 /** Where a generation's tasks sit in a trace: the trace, their parent span, and new span ids. */
@@ -90,6 +92,7 @@ export function newTaskRows(ids: IdGenerator, input: NewTasks): TasksTable[] {
     updated_at: now,
     ...(input.parentTaskId === undefined ? {} : { parent_task_id: input.parentTaskId }),
     ...(input.seed === undefined ? {} : { seed: seedOfImage(input.seed, idx) }),
+    ...(input.zeroRetention ? { zero_retention: 1 } : {}),
     ...(input.trace === undefined
       ? {}
       : {

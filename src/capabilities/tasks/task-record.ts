@@ -26,6 +26,7 @@ export const RECORD_COLUMNS = [
   'parent_task_id',
   'seed',
   'blob_key',
+  'zero_retention',
 ] as const satisfies ReadonlyArray<keyof TasksTable>;
 
 /**
@@ -49,7 +50,13 @@ export function toTaskRecord(
     Partial<
       Pick<
         TasksTable,
-        'waiting_for' | 'upstream_queue_position' | 'cost_micros' | 'cost_source' | 'parent_task_id' | 'seed'
+        | 'waiting_for'
+        | 'upstream_queue_position'
+        | 'cost_micros'
+        | 'cost_source'
+        | 'parent_task_id'
+        | 'seed'
+        | 'zero_retention'
       >
     > &
     Partial<WaitPlace>,
@@ -57,6 +64,8 @@ export function toTaskRecord(
   const status = row.status;
   const record: TaskRecord = { task_id: row.id, status, progress: row.progress };
   if (row.parent_task_id) record.parentTaskId = row.parent_task_id;
+  // Zero-retention: the image is answered once, then its URL answers 410 (docs/operations.md).
+  if (Number(row.zero_retention ?? 0) === 1) record.retention = 'none';
   // Why an unfinished task waits (an extra field, not the spec's): parked for upstream capacity, or
   // in the upstream's own queue.
   if (row.waiting_for && (status === 'queued' || status === 'in_progress')) {

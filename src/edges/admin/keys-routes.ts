@@ -14,9 +14,10 @@ import {
   adminKeysQuerySchema,
   adminSecurity,
 } from '../../base/contract/admin.js';
+import { keyRetentionBodySchema } from '../../base/contract/api-keys.js';
 import { NotFound } from '../../base/domain/errors.js';
 import { type ApiKey, apiKeyFields } from '../../capabilities/accounts/index.js';
-import { apiKeyState, budgetState } from '../../capabilities/audit/index.js';
+import { apiKeyState, budgetState, keyRetentionState } from '../../capabilities/audit/index.js';
 import { errorResponses, jsonResponse } from '../http/route-responses.js';
 import type { ZodApp } from '../http/zod-app.js';
 import { ADMIN_AUTH_ERRORS, ADMIN_WRITE_ERRORS, type AdminDeps } from './admin-deps.js';
@@ -40,6 +41,7 @@ export async function adminKeyRoutes(app: FastifyInstance, { deps }: { deps: Adm
   issueKey(api, deps);
   revokeKey(api, deps);
   setKeyBudget(api, deps);
+  setKeyRetention(api, deps);
 }
 
 /** The account's id when it exists; 404 otherwise. */
@@ -180,6 +182,45 @@ function setKeyBudget(api: ZodApp, deps: AdminDeps) {
       const target = { type: 'api-key' as const, id: key_id };
       await audited(deps, request, { action: 'key.budget.set', target, before, after: budgetState(set) });
       return { key_id, daily_micros: set.dailyMicros, monthly_micros: set.monthlyMicros };
+    },
+  );
+}
+
+/** PUT /accounts/:id/keys/:key_id/retention: a working key's own retention, and zero-retention. */
+function setKeyRetention(api: ZodApp, deps: AdminDeps) {
+  api.put(
+    '/accounts/:id/keys/:key_id/retention',
+    {
+      schema: {
+        tags: [ADMIN_TAG],
+        security: adminSecurity,
+        summary: "Set an API key's retention",
+        description:
+          "How long the works made with the working key are kept (results_days, 1 to 36500; null removes the key's own) and whether it stores nothing (zero_retention). Absent fields stay; the shortest retention of deployment, tier, account and key applies (docs/operations.md, Data lifecycle). Audited as key.retention.set.",
+        params: adminKeyParamsSchema,
+        body: keyRetentionBodySchema,
+        response: {
+          200: jsonResponse('The key as set', adminApiKeySchema),
+          ...errorResponses(['invalid_request', ...ADMIN_WRITE_ERRORS, 'not_found']),
+        },
+      },
+    },
+    async (request) => {
+      const id = await requireAccountId(deps, request.params.id);
+      const { key_id } = request.params;
+      const before = (await deps.accounts.listKeys(id)).find((key) => key.id === key_id);
+      const { results_days, zero_retention } = request.body;
+      const set = await deps.accounts.setKeyRetention(id, key_id, {
+        ...(results_days === undefined ? {} : { resultsRetentionDays: results_days }),
+        ...(zero_retention === undefined ? {} : { zeroRetention: zero_retention }),
+      });
+      await audited(deps, request, {
+        action: 'key.retention.set',
+        target: { type: 'api-key', id: key_id },
+        before: before ? keyRetentionState(before) : null,
+        after: keyRetentionState(set),
+      });
+      return keyAnswer(set);
     },
   );
 }

@@ -4,6 +4,7 @@ import { generateResponseSchema } from '../../base/contract/generations.js';
 import type { GenerationsService } from '../../use-cases/generations/index.js';
 import { accountOf } from '../http/authentication.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
+import { zeroRetentionAsked } from '../http/retention-header.js';
 import { errorResponses, jsonResponse, WRITE_AUTH_ERRORS } from '../http/route-responses.js';
 import { traceparentOf } from '../http/traceparent.js';
 import type { ZodApp } from '../http/zod-app.js';
@@ -37,6 +38,7 @@ export function registerActionsRoute(app: ZodApp, generations: Pick<GenerationsS
       'api',
       request.idempotencyClaim,
       traceparentOf(request),
+      zeroRetentionAsked(request),
     );
     request.log.info({ taskIds: answer.task_ids, action: request.body.action }, 'tasks created');
     return answer;

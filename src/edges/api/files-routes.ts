@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { BlobStat, BlobStore } from '../../infra/blobs/blob-store.js';
-import { createPublicFiles } from '../../infra/blobs/public-files.js';
+import { createPublicFiles, type PublicFiles } from '../../infra/blobs/public-files.js';
 import { RENDITION_FORMATS, RENDITION_WIDTHS, type RenditionWidth } from '../../infra/blobs/renditions.js';
 import { errorResponses, noContent } from '../http/route-responses.js';
 
@@ -63,6 +63,7 @@ export async function blobRoutes(
     redirect = false,
     renditionCaps,
     isGone,
+    zeroRetention,
   }: {
     blobs: BlobStore;
     redirect?: boolean;
@@ -70,6 +71,8 @@ export async function blobRoutes(
     isGone?: (key: string) => Promise<boolean>;
     /** First-time renditions at once on this node, and callers waiting (past them: 429). */
     renditionCaps?: { concurrency: number; queue: number };
+    /** Zero-retention works' results: served uncached, never redirected, and purged once fetched. */
+    zeroRetention?: ZeroRetentionFiles;
   },
 ) {
   const files = createPublicFiles({ blobs, renditionCaps, isGone });
@@ -89,8 +92,16 @@ export async function blobRoutes(
     reply: FastifyReply,
   ) => {
     const { w, format } = request.query;
-    const key = await files.keyToServe(request.params['*'], w, format, request.ip);
+    const original = request.params['*'];
+    const key = await files.keyToServe(original, w, format, request.ip);
     const ifNoneMatch = request.headers['if-none-match'] as string | undefined;
+    // Not redirected (Atelier must see the fetch end) and not kept by any cache on the way.
+    if (zeroRetention && (await zeroRetention.isZeroRetention(original)))
+      return serveZeroRetention(reply, key, files, {
+        bodiless: request.method === 'HEAD',
+        delivered:
+          w === undefined && request.method === 'GET' ? () => zeroRetention.delivered([original]) : undefined,
+      });
     if (redirect) {
       if (ifNoneMatch) {
         const stat = await files.stat(key);
@@ -123,6 +134,32 @@ export async function blobRoutes(
     },
     serveFile,
   );
+}
+
+/** What /files needs of zero-retention (the data lifecycle's). */
+export interface ZeroRetentionFiles {
+  isZeroRetention(key: string): Promise<boolean>;
+  /** The images at these keys were fetched (runs on its own: never throws). */
+  delivered(keys: string[]): void;
+}
+
+/**
+ * A zero-retention work's file: streamed with `no-store` (HEAD: the headers only); a GET of the
+ * original that reaches its end counts as the delivery (the work is then purged), an interrupted one
+ * does not (the caller may fetch again).
+ */
+async function serveZeroRetention(
+  reply: FastifyReply,
+  key: string,
+  files: Pick<PublicFiles, 'open' | 'stat'>,
+  { bodiless, delivered }: { bodiless: boolean; delivered: (() => void) | undefined },
+) {
+  const noStore = (stat: BlobStat) =>
+    withContentHeaders(reply, stat).header('cache-control', 'private, no-store').removeHeader('etag');
+  if (bodiless) return noStore(await files.stat(key)).send();
+  const found = await files.open(key);
+  if (delivered) reply.raw.once('finish', delivered);
+  return noStore(found.stat).send(found.stream);
 }
 
 function withCachingHeaders(reply: FastifyReply, stat: BlobStat): FastifyReply {

@@ -6,6 +6,7 @@ import type { GenerationsService } from '../../use-cases/generations/index.js';
 import type { CreationReads } from '../../use-cases/read-models/index.js';
 import { accountOf } from '../http/authentication.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
+import { zeroRetentionAsked } from '../http/retention-header.js';
 import { errorResponses, jsonResponse, WRITE_AUTH_ERRORS } from '../http/route-responses.js';
 import { traceparentOf } from '../http/traceparent.js';
 import type { ZodApp } from '../http/zod-app.js';
@@ -62,7 +63,7 @@ function registerGenerateRoute(app: ZodApp, generations: Pick<GenerationsService
       request.body,
       'api',
       request.idempotencyClaim,
-      { traceparent: traceparentOf(request) },
+      { traceparent: traceparentOf(request), zeroRetention: zeroRetentionAsked(request) },
     );
     // Joins this request's id to its tasks' own log lines (task status changed).
     request.log.info({ taskIds: answer.task_ids }, 'tasks created');

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { apiKeyFields } from '../../capabilities/accounts/index.js';
-import { apiKeyState } from '../../capabilities/audit/index.js';
+import { apiKeyState, keyRetentionState } from '../../capabilities/audit/index.js';
 import type { Core } from '../../core.js';
 import { accountNow, cliAudited } from './cli-audit.js';
 import {
@@ -19,7 +19,10 @@ export const KEYS_USAGE = `  accounts set-operator --email E [--off] [--json]
                                         usage only); --expires-in takes s, m, h or d
   keys list --email E [--all] [--json]  the account's keys (id, name, scope, hint, times); --all adds revoked ones
   keys revoke --email E --key <id or hint>
-                                        the key stops working at once, on every node`;
+                                        the key stops working at once, on every node
+  keys set-retention --email E --key <id or hint> [--results-days N|none] [--zero-retention on|off] [--json]
+                                        days the key's works are kept (none: the account's), and whether
+                                        the key stores nothing (its images go once fetched)`;
 
 /** A key as the accounts service lists it. */
 type ApiKey = Awaited<ReturnType<Core['accounts']['listKeys']>>[number];
@@ -31,7 +34,7 @@ interface CliIo {
   err: (text: string) => void;
 }
 
-const KEYS_COMMANDS = ['create', 'list', 'revoke'] as const;
+const KEYS_COMMANDS = ['create', 'list', 'revoke', 'set-retention'] as const;
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -82,6 +85,8 @@ function parse(args: string[]) {
       'expires-in': { type: 'string' },
       'expires-at': { type: 'string' },
       key: { type: 'string' },
+      'results-days': { type: 'string' },
+      'zero-retention': { type: 'string' },
       all: { type: 'boolean', default: false },
       off: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
@@ -106,8 +111,47 @@ function check(command: string, sub: string | undefined, opts: Options, now: num
     if (opts.scope !== undefined && opts.scope !== 'full' && opts.scope !== 'read')
       throw new UsageError(`--scope must be full or read, not ${JSON.stringify(opts.scope)}`);
   }
-  if (sub === 'revoke') required(opts.key, 'key');
+  if (sub === 'revoke' || sub === 'set-retention') required(opts.key, 'key');
+  if (sub === 'set-retention') retentionOptions(opts);
   return { expiresAt: sub === 'create' ? expiryOption(opts['expires-in'], opts['expires-at'], now) : null };
+}
+
+/** --results-days (a number, or none) and --zero-retention (on or off) as a key's retention change. */
+function retentionOptions(opts: Options): { resultsRetentionDays?: number | null; zeroRetention?: boolean } {
+  const days = opts['results-days']?.trim();
+  const zero = opts['zero-retention']?.trim();
+  if (days === undefined && zero === undefined)
+    throw new UsageError('give --results-days N|none, --zero-retention on|off, or both');
+  if (days !== undefined && days !== 'none' && !/^\d{1,5}$/.test(days))
+    throw new UsageError('--results-days must be a whole number of days (1 to 36500) or none');
+  if (zero !== undefined && zero !== 'on' && zero !== 'off')
+    throw new UsageError('--zero-retention must be on or off');
+  return {
+    ...(days === undefined ? {} : { resultsRetentionDays: days === 'none' ? null : Number(days) }),
+    ...(zero === undefined ? {} : { zeroRetention: zero === 'on' }),
+  };
+}
+
+/** Sets the key's retention (its id or hint) and records the change. */
+async function setRetentionAudited(
+  core: Core,
+  accountId: string,
+  ref: string,
+  opts: Options,
+): Promise<ApiKey> {
+  const wanted = ref.trim();
+  const before = (await core.accounts.listKeys(accountId)).find(
+    (one) => one.id === wanted || one.hint === wanted || one.hint === `${wanted}…`,
+  );
+  if (!before) throw new Error(`no working key ${wanted} on this account`);
+  const key = await core.accounts.setKeyRetention(accountId, before.id, retentionOptions(opts));
+  await cliAudited(core, {
+    action: 'key.retention.set',
+    target: { type: 'api-key', id: key.id },
+    before: keyRetentionState(before),
+    after: keyRetentionState(key),
+  });
+  return key;
 }
 
 /** Revokes the key (its id or hint) and records the change. */
@@ -180,6 +224,14 @@ export async function keysCommand(
       if (opts.json) out(JSON.stringify(keys.map((key) => keyJson(account.email, key))));
       else if (keys.length === 0) out(`${account.email} has no working keys.`);
       else for (const key of keys) out(keyLine(key));
+    } else if (sub === 'set-retention') {
+      const key = await setRetentionAudited(core, account.id, required(opts.key, 'key'), opts);
+      const days = key.resultsRetentionDays === null ? "the account's" : `${key.resultsRetentionDays} days`;
+      out(
+        opts.json
+          ? JSON.stringify(keyJson(account.email, key))
+          : `Key ${key.name} (${key.id}) of ${account.email}: results kept ${days}; zero-retention ${key.zeroRetention ? 'on' : 'off'}.`,
+      );
     } else {
       const key = await revokeAudited(core, account.id, required(opts.key, 'key'));
       out(

@@ -45,6 +45,8 @@ export interface GeminiRequestsDeps {
   waitMs: number;
   /** Maps one of Atelier's own file URLs to its blob key; undefined for foreign URLs. */
   blobKeyOfUrl(url: string): string | undefined;
+  /** Tells zero-retention that an image was answered inline (base64): delivered (never throws). */
+  delivered?: (keys: string[]) => void;
   /** Signs the answers' images and reads the signatures sent back (turn-signatures.ts). */
   signatures: TurnSignatures;
   /** The account's result with exactly these bytes (a conversation's image sent back unsigned). */
@@ -57,6 +59,8 @@ export interface PlannedGeminiRequest {
   plan: GeminiPlan;
   /** The caller's W3C `traceparent`, which the generation's trace continues (tracing on). */
   traceparent?: string | undefined;
+  /** `Atelier-Retention: none`: the work stores nothing once its images are delivered. */
+  zeroRetention?: boolean;
 }
 
 /**
@@ -130,7 +134,7 @@ export class GeminiGenerateContent {
    */
   private async submit(
     account: Account,
-    { model, plan, traceparent }: PlannedGeminiRequest,
+    { model, plan, traceparent, zeroRetention }: PlannedGeminiRequest,
   ): Promise<string[]> {
     const previous = plan.previous;
     const parentId = previous ? await this.parentOf(account, previous) : undefined;
@@ -147,8 +151,8 @@ export class GeminiGenerateContent {
         imageUrls: await this.imageUrlsOf(account, [...(parent ? [] : asReference()), ...plan.references]),
         ...(parent ? { parentId: parent, instruction: plan.prompt } : {}),
       });
+    const options = { traceparent, zeroRetention };
     try {
-      const options = { traceparent };
       return (
         await this.deps.generations.generate(account, await bodyWith(parentId), 'api', undefined, options)
       ).task_ids;
@@ -156,9 +160,7 @@ export class GeminiGenerateContent {
       const refused = error instanceof InvalidInput && error.field === 'parentId';
       if (!parentId || !(refused || error instanceof Gone)) throw error;
       return (
-        await this.deps.generations.generate(account, await bodyWith(undefined), 'api', undefined, {
-          traceparent,
-        })
+        await this.deps.generations.generate(account, await bodyWith(undefined), 'api', undefined, options)
       ).task_ids;
     }
   }
@@ -237,7 +239,12 @@ export class GeminiGenerateContent {
   private async base64Of(record: TaskRecord): Promise<string> {
     const key = record.imageUrl ? this.deps.blobKeyOfUrl(record.imageUrl) : undefined;
     const bytes = key === undefined ? undefined : await this.deps.blobs.get(key);
-    if (!bytes) throw new Error(`result of task ${record.task_id} is missing from storage`);
+    if (!bytes || key === undefined)
+      throw new Gone(
+        `The image of task ${record.task_id} is no longer stored (deleted, expired, or delivered once)`,
+      );
+    // Answered inline: a zero-retention work's image is delivered (its files go once all are).
+    this.deps.delivered?.([key]);
     return bytes.toString('base64');
   }
 }

@@ -11,6 +11,7 @@ import {
 } from '../../base/contract/gemini.js';
 import { accountOf } from '../http/authentication.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
+import { zeroRetentionAsked } from '../http/retention-header.js';
 import { jsonResponse } from '../http/route-responses.js';
 import { traceparentOf } from '../http/traceparent.js';
 import type { ZodApp } from '../http/zod-app.js';
@@ -57,7 +58,11 @@ async function generate(
   model: string,
   body: GeminiGenerateBody,
 ) {
-  const planned = { ...requests.plan(model, body), traceparent: traceparentOf(request) };
+  const planned = {
+    ...requests.plan(model, body),
+    traceparent: traceparentOf(request),
+    zeroRetention: zeroRetentionAsked(request),
+  };
   let stop = () => {};
   const gone = () => stop();
   reply.raw.once('close', gone);

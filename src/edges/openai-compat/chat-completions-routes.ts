@@ -9,6 +9,7 @@ import {
 } from '../../base/contract/openai-chat.js';
 import { accountOf } from '../http/authentication.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
+import { zeroRetentionAsked } from '../http/retention-header.js';
 import { traceparentOf } from '../http/traceparent.js';
 import { chatCompletionOf, streamChat } from './chat-answers.js';
 import { planChatTurn } from './chat-plan.js';
@@ -50,9 +51,11 @@ export function chatCompletionRoutes(app: FastifyInstance, deps: OpenAiCompatDep
     async (request, reply) => {
       const { body } = request;
       const account = accountOf(request);
+      const zeroRetention = zeroRetentionAsked(request);
       const planDeps = { ...deps.chat, catalog: deps.catalog, images: deps.images, uploads: deps.uploads };
       const { plan, urls } = await planChatTurn(planDeps, account, body);
       plan.traceparent = traceparentOf(request);
+      if (zeroRetention) plan.zeroRetention = true;
       const format = body.image_url_format ?? 'data';
       if (body.stream === true) {
         const streamDeps = { images: deps.images, answers, waitMs: deps.chat.waitMs };

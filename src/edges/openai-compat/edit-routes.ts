@@ -12,6 +12,7 @@ import { aboutReferenceField, DomainError } from '../../base/domain/errors.js';
 import type { Account } from '../../capabilities/accounts/index.js';
 import { MAX_UPLOAD_BYTES } from '../../capabilities/uploads/index.js';
 import { accountOf } from '../http/authentication.js';
+import { zeroRetentionAsked } from '../http/retention-header.js';
 import { traceparentOf } from '../http/traceparent.js';
 import { EDIT_FORM_LIMITS, type EditForm, MAX_EDIT_IMAGES, readEditForm } from './edit-form.js';
 import type { ImageAnswers, OpenAiCompatDeps } from './image-answers.js';
@@ -48,9 +49,11 @@ export async function editRoutes(
     },
     async (request, reply) => {
       const account = accountOf(request);
+      const zeroRetention = zeroRetentionAsked(request);
       const form = await readEditForm(request);
       const { plan, urls, streaming } = await planEdit(deps, account, form);
       plan.traceparent = traceparentOf(request);
+      plan.zeroRetention = zeroRetention;
       if (streaming) return answers.streamOut(request, reply, plan, urls, 'image_edit', form.fields.quality);
       if (answers.wantsAsync(request, form.fields.async))
         return answers.accept(request, reply, plan, urls, 'edit');

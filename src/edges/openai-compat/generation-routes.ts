@@ -4,6 +4,7 @@ import { OPENAI_TAG, openAiGenerateBodySchema } from '../../base/contract/openai
 import { openAiImageGenerationEventSchema } from '../../base/contract/openai-stream.js';
 import { accountOf } from '../http/authentication.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
+import { zeroRetentionAsked } from '../http/retention-header.js';
 import { traceparentOf } from '../http/traceparent.js';
 import type { ImageAnswers, OpenAiCompatDeps } from './image-answers.js';
 import { ACCEPTED, IMAGE_ERRORS, imagesOrStream, openAiErrorResponses, SYNC_NOTE } from './route-docs.js';
@@ -31,6 +32,7 @@ export function generationRoutes(app: FastifyInstance, deps: OpenAiCompatDeps, a
       const { body } = request;
       const plan = deps.images.plan({ ...body, references: 0 });
       plan.traceparent = traceparentOf(request);
+      plan.zeroRetention = zeroRetentionAsked(request);
       if (deps.streams.prepare(plan, body))
         return answers.streamOut(request, reply, plan, [], 'image_generation', body.quality);
       if (answers.wantsAsync(request, body.async))

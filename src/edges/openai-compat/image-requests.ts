@@ -71,6 +71,8 @@ export interface ImagePlan {
   instruction?: string;
   /** The caller's W3C `traceparent`, which the generation's trace continues (tracing on). */
   traceparent?: string | undefined;
+  /** `Atelier-Retention: none`: the work stores nothing once its images are delivered. */
+  zeroRetention?: boolean;
 }
 
 /** A submitted request: when it was accepted (Unix seconds) and its tasks. */
@@ -90,6 +92,8 @@ export interface ImageRequestsDeps {
   waitMs: number;
   /** Maps one of Atelier's own file URLs to its blob key; undefined for foreign URLs. */
   blobKeyOfUrl(url: string): string | undefined;
+  /** Tells zero-retention that an image was answered inline (base64): delivered (never throws). */
+  delivered?: (keys: string[]) => void;
 }
 
 /**
@@ -159,15 +163,17 @@ function planImageRequest(catalog: Catalog, input: ImageRequestInput): ImagePlan
  * data lifecycle (its work deleted past the Undo window, or expired): 410 gone, as its URL answers.
  */
 async function base64Of(
-  deps: Pick<ImageRequestsDeps, 'blobs' | 'blobKeyOfUrl'>,
+  deps: Pick<ImageRequestsDeps, 'blobs' | 'blobKeyOfUrl' | 'delivered'>,
   record: TaskRecord,
 ): Promise<string> {
   const key = record.imageUrl ? deps.blobKeyOfUrl(record.imageUrl) : undefined;
   const bytes = key === undefined ? undefined : await deps.blobs.get(key);
-  if (!bytes)
+  if (!bytes || key === undefined)
     throw new Gone(
-      `The image of task ${record.task_id} was removed from storage (deleted, or past its retention); the task record stays`,
+      `The image of task ${record.task_id} was removed from storage (deleted, past its retention, or a zero-retention image delivered once); the task record stays`,
     );
+  // Answered inline: a zero-retention work's image is delivered (its files go once all are).
+  deps.delivered?.([key]);
   return bytes.toString('base64');
 }
 
@@ -196,7 +202,11 @@ async function submitPlan(
     ...(plan.callbackUrl === undefined ? {} : { callbackUrl: plan.callbackUrl }),
     ...(plan.parentId === undefined ? {} : { parentId: plan.parentId, instruction: plan.instruction }),
   });
-  const partials = { partialImages: plan.partialImages, traceparent: plan.traceparent };
+  const partials = {
+    partialImages: plan.partialImages,
+    traceparent: plan.traceparent,
+    zeroRetention: plan.zeroRetention,
+  };
   const { task_ids: ids } = await deps.generations.generate(account, body, 'api', undefined, partials);
   return { created, ids };
 }
@@ -218,7 +228,7 @@ async function recordsOf(
  * task order); none completed → 502 with the (first) task's message.
  */
 async function answerOf(
-  deps: Pick<ImageRequestsDeps, 'blobs' | 'blobKeyOfUrl' | 'tasks'>,
+  deps: Pick<ImageRequestsDeps, 'blobs' | 'blobKeyOfUrl' | 'tasks' | 'delivered'>,
   responseFormat: ImagePlan['responseFormat'],
   created: number,
   records: TaskRecord[],

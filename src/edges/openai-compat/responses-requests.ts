@@ -26,6 +26,12 @@ export interface ResponseRequestsDeps {
 }
 
 /** A started response: its row (saved unless store is false) and its stream's partial frames. */
+/** What a request brings besides its body: the caller's trace, and whether it keeps no file. */
+export interface ResponseStartOptions {
+  traceparent?: string | undefined;
+  zeroRetention?: boolean;
+}
+
 export interface StartedResponse {
   stored: StoredResponse;
   partialImages: number;
@@ -71,10 +77,11 @@ export function createResponseRequests(deps: ResponseRequestsDeps) {
 
     /**
      * Checks, plans and submits a request; saves its row unless `store` is false. `traceparent`:
-     * the caller's W3C header, which the generation's trace continues (tracing on).
+     * the caller's W3C header, which the generation's trace continues (tracing on); `zeroRetention`:
+     * the request keeps no file once delivered (`Atelier-Retention: none`, or the key's setting).
      */
-    start: (account: Account, body: OpenAiResponseCreate, traceparent?: string) =>
-      start(deps, account, body, traceparent),
+    start: (account: Account, body: OpenAiResponseCreate, options: ResponseStartOptions = {}) =>
+      start(deps, account, body, options),
 
     async get(accountId: string, id: string): Promise<OpenAiResponse> {
       const { stored, records } = await find(accountId, id);
@@ -113,7 +120,7 @@ async function start(
   deps: ResponseRequestsDeps,
   account: Account,
   body: OpenAiResponseCreate,
-  traceparent: string | undefined,
+  { traceparent, zeroRetention = false }: ResponseStartOptions,
 ): Promise<StartedResponse> {
   const ask = readResponseAsk(deps.catalog, body);
   const store = body.store !== false;
@@ -133,6 +140,7 @@ async function start(
   if (partialImages > 0) plan.partialImages = partialImages;
   plan.traceparent = traceparent;
   if (parent) Object.assign(plan, { parentId: parent, instruction: ask.prompt });
+  if (zeroRetention) plan.zeroRetention = true;
   const urls = await imageUrlsOf(deps.uploads, account, ask.images);
   const { id, createdAt } = deps.responses.newId();
   const { ids } = await deps.images.submit(account, plan, urls);

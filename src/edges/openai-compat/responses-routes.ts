@@ -11,6 +11,7 @@ import {
 import type { Account } from '../../capabilities/accounts/index.js';
 import { accountOf } from '../http/authentication.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
+import { zeroRetentionAsked } from '../http/retention-header.js';
 import { jsonResponse } from '../http/route-responses.js';
 import { traceparentOf } from '../http/traceparent.js';
 import type { ImageAnswers } from './image-answers.js';
@@ -50,7 +51,10 @@ export function responsesRoutes(app: FastifyInstance, requests: ResponseRequests
     },
     async (request, reply) => {
       const account = accountOf(request);
-      const started = await requests.start(account, request.body, traceparentOf(request));
+      const started = await requests.start(account, request.body, {
+        traceparent: traceparentOf(request),
+        zeroRetention: zeroRetentionAsked(request),
+      });
       if (request.body.stream === true) return streamOut(requests, answers, reply, account, started);
       const { stored } = started;
       if (request.body.background === true)

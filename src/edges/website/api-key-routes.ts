@@ -3,8 +3,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   apiKeyListSchema,
   apiKeyParamsSchema,
+  apiKeySchema,
   createApiKeyBodySchema,
   createdApiKeySchema,
+  keyRetentionBodySchema,
 } from '../../base/contract/api-keys.js';
 import { rotatedApiKeySchema } from '../../base/contract/website/account.js';
 import { confirmPasswordBodySchema } from '../../base/contract/website/session.js';
@@ -25,6 +27,7 @@ export async function apiKeyRoutes(app: FastifyInstance, deps: CredentialDeps) {
   listKeysRoute(app, deps);
   createKeyRoute(app, deps);
   revokeKeyRoute(app, deps);
+  keyRetentionRoute(app, deps);
 }
 
 /** POST /account/api-key: a new API key (asking for the password again); the previous one stops. */
@@ -137,6 +140,36 @@ function revokeKeyRoute(app: FastifyInstance, { services }: CredentialDeps) {
       }
       await accounts.revokeKey(account.id, id);
       return reply.code(204).send(null);
+    },
+  );
+}
+
+/** PUT /account/keys/:id/retention: the key's own retention (no password: the account's own images). */
+function keyRetentionRoute(app: FastifyInstance, { services }: CredentialDeps) {
+  app.withTypeProvider<ZodTypeProvider>().put(
+    '/account/keys/:id/retention',
+    {
+      schema: {
+        tags: [WEBSITE_TAG],
+        summary: "Set an API key's retention",
+        description:
+          "How long the works made with this key are kept (results_days, 1 to 36500; null: the account's), and whether the key stores nothing (zero_retention: its images are removed once fetched, or an hour after they ended). Absent fields stay. The shortest retention of deployment, tier, account and key applies. A revoked, unknown or another account's key is 404.",
+        security: websiteSession,
+        params: apiKeyParamsSchema,
+        body: keyRetentionBodySchema,
+        response: {
+          200: jsonResponse('The key as set', apiKeySchema),
+          ...errorResponses(['invalid_request', 'unauthorized', 'forbidden', 'not_found']),
+        },
+      },
+    },
+    async (request) => {
+      const { results_days, zero_retention } = request.body;
+      const key = await services.accounts.setKeyRetention(accountOf(request).id, request.params.id, {
+        ...(results_days === undefined ? {} : { resultsRetentionDays: results_days }),
+        ...(zero_retention === undefined ? {} : { zeroRetention: zero_retention }),
+      });
+      return keyJson(key, services.clock.now());
     },
   );
 }

@@ -31,6 +31,7 @@ export interface WebsiteServices {
     | 'listKeys'
     | 'createKey'
     | 'revokeKey'
+    | 'setKeyRetention'
     | 'setUpstreamKey'
     | 'setPassword'
     | 'confirmPassword'

@@ -29,6 +29,8 @@ export interface GenerateRequest {
   callbackUrl?: string;
   /** Partial frames each task should store while it renders (the OpenAI routes' `partial_images`). */
   partialImages?: number;
+  /** The work stores nothing (its key's setting, or `Atelier-Retention: none`): docs/operations.md, Zero-retention. */
+  zeroRetention?: boolean;
   /**
    * The work this one refines (lineage): the parent generation and the image of it refined, which
    * is also the request's first reference. Absent: a new work.
@@ -218,4 +220,12 @@ function checkMask(
     }
   }
   return maskUrl;
+}
+
+/** What an edge adds to a generate body: partial frames, the caller's trace, zero-retention. */
+export interface GenerateOptions {
+  partialImages?: number | undefined;
+  traceparent?: string | undefined;
+  /** `Atelier-Retention: none`: the work stores nothing (a key that stores nothing sets it too). */
+  zeroRetention?: boolean | undefined;
 }

@@ -86,6 +86,7 @@ export class GenerationWrites {
       ...(request.parent === undefined ? {} : { parentTaskId: request.parent.taskId }),
       ...(request.seed === undefined ? {} : { seed: request.seed }),
       ...(input.trace === undefined ? {} : { trace: input.trace }),
+      ...(request.zeroRetention ? { zeroRetention: true } : {}),
     });
     const created = { generationId: generation.id, taskIds: tasks.map((t) => t.id) };
     await this.db.transaction().execute(async (trx) => {
@@ -186,6 +187,7 @@ function generationRow(id: string, input: NewGeneration, now: number): Generatio
           instruction: request.instruction ?? null,
         }),
     ...(request.action === undefined ? {} : actionColumns(request.action)),
+    ...(request.zeroRetention ? { zero_retention: 1 } : {}),
   };
 }
 

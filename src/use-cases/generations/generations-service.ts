@@ -30,7 +30,7 @@ import type { BlobStore } from '../../infra/blobs/blob-store.js';
 import { inspectImageBuffer } from '../../infra/images/inspect-image.js';
 import { maskProblem } from '../../infra/images/mask-check.js';
 import type { Database } from '../../infra/store/schema.js';
-import { checkGenerateRequest, type GenerateRequest } from './generate-request.js';
+import { checkGenerateRequest, type GenerateOptions, type GenerateRequest } from './generate-request.js';
 import { endGenerationSpan, startGenerationSpan, taskTraceOf, traceAdmission } from './generation-traces.js';
 import type { GenerationsRepository } from './generations-repository.js';
 import { type PlannedAction, planAction, type WorkSettings } from './image-actions.js';
@@ -108,11 +108,8 @@ export function createGenerationsService(deps: GenerationsDeps) {
       body: GenerateBody,
       source: 'api' | 'web' = 'api',
       claim?: IdempotencyClaim,
-      /**
-       * What only the OpenAI routes ask: partial frames for a stream (no extra work when absent);
-       * the caller's W3C `traceparent`, which the request's trace continues (tracing on).
-       */
-      options: { partialImages?: number; traceparent?: string | undefined } = {},
+      /** Partial frames (OpenAI streams), the caller's W3C `traceparent`, zero-retention. */
+      options: GenerateOptions = {},
     ): Promise<GenerateAnswer> => generate(context, { account, body, source, claim, options }),
 
     /**
@@ -126,9 +123,10 @@ export function createGenerationsService(deps: GenerationsDeps) {
       source: 'api' | 'web' = 'api',
       claim?: IdempotencyClaim,
       traceparent?: string,
+      zeroRetention?: boolean,
     ): Promise<GenerateAnswer> => {
       const planned = await planAction(context, account.id, workId, body);
-      const options = { planned, traceparent };
+      const options = { planned, traceparent, zeroRetention };
       return generate(context, { account, body: planned.body, source, claim, options });
     },
 
@@ -153,7 +151,7 @@ interface GenerateCall {
   source: 'api' | 'web';
   claim: IdempotencyClaim | undefined;
   /** Partial frames for a stream (the OpenAI routes); the action this request carries out (act). */
-  options: { partialImages?: number; planned?: PlannedAction; traceparent?: string | undefined };
+  options: GenerateOptions & { planned?: PlannedAction };
 }
 
 /** POST /generate (see `generate` on the service): check, store the references, commit, then submit or wake. */
@@ -177,6 +175,7 @@ async function generate(context: GenerateContext, call: GenerateCall): Promise<G
   const quotedCap =
     body.quote_id == null ? undefined : quotesOrRefuse(context).maxPerImage(account.id, body.quote_id, body);
   if (call.options.partialImages) request.partialImages = call.options.partialImages;
+  if (call.options.zeroRetention || account.apiKey?.zeroRetention) request.zeroRetention = true;
   const span = startGenerationSpan(context.tracing, call.options.traceparent, account, request, call.source);
   try {
     const created = await checkAndCreate(context, call, request, quotedCap, span);

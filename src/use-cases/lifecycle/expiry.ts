@@ -49,27 +49,67 @@ export async function expireOldData(deps: ExpiryDeps): Promise<{ works: number; 
     .execute();
   const counts = { works: 0, uploads: 0 };
   const now = clock.now();
+  const resultsDaysOf = new Map<string, number | undefined>();
   for (const account of accounts) {
     const tier = retention.tier(account.tier);
     const results = shortestDays(retention.deployment.results, tier?.results, account.retention_results_days);
     const uploads = shortestDays(retention.deployment.uploads, tier?.uploads, account.retention_uploads_days);
+    resultsDaysOf.set(account.id, results);
     if (results !== undefined) counts.works += await expireWorks(deps, account.id, now - results * DAY_MS);
     if (uploads !== undefined)
       counts.uploads += await expireUploads(db, account.id, now - uploads * DAY_MS, now);
   }
+  counts.works += await expireKeysWorks(deps, resultsDaysOf, now);
   return counts;
 }
 
-/** Removes the account's works made before `cutoff`, with their files. */
-async function expireWorks(deps: ExpiryDeps, accountId: string, cutoff: number): Promise<number> {
-  const old = await deps.db
+/**
+ * Retention per API key: the works made with a key (its tasks' `api_key_id`) whose own results
+ * retention is shorter than its account's go by the key's; the key's other works are the account's.
+ */
+async function expireKeysWorks(
+  deps: ExpiryDeps,
+  resultsDaysOf: Map<string, number | undefined>,
+  now: number,
+): Promise<number> {
+  const keys = await deps.db
+    .selectFrom('api_keys')
+    .select(['id', 'account_id', 'retention_results_days'])
+    .where('retention_results_days', 'is not', null)
+    .execute();
+  let expired = 0;
+  for (const key of keys) {
+    const accountDays = resultsDaysOf.get(key.account_id);
+    const days = shortestDays(accountDays, key.retention_results_days);
+    if (days === undefined || days === accountDays) continue;
+    expired += await expireWorks(deps, key.account_id, now - days * DAY_MS, key.id);
+  }
+  return expired;
+}
+
+/** Removes the account's works made before `cutoff` (with `keyId`: those made with that key), with their files. */
+async function expireWorks(
+  deps: ExpiryDeps,
+  accountId: string,
+  cutoff: number,
+  keyId?: string,
+): Promise<number> {
+  let query = deps.db
     .selectFrom('generations')
     .select('id')
     .where('account_id', '=', accountId)
     .where('purged_at', 'is', null)
-    .where('created_at', '<', cutoff)
-    .limit(EXPIRY_BATCH)
-    .execute();
+    .where('created_at', '<', cutoff);
+  if (keyId !== undefined)
+    query = query.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('tasks')
+          .select('tasks.id')
+          .whereRef('tasks.generation_id', '=', 'generations.id')
+          .where('tasks.api_key_id', '=', keyId),
+      ),
+    );
+  const old = await query.limit(EXPIRY_BATCH).execute();
   let expired = 0;
   for (const { id } of old) {
     await deps.markRemoved(accountId, id);

@@ -17,3 +17,9 @@ export {
   shortestDays,
 } from './expiry.js';
 export { purgeRemovedWorks, purgeWork } from './work-purge.js';
+export {
+  createZeroRetention,
+  ZERO_RETENTION_MS,
+  type ZeroRetention,
+  type ZeroRetentionDeps,
+} from './zero-retention.js';

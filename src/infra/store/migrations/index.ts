@@ -54,6 +54,7 @@ import { migration as m0072 } from './0072_actions_and_seeds.js';
 import { migration as m0073 } from './0073_spend_confirmation.js';
 import { migration as m0074 } from './0074_blob_purges.js';
 import { migration as m0075 } from './0075_account_retention.js';
+import { migration as m0076 } from './0076_zero_retention.js';
 import { migration as m0077 } from './0077_task_traces.js';
 
 /**
@@ -116,5 +117,6 @@ export const migrations: Record<string, Migration> = {
   '0073_spend_confirmation': m0073,
   '0074_blob_purges': m0074,
   '0075_account_retention': m0075,
+  '0076_zero_retention': m0076,
   '0077_task_traces': m0077,
 };

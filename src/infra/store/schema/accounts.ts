@@ -51,6 +51,10 @@ export interface ApiKeysTable {
   last_used_at: number | null;
   /** When the key was revoked; null while it works. */
   revoked_at: number | null;
+  /** Days the key's results are kept (migration 0076); null or absent: the account's, tier's or deployment's. */
+  retention_results_days?: number | null;
+  /** 1: the key stores nothing, every work made with it is zero-retention (migration 0076). */
+  zero_retention?: number;
 }
 
 export interface UpstreamKeysTable {

@@ -48,6 +48,11 @@ export interface GenerationsTable {
    * The row and its tasks stay (task records, cost history); its images answer 410. Absent before.
    */
   purged_at?: number | null;
+  /**
+   * 1 for a zero-retention work (migration 0076: its key stores nothing, or the request asked
+   * `Atelier-Retention: none`): purged once its images were delivered, or an hour after they ended.
+   */
+  zero_retention?: number;
 }
 
 /** Per-account totals of history and saved works, kept in the same transactions that change them. */

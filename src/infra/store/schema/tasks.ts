@@ -82,6 +82,10 @@ export interface TasksTable extends TaskKeyColumns {
   trace_span_id?: string | null;
   /** The span the task's span is a child of: the request's that created it (migration 0077). */
   trace_parent_span_id?: string | null;
+  /** When a zero-retention work's image was delivered: fetched once, or answered inline (migration 0076). */
+  delivered_at?: number | null;
+  /** 1 when the task's work is zero-retention (migration 0076): its record says `retention: "none"`. */
+  zero_retention?: number;
 }
 
 /** One move of a task to its model's next route (task-fallback.ts), as `fallbacks_json` keeps it. */

@@ -7,6 +7,7 @@ import { useAction } from '../../lib/use-action';
 import { ConfirmDialog, Dialog } from '../../ui/dialog';
 import { KeyReveal } from '../../ui/key-reveal';
 import { CreateKeyDialog } from './api-key-create';
+import { KeyRetentionDialog, retentionText } from './api-key-retention';
 import { PasswordConfirm } from './password-confirm';
 import { useRevocableList } from './revocable-list';
 
@@ -69,6 +70,7 @@ function expiryText(key: ApiKeyInfo): string {
 export function ApiKeySection({ onRotated }: { account: AccountInfo; onRotated: () => void }) {
   const [dialog, setDialog] = useState<'rotate' | 'create'>();
   const [revealed, setRevealed] = useState<{ apiKey: string; note: string }>();
+  const [retaining, setRetaining] = useState<ApiKeyInfo>();
   const {
     items: keys,
     load,
@@ -102,6 +104,7 @@ export function ApiKeySection({ onRotated }: { account: AccountInfo; onRotated: 
                 <th scope="col">Created</th>
                 <th scope="col">Last used</th>
                 <th scope="col">Expires</th>
+                <th scope="col">Retention</th>
                 <th scope="col">
                   <span className="visually-hidden">Actions</span>
                 </th>
@@ -118,7 +121,16 @@ export function ApiKeySection({ onRotated }: { account: AccountInfo; onRotated: 
                     {key.last_used_at === null ? 'Never' : formatWhen(key.last_used_at)}
                   </td>
                   <td className="small">{expiryText(key)}</td>
+                  <td className="small">{retentionText(key)}</td>
                   <td>
+                    <button
+                      type="button"
+                      className="button small"
+                      aria-label={`Retention of ${key.name} (${key.hint})`}
+                      onClick={() => setRetaining(key)}
+                    >
+                      Retention
+                    </button>{' '}
                     <button
                       type="button"
                       className="button small"
@@ -163,6 +175,16 @@ export function ApiKeySection({ onRotated }: { account: AccountInfo; onRotated: 
             void load();
           }}
           onCancel={() => setDialog(undefined)}
+        />
+      )}
+      {retaining && (
+        <KeyRetentionDialog
+          apiKey={retaining}
+          onSaved={() => {
+            setRetaining(undefined);
+            void load();
+          }}
+          onCancel={() => setRetaining(undefined)}
         />
       )}
       {revoking && (

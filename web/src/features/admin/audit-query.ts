@@ -29,6 +29,7 @@ export const ACTION_LABELS: Record<AuditAction, string> = {
   'key.revoke': 'API key revoked',
   'key.rotate': 'API key rotated',
   'key.budget.set': 'API key budget set',
+  'key.retention.set': 'API key retention set',
   'webhook-secret.rotate': 'Webhook secret rotated',
   'upstream-key.set': "Account's upstream key set",
   'provider-key.add': 'Upstream pool key added',
