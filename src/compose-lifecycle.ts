@@ -2,7 +2,13 @@ import type { TierPolicies } from './capabilities/usage/index.js';
 import type { CoreResources } from './core-resources.js';
 import { createBlobPurges } from './infra/blobs/blob-purges.js';
 import { createHousekeeping } from './infra/jobs/housekeeping.js';
-import { createAccountRetention, expireOldData, purgeRemovedWorks } from './use-cases/lifecycle/index.js';
+import {
+  createAccountRetention,
+  eraseAccount,
+  expireOldData,
+  finishErasures,
+  purgeRemovedWorks,
+} from './use-cases/lifecycle/index.js';
 
 /** How often a worker node runs the data lifecycle's jobs (deleted works, files to remove). */
 export const LIFECYCLE_INTERVAL_MS = 5 * 60 * 1000;
@@ -21,7 +27,10 @@ export function buildLifecycle(resources: CoreResources, parts: LifecycleParts) 
       return policy && { results: policy.retention_results_days, uploads: policy.retention_uploads_days };
     },
   };
+  const erasing = { db, clock, cancelUnfinished: parts.cancelUnfinished };
   const jobs = {
+    // Erases that stopped midway (a crash, a task still running) are finished first.
+    finishErasures: () => finishErasures(erasing),
     expireOldData: () =>
       expireOldData({ db, clock, retention, markRemoved: parts.generationsRepository.markRemoved }),
     purgeRemovedWorks: () => purgeRemovedWorks(db, clock),
@@ -39,7 +48,13 @@ export function buildLifecycle(resources: CoreResources, parts: LifecycleParts) 
     /** An account's own retention periods (admin API). */
     accountRetention: createAccountRetention(db),
     /** Runs every lifecycle job once now, in order (tests, the CLI). */
+    /**
+     * Erases an account: every row of it goes, its files are listed to go at the next run
+     * (docs/operations.md, Erase an account). Idempotent; `pending` while a task of it still runs.
+     */
+    eraseAccount: (accountId: string) => eraseAccount(erasing, accountId),
     async runOnce(): Promise<void> {
+      await jobs.finishErasures();
       await jobs.expireOldData();
       await jobs.purgeRemovedWorks();
       await jobs.removeUnusedFiles();
@@ -55,6 +70,8 @@ export type Lifecycle = ReturnType<typeof buildLifecycle>['lifecycle'];
 interface LifecycleParts {
   tierPolicies: { policies(): TierPolicies };
   generationsRepository: { markRemoved(accountId: string, generationId: string): Promise<unknown> };
+  /** Ends an account's queued and running tasks (an erase begins with it). */
+  cancelUnfinished(accountId: string): Promise<unknown>;
   /** The other periodic clean-ups of the worker role, started and stopped with the lifecycle's. */
   others: Housekeeping;
 }

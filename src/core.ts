@@ -67,7 +67,10 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     outbox: { recordFinished: (trx, task) => webhooks.recordFinished(trx, task) },
   });
   const { idempotency, housekeeping: others } = buildIdempotency(resources);
-  const { lifecycle, housekeeping } = buildLifecycle(resources, { generationsRepository, ...usage, others });
+  const { lifecycle, housekeeping } = buildLifecycle(resources, {
+    ...{ generationsRepository, ...usage, others },
+    cancelUnfinished: (accountId) => taskReads.queue.cancel({ kind: 'account', accountId }, 'unfinished'),
+  });
   const uploads = buildUploads(resources, assets);
   const webhooks = buildWebhooks(resources);
   const alerts = buildAlerts(resources, { budgets: usage.budgets });

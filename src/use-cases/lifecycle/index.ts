@@ -14,3 +14,9 @@ export {
   shortestDays,
 } from './expiry.js';
 export { purgeRemovedWorks, purgeWork } from './work-purge.js';
+export {
+  type EraseDeps,
+  type EraseOutcome,
+  eraseAccount,
+  finishErasures,
+} from './account-erase.js';
