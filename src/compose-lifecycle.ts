@@ -1,3 +1,4 @@
+import type { TaskQueue } from './capabilities/tasks/index.js';
 import type { TierPolicies } from './capabilities/usage/index.js';
 import type { CoreResources } from './core-resources.js';
 import { createBlobPurges } from './infra/blobs/blob-purges.js';
@@ -27,7 +28,9 @@ export function buildLifecycle(resources: CoreResources, parts: LifecycleParts) 
       return policy && { results: policy.retention_results_days, uploads: policy.retention_uploads_days };
     },
   };
-  const erasing = { db, clock, cancelUnfinished: parts.cancelUnfinished };
+  const cancelUnfinished = (accountId: string) =>
+    parts.queue().cancel({ kind: 'account', accountId }, 'unfinished');
+  const erasing = { db, clock, cancelUnfinished };
   const jobs = {
     // Erases that stopped midway (a crash, a task still running) are finished first.
     finishErasures: () => finishErasures(erasing),
@@ -70,8 +73,8 @@ export type Lifecycle = ReturnType<typeof buildLifecycle>['lifecycle'];
 interface LifecycleParts {
   tierPolicies: { policies(): TierPolicies };
   generationsRepository: { markRemoved(accountId: string, generationId: string): Promise<unknown> };
-  /** Ends an account's queued and running tasks (an erase begins with it). */
-  cancelUnfinished(accountId: string): Promise<unknown>;
+  /** The operator's queue (built after the lifecycle): an erase begins by canceling the account's tasks. */
+  queue(): Pick<TaskQueue, 'cancel'>;
   /** The other periodic clean-ups of the worker role, started and stopped with the lifecycle's. */
   others: Housekeeping;
 }

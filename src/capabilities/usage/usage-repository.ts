@@ -101,7 +101,12 @@ export function createUsageRepository({
         accountId !== undefined
           ? []
           : (
-              await db.selectFrom('usage_erased').selectAll().where('day', '>=', from).where('day', '<=', to).execute()
+              await db
+                .selectFrom('usage_erased')
+                .selectAll()
+                .where('day', '>=', from)
+                .where('day', '<=', to)
+                .execute()
             ).map((row) => ({ ...row, account_id: ERASED_ACCOUNTS }));
       const kept = await query.orderBy('day').orderBy('model').orderBy('account_id').execute();
       const rows = erased.length === 0 ? kept : [...kept, ...erased].sort(byDayModelAccount);
@@ -121,5 +126,7 @@ export type UsageRepository = ReturnType<typeof createUsageRepository>;
 
 /** Rows by day, then model, then account (the order one query gives). */
 function byDayModelAccount(a: UsageRow, b: UsageRow): number {
-  return a.day.localeCompare(b.day) || a.model.localeCompare(b.model) || a.account_id.localeCompare(b.account_id);
+  return (
+    a.day.localeCompare(b.day) || a.model.localeCompare(b.model) || a.account_id.localeCompare(b.account_id)
+  );
 }

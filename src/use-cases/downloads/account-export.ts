@@ -75,7 +75,13 @@ export function createAccountExport(deps: { blobs: BlobStore; db: Db }) {
           files.forEach((file, index) => {
             // Reaching the page's last file loads the next page (the archive then waits for it).
             const next = index === files.length - 1 && files.length === EXPORT_PAGE;
-            addFileEntry(zip, deps.blobs, exportName(file), file, next ? () => addPage(cursorOf(files)) : undefined);
+            addFileEntry(
+              zip,
+              deps.blobs,
+              exportName(file),
+              file,
+              next ? () => addPage(cursorOf(files)) : undefined,
+            );
           });
           if (files.length < EXPORT_PAGE) {
             zip.addReadStream(metadataStream(account, now, now), 'metadata.json', { mtime: new Date(now) });
@@ -107,5 +113,10 @@ async function accountHead(db: Db, accountId: string): Promise<AccountHead> {
     .where('erasing_at', 'is', null)
     .executeTakeFirst();
   if (!row) throw new NotFound('No such account');
-  return { id: row.id, email: row.email, tier: row.tier, created_at: new Date(Number(row.created_at)).toISOString() };
+  return {
+    id: row.id,
+    email: row.email,
+    tier: row.tier,
+    created_at: new Date(Number(row.created_at)).toISOString(),
+  };
 }

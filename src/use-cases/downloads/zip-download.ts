@@ -81,16 +81,20 @@ export function addFileEntry(
   file: DownloadFile,
   onOpen?: () => void,
 ): void {
-  zip.addReadStreamLazy(name, { compress: false, mtime: new Date(file.createdAt), size: file.bytes }, (callback) => {
-    onOpen?.();
-    blobs.open(file.blobKey).then(
-      (found) =>
-        found
-          ? callback(null, found.stream)
-          : callback(new Error(`blob ${file.blobKey} is missing`), undefined as never),
-      (error: unknown) => callback(error, undefined as never),
-    );
-  });
+  zip.addReadStreamLazy(
+    name,
+    { compress: false, mtime: new Date(file.createdAt), size: file.bytes },
+    (callback) => {
+      onOpen?.();
+      blobs.open(file.blobKey).then(
+        (found) =>
+          found
+            ? callback(null, found.stream)
+            : callback(new Error(`blob ${file.blobKey} is missing`), undefined as never),
+        (error: unknown) => callback(error, undefined as never),
+      );
+    },
+  );
 }
 
 /** What metadata.json says of one file, named `name` in the archive. */

@@ -64,9 +64,12 @@ export async function removeCredentials(trx: Trx, accountId: string, now: number
     .execute();
   await trx
     .deleteFrom('oauth_retired_refresh_tokens')
-    .where('grant_id', 'in', (eb) => eb.selectFrom('oauth_grants').select('id').where('account_id', '=', accountId))
+    .where('grant_id', 'in', (eb) =>
+      eb.selectFrom('oauth_grants').select('id').where('account_id', '=', accountId),
+    )
     .execute();
-  for (const table of CREDENTIAL_TABLES) await trx.deleteFrom(table).where('account_id', '=', accountId).execute();
+  for (const table of CREDENTIAL_TABLES)
+    await trx.deleteFrom(table).where('account_id', '=', accountId).execute();
 }
 
 /**
@@ -81,11 +84,17 @@ export async function eraseRemainingRows(trx: Trx, account: { id: string; email:
   for (const table of ACCOUNT_TABLES) await trx.deleteFrom(table).where('account_id', '=', id).execute();
   await trx.updateTable('blob_purges').set({ account_id: null }).where('account_id', '=', id).execute();
   for (const table of ['alert_episodes', 'alert_deliveries'] as const)
-    await trx.deleteFrom(table).where('subject', 'like', likeEscaped(`${likeLiteral(id)}:%`)).execute();
+    await trx
+      .deleteFrom(table)
+      .where('subject', 'like', likeEscaped(`${likeLiteral(id)}:%`))
+      .execute();
   await trx
     .deleteFrom('sign_in_failures')
     .where((eb) =>
-      eb.or([eb('key', '=', `email:${email}`), eb('key', 'like', likeEscaped(`address:${likeLiteral(email)}|%`))]),
+      eb.or([
+        eb('key', '=', `email:${email}`),
+        eb('key', 'like', likeEscaped(`address:${likeLiteral(email)}|%`)),
+      ]),
     )
     .execute();
   await anonymizeAudit(trx, account);
@@ -133,12 +142,24 @@ async function anonymizeAudit(trx: Trx, { id, email }: { id: string; email: stri
     sql<string>`replace(${sql.ref(column)}, ${email}, ${ERASED_LABEL})`;
   await trx
     .updateTable('audit_events')
-    .set({ actor: replaced('actor'), before_json: replaced('before_json'), after_json: replaced('after_json') })
+    .set({
+      actor: replaced('actor'),
+      before_json: replaced('before_json'),
+      after_json: replaced('after_json'),
+    })
     .where((eb) =>
-      eb.or([eb('actor', 'like', pattern), eb('before_json', 'like', pattern), eb('after_json', 'like', pattern)]),
+      eb.or([
+        eb('actor', 'like', pattern),
+        eb('before_json', 'like', pattern),
+        eb('after_json', 'like', pattern),
+      ]),
     )
     .execute();
-  await trx.updateTable('audit_events').set({ actor_account_id: null }).where('actor_account_id', '=', id).execute();
+  await trx
+    .updateTable('audit_events')
+    .set({ actor_account_id: null })
+    .where('actor_account_id', '=', id)
+    .execute();
 }
 
 /** `text` as a LIKE pattern matching itself (ids and e-mails may hold `_`, a LIKE wildcard). */

@@ -90,8 +90,16 @@ async function eraseWorks(db: Db, clock: Clock, accountId: string): Promise<numb
       .execute();
     if (works.length === 0) return 0;
     const ids = works.map((work) => work.id);
-    const tasks = await trx.selectFrom('tasks').select(['id', 'blob_key']).where('generation_id', 'in', ids).execute();
-    const assets = await trx.selectFrom('assets').select('blob_key').where('generation_id', 'in', ids).execute();
+    const tasks = await trx
+      .selectFrom('tasks')
+      .select(['id', 'blob_key'])
+      .where('generation_id', 'in', ids)
+      .execute();
+    const assets = await trx
+      .selectFrom('assets')
+      .select('blob_key')
+      .where('generation_id', 'in', ids)
+      .execute();
     await enqueueBlobPurges(trx, {
       keys: [
         ...tasks.map((task) => task.blob_key),
@@ -106,7 +114,13 @@ async function eraseWorks(db: Db, clock: Clock, accountId: string): Promise<numb
     if (taskIds.length > 0)
       for (const table of ['task_turns', 'upstream_calls', 'webhook_deliveries', 'webhook_outbox'] as const)
         await trx.deleteFrom(table).where('task_id', 'in', taskIds).execute();
-    for (const table of ['assets', 'starred_works', 'collection_items', 'webhook_callbacks', 'tasks'] as const)
+    for (const table of [
+      'assets',
+      'starred_works',
+      'collection_items',
+      'webhook_callbacks',
+      'tasks',
+    ] as const)
       await trx.deleteFrom(table).where('generation_id', 'in', ids).execute();
     // Other works made from these (lineage) lose their parent, as a deleted parent reads.
     await trx.updateTable('generations').set({ parent_id: null }).where('parent_id', 'in', ids).execute();

@@ -2,6 +2,12 @@
 // Files outside src/use-cases/lifecycle/ import from this file only (src/architecture.test.ts holds it).
 
 export {
+  type EraseDeps,
+  type EraseOutcome,
+  eraseAccount,
+  finishErasures,
+} from './account-erase.js';
+export {
   type AccountRetention,
   type AccountRetentionStore,
   createAccountRetention,
@@ -14,9 +20,3 @@ export {
   shortestDays,
 } from './expiry.js';
 export { purgeRemovedWorks, purgeWork } from './work-purge.js';
-export {
-  type EraseDeps,
-  type EraseOutcome,
-  eraseAccount,
-  finishErasures,
-} from './account-erase.js';
