@@ -5,6 +5,7 @@ import { createBlobPurges } from './infra/blobs/blob-purges.js';
 import { createHousekeeping } from './infra/jobs/housekeeping.js';
 import {
   createAccountRetention,
+  type EraseDeps,
   eraseAccount,
   expireOldData,
   finishErasures,
@@ -30,7 +31,7 @@ export function buildLifecycle(resources: CoreResources, parts: LifecycleParts) 
   };
   const cancelUnfinished = (accountId: string) =>
     parts.queue().cancel({ kind: 'account', accountId }, 'unfinished');
-  const erasing = { db, clock, cancelUnfinished };
+  const erasing = { db, clock, cancelUnfinished, changes: parts.accountChanges };
   const jobs = {
     // Erases that stopped midway (a crash, a task still running) are finished first.
     finishErasures: () => finishErasures(erasing),
@@ -75,6 +76,8 @@ interface LifecycleParts {
   generationsRepository: { markRemoved(accountId: string, generationId: string): Promise<unknown> };
   /** The operator's queue (built after the lifecycle): an erase begins by canceling the account's tasks. */
   queue(): Pick<TaskQueue, 'cancel'>;
+  /** How every node hears that accounts changed (an erase ends the account's keys at once). */
+  accountChanges: EraseDeps['changes'];
   /** The other periodic clean-ups of the worker role, started and stopped with the lifecycle's. */
   others: Housekeeping;
 }

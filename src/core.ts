@@ -67,8 +67,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     outbox: { recordFinished: (trx, task) => webhooks.recordFinished(trx, task) },
   });
   const { idempotency, housekeeping: others } = buildIdempotency(resources);
-  const lifecycleParts = { generationsRepository, ...usage, others, queue: () => taskReads.queue };
-  const { lifecycle, housekeeping } = buildLifecycle(resources, lifecycleParts);
+  const parts = { ...accounts, ...usage, generationsRepository, others, queue: () => taskReads.queue };
+  const { lifecycle, housekeeping } = buildLifecycle(resources, parts);
   const uploads = buildUploads(resources, assets);
   const webhooks = buildWebhooks(resources);
   const alerts = buildAlerts(resources, { budgets: usage.budgets });

@@ -29,10 +29,16 @@ export function exportZipName(accountId: string, now: number): string {
   return `atelier-export-${accountId}-${new Date(now).toISOString().slice(0, 10)}.zip`;
 }
 
-export function createAccountExport(deps: { blobs: BlobStore; db: Db }) {
+export function createAccountExport(deps: {
+  blobs: BlobStore;
+  db: Db;
+  /** Files read from the store at once (EXPORT_PAGE; tests take smaller pages). */
+  pageSize?: number;
+}) {
   const reads = createDownloadReads(deps.db);
+  const size = deps.pageSize ?? EXPORT_PAGE;
   const page = (accountId: string, after: PageCursor | null, until: number) =>
-    reads.page(accountId, after, until, EXPORT_PAGE);
+    reads.page(accountId, after, until, size);
   const cursorOf = (files: DownloadFile[]): PageCursor | null => {
     const last = files.at(-1);
     return last ? { createdAt: last.createdAt, assetId: last.assetId } : null;
@@ -51,7 +57,7 @@ export function createAccountExport(deps: { blobs: BlobStore; db: Db }) {
           first = false;
         }
         after = cursorOf(files);
-        if (files.length < EXPORT_PAGE) break;
+        if (files.length < size) break;
       }
       yield `${first ? '' : '\n  '}]\n}\n`;
     }
@@ -74,7 +80,7 @@ export function createAccountExport(deps: { blobs: BlobStore; db: Db }) {
         page(accountId, after, now).then((files) => {
           files.forEach((file, index) => {
             // Reaching the page's last file loads the next page (the archive then waits for it).
-            const next = index === files.length - 1 && files.length === EXPORT_PAGE;
+            const next = index === files.length - 1 && files.length === size;
             addFileEntry(
               zip,
               deps.blobs,
@@ -83,7 +89,7 @@ export function createAccountExport(deps: { blobs: BlobStore; db: Db }) {
               next ? () => addPage(cursorOf(files)) : undefined,
             );
           });
-          if (files.length < EXPORT_PAGE) {
+          if (files.length < size) {
             zip.addReadStream(metadataStream(account, now, now), 'metadata.json', { mtime: new Date(now) });
             zip.end();
           }

@@ -12,6 +12,8 @@ export interface EraseDeps {
   clock: Clock;
   /** Ends the account's queued and running tasks (through the engine, as an operator's cancel). */
   cancelUnfinished(accountId: string): Promise<unknown>;
+  /** Tells every node's API-key cache that accounts changed (in the transaction, then here). */
+  changes: { announce(trx: Db): Promise<void>; changedHere(): void };
 }
 
 /**
@@ -39,7 +41,7 @@ export async function eraseAccount(deps: EraseDeps, accountId: string): Promise<
     .where('id', '=', accountId)
     .executeTakeFirst();
   if (!account) return 'absent';
-  await db.transaction().execute((trx) => removeCredentials(trx, accountId, clock.now()));
+  await announced(deps, (trx) => removeCredentials(trx, accountId, clock.now()));
   await deps.cancelUnfinished(accountId);
   while ((await eraseWorks(db, clock, accountId)) === ERASE_BATCH);
   while ((await eraseUploads(db, clock, accountId)) === ERASE_BATCH);
@@ -49,8 +51,17 @@ export async function eraseAccount(deps: EraseDeps, accountId: string): Promise<
     .where('account_id', '=', accountId)
     .executeTakeFirst();
   if (left) return 'pending';
-  await db.transaction().execute((trx) => eraseRemainingRows(trx, account));
+  await announced(deps, (trx) => eraseRemainingRows(trx, account));
   return 'erased';
+}
+
+/** Runs `change` in a transaction that announces a change of accounts (no node trusts a key it cached). */
+async function announced(deps: EraseDeps, change: (trx: Db) => Promise<void>): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    await change(trx);
+    await deps.changes.announce(trx);
+  });
+  deps.changes.changedHere();
 }
 
 /** Finishes every erase that began (housekeeping): answers how many accounts are now gone. */
