@@ -79,6 +79,14 @@ export async function removeCredentials(trx: Trx, accountId: string, now: number
  */
 export async function eraseRemainingRows(trx: Trx, account: { id: string; email: string }): Promise<void> {
   const { id, email } = account;
+  // The account's row, locked first: a node finishing the same erase waits here, then finds it gone
+  // (so usage is never folded twice).
+  const claimed = await trx
+    .updateTable('accounts')
+    .set((eb) => ({ erasing_at: eb.ref('erasing_at') }))
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (Number(claimed.numUpdatedRows) === 0) return;
   await foldUsage(trx, id);
   await removeCredentials(trx, id, 0);
   for (const table of ACCOUNT_TABLES) await trx.deleteFrom(table).where('account_id', '=', id).execute();
