@@ -142,6 +142,15 @@ function websiteOf(core: Core, oauth: OAuthGrants | undefined) {
     usage: core.usage,
     curation: core.curation,
     zipDownloads: core.zipDownloads,
+    accountData: {
+      export: (accountId, now) => core.accountExport.open(accountId, now),
+      erase: (accountId) => core.lifecycle.eraseAccount(accountId),
+      audit: async (actor, action, accountId) =>
+        void (await core.audit.record(
+          { ...actor, source: 'website' },
+          { action, target: { type: 'account', id: accountId }, before: null, after: null },
+        )),
+    },
   });
 }
 
@@ -223,6 +232,10 @@ async function mountAdmin(app: FastifyInstance, core: Core, resolvers: AccountRe
       audit: core.audit,
       catalog: core.catalogVersions,
       retention: core.lifecycle.accountRetention,
+      accountData: {
+        export: (accountId, now) => core.accountExport.open(accountId, now),
+        erase: (accountId) => core.lifecycle.eraseAccount(accountId),
+      },
       clock: core.clock,
     },
   });

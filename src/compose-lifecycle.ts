@@ -1,3 +1,4 @@
+import type { TaskQueue } from './capabilities/tasks/index.js';
 import type { TierPolicies } from './capabilities/usage/index.js';
 import type { CoreResources } from './core-resources.js';
 import { createBlobPurges } from './infra/blobs/blob-purges.js';
@@ -5,7 +6,10 @@ import { createHousekeeping } from './infra/jobs/housekeeping.js';
 import {
   createAccountRetention,
   createZeroRetention,
+  type EraseDeps,
+  eraseAccount,
   expireOldData,
+  finishErasures,
   purgeRemovedWorks,
   type ZeroRetention,
 } from './use-cases/lifecycle/index.js';
@@ -29,7 +33,12 @@ export function buildLifecycle(resources: CoreResources, parts: LifecycleParts) 
   };
   const { markRemoved } = parts.generationsRepository;
   const zeroRetention = createZeroRetention({ db, clock, markRemoved, removeListedFiles: blobPurges.run });
+  const cancelUnfinished = (accountId: string) =>
+    parts.queue().cancel({ kind: 'account', accountId }, 'unfinished');
+  const erasing = { db, clock, cancelUnfinished, changes: parts.accountChanges };
   const jobs = {
+    // Erases that stopped midway (a crash, a task still running) are finished first.
+    finishErasures: () => finishErasures(erasing),
     expireOldData: () => expireOldData({ db, clock, retention, markRemoved }),
     expireZeroRetention: () => zeroRetention.expire(),
     purgeRemovedWorks: () => purgeRemovedWorks(db, clock),
@@ -45,8 +54,14 @@ export function buildLifecycle(resources: CoreResources, parts: LifecycleParts) 
     accountRetention: createAccountRetention(db, retention),
     /** Zero-retention works' files: /files asks, and tells of each image delivered (fetched, or answered inline). */
     zeroRetention: deliveriesOf(zeroRetention, log),
+    /**
+     * Erases an account: every row of it goes, its files are listed to go at the next run
+     * (docs/operations.md, Erase an account). Idempotent; `pending` while a task of it still runs.
+     */
+    eraseAccount: (accountId: string) => eraseAccount(erasing, accountId),
     /** Runs every lifecycle job once now, in order (tests, the CLI). */
     async runOnce(): Promise<void> {
+      await jobs.finishErasures();
       await jobs.expireOldData();
       await jobs.expireZeroRetention();
       await jobs.purgeRemovedWorks();
@@ -63,6 +78,10 @@ export type Lifecycle = ReturnType<typeof buildLifecycle>['lifecycle'];
 interface LifecycleParts {
   tierPolicies: { policies(): TierPolicies };
   generationsRepository: { markRemoved(accountId: string, generationId: string): Promise<unknown> };
+  /** The operator's queue (built after the lifecycle): an erase begins by canceling the account's tasks. */
+  queue(): Pick<TaskQueue, 'cancel'>;
+  /** How every node hears that accounts changed (an erase ends the account's keys at once). */
+  accountChanges: EraseDeps['changes'];
   /** The other periodic clean-ups of the worker role, started and stopped with the lifecycle's. */
   others: Housekeeping;
 }

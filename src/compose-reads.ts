@@ -1,7 +1,7 @@
 import { createCuration } from './capabilities/curation/index.js';
 import type { TasksRepository } from './capabilities/tasks/index.js';
 import type { CoreResources } from './core-resources.js';
-import { createZipDownloads } from './use-cases/downloads/index.js';
+import { createAccountExport, createZipDownloads } from './use-cases/downloads/index.js';
 import type { GenerationsRepository } from './use-cases/generations/index.js';
 import {
   createCreationReads,
@@ -27,6 +27,8 @@ export function buildReadModels(
     curation,
     /** Works and collections as one streamed ZIP (the API and the website). */
     zipDownloads: createZipDownloads({ blobs, db }),
+    /** An account's works and uploads as one streamed ZIP (its owner, the console, the CLI). */
+    accountExport: createAccountExport({ blobs, db }),
     /** The operator's task log: every task of every account, and one task's life (read model). */
     taskLog: createTaskLog({ db, clock }),
   };

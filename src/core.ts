@@ -67,7 +67,8 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     outbox: { recordFinished: (trx, task) => webhooks.recordFinished(trx, task) },
   });
   const { idempotency, housekeeping: others } = buildIdempotency(resources);
-  const { lifecycle, housekeeping } = buildLifecycle(resources, { generationsRepository, ...usage, others });
+  const parts = { ...accounts, ...usage, generationsRepository, others, queue: () => taskReads.queue };
+  const { lifecycle, housekeeping } = buildLifecycle(resources, parts);
   const uploads = buildUploads(resources, assets);
   const webhooks = buildWebhooks(resources);
   const alerts = buildAlerts(resources, { budgets: usage.budgets });
@@ -102,8 +103,7 @@ export async function createCore(config: Config, overrides: CoreOverrides = {}) 
     generations,
     ...reads,
     engine,
-    /** Upstream capacity pools, shared through the store (the operator console reads their state). */
-    capacity,
+    capacity, // upstream capacity pools, shared through the store (the operator console reads their state)
     keyPools, // the pools of upstream keys: their store (CLI, console), each key's state, the engine's choice
     webhooks,
     /** Alert rules, their detection and delivery (the operator console, the worker role). */

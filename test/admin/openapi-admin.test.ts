@@ -8,7 +8,7 @@ import { BASE, insertTask } from './task-log-seed.js';
  * answers — a success, an error, and a non-operator's refusal each — match the documented schemas.
  */
 describeContract('the OpenAPI document is the contract of the admin API', ADMIN, async (t, exercise) => {
-  const { op, plain, web, user } = await operatorAndUser(t);
+  const { op, plain, web, user, operator } = await operatorAndUser(t);
   const accounts = `${ADMIN}/accounts`;
   await exercise(
     'GET',
@@ -63,6 +63,27 @@ describeContract('the OpenAPI document is the contract of the admin API', ADMIN,
   await exercise('PUT', retention, { url: `${accounts}/${id}/retention`, headers: op, payload: zero }, 400);
   await exercise('PUT', retention, { url: `${accounts}/acc_none/retention`, headers: op, payload: {} }, 404);
   await exercise('PUT', retention, { url: `${accounts}/${id}/retention`, headers: plain, payload: {} }, 403);
+
+  const exportRoute = `${ADMIN}/accounts/{id}/export`;
+  await exercise('GET', exportRoute, { url: `${accounts}/${id}/export`, headers: op }, 200);
+  await exercise('GET', exportRoute, { url: `${accounts}/acc_none/export`, headers: op }, 404);
+  await exercise('GET', exportRoute, { url: `${accounts}/${id}/export`, headers: plain }, 403);
+  const erase = `${ADMIN}/accounts/{id}/erase`;
+  const leaving = await t.createAccount();
+  const named = (confirm: string) => ({ confirm });
+  await exercise('POST', erase, { url: `${accounts}/${leaving.id}/erase`, headers: op, payload: {} }, 400);
+  await exercise(
+    'POST',
+    erase,
+    { url: `${accounts}/acc_none/erase`, headers: op, payload: named('x@y.z') },
+    404,
+  );
+  const operatorId = (await t.core.accounts.requireByEmail(operator.email)).id;
+  const myself = { url: `${accounts}/${operatorId}/erase`, headers: op, payload: named(operator.email) };
+  await exercise('POST', erase, myself, 409);
+  const gone = { url: `${accounts}/${leaving.id}/erase`, headers: op, payload: named(leaving.email) };
+  await exercise('POST', erase, { ...gone, headers: plain }, 403);
+  await exercise('POST', erase, gone, 200);
 
   const usage = `${ADMIN}/accounts/{id}/usage`;
   await exercise('GET', usage, { url: `${accounts}/${id}/usage`, headers: op }, 200);

@@ -187,6 +187,28 @@ describeContract(
     await exercise('DELETE', oneKey, { url: keyUrl, headers: web }, 404);
     await exercise('PUT', retention, { ...keep, payload: {} }, 404);
     await exerciseOAuthWebsiteRoutes(t, exercise, web);
+    const exported = '/web/api/account/export';
+    await exercise('GET', exported, { url: exported, headers: { cookie } }, 200);
+    await exercise('GET', exported, { url: exported }, 401);
+    const erase = '/web/api/account/erase';
+    const erasing = (confirm: string, password: string) => ({
+      url: erase,
+      headers: web,
+      payload: { confirm, password },
+    });
+    await exercise('POST', erase, erasing('someone@else.test', PASSWORD), 400);
+    await exercise('POST', erase, erasing(email, 'not the password'), 403);
+    const leaving = await t.createAccount(undefined, { password: PASSWORD });
+    const leavingCookie = sessionCookieOf(
+      await exercise('POST', SESSION, signIn(PASSWORD, leaving.email), 200),
+    );
+    const goodbye = { cookie: leavingCookie, ...origin };
+    await exercise(
+      'POST',
+      erase,
+      { url: erase, headers: goodbye, payload: { confirm: leaving.email, password: PASSWORD } },
+      200,
+    );
     const password = '/web/api/account/password';
     const change = (new_password: string) => ({ current_password: PASSWORD, new_password });
     await exercise('POST', password, { url: password, headers: web, payload: change('short') }, 400);

@@ -21,6 +21,8 @@ export const AUDIT_ACTIONS = [
   'account.create', // POST /accounts; accounts create
   'account.update', // PATCH /accounts/:id (tier, disabled); accounts set-tier, disable, enable
   'account.set-operator', // accounts set-operator
+  'account.export', // GET /accounts/:id/export; the account page's export; accounts export
+  'account.erase', // POST /accounts/:id/erase; the account page's erase; accounts erase
   'password.reset', // POST /accounts/:id/password; accounts set-password
   'password.set', // accounts set-password --permanent
   'budget.set', // PUT /accounts/:id/budget; accounts set-budget

@@ -17,6 +17,12 @@ export interface UsageRow {
   absorbed_micros: number;
 }
 
+/**
+ * The account id the usage of erased accounts is counted under in a report of every account: their
+ * anonymous totals (`usage_erased`), in the deployment's totals, never listed as an account.
+ */
+export const ERASED_ACCOUNTS = '(erased accounts)';
+
 /** Store queries of the usage table (`usage_daily`), owned by the usage capability. */
 export function createUsageRepository({
   db,
@@ -84,11 +90,26 @@ export function createUsageRepository({
       );
     },
 
-    /** Usage rows from `from` to `to` (UTC days, included), of one account or of all, by day then model. */
+    /**
+     * Usage rows from `from` to `to` (UTC days, included), of one account or of all, by day then
+     * model; all accounts' include the erased accounts' totals, under ERASED_ACCOUNTS.
+     */
     async rows(accountId: string | undefined, from: string, to: string): Promise<UsageRow[]> {
       let query = db.selectFrom('usage_daily').selectAll().where('day', '>=', from).where('day', '<=', to);
       if (accountId !== undefined) query = query.where('account_id', '=', accountId);
-      const rows = await query.orderBy('day').orderBy('model').orderBy('account_id').execute();
+      const erased =
+        accountId !== undefined
+          ? []
+          : (
+              await db
+                .selectFrom('usage_erased')
+                .selectAll()
+                .where('day', '>=', from)
+                .where('day', '<=', to)
+                .execute()
+            ).map((row) => ({ ...row, account_id: ERASED_ACCOUNTS }));
+      const kept = await query.orderBy('day').orderBy('model').orderBy('account_id').execute();
+      const rows = erased.length === 0 ? kept : [...kept, ...erased].sort(byDayModelAccount);
       // bigint columns come back as strings from PostgreSQL.
       return rows.map((row) => ({
         ...row,
@@ -102,3 +123,10 @@ export function createUsageRepository({
 }
 
 export type UsageRepository = ReturnType<typeof createUsageRepository>;
+
+/** Rows by day, then model, then account (the order one query gives). */
+function byDayModelAccount(a: UsageRow, b: UsageRow): number {
+  return (
+    a.day.localeCompare(b.day) || a.model.localeCompare(b.model) || a.account_id.localeCompare(b.account_id)
+  );
+}

@@ -11,7 +11,7 @@ import type { Db } from '../../infra/store/database.js';
 import type { Budgets } from './budgets.js';
 import type { TierAdmission } from './tier-admission.js';
 import { addDays, dayOf, daysBetween, eachDay, startOfDay } from './usage-days.js';
-import type { UsageRepository, UsageRow } from './usage-repository.js';
+import { ERASED_ACCOUNTS, type UsageRepository, type UsageRow } from './usage-repository.js';
 
 /** absorbed_micros is the operator's figure: the account's own report leaves it out (its schema). */
 type Counts = { completed: number; failed: number; cost_micros: number; absorbed_micros: number };
@@ -102,7 +102,9 @@ export function createUsageService(deps: {
       const { from, to } = usageRange(query, clock.now());
       const rows = await usage.rows(undefined, from, to);
       const accounts = new Map<string, UsageRow[]>();
-      for (const row of rows) accounts.set(row.account_id, [...(accounts.get(row.account_id) ?? []), row]);
+      for (const row of rows)
+        if (row.account_id !== ERASED_ACCOUNTS)
+          accounts.set(row.account_id, [...(accounts.get(row.account_id) ?? []), row]);
       const models = byModel(rows);
       return {
         from,

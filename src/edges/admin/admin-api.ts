@@ -5,6 +5,7 @@ export { ADMIN_PREFIX } from '../../base/contract/admin.js';
 import { accountOf, MISSING_CREDENTIALS, requireAccount } from '../http/authentication.js';
 import { ApiError } from '../http/errors.js';
 import { adminAccountBudgetRoutes } from './account-budget-routes.js';
+import { adminAccountDataRoutes } from './account-data-routes.js';
 import { adminAccountPasswordRoutes } from './account-password-routes.js';
 import { adminAccountRetentionRoutes } from './account-retention-routes.js';
 import { adminAccountUsageRoutes } from './account-usage-routes.js';
@@ -42,6 +43,7 @@ export async function adminApi(app: FastifyInstance, { deps }: { deps: AdminDeps
     adminAccountPasswordRoutes,
     adminAccountBudgetRoutes,
     adminAccountRetentionRoutes,
+    adminAccountDataRoutes,
     adminAccountUsageRoutes,
     adminKeyRoutes,
     adminUsageRoutes,

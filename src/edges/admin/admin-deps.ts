@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { ProviderKeyWire } from '../../base/contract/admin-provider-keys.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import type {
@@ -65,6 +66,11 @@ export interface AdminDeps {
   alerts: Pick<AlertsService, 'create' | 'list' | 'get' | 'update' | 'remove' | 'test' | 'deliveries'>;
   /** An account's own retention periods (docs/operations.md, Data lifecycle). */
   retention: AccountRetentionStore;
+  /** An account's export (a streamed ZIP) and erase (docs/operations.md, Data lifecycle). */
+  accountData: {
+    export(accountId: string, now: number): Promise<{ name: string; stream: Readable }>;
+    erase(accountId: string): Promise<'erased' | 'pending' | 'absent'>;
+  };
   clock: Clock;
 }
 

@@ -2,6 +2,7 @@ import { budgetState, REDACTED } from '../../capabilities/audit/index.js';
 import { DEFAULT_MODEL_ID } from '../../capabilities/catalog/index.js';
 import type { Core } from '../../core.js';
 import type { Config } from '../../infra/config/config.js';
+import { eraseAccount, exportAccount } from './account-data-actions.js';
 import { keyNamed, setBudgetCommand } from './budget-command.js';
 import { accountNow, cliAudited, workingKeysNow } from './cli-audit.js';
 import { requiredOption as required, UsageError } from './cli-usage.js';
@@ -16,6 +17,10 @@ export interface AccountOptions {
   key?: string | undefined;
   json?: boolean | undefined;
   permanent?: boolean | undefined;
+  /** export's file. */
+  out?: string | undefined;
+  /** erase's confirmation. */
+  yes?: boolean | undefined;
 }
 
 /** One accounts command, its options checked, on an open core. */
@@ -33,7 +38,7 @@ export interface AccountCommand {
   out: (line: string) => void;
 }
 
-type Needed = Array<'email' | 'tier' | 'password'>;
+type Needed = Array<'email' | 'tier' | 'password' | 'out'>;
 
 /** An account as the audit log's target. */
 const accountTarget = (account: { id: string }) => ({ type: 'account' as const, id: account.id });
@@ -240,4 +245,6 @@ export const ACCOUNT_ACTIONS: Record<
   disable: { needs: ['email'], run: disableOrEnable },
   enable: { needs: ['email'], run: disableOrEnable },
   list: { needs: [], run: list },
+  export: { needs: ['email', 'out'], run: exportAccount },
+  erase: { needs: ['email'], run: eraseAccount },
 };

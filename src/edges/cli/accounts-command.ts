@@ -53,6 +53,8 @@ function options(args: string[]) {
       monthly: { type: 'string' },
       json: { type: 'boolean', default: false },
       permanent: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      yes: { type: 'boolean', default: false },
     },
     strict: true,
     allowPositionals: false,

@@ -62,6 +62,7 @@ export const MIGRATED_TABLES = [
   'responses',
   'blob_purges',
   'spend_confirmations',
+  'usage_erased',
 ] as const;
 
 const BATCH_ROWS = 200;

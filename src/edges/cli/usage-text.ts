@@ -27,6 +27,12 @@ Commands:
   accounts disable --email E [--json]   refuse the account's API key and end its sessions at once, on every node
   accounts enable --email E [--json]    let a disabled account's API key work again (it signs in anew)
   accounts list [--json]
+  accounts export --email E --out FILE [--json]
+                                        the account's works and uploads as a ZIP with metadata.json
+  accounts erase --email E --yes [--json]
+                                        erase the account for good: keys, sessions, grants, works, uploads,
+                                        webhooks, settings; its files leave storage at the next lifecycle
+                                        run (those no other account uses); usage kept as anonymous totals
 ${KEYS_USAGE}
 ${UPSTREAM_KEYS_USAGE}
   usage [--email E] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--json]

@@ -10,6 +10,7 @@ import { NotAuthenticated, RateLimited } from '../../base/domain/errors.js';
 import type { Account } from '../../capabilities/accounts/index.js';
 import { type AccountResolver, MISSING_CREDENTIALS, requireAccount } from '../http/authentication.js';
 import { errorResponses, jsonResponse, noContent } from '../http/route-responses.js';
+import { accountDataRoutes } from './account-data-routes.js';
 import { accountRoutes } from './account-routes.js';
 import { apiKeyRoutes } from './api-key-routes.js';
 import { createFlowRoutes } from './create-flow-routes.js';
@@ -77,6 +78,7 @@ export async function webApiRoutes(app: FastifyInstance, deps: WebRoutesDeps) {
     await authed.register(libraryRoutes, { services });
     await authed.register(accountRoutes, { services });
     await authed.register(credentialRoutes, { services, sessions, throttle });
+    await authed.register(accountDataRoutes, { services, sessions, throttle });
     await authed.register(apiKeyRoutes, { services, sessions, throttle });
     await authed.register(oauthRoutes, { services });
   });

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { Clock } from '../../base/runtime/clock.js';
 import type {
   AccountsService,
@@ -56,6 +57,16 @@ export interface WebsiteServices {
   curation: Curation;
   /** A selection's files as a streamed ZIP. */
   zipDownloads: Pick<ZipDownloads, 'open'>;
+  /** The account page's export and erase of the signed-in account, and their audit records. */
+  accountData: {
+    export(accountId: string, now: number): Promise<{ name: string; stream: Readable }>;
+    erase(accountId: string): Promise<'erased' | 'pending' | 'absent'>;
+    audit(
+      actor: { label: string; accountId: string | null; requestId: string },
+      action: 'account.export' | 'account.erase',
+      accountId: string,
+    ): Promise<void>;
+  };
   /** Sign-in for hosted MCP clients (consent, the account's grants); absent where it is not offered. */
   oauth?: OAuthGrants | undefined;
 }

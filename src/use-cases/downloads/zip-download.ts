@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
-import type { ZipMetadata } from '../../base/contract/curation.js';
+import type { ZipMetadata, ZipMetadataFile } from '../../base/contract/curation.js';
 import type { BlobStore } from '../../infra/blobs/blob-store.js';
 import { extensionOf } from '../../infra/blobs/blob-store.js';
 import type { Db } from '../../infra/store/database.js';
@@ -36,7 +36,7 @@ export function slugOf(text: string): string {
 }
 
 /** The stem of a file's name in the ZIP: its prompt, an upload's own name, or what it is. */
-function stemOf(file: DownloadFile): string {
+export function stemOf(file: DownloadFile): string {
   if (file.prompt !== null) return slugOf(file.prompt) || 'image';
   const named = file.originalName?.replace(/\.[A-Za-z0-9]{1,5}$/, '');
   return (named && slugOf(named)) || 'upload';
@@ -70,6 +70,57 @@ export function zipHeaders(name: string): Record<string, string> {
   };
 }
 
+/**
+ * Adds a file to the archive, opened only when the archive reaches it (one file open at a time).
+ * `onOpen` runs then, before the file is read (the account export loads its next page there).
+ */
+export function addFileEntry(
+  zip: ZipFile,
+  blobs: BlobStore,
+  name: string,
+  file: DownloadFile,
+  onOpen?: () => void,
+): void {
+  zip.addReadStreamLazy(
+    name,
+    { compress: false, mtime: new Date(file.createdAt), size: file.bytes },
+    (callback) => {
+      onOpen?.();
+      blobs.open(file.blobKey).then(
+        (found) =>
+          found
+            ? callback(null, found.stream)
+            : callback(new Error(`blob ${file.blobKey} is missing`), undefined as never),
+        (error: unknown) => callback(error, undefined as never),
+      );
+    },
+  );
+}
+
+/** What metadata.json says of one file, named `name` in the archive. */
+export function metadataOf(file: DownloadFile, name: string): ZipMetadataFile {
+  return {
+    file: name,
+    prompt: file.prompt,
+    model: file.model,
+    width: file.width,
+    height: file.height,
+    bytes: file.bytes,
+    content_type: file.contentType,
+    created_at: new Date(file.createdAt).toISOString(),
+    source: file.source,
+    mode: file.request?.mode ?? null,
+    aspect: file.request?.aspect ?? null,
+    aspect_from_reference: file.request?.aspectFromReference ?? null,
+    image_size: file.request?.imageSize ?? null,
+    image_count: file.request?.imageCount ?? null,
+    references: file.request?.references ?? null,
+    url: file.url,
+    generation_id: file.generationId,
+    asset_id: file.assetId,
+  };
+}
+
 export function createZipDownloads(deps: { blobs: BlobStore; db: Db }) {
   const reads = createDownloadReads(deps.db);
   return {
@@ -88,39 +139,8 @@ export function createZipDownloads(deps: { blobs: BlobStore; db: Db }) {
       const metadata: ZipMetadata = { created_at: new Date(now).toISOString(), files: [] };
       files.forEach((file, index) => {
         const name = names[index] ?? `${index}`;
-        zip.addReadStreamLazy(
-          name,
-          { compress: false, mtime: new Date(file.createdAt), size: file.bytes },
-          (callback) => {
-            deps.blobs.open(file.blobKey).then(
-              (found) =>
-                found
-                  ? callback(null, found.stream)
-                  : callback(new Error(`blob ${file.blobKey} is missing`), undefined as never),
-              (error: unknown) => callback(error, undefined as never),
-            );
-          },
-        );
-        metadata.files.push({
-          file: name,
-          prompt: file.prompt,
-          model: file.model,
-          width: file.width,
-          height: file.height,
-          bytes: file.bytes,
-          content_type: file.contentType,
-          created_at: new Date(file.createdAt).toISOString(),
-          source: file.source,
-          mode: file.request?.mode ?? null,
-          aspect: file.request?.aspect ?? null,
-          aspect_from_reference: file.request?.aspectFromReference ?? null,
-          image_size: file.request?.imageSize ?? null,
-          image_count: file.request?.imageCount ?? null,
-          references: file.request?.references ?? null,
-          url: file.url,
-          generation_id: file.generationId,
-          asset_id: file.assetId,
-        });
+        addFileEntry(zip, deps.blobs, name, file);
+        metadata.files.push(metadataOf(file, name));
       });
       zip.addBuffer(Buffer.from(`${JSON.stringify(metadata, null, 2)}\n`), 'metadata.json', {
         mtime: new Date(now),

@@ -2,6 +2,12 @@
 // Files outside src/use-cases/lifecycle/ import from this file only (src/architecture.test.ts holds it).
 
 export {
+  type EraseDeps,
+  type EraseOutcome,
+  eraseAccount,
+  finishErasures,
+} from './account-erase.js';
+export {
   type AccountRetention,
   type AccountRetentionStore,
   createAccountRetention,

@@ -45,7 +45,30 @@ export function createDownloadReads(db: Db) {
      */
     filesOf: (accountId: string, selection: Selection): Promise<DownloadFile[]> =>
       filesOf(db, accountId, selection),
+
+    /**
+     * One page of every file of the account (its works' results and its uploads) as its library
+     * shows them, oldest first, after `after` (a page's last file) and stored at or before `until`.
+     */
+    async page(accountId: string, after: PageCursor | null, until: number, limit: number) {
+      let query = filesQuery(db, accountId).where('assets.created_at', '<=', until);
+      if (after)
+        query = query.where((eb) =>
+          eb.or([
+            eb('assets.created_at', '>', after.createdAt),
+            eb.and([eb('assets.created_at', '=', after.createdAt), eb('assets.id', '>', after.assetId)]),
+          ]),
+        );
+      const rows = await query.orderBy('assets.created_at').orderBy('assets.id').limit(limit).execute();
+      return rows.map(toDownloadFile);
+    },
   };
+}
+
+/** Where a page of an account's files begins: after this file (oldest first, then by id). */
+export interface PageCursor {
+  createdAt: number;
+  assetId: string;
 }
 
 /** What a download asks for: works (their results) and assets, by id. */

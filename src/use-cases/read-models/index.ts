@@ -3,7 +3,7 @@
 
 export type { CreationReads } from './creations.js';
 export { createCreationReads, listPendingCards } from './creations.js';
-export type { DownloadFile } from './downloads.js';
+export type { DownloadFile, PageCursor } from './downloads.js';
 export { createDownloadReads } from './downloads.js';
 export type { LibraryReads } from './library.js';
 export { createLibraryReads } from './library.js';

@@ -56,6 +56,7 @@ import { migration as m0074 } from './0074_blob_purges.js';
 import { migration as m0075 } from './0075_account_retention.js';
 import { migration as m0076 } from './0076_zero_retention.js';
 import { migration as m0077 } from './0077_task_traces.js';
+import { migration as m0078 } from './0078_account_erase.js';
 
 /**
  * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
@@ -119,4 +120,5 @@ export const migrations: Record<string, Migration> = {
   '0075_account_retention': m0075,
   '0076_zero_retention': m0076,
   '0077_task_traces': m0077,
+  '0078_account_erase': m0078,
 };

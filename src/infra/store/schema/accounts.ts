@@ -28,6 +28,8 @@ export interface AccountsTable {
   /** Days the account's results and uploads are kept (migration 0075); null: the tier's or deployment's. */
   retention_results_days?: number | null;
   retention_uploads_days?: number | null;
+  /** When the account's erasure began (migration 0078): the housekeeping finishes it; null otherwise. */
+  erasing_at?: number | null;
 }
 
 /** An API key's scope: `full`, or `read` (polls, history, status, usage: for dashboards). */

@@ -13,6 +13,9 @@ export interface UsageDailyTable {
   absorbed_micros: number;
 }
 
+/** Usage of erased accounts, as anonymous totals per UTC day and model (migration 0078). */
+export type UsageErasedTable = Omit<UsageDailyTable, 'account_id'>;
+
 /** An account's budgets in micro-dollars per UTC day and month; null = none (owned by src/capabilities/usage). */
 export interface AccountBudgetsTable {
   account_id: string;
@@ -27,6 +30,7 @@ export type KeyBudgetsTable = AccountBudgetsTable & { key_id: string };
 /** The tables above, as the database's schema (`Database`) lists them. */
 export interface UsageTables {
   usage_daily: UsageDailyTable;
+  usage_erased: UsageErasedTable;
   account_budgets: AccountBudgetsTable;
   key_budgets: KeyBudgetsTable;
   policy_versions: PolicyVersionsTable;

@@ -4,6 +4,7 @@ import type { AccountInfo } from '../../lib/types';
 import { useAction } from '../../lib/use-action';
 import { CopyButton } from '../../ui/copy-button';
 import { FormOutcome } from '../../ui/form-fields';
+import { AccountDataSection } from './account-data-section';
 import { ApiKeySection } from './api-key-section';
 import { OAuthGrantsSection } from './oauth-grants-section';
 import { SignInSecurity } from './sign-in-security';
@@ -253,6 +254,11 @@ export default function AccountPage() {
           <code>webhook-timestamp</code>, <code>webhook-signature</code>), retrying failures for about a day.
         </p>
         <WebhooksSection />
+      </section>
+
+      <section className="panel stack" aria-labelledby="data-heading">
+        <h2 id="data-heading">Your data</h2>
+        <AccountDataSection email={account.email} />
       </section>
 
       <section className="panel stack" aria-labelledby="use-heading">

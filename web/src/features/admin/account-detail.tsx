@@ -9,6 +9,7 @@ import { CopyButton } from '../../ui/copy-button';
 import { ConfirmDialog } from '../../ui/dialog';
 import { Field, FormOutcome, PasswordField } from '../../ui/form-fields';
 import { BudgetForm } from './account-budget';
+import { AccountData } from './account-data';
 import { AccountKeys } from './account-keys';
 import { RetentionForm } from './account-retention';
 import { images, LoadState, usd, when } from './admin-kit';
@@ -269,6 +270,10 @@ export default function AccountDetailPage({ id }: { id: string }) {
       <section className="panel stack" aria-labelledby="account-usage-heading">
         <h2 id="account-usage-heading">Usage and spend</h2>
         <AccountUsage accountId={account.id} />
+      </section>
+      <section className="panel stack" aria-labelledby="account-data-heading">
+        <h2 id="account-data-heading">Export and erase</h2>
+        <AccountData account={account} />
       </section>
     </div>
   );

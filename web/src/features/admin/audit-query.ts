@@ -21,6 +21,8 @@ export const ACTION_LABELS: Record<AuditAction, string> = {
   'account.create': 'Account created',
   'account.update': 'Account changed (tier, disabled)',
   'account.set-operator': 'Operator set or removed',
+  'account.export': 'Account exported (works and uploads)',
+  'account.erase': 'Account erased',
   'password.reset': 'Password reset',
   'password.set': 'Password set',
   'budget.set': 'Account budget set',
