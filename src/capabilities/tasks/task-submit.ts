@@ -1,3 +1,4 @@
+import { markTask } from '../../base/observability/stage-timing.js';
 import type { ImageProvider, ProviderRequest, SubmitOutcome } from '../providers/index.js';
 import type { CapacityGate } from './capacity/capacity-gate.js';
 import type { CapacityPool } from './capacity/capacity-pool.js';
@@ -95,12 +96,14 @@ async function call(
   checked = false,
 ): Promise<SubmitOutcome | undefined> {
   const { tracing, clock } = context.deps;
+  markTask(task.id, 'slot');
   const span = startUpstreamSpan(tracing, task, 'submit', clock.now());
   let outcome: SubmitOutcome | undefined;
   try {
     outcome = await (provider.submitsInline
       ? submitAsync(context, task, provider, request)
       : runSynchronously(context, task, provider, request, checked));
+    markTask(task.id, 'upstream');
     return outcome;
   } finally {
     endUpstreamSpan(span, outcome, clock.now());

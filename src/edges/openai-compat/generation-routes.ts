@@ -4,6 +4,7 @@ import { OPENAI_TAG, openAiGenerateBodySchema } from '../../base/contract/openai
 import { openAiImageGenerationEventSchema } from '../../base/contract/openai-stream.js';
 import { accountOf } from '../http/authentication.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
+import { startTimeline } from '../../base/observability/stage-timing.js';
 import { traceparentOf } from '../http/traceparent.js';
 import type { ImageAnswers, OpenAiCompatDeps } from './image-answers.js';
 import { ACCEPTED, IMAGE_ERRORS, imagesOrStream, openAiErrorResponses, SYNC_NOTE } from './route-docs.js';
@@ -28,14 +29,18 @@ export function generationRoutes(app: FastifyInstance, deps: OpenAiCompatDeps, a
       },
     },
     async (request, reply) => {
+      const timeline = startTimeline();
       const { body } = request;
       const plan = deps.images.plan({ ...body, references: 0 });
       plan.traceparent = traceparentOf(request);
+      plan.timeline = timeline;
       if (deps.streams.prepare(plan, body))
         return answers.streamOut(request, reply, plan, [], 'image_generation', body.quality);
       if (answers.wantsAsync(request, body.async))
         return answers.accept(request, reply, plan, [], 'generation');
-      return answers.runAndWait(reply, accountOf(request), plan, []);
+      const answer = await answers.runAndWait(reply, accountOf(request), plan, []);
+      if (timeline) reply.header('server-timing', timeline.header());
+      return answer;
     },
   );
 }

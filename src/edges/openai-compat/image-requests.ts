@@ -5,6 +5,7 @@ import { InvalidInput } from '../../base/domain/errors.js';
 import type { GenerationMode } from '../../base/domain/generation-modes.js';
 import type { ImageQuality } from '../../base/domain/image-qualities.js';
 import type { ImageSize } from '../../base/domain/image-sizes.js';
+import type { StageTimeline } from '../../base/observability/stage-timing.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { Account } from '../../capabilities/accounts/index.js';
 import { type Catalog, type CatalogEntry, DEFAULT_MODEL_ID } from '../../capabilities/catalog/index.js';
@@ -71,6 +72,8 @@ export interface ImagePlan {
   instruction?: string;
   /** The caller's W3C `traceparent`, which the generation's trace continues (tracing on). */
   traceparent?: string | undefined;
+  /** The request's stage marks (ATELIER_STAGE_TIMING, bench row S1); absent when off. */
+  timeline?: StageTimeline | undefined;
 }
 
 /** A submitted request: when it was accepted (Unix seconds) and its tasks. */
@@ -190,7 +193,11 @@ async function submitPlan(
     ...(plan.callbackUrl === undefined ? {} : { callbackUrl: plan.callbackUrl }),
     ...(plan.parentId === undefined ? {} : { parentId: plan.parentId, instruction: plan.instruction }),
   });
-  const partials = { partialImages: plan.partialImages, traceparent: plan.traceparent };
+  const partials = {
+    partialImages: plan.partialImages,
+    traceparent: plan.traceparent,
+    timeline: plan.timeline,
+  };
   const { task_ids: ids } = await deps.generations.generate(account, body, 'api', undefined, partials);
   return { created, ids };
 }
@@ -251,6 +258,7 @@ async function runPlan(
   const wait = waitForTasks(deps, account.id, ids, deps.waitMs);
   onWait(wait.stop);
   const { records, allFinal } = await wait.outcome;
+  plan.timeline?.mark('wake');
   if (!allFinal) {
     const list = ids.join(',');
     throw new OpenAiCompatError(
@@ -261,5 +269,7 @@ async function runPlan(
       false,
     );
   }
-  return answerOf(deps, plan.responseFormat, created, records);
+  const answer = await answerOf(deps, plan.responseFormat, created, records);
+  plan.timeline?.mark('answer');
+  return answer;
 }

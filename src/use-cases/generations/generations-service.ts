@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import type { StageTimeline } from '../../base/observability/stage-timing.js';
 import type { Transaction } from 'kysely';
 import type { ActionBody } from '../../base/contract/actions.js';
 import type { GenerateBody, GenerateResponse } from '../../base/contract/generations.js';
@@ -112,7 +113,7 @@ export function createGenerationsService(deps: GenerationsDeps) {
        * What only the OpenAI routes ask: partial frames for a stream (no extra work when absent);
        * the caller's W3C `traceparent`, which the request's trace continues (tracing on).
        */
-      options: { partialImages?: number; traceparent?: string | undefined } = {},
+      options: { partialImages?: number; traceparent?: string | undefined; timeline?: StageTimeline } = {},
     ): Promise<GenerateAnswer> => generate(context, { account, body, source, claim, options }),
 
     /**
@@ -153,7 +154,12 @@ interface GenerateCall {
   source: 'api' | 'web';
   claim: IdempotencyClaim | undefined;
   /** Partial frames for a stream (the OpenAI routes); the action this request carries out (act). */
-  options: { partialImages?: number; planned?: PlannedAction; traceparent?: string | undefined };
+  options: {
+    partialImages?: number;
+    planned?: PlannedAction;
+    traceparent?: string | undefined;
+    timeline?: StageTimeline | undefined;
+  };
 }
 
 /** POST /generate (see `generate` on the service): check, store the references, commit, then submit or wake. */
@@ -201,6 +207,7 @@ async function checkAndCreate(
   const provider = await readyProvider(context, account, request);
   if (request.callbackUrl !== undefined) await context.vetCallbackUrl(request.callbackUrl);
   const refKeys = await storeReferences(context, account, request.imageUrls);
+  call.options.timeline?.mark('admission');
   const maskKey =
     request.maskUrl === undefined
       ? undefined
@@ -238,6 +245,8 @@ async function checkAndCreate(
     answer,
     span,
   );
+  call.options.timeline?.link(taskIds);
+  call.options.timeline?.mark('insert');
   if (provider.submitsInline) await submitInline(context, generationId, taskIds, claim);
   else context.engine.wake();
   return { generationId, taskIds, answer: answer(taskIds) };
