@@ -19,6 +19,7 @@ import { TASK_FEED_CHANNELS } from './capabilities/tasks/index.js';
 import { createRequestMetrics, type RequestMetrics } from './edges/api/metrics-routes.js';
 import type { BlobStore } from './infra/blobs/blob-store.js';
 import { countedBlobStore } from './infra/blobs/counted-blob-store.js';
+import { withRecentResults } from './infra/blobs/recent-results.js';
 import { createPublicUrls, type PublicUrls } from './infra/blobs/public-urls.js';
 import type { Config } from './infra/config/config.js';
 import { createProcessOwner, type ProcessOwner } from './infra/jobs/process-owner.js';
@@ -144,7 +145,9 @@ export async function openCoreResources(config: Config, overrides: CoreOverrides
   const db = overrides.db ?? (await openDatabase(config.databaseUrl));
   const metricsRegistry = createMetricsRegistry();
   const requestMetrics = createRequestMetrics(metricsRegistry);
-  const blobs = countedBlobStore(overrides.blobs ?? (await createBlobStore(config)), metricsRegistry);
+  // Results stored in the last seconds are answered from memory (the synchronous answers' b64_json).
+  const stored = withRecentResults(overrides.blobs ?? (await createBlobStore(config)));
+  const blobs = countedBlobStore(stored, metricsRegistry);
   const masterKey = loadOrCreateMasterKey(config.dataDir, config.masterKey);
   return {
     config,

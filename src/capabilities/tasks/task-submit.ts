@@ -58,7 +58,7 @@ async function submit(
   if (!first) throw new Error(`no submit choice for task ${task.id}`);
   if (!first.pool) {
     const startedAt = context.deps.clock.now();
-    const outcome = await call(context, task, provider, first.request);
+    const outcome = await call(context, task, provider, first.request, leased.fresh === true);
     return outcome ? { kind: 'outcome', outcome, choice: first, startedAt } : { kind: 'lost' };
   }
   const slot = await slotOrWait(context, task, choices);
@@ -79,7 +79,7 @@ async function submit(
       if (!cleared) return { kind: 'lost' };
     }
     const startedAt = context.deps.clock.now();
-    outcome = await call(context, task, provider, choice.request, waited);
+    outcome = await call(context, task, provider, choice.request, waited || leased.fresh === true);
     return outcome ? { kind: 'outcome', outcome, choice, startedAt } : { kind: 'lost' };
   } finally {
     // Before the task's write lets go of its lease: the slot is counted live until then.

@@ -231,13 +231,16 @@ async function answerOf(
     const message = `Image generation failed: ${reason} (task ids: ${ids})`;
     throw new OpenAiCompatError(502, message, 'generation_failed', null, false);
   }
-  const data = await Promise.all(
-    completed.map(async (record) => ({
-      ...(responseFormat === 'url' ? {} : { b64_json: await base64Of(deps, record) }),
-      ...(responseFormat === 'b64_json' ? {} : { url: record.imageUrl }),
-    })),
-  );
-  const usage = await answerUsage(deps.tasks, completed);
+  // The images' bytes and the usage are read together (one store round trip less on the way out).
+  const [data, usage] = await Promise.all([
+    Promise.all(
+      completed.map(async (record) => ({
+        ...(responseFormat === 'url' ? {} : { b64_json: await base64Of(deps, record) }),
+        ...(responseFormat === 'b64_json' ? {} : { url: record.imageUrl }),
+      })),
+    ),
+    answerUsage(deps.tasks, completed),
+  ]);
   return { created, data, ...producedOf(completed[0]), ...(usage ? { usage } : {}) };
 }
 

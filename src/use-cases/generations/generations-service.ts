@@ -214,6 +214,8 @@ async function checkAndCreate(
       : await storeMask(context, account, request.maskUrl, refKeys[0]);
   if (request.keepReferenceAspect) request.aspect = await referenceAspect(context, account, request, refKeys);
   const answer = (taskIds: string[]): GenerateAnswer => ({ task_ids: taskIds, email: account.email });
+  // A synchronous provider's tasks go straight to this process's worker when it has room (issue 48).
+  const handOff = !provider.submitsInline && context.engine.canTake(request.count);
   const { generationId, taskIds } = await createGeneration(
     context,
     account,
@@ -238,7 +240,7 @@ async function checkAndCreate(
         ),
       apiKeyId: account.apiKey?.id ?? null,
       deadlineMs: context.taskDeadlineMs,
-      leaseOwner: provider.submitsInline ? context.engine.owner : null,
+      leaseOwner: provider.submitsInline || handOff ? context.engine.owner : null,
       leaseMs: context.leaseMs,
     },
     claim,
@@ -248,6 +250,7 @@ async function checkAndCreate(
   call.options.timeline?.link(taskIds);
   call.options.timeline?.mark('insert');
   if (provider.submitsInline) await submitInline(context, generationId, taskIds, claim);
+  else if (handOff) await context.engine.handOff(account.id, taskIds);
   else context.engine.wake();
   return { generationId, taskIds, answer: answer(taskIds) };
 }
