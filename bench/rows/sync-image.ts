@@ -7,7 +7,7 @@
  * Atelier adds over the direct call, and the median of each stage of the request as the server's
  * `server-timing` answer header reports it (ATELIER_STAGE_TIMING=1, docs/benchmarks.md#s1).
  */
-import { request as httpRequest, Agent } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import {
   type AtelierEnv,
@@ -18,11 +18,11 @@ import {
   startAtelier,
 } from '../lib/atelier-process.js';
 import type { BenchContext } from '../lib/context.js';
-import { attempt } from '../suites.js';
 import { startIpcChild } from '../lib/ipc-child.js';
 import { createBenchDatabase, dropBenchDatabase } from '../lib/postgres.js';
 import { failedRow, type RowResult } from '../lib/report.js';
 import { percentile } from '../lib/stats.js';
+import { attempt } from '../suites.js';
 
 const GOAL_MS = 3;
 const UPSTREAM_KEY = 'sk-bench-s1';
@@ -70,6 +70,12 @@ export function parseServerTiming(header: string | undefined): Record<string, nu
 
 const median = (values: number[]) => percentile(values, 50);
 
+function note(stages: Record<string, number[]>, name: string, ms: number): void {
+  const list = stages[name] ?? [];
+  list.push(ms);
+  stages[name] = list;
+}
+
 /** The interleaved pairs and the stage medians on one server. */
 async function measure(ctx: BenchContext, target: AtelierEnv, upstreamUrl: string, pairs: number) {
   const apiKey = createAccount(target, 's1@bench.test', ctx.entry);
@@ -116,10 +122,10 @@ async function measure(ctx: BenchContext, target: AtelierEnv, upstreamUrl: strin
       addedUrl.push(u.ms - d.ms);
       const split = parseServerTiming(t.serverTiming);
       const total = split.total;
-      for (const [name, ms] of Object.entries(split)) (stages[name] ??= []).push(ms);
-      // What the server's own clock cannot see: the answer's bytes to the client and the request's
-      // way in, less the upstream's time as the direct call shows it.
-      if (total !== undefined) (stages['outside the handler'] ??= []).push(t.ms - total);
+      for (const [name, ms] of Object.entries(split)) note(stages, name, ms);
+      // What the handler's own clock cannot see: the request's way in (parse, key, schema) and the
+      // answer's way out (serialization, the socket), as the client's time less the server's total.
+      if (total !== undefined) note(stages, 'outside the handler', t.ms - total);
     }
     const stageMedians = Object.fromEntries(
       Object.entries(stages).map(([name, values]) => [name, Math.round(median(values) * 100) / 100]),

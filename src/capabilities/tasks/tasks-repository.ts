@@ -1,5 +1,5 @@
-import type { Clock } from '../../base/runtime/clock.js';
 import { isFinalStatus } from '../../base/domain/task-status.js';
+import type { Clock } from '../../base/runtime/clock.js';
 import type { Db } from '../../infra/store/database.js';
 import type { GenerationsTable } from '../../infra/store/schema/generations.js';
 import type { TasksTable } from '../../infra/store/schema/tasks.js';

@@ -1,5 +1,4 @@
 import { randomInt } from 'node:crypto';
-import type { StageTimeline } from '../../base/observability/stage-timing.js';
 import type { Transaction } from 'kysely';
 import type { ActionBody } from '../../base/contract/actions.js';
 import type { GenerateBody, GenerateResponse } from '../../base/contract/generations.js';
@@ -14,6 +13,7 @@ import {
   UpstreamKeyMissing,
 } from '../../base/domain/errors.js';
 import { MAX_SEED } from '../../base/domain/image-actions.js';
+import type { StageTimeline } from '../../base/observability/stage-timing.js';
 import type { TraceSpan, Tracing } from '../../base/observability/tracing.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { Account, UpstreamKeyResolver } from '../../capabilities/accounts/index.js';
