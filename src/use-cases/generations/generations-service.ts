@@ -7,10 +7,8 @@ import {
   DomainError,
   IdempotencyInProgress,
   InvalidInput,
-  Misconfigured,
   NotFound,
   UpstreamFailed,
-  UpstreamKeyMissing,
 } from '../../base/domain/errors.js';
 import { MAX_SEED } from '../../base/domain/image-actions.js';
 import type { StageTimeline } from '../../base/observability/stage-timing.js';
@@ -37,6 +35,7 @@ import type { GenerationsRepository } from './generations-repository.js';
 import { type PlannedAction, planAction, type WorkSettings } from './image-actions.js';
 import { findParent, type ParentReads, refinementBody } from './lineage.js';
 import { createQuotes } from './quotes.js';
+import { readyProvider } from './ready-provider.js';
 
 /** The answer of POST /generate (spec §2.3). */
 export type GenerateAnswer = GenerateResponse;
@@ -253,21 +252,6 @@ async function checkAndCreate(
   else if (handOff) await context.engine.handOff(account.id, taskIds);
   else context.engine.wake();
   return { generationId, taskIds, answer: answer(taskIds) };
-}
-
-/** The request's provider, configured, available and with a key for the account; refused otherwise. */
-async function readyProvider(context: GenerateContext, account: Account, request: GenerateRequest) {
-  const provider = context.providers.get(request.model.provider);
-  if (!provider) throw new Misconfigured(`provider ${request.model.provider} is not configured`);
-  if (provider.available && !provider.available()) {
-    throw new UpstreamFailed(`Upstream provider ${provider.name} is unavailable; try again shortly`);
-  }
-  if (provider.requiresKey && !(await context.keys.resolve(account.id, provider.name))) {
-    throw new UpstreamKeyMissing(
-      `No upstream key for provider ${provider.name}: set one on the account page or with "atelier accounts set-upstream-key"`,
-    );
-  }
-  return provider;
 }
 
 /** Submits the tasks of an inline provider now; when the upstream refused them all, the generation is rejected. */
