@@ -16,6 +16,7 @@ import { claimCost } from './rows/claim.js';
 import { soakRow } from './rows/soak.js';
 import { coldStart } from './rows/startup.js';
 import { stdioPackage } from './rows/stdio-package.js';
+import { syncImageRows } from './rows/sync-image.js';
 import { taskLogRow } from './rows/task-log.js';
 import { uploadMemory } from './rows/upload.js';
 import { upstreamCallsPerTask } from './rows/upstream.js';
@@ -104,6 +105,8 @@ const steps: Array<[boolean, () => Promise<RowResult[]>]> = [
       return rows.filter((row) => row !== undefined);
     },
   ],
+  // The gateway's own milliseconds on one synchronous image (issue 48), on each store.
+  [wanted('S1'), () => syncImageRows(ctx, postgres)],
   // Fair claims (issue 39): the pick's cost beside the earliest-due pick it replaced.
   [
     wanted('F1'),

@@ -20,6 +20,7 @@ import { createRequestMetrics, type RequestMetrics } from './edges/api/metrics-r
 import type { BlobStore } from './infra/blobs/blob-store.js';
 import { countedBlobStore } from './infra/blobs/counted-blob-store.js';
 import { createPublicUrls, type PublicUrls } from './infra/blobs/public-urls.js';
+import { withRecentResults } from './infra/blobs/recent-results.js';
 import type { Config } from './infra/config/config.js';
 import { createProcessOwner, type ProcessOwner } from './infra/jobs/process-owner.js';
 import { createSafeFetcher, type SafeFetcher, type SafeFetchOptions } from './infra/outbound/safe-fetcher.js';
@@ -144,7 +145,9 @@ export async function openCoreResources(config: Config, overrides: CoreOverrides
   const db = overrides.db ?? (await openDatabase(config.databaseUrl));
   const metricsRegistry = createMetricsRegistry();
   const requestMetrics = createRequestMetrics(metricsRegistry);
-  const blobs = countedBlobStore(overrides.blobs ?? (await createBlobStore(config)), metricsRegistry);
+  // Results stored in the last seconds are answered from memory (the synchronous answers' b64_json).
+  const stored = withRecentResults(overrides.blobs ?? (await createBlobStore(config)));
+  const blobs = countedBlobStore(stored, metricsRegistry);
   const masterKey = loadOrCreateMasterKey(config.dataDir, config.masterKey);
   return {
     config,

@@ -1,6 +1,7 @@
 // The server, loaded by its entry (server.ts) once the runtime is checked and the compile cache is on.
 
 import { buildApp } from './app.js';
+import { enableStageTiming } from './base/observability/stage-timing.js';
 import { lowerPoolThreadPriority } from './base/runtime/pool-priority.js';
 import { demoBanner, ensureDemoAccount, writeDemoCredentials } from './capabilities/accounts/index.js';
 import { reportCatalogAtStart } from './capabilities/catalog/index.js';
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exit(1);
   }
+  if (config.stageTiming) enableStageTiming();
   const core = await createCore(config);
   for (const warning of config.warnings) core.logger.warn(warning);
   // Image work and file I/O yield contended cores to the event loop, which answers every request.

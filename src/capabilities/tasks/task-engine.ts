@@ -92,6 +92,13 @@ export function createTaskEngine(deps: TaskEngineDeps) {
     /** Wakes the workers (this node's and others'): new tasks were created in this process. */
     wake,
 
+    /** Works freshly created tasks of a synchronous provider at once in this process (see `handOff`). */
+    handOff: (accountId: string, taskIds: readonly string[]): Promise<void> =>
+      handOff(parts, accountId, taskIds),
+
+    /** Whether `count` fresh tasks can be worked here at once: then they are leased as they are created. */
+    canTake: (count: number): boolean => workLoop.room() >= count,
+
     /** Submits freshly created tasks from the generate request itself (see `submitInline`). */
     submitInline: (taskIds: readonly string[]): Promise<InlineSubmitResult[]> => submitInline(parts, taskIds),
 
@@ -214,6 +221,24 @@ async function submitInline(
   );
   wake();
   return results;
+}
+
+/**
+ * Hands freshly committed tasks straight to this process's worker (issue 48): leased to it in the
+ * transaction that created them (when `canTake` said there was room), read back and worked at once,
+ * instead of waking the loop to look for due work (a round: the sweep, the fair claim, the next due
+ * time, and a lease write). The tasks and their lease are durable before this runs, so a crash leaves
+ * them to whichever worker finds them when the lease expires; a task no longer held (canceled) is
+ * left, and the loop woken.
+ */
+async function handOff(
+  { deps, owner, workLoop, wake }: EngineParts,
+  accountId: string,
+  taskIds: readonly string[],
+): Promise<void> {
+  const held = await deps.tasks.heldIds(owner, accountId, taskIds);
+  for (const item of held) void workLoop.track(item);
+  if (held.length < taskIds.length) wake();
 }
 
 /**

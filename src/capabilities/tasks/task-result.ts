@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { DomainError } from '../../base/domain/errors.js';
+import { markTask } from '../../base/observability/stage-timing.js';
 import { extensionOf } from '../../infra/blobs/blob-store.js';
 import { pngDimensions } from '../../infra/images/png-header.js';
 import type { AnsweredTurn, ImageProvider, ImageUsage, ProviderImage } from '../providers/index.js';
@@ -95,6 +96,7 @@ async function storeResult(
     width: meta.width,
     height,
   });
+  markTask(task.id, 'store');
   await write(task, {
     ...also,
     status: 'completed',
@@ -113,4 +115,5 @@ async function storeResult(
     lease_owner: null,
     lease_expires_at: null,
   });
+  markTask(task.id, 'final');
 }

@@ -1,3 +1,4 @@
+import { markTask } from '../../base/observability/stage-timing.js';
 import type { ImageProvider, ProviderRequest } from '../providers/index.js';
 import { keyAnswerOf, MAX_KEY_ROUNDS, pollKeyOf, submitChoices } from './key-choice.js';
 import { buildRequest } from './provider-request.js';
@@ -49,6 +50,7 @@ export function createTaskStep(context: StepContext) {
 async function step(parts: StepParts, leased: LeasedTask, controller: AbortController): Promise<void> {
   const { deps, fail } = parts;
   const { task } = leased;
+  markTask(task.id, 'handoff');
   try {
     if (deps.clock.now() >= task.deadline_at) {
       if (await fail(task, deadlineMessage(task, deps.options.taskDeadlineMs))) parts.cancelUpstream(task);

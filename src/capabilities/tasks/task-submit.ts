@@ -1,3 +1,4 @@
+import { markTask } from '../../base/observability/stage-timing.js';
 import type { ImageProvider, ProviderRequest, SubmitOutcome } from '../providers/index.js';
 import type { CapacityGate } from './capacity/capacity-gate.js';
 import type { CapacityPool } from './capacity/capacity-pool.js';
@@ -57,7 +58,7 @@ async function submit(
   if (!first) throw new Error(`no submit choice for task ${task.id}`);
   if (!first.pool) {
     const startedAt = context.deps.clock.now();
-    const outcome = await call(context, task, provider, first.request);
+    const outcome = await call(context, task, provider, first.request, leased.fresh === true);
     return outcome ? { kind: 'outcome', outcome, choice: first, startedAt } : { kind: 'lost' };
   }
   const slot = await slotOrWait(context, task, choices);
@@ -78,7 +79,7 @@ async function submit(
       if (!cleared) return { kind: 'lost' };
     }
     const startedAt = context.deps.clock.now();
-    outcome = await call(context, task, provider, choice.request, waited);
+    outcome = await call(context, task, provider, choice.request, waited || leased.fresh === true);
     return outcome ? { kind: 'outcome', outcome, choice, startedAt } : { kind: 'lost' };
   } finally {
     // Before the task's write lets go of its lease: the slot is counted live until then.
@@ -95,12 +96,14 @@ async function call(
   checked = false,
 ): Promise<SubmitOutcome | undefined> {
   const { tracing, clock } = context.deps;
+  markTask(task.id, 'slot');
   const span = startUpstreamSpan(tracing, task, 'submit', clock.now());
   let outcome: SubmitOutcome | undefined;
   try {
     outcome = await (provider.submitsInline
       ? submitAsync(context, task, provider, request)
       : runSynchronously(context, task, provider, request, checked));
+    markTask(task.id, 'upstream');
     return outcome;
   } finally {
     endUpstreamSpan(span, outcome, clock.now());

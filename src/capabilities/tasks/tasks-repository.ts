@@ -1,3 +1,4 @@
+import { isFinalStatus } from '../../base/domain/task-status.js';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { Db } from '../../infra/store/database.js';
 import type { GenerationsTable } from '../../infra/store/schema/generations.js';
@@ -67,6 +68,11 @@ export interface LeasedTask {
     | 'action'
     | 'action_json'
   >;
+  /**
+   * Leased by this worker in the transaction that created it, moments ago (a direct hand-off): the
+   * lease needs no proof by a write before the upstream call.
+   */
+  fresh?: boolean;
 }
 
 export { isUnfinished };
@@ -95,13 +101,24 @@ export function createTasksRepository({
   pendingCards?: PendingCards;
 }) {
   const { claimDue, claimIds, updateLeasedRow, ...claims } = createTaskClaims({ db, clock, onFinished });
+  const reads = createTaskReads({ db, clock, pendingCards });
   return {
-    ...createTaskReads({ db, clock, pendingCards }),
+    ...reads,
     ...claims,
 
     /** Leases up to `limit` due tasks for `owner`, in fair turns between accounts, with their generations. */
     leaseDue: async (owner: string, leaseMs: number, limit: number): Promise<LeasedTask[]> =>
       withGenerations(requestsOf, await claimDue(owner, leaseMs, limit)),
+
+    /**
+     * The account's tasks among `taskIds` that `owner` leased when it created them (the hand-off of
+     * a synchronous provider's fresh tasks), with their generations: read, not written.
+     */
+    heldIds: async (owner: string, accountId: string, taskIds: readonly string[]): Promise<LeasedTask[]> => {
+      const rows = await reads.findManyForAccount(accountId, taskIds);
+      const held = rows.filter((row) => row.lease_owner === owner && !isFinalStatus(row.status));
+      return (await withGenerations(requestsOf, held)).map((leased) => ({ ...leased, fresh: true }));
+    },
 
     /** Leases specific tasks (fresh ones, for the inline submit of the generate request). */
     leaseIds: async (owner: string, leaseMs: number, taskIds: readonly string[]): Promise<LeasedTask[]> =>

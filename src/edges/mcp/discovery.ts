@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { MCP_PATH, MCP_READONLY_PATH } from './http-endpoint.js';
 import { ATELIER_ICON_SVG } from './icons.js';
-import { SERVER_VERSION } from './server.js';
+import { SERVER_VERSION } from './server-version.js';
 
 /** The registry's server.json format this document follows (its published JSON Schema). */
 export const SERVER_SCHEMA_URL =

@@ -1,12 +1,26 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createAtelierClient } from '../client/atelier-client.js';
 import { type AnswerStore, answersIn, createAnswerRelay } from './answer-relay.js';
 import type { TaskIdSeal } from './generation-tasks.js';
 import { type InAppDispatch, inAppFetch } from './in-app-fetch.js';
-import { createServer } from './server.js';
 
 export { createAnswerStore } from './answer-relay.js';
+
+/**
+ * The MCP server and its transport, loaded at the first /mcp request (issue 48): the SDK's server,
+ * the MCP Apps extension and the tools' schemas are a fifth of the modules a start would load, and a
+ * node that serves no MCP client never needs them.
+ */
+let mcpModules:
+  | Promise<
+      [typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'), typeof import('./server.js')]
+    >
+  | undefined;
+const loadMcp = () =>
+  (mcpModules ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('./server.js'),
+  ]));
 
 export const MCP_PATH = '/mcp';
 /** The same endpoint with the read tools only, whatever the credential (docs/mcp.md, "Read-only endpoint"). */
@@ -147,6 +161,7 @@ async function serveMcp(
     // The caller's W3C traceparent as sent (one header; checked where the API reads it).
     traceparent: typeof request.headers.traceparent === 'string' ? request.headers.traceparent : undefined,
   });
+  const [{ StreamableHTTPServerTransport }, { createServer }] = await loadMcp();
   const client = createAtelierClient({ baseUrl: options.publicBaseUrl, apiKey, fetch: fetchInApp });
   const server = createServer(client, {
     taskIdSeal: options.taskIdSeal(accountId),

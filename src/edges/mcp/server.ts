@@ -7,6 +7,7 @@ import { listToolIcons, SERVER_ICONS } from './icons.js';
 import { registerImageResources } from './image-resources.js';
 import { registerPrompts } from './prompts.js';
 import { READ_ONLY_INSTRUCTIONS, refuseWriteTools } from './read-only.js';
+import { SERVER_VERSION } from './server-version.js';
 import type { SpendConfirmationOptions } from './spend-confirmation.js';
 import type { PollingClock } from './task-polling.js';
 import { refuseUnissuedCursors, refuseUnofferedTaskRequests } from './task-requests.js';
@@ -24,7 +25,7 @@ import { REFINE_IMAGE } from './tools/refine-image.js';
 import { registerUploadReferenceImage } from './tools/upload-reference-image.js';
 
 export const SERVER_NAME = 'atelier';
-export const SERVER_VERSION = '0.1.0';
+export { SERVER_VERSION };
 
 const INSTRUCTIONS = `Atelier generates images through its HTTP API on the user's account.
 Typical flow:

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { OPENAI_TAG, openAiGenerateBodySchema } from '../../base/contract/openai.js';
 import { openAiImageGenerationEventSchema } from '../../base/contract/openai-stream.js';
+import { startTimeline } from '../../base/observability/stage-timing.js';
 import { accountOf } from '../http/authentication.js';
 import { idempotencyHeadersSchema } from '../http/idempotency-hooks.js';
 import { zeroRetentionAsked } from '../http/retention-header.js';
@@ -29,15 +30,19 @@ export function generationRoutes(app: FastifyInstance, deps: OpenAiCompatDeps, a
       },
     },
     async (request, reply) => {
+      const timeline = startTimeline();
       const { body } = request;
       const plan = deps.images.plan({ ...body, references: 0 });
       plan.traceparent = traceparentOf(request);
       plan.zeroRetention = zeroRetentionAsked(request);
+      plan.timeline = timeline;
       if (deps.streams.prepare(plan, body))
         return answers.streamOut(request, reply, plan, [], 'image_generation', body.quality);
       if (answers.wantsAsync(request, body.async))
         return answers.accept(request, reply, plan, [], 'generation');
-      return answers.runAndWait(reply, accountOf(request), plan, []);
+      const answer = await answers.runAndWait(reply, accountOf(request), plan, []);
+      if (timeline) reply.header('server-timing', timeline.header());
+      return answer;
     },
   );
 }

@@ -147,6 +147,7 @@ const envSchema = z.object({
   ),
   ATELIER_COMFYUI_MAX_QUEUE: wholeNumber({ min: 1, max: 1000, fallback: 4 }),
   ATELIER_DEMO_ACCOUNT: z.enum(['true', 'false']).default('true'),
+  ATELIER_STAGE_TIMING: z.enum(['0', '1']).default('0'),
   ATELIER_TRUST_PROXY: z
     .string()
     .default('false')
@@ -243,6 +244,8 @@ export interface Config {
   /** A variable the catalog names (an OpenAI-compatible upstream's `apiKeyEnv`), trimmed; unset or empty is undefined. */
   readEnv(name: string): string | undefined;
   createDemoAccount: boolean;
+  /** `server-timing` stage marks on the OpenAI image routes' synchronous answers (bench row S1). */
+  stageTiming: boolean;
   /**
    * Which hops' X-Forwarded-For/-Proto to believe (only behind reverse proxies that set them):
    * none, the nearest `n` hops, or hops from these addresses/CIDR ranges (Fastify's trustProxy).
@@ -322,6 +325,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     readEnv: (name) => env[name]?.trim() || undefined,
     createDemoAccount: e.ATELIER_DEMO_ACCOUNT === 'true',
+    stageTiming: e.ATELIER_STAGE_TIMING === '1',
     trustProxy: e.ATELIER_TRUST_PROXY.value,
     warnings: e.ATELIER_TRUST_PROXY.warning ? [e.ATELIER_TRUST_PROXY.warning] : [],
     requestTimeouts: {

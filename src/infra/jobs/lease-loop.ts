@@ -105,6 +105,11 @@ class LeaseLoop<T> {
     this.#wakeUps.wake();
   }
 
+  /** Free slots of a running loop (none when stopped): what a direct hand-off may fill. */
+  room(): number {
+    return this.#running ? this.options.concurrency - this.#inFlight.size : 0;
+  }
+
   /** Works an item this worker already leased (also used outside the loop, e.g. inline submit). */
   track(item: T): Promise<void> {
     const id = this.options.idOf(item);
@@ -188,6 +193,7 @@ export function createLeaseLoop<T>(options: LeaseLoopOptions<T>) {
   return {
     start: (): void => loop.start(),
     wake: (): void => loop.wake(),
+    room: (): number => loop.room(),
     track: (item: T): Promise<void> => loop.track(item),
     /** Aborts the running work on one item, if this process runs it. */
     abort: (id: string, reason: Error): void => loop.abort(id, reason),

@@ -4,6 +4,7 @@ import type { GenerationMode } from '../../base/domain/generation-modes.js';
 import type { ActionSettings } from '../../base/domain/image-actions.js';
 import type { ImageQuality } from '../../base/domain/image-qualities.js';
 import type { ImageSize } from '../../base/domain/image-sizes.js';
+import type { StageTimeline } from '../../base/observability/stage-timing.js';
 import type { Catalog, CatalogEntry } from '../../capabilities/catalog/index.js';
 import { DEFAULT_MODEL_ID, generationModels } from '../../capabilities/catalog/index.js';
 
@@ -228,4 +229,6 @@ export interface GenerateOptions {
   traceparent?: string | undefined;
   /** `Atelier-Retention: none`: the work stores nothing (a key that stores nothing sets it too). */
   zeroRetention?: boolean | undefined;
+  /** The request's stage marks (ATELIER_STAGE_TIMING, bench row S1); absent when off. */
+  timeline?: StageTimeline | undefined;
 }

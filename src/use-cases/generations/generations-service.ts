@@ -7,10 +7,8 @@ import {
   DomainError,
   IdempotencyInProgress,
   InvalidInput,
-  Misconfigured,
   NotFound,
   UpstreamFailed,
-  UpstreamKeyMissing,
 } from '../../base/domain/errors.js';
 import { MAX_SEED } from '../../base/domain/image-actions.js';
 import type { TraceSpan, Tracing } from '../../base/observability/tracing.js';
@@ -36,6 +34,7 @@ import type { GenerationsRepository } from './generations-repository.js';
 import { type PlannedAction, planAction, type WorkSettings } from './image-actions.js';
 import { findParent, type ParentReads, refinementBody } from './lineage.js';
 import { createQuotes } from './quotes.js';
+import { readyProvider } from './ready-provider.js';
 
 /** The answer of POST /generate (spec §2.3). */
 export type GenerateAnswer = GenerateResponse;
@@ -200,12 +199,15 @@ async function checkAndCreate(
   const provider = await readyProvider(context, account, request);
   if (request.callbackUrl !== undefined) await context.vetCallbackUrl(request.callbackUrl);
   const refKeys = await storeReferences(context, account, request.imageUrls);
+  call.options.timeline?.mark('admission');
   const maskKey =
     request.maskUrl === undefined
       ? undefined
       : await storeMask(context, account, request.maskUrl, refKeys[0]);
   if (request.keepReferenceAspect) request.aspect = await referenceAspect(context, account, request, refKeys);
   const answer = (taskIds: string[]): GenerateAnswer => ({ task_ids: taskIds, email: account.email });
+  // A synchronous provider's tasks go straight to this process's worker when it has room (issue 48).
+  const handOff = !provider.submitsInline && context.engine.canTake(request.count);
   const { generationId, taskIds } = await createGeneration(
     context,
     account,
@@ -230,31 +232,19 @@ async function checkAndCreate(
         ),
       apiKeyId: account.apiKey?.id ?? null,
       deadlineMs: context.taskDeadlineMs,
-      leaseOwner: provider.submitsInline ? context.engine.owner : null,
+      leaseOwner: provider.submitsInline || handOff ? context.engine.owner : null,
       leaseMs: context.leaseMs,
     },
     claim,
     answer,
     span,
   );
+  call.options.timeline?.link(taskIds);
+  call.options.timeline?.mark('insert');
   if (provider.submitsInline) await submitInline(context, generationId, taskIds, claim);
+  else if (handOff) await context.engine.handOff(account.id, taskIds);
   else context.engine.wake();
   return { generationId, taskIds, answer: answer(taskIds) };
-}
-
-/** The request's provider, configured, available and with a key for the account; refused otherwise. */
-async function readyProvider(context: GenerateContext, account: Account, request: GenerateRequest) {
-  const provider = context.providers.get(request.model.provider);
-  if (!provider) throw new Misconfigured(`provider ${request.model.provider} is not configured`);
-  if (provider.available && !provider.available()) {
-    throw new UpstreamFailed(`Upstream provider ${provider.name} is unavailable; try again shortly`);
-  }
-  if (provider.requiresKey && !(await context.keys.resolve(account.id, provider.name))) {
-    throw new UpstreamKeyMissing(
-      `No upstream key for provider ${provider.name}: set one on the account page or with "atelier accounts set-upstream-key"`,
-    );
-  }
-  return provider;
 }
 
 /** Submits the tasks of an inline provider now; when the upstream refused them all, the generation is rejected. */
