@@ -36,6 +36,7 @@ export const STATE_RULES = [
   /to ATELIER_UPLOAD_ALLOWED_HOSTS$/,
   /has a host name that could not be resolved$/,
   /^an account with email \S+ exists$/, // the accounts that exist
+  /^confirm must be the account's e-mail$/, // an erase names the account it erases
   /^cursor is not one this (log|API) gave$/, // an opaque cursor the answer gave
 ];
 

@@ -5,11 +5,11 @@
  */
 import { z } from 'zod';
 import { fieldError } from './field-error.js';
+import { emailField } from './formats.js';
 
-const confirmField = z
-  .string({ error: fieldError('must be a string') })
-  .max(320, 'is too long')
-  .describe("The account's e-mail, typed again: the erase goes ahead only when it matches");
+const confirmField = emailField().describe(
+  "The account's e-mail, typed again: the erase goes ahead only when it matches",
+);
 
 /** The operator's erase: the account named again. */
 export const adminEraseBodySchema = z
