@@ -2,6 +2,7 @@ import type { Clock } from '../../base/runtime/clock.js';
 import { enqueueBlobPurges } from '../../infra/blobs/blob-purges.js';
 import type { Db } from '../../infra/store/database.js';
 import { eraseRemainingRows, removeCredentials } from './account-erase-rows.js';
+import { noTaskRunning } from './work-purge.js';
 
 /** Works (or uploads) one step of an erase removes in one transaction. */
 const ERASE_BATCH = 200;
@@ -87,16 +88,7 @@ async function eraseWorks(db: Db, clock: Clock, accountId: string): Promise<numb
       .selectFrom('generations')
       .select(['id', 'ref_keys_json', 'mask_key'])
       .where('account_id', '=', accountId)
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('tasks')
-              .select('tasks.id')
-              .whereRef('tasks.generation_id', '=', 'generations.id')
-              .where('tasks.status', 'in', ['queued', 'in_progress']),
-          ),
-        ),
-      )
+      .where(noTaskRunning)
       .limit(ERASE_BATCH)
       .execute();
     if (works.length === 0) return 0;

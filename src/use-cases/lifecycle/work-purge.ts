@@ -1,6 +1,8 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Clock } from '../../base/runtime/clock.js';
 import { enqueueBlobPurges, type PurgeReason } from '../../infra/blobs/blob-purges.js';
 import type { Db } from '../../infra/store/database.js';
+import type { Database } from '../../infra/store/schema.js';
 
 /** Works one run of the job purges at most (the next run takes the rest). */
 const WORK_BATCH = 200;
@@ -57,6 +59,18 @@ export async function purgeWork(
  * The housekeeping job of deleted works: every work deleted from saved works (the website sends the
  * delete when its Undo offer ends) is purged at the next run.
  */
+/** A filter on `generations`: none of the work's tasks is still queued or running. */
+export function noTaskRunning({ not, exists, selectFrom }: ExpressionBuilder<Database, 'generations'>) {
+  return not(
+    exists(
+      selectFrom('tasks')
+        .select('tasks.id')
+        .whereRef('tasks.generation_id', '=', 'generations.id')
+        .where('tasks.status', 'in', ['queued', 'in_progress']),
+    ),
+  );
+}
+
 export async function purgeRemovedWorks(db: Db, clock: Clock): Promise<number> {
   const removed = await db
     .selectFrom('generations')
@@ -64,16 +78,7 @@ export async function purgeRemovedWorks(db: Db, clock: Clock): Promise<number> {
     .where('deleted_at', 'is not', null)
     .where('purged_at', 'is', null)
     // A work with a task still running waits (so it never holds up the batch of those that can go).
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('tasks')
-            .select('tasks.id')
-            .whereRef('tasks.generation_id', '=', 'generations.id')
-            .where('tasks.status', 'in', ['queued', 'in_progress']),
-        ),
-      ),
-    )
+    .where(noTaskRunning)
     .orderBy('deleted_at')
     .limit(WORK_BATCH)
     .execute();

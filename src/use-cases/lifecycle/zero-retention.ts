@@ -1,6 +1,6 @@
 import type { Clock } from '../../base/runtime/clock.js';
 import type { Db } from '../../infra/store/database.js';
-import { purgeWork } from './work-purge.js';
+import { noTaskRunning, purgeWork } from './work-purge.js';
 
 /**
  * How long a zero-retention work's images are kept when the caller never fetches them: an hour after
@@ -79,16 +79,7 @@ export function createZeroRetention(deps: ZeroRetentionDeps) {
         .select(['id', 'account_id'])
         .where('zero_retention', '=', 1)
         .where('purged_at', 'is', null)
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('tasks')
-                .select('tasks.id')
-                .whereRef('tasks.generation_id', '=', 'generations.id')
-                .where('tasks.status', 'in', ['queued', 'in_progress']),
-            ),
-          ),
-        )
+        .where(noTaskRunning)
         .orderBy('created_at')
         .limit(ZERO_RETENTION_BATCH)
         .execute();
