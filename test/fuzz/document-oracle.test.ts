@@ -6,8 +6,8 @@ import { createTestApp, type TestApp } from '../support/test-server.js';
 import { type Answer, fuzzDocument, type GeneratedRequest, type Schema } from './document-oracle.js';
 
 // Issue 49: the document fuzzer's oracles can fail. A copy of the served document is broken the way
-// the issue's findings were — a body field's constraint the handler enforces left out, a status the
-// route answers left undocumented — and the fuzzer, run on that one operation, reports it; on the
+// the issue's findings were — a body field's constraint the handler enforces left out, a rule between
+// fields left out, a status the route answers left undocumented — and the fuzzer, run on that one operation, reports it; on the
 // document as served, the same run reports nothing.
 const SEED = 20261125;
 const GENERATE = '/api/v1/generate';
@@ -62,6 +62,30 @@ describe('the document fuzzer reports a schema looser than the server', { timeou
     assert.ok(
       findings.some((finding) =>
         /^POST \/api\/v1\/generate refused a schema-valid request: imageSize must be one of/.test(finding),
+      ),
+      findings.join('\n'),
+    );
+  });
+
+  test('a cross-field rule dropped (the mode and its references): its refusals are reported', async () => {
+    // The body narrowed to the fields the rule joins (the prompt, the mode, the references), so the
+    // catalog's own refusals (a model, a size, a quality drawn at random) do not come first. With the
+    // rules, nothing is reported; without them, their refusals are.
+    const narrowed = (keepRules: boolean) =>
+      generateOnly((copy) => {
+        const body = copy.components?.schemas?.GenerateRequest as Schema & { allOf?: unknown };
+        assert.ok(Array.isArray(body.allOf), 'the served document states the rules');
+        if (!keepRules) delete body.allOf;
+        for (const field of Object.keys(body.properties ?? {}))
+          if (!['prompt', 'mode', 'imageUrls', 'maskUrl'].includes(field)) delete body.properties?.[field];
+      });
+    assert.deepEqual(await fuzz(narrowed(true)), []);
+    const findings = await fuzz(narrowed(false));
+    assert.ok(
+      findings.some((finding) =>
+        /^POST \/api\/v1\/generate refused a schema-valid request: (mode text takes no imageUrls|maskUrl is only taken by mode edit \(this is mode text\))/.test(
+          finding,
+        ),
       ),
       findings.join('\n'),
     );

@@ -1,3 +1,5 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import type { OpenAPIV3_1 } from 'openapi-types';
 
@@ -27,10 +29,13 @@ export const STATE_RULES = [
   /is not supported by model /,
   /^model \S+ does not support /,
   /^quote_id: not a quote of this deployment/, // quotes this deployment gave
-  /\bmode (text|edit|fusion)\b/, // mode and its references (imageUrls, maskUrl): in mode's description
+  // Mode and references: the document's if/then rules say the rest; the fusion's cap is the model's,
+  // and with parentId the parent's own URL may be repeated in imageUrls (its URL is the account's state).
+  /^mode fusion needs between 2 and \d+ URLs in imageUrls$/,
+  /^mode edit needs exactly one URL in imageUrls$/,
+  /^maskUrl is only taken by mode edit \(this is mode fusion\)$/,
   /names no work of this account/, // parentId: the account's works
   /^filters\.collection names no collection of yours$/, // the account's collections
-  /^\w+ is not taken by action \w+$/, // an action's settings: stated in each one's description
   // The deployment's address policy for URLs it fetches or posts to (ATELIER_UPLOAD_ALLOWED_HOSTS),
   // and the name service.
   /to ATELIER_UPLOAD_ALLOWED_HOSTS$/,
@@ -127,6 +132,42 @@ const WRITABLE = ['application/json', 'application/x-www-form-urlencoded'] as co
 export interface GeneratedRequest {
   url: string;
   body?: { contentType: string; text: string };
+  /** Whether the body meets its whole schema, cross-field rules (`if`/`then`) included. */
+  schemaValid: boolean;
+}
+
+/** A body's validator from the document: JSON Schema 2020-12 (OpenAPI 3.1's), `$ref`s into its components. */
+export type BodyValidator = (schema: Schema) => (body: unknown) => boolean;
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+export function bodyValidatorOf(doc: OpenAPIV3_1.Document): BodyValidator {
+  const ajv = new Ajv2020({ strict: false, logger: false });
+  addFormats(ajv);
+  return (schema) => {
+    const validate = ajv.compile({ ...schema, components: doc.components });
+    return (body) => validate(body) === true;
+  };
+}
+
+/**
+ * Values of `arbitrary` that `valid` accepts where the generator finds one within `tries` draws (it
+ * knows the schemas' keywords but not their `if`/`then` rules); past that, the next value whatever it is.
+ */
+function validFirst<T>(
+  arbitrary: fc.Arbitrary<T>,
+  valid: (value: T) => boolean,
+  tries = 200,
+): fc.Arbitrary<T> {
+  let misses = 0;
+  return arbitrary.filter((value) => {
+    if (valid(value) || misses >= tries) {
+      misses = 0;
+      return true;
+    }
+    misses++;
+    return false;
+  });
 }
 
 /**
@@ -139,6 +180,7 @@ export function requestsOf(
   operation: Operation,
   resolve: (ref: string) => Schema,
   seed: number,
+  validatorOf: BodyValidator,
 ): { arbitrary: fc.Arbitrary<GeneratedRequest>; complete: boolean } {
   const parameters = (operation.parameters ?? []) as OpenAPIV3_1.ParameterObject[];
   const values = Object.fromEntries(
@@ -156,10 +198,11 @@ export function requestsOf(
   const content = (operation.requestBody as OpenAPIV3_1.RequestBodyObject | undefined)?.content ?? {};
   const contentType = WRITABLE.find((type) => content[type]);
   const schema = contentType ? (content[contentType]?.schema as Schema) : undefined;
+  const valid = schema ? validatorOf(schema) : () => true;
   const arbitrary = fc
     .record({
       given: fc.record(values as Record<string, fc.Arbitrary<unknown>>),
-      body: schema ? arbitraryOf(schema, resolve, seed) : fc.constant(undefined),
+      body: schema ? validFirst(arbitraryOf(schema, resolve, seed), valid) : fc.constant(undefined),
     })
     .map(({ given, body }) => {
       let url = path;
@@ -170,7 +213,10 @@ export function requestsOf(
         if (where === 'path') url = url.replace(`{${name}}`, encodeURIComponent(String(value) || 'x'));
         else if (where === 'query') query.set(name, String(value));
       }
-      const request: GeneratedRequest = { url: query.size > 0 ? `${url}?${query}` : url };
+      const request: GeneratedRequest = {
+        url: query.size > 0 ? `${url}?${query}` : url,
+        schemaValid: valid(body),
+      };
       if (contentType === 'application/json') request.body = { contentType, text: JSON.stringify(body) };
       else if (contentType) {
         const fields = Object.entries(body as Record<string, unknown>).map(([k, v]) => [k, String(v)]);
@@ -226,7 +272,8 @@ export function judge(
       `answered ${answer.status} (not documented)`,
       `${example} → ${answer.text.slice(0, 160)}`,
     ]);
-  if (answer.status !== 400 || !complete || !/json/.test(answer.contentType)) return findings;
+  if (answer.status !== 400 || !complete || !request.schemaValid || !/json/.test(answer.contentType))
+    return findings;
   const message = contentRefusalOf(JSON.parse(answer.text));
   if (message !== undefined && !STATE_RULES.some((rule) => rule.test(message)))
     findings.push([`refused a schema-valid request: ${message}`, example]);
@@ -249,12 +296,13 @@ export async function fuzzDocument(
 ): Promise<{ findings: Map<string, string>; sent: number }> {
   const { doc, seed } = options;
   const resolve = (ref: string) => doc.components?.schemas?.[ref.split('/').pop() ?? ''] as Schema;
+  const validatorOf = bodyValidatorOf(doc);
   const findings = new Map<string, string>();
   let sent = 0;
   for (const [path, methods] of Object.entries(doc.paths ?? {})) {
     for (const [method, operation] of Object.entries(methods as Record<string, Operation>)) {
       if (options.skip?.(path, method, operation)) continue;
-      const { arbitrary, complete } = requestsOf(path, operation, resolve, seed);
+      const { arbitrary, complete } = requestsOf(path, operation, resolve, seed, validatorOf);
       await fc.assert(
         fc.asyncProperty(arbitrary, async (request) => {
           const answer = await options.send(method.toUpperCase(), request, operation);

@@ -5,6 +5,7 @@ import {
   IMAGE_ACTIONS,
   VARY_STRENGTHS,
 } from '../domain/image-actions.js';
+import { ACTION_SETTING_RULES } from './cross-field-rules.js';
 import { seedSchema } from './generate-body.js';
 
 /**
@@ -72,6 +73,7 @@ export const actionBodySchema = z
   .meta({
     id: 'ActionRequest',
     description: 'An action on a finished image',
+    allOf: ACTION_SETTING_RULES,
     examples: [
       { action: 'upscale', scale: 2 },
       { action: 'vary', strength: 'strong', count: 2 },

@@ -3,6 +3,7 @@ import { GENERATION_MODES } from '../domain/generation-modes.js';
 import { MAX_SEED } from '../domain/image-actions.js';
 import { IMAGE_QUALITIES } from '../domain/image-qualities.js';
 import { IMAGE_SIZES } from '../domain/image-sizes.js';
+import { GENERATE_REFERENCE_RULES } from './cross-field-rules.js';
 import { fieldError } from './field-error.js';
 import { httpUrlField, withoutCredentials } from './formats.js';
 
@@ -118,6 +119,7 @@ export const generateBodySchema = z
   .meta({
     id: 'GenerateRequest',
     description: 'Generation request',
+    allOf: GENERATE_REFERENCE_RULES,
     examples: [{ prompt: 'A lighthouse at dawn, watercolour', aspect: '16:9', imageSize: '2K', count: 2 }],
   });
 

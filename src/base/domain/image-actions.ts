@@ -10,6 +10,19 @@ export type ImageAction = (typeof IMAGE_ACTIONS)[number];
 export const ROUTED_ACTIONS = ['upscale', 'vary', 'expand', 'remove_background'] as const;
 export type RoutedAction = (typeof ROUTED_ACTIONS)[number];
 
+/** The settings of an action request that only some actions take. */
+export const ACTION_SETTING_FIELDS = ['scale', 'strength', 'factor', 'aspect', 'count'] as const;
+export type ActionSettingField = (typeof ACTION_SETTING_FIELDS)[number];
+
+/** Which settings each action takes (the rest are refused, naming the field). */
+export const SETTINGS_OF: Record<ImageAction, readonly ActionSettingField[]> = {
+  upscale: ['scale'],
+  vary: ['strength', 'count'],
+  expand: ['factor', 'aspect'],
+  remove_background: [],
+  reroll: ['count'],
+};
+
 export const VARY_STRENGTHS = ['subtle', 'strong'] as const;
 export type VaryStrength = (typeof VARY_STRENGTHS)[number];
 

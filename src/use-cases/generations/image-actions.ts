@@ -3,11 +3,13 @@ import type { ActionBody } from '../../base/contract/actions.js';
 import type { GenerateBody } from '../../base/contract/generate-body.js';
 import { InvalidInput, NotFound } from '../../base/domain/errors.js';
 import {
+  ACTION_SETTING_FIELDS,
   type ActionSettings,
   EXPAND_FACTOR_MAX,
   MAX_ACTION_SIDE,
   ROUTED_ACTIONS,
   type RoutedAction,
+  SETTINGS_OF,
 } from '../../base/domain/image-actions.js';
 import { IMAGE_QUALITIES } from '../../base/domain/image-qualities.js';
 import { ASPECT_PATTERN, type ImageSize } from '../../base/domain/image-sizes.js';
@@ -66,15 +68,6 @@ export interface PlannedAction {
 
 const invalid = (message: string, field: string) => new InvalidInput(message, field);
 
-/** Which settings each action takes (the rest are refused, naming the field). */
-const SETTINGS_OF: Record<ActionBody['action'], Array<keyof ActionBody>> = {
-  upscale: ['scale'],
-  vary: ['strength', 'count'],
-  expand: ['factor', 'aspect'],
-  remove_background: [],
-  reroll: ['count'],
-};
-
 /** Plans `body.action` on the image `workId` names (a work `gen_…` or one of its images `tsk_…`). */
 export async function planAction(
   deps: ActionDeps,
@@ -82,7 +75,7 @@ export async function planAction(
   workId: string,
   body: ActionBody,
 ): Promise<PlannedAction> {
-  for (const field of ['scale', 'strength', 'factor', 'aspect', 'count'] as const) {
+  for (const field of ACTION_SETTING_FIELDS) {
     if (body[field] != null && !SETTINGS_OF[body.action].includes(field))
       throw invalid(`${field} is not taken by action ${body.action}`, field);
   }
