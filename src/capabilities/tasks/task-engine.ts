@@ -58,9 +58,15 @@ export function createTaskEngine(deps: TaskEngineDeps) {
     onCalledBack: () => wake(),
     onRetryKnown: () => workLoop.wake(),
   });
-  const workLoop = createEngineLoop(deps, owner, gate, (leased, controller) => {
+  const workLoop = createEngineLoop(deps, owner, gate, async (leased, controller) => {
     const release = keeper.hold(leased.task.id, controller);
-    return step(leased, controller).finally(release);
+    try {
+      await step(leased, controller);
+    } finally {
+      release();
+    }
+    // The step's writes are applied to `leased.task`: a task it ended needs no later look.
+    return isFinalStatus(leased.task.status) ? 'ended' : undefined;
   });
   let stopListening: (() => void) | undefined;
 
@@ -153,7 +159,7 @@ function createEngineLoop(
   deps: TaskEngineDeps,
   owner: string,
   gate: CapacityGate,
-  work: (leased: LeasedTask, controller: AbortController) => Promise<void>,
+  work: (leased: LeasedTask, controller: AbortController) => Promise<'ended' | undefined>,
 ): WorkLoop {
   const { tasks, clock, logger, options } = deps;
   return createLeaseLoop<LeasedTask>({

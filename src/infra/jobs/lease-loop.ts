@@ -21,8 +21,12 @@ export interface LeaseLoopOptions<T> {
   /** Gives back every lease this worker holds. */
   releaseAll(): Promise<void>;
   idOf(item: T): string;
-  /** Works one leased item; must not throw (expected outcomes are data). */
-  work(item: T, controller: AbortController): Promise<void>;
+  /**
+   * Works one leased item; must not throw (expected outcomes are data). Resolves `'ended'` when the
+   * item is done for good (nothing of it left to lease later): its end then wakes the loop only
+   * when a round wanted more slots than it had.
+   */
+  work(item: T, controller: AbortController): Promise<unknown>;
   /** Runs at the top of every round (e.g. a periodic sweep). */
   beforeRound?(): Promise<void>;
   /** Runs once when the loop starts, before its first round (e.g. taking back dead holders' leases). */
@@ -90,6 +94,8 @@ class WakeUps {
 class LeaseLoop<T> {
   readonly #inFlight = new Map<string, { promise: Promise<void>; controller: AbortController }>();
   readonly #wakeUps = new WakeUps();
+  /** The last round had more due work than free slots (or none free): a freed slot is wanted. */
+  #wantsSlots = false;
   #running = false;
   #loopDone: Promise<void> | undefined;
 
@@ -110,14 +116,28 @@ class LeaseLoop<T> {
     return this.#running ? this.options.concurrency - this.#inFlight.size : 0;
   }
 
-  /** Works an item this worker already leased (also used outside the loop, e.g. inline submit). */
+  /**
+   * Works an item this worker already leased (also used outside the loop, e.g. inline submit). Its
+   * end wakes the loop when a round is short of slots, or when the item may be due again (a poll,
+   * a retry: the loop's next due time must count it). An item that ended for good while the loop
+   * had room wakes nothing: the loop's last look found no more due work than it could take, and
+   * work made since wakes it itself (a synchronous image's end cost a whole round, the fair claim
+   * among it, on the way to its answer: issue 48).
+   */
   track(item: T): Promise<void> {
     const id = this.options.idOf(item);
     const controller = new AbortController();
-    const promise = this.options.work(item, controller).finally(() => {
-      this.#inFlight.delete(id);
-      this.#wakeUps.wakeAfterTurn();
-    });
+    const promise = this.options.work(item, controller).then(
+      (result) => {
+        this.#inFlight.delete(id);
+        if (result !== 'ended' || this.#wantsSlots) this.#wakeUps.wakeAfterTurn();
+      },
+      (error: unknown) => {
+        this.#inFlight.delete(id);
+        this.#wakeUps.wakeAfterTurn();
+        throw error;
+      },
+    );
     this.#inFlight.set(id, { promise, controller });
     return promise;
   }
@@ -165,11 +185,13 @@ class LeaseLoop<T> {
     const capacity = options.concurrency - this.#inFlight.size;
     if (capacity <= 0) {
       // Every slot is busy: a finishing item wakes the loop; nothing to ask the store meanwhile.
+      this.#wantsSlots = true;
       await this.#wakeUps.sleep(options.idlePollMs);
       return;
     }
     const leased = await options.leaseDue(capacity);
     for (const item of leased) void this.track(item);
+    this.#wantsSlots = leased.length === capacity;
     if (leased.length > 0 && leased.length === capacity) return;
     // Nothing else is leasable now, so the next due time lies ahead (work that became due
     // between the two queries is the only way to get a time in the past: one more round).
