@@ -105,20 +105,48 @@ async function submitStep(
     const result = await parts.submit(leased, provider, choices);
     // Parked for capacity, or the lease was lost before the call (which was then never made).
     if (result.kind !== 'outcome') return;
-    const { outcome, choice, startedAt } = result;
+    const { outcome, choice, startedAt, released } = result;
     if (choice.key && deps.keyPool) {
       const keyOut = await deps.keyPool.learn(choice.key, keyAnswerOf(outcome));
-      if (keyOut && round < MAX_KEY_ROUNDS) continue;
+      if (keyOut && round < MAX_KEY_ROUNDS) {
+        await released;
+        continue;
+      }
     }
-    await applyOutcome(parts, leased, provider, outcome, {
+    const source = {
       phase: 'submit',
       signal,
       poolId: choice.pool?.id,
       keyId: choice.key?.id,
       startedAt,
-    });
+    } as const;
+    try {
+      await applyOutcome(afterRelease(parts, released), leased, provider, outcome, source);
+    } finally {
+      await released;
+    }
     return;
   }
+}
+
+/**
+ * The step's writes, each after the slot's release: a result is fetched and stored while its slot
+ * is released (the release's transaction beside the file's write: issue 48), and the write that
+ * records it, and lets go of the lease, comes after.
+ */
+function afterRelease(parts: StepParts, released: Promise<void> | undefined): StepParts {
+  if (released === undefined) return parts;
+  return {
+    ...parts,
+    write: async (task, patch) => {
+      await released;
+      return parts.write(task, patch);
+    },
+    fail: async (task, message, also) => {
+      await released;
+      return parts.fail(task, message, also);
+    },
+  };
 }
 
 /** The poll of a submitted task's upstream job, with the key that submitted it. */

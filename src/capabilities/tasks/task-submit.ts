@@ -9,7 +9,18 @@ import type { LeasedTask, TaskPatch, TaskRow } from './tasks-repository.js';
 
 /** What a submit came to: an upstream outcome (and the choice that got it), parked for capacity, or nothing (lease lost). */
 export type SubmitResult =
-  | { kind: 'outcome'; outcome: SubmitOutcome; choice: SubmitChoice; startedAt: number }
+  | {
+      kind: 'outcome';
+      outcome: SubmitOutcome;
+      choice: SubmitChoice;
+      startedAt: number;
+      /**
+       * A result's slot release, still running (the gate's release never throws): every write of
+       * the task must wait for it, so the slot counts as live until the task lets go of its lease.
+       * Absent when the slot was released before the answer came back (any other outcome).
+       */
+      released?: Promise<void>;
+    }
   | { kind: 'parked' }
   | { kind: 'lost' };
 
@@ -70,6 +81,7 @@ async function submit(
   }
   const { choice, pool } = slot;
   let outcome: SubmitOutcome | undefined;
+  let released: Promise<void> | undefined;
   try {
     const waited = task.capacity_pool !== null;
     if (waited) {
@@ -80,10 +92,13 @@ async function submit(
     }
     const startedAt = context.deps.clock.now();
     outcome = await call(context, task, provider, choice.request, waited || leased.fresh === true);
-    return outcome ? { kind: 'outcome', outcome, choice, startedAt } : { kind: 'lost' };
+    if (!outcome) return { kind: 'lost' };
+    // A result's slot is released while the result is stored; the task's next write waits for it.
+    if (outcome.kind === 'done') released = gate.release(pool, slot.callId, outcome);
+    return { kind: 'outcome', outcome, choice, startedAt, ...(released ? { released } : {}) };
   } finally {
     // Before the task's write lets go of its lease: the slot is counted live until then.
-    await gate.release(pool, slot.callId, outcome);
+    if (released === undefined) await gate.release(pool, slot.callId, outcome);
   }
 }
 
