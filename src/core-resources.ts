@@ -1,6 +1,5 @@
 import pino, { type Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import sharp from 'sharp';
 import { createLogDestination } from './base/observability/log-destination.js';
 import { createMetricsRegistry } from './base/observability/metrics.js';
 import { createTracing, type Tracing } from './base/observability/tracing.js';
@@ -25,7 +24,7 @@ import type { Config } from './infra/config/config.js';
 import { createProcessOwner, type ProcessOwner } from './infra/jobs/process-owner.js';
 import { createSafeFetcher, type SafeFetcher, type SafeFetchOptions } from './infra/outbound/safe-fetcher.js';
 import { type Db, dialectOf, openDatabase } from './infra/store/database.js';
-import { createPostgresListener, type PostgresListener } from './infra/store/postgres-listener.js';
+import type { PostgresListener } from './infra/store/postgres-listener.js';
 import { createSqliteReaders, type SqliteReaders } from './infra/store/sqlite-readers.js';
 
 /** How long a task lease lasts without a heartbeat. */
@@ -120,7 +119,8 @@ export function createLogger(config: Config, fd: 1 | 2 = 1): Logger {
 async function openStoreSides(config: Config, db: Db, logger: Logger, ownDb: boolean) {
   const listener =
     dialectOf(db) === 'postgres'
-      ? await createPostgresListener({
+      ? // `pg` is loaded for PostgreSQL only (postgres-listener.ts): a start on SQLite never loads it.
+        await (await import('./infra/store/postgres-listener.js')).createPostgresListener({
           connectionString: config.databaseUrl,
           channels: [...TASK_FEED_CHANNELS, ACCOUNT_CHANGES_CHANNEL],
           logger: logger.child({ component: 'notifications' }),
@@ -135,12 +135,7 @@ async function openStoreSides(config: Config, db: Db, logger: Logger, ownDb: boo
 
 /** Opens the resources of one core from the config (the overrides replace side effects in tests). */
 export async function openCoreResources(config: Config, overrides: CoreOverrides): Promise<CoreResources> {
-  // One libvips thread per image operation: image work runs beside the API on the same cores.
-  sharp.concurrency(1);
-  // No libvips operation cache (its default keeps up to 50 MB and 100 operations' images): every
-  // image Atelier reads once per request (a reference, a result, a rendition kept in blob storage),
-  // so the cache only held memory under mixed traffic (docs/benchmarks.md, M1).
-  sharp.cache(false);
+  // sharp is set up (one libvips thread per operation, no operation cache) when it first loads: infra/images/sharp.ts.
   const logger = overrides.logger ?? createLogger(config);
   const db = overrides.db ?? (await openDatabase(config.databaseUrl));
   const metricsRegistry = createMetricsRegistry();

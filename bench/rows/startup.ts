@@ -32,6 +32,9 @@ async function coldStarts(rounds: number, command: string, args: string[], befor
   return times;
 }
 
+/** The median a start must reach for the row to be met: issue 48's 1 s (issue 14's 0.8 s is shown too). */
+const GOAL_SECONDS = 1;
+
 const stampTime = () => statSync(join(ROOT, 'dist', '.build-stamp'), { throwIfNoEntry: false })?.mtimeMs;
 
 /** P9: `node dist/src/server.js` and `npm start`, fresh data dir per start. */
@@ -41,7 +44,8 @@ export async function coldStart(ctx: BenchContext): Promise<RowResult> {
     what: 'cold start, built, to first 200 on `/healthz` (and `npm start`)',
     store: 'sqlite' as const,
     before: '1.1 s (`npm start`: 4.3 s, it rebuilds every time)',
-    target: '≤ 0.8 s; `npm start` never rebuilds a current build',
+    // Issue 14's target, and issue 48's goal (≤ 1 s) by which `met` is judged until 0.8 s is reached.
+    target: '≤ 0.8 s (issue 14); ≤ 1 s (issue 48); `npm start` never rebuilds a current build',
   };
   if (ctx.entry.kind !== 'built') {
     return { ...base, measured: 'not run', met: undefined, details: {}, note: ctx.entry.reason };
@@ -62,7 +66,7 @@ export async function coldStart(ctx: BenchContext): Promise<RowResult> {
   return {
     ...base,
     measured: `${formatSpread(built, 2)} s; \`npm start\` ${formatSpread(npmStart, 2)} s, ${rebuilt ? 'REBUILT' : 'no rebuild'}`,
-    met: built.median <= 0.8 && !rebuilt,
+    met: built.median <= GOAL_SECONDS && !rebuilt,
     details: { builtSeconds: built, npmStartSeconds: npmStart, npmStartRebuilt: rebuilt },
   };
 }

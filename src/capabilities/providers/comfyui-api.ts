@@ -19,7 +19,13 @@ import type { Dispatcher } from 'undici';
 import { type ComfySocket, executionErrorText } from './comfyui-socket.js';
 import type { ProviderFailure } from './provider.js';
 import { safeMessage } from './secret-scrub.js';
-import { callUpstream, FormData, transportFailure, type UpstreamAnswer } from './upstream-call.js';
+import {
+  callUpstream,
+  type FormData,
+  newFormData,
+  transportFailure,
+  type UpstreamAnswer,
+} from './upstream-call.js';
 import { statusSentence } from './upstream-error-text.js';
 import { failureFactory, statusClass } from './upstream-failures.js';
 import { isRecord, parseJson } from './upstream-json.js';
@@ -186,7 +192,7 @@ export function createComfyApi({
     },
     /** Uploads one reference into the server's input folder; answers the LoadImage value. */
     async upload(server: ComfyServer, name: string, png: Buffer, signal: AbortSignal) {
-      const form = new FormData();
+      const form = newFormData();
       form.append('image', new Blob([new Uint8Array(png)], { type: 'image/png' }), name);
       form.append('subfolder', 'atelier');
       form.append('type', 'input');

@@ -4,7 +4,7 @@
  * and cancelling it. comfyui-provider.ts describes the whole adapter.
  */
 import { createHash } from 'node:crypto';
-import sharp from 'sharp';
+import { sharp } from '../../infra/images/sharp.js';
 import { type ComfyApi, type ComfyServer, comfyFailure as fail } from './comfyui-api.js';
 import {
   type ComfyRouteSettings,

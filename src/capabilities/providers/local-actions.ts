@@ -1,5 +1,6 @@
-import sharp, { type Sharp } from 'sharp';
+import type { Sharp } from 'sharp';
 import type { VaryStrength } from '../../base/domain/image-actions.js';
+import { sharp } from '../../infra/images/sharp.js';
 import { type CompositionShape, compositionSvg, seededRandom, seedOf } from './local-composition.js';
 import { rgbaOf } from './local-mask.js';
 import type { ProviderRequest, ReferenceImage } from './provider.js';

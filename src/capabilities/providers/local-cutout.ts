@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { sharp } from '../../infra/images/sharp.js';
 import { decodeReference } from './local-actions.js';
 import { gradientStops, hslToRgb, seededRandom } from './local-composition.js';
 import type { ProviderRequest, ReferenceImage } from './provider.js';

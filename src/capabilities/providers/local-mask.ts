@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { sharp } from '../../infra/images/sharp.js';
 import type { ReferenceImage } from './provider.js';
 
 /** The RGBA pixels of an image at `width` × `height` (stretched to it when its size differs). */

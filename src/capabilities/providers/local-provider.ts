@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
-import sharp, { type OverlayOptions } from 'sharp';
+import type { OverlayOptions } from 'sharp';
 import { createFairConcurrencyLimit } from '../../base/concurrency/concurrency-limit.js';
 import type { Clock } from '../../base/runtime/clock.js';
+import { sharp } from '../../infra/images/sharp.js';
 import {
   decodeReference,
   expandFill,

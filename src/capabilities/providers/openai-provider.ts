@@ -35,7 +35,7 @@ import { openAIQuota, openAIRefusal } from './rate-limits.js';
 import { fitReferences } from './reference-fit.js';
 import { sniffImageType } from './result-image.js';
 import { retryAfterMs } from './retry-after.js';
-import { callForJson, createUpstreamDispatcher, FormData } from './upstream-call.js';
+import { callForJson, createUpstreamDispatcher, type FormData, newFormData } from './upstream-call.js';
 import {
   allowedToken,
   httpFailureText,
@@ -245,7 +245,7 @@ async function editForm(
     budgetBytes: Number.MAX_SAFE_INTEGER,
   });
   if ('error' in fitted) return fail(fitted.error, { retryable: false, cause: 'invalid_request' });
-  const form = new FormData();
+  const form = newFormData();
   // Parts in the order the official client writes them: images first, then the fields.
   fitted.forEach((image, i) => {
     const name = `reference-${i + 1}.${EXTENSION[image.contentType] ?? 'png'}`;
@@ -294,7 +294,7 @@ async function submit(settings: OpenAISettings, request: ProviderRequest): Promi
     body = JSON.stringify({ model, prompt: request.prompt, n: 1, size, ...chosen, ...extra });
   } else {
     const form = await editForm(settings, request, { size, quality, extra });
-    if (!(form instanceof FormData)) return form;
+    if ('kind' in form) return form; // a failure, not a form
     url = `${baseUrl}/v1/images/edits`;
     body = form;
   }

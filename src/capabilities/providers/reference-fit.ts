@@ -1,5 +1,5 @@
 /** Inline reference images fitted to an upstream: re-encoded to a type it takes, downscaled under its request limit. */
-import sharp from 'sharp';
+import { sharp } from '../../infra/images/sharp.js';
 import type { ReferenceImage } from './provider.js';
 
 function formatBytes(n: number): string {

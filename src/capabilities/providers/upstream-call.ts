@@ -2,7 +2,8 @@
  * One HTTP call to an upstream with a deadline and a classified transport failure, and the
  * synchronous JSON call built on it. Adapters never throw for an upstream's behaviour: these return data.
  */
-import { Agent, type Dispatcher, FormData } from 'undici';
+import type { Dispatcher, FormData } from 'undici';
+import { lazyDispatcher, undici } from '../../infra/outbound/undici.js';
 import type { ProviderFailure } from './provider.js';
 import { parseJson } from './upstream-json.js';
 
@@ -10,10 +11,13 @@ import { parseJson } from './upstream-json.js';
  * An HTTP client for one upstream. Undici's own timeouts are switched off (`headersTimeout` is
  * 300 s by default, which would cut a 4K generation short); every call carries its own deadline
  * through its AbortSignal instead. The connect timeout stays short and separate, so a deadline
- * that fires almost always means the request had been sent (see `requestSent` below).
+ * that fires almost always means the request had been sent (see `requestSent` below). The agent
+ * (and undici) is created at the first call: adapters are built at start, most never call.
  */
 export function createUpstreamDispatcher(connectTimeoutMs = 10_000): Dispatcher {
-  return new Agent({ headersTimeout: 0, bodyTimeout: 0, connect: { timeout: connectTimeoutMs } });
+  return lazyDispatcher(
+    () => new (undici().Agent)({ headersTimeout: 0, bodyTimeout: 0, connect: { timeout: connectTimeoutMs } }),
+  );
 }
 
 export interface UpstreamCall {
@@ -205,4 +209,9 @@ export async function callForJson(
   return { json, headers: answer.headers };
 }
 
-export { FormData };
+export type { FormData };
+
+/** An empty multipart body: undici's FormData (undici is loaded at the first one). */
+export function newFormData(): FormData {
+  return new (undici().FormData)();
+}

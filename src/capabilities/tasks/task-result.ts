@@ -1,8 +1,8 @@
-import sharp from 'sharp';
 import { DomainError } from '../../base/domain/errors.js';
 import { markTask } from '../../base/observability/stage-timing.js';
 import { extensionOf } from '../../infra/blobs/blob-store.js';
 import { pngDimensions } from '../../infra/images/png-header.js';
+import { sharp } from '../../infra/images/sharp.js';
 import type { AnsweredTurn, ImageProvider, ImageUsage, ProviderImage } from '../providers/index.js';
 import { completedCost } from './task-cost.js';
 import type { StepContext } from './task-engine-deps.js';

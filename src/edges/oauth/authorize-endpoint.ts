@@ -1,4 +1,3 @@
-import { redirectUriMatches } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthGrants } from '../../capabilities/accounts/index.js';
 import { authorizeGetSchema, authorizePostSchema } from './oauth-route-schemas.js';
@@ -118,6 +117,11 @@ export async function authorizeEndpoint(
     if (typeof client === 'string') return page(client);
     let redirectUri: string;
     if (named !== undefined) {
+      // The SDK's matching (RFC 8252's loopback ports), loaded at the first authorization: its module
+      // brings Express, which a start does not need.
+      const { redirectUriMatches } = await import(
+        '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js'
+      );
       const matches = (registered: string) =>
         client.exactRedirects ? named === registered : redirectUriMatches(named, registered);
       if (!client.redirect_uris.some(matches)) {

@@ -16,6 +16,9 @@ import {
 import { MAX_HEADER_BYTES } from '../http/client-errors.js';
 import { noContent } from '../http/route-responses.js';
 
+/** RFC 9728's root location of the protected-resource metadata. */
+export const PROTECTED_RESOURCE_ROOT = '/.well-known/oauth-protected-resource';
+
 // The OpenAPI description of OAuth's routes (issue 49). Every status each can answer is declared
 // here, in the shape it is answered in: OAuth's `{ error, error_description }` for what the OAuth
 // handlers answer, Atelier's `{ error: { type, message } }` for what Node and the HTTP kit answer

@@ -21,3 +21,16 @@ test('the protected-resource metadata is at the path-specific well-known, and at
   assert.ok(urls.includes('/.well-known/oauth-protected-resource'));
   assert.ok(urls.includes('/.well-known/oauth-authorization-server'));
 });
+
+test('the protected-resource metadata URL is the one the SDK computes, with a path and at a root', async () => {
+  const { getOAuthProtectedResourceMetadataUrl } = await import(
+    '@modelcontextprotocol/sdk/server/auth/router.js'
+  );
+  for (const mcp of [
+    'https://atelier.example.com/mcp',
+    'http://127.0.0.1:8080/',
+    'https://a.example/x/mcp?q=1',
+  ]) {
+    assert.equal(resourceMetadataUrlOf(mcp), getOAuthProtectedResourceMetadataUrl(new URL(mcp)), mcp);
+  }
+});

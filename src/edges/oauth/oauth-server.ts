@@ -1,32 +1,30 @@
-import type { IncomingMessage } from 'node:http';
-import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
-import {
-  createOAuthMetadata,
-  getOAuthProtectedResourceMetadataUrl,
-  mcpAuthRouter,
-} from '@modelcontextprotocol/sdk/server/auth/router.js';
-import express from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance, HTTPMethods, onRequestHookHandler } from 'fastify';
-import { OAUTH_SCOPE, type OAuthGrants } from '../../capabilities/accounts/index.js';
+import type { OAuthGrants } from '../../capabilities/accounts/index.js';
 import { type AuthorizeClient, authorizeEndpoint, type ProblemPage } from './authorize-endpoint.js';
 import { type ClientMetadataDocuments, isUrlClientId } from './client-metadata-documents.js';
-import { createOAuthProvider } from './oauth-provider.js';
 import {
   authorizationServerMetadata,
+  PROTECTED_RESOURCE_ROOT,
   protectedResourceMetadata,
   registerSchema,
   revokeSchema,
   tokenSchema,
 } from './oauth-route-schemas.js';
-import { authorizeAdmission, OAUTH_LIMITS, sharedWindowStore } from './rate-limits.js';
+import { authorizeAdmission } from './rate-limits.js';
 
 /** Where the website's consent page is (web/src/features/account/consent-page.tsx). */
 export const CONSENT_PAGE = '/oauth/consent';
-const PROTECTED_RESOURCE_ROOT = '/.well-known/oauth-protected-resource';
 
-/** The protected-resource metadata URL of a resource (RFC 9728 §3.1: the path-specific well-known). */
+/**
+ * The protected-resource metadata URL of a resource (RFC 9728 §3.1: the path-specific well-known),
+ * as the SDK's `getOAuthProtectedResourceMetadataUrl` gives it (its module brings Express, which a
+ * start does not load; oauth-server.test.ts checks the two agree).
+ */
 export function resourceMetadataUrlOf(mcpUrl: string): string {
-  return getOAuthProtectedResourceMetadataUrl(new URL(mcpUrl));
+  const url = new URL(mcpUrl);
+  const path = url.pathname && url.pathname !== '/' ? url.pathname : '';
+  return new URL(`${PROTECTED_RESOURCE_ROOT}${path}`, url).href;
 }
 
 /**
@@ -100,7 +98,8 @@ export interface OAuthServerOptions {
  * metadata), an Express router, run inside this Fastify app. Fastify routes name its paths (so they
  * are known, listed and logged like every other); each request is handed whole to Express before
  * Fastify reads its body, and Express answers it. Answers and errors are OAuth's own
- * (`{ error, error_description }`, RFC 6749 §5.2), as OAuth clients expect.
+ * (`{ error, error_description }`, RFC 6749 §5.2), as OAuth clients expect. The Express app (with
+ * Express and the SDK's router) is loaded and built at the first request handed to it, not at start.
  */
 export async function oauthServer(app: FastifyInstance, options: OAuthServerOptions): Promise<void> {
   const grants = loggedGrants(options.grants, app.log);
@@ -115,16 +114,30 @@ export async function oauthServer(app: FastifyInstance, options: OAuthServerOpti
   // Each endpoint's limit per client address is counted in the store (every node shares it). The
   // address is the one Fastify decided under ATELIER_TRUST_PROXY, never a header Express would trust.
   const addresses = new WeakMap<IncomingMessage, string>();
-  const handler = expressApp(app.log, options, grants, consentUrl, addresses);
+  let handler: Promise<(request: IncomingMessage, response: ServerResponse) => void> | undefined;
+  const expressHandler = () => {
+    handler ??= import('./oauth-express-app.js').then(({ expressApp }) =>
+      expressApp(app.log, options, grants, consentUrl, addresses),
+    );
+    return handler;
+  };
   // Before Fastify parses anything: Express reads the body (form or JSON) itself. The hook never
   // calls on: the reply is hijacked and Express writes it. (Express swaps the request's and
   // response's prototypes for its own, so these routes answer real connections, not Fastify's
   // inject.)
-  const handOver: onRequestHookHandler = (request, reply) => {
+  const handOver: onRequestHookHandler = async (request, reply) => {
     reply.hijack();
     addresses.set(request.raw, request.ip);
     reply.raw.setHeader('x-request-id', request.id);
-    handler(request.raw as express.Request, reply.raw as express.Response);
+    try {
+      (await expressHandler())(request.raw, reply.raw);
+    } catch (error) {
+      // Express could not be loaded or built: OAuth's shape still, never a hung request.
+      handler = undefined;
+      request.log.error({ err: error }, 'oauth: the authorization server could not be built');
+      reply.raw.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+      reply.raw.end(JSON.stringify({ error: 'server_error', error_description: 'Internal Server Error' }));
+    }
   };
   // The document describes each (oauth-route-schemas.ts); Fastify validates nothing of them, since
   // the reply is hijacked before it reads the request.
@@ -158,98 +171,4 @@ async function authorizeClientOf(
     ((await grants.getClient(clientId)) as AuthorizeClient | undefined) ??
     'This app is not registered with this Atelier: its client_id is unknown (it may have been removed after going unused).'
   );
-}
-
-/**
- * The Express app the OAuth routes are handed to: Atelier's authorization-server metadata, the
- * SDK's router with limits counted in the store, RFC 9728's root metadata, and OAuth's shape for
- * every answer it would otherwise give as Express's own.
- */
-function expressApp(
-  log: FastifyBaseLogger,
-  options: OAuthServerOptions,
-  grants: OAuthGrants,
-  consentUrl: (id: string) => string,
-  addresses: WeakMap<IncomingMessage, string>,
-): express.Express {
-  const { mcpUrl } = options;
-  const rateLimit = (endpoint: keyof typeof OAUTH_LIMITS) => ({
-    ...OAUTH_LIMITS[endpoint],
-    keyGenerator: (request: IncomingMessage) => addresses.get(request) ?? 'unknown',
-    store: sharedWindowStore(grants.rateWindows, endpoint),
-    validate: false,
-  });
-  const common = {
-    provider: createOAuthProvider(grants, consentUrl),
-    issuerUrl: new URL(options.publicBaseUrl),
-    resourceServerUrl: new URL(mcpUrl),
-    resourceName: 'Atelier',
-    serviceDocumentationUrl: new URL(options.documentationUrl),
-    scopesSupported: [OAUTH_SCOPE],
-  };
-  const handler = express();
-  handler.disable('x-powered-by');
-  handler.set('trust proxy', false);
-  // Authorization-server metadata (RFC 8414) with what Atelier adds to the SDK's: public clients
-  // revoke with `none`, authorization responses carry `iss` (RFC 9207), and a client may be named
-  // by the https URL of its client ID metadata document. Served before the
-  // SDK's router, which would answer its own.
-  const oauthMetadata = {
-    ...createOAuthMetadata(common),
-    revocation_endpoint_auth_methods_supported: ['client_secret_post', 'none'],
-    authorization_response_iss_parameter_supported: true,
-    client_id_metadata_document_supported: true,
-  };
-  handler.use('/.well-known/oauth-authorization-server', metadataHandler(oauthMetadata));
-  handler.use(
-    mcpAuthRouter({
-      ...common,
-      tokenOptions: { rateLimit: rateLimit('token') },
-      clientRegistrationOptions: { rateLimit: rateLimit('register') },
-      revocationOptions: { rateLimit: rateLimit('revoke') },
-    }),
-  );
-  // RFC 9728's root location too (the MCP spec's clients try it when the path-specific one is missing).
-  handler.use(
-    PROTECTED_RESOURCE_ROOT,
-    metadataHandler({
-      resource: mcpUrl,
-      authorization_servers: [oauthMetadata.issuer],
-      scopes_supported: [OAUTH_SCOPE],
-      resource_name: 'Atelier',
-      resource_documentation: options.documentationUrl,
-    }),
-  );
-  // Every path handed over is the router's; should one slip past it, OAuth's shape still.
-  handler.use(notFound);
-  handler.use(expressErrors(log));
-  return handler;
-}
-
-/** A path no OAuth handler took: 404 in OAuth's shape. */
-function notFound(request: express.Request, response: express.Response) {
-  response
-    .status(404)
-    .json({ error: 'invalid_request', error_description: `No ${request.method} ${request.path}` });
-}
-
-/**
- * What Express itself refuses (a body that is not JSON or a form, too large, in an unknown
- * charset) is answered in OAuth's shape too, never as Express's HTML page.
- */
-function expressErrors(log: FastifyBaseLogger) {
-  return (
-    error: unknown,
-    _request: express.Request,
-    response: express.Response,
-    _next: express.NextFunction,
-  ) => {
-    const status = (error as { status?: unknown }).status;
-    const clientError = typeof status === 'number' && status >= 400 && status < 500;
-    if (!clientError) log.error({ err: error }, 'oauth: request failed');
-    response.status(clientError ? status : 500).json({
-      error: clientError ? 'invalid_request' : 'server_error',
-      error_description: clientError ? (error as Error).message : 'Internal Server Error',
-    });
-  };
 }

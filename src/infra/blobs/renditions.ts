@@ -1,5 +1,5 @@
-import sharp from 'sharp';
 import { createBoundedWorkPool } from '../../base/concurrency/bounded-work-pool.js';
+import { sharp } from '../images/sharp.js';
 import { type BlobStore, contentTypeOfKey } from './blob-store.js';
 
 /**

@@ -1,6 +1,6 @@
 import { decode as decodeBmp } from 'bmp-ts';
-import sharp from 'sharp';
 import { type ImageInfo, inspectImageBuffer } from './inspect-image.js';
+import { sharp } from './sharp.js';
 
 /**
  * A stored reference image in a form every decoder downstream takes. libvips (sharp) and the

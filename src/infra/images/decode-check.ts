@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { decode as decodeBmp } from 'bmp-ts';
-import sharp from 'sharp';
 import { InvalidImage } from '../../base/domain/errors.js';
 import { isPlainTrueColourBmp } from './bmp-header.js';
 import type { ImageInfo } from './inspect-image.js';
+import { sharp } from './sharp.js';
 
 /** Side of the thumbnail the decode check renders: every pixel is read, almost nothing is kept. */
 const CHECK_SIDE = 64;

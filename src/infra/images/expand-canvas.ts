@@ -1,5 +1,5 @@
-import sharp from 'sharp';
 import { EXPAND_FACTOR_MAX } from '../../base/domain/image-actions.js';
+import { sharp } from './sharp.js';
 
 /** An expand's padded canvas and its mask, both PNGs of the canvas size. */
 export interface ExpandCanvas {

@@ -1,9 +1,10 @@
-import sharp, { type Metadata } from 'sharp';
+import type { Metadata } from 'sharp';
 import { InvalidImage, UnsupportedMedia } from '../../base/domain/errors.js';
 import { measureBmp } from './bmp-header.js';
 import { type ByteSource, Cursor, withByteSource } from './byte-cursor.js';
 import { assertWithinBudget, Corrupt, MAX_IMAGE_PIXELS, OverBudget, Truncated } from './header-faults.js';
 import { type ImageContentType, SNIFF_BYTES, sniffImageType } from './image-type.js';
+import { sharp } from './sharp.js';
 import { WALK, type Walked } from './structure-walks.js';
 
 export { MAX_IMAGE_PIXELS } from './header-faults.js';

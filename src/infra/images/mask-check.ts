@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { sharp } from './sharp.js';
 
 /**
  * Why `mask` cannot mask an image of `image`'s size, by OpenAI's rules for an edit's mask (a PNG

@@ -1,5 +1,6 @@
-import { buildConnector, Client } from 'undici';
+import type { buildConnector } from 'undici';
 import type { VettedTarget } from './address-policy.js';
+import { undici } from './undici.js';
 
 export interface PinnedConnectorOptions {
   /** Time allowed to open each TCP (and TLS) connection. Default 5 s. */
@@ -28,7 +29,12 @@ export interface ConnectionState {
  * 127.0.0.1. The connector ignores the URL's host name and dials the vetted address itself.
  */
 export function createPinnedConnector(options: PinnedConnectorOptions = {}) {
-  const baseConnector = buildConnector({ timeout: options.connectTimeoutMs ?? 5_000 });
+  // Built at the first connection (undici is loaded then, not at start).
+  let built: buildConnector.connector | undefined;
+  const baseConnector: buildConnector.connector = (connectOptions, callback) => {
+    built ??= undici().buildConnector({ timeout: options.connectTimeoutMs ?? 5_000 });
+    built(connectOptions, callback);
+  };
 
   function connectorFor(
     target: VettedTarget,
@@ -69,7 +75,7 @@ export function createPinnedConnector(options: PinnedConnectorOptions = {}) {
      */
     open(target: VettedTarget, signal: AbortSignal, timeoutMs: number) {
       const state: ConnectionState = { connected: false };
-      const client = new Client(target.url.origin, {
+      const client = new (undici().Client)(target.url.origin, {
         connect: connectorFor(target, signal, state),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,

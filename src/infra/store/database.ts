@@ -2,8 +2,8 @@ import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { isPostgresUrl } from './database-url.js';
 import { migrateToLatest } from './migrate.js';
-import { createPostgresPool, isPostgresUrl, nulSafePool } from './postgres-pool.js';
 import type { Database } from './schema.js';
 import { withStatementCache } from './statement-cache.js';
 
@@ -16,7 +16,7 @@ export { isPostgresUrl };
  * SQLite file (WAL) — runs the migrations, and returns Kysely over it.
  */
 export async function openDatabase(databaseUrl: string): Promise<Db> {
-  const db = isPostgresUrl(databaseUrl) ? openPostgres(databaseUrl) : openSqlite(databaseUrl);
+  const db = isPostgresUrl(databaseUrl) ? await openPostgres(databaseUrl) : openSqlite(databaseUrl);
   try {
     // Genuine: migrations are written against no schema (they must not change when schema.ts does).
     await migrateToLatest(db as unknown as Kysely<unknown>);
@@ -27,7 +27,9 @@ export async function openDatabase(databaseUrl: string): Promise<Db> {
   return db;
 }
 
-function openPostgres(databaseUrl: string): Db {
+/** `pg` (postgres-pool.ts) is loaded here, for a PostgreSQL URL only: a start on SQLite never loads it. */
+async function openPostgres(databaseUrl: string): Promise<Db> {
+  const { createPostgresPool, nulSafePool } = await import('./postgres-pool.js');
   const pool = nulSafePool(createPostgresPool(databaseUrl));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }

@@ -2,10 +2,7 @@ import { createHash } from 'node:crypto';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 
-/** True for a `postgres://` or `postgresql://` connection URL (anything else is a SQLite path). */
-export function isPostgresUrl(databaseUrl: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(databaseUrl);
-}
+export { isPostgresUrl } from './database-url.js';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
