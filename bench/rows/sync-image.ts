@@ -123,9 +123,10 @@ async function measure(ctx: BenchContext, target: AtelierEnv, upstreamUrl: strin
       const split = parseServerTiming(t.serverTiming);
       const total = split.total;
       for (const [name, ms] of Object.entries(split)) note(stages, name, ms);
-      // What the handler's own clock cannot see: the request's way in (parse, key, schema) and the
-      // answer's way out (serialization, the socket), as the client's time less the server's total.
-      if (total !== undefined) note(stages, 'outside the handler', t.ms - total);
+      // What the handler's own clock cannot see: the answer's way out (serialization, the socket
+      // both ways), as the client's time less the server's way in (`in`: Fastify's routing, the
+      // body's parse, the key, the schema) and the handler's total.
+      if (total !== undefined) note(stages, 'outside the handler', t.ms - total - (split.in ?? 0));
     }
     const stageMedians = Object.fromEntries(
       Object.entries(stages).map(([name, values]) => [name, Math.round(median(values) * 100) / 100]),
