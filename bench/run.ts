@@ -75,7 +75,7 @@ if (!postgres) {
 }
 // Each step starts its own server (or process); the load average is sampled between steps.
 const steps: Array<[boolean, () => Promise<RowResult[]>]> = [
-  [['C1', 'P1', 'P2', 'P4', 'P6', 'P7'].some(wanted), () => sqliteSuite(ctx, wanted)],
+  [['C1', 'P1', 'P2', 'P4', 'P6', 'P7', 'P10'].some(wanted), () => sqliteSuite(ctx, wanted)],
   [
     wanted('P3'),
     async () => [
@@ -93,7 +93,7 @@ const steps: Array<[boolean, () => Promise<RowResult[]>]> = [
     wanted('P9'),
     async () => [await attempt(ctx, { id: 'P9', what: 'cold start', store: 'sqlite' }, coldStart)],
   ],
-  [postgres && ['P1', 'P2', 'P6'].some(wanted), () => postgresSuite(ctx, wanted)],
+  [postgres && ['P1', 'P2', 'P6', 'P10'].some(wanted), () => postgresSuite(ctx, wanted)],
   // Upstream capacity (issue 27): each row in its own process, ~2 minutes in all.
   [['Q1', 'Q2', 'Q3', 'Q4', 'Q5', 'Q6', 'Q7'].some(wanted), () => capacityRows(ctx, wanted)],
   // The operator's task log at a million tasks (issue 43), on each store.
@@ -163,7 +163,7 @@ for (const id of ['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P8', 'P9']) {
   }
 }
 const order = (row: RowResult) => `${row.id}${row.store === 'postgres' ? 'b' : 'a'}`;
-rows.sort((a, b) => order(a).localeCompare(order(b)));
+rows.sort((a, b) => order(a).localeCompare(order(b), 'en', { numeric: true }));
 const report: BenchReport = {
   startedAt: startedAt.toISOString(),
   finishedAt: new Date().toISOString(),

@@ -17,7 +17,7 @@ import { createBenchDatabase, dropBenchDatabase } from './lib/postgres.js';
 import { failedRow, type RowResult } from './lib/report.js';
 import { seedHistory } from './lib/seed.js';
 import { idleEngine, renderingRows } from './rows/engine.js';
-import { batchVersusBare, calibration, historyVersusPoll, pollVersusBare } from './rows/polls.js';
+import { batchVersusBare, calibration, historyVersusPoll, pinnedPoll, pollVersusBare } from './rows/polls.js';
 
 type Row = (ctx: BenchContext) => Promise<RowResult>;
 export type Wanted = (id: string) => boolean;
@@ -79,10 +79,16 @@ async function seededServer(
   }
 }
 
-/** Stops the seeded server and starts it again on the same data dir, database and port. */
-async function restart(ctx: BenchContext, s: Seeded): Promise<void> {
+/**
+ * Stops the seeded server and starts it again on the same data dir, database and port; with `cpus`,
+ * pinned to them (`taskset -c <cpus> node …`: every thread, the ones it starts later too).
+ */
+async function restart(ctx: BenchContext, s: Seeded, cpus?: string): Promise<void> {
   await s.server.stop();
-  s.server = await startAtelier(s.target, serverArgs(ctx.entry));
+  s.server =
+    cpus === undefined
+      ? await startAtelier(s.target, serverArgs(ctx.entry))
+      : await startAtelier(s.target, ['-c', cpus, process.execPath, ...serverArgs(ctx.entry)], 'taskset');
 }
 
 async function readRows(ctx: BenchContext, s: Seeded, store: 'sqlite' | 'postgres', wanted: Wanted) {
@@ -91,7 +97,7 @@ async function readRows(ctx: BenchContext, s: Seeded, store: 'sqlite' | 'postgre
     apiKey: s.pollerKey,
     store,
     taskIds: s.taskIds,
-    restart: () => restart(ctx, s),
+    restart: (cpus?: string) => restart(ctx, s, cpus),
   };
   const rows: RowResult[] = [];
   if (store === 'sqlite' && wanted('C1'))
@@ -102,6 +108,8 @@ async function readRows(ctx: BenchContext, s: Seeded, store: 'sqlite' | 'postgre
     );
   if (wanted('P2'))
     rows.push(await attempt(ctx, { id: 'P2', what: 'batch ÷ bare', store }, (c) => batchVersusBare(c, poll)));
+  if (wanted('P10'))
+    rows.push(await attempt(ctx, { id: 'P10', what: 'poll p99, 1 core', store }, (c) => pinnedPoll(c, poll)));
   if (wanted('P6')) {
     const history = { ...poll, historyApiKey: s.historyKey, generations: s.generations };
     rows.push(

@@ -5,7 +5,6 @@ import Fastify, {
   type FastifyInstance,
   type RouteOptions,
 } from 'fastify';
-import { validatorCompiler } from 'fastify-type-provider-zod';
 import { mountApi } from './app-api.js';
 import { OAUTH_SCOPE, type OAuthGrants } from './capabilities/accounts/index.js';
 import type { Core } from './core.js';
@@ -21,6 +20,7 @@ import { installFrameworkRefusals } from './edges/http/framework-refusals.js';
 import { createInAppGrants, type InAppGrants } from './edges/http/in-app-grants.js';
 import { refuseWhileClosing } from './edges/http/refuse-while-closing.js';
 import { compiledSerializerCompiler } from './edges/http/response-serializer.js';
+import { routeValidatorCompiler } from './edges/http/route-validation.js';
 import { edgeServerOptions } from './edges/http/server-options.js';
 import { mcpDiscovery } from './edges/mcp/discovery.js';
 import { hmacTaskIdSeal } from './edges/mcp/generation-tasks.js';
@@ -79,7 +79,7 @@ function installBodyParsers(app: FastifyInstance): void {
 /** What every route shares: schemas, the request id, errors, closing, body timeouts, metrics, parsers. */
 function installHttpKit(app: FastifyInstance, core: Core): void {
   // Route schemas (Zod) validate params, query and body, and serialise responses.
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(routeValidatorCompiler);
   app.setSerializerCompiler(compiledSerializerCompiler);
   // Declared up front, so every request object has one shape (authentication sets it on most).
   app.decorateRequest('account', undefined);

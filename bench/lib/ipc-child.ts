@@ -2,7 +2,7 @@
  * A helper process driven over IPC: the load generator and the bare server each run in their own
  * process, so neither shares an event loop with the orchestrator or with the server under test.
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, fork, spawnSync } from 'node:child_process';
 
 export interface IpcChild {
   pid: number;
@@ -11,8 +11,25 @@ export interface IpcChild {
   stop(): Promise<void>;
 }
 
-/** Forks `file` (TypeScript, through tsx; `env` added to this process's) and waits for its `{ ready: true }`. */
-export async function startIpcChild(file: string, env: Record<string, string> = {}): Promise<IpcChild> {
+/**
+ * Pins every thread of process `pid` to the CPUs in `cpus` (a `taskset -c` list, e.g. `1`); threads
+ * it starts later inherit the pinning. Throws when taskset is missing or refuses.
+ */
+export function pinProcess(pid: number, cpus: string): void {
+  const pinned = spawnSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { encoding: 'utf8' });
+  if (pinned.status !== 0)
+    throw new Error(`taskset -a -p -c ${cpus} ${pid} failed: ${pinned.stderr || pinned.error}`);
+}
+
+/**
+ * Forks `file` (TypeScript, through tsx; `env` added to this process's) and waits for its
+ * `{ ready: true }`; with `cpus`, pins the child (all its threads) to them once it is ready.
+ */
+export async function startIpcChild(
+  file: string,
+  env: Record<string, string> = {},
+  cpus?: string,
+): Promise<IpcChild> {
   const child: ChildProcess = fork(file, [], {
     env: { ...process.env, ...env },
     execArgv: ['--import', 'tsx'],
@@ -30,6 +47,7 @@ export async function startIpcChild(file: string, env: Record<string, string> = 
     child.once('exit', (code) => reject(new Error(`${file} exited before it was ready (${code})`)));
     child.once('message', () => resolve());
   });
+  if (cpus !== undefined) pinProcess(child.pid ?? 0, cpus);
   child.on('message', (raw) => {
     const { id, error, result } = raw as { id: number; error?: string; result?: unknown };
     const waiter = pending.get(id);

@@ -32,9 +32,9 @@ export interface LoadGenerator {
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
-/** Starts the load generator (autocannon) in its own process. */
-export async function startLoadGenerator(): Promise<LoadGenerator> {
-  const child = await startIpcChild(here('./load-worker.ts'));
+/** Starts the load generator (autocannon) in its own process; with `cpus`, pinned to them (`taskset -c`). */
+export async function startLoadGenerator(cpus?: string): Promise<LoadGenerator> {
+  const child = await startIpcChild(here('./load-worker.ts'), {}, cpus);
   return {
     async run(job) {
       const result = await child.call<LoadResult>({ ...job, headers: job.headers ?? {} });
@@ -52,9 +52,9 @@ export interface BareServer {
   stop(): Promise<void>;
 }
 
-/** Starts the bare node:http baseline in its own process. */
-export async function startBareServer(): Promise<BareServer> {
-  const child: IpcChild = await startIpcChild(here('./bare-worker.ts'));
+/** Starts the bare node:http baseline in its own process; with `cpus`, pinned to them (`taskset -c`). */
+export async function startBareServer(cpus?: string): Promise<BareServer> {
+  const child: IpcChild = await startIpcChild(here('./bare-worker.ts'), {}, cpus);
   const { baseUrl } = await child.call<{ baseUrl: string }>({});
   return {
     baseUrl,

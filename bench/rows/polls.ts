@@ -4,7 +4,7 @@
  * connections, the load generator and each server in their own processes.
  */
 import { alternate, type BenchContext, fetchBytes } from '../lib/context.js';
-import type { LoadResult } from '../lib/load.js';
+import { type LoadResult, startBareServer, startLoadGenerator } from '../lib/load.js';
 import type { RowResult } from '../lib/report.js';
 import { formatSpread, spreadOf } from '../lib/stats.js';
 
@@ -14,8 +14,11 @@ export interface PollTarget {
   store: 'sqlite' | 'postgres';
   /** 20 task ids of the polling account. */
   taskIds: string[];
-  /** Starts the server anew on the same data (each round of P1, P2 and P6 runs on a fresh process). */
-  restart?: () => Promise<void>;
+  /**
+   * Starts the server anew on the same data (each round of P1, P2, P6 and P10 runs on a fresh
+   * process); with `cpus`, pinned to them (`taskset -c`), else free to use every core.
+   */
+  restart?: (cpus?: string) => Promise<void>;
 }
 
 const ratios = (a: LoadResult[], b: LoadResult[]) =>
@@ -54,6 +57,44 @@ export async function pollVersusBare(ctx: BenchContext, target: PollTarget): Pro
     met: ratio.median >= 0.7 && p99.median <= 10,
     details: { bytes, ratio, p99, bareP99: p99s(bare), route, bare },
   };
+}
+
+/** P10's shape, the one issue 48 measured with wrk: the service on one core, the load generator on the other. */
+export const PINNED = { server: '0', load: '1' } as const;
+
+/**
+ * P10: P1's poll with the server pinned to one core (`taskset -c 0`, every round on a fresh
+ * process) and the load generator pinned to the other (64 connections); p99 against ≤ 10 ms. The
+ * bare server runs pinned to the server's core, for the same shape's floor.
+ */
+export async function pinnedPoll(ctx: BenchContext, target: PollTarget): Promise<RowResult> {
+  const { restart } = target;
+  if (restart === undefined) throw new Error('P10 needs a server it can restart pinned');
+  const load = await startLoadGenerator(PINNED.load);
+  const bare = await startBareServer(PINNED.server);
+  try {
+    const pinned: BenchContext = { ...ctx, load, bare };
+    const path = `/api/v1/tasks/${target.taskIds[0]}`;
+    const run = await versusBare(pinned, { ...target, restart: () => restart(PINNED.server) }, path);
+    const p99 = p99s(run.route);
+    const p50 = spreadOf(run.route.map((r) => r.p50));
+    const max = spreadOf(run.route.map((r) => r.max));
+    return {
+      id: 'P10',
+      what: '`GET /api/v1/tasks/{id}` p99, server on 1 core, load generator on the other',
+      store: target.store,
+      before: 'p99 15.6 ms (wrk, 64 connections)',
+      target: 'p99 ≤ 10 ms',
+      measured: `p99 ${formatSpread(p99, 0)} ms (p50 ${formatSpread(p50, 0)}, max ${formatSpread(max, 0)}) vs bare ${formatSpread(p99s(run.bare), 0)}; ${rps(run.route).median.toFixed(0)} vs ${rps(run.bare).median.toFixed(0)} req/s`,
+      met: p99.median <= 10,
+      details: { ...run, p99, p50, max, bareP99: p99s(run.bare), cpus: PINNED },
+    };
+  } finally {
+    await load.stop();
+    await bare.stop();
+    // The rows after this one run on a server free to use every core.
+    await restart();
+  }
 }
 
 /** P2: a batch poll of 20 ids ÷ bare. */
