@@ -32,8 +32,9 @@ async function coldStarts(rounds: number, command: string, args: string[], befor
   return times;
 }
 
-/** The median a start must reach for the row to be met: issue 48's 1 s (issue 14's 0.8 s is shown too). */
+/** Issue 48's goal for `npm start` on a built tree, and issue 14's for the built entry (medians). */
 const GOAL_SECONDS = 1;
+const ISSUE_14_SECONDS = 0.8;
 
 const stampTime = () => statSync(join(ROOT, 'dist', '.build-stamp'), { throwIfNoEntry: false })?.mtimeMs;
 
@@ -44,8 +45,9 @@ export async function coldStart(ctx: BenchContext): Promise<RowResult> {
     what: 'cold start, built, to first 200 on `/healthz` (and `npm start`)',
     store: 'sqlite' as const,
     before: '1.1 s (`npm start`: 4.3 s, it rebuilds every time)',
-    // Issue 14's target, and issue 48's goal (≤ 1 s) by which `met` is judged until 0.8 s is reached.
-    target: '≤ 0.8 s (issue 14); ≤ 1 s (issue 48); `npm start` never rebuilds a current build',
+    // Issue 14's target for the built entry, and issue 48's goal for `npm start` (its own figure,
+    // 1.4 s, was `npm start` on a built tree): both are judged.
+    target: '≤ 0.8 s (issue 14); `npm start` ≤ 1 s (issue 48) and never rebuilds a current build',
   };
   if (ctx.entry.kind !== 'built') {
     return { ...base, measured: 'not run', met: undefined, details: {}, note: ctx.entry.reason };
@@ -66,7 +68,7 @@ export async function coldStart(ctx: BenchContext): Promise<RowResult> {
   return {
     ...base,
     measured: `${formatSpread(built, 2)} s; \`npm start\` ${formatSpread(npmStart, 2)} s, ${rebuilt ? 'REBUILT' : 'no rebuild'}`,
-    met: built.median <= GOAL_SECONDS && !rebuilt,
+    met: built.median <= ISSUE_14_SECONDS && npmStart.median <= GOAL_SECONDS && !rebuilt,
     details: { builtSeconds: built, npmStartSeconds: npmStart, npmStartRebuilt: rebuilt },
   };
 }
