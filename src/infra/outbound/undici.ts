@@ -23,10 +23,18 @@ export function lazyDispatcher<T extends Undici.Dispatcher>(create: () => T): T 
     target ??= create();
     return target;
   };
+  // Methods bound once each (every upstream call reads `dispatch`: no new function per call).
+  const bound = new Map<PropertyKey, { of: unknown; fn: unknown }>();
   return new Proxy({} as T, {
     get(_shell, key) {
       const value: unknown = Reflect.get(real(), key);
-      return typeof value === 'function' ? value.bind(real()) : value;
+      if (typeof value !== 'function') return value;
+      let known = bound.get(key);
+      if (known?.of !== value) {
+        known = { of: value, fn: value.bind(real()) };
+        bound.set(key, known);
+      }
+      return known.fn;
     },
     set: (_shell, key, value) => Reflect.set(real(), key, value),
     has: (_shell, key) => Reflect.has(real(), key),
