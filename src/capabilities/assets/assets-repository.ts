@@ -8,7 +8,6 @@ import { enqueueBlobPurges } from '../../infra/blobs/blob-purges.js';
 import { compiledOnce } from '../../infra/store/compiled-once.js';
 import type { Db } from '../../infra/store/database.js';
 import type { AssetsTable } from '../../infra/store/schema/assets.js';
-import { turnBatches } from '../../infra/store/write-batches.js';
 
 // The wire shape is the contract's; the repository maps its rows onto it.
 export type { Asset };
@@ -61,8 +60,11 @@ export function createAssetsRepository({ db, clock, ids }: { db: Db; clock: Cloc
     /** Records an upload; the same bytes uploaded again by the same account reuse one record. */
     insertUpload: (input: NewUpload): Promise<Asset> => insertUpload(db, clock, ids, input),
 
-    /** Records a task's result; idempotent per task (a retried rehost does not duplicate it). */
-    insertResult: resultRecorder(db, clock, ids),
+    /**
+     * Records a task's result in the caller's transaction (the task's final write: the result's
+     * asset commits with the task that reads completed, or neither does); idempotent per task.
+     */
+    recordResult: resultRecorder(db, clock, ids),
 
     /** One page of an account's assets, newest first, optionally of one kind. */
     page: (accountId: string, options: { page: number; limit: number; kind?: AssetKind }) =>
@@ -175,10 +177,14 @@ async function insertUpload(db: Db, clock: Clock, ids: IdGenerator, input: NewUp
 }
 
 /**
- * The recording of results. Every result of the engine is recorded here: its two queries compiled
- * once, and on SQLite the inserts of one turn of the event loop (a burst of answers) commit together.
+ * The recording of results. Every result of the engine is recorded here, in the transaction of its
+ * task's final write (one commit for both, not one each): its two queries compiled once.
  */
-function resultRecorder(db: Db, clock: Clock, ids: IdGenerator): (input: NewResult) => Promise<void> {
+function resultRecorder(
+  db: Db,
+  clock: Clock,
+  ids: IdGenerator,
+): (executor: Db, input: NewResult) => Promise<void> {
   const resultOfTask = compiledOnce(1, (taskId: string) =>
     db.selectFrom('assets').select('id').where('task_id', '=', taskId),
   );
@@ -187,8 +193,9 @@ function resultRecorder(db: Db, clock: Clock, ids: IdGenerator): (input: NewResu
       .insertInto('assets')
       .values(Object.fromEntries(RESULT_COLUMNS.map((column, i) => [column, values[i]])) as ResultRow),
   );
-  const batched = turnBatches(db);
-  return async (input) => {
+  return async (executor, input) => {
+    // A task's result is recorded once, whichever attempt stored it first.
+    if ((await executor.executeQuery(resultOfTask(input.taskId))).rows.length > 0) return;
     const row: ResultRow = {
       id: ids.next('ast'),
       account_id: input.accountId,
@@ -204,12 +211,7 @@ function resultRecorder(db: Db, clock: Clock, ids: IdGenerator): (input: NewResu
       task_id: input.taskId,
       created_at: clock.now(),
     };
-    // A task's result is recorded once, whichever attempt stored it first.
-    const insert = async (executor: Db): Promise<void> => {
-      if ((await executor.executeQuery(resultOfTask(input.taskId))).rows.length > 0) return;
-      await executor.executeQuery(insertResultRow(...RESULT_COLUMNS.map((column) => row[column])));
-    };
-    return batched ? batched(insert, () => insert(db)) : insert(db);
+    await executor.executeQuery(insertResultRow(...RESULT_COLUMNS.map((column) => row[column])));
   };
 }
 

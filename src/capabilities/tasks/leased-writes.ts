@@ -1,19 +1,18 @@
-import { type CompiledQuery, type RawBuilder, sql, type Transaction } from 'kysely';
+import { type CompiledQuery, type RawBuilder, sql } from 'kysely';
 import { isFinalStatus } from '../../base/domain/task-status.js';
 import { compiledOnce } from '../../infra/store/compiled-once.js';
 import type { Db } from '../../infra/store/database.js';
 import type { TasksTable } from '../../infra/store/schema/tasks.js';
-import type { Database } from '../../infra/store/schema.js';
 import { turnBatches } from '../../infra/store/write-batches.js';
 import {
   FINISHED_COLUMNS,
   type FinishedTask,
+  finishIn,
   type finishingWrites,
   type OnTaskFinished,
 } from './task-finish.js';
 
 type FinishedRow = Omit<FinishedTask, 'status'> & { status: TasksTable['status'] };
-type FinishingUpdate = (executor: Db) => Promise<FinishedRow | undefined>;
 
 /** The columns of a progress mark (a call under way: in progress, since when, how far). */
 const PROGRESS_COLUMNS: ReadonlySet<keyof TasksTable> = new Set(['status', 'started_at', 'progress']);
@@ -40,14 +39,6 @@ export function createLeasedWrites({
   finishing: ReturnType<typeof finishingWrites>;
 }) {
   const batched = turnBatches(db);
-
-  /** A guarded write that may end a task, and its hook, inside the batch's transaction. */
-  async function finishInside(trx: Transaction<Database>, update: FinishingUpdate): Promise<boolean> {
-    const row = await update(trx);
-    if (!row) return false;
-    if (onFinished && isFinalStatus(row.status)) await onFinished(trx, { ...row, status: row.status });
-    return true;
-  }
 
   /**
    * A write that changes the task's row if the lease (and the task) is still there, at once: a
@@ -104,7 +95,13 @@ export function createLeasedWrites({
      * Writes `patch` if `owner` holds the task's lease and the task is unfinished; a final status
      * commits with the finished-task hook. True when the row changed.
      */
-    update(taskId: string, owner: string, patch: Partial<TasksTable>, now: number): Promise<boolean> {
+    update(
+      taskId: string,
+      owner: string,
+      patch: Partial<TasksTable>,
+      now: number,
+      withFinal?: OnTaskFinished,
+    ): Promise<boolean> {
       const columns = (Object.keys(patch) as Array<keyof TasksTable>).filter((c) => patch[c] !== undefined);
       const final = isFinalStatus(patch.status);
       const query = updateOf(columns, final)(...columns.map((column) => patch[column]), now, taskId, owner);
@@ -113,10 +110,10 @@ export function createLeasedWrites({
         (await executor.executeQuery(query as CompiledQuery<FinishedRow>)).rows[0];
       return batched
         ? batched(
-            (trx) => finishInside(trx, update),
-            () => finishing(update),
+            (trx) => finishIn(trx, update, onFinished, withFinal),
+            () => finishing(update, withFinal),
           )
-        : finishing(update);
+        : finishing(update, withFinal);
     },
 
     /**

@@ -37,8 +37,12 @@ export function createTaskClaims({
      * Writes a leased task. Only the lease holder may write, and never to a finished task:
      * this is what keeps final states final when a lease was lost to another worker.
      */
-    updateLeasedRow: (taskId: string, owner: string, patch: Partial<TasksTable>): Promise<boolean> =>
-      leased.update(taskId, owner, patch, clock.now()),
+    updateLeasedRow: (
+      taskId: string,
+      owner: string,
+      patch: Partial<TasksTable>,
+      withFinal?: OnTaskFinished,
+    ): Promise<boolean> => leased.update(taskId, owner, patch, clock.now(), withFinal),
 
     /**
      * The heartbeat: extends `owner`'s lease of an unfinished task. False when the lease is no

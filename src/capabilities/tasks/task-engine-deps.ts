@@ -17,6 +17,7 @@ import type { CapacityGate, CapacityMetrics } from './capacity/capacity-gate.js'
 import type { CapacityLimits } from './capacity/capacity-pool.js';
 import type { UpstreamCapacity } from './capacity/upstream-capacity.js';
 import type { TaskChange, TaskChangeFeed } from './task-events.js';
+import type { OnTaskFinished } from './task-finish.js';
 import type { TaskMetrics } from './task-metrics.js';
 import type { TaskTurns } from './task-turns.js';
 import type { TaskPatch, TaskRow, TasksRepository } from './tasks-repository.js';
@@ -87,8 +88,11 @@ export interface TaskEngineDeps {
 /** What a step needs from the engine: its guarded writes and the upstream cancel. */
 export interface StepContext {
   deps: Omit<TaskEngineDeps, 'tasks' | 'ids' | 'onTaskChanged'>;
-  /** Writes the task if this worker still holds its lease; false otherwise. */
-  write(task: TaskRow, patch: TaskPatch): Promise<boolean>;
+  /**
+   * Writes the task if this worker still holds its lease; false otherwise. `withFinal` commits with
+   * a write that ends the task, in its transaction (a result's asset).
+   */
+  write(task: TaskRow, patch: TaskPatch, withFinal?: OnTaskFinished): Promise<boolean>;
   /** Ends the task failed with `message` (and `also`, what the same write records besides). */
   fail(task: TaskRow, message: string, also?: TaskPatch): Promise<boolean>;
   cancelUpstream(task: TaskRow): void;

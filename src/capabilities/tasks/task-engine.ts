@@ -79,7 +79,7 @@ export function createTaskEngine(deps: TaskEngineDeps) {
   const writer = { deps, owner };
   const step = createTaskStep({
     deps,
-    write: (task, patch) => writeLeased(writer, task, patch),
+    write: (task, patch, withFinal) => writeLeased(writer, task, patch, withFinal),
     fail: (task, message, also) => failTask(writer, task, message, also),
     cancelUpstream: (task) => cancelUpstream(deps, task),
     gate,

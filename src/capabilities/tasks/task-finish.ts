@@ -33,17 +33,32 @@ export type FinishedTask = FinishedRow & { status: FinalStatus };
 export type OnTaskFinished = (trx: Transaction<Database>, task: FinishedTask) => Promise<void>;
 
 /**
- * Runs writes that may end a task: with a hook, the write and the hook commit together (or neither
- * does), and the hook runs only when the guarded write changed the row. True when it did.
+ * Runs writes that may end a task: with a hook (the store's, and the write's own `withFinal`: a
+ * result's asset), the write and the hooks commit together (or nothing does), and the hooks run
+ * only when the guarded write changed the row and ended the task. True when it changed the row.
  */
 export function finishingWrites(db: Db, onFinished: OnTaskFinished | undefined) {
-  return async (update: (executor: Db) => Promise<FinishedRow | undefined>): Promise<boolean> => {
-    if (!onFinished) return (await update(db)) !== undefined;
-    return db.transaction().execute(async (trx) => {
-      const row = await update(trx);
-      if (!row) return false;
-      if (isFinalStatus(row.status)) await onFinished(trx, { ...row, status: row.status });
-      return true;
-    });
+  return async (
+    update: (executor: Db) => Promise<FinishedRow | undefined>,
+    withFinal?: OnTaskFinished,
+  ): Promise<boolean> => {
+    if (!onFinished && !withFinal) return (await update(db)) !== undefined;
+    return db.transaction().execute((trx) => finishIn(trx, update, onFinished, withFinal));
   };
+}
+
+/** The guarded write that may end a task, then (when it did) its hooks, in the caller's transaction. */
+export async function finishIn(
+  trx: Transaction<Database>,
+  update: (executor: Db) => Promise<FinishedRow | undefined>,
+  onFinished: OnTaskFinished | undefined,
+  withFinal: OnTaskFinished | undefined,
+): Promise<boolean> {
+  const row = await update(trx);
+  if (!row) return false;
+  if (!isFinalStatus(row.status)) return true;
+  const task: FinishedTask = { ...row, status: row.status };
+  await onFinished?.(trx, task);
+  await withFinal?.(trx, task);
+  return true;
 }

@@ -1,8 +1,10 @@
+import type { Transaction } from 'kysely';
 import { DomainError } from '../../base/domain/errors.js';
 import { markTask } from '../../base/observability/stage-timing.js';
 import { extensionOf } from '../../infra/blobs/blob-store.js';
 import { pngDimensions } from '../../infra/images/png-header.js';
 import { sharp } from '../../infra/images/sharp.js';
+import type { Database } from '../../infra/store/schema.js';
 import type { AnsweredTurn, ImageProvider, ImageUsage, ProviderImage } from '../providers/index.js';
 import { completedCost } from './task-cost.js';
 import type { StepContext } from './task-engine-deps.js';
@@ -85,7 +87,10 @@ async function storeResult(
   if (turn && deps.turns) await deps.turns.keep(leased, key, turn);
   const url = deps.blobUrl(key);
   const height = meta.pageHeight ?? meta.height;
-  await deps.assets.insertResult({
+  markTask(task.id, 'store');
+  // The result's asset commits with the write that ends the task (one commit, not two; none when
+  // the lease was lost): the task never reads completed without it.
+  const asset = {
     accountId: task.account_id,
     generationId: task.generation_id,
     taskId: task.id,
@@ -95,25 +100,29 @@ async function storeResult(
     bytes,
     width: meta.width,
     height,
-  });
-  markTask(task.id, 'store');
-  await write(task, {
-    ...also,
-    status: 'completed',
-    progress: 100,
-    image_url: url,
-    blob_key: key,
-    width: meta.width,
-    height,
-    content_type: contentType,
-    bytes: bytes.length,
-    error: null,
-    usage_json: usage ? JSON.stringify(usage) : null,
-    ...completedCost(deps.routesOf, leased, usage),
-    ...(keyId ? { upstream_key_id: keyId } : {}),
-    finished_at: deps.clock.now(),
-    lease_owner: null,
-    lease_expires_at: null,
-  });
+  };
+  const withAsset = (trx: Transaction<Database>) => deps.assets.recordResult(trx, asset);
+  await write(
+    task,
+    {
+      ...also,
+      status: 'completed',
+      progress: 100,
+      image_url: url,
+      blob_key: key,
+      width: meta.width,
+      height,
+      content_type: contentType,
+      bytes: bytes.length,
+      error: null,
+      usage_json: usage ? JSON.stringify(usage) : null,
+      ...completedCost(deps.routesOf, leased, usage),
+      ...(keyId ? { upstream_key_id: keyId } : {}),
+      finished_at: deps.clock.now(),
+      lease_owner: null,
+      lease_expires_at: null,
+    },
+    withAsset,
+  );
   markTask(task.id, 'final');
 }

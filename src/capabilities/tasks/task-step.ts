@@ -138,9 +138,9 @@ function afterRelease(parts: StepParts, released: Promise<void> | undefined): St
   if (released === undefined) return parts;
   return {
     ...parts,
-    write: async (task, patch) => {
+    write: async (task, patch, withFinal) => {
       await released;
-      return parts.write(task, patch);
+      return parts.write(task, patch, withFinal);
     },
     fail: async (task, message, also) => {
       await released;

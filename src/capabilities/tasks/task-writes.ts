@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { isFinalStatus } from '../../base/domain/task-status.js';
 import { removePartialFrames } from './partial-frames.js';
 import type { TaskEngineDeps } from './task-engine-deps.js';
+import type { OnTaskFinished } from './task-finish.js';
 import { sameTaskRecord, toTaskRecord } from './task-record.js';
 import { traceTaskEnded } from './task-traces.js';
 import type { TaskPatch, TaskRow } from './tasks-repository.js';
@@ -19,9 +20,14 @@ export interface TaskWriter {
  * Writes a leased task if this worker still holds its lease (false otherwise), then tells the
  * listeners of a visible change and counts and logs a change of status.
  */
-export async function writeLeased(writer: TaskWriter, task: TaskRow, patch: TaskPatch): Promise<boolean> {
+export async function writeLeased(
+  writer: TaskWriter,
+  task: TaskRow,
+  patch: TaskPatch,
+  withFinal?: OnTaskFinished,
+): Promise<boolean> {
   const { deps } = writer;
-  const ok = await deps.tasks.updateLeased(task.id, writer.owner, patch);
+  const ok = await deps.tasks.updateLeased(task.id, writer.owner, patch, withFinal);
   if (ok) {
     const before = toTaskRecord(task);
     Object.assign(task, patch);

@@ -126,10 +126,15 @@ export function createTasksRepository({
 
     /**
      * Writes a leased task. Only the lease holder may write, and never to a finished task:
-     * this is what keeps final states final when a lease was lost to another worker.
+     * this is what keeps final states final when a lease was lost to another worker. `withFinal`
+     * commits with a write that ends the task (and runs only then).
      */
-    updateLeased: (taskId: string, owner: string, patch: TaskPatch): Promise<boolean> =>
-      updateLeasedRow(taskId, owner, patch),
+    updateLeased: (
+      taskId: string,
+      owner: string,
+      patch: TaskPatch,
+      withFinal?: OnTaskFinished,
+    ): Promise<boolean> => updateLeasedRow(taskId, owner, patch, withFinal),
   };
 }
 

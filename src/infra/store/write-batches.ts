@@ -10,8 +10,8 @@ interface Pending {
 }
 
 /**
- * Writes of one turn of the event loop committed together, on SQLite — the engine's final writes,
- * its lease renewals and result assets:
+ * Writes of one turn of the event loop committed together, on SQLite — the engine's final writes
+ * (with their results' assets) and its lease renewals:
  * a burst of answers (a thousand images at once) costs one commit per turn instead of one per task
  * (each commit writes the pages it changed to the WAL: most of a burst's cost). Each write runs in
  * turn inside one transaction — a final write with its hook (usage, history version, webhooks'
