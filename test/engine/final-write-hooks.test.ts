@@ -110,7 +110,7 @@ test("a result's asset commits with the write that ends the task, and only with 
   assert.equal((await assetRows(taskId)).length, 1);
 });
 
-test('a hook that throws takes the final write back; the same turn\'s other final writes commit', async () => {
+test("a hook that throws takes the final write back; the same turn's other final writes commit", async () => {
   const { accountId, generationId, taskIds } = await leasedTasks(3);
   const [failing, first, last] = taskIds as [string, string, string];
   const tasks = createTasksRepository({ db, clock: systemClock });
