@@ -39,7 +39,7 @@ export async function hasWaiters(
   turn?: SlotTurn,
 ): Promise<boolean> {
   if (turn?.noWaiters) return false;
-  const some = (await reads.waiters(trx, poolId, now)) > 0;
+  const some = await reads.waiting(trx, poolId, now);
   if (turn && !some) turn.noWaiters = true;
   return some;
 }
