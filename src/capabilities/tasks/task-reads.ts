@@ -1,6 +1,6 @@
-import { type CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Clock } from '../../base/runtime/clock.js';
-import { compiledOnce } from '../../infra/store/compiled-once.js';
+import { compiledPerLength } from '../../infra/store/compiled-once.js';
 import { type Db, dialectOf } from '../../infra/store/database.js';
 import type { TasksTable } from '../../infra/store/schema/tasks.js';
 import type { PendingListingOptions, TaskWithRequest } from './pending-tasks.js';
@@ -27,6 +27,11 @@ export function createTaskReads({
   pendingCards?: PendingCards | undefined;
 }) {
   const recordsQuery = recordsQueries(db);
+  // The hand-off's read of the tasks a request just made: compiled once per count of ids.
+  const rowsQuery = compiledPerLength(1, ([accountId]: [string], ids: string[]) =>
+    db.selectFrom('tasks').selectAll().where('id', 'in', ids).where('account_id', '=', accountId),
+  );
+  const extrasQuery = streamExtrasQueries(db);
   return {
     findForAccount: (accountId: string, taskId: string): Promise<TasksTable | undefined> =>
       db
@@ -37,24 +42,17 @@ export function createTaskReads({
         .executeTakeFirst(),
 
     findManyForAccount: async (accountId: string, taskIds: readonly string[]): Promise<TasksTable[]> =>
-      taskIds.length === 0
-        ? []
-        : db
-            .selectFrom('tasks')
-            .selectAll()
-            .where('id', 'in', [...new Set(taskIds)])
-            .where('account_id', '=', accountId)
-            .execute(),
+      taskIds.length === 0 ? [] : (await db.executeQuery(rowsQuery([accountId], [...new Set(taskIds)]))).rows,
 
     /**
      * The record columns of an account's tasks among `taskIds` (distinct, at least one; foreign and
      * unknown ids are absent), in no particular order: one compiled query (the poll path).
      */
     readRecordsForAccount: async (accountId: string, taskIds: readonly string[]): Promise<TaskRecordRow[]> =>
-      (await db.executeQuery(recordsQuery(taskIds.length)(accountId, ...taskIds))).rows,
+      (await db.executeQuery(recordsQuery([accountId], taskIds))).rows,
 
-    readStreamExtras: (accountId: string | undefined, taskIds: readonly string[]) =>
-      readStreamExtras(db, accountId, taskIds),
+    readStreamExtras: async (accountId: string | undefined, taskIds: readonly string[]) =>
+      taskIds.length === 0 ? [] : (await db.executeQuery(extrasQuery(accountId, taskIds))).rows,
 
     findByGenerations: (generationIds: readonly string[]) => findByGenerations(db, generationIds),
 
@@ -95,29 +93,24 @@ function ownedBy(db: Db, accountId: string) {
 
 /** The poll path's record query: compiled once; batches get one compiled query per batch size (1–20). */
 function recordsQueries(db: Db) {
-  const queries = new Map<number, (accountId: string, ...ids: string[]) => CompiledQuery<TaskRecordRow>>();
-  return (size: number) => {
-    let query = queries.get(size);
-    if (query === undefined) {
-      query = compiledOnce(size + 1, (accountId: string, ...ids: string[]) =>
-        db.selectFrom('tasks').select(RECORD_COLUMNS).where('id', 'in', ids).where(ownedBy(db, accountId)),
-      );
-      queries.set(size, query);
-    }
-    return query;
-  };
+  return compiledPerLength(1, ([accountId]: [string], ids: string[]) =>
+    db.selectFrom('tasks').select(RECORD_COLUMNS).where('id', 'in', ids).where(ownedBy(db, accountId)),
+  );
 }
 
-/** Partial frame counts and reported usage of tasks (the OpenAI routes, issue 29); of an account's when named. */
-async function readStreamExtras(
-  db: Db,
-  accountId: string | undefined,
-  taskIds: readonly string[],
-): Promise<Array<Pick<TasksTable, 'id' | 'partial_frames' | 'usage_json'>>> {
-  if (taskIds.length === 0) return [];
-  let query = db.selectFrom('tasks').select(['id', 'partial_frames', 'usage_json']);
-  if (accountId !== undefined) query = query.where('account_id', '=', accountId);
-  return query.where('id', 'in', [...taskIds]).execute();
+/**
+ * Partial frame counts and reported usage of tasks (the OpenAI routes, issue 29: each answer reads
+ * them); of an account's when named. Compiled once per count of ids, with and without the account.
+ */
+function streamExtrasQueries(db: Db) {
+  const select = (ids: string[]) =>
+    db.selectFrom('tasks').select(['id', 'partial_frames', 'usage_json']).where('id', 'in', ids);
+  const anyAccount = compiledPerLength(0, (_: [], ids: string[]) => select(ids));
+  const ofAccount = compiledPerLength(1, ([accountId]: [string], ids: string[]) =>
+    select(ids).where('account_id', '=', accountId),
+  );
+  return (accountId: string | undefined, taskIds: readonly string[]) =>
+    accountId === undefined ? anyAccount([], taskIds) : ofAccount([accountId], taskIds);
 }
 
 /** The records of the tasks of `generationIds`, in generation then image order (history, saved works). */

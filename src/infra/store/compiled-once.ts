@@ -35,3 +35,30 @@ export function compiledOnce<Args extends readonly unknown[], Row>(
     };
   };
 }
+
+/** Lists longer than this are built per call: a compiled query is kept for each length up to it. */
+const MOST_KEPT_LENGTH = 64;
+
+/**
+ * `compiledOnce` for a query over a list of values (an `in` list: the ids of a batch), one compiled
+ * query per list length: `build` receives the fixed arguments' placeholders and one placeholder per
+ * list item. Lists longer than 64 items are compiled per call (a query for each length would be kept
+ * forever).
+ */
+export function compiledPerLength<Fixed extends readonly unknown[], Item, Row>(
+  fixedArity: Fixed['length'],
+  build: (fixed: Fixed, items: Item[]) => Compilable<Row>,
+): (fixed: Fixed, items: readonly Item[]) => CompiledQuery<Row> {
+  const byLength = new Map<number, (...args: unknown[]) => CompiledQuery<Row>>();
+  return (fixed, items) => {
+    if (items.length > MOST_KEPT_LENGTH) return build(fixed, [...items]).compile();
+    let query = byLength.get(items.length);
+    if (query === undefined) {
+      query = compiledOnce(fixedArity + items.length, (...args: unknown[]) =>
+        build(args.slice(0, fixedArity) as unknown as Fixed, args.slice(fixedArity) as Item[]),
+      );
+      byLength.set(items.length, query);
+    }
+    return query(...fixed, ...items);
+  };
+}

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { BoundedWorkPool } from '../../base/concurrency/bounded-work-pool.js';
 import type { SearchFilters } from '../../base/contract/website/shared.js';
+import { compiledPerLength } from '../../infra/store/compiled-once.js';
 import { type Db, dialectOf } from '../../infra/store/database.js';
 import { removedCondition, savedCondition } from '../../infra/store/saved-condition.js';
 import type { GenerationsTable } from '../../infra/store/schema/generations.js';
@@ -44,21 +45,23 @@ const REQUEST_COLUMNS = [
 export class GenerationReads {
   private readonly dialect;
 
+  /** The engine's read of its leased tasks' requests: compiled once per count of generations. */
+  private readonly requestsQuery;
+
   constructor(
     private readonly db: Db,
     private readonly places: SearchPlaces,
   ) {
     this.dialect = dialectOf(db);
+    this.requestsQuery = compiledPerLength(0, (_: [], ids: string[]) =>
+      db.selectFrom('generations').select(REQUEST_COLUMNS).where('id', 'in', ids),
+    );
   }
 
   /** What the task engine needs of its leased tasks' generations (the request they carry out). */
   async requestsOf(generationIds: string[]) {
     if (generationIds.length === 0) return [];
-    return this.db
-      .selectFrom('generations')
-      .select(REQUEST_COLUMNS)
-      .where('id', 'in', generationIds)
-      .execute();
+    return (await this.db.executeQuery(this.requestsQuery([], generationIds))).rows;
   }
 
   /** The settings an action on a work starts from (its request as written); undefined when not the account's. */
