@@ -144,7 +144,8 @@ describe('absorbed amounts: the usage rollup, the console API and the CLI', () =
     assert.ok(before.some((row) => row.absorbed_micros > 0));
     // The store as 0060 left it: no column, 0061 not run (nor 0062–0071 after it); then migrated again.
     const db = t.core.resources.db;
-    // 0078 (account erase), 0077 (task traces), 0076 (key retention, zero-retention), 0075 (account retention), 0074 (files to remove, purged works), 0073 (spend confirmation), 0072 (actions, seeds), 0071 (kept turns) and 0070 (responses) undone first, then 0069 (lineage), then 0068: its indexes and column, and 0062's index it replaced.
+    // 0079 (calls in flight), 0078 (account erase), 0077 (task traces), 0076 (key retention, zero-retention), 0075 (account retention), 0074 (files to remove, purged works), 0073 (spend confirmation), 0072 (actions, seeds), 0071 (kept turns) and 0070 (responses) undone first, then 0069 (lineage), then 0068: its indexes and column, and 0062's index it replaced.
+    await sql`drop index upstream_calls_in_flight`.execute(db);
     await sql`drop table usage_erased`.execute(db);
     await sql`alter table accounts drop column erasing_at`.execute(db);
     for (const column of ['trace_id', 'trace_span_id', 'trace_parent_span_id'])
@@ -191,7 +192,7 @@ describe('absorbed amounts: the usage rollup, the console API and the CLI', () =
     await sql`drop table catalog_versions`.execute(db);
     for (const table of ['alert_deliveries', 'alert_episodes', 'alert_rules'])
       await sql`drop table ${sql.table(table)}`.execute(db);
-    await sql`delete from kysely_migration where name in ('0061_usage_absorbed', '0062_task_log', '0063_audit_events', '0064_catalog_versions', '0065_policy_versions', '0066_alerts', '0068_task_log_model', '0069_lineage', '0070_responses', '0071_task_turns', '0072_actions_and_seeds', '0073_spend_confirmation', '0074_blob_purges', '0075_account_retention', '0076_zero_retention', '0077_task_traces', '0078_account_erase')`.execute(
+    await sql`delete from kysely_migration where name in ('0061_usage_absorbed', '0062_task_log', '0063_audit_events', '0064_catalog_versions', '0065_policy_versions', '0066_alerts', '0068_task_log_model', '0069_lineage', '0070_responses', '0071_task_turns', '0072_actions_and_seeds', '0073_spend_confirmation', '0074_blob_purges', '0075_account_retention', '0076_zero_retention', '0077_task_traces', '0078_account_erase', '0079_calls_in_flight')`.execute(
       db,
     );
     await migrateToLatest(t.core.resources.db as unknown as Kysely<unknown>);

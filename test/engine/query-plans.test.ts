@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import { type KyselyPlugin, type RootOperationNode, sql } from 'kysely';
 import { systemClock } from '../../src/base/runtime/clock.js';
 import { randomIds } from '../../src/base/runtime/ids.js';
+import { createCapacityReads } from '../../src/capabilities/tasks/capacity/capacity-reads.js';
 import { createTasksRepository } from '../../src/capabilities/tasks/tasks-repository.js';
 import { type Db, dialectOf, openDatabase } from '../../src/infra/store/database.js';
 import { createGenerationsRepository } from '../../src/use-cases/generations/generations-repository.js';
@@ -52,10 +53,11 @@ async function statementsOfRepository(call: (captured: Db) => Promise<unknown>) 
     transformResult: async (args) => args.result,
   };
   await call(db.withPlugin(capture));
-  // A query compiled once (compiledOnce) is seen with its placeholders: any value does for a plan.
+  // A query compiled once (compiledOnce) is seen with its placeholders: any value does for a plan
+  // that reads as text and as a number alike (PostgreSQL parses each by its column's type).
   return nodes.map((node) => {
     const compiled = db.getExecutor().compileQuery(node, { queryId: 'plan' } as never);
-    const parameters = compiled.parameters.map((value) => (typeof value === 'symbol' ? 'x' : value));
+    const parameters = compiled.parameters.map((value) => (typeof value === 'symbol' ? '1' : value));
     return { ...compiled, parameters };
   });
 }
@@ -113,3 +115,23 @@ test("the creation view's question 'which works were deleted since?' reads the i
   assert.match(plan, /generations_removed/, plan);
   assert.doesNotMatch(plan, /SCAN generations(?! USING)|Seq Scan on generations/, plan);
 });
+
+// Every slot decision counts the pool's calls in flight; `upstream_calls` holds the whole window's
+// calls (a minute of them). The counts read the partial index of calls in flight, not the window.
+for (const [name, call] of [
+  ['rampEvidence', (reads, trx) => reads.rampEvidence(trx, 'pool_plan', Date.now())],
+  ['inFlight', (reads, trx) => reads.inFlight(trx, 'pool_plan')],
+  ['endDeadCalls', (reads, trx) => reads.endDeadCalls(trx, 'pool_plan', Date.now())],
+] as const satisfies readonly (readonly [
+  string,
+  (reads: ReturnType<typeof createCapacityReads>, trx: Db) => Promise<unknown>,
+])[]) {
+  test(`the capacity count ${name} reads the index of calls in flight`, async () => {
+    const [statement] = await statementsOfRepository((captured) =>
+      call(createCapacityReads(captured, 61_000), captured),
+    );
+    assert.ok(statement);
+    const plan = await planOf(statement);
+    assert.match(plan, /upstream_calls_in_flight/, plan);
+  });
+}

@@ -57,6 +57,7 @@ import { migration as m0075 } from './0075_account_retention.js';
 import { migration as m0076 } from './0076_zero_retention.js';
 import { migration as m0077 } from './0077_task_traces.js';
 import { migration as m0078 } from './0078_account_erase.js';
+import { migration as m0079 } from './0079_calls_in_flight.js';
 
 /**
  * Schema migrations, in order: one file each, named `NNNN_what.ts`, written with portable types so
@@ -121,4 +122,5 @@ export const migrations: Record<string, Migration> = {
   '0076_zero_retention': m0076,
   '0077_task_traces': m0077,
   '0078_account_erase': m0078,
+  '0079_calls_in_flight': m0079,
 };
