@@ -18,7 +18,7 @@ export { createTaskEngine } from './task-engine.js';
 export type { TaskChange, TaskChangeFeed } from './task-events.js';
 export { createInProcessTaskFeed } from './task-events.js';
 export type { FinishedTask, OnTaskFinished } from './task-finish.js';
-export { insertTasks, newTaskRows, type TaskTrace } from './task-insert.js';
+export { newTaskRows, type TaskTrace, taskInserts } from './task-insert.js';
 export type { TaskMetrics } from './task-metrics.js';
 export { createTaskMetrics } from './task-metrics.js';
 export type { QueueCancelScope, QueueCancelStatus, TaskQueue } from './task-queue.js';

@@ -1,6 +1,8 @@
 import type { Transaction } from 'kysely';
 import { MAX_SEED } from '../../base/domain/image-actions.js';
 import type { IdGenerator } from '../../base/runtime/ids.js';
+import { compiledInserts } from '../../infra/store/compiled-once.js';
+import type { Db } from '../../infra/store/database.js';
 import type { TasksTable } from '../../infra/store/schema/tasks.js';
 import type { Database } from '../../infra/store/schema.js';
 
@@ -103,7 +105,13 @@ export function newTaskRows(ids: IdGenerator, input: NewTasks): TasksTable[] {
   }));
 }
 
-/** The only insert of task rows: inside the caller's transaction (its generation commits with them). */
-export async function insertTasks(trx: Transaction<Database>, rows: TasksTable[]): Promise<void> {
-  await trx.insertInto('tasks').values(rows).execute();
+/**
+ * The only insert of task rows: inside the caller's transaction (its generation commits with them),
+ * compiled once per shape (the count of rows, the optional columns set).
+ */
+export function taskInserts(db: Db): (trx: Transaction<Database>, rows: TasksTable[]) => Promise<void> {
+  const inserts = compiledInserts(db, 'tasks');
+  return async (trx, rows) => {
+    await trx.executeQuery(inserts(rows));
+  };
 }

@@ -3,6 +3,7 @@ import type { BudgetsReport } from '../../base/contract/usage.js';
 import { BudgetExceeded, InvalidInput, NotFound } from '../../base/domain/errors.js';
 import { formatUsd } from '../../base/domain/money.js';
 import type { Clock } from '../../base/runtime/clock.js';
+import { compiledOnce } from '../../infra/store/compiled-once.js';
 import { type Db, dialectOf } from '../../infra/store/database.js';
 import { sumTaskSpend } from '../tasks/index.js';
 import { ADMISSION_LOCK_KEY } from './tier-admission.js';
@@ -53,17 +54,17 @@ function checkChange(change: BudgetChange): void {
  * single writer; the same advisory lock as tier admission on PostgreSQL), so concurrent requests
  * cannot overshoot. Completion settles the real cost and releases the rest; a failure releases all.
  */
-export function createBudgets(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps;
+export function createBudgets({ db, clock }: { db: Db; clock: Clock }) {
+  const deps: BudgetsDeps = { db, clock, reads: budgetReads(db) };
   return {
     /** The account's budgets; both null when none is set. */
     async get(accountId: string): Promise<Budget> {
-      return (await budgetOf(db, { accountId })) ?? NO_BUDGET;
+      return (await budgetOf(db, deps.reads, { accountId })) ?? NO_BUDGET;
     },
 
     /** An API key's budgets; both null when none is set. */
     async getKey(keyId: string): Promise<Budget> {
-      return (await budgetOf(db, { keyId })) ?? NO_BUDGET;
+      return (await budgetOf(db, deps.reads, { keyId })) ?? NO_BUDGET;
     },
 
     /**
@@ -88,7 +89,7 @@ export function createBudgets(deps: { db: Db; clock: Clock }) {
      * `requestedMicros` is what this request reserved (for the message).
      */
     admitIn: (executor: Db, caller: BudgetCaller, requestedMicros: number): Promise<void> =>
-      admitIn(executor, clock, caller, requestedMicros),
+      admitIn(executor, deps, caller, requestedMicros),
 
     /** The budgets in force and where they stand now; null when the account has none. */
     status: (accountId: string, keyId?: string): Promise<BudgetsReport | null> =>
@@ -104,20 +105,36 @@ interface BudgetCaller {
   apiKey?: { id: string; name: string } | undefined;
 }
 
+/** What the budgets work with: the store, the clock, and the budget reads compiled once. */
+interface BudgetsDeps {
+  db: Db;
+  clock: Clock;
+  reads: ReturnType<typeof budgetReads>;
+}
+
+/** The reads of an account's and a key's budgets (every generate request's admission): compiled once. */
+function budgetReads(db: Db) {
+  return {
+    account: compiledOnce(1, (accountId: string) =>
+      db
+        .selectFrom('account_budgets')
+        .select(['daily_micros', 'monthly_micros'])
+        .where('account_id', '=', accountId),
+    ),
+    key: compiledOnce(1, (keyId: string) =>
+      db.selectFrom('key_budgets').select(['daily_micros', 'monthly_micros']).where('key_id', '=', keyId),
+    ),
+  };
+}
+
 /** The budget of an account or key; undefined when it has none. */
-async function budgetOf(executor: Db, owner: BudgetOwner): Promise<Budget | undefined> {
-  const row =
-    'keyId' in owner
-      ? await executor
-          .selectFrom('key_budgets')
-          .select(['daily_micros', 'monthly_micros'])
-          .where('key_id', '=', owner.keyId)
-          .executeTakeFirst()
-      : await executor
-          .selectFrom('account_budgets')
-          .select(['daily_micros', 'monthly_micros'])
-          .where('account_id', '=', owner.accountId)
-          .executeTakeFirst();
+async function budgetOf(
+  executor: Db,
+  reads: BudgetsDeps['reads'],
+  owner: BudgetOwner,
+): Promise<Budget | undefined> {
+  const query = 'keyId' in owner ? reads.key(owner.keyId) : reads.account(owner.accountId);
+  const [row] = (await executor.executeQuery(query)).rows;
   if (!row || (row.daily_micros === null && row.monthly_micros === null)) return undefined;
   return {
     dailyMicros: row.daily_micros === null ? null : Number(row.daily_micros),
@@ -135,13 +152,13 @@ function changed(current: Budget, change: BudgetChange) {
 
 /** See `setKey` on the budgets. */
 async function setKeyBudget(
-  { db, clock }: { db: Db; clock: Clock },
+  { db, clock, reads }: BudgetsDeps,
   accountId: string,
   keyId: string,
   change: BudgetChange,
 ): Promise<Budget> {
   checkChange(change);
-  const next = changed((await budgetOf(db, { keyId })) ?? NO_BUDGET, change);
+  const next = changed((await budgetOf(db, reads, { keyId })) ?? NO_BUDGET, change);
   const now = clock.now();
   await db
     .insertInto('key_budgets')
@@ -153,7 +170,7 @@ async function setKeyBudget(
 
 /** See `set` on the budgets. */
 async function setAccountBudget(
-  { db, clock }: { db: Db; clock: Clock },
+  { db, clock, reads }: BudgetsDeps,
   accountId: string,
   change: BudgetChange,
 ): Promise<Budget> {
@@ -161,7 +178,7 @@ async function setAccountBudget(
   const exists = await db.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
   if (!exists) throw new NotFound('No such account');
   const now = clock.now();
-  const next = changed((await budgetOf(db, { accountId })) ?? NO_BUDGET, change);
+  const next = changed((await budgetOf(db, reads, { accountId })) ?? NO_BUDGET, change);
   await db
     .insertInto('account_budgets')
     .values({ account_id: accountId, ...next, updated_at: now })
@@ -173,14 +190,14 @@ async function setAccountBudget(
 /** See `admitIn` on the budgets. */
 async function admitIn(
   executor: Db,
-  clock: Clock,
+  { clock, reads }: BudgetsDeps,
   caller: BudgetCaller,
   requestedMicros: number,
 ): Promise<void> {
   const key = caller.apiKey;
   const [accountBudget, keyBudget] = await Promise.all([
-    budgetOf(executor, { accountId: caller.id }),
-    key ? budgetOf(executor, { keyId: key.id }) : undefined,
+    budgetOf(executor, reads, { accountId: caller.id }),
+    key ? budgetOf(executor, reads, { keyId: key.id }) : undefined,
   ]);
   if (!accountBudget && !keyBudget) return;
   // One lock per account: a key's admissions are its account's too.
@@ -218,13 +235,13 @@ async function holdTo(
 
 /** See `status` on the budgets. */
 async function budgetStatus(
-  { db, clock }: { db: Db; clock: Clock },
+  { db, clock, reads }: BudgetsDeps,
   accountId: string,
   keyId: string | undefined,
 ): Promise<BudgetsReport | null> {
   const [budget, keyBudget] = await Promise.all([
-    budgetOf(db, { accountId }),
-    keyId === undefined ? undefined : budgetOf(db, { keyId }),
+    budgetOf(db, reads, { accountId }),
+    keyId === undefined ? undefined : budgetOf(db, reads, { keyId }),
   ]);
   if (!budget && !keyBudget) return null;
   const periods = periodsOf(clock.now());

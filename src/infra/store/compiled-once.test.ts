@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compiledOnce, compiledPerLength } from './compiled-once.js';
+import type { Insertable } from 'kysely';
+import { compiledInserts, compiledOnce, compiledPerLength } from './compiled-once.js';
 import { openDatabase } from './database.js';
+import type { Database } from './schema.js';
 
 // Compiled queries answer exactly what the same query built per call answers: values swapped into
 // their places (never a constant of the query), one compiled query per list length, and lists past
@@ -32,6 +34,44 @@ test('compiled queries bind each call’s values, per list length, as the built 
     const compiled = perLength(['e@example.test'], many);
     assert.deepEqual(compiled.parameters, [...many, 'e@example.test']);
     assert.equal((await db.executeQuery(compiled)).rows.length, 0);
+  } finally {
+    await db.destroy();
+  }
+});
+
+test('compiled inserts: one statement per count of rows and set of columns, each row in place', async () => {
+  const db = await openDatabase(':memory:');
+  try {
+    const inserts = compiledInserts(db, 'usage_erased');
+    // Rows that leave columns to their defaults (the row type names every column).
+    const row = (day: string, failed?: number) =>
+      ({
+        day,
+        model: 'm',
+        completed: 1,
+        ...(failed === undefined ? {} : { failed }),
+      }) as Insertable<Database['usage_erased']>;
+    for (const rows of [[row('a')], [row('b'), row('c')], [row('d', 4)], [row('e'), row('f')]]) {
+      const compiled = inserts(rows);
+      const expected = db.insertInto('usage_erased').values(rows).compile();
+      assert.equal(compiled.sql, expected.sql);
+      assert.deepEqual(compiled.parameters, expected.parameters);
+      await db.executeQuery(compiled);
+    }
+    const stored = await db.selectFrom('usage_erased').select(['day', 'failed']).orderBy('day').execute();
+    assert.deepEqual(
+      stored.map((r) => [r.day, Number(r.failed)]),
+      [
+        ['a', 0],
+        ['b', 0],
+        ['c', 0],
+        ['d', 4],
+        ['e', 0],
+        ['f', 0],
+      ],
+    );
+    // One insert's rows set the same columns: another shape is not guessed at.
+    assert.throws(() => inserts([row('g'), row('h', 1)]), /set different columns/);
   } finally {
     await db.destroy();
   }

@@ -1,4 +1,6 @@
-import type { CompiledQuery } from 'kysely';
+import type { CompiledQuery, Insertable } from 'kysely';
+import type { Db } from './database.js';
+import type { Database } from './schema.js';
 
 /** What a Kysely builder becomes once compiled. */
 interface Compilable<Row> {
@@ -60,5 +62,38 @@ export function compiledPerLength<Fixed extends readonly unknown[], Item, Row>(
       byLength.set(items.length, query);
     }
     return query(...fixed, ...items);
+  };
+}
+
+/**
+ * Inserts of rows into `table` compiled once per shape — the count of rows and the columns they set
+ * (a row's optional columns change it; every row of one insert sets the same ones) —, not built by
+ * Kysely per insert: a generate request's generation and tasks.
+ */
+export function compiledInserts<T extends keyof Database & string>(db: Db, table: T) {
+  const byShape = new Map<string, (...values: unknown[]) => CompiledQuery<unknown>>();
+  return (rows: ReadonlyArray<Insertable<Database[T]>>): CompiledQuery<unknown> => {
+    const [first] = rows;
+    if (first === undefined) throw new Error(`compiledInserts: no rows to insert into ${table}`);
+    const set = (row: object) =>
+      Object.keys(row).filter((column) => row[column as keyof typeof row] !== undefined);
+    const columns = set(first);
+    const shape = `${rows.length}:${columns.join(',')}`;
+    if (rows.some((row) => set(row).join(',') !== columns.join(',')))
+      throw new Error(`compiledInserts: the rows into ${table} set different columns`);
+    let query = byShape.get(shape);
+    if (query === undefined) {
+      query = compiledOnce(rows.length * columns.length, (...values: unknown[]) =>
+        db
+          .insertInto(table)
+          .values(
+            rows.map((_, r) =>
+              Object.fromEntries(columns.map((column, c) => [column, values[r * columns.length + c]])),
+            ) as never,
+          ),
+      );
+      byShape.set(shape, query);
+    }
+    return query(...rows.flatMap((row) => columns.map((column) => row[column as keyof typeof row])));
   };
 }

@@ -1,7 +1,8 @@
 import { sql, type Transaction } from 'kysely';
 import type { Clock } from '../../base/runtime/clock.js';
 import type { IdGenerator } from '../../base/runtime/ids.js';
-import { insertTasks, newTaskRows, type TaskTrace } from '../../capabilities/tasks/index.js';
+import { newTaskRows, type TaskTrace, taskInserts } from '../../capabilities/tasks/index.js';
+import { compiledInserts, compiledOnce } from '../../infra/store/compiled-once.js';
 import type { Db } from '../../infra/store/database.js';
 import type { GenerationsTable } from '../../infra/store/schema/generations.js';
 import type { Database } from '../../infra/store/schema.js';
@@ -37,21 +38,33 @@ export interface NewGeneration {
  * account's history totals and version in the same transaction as every change a history page shows.
  */
 export class GenerationWrites {
+  // The writes of every generate request and every completed image: compiled once, not per request.
+  private readonly insertGeneration;
+  private readonly insertTasks;
+  private readonly countDelta;
+  private readonly versionMoved;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly versions: HistoryVersions,
-  ) {}
+  ) {
+    this.insertGeneration = compiledInserts(db, 'generations');
+    this.insertTasks = taskInserts(db);
+    this.countDelta = countStatement(db);
+    this.versionMoved = compiledOnce(1, (accountId: string) =>
+      db
+        .updateTable('generation_counts')
+        .set({ history_version: sql<number>`${sql.ref('history_version')} + 1` })
+        .where('account_id', '=', accountId),
+    );
+  }
 
   /** A task of the account completed (its image joins its history item): in the task's final write. */
   async taskCompleted(trx: Transaction<Database>, accountId: string): Promise<void> {
     this.versions.moved(accountId);
-    await trx
-      .updateTable('generation_counts')
-      .set({ history_version: sql<number>`${sql.ref('history_version')} + 1` })
-      .where('account_id', '=', accountId)
-      .execute();
+    await trx.executeQuery(this.versionMoved(accountId));
   }
 
   /** Another capability changed what a history page shows (a star, a collection): in its write. */
@@ -90,8 +103,8 @@ export class GenerationWrites {
     });
     const created = { generationId: generation.id, taskIds: tasks.map((t) => t.id) };
     await this.db.transaction().execute(async (trx) => {
-      await trx.insertInto('generations').values(generation).execute();
-      await insertTasks(trx, tasks);
+      await trx.executeQuery(this.insertGeneration([generation]));
+      await this.insertTasks(trx, tasks);
       await this.count(trx, input.accountId, { history: 1, saved: 1 });
       await input.alsoInTransaction?.(trx, created);
     });
@@ -154,7 +167,7 @@ export class GenerationWrites {
     delta: { history: number; saved: number },
   ): Promise<void> {
     this.versions.moved(accountId);
-    return countGeneration(trx, accountId, delta);
+    return trx.executeQuery(this.countDelta(accountId, delta.history, delta.saved)).then(() => undefined);
   }
 }
 
@@ -196,26 +209,19 @@ function actionColumns({ name, ...settings }: NonNullable<GenerateRequest['actio
   return { action: name, action_json: JSON.stringify(settings) };
 }
 
-/** Moves an account's history and gallery totals, inside the transaction that changes them. */
-async function countGeneration(
-  trx: Transaction<Database>,
-  accountId: string,
-  delta: { history: number; saved: number },
-): Promise<void> {
-  await trx
-    .insertInto('generation_counts')
-    .values({
-      account_id: accountId,
-      history_total: delta.history,
-      saved_total: delta.saved,
-      history_version: 1,
-    })
-    .onConflict((oc) =>
-      oc.column('account_id').doUpdateSet({
-        history_total: sql<number>`${sql.ref('generation_counts.history_total')} + ${delta.history}`,
-        saved_total: sql<number>`${sql.ref('generation_counts.saved_total')} + ${delta.saved}`,
-        history_version: sql<number>`${sql.ref('generation_counts.history_version')} + 1`,
-      }),
-    )
-    .execute();
+/** Moves an account's history and gallery totals and its history version (made at the first). */
+function countStatement(db: Db) {
+  return compiledOnce(3, (accountId: string, history: number, saved: number) =>
+    db
+      .insertInto('generation_counts')
+      .values({ account_id: accountId, history_total: history, saved_total: saved, history_version: 1 })
+      .onConflict((oc) =>
+        oc.column('account_id').doUpdateSet({
+          // The deltas as the insert bound them (each value is bound once in a compiled statement).
+          history_total: sql<number>`${sql.ref('generation_counts.history_total')} + ${sql.ref('excluded.history_total')}`,
+          saved_total: sql<number>`${sql.ref('generation_counts.saved_total')} + ${sql.ref('excluded.saved_total')}`,
+          history_version: sql<number>`${sql.ref('generation_counts.history_version')} + 1`,
+        }),
+      ),
+  );
 }
