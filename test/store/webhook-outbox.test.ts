@@ -77,13 +77,21 @@ describe(`the webhooks' outbox of finished tasks on ${store}`, () => {
 
   test('a task whose generation has a callback gets its finished record in the transaction that ends it', async () => {
     const webhooks = createWebhooksRepository(deps());
-    const onFinished: OnTaskFinished = (trx, task) => webhooks.recordFinished(trx, task);
+    // What each final write's record answered: whether it wrote the task into the outbox.
+    const wrote = new Map<string, boolean>();
+    const onFinished: OnTaskFinished = async (trx, task) => {
+      wrote.set(task.id, await webhooks.recordFinished(trx, task));
+    };
     const tasks = createTasksRepository({ ...deps(), onFinished });
     const owner = await account('outbox@example.test');
     const called = await generation(owner.id, 2, 0);
     const silent = await generation(owner.id, 1);
     for (const taskId of [...called.taskIds, ...silent.taskIds])
       assert.equal(await tasks.cancelUnfinished(taskId, 'Canceled'), true);
+    assert.deepEqual(
+      [...called.taskIds, ...silent.taskIds].map((id) => wrote.get(id)),
+      [true, true, false],
+    );
 
     assert.deepEqual(await outboxIds(), [...called.taskIds].sort());
     const missed = await webhooks.findUnenqueuedFinalTasks(Date.now() - DAY_MS, 10);

@@ -68,13 +68,14 @@ export function createOutboxStore(db: Db) {
     /**
      * The task-finished event's part of webhooks, in the transaction of the task's final write: a
      * task whose generation has a callback gets its finished record in the outbox (one indexed
-     * insert-select; nothing for a task without a callback).
+     * insert-select; nothing for a task without a callback). True when it wrote the task's record.
      */
-    async recordFinished(trx: Transaction<Database>, task: FinishedTask): Promise<void> {
+    async recordFinished(trx: Transaction<Database>, task: FinishedTask): Promise<boolean> {
       const values = OUTBOX_RECORD_COLUMNS.map(([column]) => task[column]);
-      await trx.executeQuery(
+      const { numAffectedRows } = await trx.executeQuery(
         outboxInsert(...values, task.id, task.account_id, task.finished_at, task.generation_id),
       );
+      return Number(numAffectedRows ?? 0) > 0;
     },
 
     /** The callback of a finished task (from the outbox), if its generation registered one. */

@@ -12,7 +12,7 @@ import type { ProcessOwner } from '../../infra/jobs/process-owner.js';
 import type { SafeFetcher } from '../../infra/outbound/safe-fetcher.js';
 import type { Db } from '../../infra/store/database.js';
 import type { Database } from '../../infra/store/schema.js';
-import type { TaskChange } from '../tasks/index.js';
+import type { FinishedTask, TaskChange } from '../tasks/index.js';
 import { readTaskSpan, type TaskRecord, toTaskRecord } from '../tasks/index.js';
 import type { DeliveryRow } from './deliveries-store.js';
 import {
@@ -28,6 +28,8 @@ export type { DeliveryItem, WebhookPayload };
 /** How far back the sweep looks for finished tasks whose delivery was never enqueued. */
 const SWEEP_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 const SWEEP_BATCH = 200;
+/** The most task ids kept between a final write's outbox record and the engine's change. */
+const MAX_RECORDED = 10_000;
 
 function eventTypeOf(record: TaskRecord): WebhookEventType | undefined {
   if (record.status === 'completed') return 'task.completed';
@@ -88,6 +90,13 @@ export function createWebhooksService(deps: WebhooksDeps) {
   const { clock, logger } = deps;
   const repository = createWebhooksRepository({ db: deps.db, clock });
   const enqueues = new Set<Promise<void>>();
+  /**
+   * The tasks whose final write, in this process, put them in the outbox (their generation has a
+   * callback): the engine's change of only these is looked up for a delivery (a task without a
+   * callback, nearly every one, cost every image's end a query). Only this process's engine tells
+   * `onTaskChanged`, and an outbox record is written by the final write alone: none is missed.
+   */
+  const recorded = new Set<string>();
   const signingSecrets = createSigningSecrets({
     repository,
     secrets: deps.secrets,
@@ -129,16 +138,24 @@ export function createWebhooksService(deps: WebhooksDeps) {
      */
     vetCallbackUrl: (url: string): Promise<void> => vetCallbackUrl(deps.fetcher, url),
 
-    /** The engine's change notification: a task that just ended gets its delivery enqueued. */
+    /**
+     * The engine's change notification: a task that just ended gets its delivery enqueued, when its
+     * final write recorded it in the outbox (its generation has a callback).
+     */
     onTaskChanged(change: TaskChange): void {
       const type = eventTypeOf(change.record);
-      if (!type) return;
+      if (!type || !recorded.delete(change.record.task_id)) return;
       const promise = enqueueOnChange(queue, change, type).finally(() => enqueues.delete(promise));
       enqueues.add(promise);
     },
 
     /** The task-finished event, in the transaction of the task's final write (the outbox row). */
-    recordFinished: repository.recordFinished,
+    async recordFinished(trx: Transaction<Database>, task: FinishedTask): Promise<void> {
+      if (!(await repository.recordFinished(trx, task))) return;
+      recorded.add(task.id);
+      // Bounded: an id stays only when its write rolled back after the insert (a hook failed).
+      if (recorded.size > MAX_RECORDED) recorded.delete(recorded.values().next().value as string);
+    },
 
     /**
      * Registers a generation's callbackUrl inside the transaction that creates the generation (the
