@@ -90,13 +90,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
   const { clock, logger } = deps;
   const repository = createWebhooksRepository({ db: deps.db, clock });
   const enqueues = new Set<Promise<void>>();
-  /**
-   * The tasks whose final write, in this process, put them in the outbox (their generation has a
-   * callback): the engine's change of only these is looked up for a delivery (a task without a
-   * callback, nearly every one, cost every image's end a query). Only this process's engine tells
-   * `onTaskChanged`, and an outbox record is written by the final write alone: none is missed.
-   */
-  const recorded = new Set<string>();
+  const recorded = outboxRecords(repository);
   const signingSecrets = createSigningSecrets({
     repository,
     secrets: deps.secrets,
@@ -144,18 +138,13 @@ export function createWebhooksService(deps: WebhooksDeps) {
      */
     onTaskChanged(change: TaskChange): void {
       const type = eventTypeOf(change.record);
-      if (!type || !recorded.delete(change.record.task_id)) return;
+      if (!type || !recorded.taken(change.record.task_id)) return;
       const promise = enqueueOnChange(queue, change, type).finally(() => enqueues.delete(promise));
       enqueues.add(promise);
     },
 
     /** The task-finished event, in the transaction of the task's final write (the outbox row). */
-    async recordFinished(trx: Transaction<Database>, task: FinishedTask): Promise<void> {
-      if (!(await repository.recordFinished(trx, task))) return;
-      recorded.add(task.id);
-      // Bounded: an id stays only when its write rolled back after the insert (a hook failed).
-      if (recorded.size > MAX_RECORDED) recorded.delete(recorded.values().next().value as string);
-    },
+    recordFinished: recorded.record,
 
     /**
      * Registers a generation's callbackUrl inside the transaction that creates the generation (the
@@ -196,6 +185,26 @@ export function createWebhooksService(deps: WebhooksDeps) {
       await Promise.allSettled([...enqueues]);
       await worker.stop(graceMs);
     },
+  };
+}
+
+/**
+ * The tasks whose final write, in this process, put them in the outbox (their generation has a
+ * callback): the engine's change of only these is looked up for a delivery (a task without a
+ * callback, nearly every one, cost every image's end a query). Only this process's engine tells
+ * `onTaskChanged`, and an outbox record is written by the final write alone: none is missed.
+ */
+function outboxRecords(repository: Pick<WebhooksRepository, 'recordFinished'>) {
+  const recorded = new Set<string>();
+  return {
+    async record(trx: Transaction<Database>, task: FinishedTask): Promise<void> {
+      if (!(await repository.recordFinished(trx, task))) return;
+      recorded.add(task.id);
+      // Bounded: an id stays only when its write rolled back after the insert (a hook failed).
+      if (recorded.size > MAX_RECORDED) recorded.delete(recorded.values().next().value as string);
+    },
+    /** True once for a task its final write put in the outbox. */
+    taken: (taskId: string): boolean => recorded.delete(taskId),
   };
 }
 
