@@ -1,4 +1,5 @@
 import type { Clock } from '../../base/runtime/clock.js';
+import { compiledOnce } from '../../infra/store/compiled-once.js';
 import type { Db } from '../../infra/store/database.js';
 import { noTaskRunning, purgeWork } from './work-purge.js';
 
@@ -33,11 +34,12 @@ export interface ZeroRetentionDeps {
  */
 export function createZeroRetention(deps: ZeroRetentionDeps) {
   const { db, clock } = deps;
+  const resultOf = zeroRetentionResults(db);
   return {
     /** Whether the file at `key` is a result of a zero-retention work not yet purged. */
     async isZeroRetention(key: string): Promise<boolean> {
       const taskId = RESULT_KEY.exec(key)?.[1];
-      return taskId !== undefined && (await zeroRetentionTask(db, taskId, key));
+      return taskId !== undefined && (await zeroRetentionTask(db, resultOf, taskId, key));
     },
 
     /**
@@ -50,7 +52,7 @@ export function createZeroRetention(deps: ZeroRetentionDeps) {
       for (const key of keys) {
         // A read first: an ordinary file (nearly every one) costs no write.
         const taskId = RESULT_KEY.exec(key)?.[1];
-        if (taskId === undefined || !(await zeroRetentionTask(db, taskId, key))) continue;
+        if (taskId === undefined || !(await zeroRetentionTask(db, resultOf, taskId, key))) continue;
         const marked = await db
           .updateTable('tasks')
           .set({ delivered_at: now })
@@ -95,18 +97,33 @@ export function createZeroRetention(deps: ZeroRetentionDeps) {
 export type ZeroRetention = ReturnType<typeof createZeroRetention>;
 
 /** Whether the task's result is at `key` and its work is zero-retention, not yet purged. */
-async function zeroRetentionTask(db: Db, taskId: string, key: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('tasks')
-    .innerJoin('generations', 'generations.id', 'tasks.generation_id')
-    .select('tasks.id')
-    .where('tasks.id', '=', taskId)
-    .where('tasks.blob_key', '=', key)
-    .where('generations.zero_retention', '=', 1)
-    .where('generations.purged_at', 'is', null)
-    .executeTakeFirst();
-  return row !== undefined;
+async function zeroRetentionTask(
+  db: Db,
+  resultOf: ZeroRetentionResult,
+  taskId: string,
+  key: string,
+): Promise<boolean> {
+  return (await db.executeQuery(resultOf(taskId, key))).rows.length > 0;
 }
+
+/**
+ * The read behind every delivered file and every image answered inline: the task whose result is at
+ * the key, when its work stores nothing and is not purged yet. Compiled once.
+ */
+function zeroRetentionResults(db: Db) {
+  return compiledOnce(2, (taskId: string, key: string) =>
+    db
+      .selectFrom('tasks')
+      .innerJoin('generations', 'generations.id', 'tasks.generation_id')
+      .select('tasks.id')
+      .where('tasks.id', '=', taskId)
+      .where('tasks.blob_key', '=', key)
+      .where('generations.zero_retention', '=', 1)
+      .where('generations.purged_at', 'is', null),
+  );
+}
+
+type ZeroRetentionResult = ReturnType<typeof zeroRetentionResults>;
 
 /** When the last of the work's tasks ended (0 when none did). */
 async function lastEnded(db: Db, generationId: string): Promise<number> {
