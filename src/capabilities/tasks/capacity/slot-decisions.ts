@@ -85,7 +85,7 @@ export function releaseDecision(
     await trx.executeQuery(work.statements.endCall(callId, now, end.result === 'refused' ? 1 : 0));
     if (end.result === 'refused') await countRefusal(trx, callId);
     const learned = await lessonOf(work, trx, row, pool, end, now);
-    if (learned) await trx.updateTable('upstream_pools').set(learned).where('pool', '=', pool.id).execute();
+    if (learned) await trx.executeQuery(work.statements.updatePool(pool.id, learned));
     const next = { ...row, ...learned };
     return { answer: await callBackIn(work, trx, next, pool, turn), row: next };
   };

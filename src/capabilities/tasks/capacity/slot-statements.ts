@@ -1,5 +1,7 @@
+import type { CompiledQuery } from 'kysely';
 import { compiledOnce } from '../../../infra/store/compiled-once.js';
 import { type Db, dialectOf } from '../../../infra/store/database.js';
+import type { UpstreamPoolsTable } from '../../../infra/store/schema/capacity.js';
 
 /**
  * The writes of every slot (an acquire, a release) and the read of a poll's hold: built and
@@ -47,6 +49,8 @@ export function slotStatements(db: Db) {
     endCall: compiledOnce(3, (id: string, now: number, refused: number) =>
       db.updateTable('upstream_calls').set({ ended_at: now, refused }).where('id', '=', id),
     ),
+    /** What a call's end taught the pool (its successes, a lower limit, a hold, a request budget). */
+    updatePool: poolUpdates(db),
     /** Read before each poll of an async job: are its polls held by a poll's Retry-After? */
     selectHold: compiledOnce(1, (pool: string) =>
       db.selectFrom('upstream_pools').select('hold_until').where('pool', '=', pool),
@@ -55,3 +59,23 @@ export function slotStatements(db: Db) {
 }
 
 export type SlotStatements = ReturnType<typeof slotStatements>;
+
+/** An update of a pool's row, compiled once per set of columns it writes (a lesson has a few shapes). */
+function poolUpdates(db: Db) {
+  const byShape = new Map<string, (...values: unknown[]) => CompiledQuery<unknown>>();
+  return (poolId: string, set: Partial<UpstreamPoolsTable>): CompiledQuery<unknown> => {
+    const columns = (Object.keys(set) as Array<keyof UpstreamPoolsTable>).filter((c) => set[c] !== undefined);
+    const shape = columns.join(',');
+    let query = byShape.get(shape);
+    if (query === undefined) {
+      query = compiledOnce(columns.length + 1, (...values: unknown[]) =>
+        db
+          .updateTable('upstream_pools')
+          .set(Object.fromEntries(columns.map((column, i) => [column, values[i]])))
+          .where('pool', '=', values[columns.length] as string),
+      );
+      byShape.set(shape, query);
+    }
+    return query(...columns.map((column) => set[column]), poolId);
+  };
+}
