@@ -185,6 +185,12 @@ describe('website: honest controls (Chromium, end to end)', () => {
   });
 
   test('the library picker searches the whole library and pages past the first 48', async () => {
+    // The kite's two images (generated above, 2048 px renders) are in the library once rendered:
+    // the search below looks for them, so it waits for them first.
+    await until('the kite rendered', async () => {
+      const listing = await page.evaluate(async () => (await fetch('/web/api/assets?q=red%20kite')).json());
+      return (listing as { items: unknown[] }).items.length === 2;
+    });
     await page.goto('/');
     await page.route('**/web/api/assets?*', async (route) => {
       const response = await route.fetch();
